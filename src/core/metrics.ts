@@ -1,0 +1,181 @@
+/**
+ * The counters of spec §6 and the structured-output scorecard. All are sums over verification steps.
+ *   R raw draft tokens proposed; I invalidated by the grammar (from a draft's first invalid token to its end);
+ *   D = R − I; A accepted by the target (emitted tokens minus the one correction/bonus token).
+ * Multi-draft steps count every proposed token of every draft in R and D. Because K drafts often share
+ * prefixes, the distinct prefix-tree nodes are counted too (`distinctRaw`, `distinctEligible`), and both are
+ * shown: "all tokens" is what the drafter computed, "distinct nodes" is what the target really had to score.
+ */
+
+export interface StepCounts {
+  /** Draft tokens proposed in this step (K·L unless a draft ended early). */
+  proposed: number;
+  /** Of those, invalidated by the grammar. */
+  invalidated: number;
+  /** Distinct prefix-tree nodes among the proposed tokens. */
+  distinctProposed: number;
+  /** Distinct prefix-tree nodes among the grammar-valid tokens. */
+  distinctEligible: number;
+  /** Draft tokens the verifier accepted (0..L). */
+  accepted: number;
+}
+
+export interface Counters {
+  /** Draft length: the histogram has buckets 0..L. */
+  readonly L: number;
+  readonly steps: number;
+  readonly raw: number;
+  readonly invalidated: number;
+  readonly accepted: number;
+  readonly distinctRaw: number;
+  readonly distinctEligible: number;
+  /** histogram[n] = steps that accepted exactly n draft tokens (the bonus token excluded). */
+  readonly histogram: readonly number[];
+  /** acceptedAtLeast[i] = steps that accepted i + 1 or more draft tokens, i = 0..L−1. */
+  readonly acceptedAtLeast: readonly number[];
+}
+
+export function emptyCounters(L: number): Counters {
+  if (!(Number.isInteger(L) && L >= 1)) throw new RangeError(`L must be a positive integer, got ${L}`);
+  return {
+    L,
+    steps: 0,
+    raw: 0,
+    invalidated: 0,
+    accepted: 0,
+    distinctRaw: 0,
+    distinctEligible: 0,
+    histogram: new Array<number>(L + 1).fill(0),
+    acceptedAtLeast: new Array<number>(L).fill(0),
+  };
+}
+
+function checkStep(counters: Counters, step: StepCounts): void {
+  const { proposed, invalidated, distinctProposed, distinctEligible, accepted } = step;
+  for (const [name, value] of Object.entries(step)) {
+    if (!(Number.isInteger(value) && value >= 0)) throw new RangeError(`step ${name} must be a non-negative integer, got ${value}`);
+  }
+  if (invalidated > proposed) throw new RangeError(`step invalidated ${invalidated} of only ${proposed} proposed tokens`);
+  if (accepted > counters.L) throw new RangeError(`step accepted ${accepted} tokens, more than L = ${counters.L}`);
+  if (accepted > proposed - invalidated) {
+    throw new RangeError(`step accepted ${accepted} tokens, more than its ${proposed - invalidated} grammar-valid ones`);
+  }
+  if (distinctProposed > proposed || distinctEligible > distinctProposed || distinctEligible > proposed - invalidated) {
+    throw new RangeError('step distinct-node counts exceed the token counts they summarise');
+  }
+  if (accepted > distinctEligible) throw new RangeError(`step accepted ${accepted} tokens from ${distinctEligible} distinct valid nodes`);
+}
+
+/** The counters after one more verification step; the input is left unchanged. */
+export function recordStep(counters: Counters, step: StepCounts): Counters {
+  checkStep(counters, step);
+  return {
+    L: counters.L,
+    steps: counters.steps + 1,
+    raw: counters.raw + step.proposed,
+    invalidated: counters.invalidated + step.invalidated,
+    accepted: counters.accepted + step.accepted,
+    distinctRaw: counters.distinctRaw + step.distinctProposed,
+    distinctEligible: counters.distinctEligible + step.distinctEligible,
+    histogram: counters.histogram.map((count, length) => (length === step.accepted ? count + 1 : count)),
+    acceptedAtLeast: counters.acceptedAtLeast.map((count, i) => (step.accepted > i ? count + 1 : count)),
+  };
+}
+
+/**
+ * Counts one step's drafts. `validLengths[k]` is how many leading tokens of draft k the grammar allowed
+ * (L when it allowed them all); `lengths[k]`, when given, is how many tokens draft k proposed.
+ */
+export function countDraftTokens(
+  drafts: Int32Array,
+  K: number,
+  L: number,
+  validLengths: readonly number[],
+  accepted: number,
+  lengths: readonly number[] = new Array<number>(K).fill(L),
+): StepCounts {
+  let proposed = 0;
+  let invalidated = 0;
+  const nodes = new Set<string>();
+  const eligibleNodes = new Set<string>();
+  for (let k = 0; k < K; k++) {
+    const length = lengths[k] ?? L;
+    const valid = Math.min(validLengths[k] ?? length, length);
+    proposed += length;
+    invalidated += length - valid;
+    for (let j = 1; j <= length; j++) {
+      const node = drafts.subarray(k * L, k * L + j).join(',');
+      nodes.add(node);
+      if (j <= valid) eligibleNodes.add(node);
+    }
+  }
+  return { proposed, invalidated, distinctProposed: nodes.size, distinctEligible: eligibleNodes.size, accepted };
+}
+
+export interface DerivedRatios {
+  /** D/R: how often the drafter stays inside the grammar. */
+  grammarSurvival: number | null;
+  /** A/D: vLLM's draft_acceptance_rate. */
+  conditionalAcceptance: number | null;
+  /** A/R: accepted work per raw proposal. */
+  draftYield: number | null;
+  /** 1 + A/steps: emitted tokens per verification step, bonus included. */
+  meanAcceptanceLength: number | null;
+  /** A/D over distinct prefix-tree nodes. */
+  distinctConditionalAcceptance: number | null;
+}
+
+/** null stands for 0/0: a ratio whose denominator has not been seen yet. */
+function ratio(numerator: number, denominator: number): number | null {
+  return denominator === 0 ? null : numerator / denominator;
+}
+
+export function eligible(counters: Counters): number {
+  return counters.raw - counters.invalidated;
+}
+
+export function derivedRatios(counters: Counters): DerivedRatios {
+  const D = eligible(counters);
+  return {
+    grammarSurvival: ratio(D, counters.raw),
+    conditionalAcceptance: ratio(counters.accepted, D),
+    draftYield: ratio(counters.accepted, counters.raw),
+    meanAcceptanceLength: counters.steps === 0 ? null : 1 + counters.accepted / counters.steps,
+    distinctConditionalAcceptance: ratio(counters.accepted, counters.distinctEligible),
+  };
+}
+
+/** Per-position acceptance: accepted_at_or_past_pos[i] / steps, for positions 1..L. */
+export function perPositionAcceptance(counters: Counters): (number | null)[] {
+  return counters.acceptedAtLeast.map((count) => ratio(count, counters.steps));
+}
+
+/** Our counters with vLLM's field names beside them. */
+export function exportCounters(counters: Counters) {
+  const derived = derivedRatios(counters);
+  return {
+    speclab: {
+      R: counters.raw,
+      I: counters.invalidated,
+      D: eligible(counters),
+      A: counters.accepted,
+      steps: counters.steps,
+      distinct_R: counters.distinctRaw,
+      distinct_D: counters.distinctEligible,
+      grammar_survival: derived.grammarSurvival,
+      conditional_acceptance: derived.conditionalAcceptance,
+      draft_yield: derived.draftYield,
+      mean_acceptance_length: derived.meanAcceptanceLength,
+      accepted_length_histogram: [...counters.histogram],
+      per_position_acceptance: perPositionAcceptance(counters),
+    },
+    vllm: {
+      num_drafts: counters.steps,
+      num_draft_tokens: eligible(counters),
+      num_accepted_tokens: counters.accepted,
+      num_accepted_tokens_per_pos: [...counters.acceptedAtLeast],
+      draft_acceptance_rate: derived.conditionalAcceptance,
+      mean_acceptance_length: derived.meanAcceptanceLength,
+    },
+  };
+}

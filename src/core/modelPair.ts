@@ -1,0 +1,138 @@
+import type { RandomSource } from './random';
+import { philox4x32_10, seedKey, uniformF64FromWords, type Rng } from './rng';
+import { logitsToProbs, drawCategorical } from './sampling';
+import type { DraftBlockView } from './verify/view';
+import type { VerifyProblem } from './verify/types';
+
+/** A draft/target pair given as next-token distributions of a prefix: real models, or synthetic ones. */
+export interface ModelPair {
+  readonly V: number;
+  target(prefix: readonly number[]): Float64Array;
+  draft(prefix: readonly number[]): Float64Array;
+}
+
+/** Draws K i.i.d. drafts of length L after `context` and lays them out as a dense verification problem. */
+export function sampleProblem(pair: ModelPair, context: readonly number[], K: number, L: number, rng: Rng): VerifyProblem {
+  const { V } = pair;
+  const drafts = new Int32Array(K * L);
+  const draftProbs = new Float64Array(K * L * V);
+  const targetProbs = new Float64Array(K * (L + 1) * V);
+  for (let k = 0; k < K; k++) {
+    const prefix = [...context];
+    for (let j = 0; j <= L; j++) {
+      targetProbs.set(pair.target(prefix), (k * (L + 1) + j) * V);
+      if (j === L) break;
+      const draftRow = pair.draft(prefix);
+      draftProbs.set(draftRow, (k * L + j) * V);
+      const token = drawCategorical(draftRow, rng.uniform());
+      drafts[k * L + j] = token;
+      prefix.push(token);
+    }
+  }
+  return { K, L, V, drafts, draftProbs, targetProbs };
+}
+
+/**
+ * A view whose draft tokens are sampled from the pair through `source` on first read. Under exact
+ * enumeration this branches only on tokens a verifier actually reads.
+ */
+export function lazyDraftView(
+  pair: ModelPair,
+  context: readonly number[],
+  K: number,
+  L: number,
+  source: RandomSource,
+): DraftBlockView {
+  const prefixes: number[][] = Array.from({ length: K }, () => [...context]);
+  const rows = (cache: Map<number, Float64Array>, model: (prefix: readonly number[]) => Float64Array) =>
+    (k: number, j: number): Float64Array => {
+      let row = cache.get(k * (L + 1) + j);
+      if (!row) {
+        readTokens(k, j);
+        row = model((prefixes[k] as number[]).slice(0, context.length + j));
+        cache.set(k * (L + 1) + j, row);
+      }
+      return row;
+    };
+  const draftRow = rows(new Map(), (prefix) => pair.draft(prefix));
+  const targetRow = rows(new Map(), (prefix) => pair.target(prefix));
+  /** Makes sure d_k[0..length) has been sampled. */
+  function readTokens(k: number, length: number): void {
+    const prefix = prefixes[k] as number[];
+    while (prefix.length < context.length + length) {
+      prefix.push(source.categorical(draftRow(k, prefix.length - context.length)));
+    }
+  }
+  return {
+    K,
+    L,
+    V: pair.V,
+    token: (k, j) => {
+      readTokens(k, j + 1);
+      return (prefixes[k] as number[])[context.length + j] as number;
+    },
+    draftRow,
+    targetRow,
+  };
+}
+
+export interface SyntheticPairOptions {
+  V: number;
+  seed: number;
+  /** Sampling temperature applied to both models (0 = greedy). */
+  temperature: number;
+  /** Correlation of draft logits with target logits: 1 makes them equal, 0 independent. */
+  closeness: number;
+  /** Standard deviation of the target logits: larger is more peaked. */
+  logitScale?: number;
+}
+
+function hashPrefix(prefix: readonly number[]): number {
+  let hash = 0x811c9dc5;
+  for (const token of prefix) {
+    hash = Math.imul(hash ^ (token & 0xffff), 0x01000193) >>> 0;
+    hash = Math.imul(hash ^ (token >>> 16), 0x01000193) >>> 0;
+  }
+  return Math.imul(hash ^ prefix.length, 0x01000193) >>> 0;
+}
+
+/**
+ * Context-dependent synthetic models: each prefix hashes to Philox counters that give Gaussian target logits,
+ * and draft logits that correlate with them by `closeness`. Deterministic in (seed, prefix).
+ */
+export function syntheticPair(options: SyntheticPairOptions): ModelPair {
+  const { V, seed, temperature, closeness, logitScale = 2 } = options;
+  if (!(closeness >= 0 && closeness <= 1)) throw new RangeError(`closeness must lie in [0, 1], got ${closeness}`);
+  if (!(Number.isInteger(V) && V >= 2)) throw new RangeError(`V must be an integer ≥ 2, got ${V}`);
+  const key = seedKey(seed);
+  const cache = new Map<string, { target: Float64Array; draft: Float64Array }>();
+  const gaussians = (prefixHash: number, lane: number): Float64Array => {
+    const values = new Float64Array(V);
+    for (let x = 0; x < V; x++) {
+      const [a, b, c, d] = philox4x32_10([x, prefixHash, lane, 0x5eed], key);
+      const u1 = 1 - uniformF64FromWords(a, b); // (0, 1], safe for the log
+      const u2 = uniformF64FromWords(c, d);
+      values[x] = Math.sqrt(-2 * Math.log(u1)) * Math.cos(2 * Math.PI * u2);
+    }
+    return values;
+  };
+  const rowsFor = (prefix: readonly number[]) => {
+    const cacheKey = prefix.join(',');
+    let rows = cache.get(cacheKey);
+    if (!rows) {
+      const prefixHash = hashPrefix(prefix);
+      const shared = gaussians(prefixHash, 0);
+      const own = gaussians(prefixHash, 1);
+      const independentWeight = Math.sqrt(1 - closeness * closeness);
+      const targetLogits = shared.map((g) => g * logitScale);
+      const draftLogits = shared.map((g, x) => (closeness * g + independentWeight * (own[x] as number)) * logitScale);
+      rows = {
+        target: logitsToProbs(targetLogits, { temperature }),
+        draft: logitsToProbs(draftLogits, { temperature }),
+      };
+      cache.set(cacheKey, rows);
+    }
+    return rows;
+  };
+  return { V, target: (prefix) => rowsFor(prefix).target, draft: (prefix) => rowsFor(prefix).draft };
+}

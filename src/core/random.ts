@@ -1,0 +1,29 @@
+import type { Rng } from './rng';
+import { drawCategorical } from './sampling';
+
+/**
+ * Every random choice a verifier makes goes through this interface, so one implementation serves both
+ * production (driven by the seeded RNG) and the exact-enumeration proofs (which branch on every choice).
+ */
+export interface RandomSource {
+  /** True with probability p; p must lie in [0, 1]. */
+  bernoulli(p: number): boolean;
+  /** An index i with probability weights[i] / sum(weights); weights are non-negative with a positive sum. */
+  categorical(weights: ArrayLike<number>): number;
+}
+
+export function assertProbability(p: number): void {
+  if (!(p >= 0 && p <= 1)) throw new RangeError(`Bernoulli parameter ${p} is outside [0, 1]`);
+}
+
+export function rngSource(rng: Rng): RandomSource {
+  return {
+    bernoulli(p) {
+      assertProbability(p);
+      return rng.uniform() < p;
+    },
+    categorical(weights) {
+      return drawCategorical(weights, rng.uniform());
+    },
+  };
+}

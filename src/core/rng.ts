@@ -1,0 +1,114 @@
+/**
+ * Philox4x32-10 (Salmon et al., "Parallel random numbers: as easy as 1, 2, 3", SC'11), a counter-based
+ * generator: word i of a stream is a pure function of (key, counter), so WGSL can recompute any uniform
+ * bit-identically from the same seed and index, with no state to ship to the GPU.
+ *
+ * Stream layout (the GPU port must use the same):
+ *   key     = [seed mod 2^32, floor(seed / 2^32)]
+ *   counter = [block mod 2^32, floor(block / 2^32), stream mod 2^32, 0]
+ *   block b yields the four words 4b .. 4b+3 of the stream, in output order.
+ *
+ * Float recipes (all exact, never rounding up to 1):
+ *   f32 uniform from one word a:          (a >>> 8) * 2^-24                       -> [0, 1), 24 bits
+ *   f64 uniform from two words a then b:  ((a >>> 5) * 2^26 + (b >>> 6)) * 2^-53  -> [0, 1), 53 bits
+ * `uniform()` consumes two consecutive words of the stream; `uniformF32()` consumes one.
+ */
+
+const PHILOX_M0 = 0xd2511f53;
+const PHILOX_M1 = 0xcd9e8d57;
+const PHILOX_W0 = 0x9e3779b9;
+const PHILOX_W1 = 0xbb67ae85;
+const TWO_POW_32 = 4294967296;
+
+/** High 32 bits of the 64-bit product of two u32 values, exact in doubles via 16-bit limbs. */
+export function mulHi32(a: number, b: number): number {
+  const aLow = a & 0xffff;
+  const aHigh = a >>> 16;
+  const bLow = b & 0xffff;
+  const bHigh = b >>> 16;
+  const lowLow = aLow * bLow;
+  const mid1 = aHigh * bLow + Math.floor(lowLow / 65536);
+  const mid2 = aLow * bHigh + (mid1 % 65536);
+  return (aHigh * bHigh + Math.floor(mid1 / 65536) + Math.floor(mid2 / 65536)) >>> 0;
+}
+
+/** One Philox4x32-10 block: four u32 counter words and two u32 key words to four u32 output words. */
+export function philox4x32_10(
+  counter: readonly [number, number, number, number],
+  key: readonly [number, number],
+): [number, number, number, number] {
+  let [c0, c1, c2, c3] = counter;
+  let [k0, k1] = key;
+  for (let round = 0; round < 10; round++) {
+    const hi0 = mulHi32(PHILOX_M0, c0);
+    const lo0 = Math.imul(PHILOX_M0, c0) >>> 0;
+    const hi1 = mulHi32(PHILOX_M1, c2);
+    const lo1 = Math.imul(PHILOX_M1, c2) >>> 0;
+    c0 = (hi1 ^ c1 ^ k0) >>> 0;
+    c1 = lo1;
+    c2 = (hi0 ^ c3 ^ k1) >>> 0;
+    c3 = lo0;
+    k0 = (k0 + PHILOX_W0) >>> 0;
+    k1 = (k1 + PHILOX_W1) >>> 0;
+  }
+  return [c0, c1, c2, c3];
+}
+
+export function uniformF32FromWord(word: number): number {
+  return (word >>> 8) * 2 ** -24;
+}
+
+export function uniformF64FromWords(first: number, second: number): number {
+  return ((first >>> 5) * 67108864 + (second >>> 6)) * 2 ** -53;
+}
+
+export interface Rng {
+  /** The next u32 word of the stream. */
+  nextUint32(): number;
+  /** A 53-bit uniform in [0, 1) from the next two words. */
+  uniform(): number;
+  /** A 24-bit uniform in [0, 1) from the next word. */
+  uniformF32(): number;
+  /** Index of the next word to be consumed: enough, with seed and stream, to replay from here. */
+  readonly position: number;
+}
+
+function assertWholeNumber(name: string, value: number): void {
+  if (!Number.isSafeInteger(value) || value < 0) {
+    throw new RangeError(`${name} must be a non-negative safe integer, got ${value}`);
+  }
+}
+
+/** The Philox key of a seed (any non-negative safe integer). */
+export function seedKey(seed: number): readonly [number, number] {
+  assertWholeNumber('seed', seed);
+  return [seed % TWO_POW_32, Math.floor(seed / TWO_POW_32)];
+}
+
+export function createRng(seed: number, stream = 0): Rng {
+  const key = seedKey(seed);
+  assertWholeNumber('stream', stream);
+  if (stream >= TWO_POW_32) throw new RangeError(`stream must be below 2^32, got ${stream}`);
+  let position = 0;
+  let block: [number, number, number, number] = [0, 0, 0, 0];
+  const nextUint32 = (): number => {
+    const lane = position % 4;
+    if (lane === 0) {
+      const blockIndex = position / 4;
+      block = philox4x32_10([blockIndex % TWO_POW_32, Math.floor(blockIndex / TWO_POW_32), stream, 0], key);
+    }
+    position++;
+    return block[lane] as number;
+  };
+  return {
+    nextUint32,
+    uniform: () => {
+      const first = nextUint32();
+      return uniformF64FromWords(first, nextUint32());
+    },
+    uniformF32: () => uniformF32FromWord(nextUint32()),
+    get position() {
+      return position;
+    },
+  };
+}

@@ -1,0 +1,136 @@
+import { enumerateOutcomes } from './enumerate';
+import { lazyDraftView, type ModelPair } from './modelPair';
+import type { RandomSource } from './random';
+import type { DraftBlockView, VerifyOutcome } from './verify';
+
+export type Verifier = (view: DraftBlockView, source: RandomSource) => VerifyOutcome;
+
+export interface ExactOutcomeLaw {
+  /** Probability of each emitted token sequence, keyed by the tokens joined with ','. */
+  emitted: Map<string, number>;
+  /** E[accepted draft tokens] (the bonus or correction token excluded). */
+  expectedAccepted: number;
+  /** Total probability of all paths: 1 up to rounding. */
+  totalProbability: number;
+  runs: number;
+}
+
+/**
+ * The exact law of one verification step: every draft token and every random choice of the verifier is
+ * enumerated with its probability. Pass a function of VERIFIERS to prove what production runs.
+ */
+export function exactOutcomeLaw(
+  verifier: Verifier,
+  pair: ModelPair,
+  context: readonly number[],
+  K: number,
+  L: number,
+  maxRuns = Infinity,
+): ExactOutcomeLaw {
+  const emitted = new Map<string, number>();
+  let expectedAccepted = 0;
+  let totalProbability = 0;
+  const runs = enumerateOutcomes(
+    (source) => verifier(lazyDraftView(pair, context, K, L, source), source),
+    (outcome, probability) => {
+      const key = outcome.tokens.join(',');
+      emitted.set(key, (emitted.get(key) ?? 0) + probability);
+      expectedAccepted += probability * outcome.accepted;
+      totalProbability += probability;
+    },
+    maxRuns,
+  );
+  return { emitted, expectedAccepted, totalProbability, runs };
+}
+
+/** Visits every prefix x^i (i = 1..depth) with its joint target probability Q and draft probability P. */
+function forEachPrefix(
+  pair: ModelPair,
+  context: readonly number[],
+  depth: number,
+  visit: (length: number, targetJoint: number, draftJoint: number, prefix: readonly number[]) => void,
+): void {
+  const walk = (prefix: number[], targetJoint: number, draftJoint: number) => {
+    if (prefix.length - context.length === depth) return;
+    const target = pair.target(prefix);
+    const draft = pair.draft(prefix);
+    for (let x = 0; x < pair.V; x++) {
+      const q = targetJoint * (target[x] as number);
+      const p = draftJoint * (draft[x] as number);
+      if (q === 0 && p === 0) continue;
+      prefix.push(x);
+      visit(prefix.length - context.length, q, p, prefix);
+      walk(prefix, q, p);
+      prefix.pop();
+    }
+  };
+  walk([...context], 1, 1);
+}
+
+/** Closed form for token-wise SD (spec §1): Σ_i Σ_{x^i} Π_{j≤i} min(draft_j(x_j), target_j(x_j)). */
+export function tokenwiseExpectedAccepted(pair: ModelPair, context: readonly number[], L: number): number {
+  let expected = 0;
+  const walk = (prefix: number[], overlap: number) => {
+    if (prefix.length - context.length === L) return;
+    const target = pair.target(prefix);
+    const draft = pair.draft(prefix);
+    for (let x = 0; x < pair.V; x++) {
+      const next = overlap * Math.min(target[x] as number, draft[x] as number);
+      if (next === 0) continue;
+      expected += next;
+      prefix.push(x);
+      walk(prefix, next);
+      prefix.pop();
+    }
+  };
+  walk([...context], 1);
+  return expected;
+}
+
+/**
+ * The universal bound for any valid verifier with K i.i.d. drafts (spec §4):
+ * E[accepted] ≤ Σ_{i=1..L} Σ_{x^i} min(Q(x^i), 1 − (1 − P(x^i))^K).
+ */
+export function universalAcceptanceBound(pair: ModelPair, context: readonly number[], K: number, L: number): number {
+  let bound = 0;
+  forEachPrefix(pair, context, L, (_length, targetJoint, draftJoint) => {
+    bound += Math.min(targetJoint, 1 - (1 - draftJoint) ** K);
+  });
+  return bound;
+}
+
+/** Q(x) for every x in V^length after the context: the law plain target sampling gives. */
+export function targetSequenceLaw(pair: ModelPair, context: readonly number[], length: number): Map<string, number> {
+  const law = new Map<string, number>();
+  forEachPrefix(pair, context, length, (depth, targetJoint, _draftJoint, prefix) => {
+    if (depth === length && targetJoint > 0) law.set(prefix.slice(context.length).join(','), targetJoint);
+  });
+  return law;
+}
+
+/**
+ * Extends each emitted sequence with target samples up to `length` tokens (ext(B, x) of spec §5), giving the
+ * law of the first `length` tokens of the whole stream. Lossless means it equals targetSequenceLaw.
+ */
+export function extendWithTarget(
+  pair: ModelPair,
+  context: readonly number[],
+  emitted: Map<string, number>,
+  length: number,
+): Map<string, number> {
+  const law = new Map<string, number>();
+  const extend = (sequence: number[], probability: number) => {
+    if (sequence.length >= length) {
+      const key = sequence.slice(0, length).join(',');
+      law.set(key, (law.get(key) ?? 0) + probability);
+      return;
+    }
+    const target = pair.target([...context, ...sequence]);
+    for (let x = 0; x < pair.V; x++) {
+      const p = target[x] as number;
+      if (p > 0) extend([...sequence, x], probability * p);
+    }
+  };
+  for (const [key, probability] of emitted) extend(key.split(',').map(Number), probability);
+  return law;
+}

@@ -1,0 +1,19 @@
+import type { RandomSource } from '../random';
+import { drawResidual, emittedTokens, type DraftBlockView } from './view';
+import type { VerifyOutcome } from './types';
+
+/** Token-wise speculative sampling (Leviathan et al. 2023) on draft 0; spec §1. */
+export function verifyTokenwise(view: DraftBlockView, source: RandomSource): VerifyOutcome {
+  for (let j = 0; j < view.L; j++) {
+    const token = view.token(0, j);
+    const target = view.targetRow(0, j);
+    const draft = view.draftRow(0, j);
+    if (source.bernoulli(Math.min(1, (target[token] as number) / (draft[token] as number)))) continue;
+    const residual = new Float64Array(view.V);
+    for (let x = 0; x < view.V; x++) residual[x] = Math.max(0, (target[x] as number) - (draft[x] as number));
+    const correction = drawResidual((w) => source.categorical(w), residual, target);
+    return { draft: 0, accepted: j, tokens: emittedTokens(view, 0, j, correction) };
+  }
+  const bonus = source.categorical(view.targetRow(0, view.L));
+  return { draft: 0, accepted: view.L, tokens: emittedTokens(view, 0, view.L, bonus) };
+}

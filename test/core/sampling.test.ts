@@ -1,0 +1,89 @@
+import { describe, expect, it } from 'vitest';
+import { drawCategorical, isTokenAllowed, logitsToProbs, maskFromAllowed, maskWordCount } from '../../src/core/sampling';
+
+const sum = (row: Float64Array) => row.reduce((a, b) => a + b, 0);
+
+describe('logitsToProbs', () => {
+  it('applies temperature to a max-subtracted softmax', () => {
+    const probs = logitsToProbs([1, 2, 3], { temperature: 0.5 });
+    const expected = [2, 4, 6].map((x) => Math.exp(x - 6));
+    const total = expected.reduce((a, b) => a + b, 0);
+    expected.forEach((value, i) => expect(probs[i]).toBeCloseTo(value / total, 14));
+  });
+
+  it('stays finite for huge logits', () => {
+    const probs = logitsToProbs([1e308, 1e308 - 1e292, -1e308], { temperature: 1 });
+    expect(probs.every(Number.isFinite)).toBe(true);
+    expect(sum(probs)).toBeCloseTo(1, 12);
+  });
+
+  it('is greedy and one-hot at temperature 0, ties to the lowest id', () => {
+    expect([...logitsToProbs([0, 5, 5, 1], { temperature: 0 })]).toEqual([0, 1, 0, 0]);
+  });
+
+  it('greedy respects the mask', () => {
+    const mask = maskFromAllowed(4, [0, 3]);
+    expect([...logitsToProbs([0, 5, 5, 1], { temperature: 0 }, mask)]).toEqual([0, 0, 0, 1]);
+  });
+
+  it('top-k keeps the k highest logits, ties to the lowest id', () => {
+    const probs = logitsToProbs([3, 1, 3, 3, 0], { temperature: 1, topK: 2 });
+    expect(probs[0]).toBeCloseTo(0.5, 14);
+    expect(probs[2]).toBeCloseTo(0.5, 14);
+    expect(probs[1]).toBe(0);
+    expect(probs[3]).toBe(0);
+  });
+
+  it('top-p keeps the smallest nucleus that reaches p', () => {
+    const logits = [0.5, 0.3, 0.15, 0.05].map(Math.log);
+    expect([...logitsToProbs(logits, { temperature: 1, topP: 0.75 })].map((p) => +p.toFixed(12))).toEqual([
+      0.625, 0.375, 0, 0,
+    ]);
+    expect(logitsToProbs(logits, { temperature: 1, topP: 0.1 })[0]).toBe(1);
+  });
+
+  it('applies the xgrammar bitmask: token j allowed iff bit j&31 of word j>>5 is set', () => {
+    const V = 70;
+    const mask = new Int32Array(maskWordCount(V));
+    mask[1] = 1 << 31; // token 63
+    mask[2] = 1 << 5; // token 69
+    expect(isTokenAllowed(mask, 63)).toBe(true);
+    const probs = logitsToProbs(new Float64Array(V), { temperature: 1 }, mask);
+    expect(probs[63]).toBeCloseTo(0.5, 14);
+    expect(probs[69]).toBeCloseTo(0.5, 14);
+    expect(sum(probs)).toBeCloseTo(1, 14);
+  });
+
+  it('rejects an all-masked row, NaN, +Infinity, bad mask shapes and bad parameters', () => {
+    expect(() => logitsToProbs([1, 2], { temperature: 1 }, new Int32Array(1))).toThrow(/every token is masked/);
+    expect(() => logitsToProbs([-Infinity, -Infinity], { temperature: 1 })).toThrow(/every token is masked/);
+    expect(() => logitsToProbs([1, NaN], { temperature: 1 })).toThrow(/token 1 is NaN/);
+    expect(() => logitsToProbs([Infinity, 0], { temperature: 1 })).toThrow(/token 0 is Infinity/);
+    expect(() => logitsToProbs([1, 2], { temperature: 1 }, new Int32Array(2))).toThrow(/needs 1/);
+    expect(() => logitsToProbs([1, 2], { temperature: -1 })).toThrow(/temperature/);
+    expect(() => logitsToProbs([1, 2], { temperature: 1, topK: 1.5 })).toThrow(/topK/);
+    expect(() => logitsToProbs([1, 2], { temperature: 1, topP: 0 })).toThrow(/topP/);
+    expect(() => maskFromAllowed(4, [4])).toThrow(/outside the vocabulary/);
+  });
+});
+
+describe('drawCategorical', () => {
+  it('inverts the CDF and never returns a zero-weight entry', () => {
+    const weights = [0, 0.25, 0, 0.75, 0];
+    expect(drawCategorical(weights, 0)).toBe(1);
+    expect(drawCategorical(weights, 0.2499)).toBe(1);
+    expect(drawCategorical(weights, 0.25)).toBe(3);
+    expect(drawCategorical(weights, 1 - 2 ** -53)).toBe(3);
+  });
+
+  it('normalises unnormalised weights', () => {
+    expect(drawCategorical([2, 6], 0.3)).toBe(1);
+    expect(drawCategorical([2, 6], 0.2)).toBe(0);
+  });
+
+  it('rejects empty, negative and NaN weights', () => {
+    expect(() => drawCategorical([0, 0], 0.5)).toThrow(/sum to 0/);
+    expect(() => drawCategorical([1, -1], 0.5)).toThrow(/weight 1/);
+    expect(() => drawCategorical([1, NaN], 0.5)).toThrow(/weight 1/);
+  });
+});
