@@ -1,0 +1,91 @@
+import { describe, expect, it } from 'vitest';
+import { sampleProblem, syntheticPair, type ModelPair } from '../../../src/core/modelPair';
+import { rngSource } from '../../../src/core/random';
+import { createRng, type Rng } from '../../../src/core/rng';
+import { denseView, verify, VERIFIER_IDS, type VerifyOutcome, type VerifyProblem } from '../../../src/core/verify';
+import { greedyBlock } from '../../../src/core/verify/gbv';
+import { emittedTokens } from '../../../src/core/verify/view';
+
+const V = 16;
+const L = 4;
+const K = 3;
+const STEPS = 100_000;
+/** Probability that a correct verifier fails the bound below. */
+const FALSE_ALARM = 1e-6;
+
+type Step = (problem: VerifyProblem, rng: Rng) => VerifyOutcome;
+
+/** The first `count` tokens of the stream that repeated verification steps emit after an empty context. */
+function decode(pair: ModelPair, step: Step, rng: Rng, count: number): number[] {
+  const emitted: number[] = [];
+  while (emitted.length < count) emitted.push(...step(sampleProblem(pair, emitted, K, L, rng), rng).tokens);
+  return emitted.slice(0, count);
+}
+
+/** Empirical TV distance between the first two emitted tokens and the target's law of them. */
+function firstTwoTokensTv(pair: ModelPair, step: Step, seed: number): { tv: number; bound: number } {
+  const rng = createRng(seed);
+  const counts = new Float64Array(V * V);
+  for (let i = 0; i < STEPS; i++) {
+    const [first, second] = decode(pair, step, rng, 2) as [number, number];
+    counts[first * V + second]++;
+  }
+  const root = pair.target([]);
+  let tv = 0;
+  let expectedDeviation = 0;
+  for (let first = 0; first < V; first++) {
+    const next = pair.target([first]);
+    for (let second = 0; second < V; second++) {
+      const p = (root[first] as number) * (next[second] as number);
+      tv += Math.abs((counts[first * V + second] as number) / STEPS - p) / 2;
+      expectedDeviation += Math.sqrt((p * (1 - p)) / STEPS) / 2;
+    }
+  }
+  // E[TV] ≤ ½Σ sqrt(p(1−p)/n) (Jensen), and TV moves by at most 1/n per sample, so by McDiarmid
+  // P(TV ≥ E[TV] + ε) ≤ exp(−2nε²).
+  return { tv, bound: expectedDeviation + Math.sqrt(Math.log(1 / FALSE_ALARM) / (2 * STEPS)) };
+}
+
+const pair = syntheticPair({ V, seed: 11, temperature: 1, closeness: 0.5, logitScale: 1.5 });
+
+describe(`Monte Carlo on the production path (V=${V}, L=${L}, K=${K}, ${STEPS} samples)`, () => {
+  it.each(VERIFIER_IDS)('%s: the first two emitted tokens follow the target', (method) => {
+    const { tv, bound } = firstTwoTokensTv(pair, (problem, rng) => verify(method, problem, rng), 2024);
+    expect(tv).toBeLessThanOrEqual(bound);
+  });
+
+  it('the same check rejects a verifier that is not lossless (GBV that never corrects from the residual)', () => {
+    const biased: Step = (problem, rng) => {
+      const view = denseView(problem);
+      const source = rngSource(rng);
+      const { tau } = greedyBlock(view, 0, 0, null, source);
+      // Broken on purpose: draws the correction from the target row instead of the residual.
+      return { draft: 0, accepted: tau, tokens: emittedTokens(view, 0, tau, source.categorical(view.targetRow(0, tau))) };
+    };
+    const { tv, bound } = firstTwoTokensTv(pair, biased, 2024);
+    expect(tv).toBeGreaterThan(bound);
+  });
+});
+
+describe('temperature 0 equals greedy decoding token for token', () => {
+  const greedyTarget = (sharedSeed: number, draftTemperature: number): ModelPair => {
+    const target = syntheticPair({ V, seed: sharedSeed, temperature: 0, closeness: 0.7 });
+    const draft = syntheticPair({ V, seed: sharedSeed, temperature: draftTemperature, closeness: 0.7 });
+    return { V, target: (prefix) => target.target(prefix), draft: (prefix) => draft.draft(prefix) };
+  };
+  const greedyDecode = (model: ModelPair, count: number) => {
+    const tokens: number[] = [];
+    while (tokens.length < count) tokens.push(model.target(tokens).indexOf(1));
+    return tokens;
+  };
+
+  it.each(VERIFIER_IDS)('%s, with a greedy drafter and with a sampling drafter', (method) => {
+    for (const draftTemperature of [0, 1]) {
+      for (const seed of [1, 2, 3]) {
+        const model = greedyTarget(seed, draftTemperature);
+        const decoded = decode(model, (problem, rng) => verify(method, problem, rng), createRng(seed), 40);
+        expect(decoded).toEqual(greedyDecode(model, 40));
+      }
+    }
+  });
+});
