@@ -28,7 +28,7 @@ function firstTwoTokensTv(pair: ModelPair, step: Step, seed: number): { tv: numb
   const counts = new Float64Array(V * V);
   for (let i = 0; i < STEPS; i++) {
     const [first, second] = decode(pair, step, rng, 2) as [number, number];
-    counts[first * V + second]++;
+    counts[first * V + second] = (counts[first * V + second] as number) + 1;
   }
   const root = pair.target([]);
   let tv = 0;

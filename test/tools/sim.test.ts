@@ -1,0 +1,34 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import type { SimulationReport } from '../../src/core/simulate';
+
+const run = (args: string[]) =>
+  promisify(execFile)(process.execPath, ['--import', 'tsx', 'tools/sim.ts', ...args], { cwd: process.cwd() });
+
+describe('npm run sim', () => {
+  it('prints one table with a row per method', async () => {
+    const { stdout } = await run(['--V', '4', '--K', '2', '--L', '2', '--steps', '2000']);
+    const lines = stdout.trim().split('\n');
+    expect(lines[1]).toMatch(/^method\s+drafts\s+block efficiency\s+± s\.e\.\s+exact\s+universal bound\s+A\/D$/);
+    for (const method of ['tokenwise', 'gbv', 'spectr', 'spectr-gbv', 'recursive-rejection']) {
+      expect(lines.some((line) => new RegExp(`^${method}\\s+\\d`).test(line))).toBe(true);
+    }
+  });
+
+  it('writes the same figures with --json', async () => {
+    const args = ['--V', '4', '--K', '2', '--L', '2', '--steps', '2000', '--seed', '5'];
+    const { stdout: table } = await run(args);
+    const { stdout } = await run([...args, '--json']);
+    const report = JSON.parse(stdout) as SimulationReport;
+    expect(report.options).toMatchObject({ V: 4, K: 2, L: 2, steps: 2000, seed: 5 });
+    for (const m of report.methods) {
+      expect(table).toMatch(new RegExp(`^${m.method}\\s+${m.draftsUsed}\\s+${m.blockEfficiency.toFixed(4)}`, 'm'));
+    }
+  });
+
+  it('exits with a clear message on bad input', async () => {
+    await expect(run(['--K', 'many'])).rejects.toMatchObject({ code: 2, stderr: expect.stringMatching(/--K needs a number, got 'many'/) });
+    await expect(run(['--bogus', '1'])).rejects.toMatchObject({ code: 2, stderr: expect.stringMatching(/bogus/) });
+  });
+});
