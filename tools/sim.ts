@@ -26,7 +26,7 @@ function parseOptions(argv: string[]): { options: SimulationOptions; json: boole
   }
   const options: SimulationOptions = { ...DEFAULT_SIMULATION };
   for (const name of NUMBER_OPTIONS) {
-    const raw = values[name];
+    const raw = (values as Record<string, unknown>)[name];
     if (typeof raw !== 'string') continue;
     const value = Number(raw);
     if (raw.trim() === '' || !Number.isFinite(value)) throw new RangeError(`--${name} needs a number, got '${raw}'`);

@@ -1,0 +1,46 @@
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type Browser } from 'playwright-core';
+import { build, preview, type PreviewServer } from 'vite';
+
+export const CHROMIUM_PATH = '/usr/bin/chromium';
+
+/** Flags for headless Chromium on a machine with no GPU and no outside network; WebGPU runs on SwiftShader. */
+export const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--enable-unsafe-webgpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+export async function launchChromium(): Promise<Browser> {
+  if (!existsSync(CHROMIUM_PATH)) {
+    throw new Error(`${CHROMIUM_PATH} is missing: install Debian's chromium (apt-get install -y chromium libvulkan1)`);
+  }
+  return chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
+}
+
+export interface BuiltApp {
+  url: string;
+  close(): Promise<void>;
+}
+
+/** Builds the app into a fresh folder and serves it with `vite preview`, exactly as `npm run preview` would. */
+export async function buildAndPreview(): Promise<BuiltApp> {
+  const outDir = mkdtempSync(join(tmpdir(), 'speclab-dist-'));
+  await build({ logLevel: 'warn', build: { outDir, emptyOutDir: true } });
+  const server: PreviewServer = await preview({ logLevel: 'warn', build: { outDir }, preview: { port: 0, host: '127.0.0.1' } });
+  const url = server.resolvedUrls?.local[0];
+  if (!url) throw new Error('vite preview did not report a local URL');
+  return {
+    url,
+    async close() {
+      await server.close();
+      rmSync(outDir, { recursive: true, force: true });
+    },
+  };
+}
