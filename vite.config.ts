@@ -44,6 +44,8 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts', 'test/**/*.test.tsx'],
     testTimeout: 120_000,
+    // Dawn (the `webgpu` package) finds no adapter on a GPU-less machine unless Vulkan uses SwiftShader.
+    env: { VK_ICD_FILENAMES: '/usr/lib/chromium/vk_swiftshader_icd.json' },
     hookTimeout: 120_000,
   },
 });

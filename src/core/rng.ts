@@ -85,6 +85,16 @@ export function seedKey(seed: number): readonly [number, number] {
   return [seed % TWO_POW_32, Math.floor(seed / TWO_POW_32)];
 }
 
+function streamBlock(key: readonly [number, number], stream: number, block: number): [number, number, number, number] {
+  return philox4x32_10([block % TWO_POW_32, Math.floor(block / TWO_POW_32), stream, 0], key);
+}
+
+/** Word `index` of a stream, addressed directly (what a GPU invocation computes). */
+export function streamWord(seed: number, stream: number, index: number): number {
+  assertWholeNumber('index', index);
+  return streamBlock(seedKey(seed), stream, Math.floor(index / 4))[index % 4] as number;
+}
+
 export function createRng(seed: number, stream = 0): Rng {
   const key = seedKey(seed);
   assertWholeNumber('stream', stream);
@@ -93,10 +103,7 @@ export function createRng(seed: number, stream = 0): Rng {
   let block: [number, number, number, number] = [0, 0, 0, 0];
   const nextUint32 = (): number => {
     const lane = position % 4;
-    if (lane === 0) {
-      const blockIndex = position / 4;
-      block = philox4x32_10([blockIndex % TWO_POW_32, Math.floor(blockIndex / TWO_POW_32), stream, 0], key);
-    }
+    if (lane === 0) block = streamBlock(key, stream, position / 4);
     position++;
     return block[lane] as number;
   };

@@ -1,0 +1,94 @@
+/**
+ * WebGPU device acquisition. A context can own its device or share one (onnxruntime-web's, so that logits
+ * it leaves on the GPU feed our kernels without a copy). A lost device is reported as an error event, and
+ * the next `context()` call creates a fresh one.
+ */
+
+/** Thrown where WebGPU cannot be had at all; the app catches it and runs the CPU verifier, visibly. */
+export class WebGpuUnavailableError extends Error {
+  override readonly name = 'WebGpuUnavailableError';
+}
+
+export class GpuDeviceLostError extends Error {
+  override readonly name = 'GpuDeviceLostError';
+}
+
+const OPTIONAL_FEATURES: GPUFeatureName[] = ['timestamp-query', 'subgroups'];
+/** The limits our kernels size themselves by; we ask for the adapter's maximum of each. */
+const REQUESTED_LIMITS = [
+  'maxStorageBufferBindingSize',
+  'maxBufferSize',
+  'maxComputeWorkgroupsPerDimension',
+  'maxComputeInvocationsPerWorkgroup',
+  'maxComputeWorkgroupStorageSize',
+] as const;
+
+export interface GpuContext {
+  readonly device: GPUDevice;
+  readonly adapterName: string;
+  /** Compiled pipelines by kernel name, so each is built once per device. */
+  readonly pipelines: Map<string, GPUComputePipeline>;
+}
+
+async function requestOwnDevice(gpu: GPU | undefined): Promise<{ device: GPUDevice; adapterName: string }> {
+  if (!gpu) throw new WebGpuUnavailableError('WebGPU is unavailable: this environment has no navigator.gpu');
+  const adapter = await gpu.requestAdapter({ powerPreference: 'high-performance' });
+  if (!adapter) throw new WebGpuUnavailableError('WebGPU is unavailable: no adapter was granted');
+  const requiredLimits: Record<string, number> = {};
+  for (const name of REQUESTED_LIMITS) requiredLimits[name] = adapter.limits[name];
+  const requiredFeatures = OPTIONAL_FEATURES.filter((feature) => adapter.features.has(feature));
+  const device = await adapter.requestDevice({ requiredLimits, requiredFeatures });
+  const { vendor, architecture, device: deviceName } = adapter.info;
+  return { device, adapterName: [vendor, architecture, deviceName].filter(Boolean).join(' / ') || 'unnamed adapter' };
+}
+
+export interface GpuDeviceManagerOptions {
+  /** Where adapters come from: navigator.gpu in a browser, the `webgpu` package's GPU in Node. */
+  gpu?: GPU;
+  /** A device to share instead of creating one (for example onnxruntime-web's `env.webgpu.device`). */
+  sharedDevice?: GPUDevice;
+}
+
+export class GpuDeviceManager extends EventTarget {
+  private current: Promise<GpuContext> | null = null;
+
+  constructor(private readonly options: GpuDeviceManagerOptions) {
+    super();
+  }
+
+  /** The live context, creating the device on first use and again after a loss. */
+  context(): Promise<GpuContext> {
+    this.current ??= this.create().catch((error: unknown) => {
+      this.current = null;
+      throw error;
+    });
+    return this.current;
+  }
+
+  private async create(): Promise<GpuContext> {
+    const shared = this.options.sharedDevice;
+    const { device, adapterName } = shared
+      ? { device: shared, adapterName: 'shared device' }
+      : await requestOwnDevice(this.options.gpu);
+    const context: GpuContext = { device, adapterName, pipelines: new Map() };
+    void device.lost.then((info) => {
+      if (this.current === null) return;
+      this.current = null;
+      const reason = info.reason === 'destroyed' ? 'destroyed' : 'lost';
+      const error = new GpuDeviceLostError(`the WebGPU device was ${reason}: ${info.message || 'no message'}`);
+      this.dispatchEvent(new CustomEvent<GpuDeviceLostError>('error', { detail: error }));
+    });
+    device.addEventListener('uncapturederror', (event) => {
+      const error = new Error(`WebGPU error: ${(event as GPUUncapturedErrorEvent).error.message}`);
+      this.dispatchEvent(new CustomEvent<Error>('error', { detail: error }));
+    });
+    return context;
+  }
+
+  /** Drops the device (a shared one is left to its owner). */
+  async dispose(): Promise<void> {
+    const current = this.current;
+    this.current = null;
+    if (current && !this.options.sharedDevice) (await current).device.destroy();
+  }
+}
