@@ -40,7 +40,7 @@ export function maskFromAllowed(vocabSize: number, allowed: Iterable<number>): I
   return mask;
 }
 
-function validateParams(params: SamplingParams): void {
+export function validateSamplingParams(params: SamplingParams): void {
   const { temperature, topK = 0, topP = 1 } = params;
   if (!(Number.isFinite(temperature) && temperature >= 0)) {
     throw new RangeError(`temperature must be a finite number ≥ 0, got ${temperature}`);
@@ -55,7 +55,7 @@ function idsByDescendingValue(ids: number[], values: ArrayLike<number>): number[
 }
 
 export function logitsToProbs(logits: ArrayLike<number>, params: SamplingParams, mask?: Int32Array): Float64Array {
-  validateParams(params);
+  validateSamplingParams(params);
   const vocabSize = logits.length;
   if (vocabSize === 0) throw new RangeError('logits row is empty');
   if (mask && mask.length !== maskWordCount(vocabSize)) {

@@ -1,7 +1,7 @@
 import type { GpuContext } from './device';
 
 // The WebGPU spec's flag values, spelled out so no GPUBufferUsage/GPUMapMode global is needed (Node has none).
-const USAGE = { MAP_READ: 0x1, COPY_SRC: 0x4, COPY_DST: 0x8, UNIFORM: 0x40, STORAGE: 0x80 } as const;
+export const USAGE = { MAP_READ: 0x1, COPY_SRC: 0x4, COPY_DST: 0x8, UNIFORM: 0x40, STORAGE: 0x80 } as const;
 const MAP_MODE_READ = 0x1;
 
 /** A kernel's declared program: its WGSL, entry point and workgroup size (onnxruntime-web's style). */
@@ -50,50 +50,123 @@ export function checkDispatch(context: GpuContext, kernel: string, what: string,
   }
 }
 
-export function storageBuffer(context: GpuContext, label: string, bytes: number, copyDst = true): GPUBuffer {
-  return context.device.createBuffer({
-    label,
-    size: Math.max(4, Math.ceil(bytes / 4) * 4),
-    usage: USAGE.STORAGE | USAGE.COPY_SRC | (copyDst ? USAGE.COPY_DST : 0),
-  });
+/**
+ * Reuses buffers across steps: a decode loop asks for the same sizes every step, and creating buffers is
+ * far from free. Sizes round up to a power of two so that nearby sizes share buffers.
+ */
+export class BufferPool {
+  private readonly free = new Map<string, GPUBuffer[]>();
+
+  constructor(private readonly device: GPUDevice) {}
+
+  acquire(label: string, bytes: number, usage: number): GPUBuffer {
+    const size = Math.max(256, 2 ** Math.ceil(Math.log2(Math.max(bytes, 4))));
+    const reused = this.free.get(`${usage}:${size}`)?.pop();
+    if (reused) {
+      reused.label = label;
+      return reused;
+    }
+    return this.device.createBuffer({ label, size, usage });
+  }
+
+  release(buffer: GPUBuffer): void {
+    const key = `${buffer.usage}:${buffer.size}`;
+    const list = this.free.get(key) ?? [];
+    list.push(buffer);
+    this.free.set(key, list);
+  }
 }
 
-export function uploadBuffer(context: GpuContext, label: string, data: ArrayBufferView<ArrayBuffer>): GPUBuffer {
-  const buffer = storageBuffer(context, label, data.byteLength);
-  context.device.queue.writeBuffer(buffer, 0, data);
-  return buffer;
+const pools = new WeakMap<GPUDevice, BufferPool>();
+
+export function poolFor(context: GpuContext): BufferPool {
+  let pool = pools.get(context.device);
+  if (!pool) {
+    pool = new BufferPool(context.device);
+    pools.set(context.device, pool);
+  }
+  return pool;
 }
 
-export function uniformBuffer(context: GpuContext, label: string, data: ArrayBuffer): GPUBuffer {
-  const buffer = context.device.createBuffer({
-    label,
-    size: Math.ceil(data.byteLength / 16) * 16,
-    usage: USAGE.UNIFORM | USAGE.COPY_DST,
-  });
-  context.device.queue.writeBuffer(buffer, 0, data);
-  return buffer;
-}
+/**
+ * One batch of GPU work: the passes it records, the pooled buffers it borrowed, and the one readback that
+ * ends it. Borrowed buffers go back to the pool when the readback is done. A validation error scope spans
+ * the batch, so a shader that fails to compile or a bad binding fails `finish` loudly instead of reading
+ * back zeros; batches on one device must therefore not interleave (callers run them one after another).
+ */
+export class GpuWork {
+  readonly encoder: GPUCommandEncoder;
+  private readonly borrowed: GPUBuffer[] = [];
+  private readonly pool: BufferPool;
 
-/** Copies `bytes` of each buffer to the CPU after the submitted work; the only readback path. */
-export async function readBack(context: GpuContext, sources: { buffer: GPUBuffer; bytes: number }[]): Promise<ArrayBuffer[]> {
-  const encoder = context.device.createCommandEncoder({ label: 'readback' });
-  const staging = sources.map(({ buffer, bytes }) => {
-    const target = context.device.createBuffer({
-      label: `${buffer.label} readback`,
-      size: Math.max(4, Math.ceil(bytes / 4) * 4),
-      usage: USAGE.MAP_READ | USAGE.COPY_DST,
+  constructor(
+    readonly context: GpuContext,
+    label: string,
+  ) {
+    context.device.pushErrorScope('validation');
+    this.encoder = context.device.createCommandEncoder({ label });
+    this.pool = poolFor(context);
+  }
+
+  private borrow(label: string, bytes: number, usage: number): GPUBuffer {
+    const buffer = this.pool.acquire(label, bytes, usage);
+    this.borrowed.push(buffer);
+    return buffer;
+  }
+
+  storage(label: string, bytes: number): GPUBuffer {
+    return this.borrow(label, bytes, USAGE.STORAGE | USAGE.COPY_SRC | USAGE.COPY_DST);
+  }
+
+  upload(label: string, data: ArrayBufferView<ArrayBuffer> | ArrayBuffer): GPUBuffer {
+    const buffer = this.storage(label, data.byteLength);
+    this.context.device.queue.writeBuffer(buffer, 0, data);
+    return buffer;
+  }
+
+  uniform(label: string, data: ArrayBuffer): GPUBuffer {
+    const buffer = this.borrow(label, data.byteLength, USAGE.UNIFORM | USAGE.COPY_DST);
+    this.context.device.queue.writeBuffer(buffer, 0, data);
+    return buffer;
+  }
+
+  dispatch(program: KernelProgram, bindings: GPUBuffer[], workgroups: number): void {
+    const pipeline = pipelineFor(this.context, program);
+    const pass = this.encoder.beginComputePass({ label: program.name });
+    pass.setPipeline(pipeline);
+    pass.setBindGroup(
+      0,
+      this.context.device.createBindGroup({
+        layout: pipeline.getBindGroupLayout(0),
+        entries: bindings.map((buffer, binding) => ({ binding, resource: { buffer } })),
+      }),
+    );
+    pass.dispatchWorkgroups(workgroups);
+    pass.end();
+  }
+
+  /** Submits the work, reads `bytes` of each source back, and returns the borrowed buffers to the pool. */
+  async finish(sources: { buffer: GPUBuffer; bytes: number }[]): Promise<ArrayBuffer[]> {
+    const staging = sources.map(({ buffer, bytes }) => {
+      const target = this.borrow(`${buffer.label} readback`, bytes, USAGE.MAP_READ | USAGE.COPY_DST);
+      this.encoder.copyBufferToBuffer(buffer, 0, target, 0, Math.ceil(bytes / 4) * 4);
+      return target;
     });
-    encoder.copyBufferToBuffer(buffer, 0, target, 0, target.size);
-    return target;
-  });
-  context.device.queue.submit([encoder.finish()]);
-  return Promise.all(
-    staging.map(async (target, i) => {
-      await target.mapAsync(MAP_MODE_READ);
-      const copy = target.getMappedRange().slice(0, (sources[i] as { bytes: number }).bytes);
-      target.unmap();
-      target.destroy();
-      return copy;
-    }),
-  );
+    this.context.device.queue.submit([this.encoder.finish()]);
+    const validationError = await this.context.device.popErrorScope();
+    try {
+      if (validationError) throw new Error(`WebGPU validation failed: ${validationError.message}`);
+      return await Promise.all(
+        staging.map(async (target, i) => {
+          await target.mapAsync(MAP_MODE_READ);
+          const copy = target.getMappedRange().slice(0, (sources[i] as { bytes: number }).bytes);
+          target.unmap();
+          return copy;
+        }),
+      );
+    } finally {
+      for (const buffer of this.borrowed) this.pool.release(buffer);
+      this.borrowed.length = 0;
+    }
+  }
 }

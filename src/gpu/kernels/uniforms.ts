@@ -2,7 +2,7 @@ import philoxWgsl from '../../../shaders/philox.wgsl?raw';
 import uniformsWgsl from '../../../shaders/uniforms.wgsl?raw';
 import { seedKey } from '../../core/rng';
 import type { GpuContext } from '../device';
-import { GpuInputError, checkBindingSize, checkDispatch, pipelineFor, readBack, storageBuffer, uniformBuffer, type KernelProgram } from '../kernel';
+import { GpuInputError, GpuWork, checkBindingSize, checkDispatch, type KernelProgram } from '../kernel';
 
 export const uniformsProgram: KernelProgram = {
   name: 'uniforms',
@@ -32,35 +32,19 @@ export function validateUniformsInputs(context: GpuContext, request: UniformWord
   checkDispatch(context, 'uniforms', `${count} words`, Math.ceil(count / uniformsProgram.workgroupSize));
 }
 
-/** Records the kernel that writes words firstWord..firstWord+count of a Philox stream into a new buffer. */
-export function encodeUniformWords(context: GpuContext, encoder: GPUCommandEncoder, request: UniformWordsRequest): GPUBuffer {
-  validateUniformsInputs(context, request);
+/** Records the kernel that writes words firstWord..firstWord+count of a Philox stream into a pooled buffer. */
+export function encodeUniformWords(work: GpuWork, request: UniformWordsRequest): GPUBuffer {
+  validateUniformsInputs(work.context, request);
   const [key0, key1] = seedKey(request.seed);
-  const params = uniformBuffer(context, 'uniforms params', Uint32Array.of(key0, key1, request.stream, request.firstWord, request.count).buffer);
-  const words = storageBuffer(context, 'uniform words', request.count * 4, false);
-  const pipeline = pipelineFor(context, uniformsProgram);
-  const pass = encoder.beginComputePass({ label: 'uniforms' });
-  pass.setPipeline(pipeline);
-  pass.setBindGroup(
-    0,
-    context.device.createBindGroup({
-      layout: pipeline.getBindGroupLayout(0),
-      entries: [
-        { binding: 0, resource: { buffer: params } },
-        { binding: 1, resource: { buffer: words } },
-      ],
-    }),
-  );
-  pass.dispatchWorkgroups(Math.max(1, Math.ceil(request.count / uniformsProgram.workgroupSize)));
-  pass.end();
+  const params = work.uniform('uniforms params', Uint32Array.of(key0, key1, request.stream, request.firstWord, request.count).buffer);
+  const words = work.storage('uniform words', request.count * 4);
+  work.dispatch(uniformsProgram, [params, words], Math.max(1, Math.ceil(request.count / uniformsProgram.workgroupSize)));
   return words;
 }
 
 export async function generateUniformWords(context: GpuContext, request: UniformWordsRequest): Promise<Uint32Array> {
-  const encoder = context.device.createCommandEncoder({ label: 'uniforms' });
-  const words = encodeUniformWords(context, encoder, request);
-  context.device.queue.submit([encoder.finish()]);
-  const [data] = await readBack(context, [{ buffer: words, bytes: request.count * 4 }]);
-  words.destroy();
+  const work = new GpuWork(context, 'uniforms');
+  const words = encodeUniformWords(work, request);
+  const [data] = await work.finish([{ buffer: words, bytes: request.count * 4 }]);
   return new Uint32Array(data as ArrayBuffer);
 }

@@ -1,0 +1,95 @@
+// Workgroup-wide reductions shared by the probs and accept kernels. Every helper holds barriers, so it is
+// called by all 256 invocations in uniform control flow, and returns its result through
+// workgroupUniformLoad so that callers may branch on it and stay uniform.
+// Numerics: f32 tree sums (pairwise, order fixed by the invocation index), so a sum over V terms carries a
+// relative error of about log2(V) · 2^-24, against the CPU's sequential f64 sums.
+
+const WG: u32 = 256u;
+const NO_INDEX: u32 = 0xffffffffu;
+
+var<private> lid: u32;
+var<workgroup> wg_f32: array<f32, 256>;
+var<workgroup> wg_u32: array<u32, 256>;
+var<workgroup> wg_result_f32: f32;
+var<workgroup> wg_result_u32: u32;
+
+fn wg_sum_f32(value: f32) -> f32 {
+  wg_f32[lid] = value;
+  workgroupBarrier();
+  for (var stride = WG / 2u; stride > 0u; stride = stride / 2u) {
+    if (lid < stride) {
+      wg_f32[lid] = wg_f32[lid] + wg_f32[lid + stride];
+    }
+    workgroupBarrier();
+  }
+  if (lid == 0u) {
+    wg_result_f32 = wg_f32[0];
+  }
+  return workgroupUniformLoad(&wg_result_f32);
+}
+
+fn wg_sum_u32(value: u32) -> u32 {
+  wg_u32[lid] = value;
+  workgroupBarrier();
+  for (var stride = WG / 2u; stride > 0u; stride = stride / 2u) {
+    if (lid < stride) {
+      wg_u32[lid] = wg_u32[lid] + wg_u32[lid + stride];
+    }
+    workgroupBarrier();
+  }
+  if (lid == 0u) {
+    wg_result_u32 = wg_u32[0];
+  }
+  return workgroupUniformLoad(&wg_result_u32);
+}
+
+fn wg_min_u32(value: u32) -> u32 {
+  wg_u32[lid] = value;
+  workgroupBarrier();
+  for (var stride = WG / 2u; stride > 0u; stride = stride / 2u) {
+    if (lid < stride) {
+      wg_u32[lid] = min(wg_u32[lid], wg_u32[lid + stride]);
+    }
+    workgroupBarrier();
+  }
+  if (lid == 0u) {
+    wg_result_u32 = wg_u32[0];
+  }
+  return workgroupUniformLoad(&wg_result_u32);
+}
+
+fn wg_max_u32(value: u32) -> u32 {
+  wg_u32[lid] = value;
+  workgroupBarrier();
+  for (var stride = WG / 2u; stride > 0u; stride = stride / 2u) {
+    if (lid < stride) {
+      wg_u32[lid] = max(wg_u32[lid], wg_u32[lid + stride]);
+    }
+    workgroupBarrier();
+  }
+  if (lid == 0u) {
+    wg_result_u32 = wg_u32[0];
+  }
+  return workgroupUniformLoad(&wg_result_u32);
+}
+
+/// Exclusive prefix sum of one value per invocation (Hillis–Steele), for inverse-CDF draws.
+fn wg_exclusive_scan_f32(value: f32) -> f32 {
+  wg_f32[lid] = value;
+  workgroupBarrier();
+  for (var offset = 1u; offset < WG; offset = offset * 2u) {
+    var addend = 0.0;
+    if (lid >= offset) {
+      addend = wg_f32[lid - offset];
+    }
+    workgroupBarrier();
+    wg_f32[lid] = wg_f32[lid] + addend;
+    workgroupBarrier();
+  }
+  var exclusive = 0.0;
+  if (lid > 0u) {
+    exclusive = wg_f32[lid - 1u];
+  }
+  workgroupBarrier();
+  return exclusive;
+}
