@@ -137,7 +137,7 @@ fn write_row(scale: f32, greedy_token: u32) {
   }
 }
 
-@compute @workgroup_size(256)
+@compute @workgroup_size(WG)
 fn main(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_index) local: u32) {
   lid = local;
   // Branches that reach a barrier must test a local copy: private variables count as non-uniform.
@@ -163,8 +163,10 @@ fn main(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_i
       }
     }
   }
-  let bad_total = wg_sum_u32(bad);
-  let allowed_total = wg_sum_u32(allowed);
+  // One reduction for both counts: vocabularies stay below 2^21 tokens.
+  let counts = wg_sum_u32(bad * 2097152u + allowed);
+  let bad_total = counts / 2097152u;
+  let allowed_total = counts % 2097152u;
   let max_key = wg_max_u32(select(0u, best_key, best_id != NO_INDEX));
   let argmax = wg_min_u32(select(NO_INDEX, best_id, best_id != NO_INDEX && best_key == max_key));
   if (bad_total > 0u || allowed_total == 0u) {

@@ -1,15 +1,17 @@
 // Workgroup-wide reductions shared by the probs and accept kernels. Every helper holds barriers, so it is
-// called by all 256 invocations in uniform control flow, and returns its result through
+// called by all WG invocations in uniform control flow, and returns its result through
 // workgroupUniformLoad so that callers may branch on it and stay uniform.
 // Numerics: f32 tree sums (pairwise, order fixed by the invocation index), so a sum over V terms carries a
 // relative error of about log2(V) · 2^-24, against the CPU's sequential f64 sums.
 
-const WG: u32 = 256u;
+// The workgroup size, a power of two set per pipeline: wide for large vocabularies on real GPUs, narrow
+// for small ones (SwiftShader's barriers cost in proportion to the invocations they wait for).
+override WG: u32 = 256u;
 const NO_INDEX: u32 = 0xffffffffu;
 
 var<private> lid: u32;
-var<workgroup> wg_f32: array<f32, 256>;
-var<workgroup> wg_u32: array<u32, 256>;
+var<workgroup> wg_f32: array<f32, WG>;
+var<workgroup> wg_u32: array<u32, WG>;
 var<workgroup> wg_result_f32: f32;
 var<workgroup> wg_result_u32: u32;
 
@@ -92,4 +94,14 @@ fn wg_exclusive_scan_f32(value: f32) -> f32 {
   }
   workgroupBarrier();
   return exclusive;
+}
+
+/// Invocation 0's value, made uniform for every invocation (for values read from read_write memory).
+fn wg_broadcast_f32(value: f32) -> f32 {
+  // The barrier keeps invocation 0 from overwriting the slot while others still read its last value.
+  workgroupBarrier();
+  if (lid == 0u) {
+    wg_result_f32 = value;
+  }
+  return workgroupUniformLoad(&wg_result_f32);
 }

@@ -16,14 +16,20 @@ export function assertProbability(p: number): void {
   if (!(p >= 0 && p <= 1)) throw new RangeError(`Bernoulli parameter ${p} is outside [0, 1]`);
 }
 
-export function rngSource(rng: Rng): RandomSource {
+/**
+ * Production randomness: each choice consumes the next uniform of the stream. 'f64' (the default) takes
+ * two words per uniform; 'f32' takes one, exactly as the GPU kernels do, so the CPU twin and the GPU
+ * consume the same words in the same order and can be compared decision by decision.
+ */
+export function rngSource(rng: Rng, precision: 'f64' | 'f32' = 'f64'): RandomSource {
+  const uniform = precision === 'f32' ? () => rng.uniformF32() : () => rng.uniform();
   return {
     bernoulli(p) {
       assertProbability(p);
-      return rng.uniform() < p;
+      return uniform() < p;
     },
     categorical(weights) {
-      return drawCategorical(weights, rng.uniform());
+      return drawCategorical(weights, uniform());
     },
   };
 }

@@ -95,15 +95,19 @@ export function streamWord(seed: number, stream: number, index: number): number 
   return streamBlock(seedKey(seed), stream, Math.floor(index / 4))[index % 4] as number;
 }
 
-export function createRng(seed: number, stream = 0): Rng {
+/** A generator over one stream, starting at word `startWord` (to resume a replay, or to match a GPU step). */
+export function createRng(seed: number, stream = 0, startWord = 0): Rng {
   const key = seedKey(seed);
   assertWholeNumber('stream', stream);
+  assertWholeNumber('startWord', startWord);
   if (stream >= TWO_POW_32) throw new RangeError(`stream must be below 2^32, got ${stream}`);
-  let position = 0;
+  let position = startWord;
   let block: [number, number, number, number] = [0, 0, 0, 0];
+  let started = false;
   const nextUint32 = (): number => {
     const lane = position % 4;
-    if (lane === 0) block = streamBlock(key, stream, position / 4);
+    if (lane === 0 || !started) block = streamBlock(key, stream, Math.floor(position / 4));
+    started = true;
     position++;
     return block[lane] as number;
   };

@@ -4,28 +4,45 @@ import type { GpuContext } from './device';
 export const USAGE = { MAP_READ: 0x1, COPY_SRC: 0x4, COPY_DST: 0x8, UNIFORM: 0x40, STORAGE: 0x80 } as const;
 const MAP_MODE_READ = 0x1;
 
-/** A kernel's declared program: its WGSL, entry point and workgroup size (onnxruntime-web's style). */
+/**
+ * A kernel's declared program (onnxruntime-web's style): its WGSL, entry point and default workgroup size.
+ * Kernels whose WGSL declares `override WG` can be built at other power-of-two sizes.
+ */
 export interface KernelProgram {
   readonly name: string;
   readonly code: string;
   readonly entryPoint: string;
   readonly workgroupSize: number;
+  readonly sizeIsOverridable?: boolean;
+}
+
+/** The workgroup size for rows of V tokens: about 16 tokens per invocation, between 32 and 256. */
+export function workgroupSizeFor(V: number): number {
+  return Math.min(256, Math.max(32, 2 ** Math.ceil(Math.log2(Math.max(1, V / 16)))));
 }
 
 export class GpuInputError extends RangeError {
   override readonly name = 'GpuInputError';
 }
 
-export function pipelineFor(context: GpuContext, program: KernelProgram): GPUComputePipeline {
-  let pipeline = context.pipelines.get(program.name);
+export function pipelineFor(context: GpuContext, program: KernelProgram, workgroupSize = program.workgroupSize): GPUComputePipeline {
+  if (workgroupSize !== program.workgroupSize && !program.sizeIsOverridable) {
+    throw new GpuInputError(`${program.name}: its workgroup size is fixed at ${program.workgroupSize}`);
+  }
+  const key = `${program.name}@${workgroupSize}`;
+  let pipeline = context.pipelines.get(key);
   if (!pipeline) {
     const module = context.device.createShaderModule({ label: program.name, code: program.code });
     pipeline = context.device.createComputePipeline({
-      label: program.name,
+      label: key,
       layout: 'auto',
-      compute: { module, entryPoint: program.entryPoint },
+      compute: {
+        module,
+        entryPoint: program.entryPoint,
+        ...(program.sizeIsOverridable ? { constants: { WG: workgroupSize } } : {}),
+      },
     });
-    context.pipelines.set(program.name, pipeline);
+    context.pipelines.set(key, pipeline);
   }
   return pipeline;
 }
@@ -130,8 +147,8 @@ export class GpuWork {
     return buffer;
   }
 
-  dispatch(program: KernelProgram, bindings: GPUBuffer[], workgroups: number): void {
-    const pipeline = pipelineFor(this.context, program);
+  dispatch(program: KernelProgram, bindings: GPUBuffer[], workgroups: number, workgroupSize = program.workgroupSize): void {
+    const pipeline = pipelineFor(this.context, program, workgroupSize);
     const pass = this.encoder.beginComputePass({ label: program.name });
     pass.setPipeline(pipeline);
     pass.setBindGroup(

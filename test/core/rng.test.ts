@@ -88,3 +88,14 @@ describe('float recipes', () => {
     expect(Math.abs(sumSquares / n - 1 / 3)).toBeLessThan(4e-3);
   });
 });
+
+describe('starting mid-stream', () => {
+  it('createRng(seed, stream, start) continues exactly where a generator at that position would', () => {
+    const full = createRng(8, 2);
+    const words = Array.from({ length: 23 }, () => full.nextUint32());
+    for (const start of [0, 1, 5, 8, 22]) {
+      const resumed = createRng(8, 2, start);
+      expect(Array.from({ length: 23 - start }, () => resumed.nextUint32())).toEqual(words.slice(start));
+    }
+  });
+});

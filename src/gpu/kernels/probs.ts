@@ -2,7 +2,7 @@ import probsWgsl from '../../../shaders/probs.wgsl?raw';
 import workgroupWgsl from '../../../shaders/workgroup.wgsl?raw';
 import { maskWordCount, validateSamplingParams, type SamplingParams } from '../../core/sampling';
 import type { GpuContext } from '../device';
-import { GpuInputError, GpuWork, checkBindingSize, checkDispatch, type KernelProgram } from '../kernel';
+import { GpuInputError, GpuWork, checkBindingSize, checkDispatch, workgroupSizeFor, type KernelProgram } from '../kernel';
 
 /** CPU twin: logitsToProbs in src/core/sampling.ts. */
 export const probsProgram: KernelProgram = {
@@ -10,6 +10,7 @@ export const probsProgram: KernelProgram = {
   code: `${workgroupWgsl}\n${probsWgsl}`,
   entryPoint: 'main',
   workgroupSize: 256,
+  sizeIsOverridable: true,
 };
 
 export const PROB_ROW_STATUS = ['ok', 'every token is masked out', 'a logit is NaN or +Infinity'] as const;
@@ -87,10 +88,11 @@ function rowTable(rows: readonly ProbRowSpec[]): ArrayBuffer {
   return table;
 }
 
-/** Records the probs kernel: one workgroup per row. */
+/** Records the probs kernel: one workgroup per row, sized for the widest row. */
 export function encodeProbs(work: GpuWork, inputs: ProbsInputs): void {
   validateProbsInputs(work.context, inputs);
   const rows = work.upload('probs rows', rowTable(inputs.rows));
   const masks = inputs.masks ?? work.storage('no masks', 4);
-  work.dispatch(probsProgram, [rows, inputs.logits, masks, inputs.probs, inputs.status], inputs.rows.length);
+  const widest = inputs.rows.reduce((most, row) => Math.max(most, row.vocab), 1);
+  work.dispatch(probsProgram, [rows, inputs.logits, masks, inputs.probs, inputs.status], inputs.rows.length, workgroupSizeFor(widest));
 }

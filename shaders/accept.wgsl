@@ -1,0 +1,348 @@
+// accept: the decision logic of every verifier, one workgroup per verification problem, mirroring
+// src/core/verify line by line: the same choices in the same order, each consuming the next Philox word
+// of the problem's stream as one f32 uniform (the CPU twin's f32 mode does the same). All WG invocations
+// run the scalar logic together, so that each vocabulary-wide residual mass or draw is a workgroup
+// reduction (residual.wgsl, sample.wgsl); every branch reads uniform values only.
+// Requires philox.wgsl, workgroup.wgsl, ratios.wgsl, residual.wgsl and sample.wgsl.
+//
+// f32 numerics: probabilities come from the probs kernel in f32; h_i = Z_i / (Z_i + (1 − w_i)), with 1 − w
+// taken first so h ≤ 1, and h = 1 when the denominator is 0; ρ* is bisected until f32 can split the
+// bracket no further (about 2^-24 relative; the CPU goes to 1e-15). A decision where the uniform lies
+// within ε of its threshold may differ from the f64 CPU reference: a tie, counted by the twin test.
+//
+// Outcome record (u32 words at out_offset): status, draft, accepted, words consumed, then the accepted
+// tokens and the final (correction or bonus) token. Status: 0 ok, 1 a probability row failed in the probs
+// kernel, 2 a drafted token lies outside the vocabulary or has draft probability 0.
+
+const METHOD_TOKENWISE: u32 = 0u;
+const METHOD_GBV: u32 = 1u;
+const METHOD_SPECTR: u32 = 2u;
+const METHOD_SPECTR_GBV: u32 = 3u;
+const METHOD_RECURSIVE_REJECTION: u32 = 4u;
+const MAX_DRAFT_LENGTH: u32 = 16u;
+const MAX_DRAFTS: u32 = 16u;
+
+struct Problem {
+  method: u32,
+  draft_count: u32,
+  draft_length: u32,
+  vocab: u32,
+  /// Float index of target row (0, 0); target rows (k, j) come first, then draft rows (k, j).
+  probs_offset: u32,
+  drafts_offset: u32,
+  scratch_offset: u32,
+  out_offset: u32,
+  key: vec2<u32>,
+  stream: u32,
+  first_word: u32,
+  /// Index of this problem's first row status from the probs kernel.
+  status_offset: u32,
+  pad0: u32,
+  pad1: u32,
+  pad2: u32,
+}
+
+struct Decision {
+  draft: u32,
+  accepted: u32,
+  final_token: u32,
+}
+
+struct Block {
+  tau: u32,
+  residual: RowExpr,
+  fallback: u32,
+}
+
+@group(0) @binding(0) var<storage, read> problems: array<Problem>;
+@group(0) @binding(1) var<storage, read> probs: array<f32>;
+@group(0) @binding(2) var<storage, read> drafts: array<u32>;
+@group(0) @binding(3) var<storage, read> row_status: array<u32>;
+@group(0) @binding(4) var<storage, read_write> scratch: array<f32>;
+@group(0) @binding(5) var<storage, read_write> outcomes: array<u32>;
+
+fn target_row(pr: Problem, k: u32, j: u32) -> u32 {
+  return pr.probs_offset + (k * (pr.draft_length + 1u) + j) * pr.vocab;
+}
+
+fn draft_row(pr: Problem, k: u32, j: u32) -> u32 {
+  return pr.probs_offset + (pr.draft_count * (pr.draft_length + 1u) + k * pr.draft_length + j) * pr.vocab;
+}
+
+fn token(pr: Problem, k: u32, j: u32) -> u32 {
+  return drafts[pr.drafts_offset + k * pr.draft_length + j];
+}
+
+fn next_uniform(pr: Problem, word: ptr<function, u32>) -> f32 {
+  let value = uniform_f32(philox_word(pr.key, pr.stream, pr.first_word + *word));
+  *word = *word + 1u;
+  return value;
+}
+
+fn bernoulli(pr: Problem, word: ptr<function, u32>, p: f32) -> bool {
+  return next_uniform(pr, word) < p;
+}
+
+fn draw_from(pr: Problem, word: ptr<function, u32>, e: RowExpr) -> u32 {
+  let u = next_uniform(pr, word);
+  return draw(e, pr.vocab, u);
+}
+
+/// drawResidual of src/core/verify/view.ts: the residual, or the fallback row when rounding emptied it.
+fn draw_residual(pr: Problem, word: ptr<function, u32>, e: RowExpr, fallback: u32) -> u32 {
+  if (expr_mass(e, pr.vocab) > 0.0) {
+    return draw_from(pr, word, e);
+  }
+  return draw_from(pr, word, row_expr(fallback));
+}
+
+fn verify_tokenwise(pr: Problem, word: ptr<function, u32>) -> Decision {
+  for (var j = 0u; j < pr.draft_length; j++) {
+    let x = token(pr, 0u, j);
+    let target_at = target_row(pr, 0u, j);
+    let draft = draft_row(pr, 0u, j);
+    if (bernoulli(pr, word, capped_ratio(probs[target_at + x], probs[draft + x]))) {
+      continue;
+    }
+    return Decision(0u, j, draw_residual(pr, word, residual_expr(target_at, draft, 1.0), target_at));
+  }
+  return Decision(0u, pr.draft_length, draw_from(pr, word, row_expr(target_row(pr, 0u, pr.draft_length))));
+}
+
+/// greedyBlock of src/core/verify/gbv.ts on d_k[start..L), the scratch row as root target when has_root.
+fn gbv_block(pr: Problem, word: ptr<function, u32>, k: u32, start: u32, has_root: bool) -> Block {
+  let n = pr.draft_length - start;
+  var log_weights: array<f32, 17>;
+  log_weights[0] = 0.0;
+  for (var i = 1u; i <= n; i++) {
+    let x = token(pr, k, start + i - 1u);
+    var target_at = probs[target_row(pr, k, start + i - 1u) + x];
+    if (i == 1u && has_root) {
+      target_at = wg_broadcast_f32(scratch[scratch_base + x]);
+    }
+    log_weights[i] = capped_log_weight(log_weights[i - 1u], target_at, probs[draft_row(pr, k, start + i - 1u) + x]);
+  }
+  if (bernoulli(pr, word, weight_from_log(log_weights[n]))) {
+    return Block(n, row_expr(0u), 0u);
+  }
+  for (var i = n - 1u; i >= 1u; i--) {
+    let w = weight_from_log(log_weights[i]);
+    let target_at = target_row(pr, k, start + i);
+    let residual = residual_expr(target_at, draft_row(pr, k, start + i), w);
+    let mass = expr_mass(residual, pr.vocab);
+    let denominator = mass + (1.0 - w);
+    if (bernoulli(pr, word, select(mass / denominator, 1.0, denominator == 0.0))) {
+      return Block(i, residual, target_at);
+    }
+  }
+  let root = select(target_row(pr, k, start), SOURCE_SCRATCH, has_root);
+  return Block(0u, residual_expr(root, draft_row(pr, k, start), 1.0), root);
+}
+
+fn verify_gbv(pr: Problem, word: ptr<function, u32>) -> Decision {
+  let block = gbv_block(pr, word, 0u, 0u, false);
+  if (block.tau == pr.draft_length) {
+    return Decision(0u, block.tau, draw_from(pr, word, row_expr(target_row(pr, 0u, pr.draft_length))));
+  }
+  return Decision(0u, block.tau, draw_residual(pr, word, block.residual, block.fallback));
+}
+
+fn shares_prefix(pr: Problem, k: u32, other: u32, length: u32) -> bool {
+  for (var j = 0u; j < length; j++) {
+    if (token(pr, k, j) != token(pr, other, j)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+/// verifySpectrGbv of src/core/verify/spectrGbv.ts: recursive GBV.
+fn verify_spectr_gbv(pr: Problem, word: ptr<function, u32>) -> Decision {
+  var used = 0u;
+  var accepted = 0u;
+  var current = 0u;
+  var has_root = false;
+  loop {
+    var next = NO_INDEX;
+    for (var k = 0u; k < pr.draft_count; k++) {
+      if ((used & (1u << k)) == 0u && (accepted == 0u || shares_prefix(pr, k, current, accepted))) {
+        next = k;
+        break;
+      }
+    }
+    if (next == NO_INDEX) {
+      return Decision(current, accepted, draw_from(pr, word, row_expr(SOURCE_SCRATCH)));
+    }
+    used = used | (1u << next);
+    let block = gbv_block(pr, word, next, accepted, has_root);
+    if (accepted + block.tau == pr.draft_length) {
+      return Decision(next, pr.draft_length, draw_from(pr, word, row_expr(target_row(pr, next, pr.draft_length))));
+    }
+    current = next;
+    accepted += block.tau;
+    store_scratch(block.residual, expr_mass(block.residual, pr.vocab), block.fallback, pr.vocab);
+    has_root = true;
+  }
+}
+
+fn int_pow(base: f32, exponent: u32) -> f32 {
+  var result = 1.0;
+  for (var i = 0u; i < exponent; i++) {
+    result *= base;
+  }
+  return result;
+}
+
+fn kseq_feasible(pr: Problem, target_at: u32, draft: u32, m: u32, rho: f32) -> bool {
+  let beta = expr_mass(RowExpr(EXPR_OVERLAP, target_at, draft, 1.0, rho, 1.0), pr.vocab);
+  return 1.0 - int_pow(1.0 - beta, m) <= rho * beta;
+}
+
+/// optimalRho of src/core/verify/spectr.ts, bisected to f32 resolution.
+fn optimal_rho(pr: Problem, target_at: u32, draft: u32, m: u32) -> f32 {
+  if (kseq_feasible(pr, target_at, draft, m, 1.0)) {
+    return 1.0;
+  }
+  var low = 1.0;
+  var high = f32(m);
+  for (var step = 0u; step < 60u; step++) {
+    let middle = (low + high) * 0.5;
+    if (middle <= low || middle >= high) {
+      break;
+    }
+    if (kseq_feasible(pr, target_at, draft, m, middle)) {
+      high = middle;
+    } else {
+      low = middle;
+    }
+  }
+  return high;
+}
+
+/// verifyTree of src/core/verify/spectr.ts, with K-SEQ or recursive rejection at each node.
+fn verify_tree(pr: Problem, word: ptr<function, u32>, kseq: bool) -> Decision {
+  var candidates: array<u32, 16>;
+  for (var k = 0u; k < pr.draft_count; k++) {
+    candidates[k] = k;
+  }
+  var count = pr.draft_count;
+  for (var depth = 0u; depth < pr.draft_length; depth++) {
+    let lead = candidates[0];
+    let target_at = target_row(pr, lead, depth);
+    let draft = draft_row(pr, lead, depth);
+    var chosen = NO_INDEX;
+    var correction = NO_INDEX;
+    if (kseq) {
+      let rho = optimal_rho(pr, target_at, draft, count);
+      for (var i = 0u; i < count; i++) {
+        let x = token(pr, candidates[i], depth);
+        if (bernoulli(pr, word, min(1.0, probs[target_at + x] / (rho * probs[draft + x])))) {
+          chosen = i;
+          break;
+        }
+      }
+      if (chosen == NO_INDEX) {
+        let beta = expr_mass(RowExpr(EXPR_OVERLAP, target_at, draft, 1.0, rho, 1.0), pr.vocab);
+        if (beta == 0.0) {
+          correction = draw_from(pr, word, row_expr(target_at));
+        } else {
+          let scale = (1.0 - int_pow(1.0 - beta, count)) / beta;
+          correction = draw_residual(pr, word, RowExpr(EXPR_KSEQ_RESIDUAL, target_at, draft, 1.0, rho, scale), target_at);
+        }
+      }
+    } else {
+      // The remaining target lives in scratch; each rejection moves it to norm(max(0, remaining − draft)).
+      store_scratch(row_expr(target_at), 1.0, target_at, pr.vocab);
+      for (var i = 0u; i < count; i++) {
+        let x = token(pr, candidates[i], depth);
+        let remaining = wg_broadcast_f32(scratch[scratch_base + x]);
+        if (bernoulli(pr, word, min(1.0, remaining / probs[draft + x]))) {
+          chosen = i;
+          break;
+        }
+        let residual = residual_expr(SOURCE_SCRATCH, draft, 1.0);
+        let mass = expr_mass(residual, pr.vocab);
+        if (mass > 0.0) {
+          store_scratch(residual, mass, SOURCE_SCRATCH, pr.vocab);
+        }
+      }
+      if (chosen == NO_INDEX) {
+        correction = draw_from(pr, word, row_expr(SOURCE_SCRATCH));
+      }
+    }
+    if (chosen == NO_INDEX) {
+      return Decision(lead, depth, correction);
+    }
+    let accepted_token = token(pr, candidates[chosen], depth);
+    var kept = 0u;
+    for (var i = 0u; i < count; i++) {
+      let k = candidates[i];
+      if (token(pr, k, depth) == accepted_token) {
+        candidates[kept] = k;
+        kept++;
+      }
+    }
+    count = kept;
+  }
+  let lead = candidates[0];
+  return Decision(lead, pr.draft_length, draw_from(pr, word, row_expr(target_row(pr, lead, pr.draft_length))));
+}
+
+/// 0 when every probability row is sound and every drafted token could have been sampled.
+fn check_problem(pr: Problem) -> u32 {
+  let rows = pr.draft_count * (2u * pr.draft_length + 1u);
+  for (var r = 0u; r < rows; r++) {
+    if (row_status[pr.status_offset + r] != 0u) {
+      return 1u;
+    }
+  }
+  for (var k = 0u; k < pr.draft_count; k++) {
+    for (var j = 0u; j < pr.draft_length; j++) {
+      let x = token(pr, k, j);
+      if (x >= pr.vocab || probs[draft_row(pr, k, j) + x] <= 0.0) {
+        return 2u;
+      }
+    }
+  }
+  return 0u;
+}
+
+@compute @workgroup_size(WG)
+fn main(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_index) local: u32) {
+  lid = local;
+  let pr = problems[workgroup.x];
+  scratch_base = pr.scratch_offset;
+  let status = check_problem(pr);
+  var word = 0u;
+  var decision = Decision(0u, 0u, 0u);
+  if (status == 0u) {
+    switch (pr.method) {
+      case METHOD_TOKENWISE: {
+        decision = verify_tokenwise(pr, &word);
+      }
+      case METHOD_GBV: {
+        decision = verify_gbv(pr, &word);
+      }
+      case METHOD_SPECTR: {
+        decision = verify_tree(pr, &word, true);
+      }
+      case METHOD_SPECTR_GBV: {
+        decision = verify_spectr_gbv(pr, &word);
+      }
+      default: {
+        decision = verify_tree(pr, &word, false);
+      }
+    }
+  }
+  if (lid == 0u) {
+    let out = pr.out_offset;
+    outcomes[out] = status;
+    outcomes[out + 1u] = decision.draft;
+    outcomes[out + 2u] = decision.accepted;
+    outcomes[out + 3u] = word;
+    for (var j = 0u; j < decision.accepted; j++) {
+      outcomes[out + 4u + j] = token(pr, decision.draft, j);
+    }
+    outcomes[out + 4u + decision.accepted] = decision.final_token;
+  }
+}

@@ -1,0 +1,162 @@
+import { createRng, type Rng } from '../../src/core/rng';
+import { rngSource, type RandomSource } from '../../src/core/random';
+import { drawCategorical, logitsToProbs, maskWordCount, type SamplingParams } from '../../src/core/sampling';
+import { VERIFIERS, denseView, validateProblem, type VerifierId, type VerifyOutcome, type VerifyProblem } from '../../src/core/verify';
+import type { GpuContext } from '../../src/gpu/device';
+import { USAGE } from '../../src/gpu/kernel';
+import type { GpuVerifyStep } from '../../src/gpu/verifier';
+
+/** A random verification problem as logits, with the CPU reference problem built from the same f32 logits. */
+export interface TwinCase {
+  method: VerifierId;
+  K: number;
+  L: number;
+  V: number;
+  drafts: Int32Array;
+  targetLogits: Float32Array;
+  draftLogits: Float32Array;
+  targetMasks: Int32Array | null;
+  sampling: SamplingParams;
+  seed: number;
+  stream: number;
+  firstWord: number;
+  reference: VerifyProblem;
+}
+
+function logitsRow(rng: Rng, V: number, anchor: Float32Array | null): Float32Array {
+  // Draft logits lean on the target's so that acceptance is neither certain nor hopeless.
+  return Float32Array.from({ length: V }, (_, x) => {
+    const noise = (rng.uniform() - 0.5) * 6;
+    return anchor ? 0.6 * (anchor[x] as number) + 0.4 * noise : noise;
+  });
+}
+
+export function randomTwinCase(
+  rng: Rng,
+  method: VerifierId,
+  options: { V: number; K: number; L: number; sampling: SamplingParams; masked: boolean },
+): TwinCase {
+  const { V, K, L, sampling, masked } = options;
+  const W = maskWordCount(V);
+  const targetLogits = new Float32Array(K * (L + 1) * V);
+  const draftLogits = new Float32Array(K * L * V);
+  const targetMasks = masked ? new Int32Array(K * (L + 1) * W) : null;
+  const drafts = new Int32Array(K * L);
+  const draftProbs = new Float64Array(K * L * V);
+  const targetProbs = new Float64Array(K * (L + 1) * V);
+  // Rows after a shared prefix are shared, as real models give them.
+  const byPrefix = new Map<string, { target: Float32Array; draft: Float32Array; mask: Int32Array | null }>();
+  for (let k = 0; k < K; k++) {
+    const prefix: number[] = [];
+    for (let j = 0; j <= L; j++) {
+      const key = prefix.join(',');
+      let rows = byPrefix.get(key);
+      if (!rows) {
+        const target = logitsRow(rng, V, null);
+        let mask: Int32Array | null = null;
+        if (masked) {
+          mask = new Int32Array(W);
+          for (let x = 0; x < V; x++) if (rng.uniform() < 0.7) mask[x >> 5] = (mask[x >> 5] as number) | (1 << (x & 31));
+          mask[0] = (mask[0] as number) | 1;
+        }
+        rows = { target, draft: logitsRow(rng, V, target), mask };
+        byPrefix.set(key, rows);
+      }
+      const targetRow = k * (L + 1) + j;
+      targetLogits.set(rows.target, targetRow * V);
+      if (targetMasks && rows.mask) targetMasks.set(rows.mask, targetRow * W);
+      targetProbs.set(logitsToProbs(rows.target, sampling, rows.mask ?? undefined), targetRow * V);
+      if (j === L) break;
+      const draftRow = k * L + j;
+      draftLogits.set(rows.draft, draftRow * V);
+      const draftRowProbs = logitsToProbs(rows.draft, sampling);
+      draftProbs.set(draftRowProbs, draftRow * V);
+      const token = drawCategorical(draftRowProbs, rng.uniform());
+      drafts[draftRow] = token;
+      prefix.push(token);
+    }
+  }
+  const reference: VerifyProblem = { K, L, V, drafts, draftProbs, targetProbs };
+  validateProblem(reference);
+  const seed = Math.floor(rng.uniform() * 2 ** 40);
+  return { method, K, L, V, drafts, targetLogits, draftLogits, targetMasks, sampling, seed, stream: 1, firstWord: Math.floor(rng.uniform() * 1000), reference };
+}
+
+/** Uploads a batch of cases into two buffers and describes them as GPU verification steps. */
+export function uploadCases(context: GpuContext, cases: readonly TwinCase[]): { steps: GpuVerifyStep[]; release: () => void } {
+  const logitsLength = cases.reduce((n, c) => n + c.targetLogits.length + c.draftLogits.length, 0);
+  const masksLength = cases.reduce((n, c) => n + (c.targetMasks?.length ?? 0), 0);
+  const logits = new Float32Array(logitsLength);
+  const masks = new Int32Array(Math.max(1, masksLength));
+  const buffer = (label: string, bytes: number) =>
+    context.device.createBuffer({ label, size: Math.ceil(bytes / 4) * 4, usage: USAGE.STORAGE | USAGE.COPY_SRC | USAGE.COPY_DST });
+  const logitsBuffer = buffer('twin logits', logits.byteLength);
+  const masksBuffer = buffer('twin masks', masks.byteLength);
+  const steps: GpuVerifyStep[] = [];
+  let at = 0;
+  let maskAt = 0;
+  for (const c of cases) {
+    logits.set(c.targetLogits, at);
+    logits.set(c.draftLogits, at + c.targetLogits.length);
+    if (c.targetMasks) masks.set(c.targetMasks, maskAt);
+    steps.push({
+      method: c.method,
+      K: c.K,
+      L: c.L,
+      V: c.V,
+      drafts: c.drafts,
+      targetLogits: { buffer: logitsBuffer, offset: at },
+      draftLogits: { buffer: logitsBuffer, offset: at + c.targetLogits.length },
+      targetMasks: c.targetMasks ? { buffer: masksBuffer, offset: maskAt } : null,
+      draftMasks: null,
+      targetSampling: c.sampling,
+      draftSampling: c.sampling,
+      seed: c.seed,
+      stream: c.stream,
+      firstWord: c.firstWord,
+    });
+    at += c.targetLogits.length + c.draftLogits.length;
+    maskAt += c.targetMasks?.length ?? 0;
+  }
+  context.device.queue.writeBuffer(logitsBuffer, 0, logits);
+  context.device.queue.writeBuffer(masksBuffer, 0, masks);
+  return {
+    steps,
+    release: () => {
+      logitsBuffer.destroy();
+      masksBuffer.destroy();
+    },
+  };
+}
+
+/**
+ * The CPU reference in f32 mode on the same Philox words, and the smallest margin of any of its choices:
+ * |u − p| for a Bernoulli, the distance from u·Σw to the nearest bucket edge (over Σw) for a draw.
+ */
+export function cpuReference(c: TwinCase): { outcome: VerifyOutcome; margin: number } {
+  const source = rngSource(createRng(c.seed, c.stream, c.firstWord), 'f32');
+  let margin = Infinity;
+  const replay = createRng(c.seed, c.stream, c.firstWord);
+  const watching: RandomSource = {
+    bernoulli(p) {
+      margin = Math.min(margin, Math.abs(replay.uniformF32() - p));
+      return source.bernoulli(p);
+    },
+    categorical(weights) {
+      const u = replay.uniformF32();
+      const chosen = source.categorical(weights);
+      let total = 0;
+      let below = 0;
+      for (let i = 0; i < weights.length; i++) {
+        if (i < chosen) below += weights[i] as number;
+        total += weights[i] as number;
+      }
+      // Only the chosen bucket's two edges can change the outcome.
+      const threshold = u * total;
+      const edgeDistance = Math.min(threshold - below, below + (weights[chosen] as number) - threshold);
+      margin = Math.min(margin, Math.abs(edgeDistance) / total);
+      return chosen;
+    },
+  };
+  return { outcome: VERIFIERS[c.method](denseView(c.reference), watching), margin };
+}
