@@ -6,7 +6,8 @@
 //   and argmax are exact and tie to the lowest id, like the CPU twin on the same f32 logits.
 // - top-k finds the k-th largest key by a 32-step radix search (one count reduction per bit), then the cut
 //   among equal keys by a binary search on the id.
-// - softmax subtracts the row maximum first: exp((logit − max) / T), summed by a tree reduction.
+// - softmax subtracts the row maximum first: exp((logit − max) / T); the mass is summed online with the
+//   argmax and the counts in one fused reduction, rescaling partial sums when the running maximum moves.
 // - top-p finds the largest key whose upper tail holds mass ≥ p the same way, then the cut among equal keys.
 //   Its masses are f32 sums, so where the CPU's cumulative f64 mass lies within about 1e-6 of p, the two
 //   may keep a different number of tokens: a documented tie.
@@ -137,6 +138,82 @@ fn write_row(scale: f32, greedy_token: u32) {
   }
 }
 
+// One fused reduction summarises a row: the bad/allowed counts, the argmax (ties to the lowest id) and the
+// softmax mass, kept online as (running max, mass relative to it) so no second pass over the row is needed.
+struct RowSummary {
+  counts: u32,
+  best_key: u32,
+  best_id: u32,
+  running_max: f32,
+  mass: f32,
+}
+
+var<workgroup> summaries: array<RowSummary, WG>;
+var<workgroup> summary_result: RowSummary;
+
+/// Merges two (max, mass) pairs whose masses are relative to their own maxima.
+fn merge_mass(a: RowSummary, b: RowSummary, temperature: f32) -> vec2<f32> {
+  if (b.mass == 0.0) {
+    return vec2<f32>(a.running_max, a.mass);
+  }
+  if (a.mass == 0.0) {
+    return vec2<f32>(b.running_max, b.mass);
+  }
+  let top = max(a.running_max, b.running_max);
+  return vec2<f32>(top, a.mass * exp((a.running_max - top) / temperature) + b.mass * exp((b.running_max - top) / temperature));
+}
+
+fn merge_summary(a: RowSummary, b: RowSummary, temperature: f32) -> RowSummary {
+  var merged = a;
+  merged.counts = a.counts + b.counts;
+  if (b.best_key > a.best_key || (b.best_key == a.best_key && b.best_id < a.best_id)) {
+    merged.best_key = b.best_key;
+    merged.best_id = b.best_id;
+  }
+  if (temperature > 0.0) {
+    let mass = merge_mass(a, b, temperature);
+    merged.running_max = mass.x;
+    merged.mass = mass.y;
+  }
+  return merged;
+}
+
+fn summarize_row(vocab: u32, temperature: f32) -> RowSummary {
+  var local = RowSummary(0u, 0u, NO_INDEX, 0.0, 0.0);
+  for (var x = lid; x < vocab; x += WG) {
+    let value = logit_at(x);
+    if (is_bad(value)) {
+      // One reduction carries both counts: vocabularies stay below 2^21 tokens.
+      local.counts += 2097152u;
+    } else if (is_allowed(x)) {
+      local.counts += 1u;
+      let key = order_key(value);
+      if (local.best_id == NO_INDEX || key > local.best_key) {
+        local.best_key = key;
+        local.best_id = x;
+      }
+      if (temperature > 0.0) {
+        let one = RowSummary(0u, 0u, NO_INDEX, value, 1.0);
+        let mass = merge_mass(local, one, temperature);
+        local.running_max = mass.x;
+        local.mass = mass.y;
+      }
+    }
+  }
+  summaries[lid] = local;
+  workgroupBarrier();
+  for (var stride = WG / 2u; stride > 0u; stride = stride / 2u) {
+    if (lid < stride) {
+      summaries[lid] = merge_summary(summaries[lid], summaries[lid + stride], temperature);
+    }
+    workgroupBarrier();
+  }
+  if (lid == 0u) {
+    summary_result = summaries[0];
+  }
+  return workgroupUniformLoad(&summary_result);
+}
+
 @compute @workgroup_size(WG)
 fn main(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_index) local: u32) {
   lid = local;
@@ -146,29 +223,10 @@ fn main(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_i
   cut_key = 0u;
   cut_id = 0u;
 
-  var bad = 0u;
-  var allowed = 0u;
-  var best_key = 0u;
-  var best_id = NO_INDEX;
-  for (var x = lid; x < params.vocab; x += WG) {
-    let value = logit_at(x);
-    if (is_bad(value)) {
-      bad += 1u;
-    } else if (is_allowed(x)) {
-      allowed += 1u;
-      let key = order_key(value);
-      if (best_id == NO_INDEX || key > best_key) {
-        best_key = key;
-        best_id = x;
-      }
-    }
-  }
-  // One reduction for both counts: vocabularies stay below 2^21 tokens.
-  let counts = wg_sum_u32(bad * 2097152u + allowed);
-  let bad_total = counts / 2097152u;
-  let allowed_total = counts % 2097152u;
-  let max_key = wg_max_u32(select(0u, best_key, best_id != NO_INDEX));
-  let argmax = wg_min_u32(select(NO_INDEX, best_id, best_id != NO_INDEX && best_key == max_key));
+  let summary = summarize_row(params.vocab, params.temperature);
+  let bad_total = summary.counts / 2097152u;
+  let allowed_total = summary.counts % 2097152u;
+  let argmax = summary.best_id;
   if (bad_total > 0u || allowed_total == 0u) {
     if (lid == 0u) {
       status[params.status_index] = select(STATUS_ALL_MASKED, STATUS_NON_FINITE, bad_total > 0u);
@@ -184,7 +242,8 @@ fn main(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_i
   }
   max_logit = logit_at(argmax);
 
-  if (params.top_k > 0u && params.top_k < allowed_total) {
+  let top_k_cuts = params.top_k > 0u && params.top_k < allowed_total;
+  if (top_k_cuts) {
     var kth_key = 0u;
     for (var bit = 31i; bit >= 0i; bit--) {
       let candidate = kth_key | (1u << u32(bit));
@@ -207,7 +266,11 @@ fn main(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_i
     cut_id = high;
   }
 
-  let total = mass_kept_at_or_above(0u);
+  // Without a top-k cut the fused summary already holds the softmax mass (relative to the same maximum).
+  var total = summary.mass;
+  if (top_k_cuts) {
+    total = mass_kept_at_or_above(0u);
+  }
   var nucleus = 1.0;
   if (params.top_p < 1.0) {
     var tail_key = 0u;

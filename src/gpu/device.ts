@@ -26,11 +26,22 @@ const REQUESTED_LIMITS = [
 export interface GpuContext {
   readonly device: GPUDevice;
   readonly adapterName: string;
+  /** A CPU implementation of WebGPU (SwiftShader, or any fallback adapter). */
+  readonly software: boolean;
   /** Compiled pipelines by kernel name, so each is built once per device. */
   readonly pipelines: Map<string, GPUComputePipeline>;
 }
 
-async function requestOwnDevice(gpu: GPU | undefined): Promise<{ device: GPUDevice; adapterName: string }> {
+function describeAdapter(info: GPUAdapterInfo | undefined): { adapterName: string; software: boolean } {
+  if (!info) return { adapterName: 'unknown adapter', software: false };
+  const { vendor, architecture, device } = info;
+  return {
+    adapterName: [vendor, architecture, device].filter(Boolean).join(' / ') || 'unnamed adapter',
+    software: info.isFallbackAdapter || architecture === 'swiftshader',
+  };
+}
+
+async function requestOwnDevice(gpu: GPU | undefined): Promise<{ device: GPUDevice; adapterName: string; software: boolean }> {
   if (!gpu) throw new WebGpuUnavailableError('WebGPU is unavailable: this environment has no navigator.gpu');
   const adapter = await gpu.requestAdapter({ powerPreference: 'high-performance' });
   if (!adapter) throw new WebGpuUnavailableError('WebGPU is unavailable: no adapter was granted');
@@ -38,8 +49,7 @@ async function requestOwnDevice(gpu: GPU | undefined): Promise<{ device: GPUDevi
   for (const name of REQUESTED_LIMITS) requiredLimits[name] = adapter.limits[name];
   const requiredFeatures = OPTIONAL_FEATURES.filter((feature) => adapter.features.has(feature));
   const device = await adapter.requestDevice({ requiredLimits, requiredFeatures });
-  const { vendor, architecture, device: deviceName } = adapter.info;
-  return { device, adapterName: [vendor, architecture, deviceName].filter(Boolean).join(' / ') || 'unnamed adapter' };
+  return { device, ...describeAdapter(adapter.info) };
 }
 
 export interface GpuDeviceManagerOptions {
@@ -67,10 +77,10 @@ export class GpuDeviceManager extends EventTarget {
 
   private async create(): Promise<GpuContext> {
     const shared = this.options.sharedDevice;
-    const { device, adapterName } = shared
-      ? { device: shared, adapterName: 'shared device' }
+    const { device, adapterName, software } = shared
+      ? { device: shared, ...describeAdapter(shared.adapterInfo) }
       : await requestOwnDevice(this.options.gpu);
-    const context: GpuContext = { device, adapterName, pipelines: new Map() };
+    const context: GpuContext = { device, adapterName, software, pipelines: new Map() };
     void device.lost.then((info) => {
       if (this.current === null) return;
       this.current = null;

@@ -185,7 +185,7 @@ export class GpuVerifier {
     const context = await this.devices.context();
     const groups = new Map<number, number[]>();
     steps.forEach((step, index) => {
-      const size = workgroupSizeFor(step.V);
+      const size = workgroupSizeFor(context, step.V);
       groups.set(size, [...(groups.get(size) ?? []), index]);
     });
     const work = new GpuWork(context, 'verify');

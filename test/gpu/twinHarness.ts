@@ -23,10 +23,22 @@ export interface TwinCase {
   reference: VerifyProblem;
 }
 
+/** Mulberry32 seeded from the Philox stream: test logits need volume more than Philox's quality. */
+function fastUniforms(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = Math.imul(state ^ (state >>> 15), state | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
 function logitsRow(rng: Rng, V: number, anchor: Float32Array | null): Float32Array {
+  const uniform = fastUniforms(rng.nextUint32());
   // Draft logits lean on the target's so that acceptance is neither certain nor hopeless.
   return Float32Array.from({ length: V }, (_, x) => {
-    const noise = (rng.uniform() - 0.5) * 6;
+    const noise = (uniform() - 0.5) * 6;
     return anchor ? 0.6 * (anchor[x] as number) + 0.4 * noise : noise;
   });
 }
@@ -56,7 +68,8 @@ export function randomTwinCase(
         let mask: Int32Array | null = null;
         if (masked) {
           mask = new Int32Array(W);
-          for (let x = 0; x < V; x++) if (rng.uniform() < 0.7) mask[x >> 5] = (mask[x >> 5] as number) | (1 << (x & 31));
+          const uniform = fastUniforms(rng.nextUint32());
+          for (let x = 0; x < V; x++) if (uniform() < 0.7) mask[x >> 5] = (mask[x >> 5] as number) | (1 << (x & 31));
           mask[0] = (mask[0] as number) | 1;
         }
         rows = { target, draft: logitsRow(rng, V, target), mask };
@@ -133,8 +146,9 @@ export function uploadCases(context: GpuContext, cases: readonly TwinCase[]): { 
  * The CPU reference in f32 mode on the same Philox words, and the smallest margin of any of its choices:
  * |u − p| for a Bernoulli, the distance from u·Σw to the nearest bucket edge (over Σw) for a draw.
  */
-export function cpuReference(c: TwinCase): { outcome: VerifyOutcome; margin: number } {
-  const source = rngSource(createRng(c.seed, c.stream, c.firstWord), 'f32');
+export function cpuReference(c: TwinCase): { outcome: VerifyOutcome; margin: number; wordsUsed: number } {
+  const rng = createRng(c.seed, c.stream, c.firstWord);
+  const source = rngSource(rng, 'f32');
   let margin = Infinity;
   const replay = createRng(c.seed, c.stream, c.firstWord);
   const watching: RandomSource = {
@@ -158,5 +172,6 @@ export function cpuReference(c: TwinCase): { outcome: VerifyOutcome; margin: num
       return chosen;
     },
   };
-  return { outcome: VERIFIERS[c.method](denseView(c.reference), watching), margin };
+  const outcome = VERIFIERS[c.method](denseView(c.reference), watching);
+  return { outcome, margin, wordsUsed: rng.position - c.firstWord };
 }

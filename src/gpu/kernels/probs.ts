@@ -94,5 +94,5 @@ export function encodeProbs(work: GpuWork, inputs: ProbsInputs): void {
   const rows = work.upload('probs rows', rowTable(inputs.rows));
   const masks = inputs.masks ?? work.storage('no masks', 4);
   const widest = inputs.rows.reduce((most, row) => Math.max(most, row.vocab), 1);
-  work.dispatch(probsProgram, [rows, inputs.logits, masks, inputs.probs, inputs.status], inputs.rows.length, workgroupSizeFor(widest));
+  work.dispatch(probsProgram, [rows, inputs.logits, masks, inputs.probs, inputs.status], inputs.rows.length, workgroupSizeFor(work.context, widest));
 }
