@@ -22,12 +22,15 @@ const REQUESTED_LIMITS = [
   'maxComputeInvocationsPerWorkgroup',
   'maxComputeWorkgroupStorageSize',
 ] as const;
+type LimitName = (typeof REQUESTED_LIMITS)[number];
 
 export interface GpuContext {
   readonly device: GPUDevice;
   readonly adapterName: string;
   /** A CPU implementation of WebGPU (SwiftShader, or any fallback adapter). */
   readonly software: boolean;
+  /** The limits kernels size themselves by: the device's, lowered by any caps given to the manager. */
+  readonly limits: Readonly<Record<LimitName, number>>;
   /** Compiled pipelines by kernel name, so each is built once per device. */
   readonly pipelines: Map<string, GPUComputePipeline>;
 }
@@ -57,6 +60,11 @@ export interface GpuDeviceManagerOptions {
   gpu?: GPU;
   /** A device to share instead of creating one (for example onnxruntime-web's `env.webgpu.device`). */
   sharedDevice?: GPUDevice;
+  /**
+   * Caps below the device's limits (WebGPU raises requests below its defaults back up to them): to leave
+   * room for other work, or to rehearse a smaller device.
+   */
+  limits?: Partial<Record<LimitName, number>>;
 }
 
 export class GpuDeviceManager extends EventTarget {
@@ -80,7 +88,11 @@ export class GpuDeviceManager extends EventTarget {
     const { device, adapterName, software } = shared
       ? { device: shared, ...describeAdapter(shared.adapterInfo) }
       : await requestOwnDevice(this.options.gpu);
-    const context: GpuContext = { device, adapterName, software, pipelines: new Map() };
+    const caps = this.options.limits ?? {};
+    const limits = Object.fromEntries(
+      REQUESTED_LIMITS.map((name) => [name, Math.min(device.limits[name], caps[name] ?? Infinity)]),
+    ) as Record<LimitName, number>;
+    const context: GpuContext = { device, adapterName, software, limits, pipelines: new Map() };
     void device.lost.then((info) => {
       if (this.current === null) return;
       this.current = null;

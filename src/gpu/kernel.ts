@@ -54,7 +54,7 @@ export function pipelineFor(context: GpuContext, program: KernelProgram, workgro
 
 /** Checks a binding against maxStorageBufferBindingSize, naming the limit and the sizes. */
 export function checkBindingSize(context: GpuContext, kernel: string, what: string, bytes: number): void {
-  const limit = context.device.limits.maxStorageBufferBindingSize;
+  const limit = context.limits.maxStorageBufferBindingSize;
   if (bytes > limit) {
     throw new GpuInputError(
       `${kernel}: ${what} needs ${bytes} bytes, above this device's maxStorageBufferBindingSize of ${limit} bytes`,
@@ -64,7 +64,7 @@ export function checkBindingSize(context: GpuContext, kernel: string, what: stri
 
 /** Checks a dispatch against maxComputeWorkgroupsPerDimension, naming the limit and the sizes. */
 export function checkDispatch(context: GpuContext, kernel: string, what: string, workgroups: number): void {
-  const limit = context.device.limits.maxComputeWorkgroupsPerDimension;
+  const limit = context.limits.maxComputeWorkgroupsPerDimension;
   if (workgroups > limit) {
     throw new GpuInputError(
       `${kernel}: ${what} needs ${workgroups} workgroups, above this device's maxComputeWorkgroupsPerDimension of ${limit}`,

@@ -5,13 +5,12 @@ import { createRng, type Rng } from '../../../src/core/rng';
 import { denseView, verify, VERIFIER_IDS, type VerifyOutcome, type VerifyProblem } from '../../../src/core/verify';
 import { greedyBlock } from '../../../src/core/verify/gbv';
 import { emittedTokens } from '../../../src/core/verify/view';
+import { twoTokenTv } from '../../support/twoTokenLaw';
 
 const V = 16;
 const L = 4;
 const K = 3;
 const STEPS = 100_000;
-/** Probability that a correct verifier fails the bound below. */
-const FALSE_ALARM = 1e-6;
 
 type Step = (problem: VerifyProblem, rng: Rng) => VerifyOutcome;
 
@@ -30,20 +29,7 @@ function firstTwoTokensTv(pair: ModelPair, step: Step, seed: number): { tv: numb
     const [first, second] = decode(pair, step, rng, 2) as [number, number];
     counts[first * V + second] = (counts[first * V + second] as number) + 1;
   }
-  const root = pair.target([]);
-  let tv = 0;
-  let expectedDeviation = 0;
-  for (let first = 0; first < V; first++) {
-    const next = pair.target([first]);
-    for (let second = 0; second < V; second++) {
-      const p = (root[first] as number) * (next[second] as number);
-      tv += Math.abs((counts[first * V + second] as number) / STEPS - p) / 2;
-      expectedDeviation += Math.sqrt((p * (1 - p)) / STEPS) / 2;
-    }
-  }
-  // E[TV] ≤ ½Σ sqrt(p(1−p)/n) (Jensen), and TV moves by at most 1/n per sample, so by McDiarmid
-  // P(TV ≥ E[TV] + ε) ≤ exp(−2nε²).
-  return { tv, bound: expectedDeviation + Math.sqrt(Math.log(1 / FALSE_ALARM) / (2 * STEPS)) };
+  return twoTokenTv(pair, counts, STEPS);
 }
 
 const pair = syntheticPair({ V, seed: 11, temperature: 1, closeness: 0.5, logitScale: 1.5 });

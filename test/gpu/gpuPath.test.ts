@@ -1,0 +1,153 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sampleProblem, syntheticPair, type ModelPair } from '../../src/core/modelPair';
+import { createRng } from '../../src/core/rng';
+import { METHOD_IDS, type MethodId, type VerifyProblem } from '../../src/core/verify';
+import { GpuDeviceLostError, GpuDeviceManager, WebGpuUnavailableError } from '../../src/gpu/device';
+import { GpuVerifier } from '../../src/gpu/verifier';
+import { nodeDeviceManager, nodeGpu } from '../support/gpu';
+import { twoTokenTv } from '../support/twoTokenLaw';
+import { uploadCases, type TwinCase } from './twinHarness';
+
+const V = 16;
+const L = 4;
+const K = 3;
+/** SpecTr-GBV, the mission's method, gets spec §5's 10^5 samples; the others 2·10^4 to keep CI short. */
+const mcSamples = (method: MethodId) => (method === 'spectr-gbv' ? 100_000 : 20_000);
+const BATCH = 2000;
+
+/** A dense problem as a GPU case: logits log p give back p under softmax at temperature 1. */
+function asCase(method: MethodId, problem: VerifyProblem, stream: number): TwinCase {
+  const logits = (probs: Float64Array) => Float32Array.from(probs, Math.log);
+  return {
+    method,
+    K: problem.K,
+    L: problem.L,
+    V: problem.V,
+    drafts: problem.drafts,
+    targetLogits: logits(problem.targetProbs),
+    draftLogits: logits(problem.draftProbs),
+    targetMasks: null,
+    sampling: { temperature: 1 },
+    seed: 99,
+    stream,
+    firstWord: 0,
+    reference: problem,
+  };
+}
+
+describe('the GPU path (Node, Dawn on SwiftShader)', () => {
+  let manager: GpuDeviceManager;
+  let verifier: GpuVerifier;
+  beforeAll(() => {
+    manager = nodeDeviceManager();
+    verifier = new GpuVerifier(manager);
+  });
+  afterAll(() => manager.dispose());
+
+  /** Verifies a batch of (context, problem) pairs on the GPU; returns the emitted tokens of each. */
+  async function emitOnGpu(method: MethodId, problems: VerifyProblem[], firstStream: number): Promise<Int32Array[]> {
+    const context = await manager.context();
+    const { steps, release } = uploadCases(context, problems.map((problem, i) => asCase(method, problem, firstStream + i)));
+    const outcomes = await verifier.verifyBatch(steps);
+    release();
+    return outcomes.map((outcome) => outcome.tokens);
+  }
+
+  const pair = syntheticPair({ V, seed: 11, temperature: 1, closeness: 0.5, logitScale: 1.5 });
+
+  it.each(METHOD_IDS)(`%s: Monte Carlo losslessness, V=${V} L=${L} K=${K}`, async (method) => {
+    const MC_SAMPLES = mcSamples(method);
+    const rng = createRng(7);
+    const counts = new Float64Array(V * V);
+    for (let done = 0; done < MC_SAMPLES; done += BATCH) {
+      const size = Math.min(BATCH, MC_SAMPLES - done);
+      const first = await emitOnGpu(method, Array.from({ length: size }, () => sampleProblem(pair, [], K, L, rng)), 2 * done);
+      // Samples that emitted one token need a second step, after that token.
+      const short = first.map((tokens, i) => (tokens.length < 2 ? i : -1)).filter((i) => i >= 0);
+      const second = await emitOnGpu(
+        method,
+        short.map((i) => sampleProblem(pair, [(first[i] as Int32Array)[0] as number], K, L, rng)),
+        2 * done + size,
+      );
+      short.forEach((i, j) => ((first[i] as Int32Array) = Int32Array.of((first[i] as Int32Array)[0] as number, (second[j] as Int32Array)[0] as number)));
+      for (const tokens of first) {
+        const cell = (tokens[0] as number) * V + (tokens[1] as number);
+        counts[cell] = (counts[cell] as number) + 1;
+      }
+    }
+    const { tv, bound } = twoTokenTv(pair, counts, MC_SAMPLES);
+    console.info(`${method} on the GPU: ${MC_SAMPLES} samples, TV ${tv.toFixed(4)} against a bound of ${bound.toFixed(4)}`);
+    expect(tv).toBeLessThanOrEqual(bound);
+  });
+
+  it.each(METHOD_IDS)('%s: temperature 0 equals greedy decoding token for token', async (method) => {
+    const target = syntheticPair({ V, seed: 5, temperature: 0, closeness: 0.7 });
+    const drafter = syntheticPair({ V, seed: 5, temperature: 1, closeness: 0.7 });
+    const greedy: ModelPair = { V, target: (p) => target.target(p), draft: (p) => drafter.draft(p) };
+    const rng = createRng(3);
+    const decoded: number[] = [];
+    let stream = 0;
+    while (decoded.length < 30) decoded.push(...((await emitOnGpu(method, [sampleProblem(greedy, decoded, K, L, rng)], stream++))[0] as Int32Array));
+    const expected: number[] = [];
+    while (expected.length < 30) expected.push(greedy.target(expected).indexOf(1));
+    expect(decoded.slice(0, 30)).toEqual(expected);
+  });
+});
+
+describe('GPU failures are loud and typed', () => {
+  it('no navigator.gpu, or no adapter, is a typed WebGpuUnavailableError', async () => {
+    await expect(new GpuDeviceManager({}).context()).rejects.toBeInstanceOf(WebGpuUnavailableError);
+    const noAdapter = { requestAdapter: () => Promise.resolve(null) } as unknown as GPU;
+    await expect(new GpuDeviceManager({ gpu: noAdapter }).context()).rejects.toThrow(/no adapter was granted/);
+  });
+
+  it('a lost device raises an error event, and the next call creates a new device', async () => {
+    const manager = new GpuDeviceManager({ gpu: nodeGpu() });
+    const first = await manager.context();
+    const lost = new Promise<Event>((resolve) => manager.addEventListener('error', resolve, { once: true }));
+    first.device.destroy();
+    const event = (await lost) as CustomEvent<Error>;
+    expect(event.detail).toBeInstanceOf(GpuDeviceLostError);
+    expect(event.detail.message).toMatch(/destroyed/);
+    const second = await manager.context();
+    expect(second.device).not.toBe(first.device);
+    const problem = sampleProblem(syntheticPair({ V, seed: 1, temperature: 1, closeness: 0.5 }), [], 1, 2, createRng(1));
+    const { steps, release } = uploadCases(second, [asCase('gbv', problem, 0)]);
+    const [outcome] = await new GpuVerifier(manager).verifyBatch(steps);
+    release();
+    expect(outcome?.tokens.length).toBeGreaterThan(0);
+    await manager.dispose();
+  });
+
+  it('a problem past maxStorageBufferBindingSize names the limit and the sizes', async () => {
+    const manager = new GpuDeviceManager({ gpu: nodeGpu(), limits: { maxStorageBufferBindingSize: 1 << 20 } });
+    const context = await manager.context();
+    // K=8, L=8, V=4096: 136 rows of 16 KiB each, 2.1 MiB of logits against a 1 MiB binding limit.
+    const buffer = context.device.createBuffer({ size: 8 * 17 * 4096 * 4, usage: 0x80 | 0x4 | 0x8 });
+    const step = {
+      method: 'spectr-gbv' as const,
+      K: 8,
+      L: 8,
+      V: 4096,
+      drafts: new Int32Array(64),
+      targetLogits: { buffer, offset: 0 },
+      draftLogits: { buffer, offset: 0 },
+      targetMasks: null,
+      draftMasks: null,
+      targetSampling: { temperature: 1 },
+      draftSampling: { temperature: 1 },
+      seed: 1,
+      stream: 0,
+      firstWord: 0,
+    };
+    await expect(new GpuVerifier(manager).verify(step)).rejects.toThrow(
+      /probs: 136 rows of logits \(557056 floats\) needs 2228224 bytes, above this device's maxStorageBufferBindingSize of 1048576 bytes/,
+    );
+    await expect(new GpuVerifier(manager).verify({ ...step, K: 17 })).rejects.toThrow(/K must be an integer in 1\.\.16, got 17/);
+    await expect(new GpuVerifier(manager).verify({ ...step, draftLogits: { buffer, offset: 8 * 17 * 4096 } })).rejects.toThrow(
+      /draftLogits needs elements \[557056, 819200\) but its buffer holds 557056/,
+    );
+    buffer.destroy();
+    await manager.dispose();
+  });
+});
