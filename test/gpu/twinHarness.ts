@@ -4,7 +4,7 @@ import { drawCategorical, logitsToProbs, maskWordCount, type SamplingParams } fr
 import { VERIFIERS, denseView, validateProblem, type VerifierId, type VerifyOutcome, type VerifyProblem } from '../../src/core/verify';
 import type { GpuContext } from '../../src/gpu/device';
 import { USAGE } from '../../src/gpu/kernel';
-import type { GpuVerifyStep } from '../../src/gpu/verifier';
+import type { GpuVerifier, GpuVerifyOutcome, GpuVerifyStep } from '../../src/gpu/verifier';
 
 /** A random verification problem as logits, with the CPU reference problem built from the same f32 logits. */
 export interface TwinCase {
@@ -174,4 +174,64 @@ export function cpuReference(c: TwinCase): { outcome: VerifyOutcome; margin: num
   };
   const outcome = VERIFIERS[c.method](denseView(c.reference), watching);
   return { outcome, margin, wordsUsed: rng.position - c.firstWord };
+}
+
+/** A decision whose uniform lies this close to its threshold may go either way between f32 and f64. */
+export const TIE_EPSILON = 1e-5;
+const TEMPERATURES = [0, 0.3, 1, 1.5];
+const BATCH = 500;
+
+function sampleCase(rng: Rng, method: VerifierId): TwinCase {
+  // V log-uniform in 8..4096, so that small and large vocabularies both appear.
+  const V = Math.round(8 * 512 ** rng.uniform());
+  const K = 1 + Math.floor(rng.uniform() * 8);
+  const L = 1 + Math.floor(rng.uniform() * 8);
+  const temperature = TEMPERATURES[Math.floor(rng.uniform() * TEMPERATURES.length)] as number;
+  // top-k and top-p are held to the CPU by the probs kernel's own test; here every row is plain softmax.
+  return randomTwinCase(rng, method, { V, K, L, sampling: { temperature }, masked: rng.uniform() < 0.5 });
+}
+
+const describeOutcome = (outcome: VerifyOutcome, words: number) =>
+  `draft ${outcome.draft} accepted ${outcome.accepted} tokens [${outcome.tokens.join(',')}] words ${words}`;
+
+/**
+ * Runs `count` seeded random problems (V 8..4096, K and L 1..8, T ∈ {0, 0.3, 1, 1.5}, masks on and off)
+ * through the GPU verifier and the CPU reference in f32 mode, and sorts every disagreement into a tie
+ * (some choice of the CPU run lay within TIE_EPSILON of its threshold) or an unexplained mismatch.
+ */
+export async function compareWithCpu(
+  context: GpuContext,
+  verifier: GpuVerifier,
+  method: VerifierId,
+  count: number,
+  seed: number,
+): Promise<{ ties: number; unexplained: string[] }> {
+  const rng = createRng(seed);
+  const nextBatch = (done: number) => Array.from({ length: Math.min(BATCH, count - done) }, () => sampleCase(rng, method));
+  let ties = 0;
+  const unexplained: string[] = [];
+  let cases = nextBatch(0);
+  for (let done = 0; done < count; done += BATCH) {
+    const { steps, release } = uploadCases(context, cases);
+    const pending = verifier.verifyBatch(steps);
+    const following = done + BATCH < count ? nextBatch(done + BATCH) : [];
+    const outcomes = await pending;
+    release();
+    cases.forEach((c, i) => {
+      const gpu = outcomes[i] as GpuVerifyOutcome;
+      const { outcome: cpu, margin, wordsUsed } = cpuReference(c);
+      const same =
+        gpu.draft === cpu.draft && gpu.accepted === cpu.accepted && gpu.tokens.join() === cpu.tokens.join() && gpu.wordsUsed === wordsUsed;
+      if (same) return;
+      if (margin < TIE_EPSILON) ties++;
+      else {
+        unexplained.push(
+          `V=${c.V} K=${c.K} L=${c.L} T=${c.sampling.temperature} seed=${c.seed}: ` +
+            `gpu ${describeOutcome(gpu, gpu.wordsUsed)}, cpu ${describeOutcome(cpu, wordsUsed)}, margin ${margin}`,
+        );
+      }
+    });
+    cases = following;
+  }
+  return { ties, unexplained };
 }
