@@ -10,8 +10,10 @@
 // bracket no further (about 2^-24 relative; the CPU goes to 1e-15). A decision where the uniform lies
 // within ε of its threshold may differ from the f64 CPU reference: a tie, counted by the twin test.
 //
-// Outcome record (u32 words at out_offset): status, draft, accepted, words consumed, then the accepted
-// tokens and the final (correction or bonus) token. Status: 0 ok, 1 a probability row failed in the probs
+// Outcome record (u32 words at out_offset): status, draft, accepted, words consumed, the accepted tokens
+// and the final (correction or bonus) token, then the block trace (GBV and SpecTr-GBV, for the step
+// inspector): the block start, and for block positions i = 0..L the f32 bits of w_i, Z_i and h_i (NaN where
+// not computed), as BlockTrace in src/core/verify/types.ts. Status: 0 ok, 1 a probability row failed in the probs
 // kernel, 2 a drafted token lies outside the vocabulary or has draft probability 0.
 
 const METHOD_TOKENWISE: u32 = 0u;
@@ -53,6 +55,16 @@ struct Block {
   residual: RowExpr,
   fallback: u32,
 }
+
+const NAN_BITS: u32 = 0x7fc00000u;
+
+// The last GBV block's scalars as f32 bits (WGSL may not carry a NaN value, but can carry its bits); every
+// invocation holds the same values, and invocation 0 writes them out.
+var<private> trace_start: u32;
+var<private> trace_weights: array<u32, 17>;
+var<private> trace_masses: array<u32, 17>;
+var<private> trace_stops: array<u32, 17>;
+var<private> trace_recorded: bool;
 
 @group(0) @binding(0) var<storage, read> problems: array<Problem>;
 @group(0) @binding(1) var<storage, read> probs: array<f32>;
@@ -122,6 +134,14 @@ fn gbv_block(pr: Problem, word: ptr<function, u32>, k: u32, start: u32, has_root
     }
     log_weights[i] = capped_log_weight(log_weights[i - 1u], target_at, probs[draft_row(pr, k, start + i - 1u) + x]);
   }
+  trace_recorded = true;
+  trace_start = start;
+  for (var i = 0u; i <= MAX_DRAFT_LENGTH; i++) {
+    trace_weights[i] = select(NAN_BITS, bitcast<u32>(weight_from_log(log_weights[min(i, n)])), i <= n);
+    trace_masses[i] = NAN_BITS;
+    trace_stops[i] = NAN_BITS;
+  }
+  trace_stops[n] = bitcast<u32>(weight_from_log(log_weights[n]));
   if (bernoulli(pr, word, weight_from_log(log_weights[n]))) {
     return Block(n, row_expr(0u), 0u);
   }
@@ -131,7 +151,10 @@ fn gbv_block(pr: Problem, word: ptr<function, u32>, k: u32, start: u32, has_root
     let residual = residual_expr(target_at, draft_row(pr, k, start + i), w);
     let mass = expr_mass(residual, pr.vocab);
     let denominator = mass + (1.0 - w);
-    if (bernoulli(pr, word, select(mass / denominator, 1.0, denominator == 0.0))) {
+    let stop = select(mass / denominator, 1.0, denominator == 0.0);
+    trace_masses[i] = bitcast<u32>(mass);
+    trace_stops[i] = bitcast<u32>(stop);
+    if (bernoulli(pr, word, stop)) {
       return Block(i, residual, target_at);
     }
   }
@@ -313,6 +336,7 @@ fn main(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_i
   let pr = problems[workgroup.x];
   scratch_base = pr.scratch_offset;
   let status = check_problem(pr);
+  trace_recorded = false;
   var word = 0u;
   var decision = Decision(0u, 0u, 0u);
   if (status == 0u) {
@@ -344,5 +368,12 @@ fn main(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_i
       outcomes[out + 4u + j] = token(pr, decision.draft, j);
     }
     outcomes[out + 4u + decision.accepted] = decision.final_token;
+    let trace = out + 5u + pr.draft_length;
+    outcomes[trace] = select(NO_INDEX, trace_start, trace_recorded);
+    for (var i = 0u; i <= pr.draft_length; i++) {
+      outcomes[trace + 1u + 3u * i] = select(NAN_BITS, trace_weights[i], trace_recorded);
+      outcomes[trace + 2u + 3u * i] = select(NAN_BITS, trace_masses[i], trace_recorded);
+      outcomes[trace + 3u + 3u * i] = select(NAN_BITS, trace_stops[i], trace_recorded);
+    }
   }
 }

@@ -28,7 +28,10 @@ const METHOD_CODES: Readonly<Record<VerifierId, number>> = {
   'recursive-rejection': 4,
 };
 const PROBLEM_WORDS = 16;
+const NO_INDEX = 0xffffffff;
 const OUTCOME_HEADER_WORDS = 4;
+/** Header, the emitted tokens (at most L + 1), then the block trace: its start and (w, Z, h) for i = 0..L. */
+export const outcomeWords = (L: number) => OUTCOME_HEADER_WORDS + (L + 1) + 1 + 3 * (L + 1);
 const OUTCOME_STATUS = ['ok', 'a probability row failed', 'a drafted token could not have been sampled'] as const;
 
 /** A region of a GPU buffer, in 4-byte elements. */
@@ -161,7 +164,7 @@ function layOut(steps: readonly GpuVerifyStep[]): Layout {
     draftsAt += step.drafts.length;
     layout.scratchFloats += V;
     layout.outcomeOffsets.push(outcomeOffset);
-    layout.outcomeWords += OUTCOME_HEADER_WORDS + L + 1;
+    layout.outcomeWords += outcomeWords(L);
   });
   return layout;
 }
@@ -236,12 +239,21 @@ function readOutcome(words: Uint32Array, at: number, step: GpuVerifyStep, index:
     throw new GpuInputError(`verify step ${index}: ${OUTCOME_STATUS[status] ?? `status ${status}`} (${describeRows(step)})`);
   }
   const accepted = words[at + 2] as number;
-  return {
+  const outcome: GpuVerifyOutcome = {
     draft: words[at + 1] as number,
     accepted,
     wordsUsed: words[at + 3] as number,
     tokens: Int32Array.from(words.subarray(at + OUTCOME_HEADER_WORDS, at + OUTCOME_HEADER_WORDS + accepted + 1)),
   };
+  const traceAt = at + OUTCOME_HEADER_WORDS + step.L + 1;
+  const start = words[traceAt] as number;
+  if (start !== NO_INDEX) {
+    const n = step.L - start;
+    const scalars = new Float32Array(words.buffer, words.byteOffset + (traceAt + 1) * 4, 3 * (step.L + 1));
+    const pick = (offset: number) => Float64Array.from({ length: n + 1 }, (_, i) => scalars[3 * i + offset] as number);
+    outcome.trace = { start, weights: pick(0), masses: pick(1), stops: pick(2) };
+  }
+  return outcome;
 }
 
 function describeRows(step: GpuVerifyStep): string {

@@ -10,7 +10,7 @@ import { drawCategorical, logitsToProbs } from '../../src/core/sampling';
 import { METHOD_IDS, verify, type VerifyProblem } from '../../src/core/verify';
 import type { GpuDeviceManager } from '../../src/gpu/device';
 import { USAGE } from '../../src/gpu/kernel';
-import { GpuVerifier } from '../../src/gpu/verifier';
+import { GpuVerifier, outcomeWords } from '../../src/gpu/verifier';
 import { formatRow, type BenchConfig, type BenchRow } from './format';
 
 export type { BenchConfig, BenchRow } from './format';
@@ -106,7 +106,7 @@ export async function runVerifyBench(
         gpuMs,
         cpuMs,
         gpuOverCpu: gpuMs / cpuMs,
-        gpuBytesReadBack: (4 + L + 1) * 4,
+        gpuBytesReadBack: outcomeWords(L) * 4,
         logitBytes: K * (2 * L + 1) * V * 4,
       };
       rows.push(row);

@@ -1,10 +1,11 @@
 import type { RandomSource } from '../random';
 import { drawResidual, emittedTokens, sumOf, type DraftBlockView } from './view';
-import type { VerifyOutcome } from './types';
+import type { BlockTrace, VerifyOutcome } from './types';
 
 export interface BlockDecision {
   /** Accepted tokens of the block, 0..n. */
   tau: number;
+  trace: BlockTrace;
   /** Unnormalised residual R_tau when tau < n, else null (the caller draws the bonus). */
   residual: Float64Array | null;
   /** Target row at block position tau, (root-aware): the fallback for an empty residual. */
@@ -29,6 +30,7 @@ export function greedyBlock(
   const targetAt = (i: number): Float64Array => (i === 0 && rootTarget ? rootTarget : view.targetRow(k, start + i));
   const weights = new Float64Array(n + 1);
   weights[0] = 1;
+  const trace: BlockTrace = { start, weights, masses: new Float64Array(n + 1).fill(NaN), stops: new Float64Array(n + 1).fill(NaN) };
   for (let i = 1; i <= n; i++) {
     const token = view.token(k, start + i - 1);
     const ratio = (targetAt(i - 1)[token] as number) / (view.draftRow(k, start + i - 1)[token] as number);
@@ -43,17 +45,19 @@ export function greedyBlock(
     return residual;
   };
 
-  if (source.bernoulli(weights[n] as number)) return { tau: n, residual: null, residualFallback: null };
+  trace.stops[n] = weights[n] as number;
+  if (source.bernoulli(weights[n] as number)) return { tau: n, trace, residual: null, residualFallback: null };
   for (let i = n - 1; i >= 1; i--) {
     const residual = residualAt(i);
     const mass = sumOf(residual);
     // 1 − w first: (mass + 1) − w can round below mass and push h above 1.
     const denominator = mass + (1 - (weights[i] as number));
-    if (source.bernoulli(denominator === 0 ? 1 : mass / denominator)) {
-      return { tau: i, residual, residualFallback: targetAt(i) };
-    }
+    const stop = denominator === 0 ? 1 : mass / denominator;
+    trace.masses[i] = mass;
+    trace.stops[i] = stop;
+    if (source.bernoulli(stop)) return { tau: i, trace, residual, residualFallback: targetAt(i) };
   }
-  return { tau: 0, residual: residualAt(0), residualFallback: targetAt(0) };
+  return { tau: 0, trace, residual: residualAt(0), residualFallback: targetAt(0) };
 }
 
 /** Draws the correction token of a block decision that stopped short (tau < n). */
@@ -67,5 +71,5 @@ export function verifyGbv(view: DraftBlockView, source: RandomSource): VerifyOut
   const decision = greedyBlock(view, 0, 0, null, source);
   const finalToken =
     decision.tau === view.L ? source.categorical(view.targetRow(0, view.L)) : drawBlockCorrection(decision, source);
-  return { draft: 0, accepted: decision.tau, tokens: emittedTokens(view, 0, decision.tau, finalToken) };
+  return { draft: 0, accepted: decision.tau, tokens: emittedTokens(view, 0, decision.tau, finalToken), trace: decision.trace };
 }

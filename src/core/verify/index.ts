@@ -7,7 +7,7 @@ import { verifyTokenwise } from './tokenwise';
 import type { DraftBlockView } from './view';
 import type { MethodId, VerifierId, VerifyOutcome, VerifyProblem } from './types';
 
-export type { MethodId, VerifierId, VerifyOutcome, VerifyProblem } from './types';
+export type { BlockTrace, MethodId, VerifierId, VerifyOutcome, VerifyProblem } from './types';
 export type { DraftBlockView } from './view';
 
 export const METHOD_IDS: readonly MethodId[] = ['tokenwise', 'gbv', 'spectr', 'spectr-gbv'];

@@ -1,7 +1,7 @@
 import type { RandomSource } from '../random';
 import { greedyBlock } from './gbv';
 import { emittedTokens, sumOf, type DraftBlockView } from './view';
-import type { VerifyOutcome } from './types';
+import type { BlockTrace, VerifyOutcome } from './types';
 
 /** Whether d_k[0..length) equals d_other[0..length); reads only that prefix of d_k. */
 function sharesPrefix(view: DraftBlockView, k: number, other: number, length: number): boolean {
@@ -20,22 +20,24 @@ export function verifySpectrGbv(view: DraftBlockView, source: RandomSource): Ver
   let accepted = 0;
   let current = 0;
   let rootResidual: Float64Array | null = null;
+  let lastTrace: BlockTrace | undefined;
   for (;;) {
     let next = -1;
     for (let k = 0; k < view.K && next < 0; k++) {
       if (!used[k] && (accepted === 0 || sharesPrefix(view, k, current, accepted))) next = k;
     }
     if (next < 0) {
-      if (!rootResidual) throw new Error('recursive GBV ran out of drafts before verifying one');
+      if (!rootResidual || !lastTrace) throw new Error('recursive GBV ran out of drafts before verifying one');
       const correction = source.categorical(rootResidual);
-      return { draft: current, accepted, tokens: emittedTokens(view, current, accepted, correction) };
+      return { draft: current, accepted, tokens: emittedTokens(view, current, accepted, correction), trace: lastTrace };
     }
     used[next] = 1;
     const decision = greedyBlock(view, next, accepted, rootResidual, source);
     if (accepted + decision.tau === view.L) {
       const bonus = source.categorical(view.targetRow(next, view.L));
-      return { draft: next, accepted: view.L, tokens: emittedTokens(view, next, view.L, bonus) };
+      return { draft: next, accepted: view.L, tokens: emittedTokens(view, next, view.L, bonus), trace: decision.trace };
     }
+    lastTrace = decision.trace;
     current = next;
     accepted += decision.tau;
     rootResidual = normalisedResidual(decision.residual, decision.residualFallback);
