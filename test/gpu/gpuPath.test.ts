@@ -151,3 +151,26 @@ describe('GPU failures are loud and typed', () => {
     await manager.dispose();
   });
 });
+
+describe('a shared device (as onnxruntime-web lends its own)', () => {
+  it('verifies on the shared device and leaves it alive on dispose', async () => {
+    const adapter = await nodeGpu().requestAdapter();
+    if (!adapter) throw new Error('no adapter for the shared-device test');
+    const device = await adapter.requestDevice();
+    const manager = new GpuDeviceManager({ sharedDevice: device });
+    const context = await manager.context();
+    expect(context.device).toBe(device);
+    expect(context.software).toBe(true);
+    const problem = sampleProblem(syntheticPair({ V, seed: 2, temperature: 1, closeness: 0.5 }), [], 2, 3, createRng(2));
+    const { steps, release } = uploadCases(context, [asCase('spectr-gbv', problem, 0)]);
+    const [outcome] = await new GpuVerifier(manager).verifyBatch(steps);
+    release();
+    expect(outcome?.tokens.length).toBe((outcome?.accepted ?? -1) + 1);
+    await manager.dispose();
+    // Still usable: a buffer can be created and written without a validation error.
+    device.pushErrorScope('validation');
+    device.queue.writeBuffer(device.createBuffer({ size: 4, usage: 0x8 | 0x80 }), 0, new Uint32Array(1));
+    await expect(device.popErrorScope()).resolves.toBeNull();
+    device.destroy();
+  });
+});

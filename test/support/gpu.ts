@@ -1,10 +1,17 @@
 import { create } from 'webgpu';
 import { GpuDeviceManager } from '../../src/gpu/device';
 
-/** Dawn's GPU for Node; the test config points Vulkan at Chromium's SwiftShader (VK_ICD_FILENAMES). */
+let instance: GPU | undefined;
+
+/**
+ * Dawn's GPU for Node; the test config points Vulkan at Chromium's SwiftShader (VK_ICD_FILENAMES). One
+ * instance per process, held for its whole life: a Dawn instance collected while its devices live crashes
+ * the process.
+ */
 export function nodeGpu(): GPU {
   if (!process.env.VK_ICD_FILENAMES) throw new Error('VK_ICD_FILENAMES is not set: the test config must point it at SwiftShader');
-  return create([]);
+  instance ??= create([]);
+  return instance;
 }
 
 export function nodeDeviceManager(): GpuDeviceManager {

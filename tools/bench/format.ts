@@ -18,18 +18,24 @@ export interface BenchRow extends BenchConfig {
   logitBytes: number;
 }
 
-export const TABLE_HEADER = 'V       K  L  method       GPU ms    CPU ms  GPU/CPU  readback B  logits B';
+const WIDTHS = [7, 2, 2, 11, 8, 9, 8, 11, 9];
+
+function line(cells: string[]): string {
+  return cells.map((cell, i) => (i === 0 || i === 3 ? cell.padEnd(WIDTHS[i] as number) : cell.padStart(WIDTHS[i] as number))).join('  ');
+}
+
+export const TABLE_HEADER = line(['V', 'K', 'L', 'method', 'GPU ms', 'CPU ms', 'GPU/CPU', 'readback B', 'logits B']);
 
 export function formatRow(row: BenchRow): string {
-  return [
-    String(row.V).padEnd(7),
-    String(row.K).padStart(2),
-    String(row.L).padStart(2),
-    row.method.padEnd(11),
-    row.gpuMs.toFixed(2).padStart(8),
-    row.cpuMs.toFixed(2).padStart(9),
-    row.gpuOverCpu.toFixed(3).padStart(8),
-    String(row.gpuBytesReadBack).padStart(11),
-    String(row.logitBytes).padStart(9),
-  ].join('  ');
+  return line([
+    String(row.V),
+    String(row.K),
+    String(row.L),
+    row.method,
+    row.gpuMs.toFixed(2),
+    row.cpuMs.toFixed(2),
+    row.gpuOverCpu.toFixed(3),
+    String(row.gpuBytesReadBack),
+    String(row.logitBytes),
+  ]);
 }
