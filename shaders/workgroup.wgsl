@@ -30,12 +30,30 @@ fn wg_sum_f32(value: f32) -> f32 {
   return workgroupUniformLoad(&wg_result_f32);
 }
 
-fn wg_sum_u32(value: u32) -> u32 {
+const REDUCE_SUM: u32 = 0u;
+const REDUCE_MIN: u32 = 1u;
+const REDUCE_MAX: u32 = 2u;
+
+fn combine_u32(a: u32, b: u32, op: u32) -> u32 {
+  switch (op) {
+    case REDUCE_MIN: {
+      return min(a, b);
+    }
+    case REDUCE_MAX: {
+      return max(a, b);
+    }
+    default: {
+      return a + b;
+    }
+  }
+}
+
+fn wg_reduce_u32(value: u32, op: u32) -> u32 {
   wg_u32[lid] = value;
   workgroupBarrier();
   for (var stride = WG / 2u; stride > 0u; stride = stride / 2u) {
     if (lid < stride) {
-      wg_u32[lid] = wg_u32[lid] + wg_u32[lid + stride];
+      wg_u32[lid] = combine_u32(wg_u32[lid], wg_u32[lid + stride], op);
     }
     workgroupBarrier();
   }
@@ -43,36 +61,18 @@ fn wg_sum_u32(value: u32) -> u32 {
     wg_result_u32 = wg_u32[0];
   }
   return workgroupUniformLoad(&wg_result_u32);
+}
+
+fn wg_sum_u32(value: u32) -> u32 {
+  return wg_reduce_u32(value, REDUCE_SUM);
 }
 
 fn wg_min_u32(value: u32) -> u32 {
-  wg_u32[lid] = value;
-  workgroupBarrier();
-  for (var stride = WG / 2u; stride > 0u; stride = stride / 2u) {
-    if (lid < stride) {
-      wg_u32[lid] = min(wg_u32[lid], wg_u32[lid + stride]);
-    }
-    workgroupBarrier();
-  }
-  if (lid == 0u) {
-    wg_result_u32 = wg_u32[0];
-  }
-  return workgroupUniformLoad(&wg_result_u32);
+  return wg_reduce_u32(value, REDUCE_MIN);
 }
 
 fn wg_max_u32(value: u32) -> u32 {
-  wg_u32[lid] = value;
-  workgroupBarrier();
-  for (var stride = WG / 2u; stride > 0u; stride = stride / 2u) {
-    if (lid < stride) {
-      wg_u32[lid] = max(wg_u32[lid], wg_u32[lid + stride]);
-    }
-    workgroupBarrier();
-  }
-  if (lid == 0u) {
-    wg_result_u32 = wg_u32[0];
-  }
-  return workgroupUniformLoad(&wg_result_u32);
+  return wg_reduce_u32(value, REDUCE_MAX);
 }
 
 /// Exclusive prefix sum of one value per invocation (Hillis–Steele), for inverse-CDF draws.

@@ -1,10 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { sampleProblem, syntheticPair, type ModelPair } from '../../src/core/modelPair';
 import { createRng } from '../../src/core/rng';
 import { METHOD_IDS, type MethodId, type VerifyProblem } from '../../src/core/verify';
 import { GpuDeviceLostError, GpuDeviceManager, WebGpuUnavailableError } from '../../src/gpu/device';
 import { GpuVerifier } from '../../src/gpu/verifier';
-import { nodeDeviceManager, nodeGpu } from '../support/gpu';
+import { nodeGpu, suiteDevices } from '../support/gpu';
 import { twoTokenTv } from '../support/twoTokenLaw';
 import { uploadCases, type TwinCase } from './twinHarness';
 
@@ -36,19 +36,12 @@ function asCase(method: MethodId, problem: VerifyProblem, stream: number): TwinC
 }
 
 describe('the GPU path (Node, Dawn on SwiftShader)', () => {
-  let manager: GpuDeviceManager;
-  let verifier: GpuVerifier;
-  beforeAll(() => {
-    manager = nodeDeviceManager();
-    verifier = new GpuVerifier(manager);
-  });
-  afterAll(() => manager.dispose());
+  const devices = suiteDevices();
 
   /** Verifies a batch of (context, problem) pairs on the GPU; returns the emitted tokens of each. */
   async function emitOnGpu(method: MethodId, problems: VerifyProblem[], firstStream: number): Promise<Int32Array[]> {
-    const context = await manager.context();
-    const { steps, release } = uploadCases(context, problems.map((problem, i) => asCase(method, problem, firstStream + i)));
-    const outcomes = await verifier.verifyBatch(steps);
+    const { steps, release } = uploadCases(await devices.context(), problems.map((problem, i) => asCase(method, problem, firstStream + i)));
+    const outcomes = await new GpuVerifier(devices.manager()).verifyBatch(steps);
     release();
     return outcomes.map((outcome) => outcome.tokens);
   }

@@ -1,10 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createRng, type Rng } from '../../src/core/rng';
 import { logitsToProbs, maskWordCount, type SamplingParams } from '../../src/core/sampling';
-import type { GpuContext, GpuDeviceManager } from '../../src/gpu/device';
+import type { GpuContext } from '../../src/gpu/device';
 import { GpuWork } from '../../src/gpu/kernel';
 import { PROB_ROW_STATUS, encodeProbs, type ProbRowSpec } from '../../src/gpu/kernels/probs';
-import { nodeDeviceManager } from '../support/gpu';
+import { suiteDevices } from '../support/gpu';
 
 interface RowCase {
   logits: Float32Array;
@@ -74,13 +74,7 @@ function topPMargin(c: RowCase): number {
 const TIE_EPSILON = 1e-5;
 
 describe('probs kernel against logitsToProbs (Node, Dawn on SwiftShader)', () => {
-  let manager: GpuDeviceManager;
-  let context: GpuContext;
-  beforeAll(async () => {
-    manager = nodeDeviceManager();
-    context = await manager.context();
-  });
-  afterAll(() => manager.dispose());
+  const devices = suiteDevices();
 
   it('matches the CPU twin on random rows: same support, probabilities within 2e-6', async () => {
     const rng = createRng(17);
@@ -92,7 +86,7 @@ describe('probs kernel against logitsToProbs (Node, Dawn on SwiftShader)', () =>
         }
       }
     }
-    const { probs, status } = await gpuProbs(context, cases);
+    const { probs, status } = await gpuProbs(await devices.context(), cases);
     let ties = 0;
     cases.forEach((c, i) => {
       expect(status[i]).toBe('ok');
@@ -112,7 +106,7 @@ describe('probs kernel against logitsToProbs (Node, Dawn on SwiftShader)', () =>
   });
 
   it('reports an all-masked row and a NaN logit per row, like the CPU twin throws', async () => {
-    const { status } = await gpuProbs(context, [
+    const { status } = await gpuProbs(await devices.context(), [
       { logits: Float32Array.of(1, 2, 3), mask: new Int32Array(1), params: { temperature: 1 } },
       { logits: Float32Array.of(1, NaN, 3), mask: null, params: { temperature: 1 } },
       { logits: Float32Array.of(-Infinity, -Infinity), mask: null, params: { temperature: 1 } },
@@ -121,8 +115,8 @@ describe('probs kernel against logitsToProbs (Node, Dawn on SwiftShader)', () =>
     expect(status).toEqual(['every token is masked out', 'a logit is NaN or +Infinity', 'every token is masked out', 'ok']);
   });
 
-  it('names the problem in bad input', () => {
-    const work = new GpuWork(context, 'bad probs');
+  it('names the problem in bad input', async () => {
+    const work = new GpuWork(await devices.context(), 'bad probs');
     const buffer = work.storage('logits', 16);
     const row = { logitsOffset: 0, probsOffset: 0, vocab: 4, maskOffset: null, params: { temperature: 1 } };
     const inputs = { logits: buffer, masks: null, probs: buffer, status: buffer };

@@ -1,5 +1,6 @@
+import { afterAll, beforeAll } from 'vitest';
 import { create } from 'webgpu';
-import { GpuDeviceManager } from '../../src/gpu/device';
+import { GpuDeviceManager, type GpuContext } from '../../src/gpu/device';
 
 let instance: GPU | undefined;
 
@@ -16,4 +17,18 @@ export function nodeGpu(): GPU {
 
 export function nodeDeviceManager(): GpuDeviceManager {
   return new GpuDeviceManager({ gpu: nodeGpu() });
+}
+
+/** A device manager for the enclosing suite, opened before its tests and disposed after them. */
+export function suiteDevices(): { manager: () => GpuDeviceManager; context: () => Promise<GpuContext> } {
+  let manager: GpuDeviceManager | undefined;
+  beforeAll(() => {
+    manager = nodeDeviceManager();
+  });
+  afterAll(() => manager?.dispose());
+  const current = () => {
+    if (!manager) throw new Error('the suite has not started');
+    return manager;
+  };
+  return { manager: current, context: () => current().context() };
 }
