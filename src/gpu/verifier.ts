@@ -174,6 +174,9 @@ function layOut(steps: readonly GpuVerifyStep[]): Layout {
  * (accept kernel), one workgroup per step. Only the outcomes come back to the CPU.
  */
 export class GpuVerifier {
+  /** Batches run one after another: each GpuWork holds a device-wide error scope while it is open. */
+  private previous: Promise<unknown> = Promise.resolve();
+
   constructor(private readonly devices: GpuDeviceManager) {}
 
   async verify(step: GpuVerifyStep): Promise<GpuVerifyOutcome> {
@@ -183,8 +186,17 @@ export class GpuVerifier {
 
   /** Verifies many steps in one submission; steps are grouped by the workgroup size their V calls for. */
   async verifyBatch(steps: readonly GpuVerifyStep[]): Promise<GpuVerifyOutcome[]> {
-    if (steps.length === 0) return [];
     steps.forEach((step, index) => validateVerifyStep(step, index));
+    const run = this.previous.then(
+      () => this.runBatch(steps),
+      () => this.runBatch(steps),
+    );
+    this.previous = run.catch(() => undefined);
+    return run;
+  }
+
+  private async runBatch(steps: readonly GpuVerifyStep[]): Promise<GpuVerifyOutcome[]> {
+    if (steps.length === 0) return [];
     const context = await this.devices.context();
     const groups = new Map<number, number[]>();
     steps.forEach((step, index) => {

@@ -167,3 +167,21 @@ describe('a shared device (as onnxruntime-web lends its own)', () => {
     device.destroy();
   });
 });
+
+describe('concurrent batches', () => {
+  const devices = suiteDevices();
+
+  it('run one after another and each gets its own outcomes', async () => {
+    const pair = syntheticPair({ V, seed: 4, temperature: 1, closeness: 0.5 });
+    const rng = createRng(4);
+    const problems = Array.from({ length: 6 }, () => sampleProblem(pair, [], K, L, rng));
+    const context = await devices.context();
+    const verifier = new GpuVerifier(devices.manager());
+    const uploads = problems.map((problem, i) => uploadCases(context, [asCase('spectr-gbv', problem, i)]));
+    const together = await Promise.all(uploads.map(({ steps }) => verifier.verifyBatch(steps)));
+    const oneByOne = [];
+    for (const { steps } of uploads) oneByOne.push(await verifier.verifyBatch(steps));
+    uploads.forEach(({ release }) => release());
+    expect(together.map(([o]) => o?.tokens.join())).toEqual(oneByOne.map(([o]) => o?.tokens.join()));
+  });
+});
