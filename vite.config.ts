@@ -44,6 +44,8 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts', 'test/**/*.test.tsx'],
     testTimeout: 120_000,
+    // web-xgrammar is a UMD bundle that calls require(); inlined, Vite transforms it as it does for the app.
+    server: { deps: { inline: ['@mlc-ai/web-xgrammar'] } },
     // Dawn (the `webgpu` package) finds no adapter on a GPU-less machine unless Vulkan uses SwiftShader.
     env: { VK_ICD_FILENAMES: '/usr/lib/chromium/vk_swiftshader_icd.json' },
     hookTimeout: 120_000,

@@ -1,0 +1,110 @@
+/**
+ * The schema → token-mask engine: a small interface over xgrammar (the engine vLLM, SGLang and WebLLM use).
+ * This is the only module that imports it. Output layout is fixed to one line with ": " and ", " separators
+ * (compileJSONSchema(schema, anyWhitespace = false, indent = -1)); the corpus and prompts must use it too.
+ */
+// The tap must be installed before xgrammar binds console.error.
+import { collectingConsoleErrors } from './consoleTap';
+import * as xgrammar from '@mlc-ai/web-xgrammar';
+import { SchemaError, checkSchema, parseSchemaText } from './schema';
+
+export type VocabType = 'raw' | 'byte_level' | 'byte_fallback';
+
+export interface GrammarVocabulary {
+  /** Token strings as xgrammar expects them for the vocab type (byte-level: GPT-2's Ġ-style strings). */
+  tokens: readonly string[];
+  vocabType: VocabType;
+  stopTokenIds: readonly number[];
+}
+
+export class GrammarSetupError extends Error {
+  override readonly name = 'GrammarSetupError';
+}
+
+/** Runs an xgrammar call and turns its bare wasm abort into an error carrying the message it printed. */
+function capturingXgrammarErrors<T>(what: string, call: () => Promise<T>): Promise<T> {
+  return collectingConsoleErrors(call, (printed, error) => {
+    const detail = printed
+      .map((line) => line.replace(/^\[FATAL\] \S+: /, '').trim())
+      .filter((line) => line && !line.startsWith('Aborted('));
+    return new SchemaError(`xgrammar rejected the ${what}: ${detail.join('; ') || String(error)}`);
+  });
+}
+
+/** A grammar matcher: the grammar state after the tokens it accepted. */
+export class SchemaMatcher {
+  constructor(private readonly matcher: xgrammar.GrammarMatcher) {}
+
+  /** The allowed next tokens, in xgrammar's int32 bitmask layout. */
+  mask(): Promise<Int32Array> {
+    return this.matcher.getNextTokenBitmask();
+  }
+
+  /** Advances over `token`; false (and no change) when the grammar does not allow it. */
+  accept(token: number): boolean {
+    return this.matcher.acceptToken(token);
+  }
+
+  rollBack(tokens: number): void {
+    if (tokens > 0) this.matcher.rollBack(tokens);
+  }
+
+  isTerminated(): boolean {
+    return this.matcher.isTerminated();
+  }
+
+  dispose(): void {
+    this.matcher.dispose();
+  }
+}
+
+export class CompiledSchema {
+  constructor(
+    private readonly compiled: xgrammar.CompiledGrammar,
+    /** Keywords xgrammar will not enforce exactly, by path: show them to the user. */
+    readonly unenforced: readonly string[],
+  ) {}
+
+  async matcher(): Promise<SchemaMatcher> {
+    return new SchemaMatcher(await xgrammar.GrammarMatcher.createGrammarMatcher(this.compiled));
+  }
+
+  dispose(): void {
+    this.compiled.dispose();
+  }
+}
+
+export class GrammarEngine {
+  private constructor(
+    private readonly info: xgrammar.TokenizerInfo,
+    private readonly compiler: xgrammar.GrammarCompiler,
+    readonly vocabSize: number,
+  ) {}
+
+  static async create(vocabulary: GrammarVocabulary): Promise<GrammarEngine> {
+    const { tokens, vocabType, stopTokenIds } = vocabulary;
+    if (stopTokenIds.length === 0) {
+      throw new GrammarSetupError('the tokenizer has no stop token, so a completed JSON value could never end the output');
+    }
+    for (const id of stopTokenIds) {
+      if (!(Number.isInteger(id) && id >= 0 && id < tokens.length)) {
+        throw new GrammarSetupError(`stop token ${id} is outside the vocabulary 0..${tokens.length - 1}`);
+      }
+    }
+    const info = await xgrammar.TokenizerInfo.createTokenizerInfo([...tokens], vocabType, false, tokens.length, [...stopTokenIds]);
+    const compiler = await xgrammar.GrammarCompiler.createGrammarCompiler(info);
+    return new GrammarEngine(info, compiler, tokens.length);
+  }
+
+  /** Compiles schema text; throws SchemaError naming the problem (syntax with line and column, or xgrammar's). */
+  async compile(schemaText: string): Promise<CompiledSchema> {
+    const unenforced = checkSchema(parseSchemaText(schemaText));
+    const compiled = await capturingXgrammarErrors('schema', () => this.compiler.compileJSONSchema(schemaText, false, -1));
+    return new CompiledSchema(compiled, unenforced);
+  }
+
+  dispose(): void {
+    this.compiler.dispose();
+    this.info.dispose();
+  }
+}

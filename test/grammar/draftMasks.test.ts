@@ -1,0 +1,63 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { countDraftTokens } from '../../src/core/metrics';
+import { isTokenAllowed, maskWordCount } from '../../src/core/sampling';
+import { checkDrafts, GrammarDeadEndError } from '../../src/grammar/draftMasks';
+import { GrammarEngine, type CompiledSchema, type SchemaMatcher } from '../../src/grammar/engine';
+import { SMALL_VOCAB, STOP } from '../support/smallVocab';
+
+const V = SMALL_VOCAB.length;
+const W = maskWordCount(V);
+const ids = (...pieces: string[]) => pieces.map((piece) => SMALL_VOCAB.indexOf(piece));
+
+describe('checkDrafts: masks at every position, the invalid tail, and a matcher left where it was', () => {
+  let engine: GrammarEngine;
+  let compiled: CompiledSchema;
+  let matcher: SchemaMatcher;
+  beforeAll(async () => {
+    engine = await GrammarEngine.create({ tokens: SMALL_VOCAB, vocabType: 'raw', stopTokenIds: [STOP] });
+    compiled = await engine.compile('{"enum": ["positive", "negative", "neutral"]}');
+    matcher = await compiled.matcher();
+  });
+  afterAll(() => {
+    matcher.dispose();
+    compiled.dispose();
+    engine.dispose();
+  });
+
+  // Draft 0 is valid throughout; draft 1 turns invalid at position 2; draft 2 at position 0.
+  const drafts = Int32Array.from([...ids('"', 'pos', 'itive', '"'), ...ids('"', 'neg', 'x', 'ative'), ...ids('{', '"', 'pos', 'itive')]);
+
+  it('finds each draft’s first invalid token, and counts the tail in I exactly', async () => {
+    const { validLengths } = await checkDrafts(matcher, drafts, 3, 4, V);
+    expect(validLengths).toEqual([4, 2, 0]);
+    expect(countDraftTokens(drafts, 3, 4, validLengths, 4)).toMatchObject({ proposed: 12, invalidated: 6 });
+  });
+
+  it('records the mask after every valid prefix, the bonus position included', async () => {
+    const { masks } = await checkDrafts(matcher, drafts, 3, 4, V);
+    const row = (k: number, j: number) => masks.subarray((k * 5 + j) * W, (k * 5 + j + 1) * W);
+    const allowed = (k: number, j: number) => SMALL_VOCAB.filter((_, t) => isTokenAllowed(row(k, j), t));
+    expect(allowed(0, 0)).toEqual(['"', '"positive"']);
+    expect(allowed(0, 2)).toEqual(['i', 'itive']);
+    expect(allowed(0, 4)).toEqual(['</s>']);
+    expect(allowed(1, 2)).toEqual(['a', 'ative']);
+    // Past the invalid token the rows are unreachable, and repeat the last reachable mask.
+    expect(row(1, 3)).toEqual(row(1, 2));
+    expect(row(2, 4)).toEqual(row(2, 0));
+  });
+
+  it('leaves the matcher where it began', async () => {
+    const before = await matcher.mask();
+    await checkDrafts(matcher, drafts, 3, 4, V);
+    expect(await matcher.mask()).toEqual(before);
+  });
+
+  it('explains a grammar dead end instead of masking every token', async () => {
+    const deadEnd = { mask: () => Promise.resolve(new Int32Array(W)), accept: () => false, rollBack: () => undefined } as unknown as SchemaMatcher;
+    await expect(checkDrafts(deadEnd, drafts, 3, 4, V)).rejects.toBeInstanceOf(GrammarDeadEndError);
+  });
+
+  it('rejects drafts of the wrong shape', async () => {
+    await expect(checkDrafts(matcher, new Int32Array(5), 3, 4, V)).rejects.toThrow(/expected K×L = 12/);
+  });
+});
