@@ -96,16 +96,22 @@ function hashPrefix(prefix: readonly number[]): number {
   return Math.imul(hash ^ prefix.length, 0x01000193) >>> 0;
 }
 
+/** Next-token logits of a draft/target pair, as models give them. */
+export interface LogitPair {
+  readonly V: number;
+  target(prefix: readonly number[]): Float64Array;
+  draft(prefix: readonly number[]): Float64Array;
+}
+
 /**
- * Context-dependent synthetic models: each prefix hashes to Philox counters that give Gaussian target logits,
- * and draft logits that correlate with them by `closeness`. Deterministic in (seed, prefix).
+ * Context-dependent synthetic logits: each prefix hashes to Philox counters that give Gaussian target
+ * logits, and draft logits that correlate with them by `closeness`. Deterministic in (seed, prefix).
  */
-export function syntheticPair(options: SyntheticPairOptions): ModelPair {
-  const { V, seed, temperature, closeness, logitScale = 2 } = options;
+export function syntheticLogits(options: Omit<SyntheticPairOptions, 'temperature'>): LogitPair {
+  const { V, seed, closeness, logitScale = 2 } = options;
   if (!(closeness >= 0 && closeness <= 1)) throw new RangeError(`closeness must lie in [0, 1], got ${closeness}`);
   if (!(Number.isInteger(V) && V >= 2)) throw new RangeError(`V must be an integer ≥ 2, got ${V}`);
   const key = seedKey(seed);
-  const cache = new Map<string, { target: Float64Array; draft: Float64Array }>();
   const gaussians = (prefixHash: number, lane: number): Float64Array => {
     const values = new Float64Array(V);
     for (let x = 0; x < V; x++) {
@@ -116,23 +122,32 @@ export function syntheticPair(options: SyntheticPairOptions): ModelPair {
     }
     return values;
   };
+  const independentWeight = Math.sqrt(1 - closeness * closeness);
+  return {
+    V,
+    target: (prefix) => gaussians(hashPrefix(prefix), 0).map((g) => g * logitScale),
+    draft: (prefix) => {
+      const own = gaussians(hashPrefix(prefix), 1);
+      return gaussians(hashPrefix(prefix), 0).map((g, x) => (closeness * g + independentWeight * (own[x] as number)) * logitScale);
+    },
+  };
+}
+
+/** The synthetic logits as probabilities at a temperature, cached per prefix. */
+export function syntheticPair(options: SyntheticPairOptions): ModelPair {
+  const logits = syntheticLogits(options);
+  const cache = new Map<string, { target: Float64Array; draft: Float64Array }>();
   const rowsFor = (prefix: readonly number[]) => {
     const cacheKey = prefix.join(',');
     let rows = cache.get(cacheKey);
     if (!rows) {
-      const prefixHash = hashPrefix(prefix);
-      const shared = gaussians(prefixHash, 0);
-      const own = gaussians(prefixHash, 1);
-      const independentWeight = Math.sqrt(1 - closeness * closeness);
-      const targetLogits = shared.map((g) => g * logitScale);
-      const draftLogits = shared.map((g, x) => (closeness * g + independentWeight * (own[x] as number)) * logitScale);
       rows = {
-        target: logitsToProbs(targetLogits, { temperature }),
-        draft: logitsToProbs(draftLogits, { temperature }),
+        target: logitsToProbs(logits.target(prefix), { temperature: options.temperature }),
+        draft: logitsToProbs(logits.draft(prefix), { temperature: options.temperature }),
       };
       cache.set(cacheKey, rows);
     }
     return rows;
   };
-  return { V, target: (prefix) => rowsFor(prefix).target, draft: (prefix) => rowsFor(prefix).draft };
+  return { V: logits.V, target: (prefix) => rowsFor(prefix).target, draft: (prefix) => rowsFor(prefix).draft };
 }

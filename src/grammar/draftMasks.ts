@@ -17,32 +17,63 @@ export interface DraftGrammarCheck {
   validLengths: number[];
 }
 
+/** A mask allowing every token: positions before the constraint begins. */
+export function openMask(V: number): Int32Array {
+  const mask = new Int32Array(maskWordCount(V)).fill(-1);
+  if (V % 32 !== 0) mask[mask.length - 1] = (1 << V % 32) - 1;
+  return mask;
+}
+
 /**
  * Walks the matcher over each draft, recording the mask at every position, stops at the first token the
  * grammar forbids, and rolls back, so that the matcher ends where it began: it advances only over
  * emitted tokens, elsewhere.
+ *
+ * `constrainedFrom[k]` is the draft position where the grammar begins for draft k (0: the whole draft;
+ * L + 1: none of it), for output that is free text until a trigger such as "Answer:". Positions before it
+ * get an open mask and are never invalid.
  */
-export async function checkDrafts(matcher: SchemaMatcher, drafts: Int32Array, K: number, L: number, V: number): Promise<DraftGrammarCheck> {
+export async function checkDrafts(
+  matcher: SchemaMatcher,
+  drafts: Int32Array,
+  K: number,
+  L: number,
+  V: number,
+  constrainedFrom: readonly number[] = new Array<number>(K).fill(0),
+): Promise<DraftGrammarCheck> {
   if (drafts.length !== K * L) throw new RangeError(`drafts has ${drafts.length} tokens, expected K×L = ${K * L}`);
   const words = maskWordCount(V);
+  const open = openMask(V);
   const masks = new Int32Array(K * (L + 1) * words);
   const validLengths: number[] = [];
   for (let k = 0; k < K; k++) {
+    const start = constrainedFrom[k] ?? 0;
     let accepted = 0;
-    let mask = await matcher.mask();
-    if (!mask.some((word) => word !== 0)) {
-      throw new GrammarDeadEndError('the grammar allows no token here: the output cannot continue; check the schema (for example maxLength with a required property)');
-    }
+    let valid = 0;
+    let mask: Int32Array | null = null;
     for (let j = 0; j <= L; j++) {
+      if (j < start) {
+        masks.set(open, (k * (L + 1) + j) * words);
+        if (j < L) valid++;
+        continue;
+      }
+      if (!mask) {
+        mask = await matcher.mask();
+        if (!mask.some((word) => word !== 0)) {
+          throw new GrammarDeadEndError('the grammar allows no token here, so the output cannot continue; check the schema (for example a required property that maxLength or an enum makes impossible)');
+        }
+      }
       masks.set(mask.subarray(0, words), (k * (L + 1) + j) * words);
-      if (j === L || accepted < j) continue;
+      if (j === L || valid < j) continue;
       const token = drafts[k * L + j] as number;
       if (token < 0 || token >= V || !isTokenAllowed(mask, token) || !matcher.accept(token)) continue;
       accepted++;
-      mask = await matcher.mask();
+      valid++;
+      // After the stop token the output is over: later rows are unreachable, so the last mask stays.
+      if (!matcher.isTerminated()) mask = await matcher.mask();
     }
     matcher.rollBack(accepted);
-    validLengths.push(accepted);
+    validLengths.push(valid);
   }
   return { masks, validLengths };
 }

@@ -52,6 +52,21 @@ describe('checkDrafts: masks at every position, the invalid tail, and a matcher 
     expect(await matcher.mask()).toEqual(before);
   });
 
+  it.each([
+    ['before the window', 0, [4, 2, 0]],
+    ['inside the window', 2, [4, 4, 2]],
+    ['after the window', 5, [4, 4, 4]],
+  ])('a constraint that begins %s applies from that position on', async (_where, start, expected) => {
+    // Drafts whose free-text part is arbitrary and whose constrained part is '"pos…' (valid) or junk.
+    const window = Int32Array.from([...ids('x', '{', '"', 'pos'), ...ids('x', 'x', '"', 'neg'), ...ids('{', 'x', 'x', '"')]);
+    const { masks, validLengths } = await checkDrafts(matcher, start === 0 ? drafts : window, 3, 4, V, [start, start, start]);
+    expect(validLengths).toEqual(expected);
+    const row = (k: number, j: number) => masks.subarray((k * 5 + j) * W, (k * 5 + j + 1) * W);
+    // Free-text positions allow every token; the first constrained one allows what the grammar allows.
+    for (let j = 0; j < Math.min(start, 5); j++) expect(SMALL_VOCAB.every((_, t) => isTokenAllowed(row(0, j), t))).toBe(true);
+    if (start <= 4) expect(SMALL_VOCAB.filter((_, t) => isTokenAllowed(row(0, start), t))).toEqual(['"', '"positive"']);
+  });
+
   it('explains a grammar dead end instead of masking every token', async () => {
     const deadEnd = { mask: () => Promise.resolve(new Int32Array(W)), accept: () => false, rollBack: () => undefined } as unknown as SchemaMatcher;
     await expect(checkDrafts(deadEnd, drafts, 3, 4, V)).rejects.toBeInstanceOf(GrammarDeadEndError);

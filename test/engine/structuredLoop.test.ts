@@ -1,0 +1,97 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { derivedRatios, eligible } from '../../src/core/metrics';
+import { syntheticLogits } from '../../src/core/modelPair';
+import { runStructured, type StructuredRunOptions } from '../../src/engine/structuredLoop';
+import { GrammarEngine, type CompiledSchema } from '../../src/grammar/engine';
+import { SCHEMA_PRESETS, type SchemaPreset } from '../../src/grammar/presets';
+import { JSON_STOP, JSON_VOCAB, TRIGGER_TOKEN, decodeJson, withTriggerAfter } from '../support/jsonVocab';
+
+const logits = syntheticLogits({ V: JSON_VOCAB.length, seed: 3, closeness: 0.6, logitScale: 1.5 });
+
+describe('the structured loop on the CPU with synthetic logits', () => {
+  let engine: GrammarEngine;
+  const compiled = new Map<string, CompiledSchema>();
+  beforeAll(async () => {
+    engine = await GrammarEngine.create({ tokens: JSON_VOCAB, vocabType: 'raw', stopTokenIds: [JSON_STOP] });
+    for (const preset of SCHEMA_PRESETS) compiled.set(preset.id, await engine.compile(JSON.stringify(preset.schema)));
+  });
+  afterAll(() => {
+    for (const grammar of compiled.values()) grammar.dispose();
+    engine.dispose();
+  });
+
+  const run = (preset: SchemaPreset, overrides: Partial<StructuredRunOptions> = {}) =>
+    runStructured({
+      grammar: compiled.get(preset.id) as CompiledSchema,
+      schema: preset.schema,
+      logits,
+      decode: decodeJson,
+      stopTokenId: JSON_STOP,
+      method: 'spectr-gbv',
+      K: 3,
+      L: 4,
+      sampling: { temperature: 1 },
+      drafting: 'validate',
+      seed: 1,
+      maxTokens: 400,
+      ...overrides,
+    });
+
+  const preset = (id: SchemaPreset['id']) => SCHEMA_PRESETS.find((p) => p.id === id) as SchemaPreset;
+
+  it.each(['sentiment', 'person', 'order', 'event'] as const)(
+    '%s: every stopped output passes ajv, or fails only on a keyword xgrammar was said not to enforce',
+    async (id) => {
+      for (const seed of [1, 2, 3]) {
+        const result = await run(preset(id), { seed });
+        const { counters } = result;
+        expect(eligible(counters)).toBe(counters.raw - counters.invalidated);
+        expect(counters.histogram.reduce((a, b) => a + b, 0)).toBe(counters.steps);
+        if (result.verdict.kind === 'invalid') {
+          const unenforced = (compiled.get(id) as CompiledSchema).unenforced.join(' ');
+          expect(unenforced, `${result.json}: ${result.verdict.reason}`).toMatch(/maximum|minimum/);
+        } else {
+          expect(['valid', 'truncated'], `${result.json}`).toContain(result.verdict.kind);
+        }
+      }
+    },
+  );
+
+  it('validate mode counts grammar-invalid draft tokens (I > 0); constrained mode reports I = 0', async () => {
+    const validate = await run(preset('sentiment'), { drafting: 'validate' });
+    const constrained = await run(preset('sentiment'), { drafting: 'constrained' });
+    expect(validate.counters.invalidated).toBeGreaterThan(0);
+    expect(constrained.counters.invalidated).toBe(0);
+    expect(validate.verdict).toEqual({ kind: 'valid' });
+    expect(constrained.verdict).toEqual({ kind: 'valid' });
+    // Grammar survival is what the constraint buys the drafter.
+    expect(derivedRatios(constrained.counters).grammarSurvival).toBe(1);
+    expect(derivedRatios(validate.counters).grammarSurvival).toBeLessThan(1);
+  });
+
+  it.each(['tokenwise', 'gbv', 'spectr', 'spectr-gbv'] as const)('%s emits schema-valid sentiment JSON', async (method) => {
+    const result = await run(preset('sentiment'), { method });
+    expect(result.verdict).toEqual({ kind: 'valid' });
+    expect(JSON.parse(result.json)).toHaveProperty('sentiment');
+  });
+
+  it('reasoning, then JSON: free text is never invalidated, and the JSON after the trigger is valid', async () => {
+    for (const freeTokens of [0, 2, 9]) {
+      const result = await run(preset('reasoning'), { logits: withTriggerAfter(logits, freeTokens), trigger: 'Answer: ' });
+      expect(result.constraintStart).toBe(result.tokens.indexOf(TRIGGER_TOKEN) + 1);
+      expect(result.tokens.indexOf(TRIGGER_TOKEN)).toBeGreaterThanOrEqual(freeTokens);
+      expect(['valid', 'truncated']).toContain(result.verdict.kind);
+    }
+  });
+
+  it('a trigger that never appears is reported, not silently ignored', async () => {
+    const result = await run(preset('reasoning'), { trigger: 'never in this vocabulary', maxTokens: 30 });
+    expect(result.constraintStart).toBeNull();
+    expect(result.verdict).toMatchObject({ kind: 'invalid', reason: expect.stringMatching(/trigger "never in this vocabulary" never appeared/) });
+  });
+
+  it('a run cut at max tokens mid-JSON is scored as truncated', async () => {
+    const result = await run(preset('order'), { maxTokens: 6 });
+    expect(result.verdict.kind).toBe('truncated');
+  });
+});
