@@ -179,3 +179,29 @@ export function exportCounters(counters: Counters) {
     },
   };
 }
+
+/** How one completed output fared, judged independently of the grammar (ajv). */
+export type CompletionKind = 'valid' | 'invalid' | 'truncated' | 'dead-end';
+
+/** The scorecard's correctness rows, shown next to R, I, D and A. */
+export interface Scorecard {
+  readonly completions: number;
+  readonly valid: number;
+  readonly invalid: number;
+  /** Max tokens reached mid-JSON. */
+  readonly truncated: number;
+  /** The grammar allowed no next token. */
+  readonly deadEnds: number;
+}
+
+export const EMPTY_SCORECARD: Scorecard = { completions: 0, valid: 0, invalid: 0, truncated: 0, deadEnds: 0 };
+
+export function recordCompletion(card: Scorecard, kind: CompletionKind): Scorecard {
+  const field = ({ valid: 'valid', invalid: 'invalid', truncated: 'truncated', 'dead-end': 'deadEnds' } as const)[kind];
+  return { ...card, completions: card.completions + 1, [field]: card[field] + 1 };
+}
+
+/** Schema-valid completions over all completions. */
+export function schemaValidRate(card: Scorecard): number | null {
+  return ratio(card.valid, card.completions);
+}

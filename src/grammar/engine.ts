@@ -5,8 +5,21 @@
  */
 // The tap must be installed before xgrammar binds console.error.
 import { collectingConsoleErrors } from './consoleTap';
-import * as xgrammar from '@mlc-ai/web-xgrammar';
+import * as xgrammarModule from '@mlc-ai/web-xgrammar';
+import type { CompiledGrammar, GrammarCompiler, GrammarMatcher, TokenizerInfo } from '@mlc-ai/web-xgrammar';
 import { SchemaError, checkSchema, parseSchemaText } from './schema';
+
+/**
+ * The UMD bundle's API arrives as named exports (Vite's build and dev server, vitest), or, where neither
+ * `exports` nor `module` exists (Vite's SSR module runner, which the Node benchmarks use), only on
+ * globalThis.xgrammar.
+ */
+function resolveXgrammar(): typeof xgrammarModule.default {
+  const candidates: unknown[] = [xgrammarModule, (xgrammarModule as { default?: unknown }).default, (globalThis as { xgrammar?: unknown }).xgrammar];
+  const api = candidates.find((candidate) => (candidate as { TokenizerInfo?: unknown } | undefined)?.TokenizerInfo);
+  if (!api) throw new GrammarSetupError('the xgrammar module loaded without its API (TokenizerInfo is missing)');
+  return api as typeof xgrammarModule.default;
+}
 
 export type VocabType = 'raw' | 'byte_level' | 'byte_fallback';
 
@@ -33,7 +46,7 @@ function capturingXgrammarErrors<T>(what: string, call: () => Promise<T>): Promi
 
 /** A grammar matcher: the grammar state after the tokens it accepted. */
 export class SchemaMatcher {
-  constructor(private readonly matcher: xgrammar.GrammarMatcher) {}
+  constructor(private readonly matcher: GrammarMatcher) {}
 
   /** The allowed next tokens, in xgrammar's int32 bitmask layout. */
   mask(): Promise<Int32Array> {
@@ -60,13 +73,13 @@ export class SchemaMatcher {
 
 export class CompiledSchema {
   constructor(
-    private readonly compiled: xgrammar.CompiledGrammar,
+    private readonly compiled: CompiledGrammar,
     /** Keywords xgrammar will not enforce exactly, by path: show them to the user. */
     readonly unenforced: readonly string[],
   ) {}
 
   async matcher(): Promise<SchemaMatcher> {
-    return new SchemaMatcher(await xgrammar.GrammarMatcher.createGrammarMatcher(this.compiled));
+    return new SchemaMatcher(await resolveXgrammar().GrammarMatcher.createGrammarMatcher(this.compiled));
   }
 
   dispose(): void {
@@ -76,8 +89,8 @@ export class CompiledSchema {
 
 export class GrammarEngine {
   private constructor(
-    private readonly info: xgrammar.TokenizerInfo,
-    private readonly compiler: xgrammar.GrammarCompiler,
+    private readonly info: TokenizerInfo,
+    private readonly compiler: GrammarCompiler,
     readonly vocabSize: number,
   ) {}
 
@@ -91,6 +104,7 @@ export class GrammarEngine {
         throw new GrammarSetupError(`stop token ${id} is outside the vocabulary 0..${tokens.length - 1}`);
       }
     }
+    const xgrammar = resolveXgrammar();
     const info = await xgrammar.TokenizerInfo.createTokenizerInfo([...tokens], vocabType, false, tokens.length, [...stopTokenIds]);
     const compiler = await xgrammar.GrammarCompiler.createGrammarCompiler(info);
     return new GrammarEngine(info, compiler, tokens.length);

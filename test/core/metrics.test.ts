@@ -7,6 +7,9 @@ import {
   exportCounters,
   perPositionAcceptance,
   recordStep,
+  recordCompletion,
+  schemaValidRate,
+  EMPTY_SCORECARD,
   type Counters,
   type StepCounts,
 } from '../../src/core/metrics';
@@ -125,5 +128,15 @@ describe('counter properties over random runs', () => {
     [{ proposed: 4, invalidated: 0, distinctProposed: 4, distinctEligible: 4, accepted: -1 }, /accepted must be a non-negative integer/],
   ])('rejects an impossible step %j', (step, message) => {
     expect(() => recordStep(emptyCounters(4), step)).toThrow(message);
+  });
+});
+
+describe('the correctness scorecard', () => {
+  it('counts each kind of completion and the schema-valid rate over all of them', () => {
+    const kinds = ['valid', 'valid', 'truncated', 'invalid', 'dead-end', 'valid'] as const;
+    const card = kinds.reduce(recordCompletion, EMPTY_SCORECARD);
+    expect(card).toEqual({ completions: 6, valid: 3, invalid: 1, truncated: 1, deadEnds: 1 });
+    expect(schemaValidRate(card)).toBe(0.5);
+    expect(schemaValidRate(EMPTY_SCORECARD)).toBeNull();
   });
 });

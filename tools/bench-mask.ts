@@ -1,0 +1,61 @@
+/**
+ * npm run bench:mask -- [--L 4] [--repeats 30] [--json FILE]
+ * Mask cost per position inside our loop against bare xgrammar, for a small raw JSON vocabulary (a stand-in
+ * until the bundled tokenizer lands) and for GPT-2's 50,257 tokens, for each preset; p50/p95 in ms, their
+ * ratio (goal: within 10%), and the mask bytes uploaded per step (K = 1).
+ */
+import { writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { getEncoding } from 'js-tiktoken';
+import { createServer } from 'vite';
+import { gpt2Vocabulary } from '../test/support/gpt2Vocab';
+import { JSON_STOP, JSON_VOCAB } from '../test/support/jsonVocab';
+
+const { values } = parseArgs({ options: { L: { type: 'string', default: '4' }, repeats: { type: 'string', default: '30' }, json: { type: 'string' } } });
+
+/** Longest-match tokenization over the small vocabulary. */
+function encodeSmall(text: string): number[] {
+  const tokens: number[] = [];
+  for (let at = 0; at < text.length; ) {
+    let best = -1;
+    JSON_VOCAB.forEach((piece, id) => {
+      if (id !== JSON_STOP && text.startsWith(piece, at) && (best < 0 || piece.length > (JSON_VOCAB[best] as string).length)) best = id;
+    });
+    if (best < 0) throw new Error(`the small vocabulary cannot spell ${JSON.stringify(text.slice(at))}`);
+    tokens.push(best);
+    at += (JSON_VOCAB[best] as string).length;
+  }
+  return tokens;
+}
+
+// xgrammar's UMD bundle reaches for CommonJS globals under Node; Vite's module runner does not provide them.
+Object.assign(globalThis, { require: createRequire(import.meta.url), __filename: fileURLToPath(import.meta.url), __dirname: dirname(fileURLToPath(import.meta.url)) });
+
+const server = await createServer({ logLevel: 'warn', server: { middlewareMode: true }, ssr: { noExternal: ['@mlc-ai/web-xgrammar'] } });
+try {
+  const bench = (await server.ssrLoadModule('/tools/bench/maskBench.ts')) as typeof import('./bench/maskBench');
+  const gpt2 = gpt2Vocabulary();
+  const encoder = getEncoding('gpt2');
+  const rows = await bench.runMaskBench(
+    [
+      { name: `small JSON (${JSON_VOCAB.length})`, vocabulary: { tokens: JSON_VOCAB, vocabType: 'raw', stopTokenIds: [JSON_STOP] }, encode: encodeSmall },
+      { name: 'GPT-2 (50257)', vocabulary: { tokens: gpt2.tokens, vocabType: 'byte_level', stopTokenIds: gpt2.stopTokenIds }, encode: (text) => encoder.encode(text) },
+    ],
+    Number(values.L),
+    Number(values.repeats),
+  );
+  const header = ['vocabulary', 'preset', 'positions', 'bare p50', 'bare p95', 'loop p50', 'loop p95', 'loop/bare', 'mask B/step'];
+  const table = rows.map((r) => [r.vocabulary, r.preset, String(r.positions), r.bareP50.toFixed(4), r.bareP95.toFixed(4), r.loopP50.toFixed(4), r.loopP95.toFixed(4), r.ratio.toFixed(2), String(r.maskBytesPerStep)]);
+  const widths = header.map((h, i) => Math.max(h.length, ...table.map((row) => (row[i] as string).length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i < 2 ? c.padEnd(widths[i] as number) : c.padStart(widths[i] as number))).join('  ');
+  console.log(line(header));
+  for (const row of table) console.log(line(row));
+  const json = JSON.stringify(rows, null, 2);
+  if (values.json) writeFileSync(values.json, json);
+  else console.log(json);
+} finally {
+  await server.close();
+}
