@@ -12,7 +12,7 @@ import type { LogitPair } from '../core/modelPair';
 import { createRng } from '../core/rng';
 import { drawCategorical, logitsToProbs, type SamplingParams } from '../core/sampling';
 import { draftsUsed, verify, type MethodId } from '../core/verify';
-import { GrammarDeadEndError, checkDrafts } from '../grammar/draftMasks';
+import { GrammarDeadEndError, advanceOverEmitted, checkDrafts } from '../grammar/draftMasks';
 import type { CompiledSchema } from '../grammar/engine';
 import { scoreOutput, type OutputVerdict } from '../grammar/score';
 
@@ -107,12 +107,10 @@ export async function runStructured(options: StructuredRunOptions): Promise<Stru
       const outcome = verify(method, { K, L, V, drafts, draftProbs, targetProbs }, rng);
       const accepted = Math.min(outcome.accepted, lengths[outcome.draft] as number);
       counters = recordStep(counters, countDraftTokens(drafts, K, L, check.validLengths, accepted, lengths));
+      advanceOverEmitted(matcher, check, constrainedFrom, outcome);
       for (const token of outcome.tokens) {
-        if (constrainedAfter(tokens) && !matcher.accept(token)) {
-          throw new Error(`the verifier emitted token ${token}, which the grammar forbids: the target was not masked`);
-        }
         tokens.push(token);
-        if (token === stopTokenId || matcher.isTerminated()) break;
+        if (token === stopTokenId) break;
       }
       if (tokens.at(-1) === stopTokenId || matcher.isTerminated()) {
         ending = 'stopped';

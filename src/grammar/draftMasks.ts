@@ -15,6 +15,8 @@ export interface DraftGrammarCheck {
   masks: Int32Array;
   /** validLengths[k]: how many leading tokens of draft k the grammar allows (L when all). */
   validLengths: number[];
+  /** Tokens of the last draft still accepted into the matcher, for advanceOverEmitted to reuse. */
+  lastDraftWalked: number;
 }
 
 /** A mask allowing every token: positions before the constraint begins. */
@@ -25,9 +27,10 @@ export function openMask(V: number): Int32Array {
 }
 
 /**
- * Walks the matcher over each draft, recording the mask at every position, stops at the first token the
- * grammar forbids, and rolls back, so that the matcher ends where it began: it advances only over
- * emitted tokens, elsewhere.
+ * Walks the matcher over each draft, recording the mask at every position, and stops at the first token the
+ * grammar forbids. Every draft but the last is rolled back; the last one stays walked, because it is often
+ * the one emitted (always, with one draft): advanceOverEmitted then keeps what was emitted and rolls back
+ * the rest, so the matcher advances only over emitted tokens without accepting them twice.
  *
  * `constrainedFrom[k]` is the draft position where the grammar begins for draft k (0: the whole draft;
  * L + 1: none of it), for output that is free text until a trigger such as "Answer:". Positions before it
@@ -46,6 +49,7 @@ export async function checkDrafts(
   const open = openMask(V);
   const masks = new Int32Array(K * (L + 1) * words);
   const validLengths: number[] = [];
+  let lastDraftWalked = 0;
   for (let k = 0; k < K; k++) {
     const start = constrainedFrom[k] ?? 0;
     let accepted = 0;
@@ -72,8 +76,35 @@ export async function checkDrafts(
       // After the stop token the output is over: later rows are unreachable, so the last mask stays.
       if (!matcher.isTerminated()) mask = await matcher.mask();
     }
-    matcher.rollBack(accepted);
+    if (k < K - 1) matcher.rollBack(accepted);
+    else lastDraftWalked = accepted;
     validLengths.push(valid);
   }
-  return { masks, validLengths };
+  return { masks, validLengths, lastDraftWalked };
+}
+
+/**
+ * Moves the matcher from where checkDrafts left it to the state after the emitted tokens (the accepted
+ * prefix of draft `outcome.draft`, then the final token), counting only positions the grammar governs
+ * (from constrainedFrom[draft] on). Stops after the grammar terminates. Throws if an emitted token is
+ * refused, which means the target was not masked.
+ */
+export function advanceOverEmitted(
+  matcher: SchemaMatcher,
+  check: DraftGrammarCheck,
+  constrainedFrom: readonly number[],
+  outcome: { draft: number; tokens: ArrayLike<number> },
+): void {
+  const start = constrainedFrom[outcome.draft] ?? 0;
+  const accepted = outcome.tokens.length - 1;
+  const isLast = outcome.draft === check.validLengths.length - 1;
+  const reused = isLast ? Math.min(check.lastDraftWalked, Math.max(0, accepted - start)) : 0;
+  matcher.rollBack(check.lastDraftWalked - reused);
+  for (let i = start + reused; i < outcome.tokens.length; i++) {
+    if (matcher.isTerminated()) return;
+    const token = outcome.tokens[i] as number;
+    if (!matcher.accept(token)) {
+      throw new Error(`the verifier emitted token ${token}, which the grammar forbids: the target was not masked`);
+    }
+  }
 }

@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { countDraftTokens } from '../../src/core/metrics';
 import { isTokenAllowed, maskWordCount } from '../../src/core/sampling';
-import { checkDrafts, GrammarDeadEndError } from '../../src/grammar/draftMasks';
+import { advanceOverEmitted, checkDrafts, GrammarDeadEndError } from '../../src/grammar/draftMasks';
 import { GrammarEngine, type CompiledSchema, type SchemaMatcher } from '../../src/grammar/engine';
 import { SMALL_VOCAB, STOP } from '../support/smallVocab';
 
@@ -16,13 +16,25 @@ describe('checkDrafts: masks at every position, the invalid tail, and a matcher 
   beforeAll(async () => {
     engine = await GrammarEngine.create({ tokens: SMALL_VOCAB, vocabType: 'raw', stopTokenIds: [STOP] });
     compiled = await engine.compile('{"enum": ["positive", "negative", "neutral"]}');
+  });
+  // checkDrafts leaves the last draft walked, so every test starts from a fresh matcher.
+  beforeEach(async () => {
     matcher = await compiled.matcher();
   });
+  afterEach(() => matcher.dispose());
   afterAll(() => {
-    matcher.dispose();
     compiled.dispose();
     engine.dispose();
   });
+
+  /** The mask after `tokens`, from a matcher of its own. */
+  const maskAfter = async (tokens: number[]) => {
+    const fresh = await compiled.matcher();
+    for (const token of tokens) expect(fresh.accept(token)).toBe(true);
+    const mask = await fresh.mask();
+    fresh.dispose();
+    return mask;
+  };
 
   // Draft 0 is valid throughout; draft 1 turns invalid at position 2; draft 2 at position 0.
   const drafts = Int32Array.from([...ids('"', 'pos', 'itive', '"'), ...ids('"', 'neg', 'x', 'ative'), ...ids('{', '"', 'pos', 'itive')]);
@@ -46,10 +58,25 @@ describe('checkDrafts: masks at every position, the invalid tail, and a matcher 
     expect(row(2, 4)).toEqual(row(2, 0));
   });
 
-  it('leaves the matcher where it began', async () => {
-    const before = await matcher.mask();
-    await checkDrafts(matcher, drafts, 3, 4, V);
-    expect(await matcher.mask()).toEqual(before);
+  it.each([
+    ['the last draft, fully', 2, ids('"', 'neg', 'ative', '"', '</s>')],
+    ['the last draft, in part', 2, ids('"', 'neg', 'ative')],
+    ['the last draft, none of it', 2, ids('"')],
+    ['an earlier draft', 0, ids('"', 'pos', 'itive')],
+  ])('advanceOverEmitted leaves the matcher after exactly the emitted tokens: %s', async (_case, draft, emitted) => {
+    // Draft 2, the last, is valid throughout, so checkDrafts leaves all four of its tokens walked.
+    const valid = Int32Array.from([...ids('"', 'pos', 'itive', '"'), ...ids('"', 'neg', 'x', 'ative'), ...ids('"', 'neg', 'ative', '"')]);
+    const check = await checkDrafts(matcher, valid, 3, 4, V);
+    expect(check.lastDraftWalked).toBe(4);
+    advanceOverEmitted(matcher, check, [0, 0, 0], { draft, tokens: emitted });
+    const terminated = emitted.at(-1) === STOP;
+    expect(matcher.isTerminated()).toBe(terminated);
+    if (!terminated) expect(await matcher.mask()).toEqual(await maskAfter(emitted));
+  });
+
+  it('advanceOverEmitted refuses a token the grammar forbids', async () => {
+    const check = await checkDrafts(matcher, drafts, 3, 4, V);
+    expect(() => advanceOverEmitted(matcher, check, [0, 0, 0], { draft: 0, tokens: ids('"', 'x') })).toThrow(/target was not masked/);
   });
 
   it.each([

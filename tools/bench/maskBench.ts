@@ -1,10 +1,9 @@
 /**
- * Per-position mask cost inside our loop (checkDrafts over a draft window, then advancing over the emitted
- * tokens) against a bare xgrammar loop (mask, accept) over the same tokens. Loaded through Vite by
+ * Per-position mask cost inside our loop (checkDrafts over a draft window, then advanceOverEmitted) against a bare xgrammar loop (mask, accept) over the same tokens. Loaded through Vite by
  * tools/bench-mask.ts, so that xgrammar's UMD bundle is transformed as it is for the app.
  */
 import { maskWordCount } from '../../src/core/sampling';
-import { checkDrafts } from '../../src/grammar/draftMasks';
+import { advanceOverEmitted, checkDrafts } from '../../src/grammar/draftMasks';
 import { GrammarEngine, type GrammarVocabulary } from '../../src/grammar/engine';
 import { SCHEMA_PRESETS } from '../../src/grammar/presets';
 
@@ -58,14 +57,17 @@ export async function runMaskBench(
           bare.push(performance.now() - t0);
         }
         matcher.dispose();
+        // Each step drafts the true continuation, so all L drafts are accepted and the bonus token follows:
+        // a step emits L + 1 tokens, as a fully accepted step does in the loop.
         const ours = await compiled.matcher();
-        for (let at = 0; at < tokens.length; at += L) {
+        for (let at = 0; at < tokens.length; at += L + 1) {
           const window = Int32Array.from({ length: L }, (_, j) => tokens[Math.min(at + j, tokens.length - 1)] as number);
+          const emitted = tokens.slice(at, at + L + 1);
           const t0 = performance.now();
-          await checkDrafts(ours, window, 1, L, V);
-          for (const token of tokens.slice(at, at + L)) ours.accept(token);
-          const perPosition = (performance.now() - t0) / Math.min(L, tokens.length - at);
-          for (let j = at; j < Math.min(at + L, tokens.length); j++) loop.push(perPosition);
+          const check = await checkDrafts(ours, window, 1, L, V);
+          advanceOverEmitted(ours, check, [0], { draft: 0, tokens: emitted });
+          const perPosition = (performance.now() - t0) / emitted.length;
+          for (let j = 0; j < emitted.length; j++) loop.push(perPosition);
         }
         ours.dispose();
       }
