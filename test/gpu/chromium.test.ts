@@ -1,29 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createServer, type ViteDevServer } from 'vite';
-import type { Browser } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { VERIFIER_IDS } from '../../src/core/verify';
-import { launchChromium } from '../support/browser';
+import { suiteDevPages } from '../support/browser';
 import type { BrowserTwinReport } from '../browser/gpuTwin';
 
 const PROBLEMS_PER_METHOD = 200;
 
 describe('GPU verifier against the CPU reference in headless Chromium (--enable-unsafe-webgpu)', () => {
-  let server: ViteDevServer;
-  let browser: Browser;
-  beforeAll(async () => {
-    server = await createServer({ logLevel: 'warn', server: { port: 0, host: '127.0.0.1' } });
-    await server.listen();
-    browser = await launchChromium();
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-  });
+  const pages = suiteDevPages();
 
   it(`decides ${PROBLEMS_PER_METHOD} seeded problems per method as the CPU does`, async () => {
-    const page = await browser.newPage();
-    const base = server.resolvedUrls?.local[0];
-    await page.goto(`${base}test/browser/gpu-twin.html?problems=${PROBLEMS_PER_METHOD}`);
+    const page = await pages.open(`test/browser/gpu-twin.html?problems=${PROBLEMS_PER_METHOD}`);
     const report = (await page.evaluate(() => window.speclabTwin)) as BrowserTwinReport | { error: string };
     if ('error' in report) throw new Error(`the browser run failed: ${report.error}`);
     console.info(`Chromium adapter: ${report.adapter}; ties per method: ${VERIFIER_IDS.map((m) => `${m} ${report.results[m]?.ties}`).join(', ')}`);

@@ -1,8 +1,9 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
-import { build, preview, type PreviewServer } from 'vite';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll } from 'vitest';
+import { build, createServer, preview, type PreviewServer, type ViteDevServer } from 'vite';
 
 export const CHROMIUM_PATH = '/usr/bin/chromium';
 
@@ -41,6 +42,32 @@ export async function buildAndPreview(): Promise<BuiltApp> {
     async close() {
       await server.close();
       rmSync(outDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * For the enclosing suite: a Vite dev server over the project (so pages load modules as the app does) and
+ * headless Chromium, started before its tests and closed after them. `open` loads a page by path.
+ */
+export function suiteDevPages(): { open: (path: string) => Promise<Page> } {
+  let server: ViteDevServer | undefined;
+  let browser: Browser | undefined;
+  beforeAll(async () => {
+    server = await createServer({ logLevel: 'warn', server: { port: 0, host: '127.0.0.1' } });
+    await server.listen();
+    browser = await launchChromium();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+  return {
+    async open(path) {
+      if (!server || !browser) throw new Error('the suite has not started');
+      const page = await browser.newPage();
+      await page.goto(`${server.resolvedUrls?.local[0]}${path}`);
+      return page;
     },
   };
 }
