@@ -5,6 +5,8 @@ import { suiteDevices } from '../support/gpu';
 import { TIE_EPSILON, compareWithCpu } from './twinHarness';
 
 const PROBLEMS_PER_METHOD = Number(process.env.SPECLAB_TWIN_PROBLEMS ?? 10_000);
+/** About 35 s per method on 2 SwiftShader cores; leave room for a slower machine. */
+const TWIN_TIMEOUT_MS = 600_000;
 
 describe('GPU verifier against the CPU reference (Node, Dawn on SwiftShader)', () => {
   const devices = suiteDevices();
@@ -13,5 +15,5 @@ describe('GPU verifier against the CPU reference (Node, Dawn on SwiftShader)', (
     const { ties, unexplained } = await compareWithCpu(await devices.context(), new GpuVerifier(devices.manager()), method, PROBLEMS_PER_METHOD, VERIFIER_IDS.indexOf(method) + 100);
     console.info(`${method}: ${PROBLEMS_PER_METHOD} problems, ${ties} mismatches explained by ties within ${TIE_EPSILON}, ${unexplained.length} unexplained`);
     expect(unexplained.slice(0, 5)).toEqual([]);
-  });
+  }, TWIN_TIMEOUT_MS);
 });
