@@ -1,10 +1,11 @@
 /**
  * npm run bench:mask -- [--L 4] [--repeats 30] [--json FILE]
- * Mask cost per position inside our loop against bare xgrammar, for a small raw JSON vocabulary (a stand-in
- * until the bundled tokenizer lands) and for GPT-2's 50,257 tokens, for each preset; p50/p95 in ms, their
- * ratio (goal: within 10%), and the mask bytes uploaded per step (K = 1).
+ * Mask cost per position inside our loop against bare xgrammar, for the bundled tokenizer's vocabulary and
+ * for GPT-2's 50,257 tokens, for each preset; p50/p95 in ms, their ratio (goal: within 10%), and the mask
+ * bytes uploaded per step (K = 1).
  */
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { Tokenizer } from '@huggingface/tokenizers';
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,23 +13,20 @@ import { parseArgs } from 'node:util';
 import { getEncoding } from 'js-tiktoken';
 import { createServer } from 'vite';
 import { gpt2Vocabulary } from '../test/support/gpt2Vocab';
-import { JSON_STOP, JSON_VOCAB } from '../test/support/jsonVocab';
 
 const { values } = parseArgs({ options: { L: { type: 'string', default: '4' }, repeats: { type: 'string', default: '30' }, json: { type: 'string' } } });
 
-/** Longest-match tokenization over the small vocabulary. */
-function encodeSmall(text: string): number[] {
-  const tokens: number[] = [];
-  for (let at = 0; at < text.length; ) {
-    let best = -1;
-    JSON_VOCAB.forEach((piece, id) => {
-      if (id !== JSON_STOP && text.startsWith(piece, at) && (best < 0 || piece.length > (JSON_VOCAB[best] as string).length)) best = id;
-    });
-    if (best < 0) throw new Error(`the small vocabulary cannot spell ${JSON.stringify(text.slice(at))}`);
-    tokens.push(best);
-    at += (JSON_VOCAB[best] as string).length;
-  }
-  return tokens;
+/** The bundled tokenizer, as the runtime loads it. */
+function bundledTokenizer(): { tokens: string[]; stop: number; encode: (text: string) => number[] } {
+  const json = JSON.parse(readFileSync('public/models/speclab-tokenizer/tokenizer.json', 'utf8')) as {
+    model: { vocab: Record<string, number> };
+    added_tokens: { id: number; content: string }[];
+  };
+  const tokens: string[] = [];
+  for (const [token, id] of Object.entries(json.model.vocab)) tokens[id] = token;
+  const tokenizer = new Tokenizer(json, {});
+  const stop = json.added_tokens.find((t) => t.content === '<|endoftext|>')?.id as number;
+  return { tokens, stop, encode: (text) => tokenizer.encode(text).ids };
 }
 
 // xgrammar's UMD bundle reaches for CommonJS globals under Node; Vite's module runner does not provide them.
@@ -38,10 +36,11 @@ const server = await createServer({ logLevel: 'warn', server: { middlewareMode: 
 try {
   const bench = (await server.ssrLoadModule('/tools/bench/maskBench.ts')) as typeof import('./bench/maskBench');
   const gpt2 = gpt2Vocabulary();
+  const bundled = bundledTokenizer();
   const encoder = getEncoding('gpt2');
   const rows = await bench.runMaskBench(
     [
-      { name: `small JSON (${JSON_VOCAB.length})`, vocabulary: { tokens: JSON_VOCAB, vocabType: 'raw', stopTokenIds: [JSON_STOP] }, encode: encodeSmall },
+      { name: `bundled (${bundled.tokens.length})`, vocabulary: { tokens: bundled.tokens, vocabType: 'byte_level', stopTokenIds: [bundled.stop] }, encode: bundled.encode },
       { name: 'GPT-2 (50257)', vocabulary: { tokens: gpt2.tokens, vocabType: 'byte_level', stopTokenIds: gpt2.stopTokenIds }, encode: (text) => encoder.encode(text) },
     ],
     Number(values.L),
