@@ -1,12 +1,32 @@
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
+import type { FromWorker } from './engine/protocol';
+import { createSpecStore } from './store/store';
+import { decodeShare } from './store/shareUrl';
 import { App } from './ui/App';
+import { StoreContext } from './ui/storeContext';
 import './ui/app.css';
 
 const rootElement = document.getElementById('root');
 if (!rootElement) throw new Error('SpecLab: #root element is missing from index.html');
+
+const worker = new Worker(new URL('./engine/worker.ts', import.meta.url), { type: 'module', name: 'speclab-engine' });
+const store = createSpecStore({ post: (message) => worker.postMessage(message) });
+worker.onmessage = (event: MessageEvent<FromWorker>) => store.getState().receive(event.data);
+worker.onerror = (event) => store.getState().receive({ type: 'load-error', message: `the engine worker failed: ${event.message}` });
+
+try {
+  const shared = decodeShare(location.hash);
+  if (shared) store.getState().applyShared(shared.preset, shared.params);
+} catch (error) {
+  store.getState().receive({ type: 'run-error', runId: 0, message: (error as Error).message });
+}
+store.getState().load();
+
 createRoot(rootElement).render(
   <StrictMode>
-    <App />
+    <StoreContext.Provider value={store}>
+      <App />
+    </StoreContext.Provider>
   </StrictMode>,
 );

@@ -68,7 +68,8 @@ export async function checkDrafts(
         }
       }
       masks.set(mask.subarray(0, words), (k * (L + 1) + j) * words);
-      if (j === L || valid < j) continue;
+      // Past the stop token a draft is padding: the grammar has terminated and is not asked again.
+      if (j === L || valid < j || matcher.isTerminated()) continue;
       const token = drafts[k * L + j] as number;
       if (token < 0 || token >= V || !isTokenAllowed(mask, token) || !matcher.accept(token)) continue;
       accepted++;

@@ -1,5 +1,3 @@
-import { Ajv, type ValidateFunction } from 'ajv';
-
 /** The scorecard's correctness rows for one completed output. */
 export type OutputVerdict =
   | { kind: 'valid' }
@@ -7,24 +5,19 @@ export type OutputVerdict =
   | { kind: 'truncated'; reason: string }
   | { kind: 'dead-end'; reason: string };
 
-const validators = new WeakMap<object, ValidateFunction>();
-// strict: false lets ajv accept every keyword a user may write; it still checks the ones it knows.
-const ajv = new Ajv({ strict: false, allErrors: true });
-
-function validatorFor(schema: object): ValidateFunction {
-  let validate = validators.get(schema);
-  if (!validate) {
-    validate = ajv.compile(schema);
-    validators.set(schema, validate);
-  }
-  return validate;
-}
+/**
+ * Checks a value against a JSON schema, independently of the grammar: null when valid, otherwise why
+ * not. Node uses ajv (ajvValidator.ts); the browser, whose Content-Security-Policy forbids the code
+ * generation ajv relies on, uses an interpreting validator (interpretedValidator.ts).
+ */
+export type SchemaValidator = (schema: object, value: unknown) => string | null;
 
 /**
- * Judges one output independently of the grammar: JSON.parse, then ajv against the schema. An output that
- * stopped at the token limit is truncated; one the grammar could not continue is a dead end.
+ * Judges one output: JSON.parse, then the validator. An output that stopped at the token limit is
+ * truncated; one the grammar could not continue is a dead end.
  */
 export function scoreOutput(
+  validate: SchemaValidator,
   schema: object,
   json: string,
   ending: 'stopped' | 'max-tokens' | 'dead-end',
@@ -37,7 +30,6 @@ export function scoreOutput(
     const reason = (error as Error).message;
     return ending === 'max-tokens' ? { kind: 'truncated', reason: `max tokens reached mid-JSON: ${reason}` } : { kind: 'invalid', reason };
   }
-  const validate = validatorFor(schema);
-  if (validate(value)) return { kind: 'valid' };
-  return { kind: 'invalid', reason: ajv.errorsText(validate.errors) };
+  const problem = validate(schema, value);
+  return problem === null ? { kind: 'valid' } : { kind: 'invalid', reason: problem };
 }

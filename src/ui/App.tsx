@@ -1,54 +1,45 @@
-import { useEffect, useState } from 'react';
+import { useEffect } from 'react';
+import { Charts } from './Charts';
+import { Controls } from './Controls';
+import { CounterPanel } from './CounterPanel';
 import { METHOD_DESCRIPTIONS } from './methodDescriptions';
-
-type WebGpuStatus = { kind: 'checking' } | { kind: 'available'; adapter: string } | { kind: 'absent'; reason: string };
-
-async function probeWebGpu(): Promise<WebGpuStatus> {
-  if (!('gpu' in navigator)) return { kind: 'absent', reason: 'this browser has no navigator.gpu' };
-  const adapter = await navigator.gpu.requestAdapter();
-  if (!adapter) return { kind: 'absent', reason: 'no WebGPU adapter was granted' };
-  const { vendor, architecture } = adapter.info;
-  return { kind: 'available', adapter: [vendor, architecture].filter(Boolean).join(' / ') || 'unnamed adapter' };
-}
-
-function WebGpuBadge() {
-  const [status, setStatus] = useState<WebGpuStatus>({ kind: 'checking' });
-  useEffect(() => {
-    let cancelled = false;
-    probeWebGpu()
-      .catch((error: unknown) => ({ kind: 'absent', reason: String(error) }) as const)
-      .then((result) => {
-        if (!cancelled) setStatus(result);
-      });
-    return () => {
-      cancelled = true;
-    };
-  }, []);
-  const text =
-    status.kind === 'checking'
-      ? 'Checking for WebGPU…'
-      : status.kind === 'available'
-        ? `WebGPU: ${status.adapter}`
-        : `No WebGPU (${status.reason}): verification will run on the CPU`;
-  return (
-    <p className={`badge badge-${status.kind}`} role="status" data-testid="webgpu-status">
-      {text}
-    </p>
-  );
-}
+import { RaceView } from './RaceView';
+import { ShortcutHelp, useShortcuts } from './Shortcuts';
+import { StatusBar } from './StatusBar';
+import { StepInspector } from './StepInspector';
+import { TokenStream } from './TokenStream';
+import { useSpec } from './storeContext';
 
 export function App() {
+  const presentation = useSpec((s) => s.ui.presentation);
+  const setUi = useSpec((s) => s.setUi);
+  useShortcuts();
+  useEffect(() => {
+    document.documentElement.classList.toggle('presentation', presentation);
+    if (presentation && !document.fullscreenElement) void document.documentElement.requestFullscreen?.().catch(() => undefined);
+    if (!presentation && document.fullscreenElement) void document.exitFullscreen().catch(() => undefined);
+  }, [presentation]);
   return (
     <main className="shell">
       <header>
         <h1>SpecLab</h1>
-        <p className="tagline">
-          Speculative decoding, run for real in your browser: small draft and target models, multi-draft block
-          verification on WebGPU, and a JSON-schema mask at every step.
-        </p>
-        <WebGpuBadge />
+        <p className="tagline">Speculative decoding, run for real in your browser, with a JSON-schema mask at every step.</p>
+        <StatusBar />
+        <button type="button" className="presentation-toggle" aria-pressed={presentation} onClick={() => setUi({ presentation: !presentation })}>
+          Presentation mode (P)
+        </button>
+        <button type="button" onClick={() => setUi({ help: true })}>
+          Shortcuts (?)
+        </button>
       </header>
-      <section aria-labelledby="methods-heading">
+      <ShortcutHelp />
+      <Controls />
+      <TokenStream />
+      <CounterPanel />
+      <Charts />
+      <StepInspector />
+      <RaceView />
+      <section aria-labelledby="methods-heading" className="methods-section">
         <h2 id="methods-heading">Verification methods</h2>
         <dl className="methods">
           {METHOD_DESCRIPTIONS.map(({ id, name, summary }) => (
@@ -59,18 +50,6 @@ export function App() {
           ))}
         </dl>
         <p>Every method is lossless: the emitted tokens are distributed exactly as the masked target would sample them.</p>
-      </section>
-      <section aria-labelledby="counters-heading">
-        <h2 id="counters-heading">What the charts will count</h2>
-        <ul>
-          <li>
-            <b>R</b> raw draft tokens, <b>I</b> invalidated by the grammar, <b>D = R − I</b>, <b>A</b> accepted by the
-            target.
-          </li>
-          <li>
-            Grammar survival D/R, conditional acceptance A/D, draft yield A/R, mean acceptance length 1 + A/steps.
-          </li>
-        </ul>
       </section>
     </main>
   );

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { GrammarEngine } from '../../src/grammar/engine';
 import { SCHEMA_PRESETS } from '../../src/grammar/presets';
+import { ajvValidator } from '../../src/grammar/ajvValidator';
 import { scoreOutput } from '../../src/grammar/score';
 import { generateCorpus, oneLineJson } from '../../tools/train/corpus';
 
@@ -16,7 +17,7 @@ describe('the training corpus', () => {
     for (const preset of SCHEMA_PRESETS) {
       const own = records.filter((record) => record.preset === preset.id);
       expect(own.length).toBe(records.length / SCHEMA_PRESETS.length);
-      for (const record of own) expect(scoreOutput(preset.schema, record.json, 'stopped'), record.json).toEqual({ kind: 'valid' });
+      for (const record of own) expect(scoreOutput(ajvValidator, preset.schema, record.json, 'stopped'), record.json).toEqual({ kind: 'valid' });
     }
   });
 

@@ -7,9 +7,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { tokenizerJson, trainByteLevelBpe } from './bpe';
 import { generateCorpus } from './corpus';
+import { STOP_TOKEN, TOKENIZER_PATH } from './paths';
 
-const STOP_TOKEN = '<|endoftext|>';
-const TOKENIZER_PATH = 'public/models/speclab-tokenizer/tokenizer.json';
 
 const { values } = parseArgs({ options: { records: { type: 'string', default: '50000' }, merges: { type: 'string', default: '768' }, seed: { type: 'string', default: '1' } } });
 const records = generateCorpus(Number(values.seed), Number(values.records));

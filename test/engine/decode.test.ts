@@ -1,14 +1,20 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { derivedRatios, eligible } from '../../src/core/metrics';
 import { syntheticLogits } from '../../src/core/modelPair';
-import { runStructured, type StructuredRunOptions } from '../../src/engine/structuredLoop';
+import { decode, type DecodeOptions } from '../../src/engine/decode';
+import { PrefixPairModels } from '../../src/engine/pairModels';
+import type { LogitPair } from '../../src/core/modelPair';
 import { GrammarEngine, type CompiledSchema } from '../../src/grammar/engine';
+import type { OutputVerdict } from '../../src/grammar/score';
+import { ajvValidator } from '../../src/grammar/ajvValidator';
 import { SCHEMA_PRESETS, type SchemaPreset } from '../../src/grammar/presets';
 import { JSON_STOP, JSON_VOCAB, TRIGGER_TOKEN, decodeJson, withTriggerAfter } from '../support/jsonVocab';
 
+/** A one-token prompt: the synthetic logits key on the whole context. */
+const PROMPT = [JSON_STOP];
 const logits = syntheticLogits({ V: JSON_VOCAB.length, seed: 3, closeness: 0.6, logitScale: 1.5 });
 
-describe('the structured loop on the CPU with synthetic logits', () => {
+describe('the decode loop under a schema, on the CPU with synthetic logits', () => {
   let engine: GrammarEngine;
   const compiled = new Map<string, CompiledSchema>();
   beforeAll(async () => {
@@ -20,12 +26,12 @@ describe('the structured loop on the CPU with synthetic logits', () => {
     engine.dispose();
   });
 
-  const run = (preset: SchemaPreset, overrides: Partial<StructuredRunOptions> = {}) =>
-    runStructured({
-      grammar: compiled.get(preset.id) as CompiledSchema,
-      schema: preset.schema,
-      logits,
-      decode: decodeJson,
+  const run = (preset: SchemaPreset, overrides: Partial<DecodeOptions> & { logits?: LogitPair; trigger?: string } = {}) => {
+    const { logits: pair = logits, trigger, ...rest } = overrides;
+    return decode(new PrefixPairModels(pair), {
+      structure: { grammar: compiled.get(preset.id) as CompiledSchema, schema: preset.schema, validate: ajvValidator, ...(trigger === undefined ? {} : { trigger }) },
+      prompt: PROMPT,
+      detokenize: decodeJson,
       stopTokenId: JSON_STOP,
       method: 'spectr-gbv',
       K: 3,
@@ -34,8 +40,9 @@ describe('the structured loop on the CPU with synthetic logits', () => {
       drafting: 'validate',
       seed: 1,
       maxTokens: 400,
-      ...overrides,
+      ...rest,
     });
+  };
 
   const preset = (id: SchemaPreset['id']) => SCHEMA_PRESETS.find((p) => p.id === id) as SchemaPreset;
 
@@ -44,14 +51,15 @@ describe('the structured loop on the CPU with synthetic logits', () => {
     async (id) => {
       for (const seed of [1, 2, 3]) {
         const result = await run(preset(id), { seed });
+        const verdict = result.verdict as OutputVerdict;
         const { counters } = result;
         expect(eligible(counters)).toBe(counters.raw - counters.invalidated);
         expect(counters.histogram.reduce((a, b) => a + b, 0)).toBe(counters.steps);
-        if (result.verdict.kind === 'invalid') {
+        if (verdict.kind === 'invalid') {
           const unenforced = (compiled.get(id) as CompiledSchema).unenforced.join(' ');
-          expect(unenforced, `${result.json}: ${result.verdict.reason}`).toMatch(/maximum|minimum/);
+          expect(unenforced, `${result.json}: ${verdict.reason}`).toMatch(/maximum|minimum/);
         } else {
-          expect(['valid', 'truncated'], `${result.json}`).toContain(result.verdict.kind);
+          expect(['valid', 'truncated'], `${result.json}`).toContain(verdict.kind);
         }
       }
     },
@@ -77,10 +85,10 @@ describe('the structured loop on the CPU with synthetic logits', () => {
 
   it('reasoning, then JSON: free text is never invalidated, and the JSON after the trigger is valid', async () => {
     for (const freeTokens of [0, 2, 9]) {
-      const result = await run(preset('reasoning'), { logits: withTriggerAfter(logits, freeTokens), trigger: 'Answer: ' });
+      const result = await run(preset('reasoning'), { logits: withTriggerAfter(logits, PROMPT.length + freeTokens), trigger: 'Answer: ' });
       expect(result.constraintStart).toBe(result.tokens.indexOf(TRIGGER_TOKEN) + 1);
       expect(result.tokens.indexOf(TRIGGER_TOKEN)).toBeGreaterThanOrEqual(freeTokens);
-      expect(['valid', 'truncated']).toContain(result.verdict.kind);
+      expect(['valid', 'truncated'], JSON.stringify([result.json, result.verdict, result.tokens])).toContain(result.verdict?.kind);
     }
   });
 
@@ -92,6 +100,6 @@ describe('the structured loop on the CPU with synthetic logits', () => {
 
   it('a run cut at max tokens mid-JSON is scored as truncated', async () => {
     const result = await run(preset('order'), { maxTokens: 6 });
-    expect(result.verdict.kind).toBe('truncated');
+    expect(result.verdict?.kind).toBe('truncated');
   });
 });

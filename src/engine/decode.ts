@@ -1,0 +1,337 @@
+/**
+ * The speculative loop, end to end, for any draft/target pair (real models with KV caches, or synthetic
+ * logits). One step:
+ *   1. K drafts of L tokens from the drafter, batched (in 'constrained' mode it samples under the mask);
+ *   2. the grammar checks each draft and records the mask at every position (R and I counted here);
+ *   3. the target scores all K×(L+1) positions in one batched forward, masked at every position;
+ *   4. verification; 5. the caches keep the emitted prefix; 6. a step record goes to `onStep`.
+ * `ar` is plain autoregressive decoding from the target: the baseline for speed and for losslessness.
+ * Output may be free text until a trigger string (reasoning, then JSON); the grammar starts right after it.
+ */
+import { countDraftTokens, emptyCounters, recordStep, type Counters, type StepCounts } from '../core/metrics';
+import { createRng } from '../core/rng';
+import { drawCategorical, logitsToProbs, type SamplingParams } from '../core/sampling';
+import { METHOD_IDS, draftsUsed, verify, type MethodId } from '../core/verify';
+import { GrammarDeadEndError, advanceOverEmitted, checkDrafts, type DraftGrammarCheck } from '../grammar/draftMasks';
+import type { CompiledSchema, SchemaMatcher } from '../grammar/engine';
+import { scoreOutput, type OutputVerdict, type SchemaValidator } from '../grammar/score';
+import type { PairModels } from './pairModels';
+
+export type DecodeMethod = 'ar' | MethodId;
+export const DECODE_METHODS: readonly DecodeMethod[] = ['ar', ...METHOD_IDS];
+export type DraftingMode = 'validate' | 'constrained';
+
+export interface Structure {
+  grammar: CompiledSchema;
+  schema: object;
+  /** Judges the finished output against `schema`, independently of the grammar. */
+  validate: SchemaValidator;
+  /** Free text until this string; the schema applies from the next token on. */
+  trigger?: string;
+}
+
+export interface DecodeOptions {
+  method: DecodeMethod;
+  K: number;
+  L: number;
+  sampling: SamplingParams;
+  drafting: DraftingMode;
+  seed: number;
+  maxTokens: number;
+  /** The prompt's token ids. */
+  prompt: readonly number[];
+  /** The JSON-schema constraint, or null for free text. */
+  structure: Structure | null;
+  /** Output token ids to text. */
+  detokenize: (tokens: readonly number[]) => string;
+  stopTokenId: number;
+  /** Checked between steps: a cancelled run ends after a whole step, with consistent state. */
+  signal?: AbortSignal;
+}
+
+export type TokenOrigin = 'draft' | 'correction' | 'bonus' | 'target';
+
+export interface EmittedToken {
+  token: number;
+  origin: TokenOrigin;
+  /** The (masked) target's probability of this token at its position. */
+  targetProb: number;
+  /** The drafter's probability, for accepted draft tokens. */
+  draftProb?: number;
+}
+
+export interface StepTimings {
+  draft: number;
+  mask: number;
+  target: number;
+  verify: number;
+  overhead: number;
+}
+
+export interface StepRecord {
+  index: number;
+  /** K×L drafted tokens (empty for ar), with their draft and target probabilities. */
+  drafts: number[][];
+  draftProbs: number[][];
+  targetProbs: number[][];
+  /** Tokens each draft proposed (L unless it stopped early) and how many of them the grammar allowed. */
+  draftLengths: number[];
+  validLengths: number[];
+  /** The draft whose prefix was emitted, and how many of its tokens. */
+  chosen: number;
+  accepted: number;
+  emitted: EmittedToken[];
+  /** The GBV block scalars w_i, Z_i, h_i (gbv and spectr-gbv). */
+  trace: { start: number; weights: number[]; masses: number[]; stops: number[] } | null;
+  counts: StepCounts;
+  timings: StepTimings;
+}
+
+export type DecodeEnding = 'stopped' | 'max-tokens' | 'context-full' | 'dead-end' | 'cancelled';
+
+export interface DecodeResult {
+  tokens: number[];
+  text: string;
+  /** The constrained part of the output, the stop token excluded (the whole output without a schema). */
+  json: string;
+  counters: Counters;
+  verdict: OutputVerdict | null;
+  ending: DecodeEnding;
+  /** Index into `tokens` where the constraint began, or null when the trigger never appeared. */
+  constraintStart: number | null;
+  timings: StepTimings;
+  /** Target forwards: one per step. */
+  steps: number;
+}
+
+export class PromptTooLongError extends Error {
+  override readonly name = 'PromptTooLongError';
+}
+
+export function validateDecodeOptions(options: DecodeOptions, contextLength: number): void {
+  const { method, K, L, maxTokens, prompt } = options;
+  if (!DECODE_METHODS.includes(method)) throw new RangeError(`unknown method ${JSON.stringify(method)}; expected one of ${DECODE_METHODS.join(', ')}`);
+  if (!(Number.isInteger(K) && K >= 1 && K <= 8)) throw new RangeError(`K must be an integer in 1..8, got ${K}`);
+  if (!(Number.isInteger(L) && L >= 1 && L <= 8)) throw new RangeError(`L must be an integer in 1..8, got ${L}`);
+  if (!(Number.isInteger(maxTokens) && maxTokens >= 1)) throw new RangeError(`max tokens must be a positive integer, got ${maxTokens}`);
+  if (prompt.length === 0) throw new RangeError('the prompt is empty');
+  // Refused rather than cut: a silently truncated prompt would change what the model is asked.
+  if (prompt.length + 2 > contextLength) {
+    throw new PromptTooLongError(`the prompt is ${prompt.length} tokens; the models see ${contextLength}, so it must be at most ${contextLength - 2}`);
+  }
+}
+
+const now = () => performance.now();
+const zeroTimings = (): StepTimings => ({ draft: 0, mask: 0, target: 0, verify: 0, overhead: 0 });
+
+/** `onStep` may return a promise: the loop waits for it (pause, single-stepping, slow motion). */
+export async function decode(models: PairModels, options: DecodeOptions, onStep?: (record: StepRecord) => void | Promise<void>): Promise<DecodeResult> {
+  validateDecodeOptions(options, models.contextLength);
+  const { method, L, sampling, structure, detokenize, stopTokenId, signal } = options;
+  const K = method === 'ar' ? 1 : draftsUsed(method, options.K);
+  const rng = createRng(options.seed);
+  const matcher: SchemaMatcher | null = structure ? await structure.grammar.matcher() : null;
+  const trigger = structure?.trigger;
+  /** Whether the token after `output` is constrained. */
+  const constrainedAfter = (output: readonly number[]) => matcher !== null && (trigger === undefined || detokenize(output).includes(trigger));
+  const tokens: number[] = [];
+  let counters = emptyCounters(L);
+  const totals = zeroTimings();
+  let ending: DecodeEnding = 'max-tokens';
+  let steps = 0;
+  const maskIfConstrained = async (output: readonly number[]) => (constrainedAfter(output) ? await (matcher as SchemaMatcher).mask() : undefined);
+  try {
+    while (tokens.length < options.maxTokens) {
+      if (signal?.aborted) {
+        ending = 'cancelled';
+        break;
+      }
+      if (options.prompt.length + tokens.length + L + 1 > models.contextLength) {
+        ending = 'context-full';
+        break;
+      }
+      const stepStart = now();
+      const timings = zeroTimings();
+      const context = [...options.prompt, ...tokens];
+      let record: StepRecord;
+      if (method === 'ar') {
+        let mark = now();
+        const logits = await models.targetNext(context);
+        timings.target = now() - mark;
+        mark = now();
+        const mask = await maskIfConstrained(tokens);
+        if (mask && !mask.some((word) => word !== 0)) throw new GrammarDeadEndError('the grammar allows no token here, so the output cannot continue');
+        timings.mask = now() - mark;
+        const row = logitsToProbs(logits, sampling, mask);
+        const token = drawCategorical(row, rng.uniform());
+        if (mask && !(matcher as SchemaMatcher).accept(token)) throw new Error(`the grammar refused token ${token} that its own mask allowed`);
+        const counts: StepCounts = { proposed: 0, invalidated: 0, distinctProposed: 0, distinctEligible: 0, accepted: 0 };
+        record = {
+          index: steps, drafts: [], draftProbs: [], targetProbs: [], draftLengths: [], validLengths: [], chosen: 0, accepted: 0,
+          emitted: [{ token, origin: 'target', targetProb: row[token] as number }], trace: null, counts, timings,
+        };
+      } else {
+        record = await speculativeStep(models, { ...options, K }, { tokens, context, rng, matcher, constrainedAfter, timings, index: steps });
+      }
+      for (const { token } of record.emitted) {
+        tokens.push(token);
+        if (token === stopTokenId) break;
+      }
+      counters = recordStep(counters, record.counts);
+      steps++;
+      timings.overhead = Math.max(0, now() - stepStart - timings.draft - timings.mask - timings.target - timings.verify);
+      for (const key of Object.keys(totals) as (keyof StepTimings)[]) totals[key] += timings[key];
+      await onStep?.(record);
+      if (tokens.at(-1) === stopTokenId || matcher?.isTerminated() === true) {
+        ending = 'stopped';
+        break;
+      }
+    }
+  } catch (error) {
+    if (!(error instanceof GrammarDeadEndError)) throw error;
+    ending = 'dead-end';
+  } finally {
+    matcher?.dispose();
+    models.dispose();
+  }
+  if (tokens.length > options.maxTokens) tokens.length = options.maxTokens;
+  let constraintStart: number | null = null;
+  if (structure) for (let i = 0; i <= tokens.length && constraintStart === null; i++) if (constrainedAfter(tokens.slice(0, i))) constraintStart = i;
+  const body = (structure ? (constraintStart === null ? [] : tokens.slice(constraintStart)) : tokens).filter((token) => token !== stopTokenId);
+  const json = detokenize(body);
+  let verdict: OutputVerdict | null = null;
+  if (structure) {
+    verdict =
+      constraintStart === null
+        ? { kind: 'invalid', reason: `the trigger ${JSON.stringify(trigger)} never appeared, so the output has no JSON` }
+        : scoreOutput(structure.validate, structure.schema, json, ending === 'stopped' || ending === 'dead-end' ? ending : 'max-tokens');
+  }
+  return { tokens, text: detokenize(tokens.filter((token) => token !== stopTokenId)), json, counters, verdict, ending, constraintStart, timings: totals, steps };
+}
+
+interface StepState {
+  tokens: readonly number[];
+  context: readonly number[];
+  rng: ReturnType<typeof createRng>;
+  matcher: SchemaMatcher | null;
+  constrainedAfter: (output: readonly number[]) => boolean;
+  timings: StepTimings;
+  index: number;
+}
+
+async function speculativeStep(models: PairModels, options: DecodeOptions, state: StepState): Promise<StepRecord> {
+  const { K, L, sampling, stopTokenId, method } = options;
+  const { tokens, context, rng, matcher, constrainedAfter, timings } = state;
+  const V = models.V;
+  const drafts = new Int32Array(K * L);
+  const draftProbs = new Float64Array(K * L * V);
+  const constrainedFrom = new Array<number>(K).fill(L + 1);
+  const lengths = new Array<number>(K).fill(L);
+  const walked = new Array<number>(K).fill(0);
+  const constrainedDrafting = options.drafting === 'constrained' && matcher !== null;
+  const prefixes = Array.from({ length: K }, () => [...tokens]);
+  const stopRow = new Float64Array(V);
+  stopRow[stopTokenId] = 1;
+
+  // 1. Drafting, one batched drafter forward per position. Constrained drafting samples each draft under
+  // its own mask, so the matcher walks the drafts one after another within a position: accept, read, roll.
+  let mark = now();
+  let rows = await models.draftFirst(context);
+  timings.draft += now() - mark;
+  for (let j = 0; j < L; j++) {
+    for (let k = 0; k < K; k++) {
+      const at = (k * L + j) * V;
+      if (j >= (lengths[k] as number)) {
+        // A draft that reached the stop token is over: padding no counter sees and the output never reaches.
+        draftProbs.set(stopRow, at);
+        drafts[k * L + j] = stopTokenId;
+        continue;
+      }
+      const prefix = prefixes[k] as number[];
+      const constrained = constrainedAfter(prefix);
+      if (constrained) constrainedFrom[k] = Math.min(constrainedFrom[k] as number, j);
+      let mask: Int32Array | undefined;
+      if (constrainedDrafting && constrained) {
+        mark = now();
+        const grammar = matcher;
+        // Walk this draft's accepted tokens, read the mask, and roll back: xgrammar has no fork.
+        for (let i = prefix.length - (walked[k] as number); i < prefix.length; i++) grammar.accept(prefix[i] as number);
+        mask = await grammar.mask();
+        grammar.rollBack(walked[k] as number);
+        timings.mask += now() - mark;
+      }
+      const logits = rows.subarray((K > 1 && j > 0 ? k : 0) * V, ((K > 1 && j > 0 ? k : 0) + 1) * V);
+      const row = logitsToProbs(logits, sampling, mask);
+      const token = drawCategorical(row, rng.uniform());
+      draftProbs.set(row, at);
+      drafts[k * L + j] = token;
+      prefix.push(token);
+      if (mask) walked[k] = (walked[k] as number) + 1;
+      if (token === stopTokenId) lengths[k] = j + 1;
+    }
+    if (j < L - 1) {
+      mark = now();
+      rows = await models.draftNext(Int32Array.from({ length: K }, (_, k) => drafts[k * L + j] as number));
+      timings.draft += now() - mark;
+    }
+  }
+
+  // The trigger may close a draft: then only its bonus position is constrained.
+  prefixes.forEach((prefix, k) => {
+    if ((constrainedFrom[k] as number) > L && (lengths[k] as number) === L && constrainedAfter(prefix)) constrainedFrom[k] = L;
+  });
+
+  // 2. Grammar: masks at every scored position, and the valid length of every draft.
+  mark = now();
+  const check: DraftGrammarCheck | null = matcher ? await checkDrafts(matcher, drafts, K, L, V, constrainedFrom) : null;
+  timings.mask += now() - mark;
+
+  // 3. Target scoring, masked at every position, the bonus position included.
+  mark = now();
+  const logits = await models.score(context, drafts, K, L);
+  timings.target += now() - mark;
+  mark = now();
+  const maskWords = check ? check.masks.length / (K * (L + 1)) : 0;
+  const targetProbs = new Float64Array(K * (L + 1) * V);
+  for (let row = 0; row < K * (L + 1); row++) {
+    const mask = check ? check.masks.subarray(row * maskWords, (row + 1) * maskWords) : undefined;
+    targetProbs.set(logitsToProbs(logits.subarray(row * V, (row + 1) * V), sampling, mask), row * V);
+  }
+
+  // 4. Verification.
+  const outcome = verify(method as MethodId, { K, L, V, drafts, draftProbs, targetProbs }, rng);
+  const accepted = Math.min(outcome.accepted, lengths[outcome.draft] as number);
+  const validLengths = check ? check.validLengths : new Array<number>(K).fill(L);
+  if (check && matcher) advanceOverEmitted(matcher, check, constrainedFrom, outcome);
+  timings.verify += now() - mark;
+
+  // 5. The caches keep the emitted prefix.
+  models.commit(outcome.draft, accepted);
+
+  const chosen = outcome.draft;
+  const tokenProb = (probs: Float64Array, row: number, token: number) => probs[row * V + token] as number;
+  // The output ends at the stop token: anything the verifier emitted after it is not output.
+  const stopAt = Array.from(outcome.tokens.subarray(0, accepted + 1)).indexOf(stopTokenId);
+  const emittedCount = stopAt === -1 ? accepted + 1 : stopAt + 1;
+  const emitted: EmittedToken[] = Array.from(outcome.tokens.subarray(0, emittedCount), (token, i) => {
+    const targetProb = tokenProb(targetProbs, chosen * (L + 1) + i, token);
+    if (i < accepted) return { token, origin: 'draft', targetProb, draftProb: tokenProb(draftProbs, chosen * L + i, token) };
+    return { token, origin: accepted === L ? 'bonus' : 'correction', targetProb };
+  });
+  const perDraft = <T>(each: (k: number, j: number) => T) => Array.from({ length: K }, (_, k) => Array.from({ length: lengths[k] as number }, (_, j) => each(k, j)));
+  const trace = outcome.trace;
+  return {
+    index: state.index,
+    drafts: perDraft((k, j) => drafts[k * L + j] as number),
+    draftProbs: perDraft((k, j) => tokenProb(draftProbs, k * L + j, drafts[k * L + j] as number)),
+    targetProbs: perDraft((k, j) => tokenProb(targetProbs, k * (L + 1) + j, drafts[k * L + j] as number)),
+    draftLengths: lengths,
+    validLengths: validLengths.map((valid, k) => Math.min(valid, lengths[k] as number)),
+    chosen,
+    accepted,
+    emitted,
+    trace: trace ? { start: trace.start, weights: Array.from(trace.weights), masses: Array.from(trace.masses), stops: Array.from(trace.stops) } : null,
+    counts: countDraftTokens(drafts, K, L, validLengths, accepted, lengths),
+    timings,
+  };
+}

@@ -1,0 +1,131 @@
+/**
+ * The engine a caller drives: a loaded model pair, its grammar engine, compiled schemas (cached by text),
+ * and `run`, which turns user-level parameters into one decode. The browser worker, `npm run generate`
+ * and the benchmarks all go through here.
+ */
+import { exportCounters } from '../core/metrics';
+import type { ModelPairHandle } from '../models/loader';
+import { GrammarEngine, type CompiledSchema } from '../grammar/engine';
+import { SCHEMA_PRESETS, type SchemaPreset } from '../grammar/presets';
+import type { SchemaValidator } from '../grammar/score';
+import { decode, type DecodeMethod, type DecodeResult, type DraftingMode, type StepRecord } from './decode';
+import { CachedPairModels } from './pairModels';
+
+export interface RunParams {
+  method: DecodeMethod;
+  K: number;
+  L: number;
+  temperature: number;
+  topP?: number;
+  topK?: number;
+  seed: number;
+  maxTokens: number;
+  drafting: DraftingMode;
+  prompt: string;
+  /** JSON-schema text, or null for free text. */
+  schemaText: string | null;
+  /** Free text until this string; the schema applies after it. */
+  trigger?: string;
+}
+
+export interface RunReport extends DecodeResult {
+  params: RunParams;
+  /** Schema keywords xgrammar does not enforce exactly (ajv still checks them). */
+  unenforced: readonly string[];
+  wallMs: number;
+  tokensPerSecond: number;
+  metrics: ReturnType<typeof exportCounters>;
+}
+
+/** The parameters of a preset's run, with defaults a teacher would start from. */
+export function presetParams(preset: SchemaPreset, overrides: Partial<RunParams> = {}): RunParams {
+  return {
+    method: 'spectr-gbv',
+    K: 3,
+    L: 4,
+    temperature: 1,
+    seed: 1,
+    maxTokens: 96,
+    drafting: 'validate',
+    prompt: preset.prompt,
+    schemaText: JSON.stringify(preset.schema, null, 2),
+    ...(preset.trigger === undefined ? {} : { trigger: preset.trigger }),
+    ...overrides,
+  };
+}
+
+export function findPreset(id: string): SchemaPreset {
+  const preset = SCHEMA_PRESETS.find((candidate) => candidate.id === id);
+  if (!preset) throw new RangeError(`unknown preset ${JSON.stringify(id)}; the presets are ${SCHEMA_PRESETS.map((p) => p.id).join(', ')}`);
+  return preset;
+}
+
+export class SpecEngine {
+  private readonly schemas = new Map<string, Promise<CompiledSchema>>();
+
+  private constructor(
+    readonly pair: ModelPairHandle,
+    private readonly grammar: GrammarEngine,
+    private readonly validate: SchemaValidator,
+  ) {}
+
+  static async create(pair: ModelPairHandle, validate: SchemaValidator): Promise<SpecEngine> {
+    return new SpecEngine(pair, await GrammarEngine.create(pair.tokenizer.grammarVocabulary()), validate);
+  }
+
+  get contextLength(): number {
+    return Math.min(this.pair.draft.manifest.architecture.context_length, this.pair.target.manifest.architecture.context_length);
+  }
+
+  /** Compiles (once per text) or throws a SchemaError naming the problem. */
+  compile(schemaText: string): Promise<CompiledSchema> {
+    let compiled = this.schemas.get(schemaText);
+    if (!compiled) {
+      compiled = this.grammar.compile(schemaText);
+      // A failed compile is not cached: the user fixes the text and tries again.
+      compiled.catch(() => this.schemas.delete(schemaText));
+      this.schemas.set(schemaText, compiled);
+    }
+    return compiled;
+  }
+
+  async run(params: RunParams, onStep?: (record: StepRecord) => void | Promise<void>, signal?: AbortSignal): Promise<RunReport> {
+    const { tokenizer } = this.pair;
+    const grammar = params.schemaText === null ? null : await this.compile(params.schemaText);
+    const schema = params.schemaText === null ? null : (JSON.parse(params.schemaText) as object);
+    const started = performance.now();
+    const models = new CachedPairModels(this.pair.draft.session, this.pair.target.session, this.contextLength);
+    const result = await decode(
+      models,
+      {
+        method: params.method,
+        K: params.K,
+        L: params.L,
+        sampling: { temperature: params.temperature, ...(params.topP === undefined ? {} : { topP: params.topP }), ...(params.topK === undefined ? {} : { topK: params.topK }) },
+        drafting: params.drafting,
+        seed: params.seed,
+        maxTokens: params.maxTokens,
+        prompt: tokenizer.encode(params.prompt),
+        structure: grammar && schema ? { grammar, schema, validate: this.validate, ...(params.trigger === undefined ? {} : { trigger: params.trigger }) } : null,
+        detokenize: (tokens) => tokenizer.decode(tokens),
+        stopTokenId: tokenizer.stopTokenId,
+        ...(signal ? { signal } : {}),
+      },
+      onStep,
+    );
+    const wallMs = performance.now() - started;
+    return {
+      ...result,
+      params,
+      unenforced: grammar?.unenforced ?? [],
+      wallMs,
+      tokensPerSecond: result.tokens.length / (wallMs / 1000),
+      metrics: exportCounters(result.counters),
+    };
+  }
+
+  dispose(): void {
+    for (const compiled of this.schemas.values()) void compiled.then((schema) => schema.dispose(), () => undefined);
+    this.grammar.dispose();
+  }
+}

@@ -1,0 +1,47 @@
+/** The typed messages between the page and the engine's Web Worker. */
+import type { StepRecord } from './decode';
+import type { RunParams, RunReport } from './engine';
+import type { ExecutionProvider } from '../models/session';
+
+export interface PairSource {
+  label: string;
+  draftUrl: string;
+  targetUrl: string;
+  /** Keep downloads in the Cache API (remote pairs); the bundled pair is served locally. */
+  cache: boolean;
+}
+
+export type ToWorker =
+  | { type: 'load'; source: PairSource; provider: ExecutionProvider | 'auto' }
+  /** Starts a run; `paused` starts it waiting for `step`. `stepDelayMs` slows playback for teaching. */
+  | { type: 'run'; runId: number; params: RunParams; paused: boolean; stepDelayMs: number }
+  | { type: 'race'; runId: number; params: RunParams }
+  | { type: 'pause' }
+  | { type: 'resume' }
+  | { type: 'step' }
+  | { type: 'delay'; stepDelayMs: number }
+  | { type: 'cancel' };
+
+export interface EngineInfo {
+  provider: ExecutionProvider;
+  /** Why the preferred provider was not used, when it was not. */
+  fallbackReason: string | null;
+  draftName: string;
+  targetName: string;
+  vocabSize: number;
+  contextLength: number;
+  loadMs: number;
+  /** Token strings by id, for showing tokens. */
+  tokenTexts: string[];
+}
+
+export type FromWorker =
+  | { type: 'progress'; file: string; loaded: number; total: number | null }
+  | { type: 'ready'; info: EngineInfo }
+  | { type: 'load-error'; message: string }
+  | { type: 'steps'; runId: number; records: StepRecord[] }
+  | { type: 'paused'; runId: number; paused: boolean }
+  | { type: 'done'; runId: number; report: RunReport }
+  | { type: 'race-row'; runId: number; report: RunReport }
+  | { type: 'race-done'; runId: number }
+  | { type: 'run-error'; runId: number; message: string };

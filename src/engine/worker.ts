@@ -1,0 +1,168 @@
+/**
+ * The engine's Web Worker: loads the pair, runs decodes and races, and streams step records to the page
+ * in small batches so that the page stays responsive. Pause, single steps and slow motion are gates the
+ * decode loop awaits after each step, so a paused or cancelled run always stops between whole steps.
+ */
+import * as ort from 'onnxruntime-web';
+import wasmUrl from 'onnxruntime-web/ort-wasm-simd-threaded.jsep.wasm?url';
+import mjsUrl from 'onnxruntime-web/ort-wasm-simd-threaded.jsep.mjs?url';
+import { DECODE_METHODS, type StepRecord } from './decode';
+import { SpecEngine } from './engine';
+import type { FromWorker, ToWorker } from './protocol';
+import { interpretedValidator } from '../grammar/interpretedValidator';
+import { loadPair } from '../models/loader';
+import { evictModelCache, httpReader } from '../models/httpReader';
+import { ModelLoadError } from '../models/manifest';
+import type { ExecutionProvider } from '../models/session';
+
+ort.env.wasm.wasmPaths = { wasm: wasmUrl, mjs: mjsUrl };
+ort.env.wasm.numThreads = 1;
+
+const post = (message: FromWorker) => {
+  postMessage(message);
+};
+const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+let engine: SpecEngine | null = null;
+let active: { runId: number; controller: AbortController } | null = null;
+let paused = false;
+let stepsAllowed = 0;
+let stepDelayMs = 0;
+let wake: (() => void) | null = null;
+const nudge = () => {
+  wake?.();
+  wake = null;
+};
+
+async function webgpuUsable(): Promise<string | null> {
+  if (!('gpu' in navigator)) return 'this browser has no WebGPU';
+  const adapter = await navigator.gpu.requestAdapter();
+  return adapter ? null : 'no WebGPU adapter was granted';
+}
+
+async function load(message: Extract<ToWorker, { type: 'load' }>): Promise<void> {
+  const started = performance.now();
+  let provider: ExecutionProvider = message.provider === 'auto' ? 'webgpu' : message.provider;
+  let fallbackReason: string | null = null;
+  if (provider === 'webgpu') {
+    fallbackReason = await webgpuUsable();
+    if (fallbackReason) provider = 'wasm';
+  }
+  const { source } = message;
+  try {
+    const pair = await loadPair(ort, { draft: httpReader(source.draftUrl, source.cache), target: httpReader(source.targetUrl, source.cache) }, provider, (file, loaded, total) =>
+      post({ type: 'progress', file, loaded, total }),
+    );
+    engine?.dispose();
+    engine = await SpecEngine.create(pair, interpretedValidator);
+    post({
+      type: 'ready',
+      info: {
+        provider,
+        fallbackReason,
+        draftName: pair.draft.manifest.name,
+        targetName: pair.target.manifest.name,
+        vocabSize: pair.tokenizer.vocabSize,
+        contextLength: engine.contextLength,
+        loadMs: performance.now() - started,
+        tokenTexts: pair.tokenizer.tokens.map((_, id) => pair.tokenizer.decode([id])),
+      },
+    });
+  } catch (error) {
+    // A file that failed its hash must not be served from the cache next time.
+    if (error instanceof ModelLoadError) await evictModelCache();
+    post({ type: 'load-error', message: errorText(error) });
+  }
+}
+
+/** Sends step records at most every 50 ms, and waits where the user paused or slowed playback. */
+function stepSink(runId: number) {
+  let pending: StepRecord[] = [];
+  let lastFlush = 0;
+  const flush = () => {
+    if (pending.length === 0) return;
+    post({ type: 'steps', runId, records: pending });
+    pending = [];
+    lastFlush = performance.now();
+  };
+  const onStep = async (record: StepRecord) => {
+    pending.push(record);
+    if (paused || stepDelayMs > 0 || performance.now() - lastFlush > 50) flush();
+    if (stepDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, stepDelayMs));
+    if (paused && stepsAllowed > 0) {
+      stepsAllowed--;
+      if (stepsAllowed > 0) return;
+    }
+    while (paused && stepsAllowed === 0 && !active?.controller.signal.aborted) {
+      post({ type: 'paused', runId, paused: true });
+      await new Promise<void>((resolve) => (wake = resolve));
+    }
+  };
+  return { onStep, flush };
+}
+
+async function run(message: Extract<ToWorker, { type: 'run' }>): Promise<void> {
+  if (!engine) return post({ type: 'run-error', runId: message.runId, message: 'the models are not loaded yet' });
+  active?.controller.abort();
+  nudge();
+  const controller = new AbortController();
+  active = { runId: message.runId, controller };
+  paused = message.paused;
+  stepsAllowed = message.paused ? 1 : 0;
+  stepDelayMs = message.stepDelayMs;
+  const sink = stepSink(message.runId);
+  try {
+    const report = await engine.run(message.params, sink.onStep, controller.signal);
+    sink.flush();
+    post({ type: 'done', runId: message.runId, report });
+  } catch (error) {
+    sink.flush();
+    post({ type: 'run-error', runId: message.runId, message: errorText(error) });
+  } finally {
+    if (active?.controller === controller) active = null;
+  }
+}
+
+async function race(message: Extract<ToWorker, { type: 'race' }>): Promise<void> {
+  if (!engine) return post({ type: 'run-error', runId: message.runId, message: 'the models are not loaded yet' });
+  try {
+    for (const method of DECODE_METHODS) post({ type: 'race-row', runId: message.runId, report: await engine.run({ ...message.params, method }) });
+    post({ type: 'race-done', runId: message.runId });
+  } catch (error) {
+    post({ type: 'run-error', runId: message.runId, message: errorText(error) });
+  }
+}
+
+// Runs one message at a time, in order: a run's own gates are the only way it waits.
+onmessage = (event: MessageEvent<ToWorker>) => {
+  const message = event.data;
+  switch (message.type) {
+    case 'load':
+      void load(message);
+      break;
+    case 'run':
+      void run(message);
+      break;
+    case 'race':
+      void race(message);
+      break;
+    case 'pause':
+      paused = true;
+      break;
+    case 'resume':
+      paused = false;
+      nudge();
+      break;
+    case 'step':
+      stepsAllowed++;
+      nudge();
+      break;
+    case 'delay':
+      stepDelayMs = message.stepDelayMs;
+      break;
+    case 'cancel':
+      active?.controller.abort();
+      nudge();
+      break;
+  }
+};

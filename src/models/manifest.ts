@@ -1,0 +1,71 @@
+/**
+ * The bundled models' manifest (written by tools/train/train.py) and the integrity checks a loader runs
+ * before a byte of a model reaches onnxruntime.
+ */
+export class ModelLoadError extends Error {
+  override name = 'ModelLoadError';
+}
+
+export interface ManifestFile {
+  path: string;
+  bytes: number;
+  sha256: string;
+}
+
+export interface GoldenPrompt {
+  preset: string;
+  input_ids: number[];
+  last_logits: number[];
+}
+
+export interface ModelManifest {
+  name: string;
+  architecture: { vocab_size: number; context_length: number; width: number; layers: number; heads: number; head_dim: number; parameters: number };
+  tokenizer: { file: string; vocab_size: number; stop_token: string; stop_token_id: number };
+  io: { inputs: string[]; outputs: string[] };
+  files: ManifestFile[];
+  training: Record<string, unknown>;
+  golden: { prompts: GoldenPrompt[] };
+}
+
+function field(value: unknown, path: string, source: string, kind: 'number' | 'string' | 'object' | 'array'): unknown {
+  const ok = kind === 'array' ? Array.isArray(value) : typeof value === kind && value !== null;
+  if (!ok) throw new ModelLoadError(`${source}: manifest field ${path} must be ${kind === 'array' ? 'an array' : `a ${kind}`}`);
+  return value;
+}
+
+/** Checks the fields the runtime relies on, naming the first one that is missing or malformed. */
+export function parseManifest(json: unknown, source: string): ModelManifest {
+  const root = field(json, '(root)', source, 'object') as Record<string, unknown>;
+  field(root.name, 'name', source, 'string');
+  const architecture = field(root.architecture, 'architecture', source, 'object') as Record<string, unknown>;
+  for (const key of ['vocab_size', 'context_length', 'layers', 'heads', 'head_dim']) field(architecture[key], `architecture.${key}`, source, 'number');
+  const tokenizer = field(root.tokenizer, 'tokenizer', source, 'object') as Record<string, unknown>;
+  field(tokenizer.file, 'tokenizer.file', source, 'string');
+  field(tokenizer.stop_token_id, 'tokenizer.stop_token_id', source, 'number');
+  const io = field(root.io, 'io', source, 'object') as Record<string, unknown>;
+  field(io.inputs, 'io.inputs', source, 'array');
+  field(io.outputs, 'io.outputs', source, 'array');
+  const files = field(root.files, 'files', source, 'array') as unknown[];
+  files.forEach((file, i) => {
+    const entry = field(file, `files[${i}]`, source, 'object') as Record<string, unknown>;
+    field(entry.path, `files[${i}].path`, source, 'string');
+    field(entry.sha256, `files[${i}].sha256`, source, 'string');
+  });
+  return json as ModelManifest;
+}
+
+export async function sha256Hex(bytes: Uint8Array): Promise<string> {
+  const digest = await crypto.subtle.digest('SHA-256', bytes as Uint8Array<ArrayBuffer>);
+  return Array.from(new Uint8Array(digest), (byte) => byte.toString(16).padStart(2, '0')).join('');
+}
+
+/** Throws unless `bytes` are the file the manifest lists under `path`, byte for byte. */
+export async function checkFile(manifest: ModelManifest, path: string, bytes: Uint8Array): Promise<void> {
+  const entry = manifest.files.find((file) => file.path === path);
+  if (!entry) throw new ModelLoadError(`${manifest.name}: the manifest lists no file ${path}`);
+  const actual = await sha256Hex(bytes);
+  if (actual !== entry.sha256) {
+    throw new ModelLoadError(`${manifest.name}/${path}: sha256 ${actual} does not match the manifest's ${entry.sha256} (${bytes.length} bytes, expected ${entry.bytes})`);
+  }
+}

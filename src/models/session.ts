@@ -1,0 +1,127 @@
+/**
+ * One causal language model on onnxruntime-web, with the transformers.js/Optimum I/O contract:
+ * input_ids, attention_mask, [position_ids], past_key_values.{i}.key|value, [use_cache_branch] →
+ * logits, present.{i}.key|value. Layers, heads and vocabulary are read from the session's metadata;
+ * names it lacks are reported by name.
+ */
+import type * as ort from 'onnxruntime-web';
+import { KvCache, type KvLayout } from './kvCache';
+import { ModelLoadError } from './manifest';
+
+export type ExecutionProvider = 'wasm' | 'webgpu';
+
+export interface ModelShape extends KvLayout {
+  vocab: number;
+  hasPositionIds: boolean;
+  /** Older merged Optimum exports switch between prefill and decode graphs with this input. */
+  hasCacheBranch: boolean;
+}
+
+export interface ForwardResult {
+  /** batch × seq × vocab logits, row-major. */
+  logits: Float32Array;
+  /** The cache after this run: the past plus the new positions. */
+  cache: KvCache;
+}
+
+const PAST = /^past_key_values\.(\d+)\.(key|value)$/;
+
+function numericDim(metadata: readonly ort.InferenceSession.ValueMetadata[], name: string, axis: number): number | undefined {
+  const entry = metadata.find((value) => value.name === name);
+  const dim = entry?.isTensor ? entry.shape[axis] : undefined;
+  return typeof dim === 'number' && dim > 0 ? dim : undefined;
+}
+
+/** Reads the model's shape from its input/output names and metadata, or names what is missing. */
+export function describeSession(session: ort.InferenceSession, source: string, fallback?: Partial<ModelShape>): ModelShape {
+  const inputs = session.inputNames;
+  const missing = ['input_ids', 'attention_mask'].filter((name) => !inputs.includes(name));
+  if (!session.outputNames.includes('logits')) missing.push('logits (output)');
+  const layerIndices = inputs.map((name) => PAST.exec(name)?.[1]).filter((index) => index !== undefined).map(Number);
+  const layers = layerIndices.length === 0 ? 0 : Math.max(...layerIndices) + 1;
+  if (layers === 0) missing.push('past_key_values.0.key');
+  for (let i = 0; i < layers; i++) {
+    for (const kind of ['key', 'value']) {
+      if (!inputs.includes(`past_key_values.${i}.${kind}`)) missing.push(`past_key_values.${i}.${kind}`);
+      if (!session.outputNames.includes(`present.${i}.${kind}`)) missing.push(`present.${i}.${kind} (output)`);
+    }
+  }
+  if (missing.length > 0) throw new ModelLoadError(`${source}: the ONNX model lacks ${missing.join(', ')}`);
+  const heads = numericDim(session.inputMetadata, 'past_key_values.0.key', 1) ?? fallback?.heads;
+  const headDim = numericDim(session.inputMetadata, 'past_key_values.0.key', 3) ?? fallback?.headDim;
+  const vocab = numericDim(session.outputMetadata, 'logits', 2) ?? fallback?.vocab;
+  if (heads === undefined || headDim === undefined || vocab === undefined) {
+    throw new ModelLoadError(`${source}: the model's metadata leaves heads, head size or vocabulary size open and no manifest gives them`);
+  }
+  return { layers, heads, headDim, vocab, hasPositionIds: inputs.includes('position_ids'), hasCacheBranch: inputs.includes('use_cache_branch') };
+}
+
+export class ModelSession {
+  private constructor(
+    private readonly runtime: typeof ort,
+    private readonly session: ort.InferenceSession,
+    readonly shape: ModelShape,
+    readonly provider: ExecutionProvider,
+    readonly name: string,
+    private readonly device: GPUDevice | null,
+  ) {}
+
+  static async create(
+    runtime: typeof ort,
+    bytes: Uint8Array,
+    options: { name: string; provider: ExecutionProvider; fallbackShape?: Partial<ModelShape> },
+  ): Promise<ModelSession> {
+    const { name, provider } = options;
+    let session: ort.InferenceSession;
+    try {
+      session = await runtime.InferenceSession.create(bytes, {
+        executionProviders: [provider],
+        graphOptimizationLevel: 'all',
+        // On WebGPU the cache stays on the GPU between runs; only the logits come back.
+        ...(provider === 'webgpu' ? { preferredOutputLocation: 'gpu-buffer' as const } : {}),
+      });
+    } catch (error) {
+      throw new ModelLoadError(`${name}: onnxruntime could not open the model on ${provider}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    const shape = describeSession(session, name, options.fallbackShape);
+    // The KV cache is gathered with copies on onnxruntime's own device; it exists once a session does.
+    const device = provider === 'webgpu' ? await runtime.env.webgpu.device : null;
+    return new ModelSession(runtime, session, shape, provider, name, device);
+  }
+
+  emptyCache(batch: number): KvCache {
+    return KvCache.empty(this.runtime, this.shape, batch, this.device);
+  }
+
+  /**
+   * Runs `seq` new tokens per row after `past` (whose batch must match). Row r's tokens are
+   * inputIds[r*seq .. (r+1)*seq). The caller owns both the returned cache and `past`.
+   */
+  async forward(inputIds: ArrayLike<number>, batch: number, seq: number, past: KvCache): Promise<ForwardResult> {
+    if (inputIds.length !== batch * seq) throw new RangeError(`${this.name}: ${inputIds.length} input ids for batch ${batch} × seq ${seq}`);
+    if (past.batch !== batch) throw new RangeError(`${this.name}: a cache of batch ${past.batch} for an input of batch ${batch}`);
+    const { Tensor } = this.runtime;
+    const total = past.length + seq;
+    const feeds: Record<string, ort.Tensor> = {
+      input_ids: new Tensor('int64', BigInt64Array.from(Array.from(inputIds, BigInt)), [batch, seq]),
+      attention_mask: new Tensor('int64', new BigInt64Array(batch * total).fill(1n), [batch, total]),
+    };
+    if (this.shape.hasPositionIds) {
+      feeds.position_ids = new Tensor('int64', BigInt64Array.from({ length: batch * seq }, (_, i) => BigInt(past.length + (i % seq))), [batch, seq]);
+    }
+    if (this.shape.hasCacheBranch) feeds.use_cache_branch = new Tensor('bool', new Uint8Array([past.length > 0 ? 1 : 0]), [1]);
+    for (let i = 0; i < this.shape.layers; i++) {
+      feeds[`past_key_values.${i}.key`] = past.tensors[2 * i] as ort.Tensor;
+      feeds[`past_key_values.${i}.value`] = past.tensors[2 * i + 1] as ort.Tensor;
+    }
+    const outputs = await this.session.run(feeds);
+    const logitsTensor = outputs.logits as ort.Tensor;
+    const logits = logitsTensor.location === 'gpu-buffer' ? ((await logitsTensor.getData(true)) as Float32Array) : (logitsTensor.data as Float32Array);
+    const present = Array.from({ length: 2 * this.shape.layers }, (_, j) => outputs[`present.${j >> 1}.${j % 2 === 0 ? 'key' : 'value'}`] as ort.Tensor);
+    return { logits, cache: new KvCache(present, this.shape, batch, total, this.runtime, this.device) };
+  }
+
+  async release(): Promise<void> {
+    await this.session.release();
+  }
+}

@@ -1,0 +1,67 @@
+/**
+ * A Hugging Face tokenizer.json behind the few calls the app needs, through @huggingface/tokenizers:
+ * the same code path for the bundled tokenizer and a real model's.
+ */
+import { Tokenizer } from '@huggingface/tokenizers';
+import type { GrammarVocabulary } from '../grammar/engine';
+import { ModelLoadError } from './manifest';
+
+interface TokenizerJson {
+  model: { type?: string; vocab: Record<string, number>; merges?: unknown[] };
+  added_tokens?: { id: number; content: string; special?: boolean }[];
+  pre_tokenizer?: { type?: string } | null;
+  decoder?: { type?: string } | null;
+}
+
+export class TextTokenizer {
+  private constructor(
+    private readonly tokenizer: Tokenizer,
+    /** Token strings by id, as the vocabulary spells them (byte-level: Ġ for a space). */
+    readonly tokens: readonly string[],
+    readonly stopTokenId: number,
+    readonly byteLevel: boolean,
+    /** Identifies the vocabulary, merges and special tokens: equal iff two tokenizers split text alike. */
+    readonly fingerprint: string,
+  ) {}
+
+  static fromJson(json: unknown, source: string, stopToken: string): TextTokenizer {
+    const parsed = json as TokenizerJson;
+    if (typeof parsed.model !== 'object' || typeof parsed.model.vocab !== 'object') {
+      throw new ModelLoadError(`${source}: not a Hugging Face tokenizer.json (no model.vocab)`);
+    }
+    const tokens: string[] = [];
+    for (const [token, id] of Object.entries(parsed.model.vocab)) tokens[id] = token;
+    for (const added of parsed.added_tokens ?? []) tokens[added.id] = added.content;
+    const stop = (parsed.added_tokens ?? []).find((token) => token.content === stopToken)?.id ?? parsed.model.vocab[stopToken];
+    if (stop === undefined) throw new ModelLoadError(`${source}: the tokenizer has no stop token ${JSON.stringify(stopToken)}, so generation could never end`);
+    const holes = tokens.findIndex((token) => typeof token !== 'string');
+    if (holes !== -1 || tokens.length === 0) throw new ModelLoadError(`${source}: token ids are not contiguous (id ${holes} is missing)`);
+    const byteLevel = parsed.pre_tokenizer?.type === 'ByteLevel' || parsed.decoder?.type === 'ByteLevel';
+    const fingerprint = JSON.stringify([parsed.model.type, tokens, parsed.model.merges ?? [], parsed.pre_tokenizer ?? null]);
+    return new TextTokenizer(new Tokenizer(json as object, {}), tokens, stop, byteLevel, fingerprint);
+  }
+
+  get vocabSize(): number {
+    return this.tokens.length;
+  }
+
+  encode(text: string): number[] {
+    return this.tokenizer.encode(text, { add_special_tokens: false }).ids;
+  }
+
+  decode(ids: readonly number[]): string {
+    return this.tokenizer.decode([...ids], { skip_special_tokens: false });
+  }
+
+  /** What the grammar engine needs to build its token table. */
+  grammarVocabulary(): GrammarVocabulary {
+    return { tokens: this.tokens, vocabType: this.byteLevel ? 'byte_level' : 'raw', stopTokenIds: [this.stopTokenId] };
+  }
+}
+
+/** Refuses a draft/target pair whose tokenizers differ: their token ids would mean different text. */
+export function checkSameTokenizer(draft: TextTokenizer, target: TextTokenizer, draftName: string, targetName: string): void {
+  if (draft.fingerprint === target.fingerprint) return;
+  const sizes = draft.vocabSize === target.vocabSize ? `both have ${draft.vocabSize} tokens but split text differently` : `${draft.vocabSize} against ${target.vocabSize} tokens`;
+  throw new ModelLoadError(`${draftName} and ${targetName} use different tokenizers (${sizes}); speculative decoding needs one shared vocabulary`);
+}

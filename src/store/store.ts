@@ -1,0 +1,222 @@
+/**
+ * The app's state, framework-free (zustand's vanilla store); React only subscribes to it. Actions send
+ * messages to the engine (a Web Worker behind `EngineTransport`); the engine's events come back through
+ * `receive` and are folded into state here, one batch of step records per update.
+ */
+import { createStore } from 'zustand/vanilla';
+import { emptyCounters, recordStep, recordCompletion, EMPTY_SCORECARD, type Counters, type Scorecard, type CompletionKind } from '../core/metrics';
+import type { StepRecord } from '../engine/decode';
+import { presetParams, type RunParams, type RunReport } from '../engine/engine';
+import type { EngineInfo, FromWorker, PairSource, ToWorker } from '../engine/protocol';
+import { SCHEMA_PRESETS } from '../grammar/presets';
+import type { ExecutionProvider } from '../models/session';
+import type { PresetChoice } from './shareUrl';
+
+export interface EngineTransport {
+  post(message: ToWorker): void;
+}
+
+export const BUNDLED_PAIR: PairSource = {
+  label: 'SpecLab bundled pair (draft 50k params, target 5M)',
+  draftUrl: `${import.meta.env.BASE_URL}models/speclab-draft/`,
+  targetUrl: `${import.meta.env.BASE_URL}models/speclab-target/`,
+  cache: false,
+};
+
+export type RunStatus = 'idle' | 'running' | 'paused' | 'done' | 'error';
+
+export interface SpecState {
+  engine: {
+    status: 'idle' | 'loading' | 'ready' | 'error';
+    progress: Record<string, { loaded: number; total: number | null }>;
+    info: EngineInfo | null;
+    error: string | null;
+  };
+  provider: ExecutionProvider | 'auto';
+  pair: PairSource;
+  preset: PresetChoice;
+  params: RunParams;
+  stepDelayMs: number;
+  run: { id: number; status: RunStatus; steps: StepRecord[]; counters: Counters; report: RunReport | null; error: string | null };
+  race: { id: number; status: 'idle' | 'running' | 'done' | 'error'; rows: RunReport[]; error: string | null };
+  /** Schema-valid, invalid, truncated and dead-end completions over this session's runs. */
+  scorecard: Scorecard;
+  ui: { presentation: boolean; showInvalid: boolean; selectedStep: number | null; help: boolean };
+  /** A run to start once the models are ready (a shared link). */
+  pendingAutoRun: boolean;
+}
+
+export interface SpecActions {
+  load(): void;
+  setProvider(provider: ExecutionProvider | 'auto'): void;
+  setPair(pair: PairSource): void;
+  setParams(params: Partial<RunParams>): void;
+  choosePreset(preset: PresetChoice): void;
+  setSchemaText(text: string): void;
+  start(): void;
+  togglePause(): void;
+  step(): void;
+  reset(): void;
+  startRace(): void;
+  setStepDelay(ms: number): void;
+  setUi(ui: Partial<SpecState['ui']>): void;
+  applyShared(preset: PresetChoice, params: RunParams): void;
+  receive(message: FromWorker): void;
+}
+
+export type SpecStore = ReturnType<typeof createSpecStore>;
+
+const FIRST_PRESET = SCHEMA_PRESETS[1] ?? (SCHEMA_PRESETS[0] as (typeof SCHEMA_PRESETS)[number]);
+
+const freshRun = (id: number, L: number, status: RunStatus = 'idle') => ({ id, status, steps: [], counters: emptyCounters(L), report: null, error: null });
+
+export function createSpecStore(transport: EngineTransport) {
+  let nextRunId = 1;
+  return createStore<SpecState & SpecActions>()((set, get) => {
+    const send = (message: ToWorker) => transport.post(message);
+    const beginRun = (paused: boolean) => {
+      const { params, stepDelayMs, engine } = get();
+      if (engine.status !== 'ready') return;
+      const id = nextRunId++;
+      set({ run: freshRun(id, params.L, paused ? 'paused' : 'running'), ui: { ...get().ui, selectedStep: null } });
+      send({ type: 'run', runId: id, params, paused, stepDelayMs });
+    };
+    return {
+      engine: { status: 'idle', progress: {}, info: null, error: null },
+      provider: 'auto',
+      pair: BUNDLED_PAIR,
+      preset: FIRST_PRESET.id,
+      params: presetParams(FIRST_PRESET),
+      stepDelayMs: 0,
+      run: freshRun(0, 4),
+      race: { id: 0, status: 'idle', rows: [], error: null },
+      scorecard: EMPTY_SCORECARD,
+      ui: { presentation: false, showInvalid: false, selectedStep: null, help: false },
+      pendingAutoRun: false,
+
+      load() {
+        set({ engine: { status: 'loading', progress: {}, info: null, error: null } });
+        send({ type: 'load', source: get().pair, provider: get().provider });
+      },
+      setProvider(provider) {
+        set({ provider });
+        get().load();
+      },
+      setPair(pair) {
+        set({ pair });
+        get().load();
+      },
+      setParams(params) {
+        set({ params: { ...get().params, ...params } });
+      },
+      choosePreset(preset) {
+        const found = SCHEMA_PRESETS.find((candidate) => candidate.id === preset);
+        const { params } = get();
+        if (found) {
+          const rest: RunParams = { ...params };
+          delete rest.trigger;
+          set({ preset, params: { ...rest, prompt: found.prompt, schemaText: JSON.stringify(found.schema, null, 2), ...(found.trigger === undefined ? {} : { trigger: found.trigger }) } });
+        } else if (preset === 'free') {
+          set({ preset, params: { ...params, schemaText: null } });
+        } else {
+          set({ preset, params: { ...params, schemaText: params.schemaText ?? '{\n  "type": "object"\n}' } });
+        }
+      },
+      setSchemaText(text) {
+        set({ preset: 'custom', params: { ...get().params, schemaText: text } });
+      },
+      start() {
+        const { run } = get();
+        if (run.status === 'paused') {
+          send({ type: 'resume' });
+          set({ run: { ...run, status: 'running' } });
+        } else beginRun(false);
+      },
+      togglePause() {
+        const { run } = get();
+        if (run.status === 'running') {
+          send({ type: 'pause' });
+          set({ run: { ...run, status: 'paused' } });
+        } else if (run.status === 'paused') get().start();
+        else beginRun(false);
+      },
+      step() {
+        const { run } = get();
+        if (run.status === 'paused') send({ type: 'step' });
+        else if (run.status !== 'running') beginRun(true);
+      },
+      reset() {
+        send({ type: 'cancel' });
+        set({ run: freshRun(nextRunId++, get().params.L), ui: { ...get().ui, selectedStep: null } });
+      },
+      startRace() {
+        const id = nextRunId++;
+        set({ race: { id, status: 'running', rows: [], error: null } });
+        send({ type: 'race', runId: id, params: get().params });
+      },
+      setStepDelay(ms) {
+        set({ stepDelayMs: ms });
+        send({ type: 'delay', stepDelayMs: ms });
+      },
+      setUi(ui) {
+        set({ ui: { ...get().ui, ...ui } });
+      },
+      applyShared(preset, params) {
+        set({ preset, params, pendingAutoRun: true });
+        if (get().engine.status === 'ready') {
+          set({ pendingAutoRun: false });
+          beginRun(false);
+        }
+      },
+
+      receive(message) {
+        const state = get();
+        switch (message.type) {
+          case 'progress':
+            set({ engine: { ...state.engine, progress: { ...state.engine.progress, [message.file]: { loaded: message.loaded, total: message.total } } } });
+            break;
+          case 'ready':
+            set({ engine: { ...state.engine, status: 'ready', info: message.info, error: null } });
+            if (state.pendingAutoRun) {
+              set({ pendingAutoRun: false });
+              beginRun(false);
+            }
+            break;
+          case 'load-error':
+            set({ engine: { ...state.engine, status: 'error', error: message.message } });
+            break;
+          case 'steps': {
+            if (message.runId !== state.run.id) break;
+            let counters = state.run.counters;
+            for (const record of message.records) counters = recordStep(counters, record.counts);
+            set({ run: { ...state.run, steps: [...state.run.steps, ...message.records], counters } });
+            break;
+          }
+          case 'paused':
+            if (message.runId === state.run.id && state.run.status === 'running') set({ run: { ...state.run, status: 'paused' } });
+            break;
+          case 'done': {
+            if (message.runId !== state.run.id) break;
+            const verdict = message.report.verdict;
+            const completion: CompletionKind | null = verdict ? verdict.kind : null;
+            set({
+              run: { ...state.run, status: 'done', report: message.report, counters: message.report.counters },
+              scorecard: completion ? recordCompletion(state.scorecard, completion) : state.scorecard,
+            });
+            break;
+          }
+          case 'race-row':
+            if (message.runId === state.race.id) set({ race: { ...state.race, rows: [...state.race.rows, message.report] } });
+            break;
+          case 'race-done':
+            if (message.runId === state.race.id) set({ race: { ...state.race, status: 'done' } });
+            break;
+          case 'run-error':
+            if (message.runId === state.run.id) set({ run: { ...state.run, status: 'error', error: message.message } });
+            else if (message.runId === state.race.id) set({ race: { ...state.race, status: 'error', error: message.message } });
+            break;
+        }
+      },
+    };
+  });
+}

@@ -1,0 +1,147 @@
+import { useMemo, useRef, type ReactNode } from 'react';
+import { Bar, BarChart, CartesianGrid, Legend, Line, LineChart, Tooltip, XAxis, YAxis } from 'recharts';
+import { derivedRatios, perPositionAcceptance, recordStep, emptyCounters } from '../core/metrics';
+import type { StepRecord } from '../engine/decode';
+import { download } from './download';
+import { useSpec } from './storeContext';
+
+const WIDTH = 460;
+const HEIGHT = 220;
+/** Okabe–Ito: distinguishable with every common colour-vision deficiency. */
+export const PALETTE = { R: '#0072B2', I: '#D55E00', D: '#009E73', A: '#CC79A7', other: '#E69F00', grey: '#56B4E9' };
+
+async function svgToPng(svgText: string, width: number, height: number): Promise<Blob> {
+  const url = URL.createObjectURL(new Blob([svgText], { type: 'image/svg+xml' }));
+  try {
+    const image = new Image();
+    image.src = url;
+    await image.decode();
+    const canvas = document.createElement('canvas');
+    canvas.width = width * 2;
+    canvas.height = height * 2;
+    const context = canvas.getContext('2d');
+    if (!context) throw new Error('no 2D canvas to draw the PNG on');
+    context.fillStyle = '#ffffff';
+    context.fillRect(0, 0, canvas.width, canvas.height);
+    context.drawImage(image, 0, 0, canvas.width, canvas.height);
+    return await new Promise<Blob>((resolve, reject) => canvas.toBlob((blob) => (blob ? resolve(blob) : reject(new Error('PNG encoding failed'))), 'image/png'));
+  } finally {
+    URL.revokeObjectURL(url);
+  }
+}
+
+function ChartCard(props: { id: string; title: string; children: ReactNode; points: number }) {
+  const frame = useRef<HTMLDivElement>(null);
+  const svgText = () => {
+    const svg = frame.current?.querySelector('svg.recharts-surface');
+    if (!svg) throw new Error(`${props.title}: the chart has not drawn yet`);
+    const copy = svg.cloneNode(true) as SVGSVGElement;
+    copy.setAttribute('xmlns', 'http://www.w3.org/2000/svg');
+    return new XMLSerializer().serializeToString(copy);
+  };
+  return (
+    <figure className="chart" data-chart={props.id} data-points={props.points}>
+      <figcaption>
+        {props.title}
+        <span className="chart-exports">
+          <button type="button" onClick={() => download(`${props.id}.svg`, new Blob([svgText()], { type: 'image/svg+xml' }))}>
+            SVG
+          </button>
+          <button type="button" onClick={() => void svgToPng(svgText(), WIDTH, HEIGHT).then((blob) => download(`${props.id}.png`, blob))}>
+            PNG
+          </button>
+        </span>
+      </figcaption>
+      <div ref={frame}>{props.children}</div>
+    </figure>
+  );
+}
+
+/** The counters after each step, and the ratios over them. */
+function cumulativeSeries(steps: readonly StepRecord[], L: number) {
+  const points = [];
+  let running = emptyCounters(L);
+  for (const [index, step] of steps.entries()) {
+    running = recordStep(running, step.counts);
+    const ratios = derivedRatios(running);
+    points.push({
+      step: index + 1,
+      R: running.raw,
+      I: running.invalidated,
+      D: running.raw - running.invalidated,
+      A: running.accepted,
+      survival: ratios.grammarSurvival,
+      conditional: ratios.conditionalAcceptance,
+      yield: ratios.draftYield,
+      meanLength: ratios.meanAcceptanceLength,
+    });
+  }
+  return points;
+}
+
+export function Charts() {
+  const steps = useSpec((s) => s.run.steps);
+  const L = useSpec((s) => s.run.counters.L);
+  const counters = useSpec((s) => s.run.counters);
+  const series = useMemo(() => cumulativeSeries(steps, L), [steps, L]);
+  const histogram = counters.histogram.map((count, length) => ({ length, steps: count }));
+  const positions = perPositionAcceptance(counters).map((rate, i) => ({ position: i + 1, rate }));
+  return (
+    <section className="charts" aria-labelledby="charts-heading">
+      <h2 id="charts-heading">Counters</h2>
+      <div className="chart-grid">
+        <ChartCard id="counters" title="Cumulative draft tokens: R raw, I invalidated, D = R − I, A accepted" points={series.length}>
+          <LineChart width={WIDTH} height={HEIGHT} data={series}>
+            <CartesianGrid strokeDasharray="3 3" />
+            <XAxis dataKey="step" label={{ value: 'verification step', position: 'insideBottom', offset: -2 }} />
+            <YAxis />
+            <Tooltip />
+            <Legend />
+            {(['R', 'I', 'D', 'A'] as const).map((key) => (
+              <Line key={key} type="monotone" dataKey={key} stroke={PALETTE[key]} strokeWidth={2} dot={false} isAnimationActive={false} />
+            ))}
+          </LineChart>
+        </ChartCard>
+        <ChartCard id="ratios" title="Ratios: D/R grammar survival, A/D conditional acceptance, A/R draft yield" points={series.length}>
+          <LineChart width={WIDTH} height={HEIGHT} data={series}>
+            <CartesianGrid strokeDasharray="3 3" />
+            <XAxis dataKey="step" />
+            <YAxis domain={[0, 1]} />
+            <Tooltip />
+            <Legend />
+            <Line type="monotone" name="D/R survival" dataKey="survival" stroke={PALETTE.D} strokeWidth={2} dot={false} isAnimationActive={false} />
+            <Line type="monotone" name="A/D conditional" dataKey="conditional" stroke={PALETTE.A} strokeWidth={2} dot={false} isAnimationActive={false} />
+            <Line type="monotone" name="A/R yield" dataKey="yield" stroke={PALETTE.R} strokeWidth={2} dot={false} isAnimationActive={false} />
+          </LineChart>
+        </ChartCard>
+        <ChartCard id="mean-length" title="Mean acceptance length 1 + A/steps (tokens per target forward)" points={series.length}>
+          <LineChart width={WIDTH} height={HEIGHT} data={series}>
+            <CartesianGrid strokeDasharray="3 3" />
+            <XAxis dataKey="step" />
+            <YAxis domain={[1, L + 1]} />
+            <Tooltip />
+            <Line type="monotone" name="1 + A/steps" dataKey="meanLength" stroke={PALETTE.other} strokeWidth={2} dot={false} isAnimationActive={false} />
+          </LineChart>
+        </ChartCard>
+        <ChartCard id="histogram" title={`Accepted length per step, 0..${L} (bonus token excluded); total = steps`} points={histogram.length}>
+          <BarChart width={WIDTH} height={HEIGHT} data={histogram}>
+            <CartesianGrid strokeDasharray="3 3" />
+            <XAxis dataKey="length" />
+            <YAxis allowDecimals={false} />
+            <Tooltip />
+            <Bar dataKey="steps" fill={PALETTE.R} isAnimationActive={false} />
+          </BarChart>
+        </ChartCard>
+        <ChartCard id="per-position" title="Per-position acceptance: steps accepting ≥ i tokens / steps" points={positions.length}>
+          <BarChart width={WIDTH} height={HEIGHT} data={positions}>
+            <CartesianGrid strokeDasharray="3 3" />
+            <XAxis dataKey="position" />
+            <YAxis domain={[0, 1]} />
+            <Tooltip />
+            <Bar dataKey="rate" name="share of steps" fill={PALETTE.D} isAnimationActive={false} />
+          </BarChart>
+        </ChartCard>
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,128 @@
+import { DECODE_METHODS, type DecodeMethod } from '../engine/decode';
+import { SCHEMA_PRESETS } from '../grammar/presets';
+import type { PresetChoice } from '../store/shareUrl';
+import { METHOD_LABELS } from './format';
+import { useSpec } from './storeContext';
+
+function NumberField(props: { label: string; id: string; value: number; min: number; max: number; step?: number; onChange: (value: number) => void }) {
+  const { label, id, value, min, max, step = 1, onChange } = props;
+  return (
+    <label htmlFor={id} className="field">
+      <span>{label}</span>
+      <input
+        id={id}
+        type="number"
+        value={value}
+        min={min}
+        max={max}
+        step={step}
+        onChange={(event) => {
+          const next = Number(event.target.value);
+          if (Number.isFinite(next)) onChange(Math.min(max, Math.max(min, next)));
+        }}
+      />
+    </label>
+  );
+}
+
+export function Controls() {
+  const params = useSpec((s) => s.params);
+  const preset = useSpec((s) => s.preset);
+  const runStatus = useSpec((s) => s.run.status);
+  const runError = useSpec((s) => s.run.error);
+  const ready = useSpec((s) => s.engine.status === 'ready');
+  const stepDelayMs = useSpec((s) => s.stepDelayMs);
+  const provider = useSpec((s) => s.provider);
+  const actions = useSpec((s) => s);
+  const busy = runStatus === 'running';
+  return (
+    <section className="controls" aria-label="Run controls">
+      <div className="row">
+        <label className="field" htmlFor="provider">
+          <span>Runtime</span>
+          <select id="provider" value={provider} onChange={(event) => actions.setProvider(event.target.value as typeof provider)}>
+            <option value="auto">Auto (WebGPU if available)</option>
+            <option value="webgpu">WebGPU</option>
+            <option value="wasm">wasm (CPU)</option>
+          </select>
+        </label>
+        <label className="field" htmlFor="method">
+          <span>Method</span>
+          <select id="method" value={params.method} onChange={(event) => actions.setParams({ method: event.target.value as DecodeMethod })}>
+            {DECODE_METHODS.map((method) => (
+              <option key={method} value={method}>
+                {METHOD_LABELS[method]}
+              </option>
+            ))}
+          </select>
+        </label>
+        <NumberField label="K drafts" id="K" value={params.K} min={1} max={8} onChange={(K) => actions.setParams({ K })} />
+        <NumberField label="L draft length" id="L" value={params.L} min={1} max={8} onChange={(L) => actions.setParams({ L })} />
+        <NumberField label="Temperature" id="temperature" value={params.temperature} min={0} max={2} step={0.1} onChange={(temperature) => actions.setParams({ temperature })} />
+        <NumberField label="Top-p" id="top-p" value={params.topP ?? 1} min={0.05} max={1} step={0.05} onChange={(topP) => actions.setParams({ topP })} />
+        <NumberField label="Seed" id="seed" value={params.seed} min={0} max={2 ** 31 - 1} onChange={(seed) => actions.setParams({ seed })} />
+        <NumberField label="Max tokens" id="max-tokens" value={params.maxTokens} min={1} max={512} onChange={(maxTokens) => actions.setParams({ maxTokens })} />
+        <label className="field" htmlFor="drafting">
+          <span>Drafting</span>
+          <select id="drafting" value={params.drafting} onChange={(event) => actions.setParams({ drafting: event.target.value as typeof params.drafting })}>
+            <option value="validate">validate (draft freely, then check: I ≥ 0)</option>
+            <option value="constrained">constrained (draft under the mask: I = 0)</option>
+          </select>
+        </label>
+      </div>
+      <div className="row">
+        <label className="field" htmlFor="preset">
+          <span>Schema</span>
+          <select id="preset" value={preset} onChange={(event) => actions.choosePreset(event.target.value as PresetChoice)}>
+            {SCHEMA_PRESETS.map((candidate) => (
+              <option key={candidate.id} value={candidate.id}>
+                {candidate.title}
+              </option>
+            ))}
+            <option value="custom">Custom schema…</option>
+            <option value="free">No schema (free text)</option>
+          </select>
+        </label>
+        <label className="field wide" htmlFor="prompt">
+          <span>Prompt</span>
+          <textarea id="prompt" rows={2} value={params.prompt} onChange={(event) => actions.setParams({ prompt: event.target.value })} />
+        </label>
+      </div>
+      {params.schemaText !== null && (
+        <label className="field wide" htmlFor="schema">
+          <span>JSON schema {params.trigger ? `(applies after “${params.trigger}”)` : ''}</span>
+          <textarea id="schema" rows={5} spellCheck={false} value={params.schemaText} onChange={(event) => actions.setSchemaText(event.target.value)} />
+        </label>
+      )}
+      <div className="row buttons">
+        <button type="button" onClick={actions.start} disabled={!ready || busy}>
+          Run
+        </button>
+        <button type="button" onClick={actions.togglePause} disabled={!ready || (runStatus !== 'running' && runStatus !== 'paused')}>
+          {runStatus === 'paused' ? 'Resume' : 'Pause'}
+        </button>
+        <button type="button" onClick={actions.step} disabled={!ready || busy}>
+          Step
+        </button>
+        <button type="button" onClick={actions.reset} disabled={!ready}>
+          Reset
+        </button>
+        <button type="button" onClick={actions.startRace} disabled={!ready || busy}>
+          Race all methods
+        </button>
+        <label className="field inline" htmlFor="delay">
+          <span>Step delay {stepDelayMs} ms</span>
+          <input id="delay" type="range" min={0} max={2000} step={100} value={stepDelayMs} onChange={(event) => actions.setStepDelay(Number(event.target.value))} />
+        </label>
+        <span className="run-status" data-testid="run-status">
+          {runStatus}
+        </span>
+      </div>
+      {runError && (
+        <p className="error" role="alert" data-testid="run-error">
+          {runError}
+        </p>
+      )}
+    </section>
+  );
+}

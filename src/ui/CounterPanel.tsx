@@ -1,0 +1,96 @@
+import { derivedRatios, eligible, exportCounters, schemaValidRate } from '../core/metrics';
+import { encodeShare } from '../store/shareUrl';
+import { download } from './download';
+import { fixed, METHOD_LABELS, percent } from './format';
+import { useSpec } from './storeContext';
+
+/** One row per counter for the CSV: our name, vLLM's name where it has one, and the value. */
+function countersCsv(exported: ReturnType<typeof exportCounters>, slice: Record<string, string | number>): string {
+  const vllmName: Record<string, string> = { steps: 'num_drafts', D: 'num_draft_tokens', A: 'num_accepted_tokens', conditional_acceptance: 'draft_acceptance_rate', mean_acceptance_length: 'mean_acceptance_length' };
+  const rows = [['name', 'vllm_name', 'value'], ...Object.entries(slice).map(([key, value]) => [key, '', String(value)])];
+  for (const [key, value] of Object.entries(exported.speclab)) rows.push([key, vllmName[key] ?? '', Array.isArray(value) ? value.join(' ') : String(value)]);
+  return `${rows.map((row) => row.map((cell) => (/[",\n]/.test(cell) ? `"${cell.replaceAll('"', '""')}"` : cell)).join(',')).join('\n')}\n`;
+}
+
+export function CounterPanel() {
+  const counters = useSpec((s) => s.run.counters);
+  const params = useSpec((s) => s.params);
+  const preset = useSpec((s) => s.preset);
+  const scorecard = useSpec((s) => s.scorecard);
+  const ratios = derivedRatios(counters);
+  const slice = { method: params.method, schema: preset, K: params.K, L: params.L, temperature: params.temperature, drafting: params.drafting, seed: params.seed };
+  const exported = () => exportCounters(counters);
+  const share = () => {
+    const url = `${location.origin}${location.pathname}${encodeShare({ params, preset })}`;
+    history.replaceState(null, '', url);
+    void navigator.clipboard?.writeText(url).catch(() => undefined);
+  };
+  return (
+    <section className="counters" aria-labelledby="counter-heading">
+      <div className="section-head">
+        <h2 id="counter-heading">
+          {METHOD_LABELS[params.method]} · schema {preset} · K={params.K} L={params.L} T={params.temperature}
+        </h2>
+        <span className="chart-exports">
+          <button type="button" onClick={() => download('speclab-counters.json', new Blob([JSON.stringify({ slice, ...exported() }, null, 2)], { type: 'application/json' }))}>
+            Counters JSON
+          </button>
+          <button type="button" onClick={() => download('speclab-counters.csv', new Blob([countersCsv(exported(), slice)], { type: 'text/csv' }))}>
+            Counters CSV
+          </button>
+          <button type="button" onClick={share} data-testid="share">
+            Share link
+          </button>
+        </span>
+      </div>
+      <dl className="counter-grid" data-testid="counters">
+        <div>
+          <dt>R raw draft tokens</dt>
+          <dd data-counter="R">{counters.raw}</dd>
+        </div>
+        <div>
+          <dt>I invalidated by grammar</dt>
+          <dd data-counter="I">{counters.invalidated}</dd>
+        </div>
+        <div>
+          <dt>D = R − I</dt>
+          <dd data-counter="D">{eligible(counters)}</dd>
+        </div>
+        <div>
+          <dt>A accepted by target</dt>
+          <dd data-counter="A">{counters.accepted}</dd>
+        </div>
+        <div>
+          <dt>steps (target forwards)</dt>
+          <dd data-counter="steps">{counters.steps}</dd>
+        </div>
+        <div>
+          <dt>D/R grammar survival</dt>
+          <dd>{percent(ratios.grammarSurvival)}</dd>
+        </div>
+        <div>
+          <dt>A/D conditional acceptance (vLLM draft_acceptance_rate)</dt>
+          <dd>{percent(ratios.conditionalAcceptance)}</dd>
+        </div>
+        <div>
+          <dt>A/R draft yield</dt>
+          <dd>{percent(ratios.draftYield)}</dd>
+        </div>
+        <div>
+          <dt>mean acceptance length 1 + A/steps</dt>
+          <dd data-counter="mean-length">{fixed(ratios.meanAcceptanceLength, 3)}</dd>
+        </div>
+        <div>
+          <dt>accepted-length histogram 0..L</dt>
+          <dd data-counter="histogram">{counters.histogram.join(' · ')}</dd>
+        </div>
+        <div>
+          <dt>schema-valid completions / completions</dt>
+          <dd>
+            {percent(schemaValidRate(scorecard))} of {scorecard.completions} (truncated {scorecard.truncated}, dead ends {scorecard.deadEnds})
+          </dd>
+        </div>
+      </dl>
+    </section>
+  );
+}

@@ -1,0 +1,59 @@
+import { useEffect } from 'react';
+import { DECODE_METHODS } from '../engine/decode';
+import { useSpec } from './storeContext';
+
+export const SHORTCUTS: readonly [string, string][] = [
+  ['Space', 'run / pause'],
+  ['→', 'one verification step'],
+  ['R', 'reset'],
+  ['1–5', `method: ${DECODE_METHODS.join(', ')}`],
+  ['P', 'presentation mode'],
+  ['?', 'this list'],
+];
+
+/** Global keys, ignored while typing in a field. */
+export function useShortcuts(): void {
+  const actions = useSpec((s) => s);
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent) => {
+      const target = event.target as HTMLElement | null;
+      if (target && (target.closest('input, textarea, select, [contenteditable="true"]') || event.ctrlKey || event.metaKey || event.altKey)) return;
+      const method = DECODE_METHODS[Number(event.key) - 1];
+      if (event.key === ' ') actions.togglePause();
+      else if (event.key === 'ArrowRight') actions.step();
+      else if (event.key === 'r' || event.key === 'R') actions.reset();
+      else if (event.key === 'p' || event.key === 'P') actions.setUi({ presentation: !actions.ui.presentation });
+      else if (event.key === '?') actions.setUi({ help: !actions.ui.help });
+      else if (event.key === 'Escape') actions.setUi({ help: false });
+      else if (method) actions.setParams({ method });
+      else return;
+      event.preventDefault();
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [actions]);
+}
+
+export function ShortcutHelp() {
+  const open = useSpec((s) => s.ui.help);
+  const setUi = useSpec((s) => s.setUi);
+  if (!open) return null;
+  return (
+    <div className="help" role="dialog" aria-modal="false" aria-labelledby="help-heading" data-testid="shortcut-help">
+      <h2 id="help-heading">Keyboard shortcuts</h2>
+      <dl>
+        {SHORTCUTS.map(([key, what]) => (
+          <div key={key}>
+            <dt>
+              <kbd>{key}</kbd>
+            </dt>
+            <dd>{what}</dd>
+          </div>
+        ))}
+      </dl>
+      <button type="button" onClick={() => setUi({ help: false })}>
+        Close
+      </button>
+    </div>
+  );
+}

@@ -1,0 +1,108 @@
+import { fixed, visibleToken } from './format';
+import { useSpec } from './storeContext';
+
+export function StepInspector() {
+  const steps = useSpec((s) => s.run.steps);
+  const selected = useSpec((s) => s.ui.selectedStep);
+  const setUi = useSpec((s) => s.setUi);
+  const tokenTexts = useSpec((s) => s.engine.info?.tokenTexts);
+  if (steps.length === 0) {
+    return (
+      <section className="inspector" aria-labelledby="inspector-heading">
+        <h2 id="inspector-heading">Step inspector</h2>
+        <p>Run or Step to see each verification step: every draft, its draft and target probabilities, and what was accepted.</p>
+      </section>
+    );
+  }
+  const index = Math.min(selected ?? steps.length - 1, steps.length - 1);
+  const step = steps[index];
+  if (!step) return null;
+  const text = (token: number) => visibleToken(tokenTexts?.[token] ?? `#${token}`);
+  const last = step.emitted.at(-1);
+  return (
+    <section className="inspector" aria-labelledby="inspector-heading" data-testid="inspector">
+      <div className="section-head">
+        <h2 id="inspector-heading">Step inspector</h2>
+        <label htmlFor="step-scrub" className="inline">
+          Step {index + 1} of {steps.length}
+          <input id="step-scrub" type="range" min={0} max={steps.length - 1} value={index} onChange={(event) => setUi({ selectedStep: Number(event.target.value) })} />
+        </label>
+      </div>
+      {step.drafts.length === 0 ? (
+        <p>Autoregressive step: the target sampled {last ? `“${text(last.token)}” (p = ${fixed(last.targetProb, 4)})` : 'nothing'}.</p>
+      ) : (
+        <table className="draft-grid">
+          <caption>
+            {step.drafts.length} draft{step.drafts.length > 1 ? 's' : ''}: draft {step.chosen + 1} was chosen, {step.accepted} of its tokens accepted. Each cell: token, q = draft probability, p = masked target probability.
+          </caption>
+          <thead>
+            <tr>
+              <th scope="col">draft</th>
+              {Array.from({ length: Math.max(...step.drafts.map((d) => d.length)) }, (_, j) => (
+                <th scope="col" key={j}>
+                  position {j + 1}
+                </th>
+              ))}
+            </tr>
+          </thead>
+          <tbody>
+            {step.drafts.map((draft, k) => (
+              <tr key={k} className={k === step.chosen ? 'chosen' : undefined}>
+                <th scope="row">
+                  {k + 1}
+                  {k === step.chosen ? ' (chosen)' : ''}
+                </th>
+                {draft.map((token, j) => {
+                  const invalid = j >= (step.validLengths[k] ?? 0);
+                  const accepted = k === step.chosen && j < step.accepted;
+                  const state = invalid ? 'invalid' : accepted ? 'accepted' : 'not accepted';
+                  return (
+                    <td key={j} className={`cell ${invalid ? 'invalid' : accepted ? 'accepted' : 'rejected'}`} title={state}>
+                      <code>{text(token)}</code>
+                      <small>
+                        q {fixed(step.draftProbs[k]?.[j] ?? null, 3)} · p {fixed(step.targetProbs[k]?.[j] ?? null, 3)}
+                      </small>
+                      <small>{state}</small>
+                    </td>
+                  );
+                })}
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {last && step.drafts.length > 0 && (
+        <p>
+          Final token: <code>{text(last.token)}</code> ({last.origin}, target p = {fixed(last.targetProb, 4)}).
+        </p>
+      )}
+      {step.trace && (
+        <table className="trace">
+          <caption>GBV block from draft position {step.trace.start + 1}: w capped weight, Z residual mass, h stop probability (— where the rule did not need it)</caption>
+          <thead>
+            <tr>
+              <th scope="col">i</th>
+              <th scope="col">w_i</th>
+              <th scope="col">Z_i</th>
+              <th scope="col">h_i</th>
+            </tr>
+          </thead>
+          <tbody>
+            {step.trace.weights.map((weight, i) => (
+              <tr key={i}>
+                <td>{i}</td>
+                <td>{fixed(Number.isNaN(weight) ? null : weight, 4)}</td>
+                <td>{fixed(Number.isNaN(step.trace?.masses[i] ?? NaN) ? null : (step.trace?.masses[i] as number), 4)}</td>
+                <td>{fixed(Number.isNaN(step.trace?.stops[i] ?? NaN) ? null : (step.trace?.stops[i] as number), 4)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      <p className="timings">
+        Timings (ms): draft {fixed(step.timings.draft, 1)} · mask {fixed(step.timings.mask, 1)} · target {fixed(step.timings.target, 1)} · verify {fixed(step.timings.verify, 1)} · overhead{' '}
+        {fixed(step.timings.overhead, 1)}
+      </p>
+    </section>
+  );
+}

@@ -1,0 +1,93 @@
+import type { EmittedToken, StepRecord } from '../engine/decode';
+import { fixed, visibleToken } from './format';
+import { useSpec } from './storeContext';
+
+const ORIGIN_LABEL: Readonly<Record<EmittedToken['origin'], string>> = {
+  draft: 'accepted draft token',
+  correction: 'correction token (from the residual)',
+  bonus: 'bonus token (every draft token accepted)',
+  target: 'target sample (autoregressive)',
+};
+
+function explain(step: StepRecord, token: EmittedToken, position: number): string {
+  const lines = [`step ${step.index + 1} · ${ORIGIN_LABEL[token.origin]}`, `target p = ${fixed(token.targetProb, 4)}`];
+  if (token.draftProb !== undefined) lines.push(`draft q = ${fixed(token.draftProb, 4)}`, `accepted: position ${position + 1} of draft ${step.chosen + 1}`);
+  if (token.origin === 'correction') {
+    const rejected = step.drafts[step.chosen]?.[step.accepted];
+    const valid = step.validLengths[step.chosen] ?? 0;
+    lines.push(
+      step.accepted >= valid
+        ? `draft ${step.chosen + 1} token ${step.accepted + 1} was invalidated by the grammar (target p = 0)`
+        : `draft ${step.chosen + 1} token ${step.accepted + 1} (id ${rejected}) was rejected by the verifier`,
+    );
+  }
+  return lines.join('\n');
+}
+
+export function TokenLegend() {
+  return (
+    <ul className="legend" aria-label="Token colours">
+      <li className="token origin-draft">accepted draft</li>
+      <li className="token origin-correction">correction</li>
+      <li className="token origin-bonus">bonus</li>
+      <li className="token origin-target">target (AR)</li>
+      <li className="token invalid">invalidated by the grammar</li>
+    </ul>
+  );
+}
+
+export function TokenStream() {
+  const steps = useSpec((s) => s.run.steps);
+  const tokenTexts = useSpec((s) => s.engine.info?.tokenTexts);
+  const showInvalid = useSpec((s) => s.ui.showInvalid);
+  const setUi = useSpec((s) => s.setUi);
+  const report = useSpec((s) => s.run.report);
+  const text = (token: number) => tokenTexts?.[token] ?? `#${token}`;
+  return (
+    <section className="stream" aria-labelledby="stream-heading">
+      <div className="section-head">
+        <h2 id="stream-heading">Output</h2>
+        <TokenLegend />
+        <label className="inline">
+          <input type="checkbox" checked={showInvalid} onChange={(event) => setUi({ showInvalid: event.target.checked })} /> show invalidated draft tokens
+        </label>
+      </div>
+      <p className="tokens" data-testid="token-stream">
+        {steps.map((step) => (
+          <span key={step.index} className="step-group" data-step={step.index}>
+            {step.emitted.map((token, position) => (
+              <span
+                key={position}
+                className={`token origin-${token.origin}`}
+                title={explain(step, token, position)}
+                tabIndex={0}
+                onClick={() => setUi({ selectedStep: step.index })}
+                onKeyDown={(event) => {
+                  if (event.key === 'Enter') setUi({ selectedStep: step.index });
+                }}
+              >
+                {visibleToken(text(token.token))}
+              </span>
+            ))}
+            {showInvalid &&
+              (step.drafts[step.chosen] ?? []).slice(step.validLengths[step.chosen] ?? 0).map((token, i) => (
+                <s key={`invalid-${i}`} className="token invalid" title={`step ${step.index + 1}: draft ${step.chosen + 1} token left the grammar here, so it and the rest of the draft were invalidated`}>
+                  {visibleToken(text(token))}
+                </s>
+              ))}
+          </span>
+        ))}
+      </p>
+      {report && (
+        <p className="verdict" data-testid="verdict">
+          {report.verdict === null
+            ? `Free text, ${report.tokens.length} tokens (${report.ending}).`
+            : report.verdict.kind === 'valid'
+              ? `Schema-valid JSON (checked against the schema, independently of the grammar), ${report.tokens.length} tokens in ${report.steps} target forwards.`
+              : `${report.verdict.kind}: ${report.verdict.reason}`}
+          {report.unenforced.length > 0 && ` Not enforced by the grammar (ajv still checks): ${report.unenforced.join(', ')}.`}
+        </p>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,16 @@
+/** Display helpers: a ratio is shown with its name and denominator, never as a bare percentage. */
+export const percent = (value: number | null) => (value === null ? '—' : `${(value * 100).toFixed(1)}%`);
+export const fixed = (value: number | null, digits = 2) => (value === null || !Number.isFinite(value) ? '—' : value.toFixed(digits));
+
+/** A token's text made visible: spaces and newlines shown, so a teacher can point at them. */
+export function visibleToken(text: string): string {
+  return text.replaceAll('\n', '↵').replaceAll(' ', '·') || '∅';
+}
+
+export const METHOD_LABELS: Readonly<Record<string, string>> = {
+  ar: 'Autoregressive (target only)',
+  tokenwise: 'Token-wise',
+  gbv: 'GBV',
+  spectr: 'SpecTr',
+  'spectr-gbv': 'SpecTr-GBV',
+};

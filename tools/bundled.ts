@@ -1,0 +1,21 @@
+/** The bundled model pair, read from public/models on disk, for Node tools and tests (wasm EP). */
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import * as ort from 'onnxruntime-web';
+import { loadPair, type FileReader, type ModelPairHandle } from '../src/models/loader';
+
+export const BUNDLED_DRAFT_DIR = 'public/models/speclab-draft';
+export const BUNDLED_TARGET_DIR = 'public/models/speclab-target';
+
+// One thread: Node has no cross-origin isolation to negotiate, and benchmarks compare like with like.
+ort.env.wasm.numThreads = 1;
+export { ort };
+
+export const directoryReader =
+  (dir: string): FileReader =>
+  async (path) =>
+    new Uint8Array(await readFile(join(dir, path)));
+
+export function loadBundledPair(): Promise<ModelPairHandle> {
+  return loadPair(ort, { draft: directoryReader(BUNDLED_DRAFT_DIR), target: directoryReader(BUNDLED_TARGET_DIR) }, 'wasm');
+}

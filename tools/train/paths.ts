@@ -1,0 +1,3 @@
+/** Where the bundled tokenizer and models live, shared by the build scripts and the tests. */
+export const STOP_TOKEN = '<|endoftext|>';
+export const TOKENIZER_PATH = 'public/models/speclab-tokenizer/tokenizer.json';
