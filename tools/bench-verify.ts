@@ -20,7 +20,6 @@ const { values } = parseArgs({
 });
 const both = !values.node && !values.chromium;
 const grid = values.grid ? (JSON.parse(values.grid) as BenchConfig[]) : undefined;
-process.env.VK_ICD_FILENAMES ??= '/usr/lib/chromium/vk_swiftshader_icd.json';
 
 const server = await createServer({ logLevel: 'warn', server: { port: 0, host: '127.0.0.1' } });
 await server.listen();
@@ -29,8 +28,8 @@ try {
   if (values.node || both) {
     const { GpuDeviceManager } = (await server.ssrLoadModule('/src/gpu/device.ts')) as typeof import('../src/gpu/device');
     const bench = (await server.ssrLoadModule('/tools/bench/verifyBench.ts')) as typeof import('./bench/verifyBench');
-    const { create } = await import('webgpu');
-    const devices = new GpuDeviceManager({ gpu: create([]) });
+    const { nodeGpu } = await import('./nodeGpu');
+    const devices = new GpuDeviceManager({ gpu: nodeGpu() });
     const adapter = (await devices.context()).adapterName;
     console.log(`\nNode (Dawn), adapter ${adapter}\n${TABLE_HEADER}`);
     const rows = await bench.runVerifyBench(devices, grid ?? bench.FULL_GRID, (line) => console.log(line));

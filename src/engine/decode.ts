@@ -10,12 +10,13 @@
  */
 import { countDraftTokens, emptyCounters, recordStep, type Counters, type StepCounts } from '../core/metrics';
 import { createRng } from '../core/rng';
-import { drawCategorical, logitsToProbs, type SamplingParams } from '../core/sampling';
-import { METHOD_IDS, draftsUsed, verify, type MethodId } from '../core/verify';
-import { GrammarDeadEndError, advanceOverEmitted, checkDrafts, type DraftGrammarCheck } from '../grammar/draftMasks';
+import { drawCategorical, logitsToProbs, maskWordCount, type SamplingParams } from '../core/sampling';
+import { METHOD_IDS, draftsUsed, type MethodId } from '../core/verify';
+import { GrammarDeadEndError, advanceOverEmitted, checkDrafts, openMask, type DraftGrammarCheck } from '../grammar/draftMasks';
 import type { CompiledSchema, SchemaMatcher } from '../grammar/engine';
 import { scoreOutput, type OutputVerdict, type SchemaValidator } from '../grammar/score';
 import type { PairModels } from './pairModels';
+import { DRAFT_STREAM, cpuVerifier, type StepVerifier } from './stepVerifier';
 
 export type DecodeMethod = 'ar' | MethodId;
 export const DECODE_METHODS: readonly DecodeMethod[] = ['ar', ...METHOD_IDS];
@@ -47,6 +48,8 @@ export interface DecodeOptions {
   stopTokenId: number;
   /** Checked between steps: a cancelled run ends after a whole step, with consistent state. */
   signal?: AbortSignal;
+  /** Where steps are verified; the CPU twin by default. */
+  verifier?: StepVerifier;
 }
 
 export type TokenOrigin = 'draft' | 'correction' | 'bonus' | 'target';
@@ -129,7 +132,8 @@ export async function decode(models: PairModels, options: DecodeOptions, onStep?
   validateDecodeOptions(options, models.contextLength);
   const { method, L, sampling, structure, detokenize, stopTokenId, signal } = options;
   const K = method === 'ar' ? 1 : draftsUsed(method, options.K);
-  const rng = createRng(options.seed);
+  const rng = createRng(options.seed, DRAFT_STREAM);
+  const verification = { verifier: options.verifier ?? cpuVerifier, nextWord: 0 };
   const matcher: SchemaMatcher | null = structure ? await structure.grammar.matcher() : null;
   const trigger = structure?.trigger;
   /** Whether the token after `output` is constrained. */
@@ -171,7 +175,7 @@ export async function decode(models: PairModels, options: DecodeOptions, onStep?
           emitted: [{ token, origin: 'target', targetProb: row[token] as number }], trace: null, counts, timings,
         };
       } else {
-        record = await speculativeStep(models, { ...options, K }, { tokens, context, rng, matcher, constrainedAfter, timings, index: steps });
+        record = await speculativeStep(models, { ...options, K }, { tokens, context, rng, verification, matcher, constrainedAfter, timings, index: steps });
       }
       for (const { token } of record.emitted) {
         tokens.push(token);
@@ -213,6 +217,8 @@ interface StepState {
   tokens: readonly number[];
   context: readonly number[];
   rng: ReturnType<typeof createRng>;
+  /** The verifier and the next unused word of its Philox stream. */
+  verification: { verifier: StepVerifier; nextWord: number };
   matcher: SchemaMatcher | null;
   constrainedAfter: (output: readonly number[]) => boolean;
   timings: StepTimings;
@@ -221,14 +227,19 @@ interface StepState {
 
 async function speculativeStep(models: PairModels, options: DecodeOptions, state: StepState): Promise<StepRecord> {
   const { K, L, sampling, stopTokenId, method } = options;
-  const { tokens, context, rng, matcher, constrainedAfter, timings } = state;
+  const { tokens, context, rng, verification, matcher, constrainedAfter, timings } = state;
   const V = models.V;
   const drafts = new Int32Array(K * L);
   const draftProbs = new Float64Array(K * L * V);
+  const draftLogits = new Float32Array(K * L * V);
   const constrainedFrom = new Array<number>(K).fill(L + 1);
   const lengths = new Array<number>(K).fill(L);
   const walked = new Array<number>(K).fill(0);
   const constrainedDrafting = options.drafting === 'constrained' && matcher !== null;
+  const maskWords = maskWordCount(V);
+  // The masks the drafter sampled under, open where it was unconstrained, for the GPU's draft rows.
+  const draftMasks = constrainedDrafting ? new Int32Array(K * L * maskWords) : null;
+  const open = openMask(V);
   const prefixes = Array.from({ length: K }, () => [...tokens]);
   const stopRow = new Float64Array(V);
   stopRow[stopTokenId] = 1;
@@ -241,9 +252,15 @@ async function speculativeStep(models: PairModels, options: DecodeOptions, state
   for (let j = 0; j < L; j++) {
     for (let k = 0; k < K; k++) {
       const at = (k * L + j) * V;
+      const logits = rows.subarray((K > 1 && j > 0 ? k : 0) * V, ((K > 1 && j > 0 ? k : 0) + 1) * V);
+      draftLogits.set(logits, at);
+      draftMasks?.set(open, (k * L + j) * maskWords);
       if (j >= (lengths[k] as number)) {
         // A draft that reached the stop token is over: padding no counter sees and the output never reaches.
+        // Its logits row says so too, so that the GPU recomputes the same certain stop.
         draftProbs.set(stopRow, at);
+        draftLogits.fill(-1e30, at, at + V);
+        draftLogits[at + stopTokenId] = 0;
         drafts[k * L + j] = stopTokenId;
         continue;
       }
@@ -258,9 +275,9 @@ async function speculativeStep(models: PairModels, options: DecodeOptions, state
         for (let i = prefix.length - (walked[k] as number); i < prefix.length; i++) grammar.accept(prefix[i] as number);
         mask = await grammar.mask();
         grammar.rollBack(walked[k] as number);
+        draftMasks?.set(mask.subarray(0, maskWords), (k * L + j) * maskWords);
         timings.mask += now() - mark;
       }
-      const logits = rows.subarray((K > 1 && j > 0 ? k : 0) * V, ((K > 1 && j > 0 ? k : 0) + 1) * V);
       const row = logitsToProbs(logits, sampling, mask);
       const token = drawCategorical(row, rng.uniform());
       draftProbs.set(row, at);
@@ -291,7 +308,6 @@ async function speculativeStep(models: PairModels, options: DecodeOptions, state
   const logits = await models.score(context, drafts, K, L);
   timings.target += now() - mark;
   mark = now();
-  const maskWords = check ? check.masks.length / (K * (L + 1)) : 0;
   const targetProbs = new Float64Array(K * (L + 1) * V);
   for (let row = 0; row < K * (L + 1); row++) {
     const mask = check ? check.masks.subarray(row * maskWords, (row + 1) * maskWords) : undefined;
@@ -299,7 +315,18 @@ async function speculativeStep(models: PairModels, options: DecodeOptions, state
   }
 
   // 4. Verification.
-  const outcome = verify(method as MethodId, { K, L, V, drafts, draftProbs, targetProbs }, rng);
+  const { outcome, wordsUsed } = await verification.verifier.verify({
+    method: method as MethodId,
+    problem: { K, L, V, drafts, draftProbs, targetProbs },
+    targetLogits: logits,
+    draftLogits,
+    targetMasks: check?.masks ?? null,
+    draftMasks,
+    sampling,
+    seed: options.seed,
+    firstWord: verification.nextWord,
+  });
+  verification.nextWord += wordsUsed;
   const accepted = Math.min(outcome.accepted, lengths[outcome.draft] as number);
   const validLengths = check ? check.validLengths : new Array<number>(K).fill(L);
   if (check && matcher) advanceOverEmitted(matcher, check, constrainedFrom, outcome);

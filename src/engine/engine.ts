@@ -10,6 +10,7 @@ import { SCHEMA_PRESETS, type SchemaPreset } from '../grammar/presets';
 import type { SchemaValidator } from '../grammar/score';
 import { decode, type DecodeMethod, type DecodeResult, type DraftingMode, type StepRecord } from './decode';
 import { CachedPairModels } from './pairModels';
+import { cpuVerifier, type StepVerifier } from './stepVerifier';
 
 export interface RunParams {
   method: DecodeMethod;
@@ -67,10 +68,11 @@ export class SpecEngine {
     readonly pair: ModelPairHandle,
     private readonly grammar: GrammarEngine,
     private readonly validate: SchemaValidator,
+    readonly verifier: StepVerifier,
   ) {}
 
-  static async create(pair: ModelPairHandle, validate: SchemaValidator): Promise<SpecEngine> {
-    return new SpecEngine(pair, await GrammarEngine.create(pair.tokenizer.grammarVocabulary()), validate);
+  static async create(pair: ModelPairHandle, validate: SchemaValidator, verifier: StepVerifier = cpuVerifier): Promise<SpecEngine> {
+    return new SpecEngine(pair, await GrammarEngine.create(pair.tokenizer.grammarVocabulary()), validate, verifier);
   }
 
   get contextLength(): number {
@@ -109,6 +111,7 @@ export class SpecEngine {
         structure: grammar && schema ? { grammar, schema, validate: this.validate, ...(params.trigger === undefined ? {} : { trigger: params.trigger }) } : null,
         detokenize: (tokens) => tokenizer.decode(tokens),
         stopTokenId: tokenizer.stopTokenId,
+        verifier: this.verifier,
         ...(signal ? { signal } : {}),
       },
       onStep,

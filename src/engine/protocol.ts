@@ -31,6 +31,10 @@ export interface EngineInfo {
   vocabSize: number;
   contextLength: number;
   loadMs: number;
+  /** Where steps are verified: the WGSL kernels, or the CPU twin where WebGPU is absent. */
+  verifier: 'gpu' | 'cpu';
+  /** The WebGPU adapter the verifier runs on, when it does. */
+  verifierAdapter: string | null;
   /** Token strings by id, for showing tokens. */
   tokenTexts: string[];
 }

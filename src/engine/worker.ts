@@ -8,6 +8,9 @@ import wasmUrl from 'onnxruntime-web/ort-wasm-simd-threaded.jsep.wasm?url';
 import mjsUrl from 'onnxruntime-web/ort-wasm-simd-threaded.jsep.mjs?url';
 import { DECODE_METHODS, type StepRecord } from './decode';
 import { SpecEngine } from './engine';
+import { cpuVerifier, type StepVerifier } from './stepVerifier';
+import { GpuDeviceManager } from '../gpu/device';
+import { gpuStepVerifier } from '../gpu/stepVerifier';
 import type { FromWorker, ToWorker } from './protocol';
 import { interpretedValidator } from '../grammar/interpretedValidator';
 import { loadPair } from '../models/loader';
@@ -34,6 +37,18 @@ const nudge = () => {
   wake = null;
 };
 
+/** The WGSL verifier on its own device, or null (with the CPU twin in its place) where WebGPU is absent. */
+async function gpuVerifierIfAvailable(): Promise<{ verifier: StepVerifier; adapter: string } | null> {
+  if (!('gpu' in navigator)) return null;
+  const devices = new GpuDeviceManager({ gpu: navigator.gpu });
+  try {
+    const context = await devices.context();
+    return { verifier: gpuStepVerifier(devices), adapter: context.adapterName };
+  } catch {
+    return null;
+  }
+}
+
 async function webgpuUsable(): Promise<string | null> {
   if (!('gpu' in navigator)) return 'this browser has no WebGPU';
   const adapter = await navigator.gpu.requestAdapter();
@@ -54,7 +69,8 @@ async function load(message: Extract<ToWorker, { type: 'load' }>): Promise<void>
       post({ type: 'progress', file, loaded, total }),
     );
     engine?.dispose();
-    engine = await SpecEngine.create(pair, interpretedValidator);
+    const gpu = await gpuVerifierIfAvailable();
+    engine = await SpecEngine.create(pair, interpretedValidator, gpu?.verifier ?? cpuVerifier);
     post({
       type: 'ready',
       info: {
@@ -65,6 +81,8 @@ async function load(message: Extract<ToWorker, { type: 'load' }>): Promise<void>
         vocabSize: pair.tokenizer.vocabSize,
         contextLength: engine.contextLength,
         loadMs: performance.now() - started,
+        verifier: gpu ? 'gpu' : 'cpu',
+        verifierAdapter: gpu?.adapter ?? null,
         tokenTexts: pair.tokenizer.tokens.map((_, id) => pair.tokenizer.decode([id])),
       },
     });

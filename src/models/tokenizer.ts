@@ -50,7 +50,8 @@ export class TextTokenizer {
   }
 
   decode(ids: readonly number[]): string {
-    return this.tokenizer.decode([...ids], { skip_special_tokens: false });
+    // The library refuses an empty list; an empty output is simply no text.
+    return ids.length === 0 ? '' : this.tokenizer.decode([...ids], { skip_special_tokens: false });
   }
 
   /** What the grammar engine needs to build its token table. */

@@ -20,6 +20,11 @@ export function StatusBar() {
           {info.provider === 'webgpu' ? 'Models on WebGPU' : `Models on wasm (CPU)${info.fallbackReason ? `: ${info.fallbackReason}` : ''}`} · {info.draftName} → {info.targetName} · loaded in {(info.loadMs / 1000).toFixed(1)} s
         </span>
       )}
+      {engine.status === 'ready' && info && (
+        <span className={`badge badge-${info.verifier === 'gpu' ? 'available' : 'absent'}`} data-testid="verifier">
+          {info.verifier === 'gpu' ? `Verifier: WGSL on ${info.verifierAdapter ?? 'WebGPU'}` : 'Verifier: CPU (no WebGPU)'}
+        </span>
+      )}
       {engine.status === 'error' && (
         <p className="error" role="alert">
           Could not load the models: {engine.error}{' '}

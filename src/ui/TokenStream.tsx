@@ -52,7 +52,7 @@ export function TokenStream() {
           <input type="checkbox" checked={showInvalid} onChange={(event) => setUi({ showInvalid: event.target.checked })} /> show invalidated draft tokens
         </label>
       </div>
-      <p className="tokens" data-testid="token-stream">
+      <p className="tokens" data-testid="token-stream" data-text={report?.text}>
         {steps.map((step) => (
           <span key={step.index} className="step-group" data-step={step.index}>
             {step.emitted.map((token, position) => (

@@ -1,19 +1,8 @@
 import { afterAll, beforeAll } from 'vitest';
-import { create } from 'webgpu';
 import { GpuDeviceManager, type GpuContext } from '../../src/gpu/device';
+import { nodeGpu } from '../../tools/nodeGpu';
 
-let instance: GPU | undefined;
-
-/**
- * Dawn's GPU for Node; the test config points Vulkan at Chromium's SwiftShader (VK_ICD_FILENAMES). One
- * instance per process, held for its whole life: a Dawn instance collected while its devices live crashes
- * the process.
- */
-export function nodeGpu(): GPU {
-  if (!process.env.VK_ICD_FILENAMES) throw new Error('VK_ICD_FILENAMES is not set: the test config must point it at SwiftShader');
-  instance ??= create([]);
-  return instance;
-}
+export { nodeGpu };
 
 export function nodeDeviceManager(): GpuDeviceManager {
   return new GpuDeviceManager({ gpu: nodeGpu() });

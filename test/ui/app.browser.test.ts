@@ -1,6 +1,39 @@
+import { mkdirSync, readFileSync } from 'node:fs';
+import { Ajv } from 'ajv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
+import { SCHEMA_PRESETS } from '../../src/grammar/presets';
 import { buildAndPreview, launchChromium, type BuiltApp } from '../support/browser';
+
+const SCREENSHOTS = 'test-results/screenshots';
+const ajv = new Ajv({ strict: false });
+
+/** Counters as the page shows them. */
+async function shownCounters(page: Page) {
+  const read = async (name: string) => (await page.locator(`[data-counter="${name}"]`).textContent()) ?? '';
+  return {
+    R: Number(await read('R')),
+    I: Number(await read('I')),
+    D: Number(await read('D')),
+    A: Number(await read('A')),
+    steps: Number(await read('steps')),
+    meanLength: Number(await read('mean-length')),
+    histogram: (await read('histogram')).split('·').map(Number),
+  };
+}
+
+async function runToEnd(page: Page): Promise<string> {
+  await page.getByRole('button', { name: 'Run', exact: true }).click();
+  await page.getByTestId('run-status').filter({ hasText: /^(done|error)$/ }).waitFor({ timeout: 180_000 });
+  const error = await page.getByTestId('run-error').textContent({ timeout: 10 }).catch(() => null);
+  expect(error).toBeNull();
+  return (await page.getByTestId('token-stream').getAttribute('data-text')) ?? '';
+}
+
+/** A PNG is blank when all its bytes after the header repeat a handful of values; check its spread. */
+function distinctBytes(path: string): number {
+  return new Set(readFileSync(path).subarray(64)).size;
+}
 
 describe('the built app in headless Chromium', () => {
   let app: BuiltApp;
@@ -9,15 +42,18 @@ describe('the built app in headless Chromium', () => {
   const problems: string[] = [];
 
   beforeAll(async () => {
+    mkdirSync(SCREENSHOTS, { recursive: true });
     app = await buildAndPreview();
     browser = await launchChromium();
-    page = await browser.newPage();
+    page = await browser.newPage({ viewport: { width: 1280, height: 720 } });
     page.on('console', (message) => {
-      if (message.type() === 'error') problems.push(`console: ${message.text()} at ${message.location().url}`);
+      // onnxruntime prints its node-placement notes as console errors; they are not failures.
+      if (message.type() === 'error' && !message.text().includes('onnxruntime')) problems.push(`console: ${message.text()}`);
     });
     page.on('pageerror', (error) => problems.push(`page: ${error.message}`));
     const response = await page.goto(app.url);
     expect(response?.status()).toBe(200);
+    await page.getByTestId('provider').waitFor({ timeout: 120_000 });
   });
 
   afterAll(async () => {
@@ -25,16 +61,95 @@ describe('the built app in headless Chromium', () => {
     await app?.close();
   });
 
-  it('says what it is', async () => {
-    await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe('SpecLab');
-    const methods = await page.locator('dl.methods dt').allTextContents();
-    expect(methods).toEqual(['Token-wise', 'GBV', 'SpecTr', 'SpecTr-GBV']);
+  it('loads the bundled pair on WebGPU and says so', async () => {
+    await expect(page.getByTestId('provider').textContent()).resolves.toMatch(/^Models on WebGPU · speclab-draft → speclab-target/);
   });
 
-  it('finds the WebGPU adapter and names it', async () => {
-    const badge = page.getByTestId('webgpu-status');
-    await badge.filter({ hasNotText: 'Checking' }).waitFor();
-    await expect(badge.textContent()).resolves.toMatch(/^WebGPU: \S/);
+  it.each(SCHEMA_PRESETS.map((preset) => [preset.id, preset] as const))('runs the %s preset to schema-valid JSON with consistent counters', async (id, preset) => {
+    await page.locator('#preset').selectOption(id);
+    const text = await runToEnd(page);
+    const json = preset.trigger ? text.slice(text.indexOf(preset.trigger) + preset.trigger.length) : text;
+    const value: unknown = JSON.parse(json);
+    expect(ajv.validate(preset.schema, value), `${json}: ${ajv.errorsText()}`).toBe(true);
+    await expect(page.getByTestId('verdict').textContent()).resolves.toMatch(/^Schema-valid JSON/);
+    const shown = await shownCounters(page);
+    expect(shown.steps).toBeGreaterThan(0);
+    expect(shown.D).toBe(shown.R - shown.I);
+    expect(shown.A).toBeLessThanOrEqual(shown.D);
+    expect(shown.histogram.reduce((a, b) => a + b, 0)).toBe(shown.steps);
+    expect(shown.meanLength).toBeCloseTo(1 + shown.A / shown.steps, 3);
+    for (const chart of ['counters', 'ratios', 'mean-length', 'histogram', 'per-position']) {
+      const figure = page.locator(`[data-chart="${chart}"]`);
+      expect(Number(await figure.getAttribute('data-points')), chart).toBeGreaterThan(0);
+      expect(await figure.locator('.recharts-line-curve, .recharts-bar-rectangle').count(), chart).toBeGreaterThan(0);
+    }
+    await page.screenshot({ path: `${SCREENSHOTS}/preset-${id}.png`, fullPage: true });
+    expect(distinctBytes(`${SCREENSHOTS}/preset-${id}.png`)).toBeGreaterThan(100);
+  });
+
+  it('steps one verification at a time, and the inspector shows the K×L drafts of the step', async () => {
+    await page.locator('#preset').selectOption('person');
+    await page.getByRole('button', { name: 'Reset' }).click();
+    await page.getByRole('button', { name: 'Step', exact: true }).click();
+    await page.getByTestId('run-status').filter({ hasText: 'paused' }).waitFor();
+    await page.getByTestId('inspector').waitFor();
+    await expect(page.locator('[data-counter="steps"]').textContent()).resolves.toBe('1');
+    await page.getByRole('button', { name: 'Step', exact: true }).click();
+    await page.locator('[data-counter="steps"]').filter({ hasText: '2' }).waitFor();
+    const K = Number(await page.locator('#K').inputValue());
+    await expect(page.locator('.draft-grid tbody tr').count()).resolves.toBe(K);
+    await expect(page.getByTestId('inspector').textContent()).resolves.toMatch(/Step 2 of 2/);
+    await page.getByRole('button', { name: 'Resume' }).click();
+    await page.getByTestId('run-status').filter({ hasText: 'done' }).waitFor({ timeout: 180_000 });
+  });
+
+  it('races every method on the same prompt and seed', async () => {
+    await page.getByRole('button', { name: 'Race all methods' }).click();
+    await page.getByTestId('race').locator('h2', { hasNotText: 'running' }).waitFor({ timeout: 300_000 });
+    const methods = await page.getByTestId('race').locator('tbody tr').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-method')));
+    expect(methods).toEqual(['ar', 'tokenwise', 'gbv', 'spectr', 'spectr-gbv']);
+  });
+
+  it('a share link reproduces the run exactly', async () => {
+    await page.locator('#preset').selectOption('event');
+    await page.locator('#seed').fill('7');
+    const text = await runToEnd(page);
+    await page.getByTestId('share').click();
+    const shared = page.url();
+    expect(shared).toContain('#run?');
+    const other = await browser.newPage();
+    await other.goto(shared);
+    await other.getByTestId('run-status').filter({ hasText: 'done' }).waitFor({ timeout: 180_000 });
+    await expect(other.getByTestId('token-stream').getAttribute('data-text')).resolves.toBe(text);
+    await other.close();
+  });
+
+  it('presentation mode and the keyboard shortcuts work', async () => {
+    await page.locator('body').click({ position: { x: 5, y: 5 } });
+    await page.keyboard.press('p');
+    await expect(page.evaluate(() => document.documentElement.classList.contains('presentation'))).resolves.toBe(true);
+    await page.keyboard.press('?');
+    await page.getByTestId('shortcut-help').waitFor();
+    await page.keyboard.press('Escape');
+    await page.keyboard.press('2');
+    await expect(page.locator('#method').inputValue()).resolves.toBe('tokenwise');
+    await page.keyboard.press('r');
+    await page.keyboard.press('ArrowRight');
+    await page.locator('[data-counter="steps"]').filter({ hasText: '1' }).waitFor();
+    await page.screenshot({ path: `${SCREENSHOTS}/presentation.png` });
+    expect(distinctBytes(`${SCREENSHOTS}/presentation.png`)).toBeGreaterThan(100);
+    await page.keyboard.press('r');
+    await page.keyboard.press('p');
+    await expect(page.evaluate(() => document.documentElement.classList.contains('presentation'))).resolves.toBe(false);
+  });
+
+  it('a bad schema shows its message, and the next run still works', async () => {
+    await page.locator('#schema').fill('{"type": "object", "properties": {');
+    await page.getByRole('button', { name: 'Run', exact: true }).click();
+    await expect(page.getByTestId('run-error').textContent()).resolves.toMatch(/line 1, column \d+/);
+    await page.locator('#preset').selectOption('sentiment');
+    const text = await runToEnd(page);
+    expect(JSON.parse(text)).toHaveProperty('sentiment');
   });
 
   it('ships a Content-Security-Policy without script eval, and is cross-origin isolated for ORT threads', async () => {

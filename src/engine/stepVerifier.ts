@@ -1,0 +1,44 @@
+/**
+ * Where a step is verified: the CPU twin (src/core) or the WGSL kernels (src/gpu). Both draw the
+ * verifier's randomness from the same Philox stream, word for word (f32 uniforms, one word each), so a
+ * run replays to the same text on either; they can differ only where a uniform lies within f32 rounding
+ * of its threshold (about 1e-5 per decision, see the twin tests).
+ */
+import { rngSource } from '../core/random';
+import { createRng } from '../core/rng';
+import type { SamplingParams } from '../core/sampling';
+import { VERIFIERS, denseView, type MethodId, type VerifyOutcome, type VerifyProblem } from '../core/verify';
+
+/** Philox streams of a run: drafting and verification never share words. */
+export const DRAFT_STREAM = 1;
+export const VERIFY_STREAM = 2;
+
+export interface VerifyInput {
+  method: MethodId;
+  /** The probabilities the CPU computed (f64 from the same logits). */
+  problem: VerifyProblem;
+  /** K×(L+1)×V and K×L×V logits, as the models returned them. */
+  targetLogits: Float32Array;
+  draftLogits: Float32Array;
+  /** K×(L+1) target masks and (constrained drafting) K×L draft masks, in xgrammar's layout. */
+  targetMasks: Int32Array | null;
+  draftMasks: Int32Array | null;
+  sampling: SamplingParams;
+  seed: number;
+  /** The first word of VERIFY_STREAM this step may use. */
+  firstWord: number;
+}
+
+export interface StepVerifier {
+  readonly kind: 'cpu' | 'gpu';
+  verify(input: VerifyInput): Promise<{ outcome: VerifyOutcome; wordsUsed: number }>;
+}
+
+export const cpuVerifier: StepVerifier = {
+  kind: 'cpu',
+  verify({ method, problem, seed, firstWord }) {
+    const rng = createRng(seed, VERIFY_STREAM, firstWord);
+    const outcome = VERIFIERS[method](denseView(problem), rngSource(rng, 'f32'));
+    return Promise.resolve({ outcome, wordsUsed: rng.position - firstWord });
+  },
+};

@@ -1,0 +1,133 @@
+/**
+ * npm run generate -- (--preset <name> | --schema <file> | --free) [--prompt <text>] [--method <id>|all]
+ *   [--K n] [--L n] [--temperature t] [--top-p p] [--seed n] [--max-tokens n] [--drafting validate|constrained]
+ *   [--trigger <text>] [--verifier cpu|gpu] [--json]
+ * Headless generation with the bundled models (onnxruntime-web, wasm EP). Prints the text, or with --json
+ * one object per method with the counters, the derived ratios, vLLM's names and timings. --method all
+ * runs every method on the same prompt and seed: the race.
+ */
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { derivedRatios } from '../../src/core/metrics';
+import { DECODE_METHODS, type DecodeMethod } from '../../src/engine/decode';
+import { SpecEngine, findPreset, presetParams, type RunParams, type RunReport } from '../../src/engine/engine';
+import { cpuVerifier } from '../../src/engine/stepVerifier';
+import { GpuDeviceManager } from '../../src/gpu/device';
+import { gpuStepVerifier } from '../../src/gpu/stepVerifier';
+import { ajvValidator } from '../../src/grammar/ajvValidator';
+import { loadBundledPair } from '../bundled';
+import { nodeGpu } from '../nodeGpu';
+
+class UsageError extends Error {}
+
+function numberOption(name: string, text: string | undefined): number {
+  const value = Number(text);
+  if (text === undefined || !Number.isFinite(value)) throw new UsageError(`--${name} must be a number, got ${JSON.stringify(text)}`);
+  return value;
+}
+
+function parse(argv: string[]): { params: RunParams; methods: DecodeMethod[]; json: boolean; verifier: 'cpu' | 'gpu' } {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      preset: { type: 'string' },
+      schema: { type: 'string' },
+      free: { type: 'boolean', default: false },
+      prompt: { type: 'string' },
+      method: { type: 'string', default: 'spectr-gbv' },
+      K: { type: 'string', default: '3' },
+      L: { type: 'string', default: '4' },
+      temperature: { type: 'string', default: '1' },
+      'top-p': { type: 'string' },
+      seed: { type: 'string', default: '1' },
+      'max-tokens': { type: 'string', default: '96' },
+      drafting: { type: 'string', default: 'validate' },
+      trigger: { type: 'string' },
+      verifier: { type: 'string', default: 'cpu' },
+      json: { type: 'boolean', default: false },
+    },
+  });
+  const sources = [values.preset !== undefined, values.schema !== undefined, values.free].filter(Boolean).length;
+  if (sources !== 1) throw new UsageError('give exactly one of --preset <name>, --schema <file> or --free');
+  if (values.drafting !== 'validate' && values.drafting !== 'constrained') throw new UsageError(`--drafting must be validate or constrained, got ${values.drafting}`);
+  if (values.verifier !== 'cpu' && values.verifier !== 'gpu') throw new UsageError(`--verifier must be cpu or gpu, got ${values.verifier}`);
+  const methods: DecodeMethod[] = values.method === 'all' ? [...DECODE_METHODS] : [values.method as DecodeMethod];
+  if (!methods.every((method) => DECODE_METHODS.includes(method))) throw new UsageError(`--method must be one of ${DECODE_METHODS.join(', ')} or all`);
+  const preset = values.preset === undefined ? null : findPreset(values.preset);
+  const base: RunParams = preset ? presetParams(preset) : { ...presetParams(findPreset('person')), prompt: '', schemaText: values.free ? null : readFileSync(values.schema as string, 'utf8') };
+  const params: RunParams = {
+    ...base,
+    K: numberOption('K', values.K),
+    L: numberOption('L', values.L),
+    temperature: numberOption('temperature', values.temperature),
+    seed: numberOption('seed', values.seed),
+    maxTokens: numberOption('max-tokens', values['max-tokens']),
+    drafting: values.drafting,
+    ...(values['top-p'] === undefined ? {} : { topP: numberOption('top-p', values['top-p']) }),
+    ...(values.prompt === undefined ? {} : { prompt: values.prompt.replaceAll('\\n', '\n') }),
+    ...(values.trigger === undefined ? {} : { trigger: values.trigger }),
+  };
+  if (params.prompt === '') throw new UsageError('--prompt is required without --preset');
+  return { params, methods, json: values.json, verifier: values.verifier };
+}
+
+/** The --json object: our counters and vLLM's per-request names side by side. */
+export function summary(report: RunReport) {
+  const derived = derivedRatios(report.counters);
+  return {
+    method: report.params.method,
+    K: report.params.K,
+    L: report.params.L,
+    temperature: report.params.temperature,
+    seed: report.params.seed,
+    text: report.text,
+    schema_valid: report.verdict === null ? null : report.verdict.kind === 'valid',
+    verdict: report.verdict,
+    ending: report.ending,
+    unenforced_keywords: report.unenforced,
+    R: report.counters.raw,
+    I: report.counters.invalidated,
+    D: report.metrics.speclab.D,
+    A: report.counters.accepted,
+    steps: report.steps,
+    tokens: report.tokens.length,
+    grammar_survival: derived.grammarSurvival,
+    conditional_acceptance: derived.conditionalAcceptance,
+    draft_yield: derived.draftYield,
+    block_efficiency: report.tokens.length / report.steps,
+    acceptance_histogram: [...report.counters.histogram],
+    ...report.metrics.vllm,
+    timings_ms: { ...report.timings, wall: report.wallMs },
+    tokens_per_second: report.tokensPerSecond,
+  };
+}
+
+export async function main(argv: string[]): Promise<number> {
+  let options: ReturnType<typeof parse>;
+  try {
+    options = parse(argv);
+  } catch (error) {
+    if (!(error instanceof UsageError || error instanceof RangeError || error instanceof TypeError)) throw error;
+    console.error(`generate: ${error.message}`);
+    return 2;
+  }
+  const { params, methods, json, verifier } = options;
+  const devices = verifier === 'gpu' ? new GpuDeviceManager({ gpu: nodeGpu() }) : null;
+  const engine = await SpecEngine.create(await loadBundledPair(), ajvValidator, devices ? gpuStepVerifier(devices) : cpuVerifier);
+  try {
+    for (const method of methods) {
+      const report = await engine.run({ ...params, method });
+      if (json) console.log(JSON.stringify(summary(report)));
+      else if (methods.length === 1) console.log(report.text);
+      else {
+        const perForward = (report.tokens.length / report.steps).toFixed(2);
+        console.log(`${method.padEnd(11)} ${String(report.tokens.length).padStart(4)} tokens, ${String(report.steps).padStart(3)} target forwards (${perForward}/forward), ${report.tokensPerSecond.toFixed(1)} tok/s, ${report.verdict?.kind ?? 'free text'}: ${report.text}`);
+      }
+      if (report.verdict && report.verdict.kind !== 'valid') console.error(`${method}: ${report.verdict.kind}: ${report.verdict.reason}`);
+    }
+  } finally {
+    engine.dispose();
+    await devices?.dispose();
+  }
+  return 0;
+}

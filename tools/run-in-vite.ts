@@ -1,0 +1,24 @@
+/**
+ * tsx tools/run-in-vite.ts <module> [args…]
+ * Runs a tool module through Vite's SSR module runner, so that it imports the app's code exactly as the
+ * app does (WGSL through `?raw`, the xgrammar UMD bundle inlined). The module exports `main(argv)`.
+ */
+import { createRequire } from 'node:module';
+import { dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createServer } from 'vite';
+
+// xgrammar's UMD bundle reaches for CommonJS globals under Node; Vite's module runner does not provide them.
+Object.assign(globalThis, { require: createRequire(import.meta.url), __filename: fileURLToPath(import.meta.url), __dirname: dirname(fileURLToPath(import.meta.url)) });
+
+const [modulePath, ...argv] = process.argv.slice(2);
+if (!modulePath) throw new Error('usage: run-in-vite.ts <module> [args…]');
+const server = await createServer({ logLevel: 'warn', server: { middlewareMode: true, hmr: false }, ssr: { noExternal: ['@mlc-ai/web-xgrammar'] } });
+let code = 0;
+try {
+  const tool = (await server.ssrLoadModule(modulePath)) as { main: (argv: string[]) => Promise<number> };
+  code = await tool.main(argv);
+} finally {
+  await server.close();
+}
+process.exit(code);
