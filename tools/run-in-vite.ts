@@ -14,11 +14,9 @@ Object.assign(globalThis, { require: createRequire(import.meta.url), __filename:
 const [modulePath, ...argv] = process.argv.slice(2);
 if (!modulePath) throw new Error('usage: run-in-vite.ts <module> [args…]');
 const server = await createServer({ logLevel: 'warn', server: { middlewareMode: true, hmr: false }, ssr: { noExternal: ['@mlc-ai/web-xgrammar'] } });
-let code = 0;
 try {
   const tool = (await server.ssrLoadModule(modulePath)) as { main: (argv: string[]) => Promise<number> };
-  code = await tool.main(argv);
+  process.exitCode = await tool.main(argv);
 } finally {
   await server.close();
 }
-process.exit(code);
