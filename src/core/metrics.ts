@@ -82,6 +82,23 @@ export function recordStep(counters: Counters, step: StepCounts): Counters {
   };
 }
 
+/** Counters of two runs with the same L, summed: one slice over many runs. */
+export function addCounters(a: Counters, b: Counters): Counters {
+  if (a.L !== b.L) throw new RangeError(`cannot add counters of L = ${a.L} and L = ${b.L}`);
+  const sum = (x: readonly number[], y: readonly number[]) => x.map((value, i) => value + (y[i] as number));
+  return {
+    L: a.L,
+    steps: a.steps + b.steps,
+    raw: a.raw + b.raw,
+    invalidated: a.invalidated + b.invalidated,
+    accepted: a.accepted + b.accepted,
+    distinctRaw: a.distinctRaw + b.distinctRaw,
+    distinctEligible: a.distinctEligible + b.distinctEligible,
+    histogram: sum(a.histogram, b.histogram),
+    acceptedAtLeast: sum(a.acceptedAtLeast, b.acceptedAtLeast),
+  };
+}
+
 /**
  * Counts one step's drafts. `validLengths[k]` is how many leading tokens of draft k the grammar allowed
  * (L when it allowed them all); `lengths[k]`, when given, is how many tokens draft k proposed.

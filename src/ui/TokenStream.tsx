@@ -79,11 +79,11 @@ export function TokenStream() {
         ))}
       </p>
       {report && (
-        <p className="verdict" data-testid="verdict">
+        <p className="verdict" data-testid="verdict" data-tokens-per-second={report.tokensPerSecond}>
           {report.verdict === null
             ? `Free text, ${report.tokens.length} tokens (${report.ending}).`
             : report.verdict.kind === 'valid'
-              ? `Schema-valid JSON (checked against the schema, independently of the grammar), ${report.tokens.length} tokens in ${report.steps} target forwards.`
+              ? `Schema-valid JSON (checked against the schema, independently of the grammar), ${report.tokens.length} tokens in ${report.steps} target forwards, ${report.tokensPerSecond.toFixed(1)} tokens/s.`
               : `${report.verdict.kind}: ${report.verdict.reason}`}
           {report.unenforced.length > 0 && ` Not enforced by the grammar (ajv still checks): ${report.unenforced.join(', ')}.`}
         </p>

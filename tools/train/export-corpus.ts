@@ -1,7 +1,7 @@
 /**
- * Tokenizes the seeded corpus with the bundled tokenizer for train.py: prompt and completion are
- * encoded separately and joined, exactly as the app feeds them (the prompt is encoded alone, then the
- * model continues), followed by the stop token.
+ * Tokenizes the seeded corpus with the bundled tokenizer for train.py: the prompt, any free text (up to
+ * and including a trigger such as "Answer: ") and the JSON are encoded separately and joined, exactly as
+ * the app meets them, followed by the stop token.
  *   tsx tools/train/export-corpus.ts <out-dir> [--records 60000] [--validation 2000]
  * Writes {train,validation}.tokens (uint16 LE), {train,validation}.starts (uint32 LE record offsets), and
  * golden-prompts.json: the presets' prompts as token ids, for the golden logits in each manifest.
@@ -30,7 +30,11 @@ function write(name: string, seed: number, count: number): void {
   const starts: number[] = [];
   for (const record of generateCorpus(seed, count)) {
     starts.push(tokens.length);
-    tokens.push(...tokenizer.encode(record.prompt).ids, ...tokenizer.encode(record.completion).ids, stopId as number);
+    // The JSON starts a fresh token, as it does in the app, where the grammar takes over at a token
+    // boundary (after the prompt, or after the trigger ending the free text).
+    const freeText = record.completion.slice(0, record.completion.length - record.json.length);
+    const free = freeText === '' ? [] : tokenizer.encode(freeText).ids;
+    tokens.push(...tokenizer.encode(record.prompt).ids, ...free, ...tokenizer.encode(record.json).ids, stopId as number);
   }
   writeFileSync(join(outDir as string, `${name}.tokens`), Uint16Array.from(tokens));
   writeFileSync(join(outDir as string, `${name}.starts`), Uint32Array.from(starts));

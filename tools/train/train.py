@@ -1,10 +1,10 @@
 """Trains one bundled model on the tokenized corpus, exports it to ONNX and writes its manifest.
 
   /usr/bin/python3 tools/train/train.py --data <dir from export-corpus.ts> --name speclab-target \
-      --width 256 --layers 6 --heads 8 --minutes 15
+      --width 256 --layers 6 --heads 8 --steps 900
 
-Writes public/models/<name>/{onnx/model.onnx, tokenizer.json, manifest.json}. Deterministic in --seed
-up to the time limit (the step count reached is recorded in the manifest).
+Writes public/models/<name>/{onnx/model.onnx, tokenizer.json, manifest.json}. Deterministic in --seed and
+the step count (up to floating-point summation order across thread counts).
 """
 import argparse
 import hashlib
@@ -69,8 +69,7 @@ def main():
     parser.add_argument('--context', type=int, default=128)
     parser.add_argument('--batch', type=int, default=32)
     parser.add_argument('--lr', type=float, default=1e-3)
-    parser.add_argument('--max-steps', type=int, default=100000)
-    parser.add_argument('--minutes', type=float, required=True)
+    parser.add_argument('--steps', type=int, required=True)
     parser.add_argument('--seed', type=int, default=1)
     parser.add_argument('--threads', type=int, default=2)
     args = parser.parse_args()
@@ -87,15 +86,14 @@ def main():
     model = Decoder(vocab, args.context, args.width, args.layers, args.heads)
     parameters = sum(p.numel() for p in model.parameters())
     optimizer = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=0.01)
-    budget = args.minutes * 60
     warmup = 50
     started = time.time()
     step = 0
     train_loss = float('nan')
     model.train()
-    while step < args.max_steps and time.time() - started < budget:
-        # Cosine decay over the time budget, so a shorter budget still ends at a low learning rate.
-        progress = min(1.0, (time.time() - started) / budget)
+    while step < args.steps:
+        # Linear warmup, then cosine decay to a tenth of the peak by the last step.
+        progress = step / args.steps
         scale = min(1.0, (step + 1) / warmup) * (0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * progress)))
         for group in optimizer.param_groups:
             group['lr'] = args.lr * scale

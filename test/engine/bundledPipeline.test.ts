@@ -1,0 +1,119 @@
+/**
+ * The decode loop end to end on the bundled models (onnxruntime-web wasm EP in Node): greedy decoding is
+ * reproduced token for token by every method, the CPU and WGSL verifiers agree, acceptance sits in the
+ * band the models were sized for, and bad input is refused by name.
+ */
+import { Ajv } from 'ajv';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { derivedRatios, eligible } from '../../src/core/metrics';
+import { DECODE_METHODS, PromptTooLongError } from '../../src/engine/decode';
+import { SpecEngine, presetParams, type RunParams, type RunReport } from '../../src/engine/engine';
+import { gpuStepVerifier } from '../../src/gpu/stepVerifier';
+import { ajvValidator } from '../../src/grammar/ajvValidator';
+import { SCHEMA_PRESETS, type SchemaPreset } from '../../src/grammar/presets';
+import { bundledPair } from '../support/models';
+import { suiteDevices } from '../support/gpu';
+
+const ajv = new Ajv({ strict: false });
+
+/** The identities every run must keep. */
+function expectConsistent(report: RunReport): void {
+  const { counters } = report;
+  expect(eligible(counters)).toBe(counters.raw - counters.invalidated);
+  expect(counters.accepted).toBeLessThanOrEqual(eligible(counters));
+  expect(counters.histogram.reduce((a, b) => a + b, 0)).toBe(counters.steps);
+  expect(counters.steps).toBe(report.steps);
+  expect(derivedRatios(counters).meanAcceptanceLength).toBeCloseTo(1 + counters.accepted / counters.steps, 12);
+}
+
+/** The JSON part of an output: after the preset's trigger, if it has one. */
+const jsonPart = (preset: SchemaPreset, text: string) => (preset.trigger ? text.slice(text.indexOf(preset.trigger) + preset.trigger.length) : text);
+
+describe('the decode loop on the bundled models', () => {
+  let engine: SpecEngine;
+  const gpu = suiteDevices();
+  beforeAll(async () => {
+    engine = await SpecEngine.create(await bundledPair(), ajvValidator);
+  });
+  afterAll(() => engine.dispose());
+
+  const run = (preset: SchemaPreset, overrides: Partial<RunParams>) => engine.run(presetParams(preset, overrides));
+
+  it.each(SCHEMA_PRESETS.map((preset) => [preset.id, preset] as const))('%s at T = 0: every method emits exactly the greedy target’s tokens', async (_id, preset) => {
+    const greedy = await run(preset, { method: 'ar', temperature: 0 });
+    expect(greedy.verdict).toEqual({ kind: 'valid' });
+    expectConsistent(greedy);
+    for (const method of DECODE_METHODS.filter((m) => m !== 'ar')) {
+      const report = await run(preset, { method, temperature: 0 });
+      expect(report.tokens, method).toEqual(greedy.tokens);
+      expectConsistent(report);
+    }
+  });
+
+  it('the target alone, greedy and without the grammar, writes schema-valid JSON for every preset', async () => {
+    for (const preset of SCHEMA_PRESETS) {
+      const report = await run(preset, { method: 'ar', temperature: 0, schemaText: null });
+      const value: unknown = JSON.parse(jsonPart(preset, report.text));
+      expect(ajv.validate(preset.schema, value), `${preset.id}: ${report.text}`).toBe(true);
+    }
+  });
+
+  it('token-wise acceptance A/D at T = 1, K = 1, L = 4 lies in the declared band 0.5–0.9', async () => {
+    let accepted = 0;
+    let eligibleTokens = 0;
+    for (const preset of SCHEMA_PRESETS) {
+      for (const seed of [1, 2, 3]) {
+        const report = await run(preset, { method: 'tokenwise', K: 1, L: 4, temperature: 1, seed });
+        expectConsistent(report);
+        accepted += report.counters.accepted;
+        eligibleTokens += eligible(report.counters);
+      }
+    }
+    const rate = accepted / eligibleTokens;
+    expect(rate).toBeGreaterThan(0.5);
+    expect(rate).toBeLessThan(0.9);
+  });
+
+  it('the WGSL verifier gives the same text and counters as the CPU twin', async () => {
+    const onGpu = await SpecEngine.create(await bundledPair(), ajvValidator, gpuStepVerifier(gpu.manager()));
+    try {
+      for (const [preset, method] of [
+        [SCHEMA_PRESETS[1], 'spectr-gbv'],
+        [SCHEMA_PRESETS[2], 'gbv'],
+        [SCHEMA_PRESETS[4], 'spectr'],
+      ] as const) {
+        const params = presetParams(preset as SchemaPreset, { method, temperature: 1, seed: 5 });
+        const [cpu, gpuReport] = [await engine.run(params), await onGpu.run(params)];
+        expect(gpuReport.tokens).toEqual(cpu.tokens);
+        expect(gpuReport.counters).toEqual(cpu.counters);
+      }
+    } finally {
+      onGpu.dispose();
+    }
+  });
+
+  it('constrained drafting reports I = 0 and still emits valid JSON', async () => {
+    const report = await run(SCHEMA_PRESETS[3] as SchemaPreset, { drafting: 'constrained', seed: 4 });
+    expect(report.counters.invalidated).toBe(0);
+    expect(report.verdict).toEqual({ kind: 'valid' });
+  });
+
+  it('refuses a prompt longer than the context, naming both lengths', async () => {
+    await expect(run(SCHEMA_PRESETS[0] as SchemaPreset, { prompt: 'word '.repeat(400) })).rejects.toThrow(PromptTooLongError);
+    await expect(run(SCHEMA_PRESETS[0] as SchemaPreset, { prompt: 'word '.repeat(400) })).rejects.toThrow(/the prompt is \d+ tokens; the models see 128/);
+  });
+
+  it('a cancelled run stops between whole steps, and the engine runs again afterwards', async () => {
+    const controller = new AbortController();
+    let seen = 0;
+    const report = await engine.run(presetParams(SCHEMA_PRESETS[2] as SchemaPreset), () => {
+      if (++seen === 2) controller.abort();
+    }, controller.signal);
+    expect(report.ending).toBe('cancelled');
+    expect(report.steps).toBe(2);
+    expectConsistent(report);
+    const again = await run(SCHEMA_PRESETS[1] as SchemaPreset, {});
+    expect(again.ending).toBe('stopped');
+    expect(again.verdict).toEqual({ kind: 'valid' });
+  });
+});

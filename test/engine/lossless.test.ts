@@ -1,0 +1,121 @@
+/**
+ * The whole decode loop is lossless: over many seeds, the first three emitted tokens of every method
+ * follow the target's own sequence law. A χ² goodness-of-fit test against the exact law, with its
+ * threshold set from the degrees of freedom at α = 1e-6, and shown to catch a broken verifier.
+ */
+import { describe, expect, it } from 'vitest';
+import { syntheticLogits, type LogitPair } from '../../src/core/modelPair';
+import { logitsToProbs } from '../../src/core/sampling';
+import { decode, DECODE_METHODS, type DecodeMethod } from '../../src/engine/decode';
+import { PrefixPairModels } from '../../src/engine/pairModels';
+import type { StepVerifier } from '../../src/engine/stepVerifier';
+
+const V = 5;
+const STOP = V - 1;
+const PROMPT = [0];
+const TOKENS = 3;
+const SAMPLES = 12_000;
+const base = syntheticLogits({ V, seed: 11, closeness: 0.4, logitScale: 1.2 });
+/** The stop token never appears, so every run emits exactly three tokens. */
+const logits: LogitPair = {
+  V,
+  target: (prefix) => base.target(prefix).map((x, token) => (token === STOP ? -Infinity : x)),
+  draft: (prefix) => base.draft(prefix).map((x, token) => (token === STOP ? -Infinity : x)),
+};
+
+/** The target's exact probability of every three-token continuation, indexed x0·V² + x1·V + x2. */
+function exactLaw(): Float64Array {
+  const law = new Float64Array(V ** TOKENS);
+  const walk = (prefix: number[], probability: number) => {
+    if (prefix.length === PROMPT.length + TOKENS) {
+      const index = prefix.slice(PROMPT.length).reduce((acc, token) => acc * V + token, 0);
+      law[index] = probability;
+      return;
+    }
+    const row = logitsToProbs(logits.target(prefix), { temperature: 1 });
+    row.forEach((p, token) => {
+      if (p > 0) walk([...prefix, token], probability * p);
+    });
+  };
+  walk([...PROMPT], 1);
+  return law;
+}
+
+/** The χ²_df quantile at 1 − 1e-6 (Wilson–Hilferty; z = 4.7534). */
+function chiSquareThreshold(df: number): number {
+  const z = 4.7534;
+  return df * (1 - 2 / (9 * df) + z * Math.sqrt(2 / (9 * df))) ** 3;
+}
+
+/** χ² of the observed counts against the law, pooling the cells expected fewer than 5 times. */
+function chiSquare(counts: Float64Array, law: Float64Array, n: number): { statistic: number; df: number } {
+  let statistic = 0;
+  let cells = 0;
+  let pooledObserved = 0;
+  let pooledExpected = 0;
+  law.forEach((p, i) => {
+    const expected = p * n;
+    if (expected < 5) {
+      pooledObserved += counts[i] as number;
+      pooledExpected += expected;
+      return;
+    }
+    statistic += ((counts[i] as number) - expected) ** 2 / expected;
+    cells++;
+  });
+  if (pooledExpected > 0) {
+    statistic += (pooledObserved - pooledExpected) ** 2 / pooledExpected;
+    cells++;
+  }
+  return { statistic, df: cells - 1 };
+}
+
+async function sampleCounts(method: DecodeMethod, verifier?: StepVerifier): Promise<Float64Array> {
+  const counts = new Float64Array(V ** TOKENS);
+  for (let seed = 1; seed <= SAMPLES; seed++) {
+    const { tokens } = await decode(new PrefixPairModels(logits), {
+      method,
+      K: 2,
+      L: 2,
+      sampling: { temperature: 1 },
+      drafting: 'validate',
+      seed,
+      maxTokens: TOKENS,
+      prompt: PROMPT,
+      structure: null,
+      detokenize: (ids) => ids.join(' '),
+      stopTokenId: STOP,
+      ...(verifier ? { verifier } : {}),
+    });
+    expect(tokens).toHaveLength(TOKENS);
+    const cell = tokens.reduce((acc, token) => acc * V + token, 0);
+    counts[cell] = (counts[cell] as number) + 1;
+  }
+  return counts;
+}
+
+/** Accepts every draft token, then samples the bonus from the target: the draft's law, not the target's. */
+const acceptEverything: StepVerifier = {
+  kind: 'cpu',
+  verify({ problem }) {
+    const { L, V: vocab, drafts, targetProbs } = problem;
+    let best = 0;
+    for (let x = 1; x < vocab; x++) if ((targetProbs[L * vocab + x] as number) > (targetProbs[L * vocab + best] as number)) best = x;
+    return Promise.resolve({ outcome: { draft: 0, accepted: L, tokens: Int32Array.from([...drafts.subarray(0, L), best]) }, wordsUsed: 0 });
+  },
+};
+
+describe(`the decode loop is lossless (first ${TOKENS} tokens, ${SAMPLES} seeds, χ² at α = 1e-6)`, () => {
+  const law = exactLaw();
+
+  it.each(DECODE_METHODS)('%s follows the target’s sequence law', async (method) => {
+    const { statistic, df } = chiSquare(await sampleCounts(method), law, SAMPLES);
+    expect(df).toBeGreaterThan(10);
+    expect(statistic).toBeLessThan(chiSquareThreshold(df));
+  });
+
+  it('the same test rejects a verifier that accepts every draft token', async () => {
+    const { statistic, df } = chiSquare(await sampleCounts('tokenwise', acceptEverything), law, SAMPLES);
+    expect(statistic).toBeGreaterThan(chiSquareThreshold(df));
+  });
+});

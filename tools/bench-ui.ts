@@ -1,0 +1,45 @@
+/**
+ * npm run bench:ui -- [--repeats 6] [--screenshot FILE]
+ * Generation speed with the app's UI open against the engine's worker alone, in one headless Chromium,
+ * alternating the two so that drift hits both alike. Goal: the UI keeps ≥ 90% of the headless tokens/s.
+ */
+import { parseArgs } from 'node:util';
+import { createServer } from 'vite';
+import { presetParams } from '../src/engine/engine';
+import { SCHEMA_PRESETS, type SchemaPreset } from '../src/grammar/presets';
+import { launchChromium } from '../test/support/browser';
+
+const { values } = parseArgs({ options: { repeats: { type: 'string', default: '6' }, screenshot: { type: 'string', default: 'test-results/bench-ui.png' } } });
+const repeats = Number(values.repeats);
+const preset = SCHEMA_PRESETS[2] as SchemaPreset;
+const params = presetParams(preset, { schemaText: JSON.stringify(preset.schema, null, 2) });
+
+const server = await createServer({ logLevel: 'warn', server: { port: 0, host: '127.0.0.1' } });
+await server.listen();
+const base = server.resolvedUrls?.local[0] as string;
+const browser = await launchChromium();
+try {
+  const headless = await browser.newPage();
+  await headless.goto(`${base}tools/bench/engine.html`);
+  const ui = await browser.newPage({ viewport: { width: 1280, height: 720 } });
+  await ui.goto(`${base}`);
+  await ui.getByTestId('provider').waitFor({ timeout: 120_000 });
+  await ui.locator('#preset').selectOption(preset.id);
+  const headlessRates: number[] = [];
+  const uiRates: number[] = [];
+  for (let i = 0; i < repeats; i++) {
+    headlessRates.push(...(await headless.evaluate(([p]) => window.speclabEngineBench(p, 1), [params] as const)));
+    await ui.getByRole('button', { name: 'Run', exact: true }).click();
+    await ui.getByTestId('run-status').filter({ hasText: 'done' }).waitFor({ timeout: 120_000 });
+    uiRates.push(Number(await ui.getByTestId('verdict').getAttribute('data-tokens-per-second')));
+  }
+  await ui.screenshot({ path: values.screenshot, fullPage: true });
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
+  const [h, u] = [median(headlessRates), median(uiRates)];
+  console.log(`headless engine: ${headlessRates.map((r) => r.toFixed(1)).join(', ')} tokens/s (median ${h.toFixed(1)})`);
+  console.log(`with the UI:     ${uiRates.map((r) => r.toFixed(1)).join(', ')} tokens/s (median ${u.toFixed(1)})`);
+  console.log(`UI / headless = ${(u / h).toFixed(3)} (goal ≥ 0.90); screenshot ${values.screenshot}`);
+} finally {
+  await browser.close();
+  await server.close();
+}

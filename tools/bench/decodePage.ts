@@ -1,0 +1,37 @@
+/** bench (Chromium): the decode table with the models on WebGPU and the WGSL verifier, in the page. */
+import * as ort from 'onnxruntime-web';
+import wasmUrl from 'onnxruntime-web/ort-wasm-simd-threaded.jsep.wasm?url';
+import mjsUrl from 'onnxruntime-web/ort-wasm-simd-threaded.jsep.mjs?url';
+import { SpecEngine } from '../../src/engine/engine';
+import { GpuDeviceManager } from '../../src/gpu/device';
+import { gpuStepVerifier } from '../../src/gpu/stepVerifier';
+import { interpretedValidator } from '../../src/grammar/interpretedValidator';
+import { httpReader } from '../../src/models/httpReader';
+import { loadPair } from '../../src/models/loader';
+import { runDecodeBench, type DecodeRow } from './decodeBench';
+import { timeForward } from './modelsBench';
+
+declare global {
+  interface Window {
+    speclabDecodeBench: (seeds: number) => Promise<{ adapter: string; costRatio: number; rows: DecodeRow[] } | { error: string }>;
+    speclabDecodeLog: string[];
+  }
+}
+
+ort.env.wasm.wasmPaths = { wasm: wasmUrl, mjs: mjsUrl };
+ort.env.wasm.numThreads = 1;
+window.speclabDecodeLog = [];
+window.speclabDecodeBench = async (seeds) => {
+  try {
+    const pair = await loadPair(ort, { draft: httpReader('/models/speclab-draft/', false), target: httpReader('/models/speclab-target/', false) }, 'webgpu');
+    const devices = new GpuDeviceManager({ gpu: navigator.gpu });
+    const { adapterName } = await devices.context();
+    const costRatio = (await timeForward(pair.draft.session, 1, 1, 15)) / (await timeForward(pair.target.session, 1, 1, 15));
+    const engine = await SpecEngine.create(pair, interpretedValidator, gpuStepVerifier(devices));
+    const rows = await runDecodeBench(engine, seeds, costRatio, (line) => window.speclabDecodeLog.push(line));
+    engine.dispose();
+    return { adapter: adapterName, costRatio, rows };
+  } catch (error) {
+    return { error: String(error) };
+  }
+};

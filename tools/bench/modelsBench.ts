@@ -1,0 +1,84 @@
+/**
+ * Per-forward cost of the bundled draft and target at the shapes the loop uses: batch 1 and K, sequence 1
+ * (drafting, AR) and L + 1 (scoring), after a past of PAST tokens; and the pair's load time. Runs the same
+ * in Node and in a browser page; the caller supplies onnxruntime and the file readers.
+ */
+import type * as ort from 'onnxruntime-web';
+import { loadPair, type FileReader } from '../../src/models/loader';
+import type { ExecutionProvider, ModelSession } from '../../src/models/session';
+
+export const PAST = 40;
+export const SHAPES: readonly { batch: number; seq: number }[] = [
+  { batch: 1, seq: 1 },
+  { batch: 3, seq: 1 },
+  { batch: 1, seq: 5 },
+  { batch: 3, seq: 5 },
+];
+
+export interface ForwardRow {
+  provider: ExecutionProvider;
+  batch: number;
+  seq: number;
+  draftMs: number;
+  targetMs: number;
+  /** target / draft at this shape. */
+  ratio: number;
+}
+
+export interface ModelsBenchReport {
+  provider: ExecutionProvider;
+  loadMs: number;
+  rows: ForwardRow[];
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
+
+export async function timeForward(session: ModelSession, batch: number, seq: number, repeats: number): Promise<number> {
+  const prompt = Array.from({ length: PAST }, (_, i) => 32 + (i % 90));
+  const prefill = await session.forward(prompt, 1, PAST, session.emptyCache(1));
+  const past = prefill.cache.broadcast(batch);
+  prefill.cache.dispose();
+  const ids = Array.from({ length: batch * seq }, (_, i) => 40 + (i % 50));
+  const times: number[] = [];
+  for (let i = 0; i < repeats + 2; i++) {
+    const started = performance.now();
+    const { cache } = await session.forward(ids, batch, seq, past);
+    const elapsed = performance.now() - started;
+    cache.dispose();
+    // The first two runs warm up kernels and allocators.
+    if (i >= 2) times.push(elapsed);
+  }
+  past.dispose();
+  return median(times);
+}
+
+export async function runModelsBench(
+  runtime: typeof ort,
+  readers: { draft: FileReader; target: FileReader },
+  provider: ExecutionProvider,
+  repeats = 15,
+): Promise<ModelsBenchReport> {
+  const started = performance.now();
+  const pair = await loadPair(runtime, readers, provider);
+  const loadMs = performance.now() - started;
+  const rows: ForwardRow[] = [];
+  for (const { batch, seq } of SHAPES) {
+    // Interleaved, so that drift in machine load hits both models alike.
+    const draftMs = await timeForward(pair.draft.session, batch, seq, repeats);
+    const targetMs = await timeForward(pair.target.session, batch, seq, repeats);
+    rows.push({ provider, batch, seq, draftMs, targetMs, ratio: targetMs / draftMs });
+  }
+  await pair.draft.session.release();
+  await pair.target.session.release();
+  return { provider, loadMs, rows };
+}
+
+export function formatModelsReport(where: string, report: ModelsBenchReport): string {
+  const lines = [
+    `\n${where}, ${report.provider}: pair loaded in ${report.loadMs.toFixed(0)} ms`,
+    '| provider | batch | seq | draft ms | target ms | target/draft |',
+    '|---|---|---|---|---|---|',
+  ];
+  for (const row of report.rows) lines.push(`| ${row.provider} | ${row.batch} | ${row.seq} | ${row.draftMs.toFixed(2)} | ${row.targetMs.toFixed(2)} | ${row.ratio.toFixed(1)}× |`);
+  return lines.join('\n');
+}

@@ -1,0 +1,62 @@
+/**
+ * npm run bench -- [--seeds 2] [--node-only] [--out bench-results/decode]
+ * The paper's table on the bundled models: in Node (wasm EP, CPU verifier) and in headless Chromium
+ * (WebGPU EP, WGSL verifier). Writes <out>.md and <out>.json.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { parseArgs } from 'node:util';
+import { createServer } from 'vite';
+import { SpecEngine } from '../../src/engine/engine';
+import { ajvValidator } from '../../src/grammar/ajvValidator';
+import { launchChromium } from '../../test/support/browser';
+import { DECODE_TABLE_HEADER, formatDecodeRow, runDecodeBench, type DecodeRow } from '../bench/decodeBench';
+import { timeForward } from '../bench/modelsBench';
+import { loadBundledPair } from '../bundled';
+
+interface Section {
+  where: string;
+  adapter: string;
+  costRatio: number;
+  rows: DecodeRow[];
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const { values } = parseArgs({ args: argv, options: { seeds: { type: 'string', default: '2' }, 'node-only': { type: 'boolean', default: false }, out: { type: 'string', default: 'bench-results/decode' } } });
+  const seeds = Number(values.seeds);
+  const sections: Section[] = [];
+
+  const pair = await loadBundledPair();
+  const costRatio = (await timeForward(pair.draft.session, 1, 1, 15)) / (await timeForward(pair.target.session, 1, 1, 15));
+  const engine = await SpecEngine.create(pair, ajvValidator);
+  console.log(`Node, wasm EP, CPU verifier; c = draft/target forward = ${costRatio.toFixed(3)}\n${DECODE_TABLE_HEADER}`);
+  sections.push({ where: 'Node (onnxruntime-web wasm, 1 thread; CPU verifier)', adapter: 'cpu', costRatio, rows: await runDecodeBench(engine, seeds, costRatio, console.log) });
+  engine.dispose();
+
+  if (!values['node-only']) {
+    const server = await createServer({ logLevel: 'warn', server: { port: 0, host: '127.0.0.1' } });
+    await server.listen();
+    const browser = await launchChromium();
+    try {
+      const page = await browser.newPage();
+      await page.goto(`${server.resolvedUrls?.local[0]}tools/bench/decode.html`);
+      const report = await page.evaluate((n) => window.speclabDecodeBench(n), seeds);
+      if ('error' in report) throw new Error(`the Chromium run failed: ${report.error}`);
+      console.log(`\nChromium, WebGPU EP on ${report.adapter}, WGSL verifier; c = ${report.costRatio.toFixed(3)}\n${DECODE_TABLE_HEADER}`);
+      for (const row of report.rows) console.log(formatDecodeRow(row));
+      sections.push({ where: `Chromium (onnxruntime-web WebGPU EP; WGSL verifier on ${report.adapter})`, ...report });
+    } finally {
+      await browser.close();
+      await server.close();
+    }
+  }
+
+  const markdown = sections
+    .map((section) => `### ${section.where}\n\nc = draft/target forward time (batch 1, sequence 1) = ${section.costRatio.toFixed(3)}; ${seeds} seeds per row, T = 1.\n\n${DECODE_TABLE_HEADER}\n${section.rows.map(formatDecodeRow).join('\n')}\n`)
+    .join('\n');
+  mkdirSync(dirname(values.out), { recursive: true });
+  writeFileSync(`${values.out}.md`, markdown);
+  writeFileSync(`${values.out}.json`, JSON.stringify(sections, null, 2));
+  console.log(`\nwrote ${values.out}.md and ${values.out}.json`);
+  return 0;
+}
