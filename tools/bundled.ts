@@ -2,7 +2,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as ort from 'onnxruntime-web';
-import { loadPair, type FileReader, type ModelPairHandle } from '../src/models/loader';
+import { ModelFileMissingError, loadPair, type FileReader, type ModelPairHandle } from '../src/models/loader';
 
 export const BUNDLED_DRAFT_DIR = 'public/models/speclab-draft';
 export const BUNDLED_TARGET_DIR = 'public/models/speclab-target';
@@ -13,8 +13,14 @@ export { ort };
 
 export const directoryReader =
   (dir: string): FileReader =>
-  async (path) =>
-    new Uint8Array(await readFile(join(dir, path)));
+  async (path) => {
+    try {
+      return new Uint8Array(await readFile(join(dir, path)));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new ModelFileMissingError(`${join(dir, path)}: no such file`);
+      throw error;
+    }
+  };
 
 export function loadBundledPair(): Promise<ModelPairHandle> {
   return loadPair(ort, { draft: directoryReader(BUNDLED_DRAFT_DIR), target: directoryReader(BUNDLED_TARGET_DIR) }, 'wasm');

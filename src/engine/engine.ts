@@ -76,7 +76,7 @@ export class SpecEngine {
   }
 
   get contextLength(): number {
-    return Math.min(this.pair.draft.manifest.architecture.context_length, this.pair.target.manifest.architecture.context_length);
+    return Math.min(this.pair.draft.contextLength, this.pair.target.contextLength);
   }
 
   /** Compiles (once per text) or throws a SchemaError naming the problem. */

@@ -9,6 +9,8 @@ export interface PairSource {
   targetUrl: string;
   /** Keep downloads in the Cache API (remote pairs); the bundled pair is served locally. */
   cache: boolean;
+  /** The ONNX file inside each directory (Hub exports name it differently). */
+  modelFile: string;
 }
 
 export type ToWorker =

@@ -3,9 +3,7 @@
  * in small batches so that the page stays responsive. Pause, single steps and slow motion are gates the
  * decode loop awaits after each step, so a paused or cancelled run always stops between whole steps.
  */
-import * as ort from 'onnxruntime-web';
-import wasmUrl from 'onnxruntime-web/ort-wasm-simd-threaded.jsep.wasm?url';
-import mjsUrl from 'onnxruntime-web/ort-wasm-simd-threaded.jsep.mjs?url';
+import { ort } from '../models/browserRuntime';
 import { DECODE_METHODS, type StepRecord } from './decode';
 import { SpecEngine } from './engine';
 import { cpuVerifier, type StepVerifier } from './stepVerifier';
@@ -18,8 +16,6 @@ import { evictModelCache, httpReader } from '../models/httpReader';
 import { ModelLoadError } from '../models/manifest';
 import type { ExecutionProvider } from '../models/session';
 
-ort.env.wasm.wasmPaths = { wasm: wasmUrl, mjs: mjsUrl };
-ort.env.wasm.numThreads = 1;
 
 const post = (message: FromWorker) => {
   postMessage(message);
@@ -67,6 +63,7 @@ async function load(message: Extract<ToWorker, { type: 'load' }>): Promise<void>
   try {
     const pair = await loadPair(ort, { draft: httpReader(source.draftUrl, source.cache), target: httpReader(source.targetUrl, source.cache) }, provider, (file, loaded, total) =>
       post({ type: 'progress', file, loaded, total }),
+      source.modelFile,
     );
     engine?.dispose();
     const gpu = await gpuVerifierIfAvailable();
@@ -76,8 +73,8 @@ async function load(message: Extract<ToWorker, { type: 'load' }>): Promise<void>
       info: {
         provider,
         fallbackReason,
-        draftName: pair.draft.manifest.name,
-        targetName: pair.target.manifest.name,
+        draftName: pair.draft.name,
+        targetName: pair.target.name,
         vocabSize: pair.tokenizer.vocabSize,
         contextLength: engine.contextLength,
         loadMs: performance.now() - started,

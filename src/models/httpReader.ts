@@ -3,7 +3,7 @@
  * cached only once its whole body has arrived, so an interrupted download never leaves a half entry; a
  * file whose hash then fails is evicted by `evictModelCache`.
  */
-import type { FileReader } from './loader';
+import { ModelFileMissingError, type FileReader } from './loader';
 import { ModelLoadError } from './manifest';
 
 export const MODEL_CACHE = 'speclab-models-v1';
@@ -36,7 +36,8 @@ async function readBody(response: Response, onProgress?: (loaded: number, total:
 export function httpReader(baseUrl: string, cache: boolean): FileReader {
   const base = baseUrl.endsWith('/') ? baseUrl : `${baseUrl}/`;
   return async (path, onProgress) => {
-    const url = new URL(path, new URL(base, globalThis.location.href)).href;
+    // Relative to the page in a browser; Node callers pass an absolute URL.
+    const url = new URL(path, typeof location === 'undefined' ? base : new URL(base, location.href)).href;
     const store = cache && 'caches' in globalThis ? await caches.open(MODEL_CACHE) : null;
     const hit = await store?.match(url);
     if (hit) {
@@ -48,14 +49,15 @@ export function httpReader(baseUrl: string, cache: boolean): FileReader {
     for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
       try {
         const response = await fetch(url);
+        if (response.status === 404) throw new ModelFileMissingError(`${url}: HTTP 404 (no such file)`);
         if (!response.ok) throw new ModelLoadError(`${url}: HTTP ${response.status} ${response.statusText}`);
         const bytes = await readBody(response, onProgress);
         await store?.put(url, new Response(bytes, { headers: { 'content-type': 'application/octet-stream' } }));
         return bytes;
       } catch (error) {
         lastError = error;
-        // A 404 will not get better by asking again.
-        if (error instanceof ModelLoadError && /HTTP 4\d\d/.test(error.message)) break;
+        // A missing file will not appear by asking again.
+        if (error instanceof ModelFileMissingError) break;
       }
     }
     throw lastError instanceof ModelLoadError

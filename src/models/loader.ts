@@ -1,7 +1,7 @@
 /**
- * Loads a model directory laid out like a Hugging Face repository (manifest.json, tokenizer.json,
- * onnx/model.onnx), checks every file against the manifest's sha256, and opens the session. A pair is
- * refused unless draft and target share one tokenizer.
+ * Loads a model directory laid out like a Hugging Face repository (tokenizer.json, onnx/model.onnx, and
+ * either our manifest.json, whose sha256 values every file is checked against, or the Hub's config.json),
+ * and opens the session. A pair is refused unless draft and target share one tokenizer.
  */
 import type * as ort from 'onnxruntime-web';
 import { ModelLoadError, checkFile, parseManifest, type ModelManifest } from './manifest';
@@ -12,7 +12,11 @@ import { TextTokenizer, checkSameTokenizer } from './tokenizer';
 export type FileReader = (path: string, onProgress?: (loaded: number, total: number | null) => void) => Promise<Uint8Array>;
 
 export interface LoadedModel {
-  manifest: ModelManifest;
+  name: string;
+  /** Positions the model can attend to. */
+  contextLength: number;
+  /** Our manifest, whose sha256 values every file was checked against; null for a Hub directory. */
+  manifest: ModelManifest | null;
   session: ModelSession;
   tokenizer: TextTokenizer;
 }
@@ -24,35 +28,77 @@ export interface ModelPairHandle {
 }
 
 export const MODEL_FILE = 'onnx/model.onnx';
+const TOKENIZER_FILE = 'tokenizer.json';
+
+/** A read that reports a missing file as ModelFileMissingError (HTTP 404, ENOENT). */
+export class ModelFileMissingError extends ModelLoadError {
+  override name = 'ModelFileMissingError';
+}
+
+function parseJson(bytes: Uint8Array, what: string): unknown {
+  try {
+    return JSON.parse(new TextDecoder().decode(bytes));
+  } catch (error) {
+    throw new ModelLoadError(`${what} is not JSON: ${(error as Error).message}`);
+  }
+}
+
+interface Description {
+  name: string;
+  contextLength: number;
+  manifest: ModelManifest | null;
+  /** The stop token's text, or (Hub config) its id. */
+  stop: string | number;
+  shape: { heads?: number; headDim?: number; vocab?: number };
+}
+
+/**
+ * Our manifest when the directory has one; otherwise a Hugging Face config.json (GPT-2 or Llama
+ * field names), whose files cannot be hash-checked.
+ */
+async function describe(read: FileReader, label: string): Promise<Description> {
+  try {
+    const manifest = parseManifest(parseJson(await read('manifest.json'), `${label}/manifest.json`), `${label}/manifest.json`);
+    const { heads, head_dim: headDim, vocab_size: vocab, context_length: contextLength } = manifest.architecture;
+    return { name: manifest.name, contextLength, manifest, stop: manifest.tokenizer.stop_token, shape: { heads, headDim, vocab } };
+  } catch (error) {
+    if (!(error instanceof ModelFileMissingError)) throw error;
+  }
+  const config = parseJson(await read('config.json'), `${label}/config.json`) as Record<string, unknown>;
+  const number = (...keys: string[]) => keys.map((key) => config[key]).find((value): value is number => typeof value === 'number');
+  const contextLength = number('n_positions', 'max_position_embeddings');
+  const eos = number('eos_token_id');
+  if (contextLength === undefined || eos === undefined) {
+    throw new ModelLoadError(`${label}: neither manifest.json nor a config.json with n_positions (or max_position_embeddings) and eos_token_id`);
+  }
+  const vocab = number('vocab_size');
+  return { name: label, contextLength, manifest: null, stop: eos, shape: vocab === undefined ? {} : { vocab } };
+}
 
 export async function loadModel(
   runtime: typeof ort,
   read: FileReader,
   provider: ExecutionProvider,
+  label: string,
   onProgress?: (file: string, loaded: number, total: number | null) => void,
+  modelFile = MODEL_FILE,
 ): Promise<LoadedModel> {
-  const manifestBytes = await read('manifest.json');
-  let manifestJson: unknown;
-  try {
-    manifestJson = JSON.parse(new TextDecoder().decode(manifestBytes));
-  } catch (error) {
-    throw new ModelLoadError(`manifest.json is not JSON: ${(error as Error).message}`);
-  }
-  const manifest = parseManifest(manifestJson, 'manifest.json');
+  const description = await describe(read, label);
+  const { name, manifest } = description;
   const [tokenizerBytes, modelBytes] = await Promise.all(
-    [manifest.tokenizer.file, MODEL_FILE].map(async (path) => {
-      const bytes = await read(path, (loaded, total) => onProgress?.(`${manifest.name}/${path}`, loaded, total));
-      await checkFile(manifest, path, bytes);
+    [manifest?.tokenizer.file ?? TOKENIZER_FILE, modelFile].map(async (path) => {
+      const bytes = await read(path, (loaded, total) => onProgress?.(`${name}/${path}`, loaded, total));
+      if (manifest) await checkFile(manifest, path, bytes);
       return bytes;
     }),
   );
-  const tokenizer = TextTokenizer.fromJson(JSON.parse(new TextDecoder().decode(tokenizerBytes)), `${manifest.name}/${manifest.tokenizer.file}`, manifest.tokenizer.stop_token);
-  const { heads, head_dim: headDim, vocab_size: vocab } = manifest.architecture;
-  const session = await ModelSession.create(runtime, modelBytes as Uint8Array, { name: manifest.name, provider, fallbackShape: { heads, headDim, vocab } });
+  const tokenizerJson = parseJson(tokenizerBytes as Uint8Array, `${name}/${TOKENIZER_FILE}`);
+  const tokenizer = TextTokenizer.fromJson(tokenizerJson, `${name}/${TOKENIZER_FILE}`, description.stop);
+  const session = await ModelSession.create(runtime, modelBytes as Uint8Array, { name, provider, fallbackShape: description.shape });
   if (session.shape.vocab !== tokenizer.vocabSize) {
-    throw new ModelLoadError(`${manifest.name}: the model scores ${session.shape.vocab} tokens but its tokenizer has ${tokenizer.vocabSize}`);
+    throw new ModelLoadError(`${name}: the model scores ${session.shape.vocab} tokens but its tokenizer has ${tokenizer.vocabSize}`);
   }
-  return { manifest, session, tokenizer };
+  return { name, contextLength: description.contextLength, manifest, session, tokenizer };
 }
 
 export async function loadPair(
@@ -60,8 +106,12 @@ export async function loadPair(
   readers: { draft: FileReader; target: FileReader },
   provider: ExecutionProvider,
   onProgress?: (file: string, loaded: number, total: number | null) => void,
+  modelFile = MODEL_FILE,
 ): Promise<ModelPairHandle> {
-  const [draft, target] = await Promise.all([loadModel(runtime, readers.draft, provider, onProgress), loadModel(runtime, readers.target, provider, onProgress)]);
-  checkSameTokenizer(draft.tokenizer, target.tokenizer, draft.manifest.name, target.manifest.name);
+  const [draft, target] = await Promise.all([
+    loadModel(runtime, readers.draft, provider, 'draft', onProgress, modelFile),
+    loadModel(runtime, readers.target, provider, 'target', onProgress, modelFile),
+  ]);
+  checkSameTokenizer(draft.tokenizer, target.tokenizer, draft.name, target.name);
   return { draft, target, tokenizer: target.tokenizer };
 }

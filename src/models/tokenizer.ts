@@ -24,7 +24,8 @@ export class TextTokenizer {
     readonly fingerprint: string,
   ) {}
 
-  static fromJson(json: unknown, source: string, stopToken: string): TextTokenizer {
+  /** `stop` is the stop token's text, or its id (a Hub config's eos_token_id). */
+  static fromJson(json: unknown, source: string, stop: string | number): TextTokenizer {
     const parsed = json as TokenizerJson;
     if (typeof parsed.model !== 'object' || typeof parsed.model.vocab !== 'object') {
       throw new ModelLoadError(`${source}: not a Hugging Face tokenizer.json (no model.vocab)`);
@@ -32,13 +33,13 @@ export class TextTokenizer {
     const tokens: string[] = [];
     for (const [token, id] of Object.entries(parsed.model.vocab)) tokens[id] = token;
     for (const added of parsed.added_tokens ?? []) tokens[added.id] = added.content;
-    const stop = (parsed.added_tokens ?? []).find((token) => token.content === stopToken)?.id ?? parsed.model.vocab[stopToken];
-    if (stop === undefined) throw new ModelLoadError(`${source}: the tokenizer has no stop token ${JSON.stringify(stopToken)}, so generation could never end`);
+    const stopId = typeof stop === 'number' ? (stop < tokens.length ? stop : undefined) : ((parsed.added_tokens ?? []).find((token) => token.content === stop)?.id ?? parsed.model.vocab[stop]);
+    if (stopId === undefined) throw new ModelLoadError(`${source}: the tokenizer has no stop token ${JSON.stringify(stop)}, so generation could never end`);
     const holes = tokens.findIndex((token) => typeof token !== 'string');
     if (holes !== -1 || tokens.length === 0) throw new ModelLoadError(`${source}: token ids are not contiguous (id ${holes} is missing)`);
     const byteLevel = parsed.pre_tokenizer?.type === 'ByteLevel' || parsed.decoder?.type === 'ByteLevel';
     const fingerprint = JSON.stringify([parsed.model.type, tokens, parsed.model.merges ?? [], parsed.pre_tokenizer ?? null]);
-    return new TextTokenizer(new Tokenizer(json as object, {}), tokens, stop, byteLevel, fingerprint);
+    return new TextTokenizer(new Tokenizer(json as object, {}), tokens, stopId, byteLevel, fingerprint);
   }
 
   get vocabSize(): number {

@@ -2,6 +2,7 @@ import { DECODE_METHODS, type DecodeMethod } from '../engine/decode';
 import { SCHEMA_PRESETS } from '../grammar/presets';
 import type { PresetChoice } from '../store/shareUrl';
 import { METHOD_LABELS } from './format';
+import { ModelPicker } from './ModelPicker';
 import { useSpec } from './storeContext';
 
 function NumberField(props: { label: string; id: string; value: number; min: number; max: number; step?: number; onChange: (value: number) => void }) {
@@ -37,6 +38,7 @@ export function Controls() {
   const busy = runStatus === 'running';
   return (
     <section className="controls" aria-label="Run controls">
+      <ModelPicker />
       <div className="row">
         <label className="field" htmlFor="provider">
           <span>Runtime</span>

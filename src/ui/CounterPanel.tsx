@@ -44,52 +44,24 @@ export function CounterPanel() {
         </span>
       </div>
       <dl className="counter-grid" data-testid="counters">
-        <div>
-          <dt>R raw draft tokens</dt>
-          <dd data-counter="R">{counters.raw}</dd>
-        </div>
-        <div>
-          <dt>I invalidated by grammar</dt>
-          <dd data-counter="I">{counters.invalidated}</dd>
-        </div>
-        <div>
-          <dt>D = R − I</dt>
-          <dd data-counter="D">{eligible(counters)}</dd>
-        </div>
-        <div>
-          <dt>A accepted by target</dt>
-          <dd data-counter="A">{counters.accepted}</dd>
-        </div>
-        <div>
-          <dt>steps (target forwards)</dt>
-          <dd data-counter="steps">{counters.steps}</dd>
-        </div>
-        <div>
-          <dt>D/R grammar survival</dt>
-          <dd>{percent(ratios.grammarSurvival)}</dd>
-        </div>
-        <div>
-          <dt>A/D conditional acceptance (vLLM draft_acceptance_rate)</dt>
-          <dd>{percent(ratios.conditionalAcceptance)}</dd>
-        </div>
-        <div>
-          <dt>A/R draft yield</dt>
-          <dd>{percent(ratios.draftYield)}</dd>
-        </div>
-        <div>
-          <dt>mean acceptance length 1 + A/steps</dt>
-          <dd data-counter="mean-length">{fixed(ratios.meanAcceptanceLength, 3)}</dd>
-        </div>
-        <div>
-          <dt>accepted-length histogram 0..L</dt>
-          <dd data-counter="histogram">{counters.histogram.join(' · ')}</dd>
-        </div>
-        <div>
-          <dt>schema-valid completions / completions</dt>
-          <dd>
-            {percent(schemaValidRate(scorecard))} of {scorecard.completions} (truncated {scorecard.truncated}, dead ends {scorecard.deadEnds})
-          </dd>
-        </div>
+        {[
+          ['R raw draft tokens', counters.raw, 'R'],
+          ['I invalidated by grammar', counters.invalidated, 'I'],
+          ['D = R − I', eligible(counters), 'D'],
+          ['A accepted by target', counters.accepted, 'A'],
+          ['steps (target forwards)', counters.steps, 'steps'],
+          ['D/R grammar survival', percent(ratios.grammarSurvival)],
+          ['A/D conditional acceptance (vLLM draft_acceptance_rate)', percent(ratios.conditionalAcceptance)],
+          ['A/R draft yield', percent(ratios.draftYield)],
+          ['mean acceptance length 1 + A/steps', fixed(ratios.meanAcceptanceLength, 3), 'mean-length'],
+          ['accepted-length histogram 0..L', counters.histogram.join(' · '), 'histogram'],
+          ['schema-valid completions / completions', `${percent(schemaValidRate(scorecard))} of ${scorecard.completions} (truncated ${scorecard.truncated}, dead ends ${scorecard.deadEnds})`],
+        ].map(([label, value, key]) => (
+          <div key={String(label)}>
+            <dt>{label}</dt>
+            <dd data-counter={key}>{value}</dd>
+          </div>
+        ))}
       </dl>
     </section>
   );

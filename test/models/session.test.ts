@@ -5,26 +5,11 @@ import { ModelLoadError, sha256Hex } from '../../src/models/manifest';
 import { describeSession } from '../../src/models/session';
 import { TextTokenizer, checkSameTokenizer } from '../../src/models/tokenizer';
 import { loadModel } from '../../src/models/loader';
-import type { KvCache } from '../../src/models/kvCache';
+import { batchedAndTrimmedError, goldenError, incrementalError } from '../support/modelChecks';
 import { BUNDLED_DRAFT_DIR, BUNDLED_TARGET_DIR, bundledPair, directoryReader, loadBundledModel, ort } from '../support/models';
 import type * as ortTypes from 'onnxruntime-web';
 
 const MODEL_DIRS = [BUNDLED_DRAFT_DIR, BUNDLED_TARGET_DIR];
-
-/** Logits at every position of `tokens`, from one prefill with no cache. */
-async function prefill(model: Awaited<ReturnType<typeof loadBundledModel>>, tokens: number[]) {
-  const empty = model.session.emptyCache(1);
-  const { logits, cache } = await model.session.forward(tokens, 1, tokens.length, empty);
-  cache.dispose();
-  return logits;
-}
-
-function maxAbsDifference(a: ArrayLike<number>, b: ArrayLike<number>): number {
-  expect(a.length).toBe(b.length);
-  let worst = 0;
-  for (let i = 0; i < a.length; i++) worst = Math.max(worst, Math.abs((a[i] as number) - (b[i] as number)));
-  return worst;
-}
 
 describe.each(MODEL_DIRS)('bundled model %s', (dir) => {
   const manifest = JSON.parse(readFileSync(`${dir}/manifest.json`, 'utf8')) as {
@@ -50,66 +35,18 @@ describe.each(MODEL_DIRS)('bundled model %s', (dir) => {
   });
 
   it('reproduces the golden torch logits within 1e-4 on the wasm EP', async () => {
-    const model = await loadBundledModel(dir);
     expect(manifest.golden.prompts.length).toBeGreaterThan(0);
-    for (const golden of manifest.golden.prompts) {
-      const logits = await prefill(model, golden.input_ids);
-      const V = model.session.shape.vocab;
-      const last = logits.subarray((golden.input_ids.length - 1) * V);
-      expect(maxAbsDifference(last, golden.last_logits)).toBeLessThan(1e-4);
-    }
+    expect(await goldenError(await loadBundledModel(dir))).toBeLessThan(1e-4);
   });
 
   it('gives the same logits token by token through the KV cache as one full prefill', async () => {
-    const model = await loadBundledModel(dir);
-    const tokens = manifest.golden.prompts[1]?.input_ids ?? [];
-    const V = model.session.shape.vocab;
-    const full = await prefill(model, tokens);
-    let cache: KvCache = model.session.emptyCache(1);
-    // A prefix in one run, then one token at a time.
-    const split = 5;
-    const first = await model.session.forward(tokens.slice(0, split), 1, split, cache);
-    cache.dispose();
-    cache = first.cache;
-    expect(maxAbsDifference(first.logits, full.subarray(0, split * V))).toBeLessThan(1e-4);
-    for (let i = split; i < tokens.length; i++) {
-      const step = await model.session.forward([tokens[i] as number], 1, 1, cache);
-      cache.dispose();
-      cache = step.cache;
-      expect(maxAbsDifference(step.logits, full.subarray(i * V, (i + 1) * V))).toBeLessThan(1e-4);
-    }
-    expect(cache.length).toBe(tokens.length);
-    cache.dispose();
+    expect(await incrementalError(await loadBundledModel(dir), manifest.golden.prompts[1]?.input_ids ?? [])).toBeLessThan(1e-4);
   });
 
   it('scores K rows in one batched run as K single runs would, and a trimmed chosen row continues like recomputation', async () => {
-    const model = await loadBundledModel(dir);
-    const prompt = manifest.golden.prompts[2]?.input_ids ?? [];
-    const V = model.session.shape.vocab;
-    const start = await model.session.forward(prompt, 1, prompt.length, model.session.emptyCache(1));
-    const drafts = [
-      [11, 12, 13, 14],
-      [300, 301, 302, 303],
-      [500, 17, 600, 9],
-    ];
-    const K = drafts.length;
-    const broadcast = start.cache.broadcast(K);
-    const batched = await model.session.forward(drafts.flat(), K, 4, broadcast);
-    broadcast.dispose();
-    for (let k = 0; k < K; k++) {
-      const single = await prefill(model, [...prompt, ...(drafts[k] as number[])]);
-      const rows = batched.logits.subarray(k * 4 * V, (k + 1) * 4 * V);
-      expect(maxAbsDifference(rows, single.subarray(prompt.length * V))).toBeLessThan(1e-4);
-    }
-    // The verifier chose draft 1 and accepted 2 of its tokens; the correction token is 77.
-    const kept = batched.cache.selectRow(1, prompt.length + 2);
-    batched.cache.dispose();
-    const next = await model.session.forward([77], 1, 1, kept);
-    kept.dispose();
-    const recomputed = await prefill(model, [...prompt, 300, 301, 77]);
-    expect(maxAbsDifference(next.logits, recomputed.subarray((prompt.length + 2) * V))).toBeLessThan(1e-4);
-    next.cache.dispose();
-    start.cache.dispose();
+    const { batched, trimmed } = await batchedAndTrimmedError(await loadBundledModel(dir), manifest.golden.prompts[2]?.input_ids ?? []);
+    expect(batched).toBeLessThan(1e-4);
+    expect(trimmed).toBeLessThan(1e-4);
   });
 });
 
@@ -137,12 +74,12 @@ describe('loader refusals', () => {
       if (path === 'onnx/model.onnx') bytes[bytes.length - 1] = (bytes.at(-1) as number) ^ 1;
       return bytes;
     };
-    await expect(loadModel(ort, tampered, 'wasm')).rejects.toThrow(/onnx\/model\.onnx: sha256 [0-9a-f]{64} does not match/);
+    await expect(loadModel(ort, tampered, 'wasm', 'draft')).rejects.toThrow(/onnx\/model\.onnx: sha256 [0-9a-f]{64} does not match/);
   });
 
   it('reports a missing file', async () => {
     const honest = directoryReader(BUNDLED_DRAFT_DIR);
-    await expect(loadModel(ort, (path) => (path === 'tokenizer.json' ? honest('no-such-file.json') : honest(path)), 'wasm')).rejects.toThrow(/no-such-file\.json/);
+    await expect(loadModel(ort, (path) => (path === 'tokenizer.json' ? honest('no-such-file.json') : honest(path)), 'wasm', 'draft')).rejects.toThrow(/no-such-file\.json/);
   });
 
   it('names the inputs and outputs an ONNX model lacks', () => {

@@ -1,7 +1,5 @@
 /** bench (Chromium): the decode table with the models on WebGPU and the WGSL verifier, in the page. */
-import * as ort from 'onnxruntime-web';
-import wasmUrl from 'onnxruntime-web/ort-wasm-simd-threaded.jsep.wasm?url';
-import mjsUrl from 'onnxruntime-web/ort-wasm-simd-threaded.jsep.mjs?url';
+import { ort } from '../../src/models/browserRuntime';
 import { SpecEngine } from '../../src/engine/engine';
 import { GpuDeviceManager } from '../../src/gpu/device';
 import { gpuStepVerifier } from '../../src/gpu/stepVerifier';
@@ -18,8 +16,6 @@ declare global {
   }
 }
 
-ort.env.wasm.wasmPaths = { wasm: wasmUrl, mjs: mjsUrl };
-ort.env.wasm.numThreads = 1;
 window.speclabDecodeLog = [];
 window.speclabDecodeBench = async (seeds) => {
   try {
