@@ -18,11 +18,13 @@ export const CHROMIUM_ARGS = [
   '--disable-sync',
 ];
 
-export async function launchChromium(): Promise<Browser> {
+/** `webgpu: false` launches a browser without WebGPU, as many a projector laptop is. */
+export async function launchChromium(options: { webgpu?: boolean } = {}): Promise<Browser> {
   if (!existsSync(CHROMIUM_PATH)) {
     throw new Error(`${CHROMIUM_PATH} is missing: install Debian's chromium (apt-get install -y chromium libvulkan1)`);
   }
-  return chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
+  const args = options.webgpu === false ? CHROMIUM_ARGS.filter((arg) => arg !== '--enable-unsafe-webgpu') : CHROMIUM_ARGS;
+  return chromium.launch({ executablePath: CHROMIUM_PATH, args });
 }
 
 export interface BuiltApp {

@@ -47,8 +47,7 @@ describe('the built app in headless Chromium', () => {
     browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1280, height: 720 } });
     page.on('console', (message) => {
-      // onnxruntime prints its node-placement notes as console errors; they are not failures.
-      if (message.type() === 'error' && !message.text().includes('onnxruntime')) problems.push(`console: ${message.text()}`);
+      if (message.type() === 'error') problems.push(`console: ${message.text()}`);
     });
     page.on('pageerror', (error) => problems.push(`page: ${error.message}`));
     const response = await page.goto(app.url);
@@ -161,5 +160,20 @@ describe('the built app in headless Chromium', () => {
 
   it('raised no console or page errors', () => {
     expect(problems).toEqual([]);
+  });
+
+  it('without WebGPU, runs on wasm and the CPU verifier, and says so', async () => {
+    const plain = await launchChromium({ webgpu: false });
+    try {
+      const other = await plain.newPage();
+      await other.goto(app.url);
+      await other.getByTestId('provider').waitFor({ timeout: 120_000 });
+      await expect(other.getByTestId('provider').textContent()).resolves.toMatch(/^Models on wasm \(CPU\): /);
+      await expect(other.getByTestId('verifier').textContent()).resolves.toBe('Verifier: CPU (no WebGPU)');
+      await other.locator('#preset').selectOption('sentiment');
+      expect(JSON.parse(await runToEnd(other))).toHaveProperty('sentiment');
+    } finally {
+      await plain.close();
+    }
   });
 });

@@ -1,0 +1,76 @@
+import { describe, expect, it } from 'vitest';
+import type { StepRecord } from '../../src/engine/decode';
+import type { ToWorker } from '../../src/engine/protocol';
+import { SCHEMA_PRESETS } from '../../src/grammar/presets';
+import { decodeShare, encodeShare } from '../../src/store/shareUrl';
+import { createSpecStore } from '../../src/store/store';
+
+function storeWithOutbox() {
+  const sent: ToWorker[] = [];
+  return { store: createSpecStore({ post: (message) => sent.push(message) }), sent };
+}
+
+const step = (index: number, accepted: number, invalidated: number): StepRecord => ({
+  index,
+  drafts: [[1, 2, 3, 4]],
+  draftProbs: [[0.5, 0.5, 0.5, 0.5]],
+  targetProbs: [[0.5, 0.5, 0.5, 0.5]],
+  draftLengths: [4],
+  validLengths: [4 - invalidated],
+  chosen: 0,
+  accepted,
+  emitted: [{ token: 9, origin: 'correction', targetProb: 0.2 }],
+  trace: null,
+  counts: { proposed: 4, invalidated, distinctProposed: 4, distinctEligible: 4 - invalidated, accepted },
+  timings: { draft: 0, mask: 0, target: 0, verify: 0, overhead: 0 },
+});
+
+describe('the app store', () => {
+  it('sends a run to the engine only once it is ready, and folds step batches into consistent counters', () => {
+    const { store, sent } = storeWithOutbox();
+    store.getState().start();
+    expect(sent).toEqual([]);
+    store.getState().receive({ type: 'ready', info: { provider: 'wasm', fallbackReason: null, draftName: 'd', targetName: 't', vocabSize: 10, contextLength: 128, loadMs: 1, verifier: 'cpu', verifierAdapter: null, tokenTexts: [] } });
+    store.getState().start();
+    const run = sent.find((message) => message.type === 'run');
+    expect(run).toMatchObject({ type: 'run', paused: false });
+    const runId = (run as Extract<ToWorker, { type: 'run' }>).runId;
+    store.getState().receive({ type: 'steps', runId, records: [step(0, 2, 0), step(1, 0, 3)] });
+    store.getState().receive({ type: 'steps', runId: runId + 99, records: [step(0, 4, 0)] });
+    const { counters, steps } = store.getState().run;
+    expect(steps).toHaveLength(2);
+    expect(counters).toMatchObject({ raw: 8, invalidated: 3, accepted: 2, steps: 2 });
+    expect(counters.histogram.reduce((a, b) => a + b, 0)).toBe(counters.steps);
+  });
+
+  it('pauses, steps and resumes through the engine, and a preset fills prompt, schema and trigger', () => {
+    const { store, sent } = storeWithOutbox();
+    store.getState().receive({ type: 'ready', info: { provider: 'wasm', fallbackReason: null, draftName: 'd', targetName: 't', vocabSize: 10, contextLength: 128, loadMs: 1, verifier: 'cpu', verifierAdapter: null, tokenTexts: [] } });
+    store.getState().step();
+    expect(store.getState().run.status).toBe('paused');
+    store.getState().step();
+    store.getState().togglePause();
+    expect(sent.map((message) => message.type)).toEqual(['run', 'step', 'resume']);
+    const reasoning = SCHEMA_PRESETS.find((preset) => preset.id === 'reasoning');
+    store.getState().choosePreset('reasoning');
+    expect(store.getState().params).toMatchObject({ prompt: reasoning?.prompt, trigger: 'Answer: ' });
+    store.getState().choosePreset('person');
+    expect(store.getState().params.trigger).toBeUndefined();
+  });
+});
+
+describe('share links', () => {
+  it('round-trip every parameter, for a preset and for a custom schema', () => {
+    const preset = SCHEMA_PRESETS[3] as (typeof SCHEMA_PRESETS)[number];
+    const params = { method: 'gbv', K: 1, L: 6, temperature: 0.7, topP: 0.9, seed: 42, maxTokens: 50, drafting: 'constrained', prompt: 'Text: a & b = c?\nJSON: ', schemaText: JSON.stringify(preset.schema) } as const;
+    expect(decodeShare(encodeShare({ params, preset: preset.id }))).toEqual({ params, preset: preset.id });
+    const custom = { ...params, schemaText: '{"type": "object", "properties": {"x": {"enum": ["#", "&"]}}}', trigger: 'Answer: ' };
+    expect(decodeShare(encodeShare({ params: custom, preset: 'custom' }))).toEqual({ params: custom, preset: 'custom' });
+  });
+
+  it('reject a broken link by name', () => {
+    expect(decodeShare('#elsewhere')).toBeNull();
+    expect(() => decodeShare('#run?method=fastest&K=1')).toThrow(/unknown method "fastest"/);
+    expect(() => decodeShare('#run?method=gbv&K=x&L=1&t=1&seed=1&max=1&drafting=validate&preset=person')).toThrow(/K is not a number/);
+  });
+});
