@@ -118,8 +118,6 @@ function stepSink(runId: number) {
 
 async function run(message: Extract<ToWorker, { type: 'run' }>): Promise<void> {
   if (!engine) return post({ type: 'run-error', runId: message.runId, message: 'the models are not loaded yet' });
-  active?.controller.abort();
-  nudge();
   const controller = new AbortController();
   active = { runId: message.runId, controller };
   paused = message.paused;
@@ -148,18 +146,27 @@ async function race(message: Extract<ToWorker, { type: 'race' }>): Promise<void>
   }
 }
 
-// Runs one message at a time, in order: a run's own gates are the only way it waits.
+// onnxruntime sessions run one call at a time: a new run starts after the one it cancels has stopped.
+let queue: Promise<void> = Promise.resolve();
+const enqueue = (work: () => Promise<void>) => {
+  queue = queue.then(work, work);
+};
+
 onmessage = (event: MessageEvent<ToWorker>) => {
   const message = event.data;
   switch (message.type) {
     case 'load':
-      void load(message);
+      active?.controller.abort();
+      nudge();
+      enqueue(() => load(message));
       break;
     case 'run':
-      void run(message);
+      active?.controller.abort();
+      nudge();
+      enqueue(() => run(message));
       break;
     case 'race':
-      void race(message);
+      enqueue(() => race(message));
       break;
     case 'pause':
       paused = true;
