@@ -166,6 +166,8 @@ onmessage = (event: MessageEvent<ToWorker>) => {
       enqueue(() => run(message));
       break;
     case 'race':
+      active?.controller.abort();
+      nudge();
       enqueue(() => race(message));
       break;
     case 'pause':
