@@ -79,6 +79,24 @@ function cumulativeSeries(steps: readonly StepRecord[], L: number) {
   return points;
 }
 
+type SeriesPoint = ReturnType<typeof cumulativeSeries>[number];
+
+/** Lines over verification steps, drawn without animation so that live updates stay cheap. */
+function StepLines(props: { data: SeriesPoint[]; lines: { key: keyof SeriesPoint; name: string; color: string }[]; domain?: [number, number] }) {
+  return (
+    <LineChart width={WIDTH} height={HEIGHT} data={props.data}>
+      <CartesianGrid strokeDasharray="3 3" />
+      <XAxis dataKey="step" />
+      <YAxis {...(props.domain ? { domain: props.domain } : {})} />
+      <Tooltip />
+      <Legend />
+      {props.lines.map((line) => (
+        <Line key={line.key} type="monotone" name={line.name} dataKey={line.key} stroke={line.color} strokeWidth={2} dot={false} isAnimationActive={false} />
+      ))}
+    </LineChart>
+  );
+}
+
 export function Charts() {
   const steps = useSpec((s) => s.run.steps);
   const L = useSpec((s) => s.run.counters.L);
@@ -91,37 +109,21 @@ export function Charts() {
       <h2 id="charts-heading">Counters</h2>
       <div className="chart-grid">
         <ChartCard id="counters" title="Cumulative draft tokens: R raw, I invalidated, D = R − I, A accepted" points={series.length}>
-          <LineChart width={WIDTH} height={HEIGHT} data={series}>
-            <CartesianGrid strokeDasharray="3 3" />
-            <XAxis dataKey="step" label={{ value: 'verification step', position: 'insideBottom', offset: -2 }} />
-            <YAxis />
-            <Tooltip />
-            <Legend />
-            {(['R', 'I', 'D', 'A'] as const).map((key) => (
-              <Line key={key} type="monotone" dataKey={key} stroke={PALETTE[key]} strokeWidth={2} dot={false} isAnimationActive={false} />
-            ))}
-          </LineChart>
+          <StepLines data={series} lines={(['R', 'I', 'D', 'A'] as const).map((key) => ({ key, name: key, color: PALETTE[key] }))} />
         </ChartCard>
         <ChartCard id="ratios" title="Ratios: D/R grammar survival, A/D conditional acceptance, A/R draft yield" points={series.length}>
-          <LineChart width={WIDTH} height={HEIGHT} data={series}>
-            <CartesianGrid strokeDasharray="3 3" />
-            <XAxis dataKey="step" />
-            <YAxis domain={[0, 1]} />
-            <Tooltip />
-            <Legend />
-            <Line type="monotone" name="D/R survival" dataKey="survival" stroke={PALETTE.D} strokeWidth={2} dot={false} isAnimationActive={false} />
-            <Line type="monotone" name="A/D conditional" dataKey="conditional" stroke={PALETTE.A} strokeWidth={2} dot={false} isAnimationActive={false} />
-            <Line type="monotone" name="A/R yield" dataKey="yield" stroke={PALETTE.R} strokeWidth={2} dot={false} isAnimationActive={false} />
-          </LineChart>
+          <StepLines
+            data={series}
+            domain={[0, 1]}
+            lines={[
+              { key: 'survival', name: 'D/R survival', color: PALETTE.D },
+              { key: 'conditional', name: 'A/D conditional', color: PALETTE.A },
+              { key: 'yield', name: 'A/R yield', color: PALETTE.R },
+            ]}
+          />
         </ChartCard>
         <ChartCard id="mean-length" title="Mean acceptance length 1 + A/steps (tokens per target forward)" points={series.length}>
-          <LineChart width={WIDTH} height={HEIGHT} data={series}>
-            <CartesianGrid strokeDasharray="3 3" />
-            <XAxis dataKey="step" />
-            <YAxis domain={[1, L + 1]} />
-            <Tooltip />
-            <Line type="monotone" name="1 + A/steps" dataKey="meanLength" stroke={PALETTE.other} strokeWidth={2} dot={false} isAnimationActive={false} />
-          </LineChart>
+          <StepLines data={series} domain={[1, L + 1]} lines={[{ key: 'meanLength', name: '1 + A/steps', color: PALETTE.other }]} />
         </ChartCard>
         <ChartCard id="histogram" title={`Accepted length per step, 0..${L} (bonus token excluded); total = steps`} points={histogram.length}>
           <BarChart width={WIDTH} height={HEIGHT} data={histogram}>
