@@ -41,6 +41,8 @@ export interface DecodeRow {
  */
 export async function runDecodeBench(engine: SpecEngine, seeds: number, costRatio: number, log: (line: string) => void): Promise<DecodeRow[]> {
   const rows: DecodeRow[] = [];
+  // One untimed run of each method first: kernel compilation and allocator warm-up are not speed.
+  for (const method of ['ar', ...SPECULATIVE] as const) await engine.run(presetParams(SCHEMA_PRESETS[0] as (typeof SCHEMA_PRESETS)[number], { method }));
   for (const preset of SCHEMA_PRESETS) {
     const measure = async (method: DecodeMethod, K: number, L: number) => {
       let tokens = 0;
