@@ -9,8 +9,5 @@ import mjsUrl from 'onnxruntime-web/ort-wasm-simd-threaded.jsep.mjs?url';
 ort.env.wasm.wasmPaths = { wasm: wasmUrl, mjs: mjsUrl };
 // One thread: the engine already runs in a worker, and SwiftShader machines have few cores to share.
 ort.env.wasm.numThreads = 1;
-// Node-placement notes ("some nodes were not assigned to the preferred execution providers") are not
-// failures; errors still surface as exceptions from the session.
-ort.env.logLevel = 'error';
 
 export { ort };

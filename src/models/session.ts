@@ -77,6 +77,8 @@ export class ModelSession {
       session = await runtime.InferenceSession.create(bytes, {
         executionProviders: [provider],
         graphOptimizationLevel: 'all',
+        // Errors only: the node-placement notes onnxruntime logs as warnings are not failures.
+        logSeverityLevel: 3,
         // On WebGPU the cache stays on the GPU between runs; only the logits come back.
         ...(provider === 'webgpu' ? { preferredOutputLocation: 'gpu-buffer' as const } : {}),
       });
