@@ -3,7 +3,8 @@
  * Per-forward times of the bundled draft and target (batch 1 and K = 3, sequence 1 and L + 1 = 5) and the
  * pair's load time: in Node on the wasm EP, and in headless Chromium on WebGPU and wasm.
  */
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createServer } from 'vite';
 import { launchChromium } from '../test/support/browser';
@@ -30,4 +31,7 @@ try {
 } finally {
   await server.close();
 }
-if (values.json) writeFileSync(values.json, JSON.stringify(results, null, 2));
+if (values.json) {
+  mkdirSync(dirname(values.json), { recursive: true });
+  writeFileSync(values.json, JSON.stringify(results, null, 2));
+}

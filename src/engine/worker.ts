@@ -34,31 +34,32 @@ const nudge = () => {
 };
 
 /** The WGSL verifier on its own device, or null (with the CPU twin in its place) where WebGPU is absent. */
-async function gpuVerifierIfAvailable(): Promise<{ verifier: StepVerifier; adapter: string } | null> {
+async function gpuVerifierIfAvailable(): Promise<{ verifier: StepVerifier; adapter: string; software: boolean } | null> {
   if (!('gpu' in navigator)) return null;
   const devices = new GpuDeviceManager({ gpu: navigator.gpu });
   try {
     const context = await devices.context();
-    return { verifier: gpuStepVerifier(devices), adapter: context.adapterName };
+    return { verifier: gpuStepVerifier(devices), adapter: context.adapterName, software: context.software };
   } catch {
     return null;
   }
 }
 
-async function webgpuUsable(): Promise<string | null> {
-  if (!('gpu' in navigator)) return 'this browser has no WebGPU';
-  const adapter = await navigator.gpu.requestAdapter();
-  return adapter ? null : 'no WebGPU adapter was granted';
+/**
+ * Where the models run. 'auto' prefers WebGPU on a hardware adapter; on a software one (SwiftShader) the
+ * wasm EP is an order of magnitude faster (npm run bench:models), so the models go there and say why.
+ */
+function chooseProvider(requested: ExecutionProvider | 'auto', gpu: { software: boolean } | null): { provider: ExecutionProvider; fallbackReason: string | null } {
+  if (requested === 'wasm') return { provider: 'wasm', fallbackReason: null };
+  if (!gpu) return { provider: 'wasm', fallbackReason: 'no WebGPU adapter was granted' };
+  if (requested === 'auto' && gpu.software) return { provider: 'wasm', fallbackReason: 'the WebGPU adapter is software-only, where wasm runs the models faster' };
+  return { provider: 'webgpu', fallbackReason: null };
 }
 
 async function load(message: Extract<ToWorker, { type: 'load' }>): Promise<void> {
   const started = performance.now();
-  let provider: ExecutionProvider = message.provider === 'auto' ? 'webgpu' : message.provider;
-  let fallbackReason: string | null = null;
-  if (provider === 'webgpu') {
-    fallbackReason = await webgpuUsable();
-    if (fallbackReason) provider = 'wasm';
-  }
+  const gpu = await gpuVerifierIfAvailable();
+  const { provider, fallbackReason } = chooseProvider(message.provider, gpu);
   const { source } = message;
   try {
     const pair = await loadPair(ort, { draft: httpReader(source.draftUrl, source.cache), target: httpReader(source.targetUrl, source.cache) }, provider, (file, loaded, total) =>
@@ -66,7 +67,6 @@ async function load(message: Extract<ToWorker, { type: 'load' }>): Promise<void>
       source.modelFile,
     );
     engine?.dispose();
-    const gpu = await gpuVerifierIfAvailable();
     engine = await SpecEngine.create(pair, interpretedValidator, gpu?.verifier ?? cpuVerifier);
     post({
       type: 'ready',

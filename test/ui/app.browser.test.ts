@@ -60,8 +60,9 @@ describe('the built app in headless Chromium', () => {
     await app?.close();
   });
 
-  it('loads the bundled pair on WebGPU and says so', async () => {
-    await expect(page.getByTestId('provider').textContent()).resolves.toMatch(/^Models on WebGPU · speclab-draft → speclab-target/);
+  it('on a software WebGPU adapter, runs the models on wasm and verifies in WGSL, and says so', async () => {
+    await expect(page.getByTestId('provider').textContent()).resolves.toMatch(/^Models on wasm \(CPU\): the WebGPU adapter is software-only.* · speclab-draft → speclab-target/);
+    await expect(page.getByTestId('verifier').textContent()).resolves.toMatch(/^Verifier: WGSL on .*swiftshader/);
   });
 
   it.each(SCHEMA_PRESETS.map((preset) => [preset.id, preset] as const))('runs the %s preset to schema-valid JSON with consistent counters', async (id, preset) => {
@@ -149,6 +150,15 @@ describe('the built app in headless Chromium', () => {
     await page.locator('#preset').selectOption('sentiment');
     const text = await runToEnd(page);
     expect(JSON.parse(text)).toHaveProperty('sentiment');
+  });
+
+  it('runs the models on onnxruntime’s WebGPU EP when asked', async () => {
+    await page.locator('#provider').selectOption('webgpu');
+    await page.getByTestId('provider').filter({ hasText: 'Models on WebGPU' }).waitFor({ timeout: 120_000 });
+    await page.locator('#preset').selectOption('sentiment');
+    expect(JSON.parse(await runToEnd(page))).toHaveProperty('sentiment');
+    await page.locator('#provider').selectOption('auto');
+    await page.getByTestId('provider').filter({ hasText: 'Models on wasm' }).waitFor({ timeout: 120_000 });
   });
 
   it('ships a Content-Security-Policy without script eval, and is cross-origin isolated for ORT threads', async () => {

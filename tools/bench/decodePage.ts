@@ -1,4 +1,7 @@
-/** bench (Chromium): the decode table with the models on WebGPU and the WGSL verifier, in the page. */
+/**
+ * bench (Chromium): the decode table in the page, with the app's choices on this machine by default:
+ * the models on `provider` (wasm: SwiftShader's WebGPU is far slower for them) and the WGSL verifier.
+ */
 import { ort } from '../../src/models/browserRuntime';
 import { SpecEngine } from '../../src/engine/engine';
 import { GpuDeviceManager } from '../../src/gpu/device';
@@ -6,20 +9,21 @@ import { gpuStepVerifier } from '../../src/gpu/stepVerifier';
 import { interpretedValidator } from '../../src/grammar/interpretedValidator';
 import { httpReader } from '../../src/models/httpReader';
 import { loadPair } from '../../src/models/loader';
+import type { ExecutionProvider } from '../../src/models/session';
 import { runDecodeBench, type DecodeRow } from './decodeBench';
 import { timeForward } from './modelsBench';
 
 declare global {
   interface Window {
-    speclabDecodeBench: (seeds: number) => Promise<{ adapter: string; costRatio: number; rows: DecodeRow[] } | { error: string }>;
+    speclabDecodeBench: (seeds: number, provider: ExecutionProvider) => Promise<{ adapter: string; costRatio: number; rows: DecodeRow[] } | { error: string }>;
     speclabDecodeLog: string[];
   }
 }
 
 window.speclabDecodeLog = [];
-window.speclabDecodeBench = async (seeds) => {
+window.speclabDecodeBench = async (seeds, provider) => {
   try {
-    const pair = await loadPair(ort, { draft: httpReader('/models/speclab-draft/', false), target: httpReader('/models/speclab-target/', false) }, 'webgpu');
+    const pair = await loadPair(ort, { draft: httpReader('/models/speclab-draft/', false), target: httpReader('/models/speclab-target/', false) }, provider);
     const devices = new GpuDeviceManager({ gpu: navigator.gpu });
     const { adapterName } = await devices.context();
     const costRatio = (await timeForward(pair.draft.session, 1, 1, 15)) / (await timeForward(pair.target.session, 1, 1, 15));

@@ -1,7 +1,7 @@
 /**
- * npm run bench -- [--seeds 2] [--node-only] [--out bench-results/decode]
+ * npm run bench -- [--seeds 2] [--node-only] [--provider wasm|webgpu] [--out bench-results/decode]
  * The paper's table on the bundled models: in Node (wasm EP, CPU verifier) and in headless Chromium
- * (WebGPU EP, WGSL verifier). Writes <out>.md and <out>.json.
+ * (the models on --provider, the WGSL verifier). Writes <out>.md and <out>.json.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -22,7 +22,11 @@ interface Section {
 }
 
 export async function main(argv: string[]): Promise<number> {
-  const { values } = parseArgs({ args: argv, options: { seeds: { type: 'string', default: '2' }, 'node-only': { type: 'boolean', default: false }, out: { type: 'string', default: 'bench-results/decode' } } });
+  const { values } = parseArgs({
+    args: argv,
+    options: { seeds: { type: 'string', default: '2' }, 'node-only': { type: 'boolean', default: false }, provider: { type: 'string', default: 'wasm' }, out: { type: 'string', default: 'bench-results/decode' } },
+  });
+  if (values.provider !== 'wasm' && values.provider !== 'webgpu') throw new Error(`--provider must be wasm or webgpu, got ${values.provider}`);
   const seeds = Number(values.seeds);
   const sections: Section[] = [];
 
@@ -40,11 +44,11 @@ export async function main(argv: string[]): Promise<number> {
     try {
       const page = await browser.newPage();
       await page.goto(`${server.resolvedUrls?.local[0]}tools/bench/decode.html`);
-      const report = await page.evaluate((n) => window.speclabDecodeBench(n), seeds);
+      const report = await page.evaluate(([n, provider]) => window.speclabDecodeBench(n, provider), [seeds, values.provider] as const);
       if ('error' in report) throw new Error(`the Chromium run failed: ${report.error}`);
-      console.log(`\nChromium, WebGPU EP on ${report.adapter}, WGSL verifier; c = ${report.costRatio.toFixed(3)}\n${DECODE_TABLE_HEADER}`);
+      console.log(`\nChromium, ${values.provider} EP, WGSL verifier on ${report.adapter}; c = ${report.costRatio.toFixed(3)}\n${DECODE_TABLE_HEADER}`);
       for (const row of report.rows) console.log(formatDecodeRow(row));
-      sections.push({ where: `Chromium (onnxruntime-web WebGPU EP; WGSL verifier on ${report.adapter})`, ...report });
+      sections.push({ where: `Chromium (onnxruntime-web ${values.provider} EP, 1 thread; WGSL verifier on ${report.adapter})`, ...report });
     } finally {
       await browser.close();
       await server.close();
