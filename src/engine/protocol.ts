@@ -3,6 +3,9 @@ import type { StepRecord } from './decode';
 import type { RunParams, RunReport } from './engine';
 import type { ExecutionProvider } from '../models/session';
 
+/** Where steps are verified: 'auto' is WGSL on a hardware adapter and the CPU twin on a software one. */
+export type VerifierChoice = 'auto' | 'gpu' | 'cpu';
+
 export interface PairSource {
   label: string;
   draftUrl: string;
@@ -14,7 +17,7 @@ export interface PairSource {
 }
 
 export type ToWorker =
-  | { type: 'load'; source: PairSource; provider: ExecutionProvider | 'auto' }
+  | { type: 'load'; source: PairSource; provider: ExecutionProvider | 'auto'; verifier: VerifierChoice }
   /** Starts a run; `paused` starts it waiting for `step`. `stepDelayMs` slows playback for teaching. */
   | { type: 'run'; runId: number; params: RunParams; paused: boolean; stepDelayMs: number }
   | { type: 'race'; runId: number; params: RunParams }
@@ -37,6 +40,8 @@ export interface EngineInfo {
   verifier: 'gpu' | 'cpu';
   /** The WebGPU adapter the verifier runs on, when it does. */
   verifierAdapter: string | null;
+  /** Why the verifier is not where it was asked to be, when it is not. */
+  verifierReason: string | null;
   /** Token strings by id, for showing tokens. */
   tokenTexts: string[];
 }

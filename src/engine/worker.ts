@@ -9,7 +9,7 @@ import { SpecEngine } from './engine';
 import { cpuVerifier, type StepVerifier } from './stepVerifier';
 import { GpuDeviceManager } from '../gpu/device';
 import { gpuStepVerifier } from '../gpu/stepVerifier';
-import type { FromWorker, ToWorker } from './protocol';
+import type { FromWorker, ToWorker, VerifierChoice } from './protocol';
 import { interpretedValidator } from '../grammar/interpretedValidator';
 import { loadPair } from '../models/loader';
 import { evictModelCache, httpReader } from '../models/httpReader';
@@ -33,13 +33,13 @@ const nudge = () => {
   wake = null;
 };
 
-/** The WGSL verifier on its own device, or null (with the CPU twin in its place) where WebGPU is absent. */
-async function gpuVerifierIfAvailable(): Promise<{ verifier: StepVerifier; adapter: string; software: boolean } | null> {
+/** A WebGPU device for the WGSL verifier, or null where WebGPU is absent. */
+async function webgpuDevices(): Promise<{ devices: GpuDeviceManager; adapter: string; software: boolean } | null> {
   if (!('gpu' in navigator)) return null;
   const devices = new GpuDeviceManager({ gpu: navigator.gpu });
   try {
     const context = await devices.context();
-    return { verifier: gpuStepVerifier(devices), adapter: context.adapterName, software: context.software };
+    return { devices, adapter: context.adapterName, software: context.software };
   } catch {
     return null;
   }
@@ -56,10 +56,19 @@ function chooseProvider(requested: ExecutionProvider | 'auto', gpu: { software: 
   return { provider: 'webgpu', fallbackReason: null };
 }
 
+/** Where steps are verified; on a software adapter 'auto' keeps the CPU twin, which is faster there (npm run bench). */
+function chooseVerifier(requested: VerifierChoice, gpu: Awaited<ReturnType<typeof webgpuDevices>>): { verifier: StepVerifier; adapter: string | null; reason: string | null } {
+  if (requested === 'cpu') return { verifier: cpuVerifier, adapter: null, reason: null };
+  if (!gpu) return { verifier: cpuVerifier, adapter: null, reason: 'no WebGPU' };
+  if (requested === 'auto' && gpu.software) return { verifier: cpuVerifier, adapter: null, reason: 'software WebGPU adapter: the CPU twin is faster; choose WGSL to see the kernels run' };
+  return { verifier: gpuStepVerifier(gpu.devices), adapter: gpu.adapter, reason: null };
+}
+
 async function load(message: Extract<ToWorker, { type: 'load' }>): Promise<void> {
   const started = performance.now();
-  const gpu = await gpuVerifierIfAvailable();
+  const gpu = await webgpuDevices();
   const { provider, fallbackReason } = chooseProvider(message.provider, gpu);
+  const verification = chooseVerifier(message.verifier, gpu);
   const { source } = message;
   try {
     const pair = await loadPair(ort, { draft: httpReader(source.draftUrl, source.cache), target: httpReader(source.targetUrl, source.cache) }, provider, (file, loaded, total) =>
@@ -67,7 +76,7 @@ async function load(message: Extract<ToWorker, { type: 'load' }>): Promise<void>
       source.modelFile,
     );
     engine?.dispose();
-    engine = await SpecEngine.create(pair, interpretedValidator, gpu?.verifier ?? cpuVerifier);
+    engine = await SpecEngine.create(pair, interpretedValidator, verification.verifier);
     post({
       type: 'ready',
       info: {
@@ -78,8 +87,9 @@ async function load(message: Extract<ToWorker, { type: 'load' }>): Promise<void>
         vocabSize: pair.tokenizer.vocabSize,
         contextLength: engine.contextLength,
         loadMs: performance.now() - started,
-        verifier: gpu ? 'gpu' : 'cpu',
-        verifierAdapter: gpu?.adapter ?? null,
+        verifier: verification.verifier.kind,
+        verifierAdapter: verification.adapter,
+        verifierReason: verification.reason,
         tokenTexts: pair.tokenizer.tokens.map((_, id) => pair.tokenizer.decode([id])),
       },
     });

@@ -7,7 +7,7 @@ import { createStore } from 'zustand/vanilla';
 import { emptyCounters, recordStep, recordCompletion, EMPTY_SCORECARD, type Counters, type Scorecard, type CompletionKind } from '../core/metrics';
 import type { StepRecord } from '../engine/decode';
 import { presetParams, type RunParams, type RunReport } from '../engine/engine';
-import type { EngineInfo, FromWorker, PairSource, ToWorker } from '../engine/protocol';
+import type { EngineInfo, FromWorker, PairSource, ToWorker, VerifierChoice } from '../engine/protocol';
 import { SCHEMA_PRESETS } from '../grammar/presets';
 import type { ExecutionProvider } from '../models/session';
 import type { PresetChoice } from './shareUrl';
@@ -43,6 +43,7 @@ export interface SpecState {
     error: string | null;
   };
   provider: ExecutionProvider | 'auto';
+  verifier: VerifierChoice;
   pair: PairSource;
   preset: PresetChoice;
   params: RunParams;
@@ -59,6 +60,7 @@ export interface SpecState {
 export interface SpecActions {
   load(): void;
   setProvider(provider: ExecutionProvider | 'auto'): void;
+  setVerifier(verifier: VerifierChoice): void;
   setPair(pair: PairSource): void;
   setParams(params: Partial<RunParams>): void;
   choosePreset(preset: PresetChoice): void;
@@ -94,6 +96,7 @@ export function createSpecStore(transport: EngineTransport) {
     return {
       engine: { status: 'idle', progress: {}, info: null, error: null },
       provider: 'auto',
+      verifier: 'auto',
       pair: BUNDLED_PAIR,
       preset: FIRST_PRESET.id,
       params: presetParams(FIRST_PRESET),
@@ -106,10 +109,14 @@ export function createSpecStore(transport: EngineTransport) {
 
       load() {
         set({ engine: { status: 'loading', progress: {}, info: null, error: null } });
-        send({ type: 'load', source: get().pair, provider: get().provider });
+        send({ type: 'load', source: get().pair, provider: get().provider, verifier: get().verifier });
       },
       setProvider(provider) {
         set({ provider });
+        get().load();
+      },
+      setVerifier(verifier) {
+        set({ verifier });
         get().load();
       },
       setPair(pair) {

@@ -34,6 +34,7 @@ export function Controls() {
   const ready = useSpec((s) => s.engine.status === 'ready');
   const stepDelayMs = useSpec((s) => s.stepDelayMs);
   const provider = useSpec((s) => s.provider);
+  const verifier = useSpec((s) => s.verifier);
   const actions = useSpec((s) => s);
   const busy = runStatus === 'running';
   return (
@@ -46,6 +47,14 @@ export function Controls() {
             <option value="auto">Auto (WebGPU if available)</option>
             <option value="webgpu">WebGPU</option>
             <option value="wasm">wasm (CPU)</option>
+          </select>
+        </label>
+        <label className="field" htmlFor="verifier-choice">
+          <span>Verifier</span>
+          <select id="verifier-choice" value={verifier} onChange={(event) => actions.setVerifier(event.target.value as typeof verifier)}>
+            <option value="auto">Auto (WGSL on a hardware GPU)</option>
+            <option value="gpu">WGSL kernels (WebGPU)</option>
+            <option value="cpu">CPU twin</option>
           </select>
         </label>
         <label className="field" htmlFor="method">

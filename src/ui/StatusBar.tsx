@@ -22,7 +22,7 @@ export function StatusBar() {
       )}
       {engine.status === 'ready' && info && (
         <span className={`badge badge-${info.verifier === 'gpu' ? 'available' : 'absent'}`} data-testid="verifier">
-          {info.verifier === 'gpu' ? `Verifier: WGSL on ${info.verifierAdapter ?? 'WebGPU'}` : 'Verifier: CPU (no WebGPU)'}
+          {info.verifier === 'gpu' ? `Verifier: WGSL on ${info.verifierAdapter ?? 'WebGPU'}` : `Verifier: CPU twin${info.verifierReason ? ` (${info.verifierReason})` : ''}`}
         </span>
       )}
       {engine.status === 'error' && (

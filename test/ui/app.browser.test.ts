@@ -60,9 +60,9 @@ describe('the built app in headless Chromium', () => {
     await app?.close();
   });
 
-  it('on a software WebGPU adapter, runs the models on wasm and verifies in WGSL, and says so', async () => {
+  it('on a software WebGPU adapter, runs the models on wasm and verifies on the CPU twin, and says why', async () => {
     await expect(page.getByTestId('provider').textContent()).resolves.toMatch(/^Models on wasm \(CPU\): the WebGPU adapter is software-only.* · speclab-draft → speclab-target/);
-    await expect(page.getByTestId('verifier').textContent()).resolves.toMatch(/^Verifier: WGSL on .*swiftshader/);
+    await expect(page.getByTestId('verifier').textContent()).resolves.toMatch(/^Verifier: CPU twin \(software WebGPU adapter/);
   });
 
   it.each(SCHEMA_PRESETS.map((preset) => [preset.id, preset] as const))('runs the %s preset to schema-valid JSON with consistent counters', async (id, preset) => {
@@ -152,12 +152,18 @@ describe('the built app in headless Chromium', () => {
     expect(JSON.parse(text)).toHaveProperty('sentiment');
   });
 
-  it('runs the models on onnxruntime’s WebGPU EP when asked', async () => {
+  it('runs the models on onnxruntime’s WebGPU EP and verifies with the WGSL kernels when asked', async () => {
+    await page.locator('#verifier-choice').selectOption('gpu');
+    await page.getByTestId('verifier').filter({ hasText: /^Verifier: WGSL on .*swiftshader/ }).waitFor({ timeout: 120_000 });
+    await page.locator('#preset').selectOption('person');
+    const person = JSON.parse(await runToEnd(page)) as unknown;
+    expect(ajv.validate((SCHEMA_PRESETS[1] as (typeof SCHEMA_PRESETS)[number]).schema, person)).toBe(true);
     await page.locator('#provider').selectOption('webgpu');
     await page.getByTestId('provider').filter({ hasText: 'Models on WebGPU' }).waitFor({ timeout: 120_000 });
     await page.locator('#preset').selectOption('sentiment');
     expect(JSON.parse(await runToEnd(page))).toHaveProperty('sentiment');
     await page.locator('#provider').selectOption('auto');
+    await page.locator('#verifier-choice').selectOption('auto');
     await page.getByTestId('provider').filter({ hasText: 'Models on wasm' }).waitFor({ timeout: 120_000 });
   });
 
@@ -179,7 +185,7 @@ describe('the built app in headless Chromium', () => {
       await other.goto(app.url);
       await other.getByTestId('provider').waitFor({ timeout: 120_000 });
       await expect(other.getByTestId('provider').textContent()).resolves.toMatch(/^Models on wasm \(CPU\): /);
-      await expect(other.getByTestId('verifier').textContent()).resolves.toBe('Verifier: CPU (no WebGPU)');
+      await expect(other.getByTestId('verifier').textContent()).resolves.toBe('Verifier: CPU twin (no WebGPU)');
       await other.locator('#preset').selectOption('sentiment');
       expect(JSON.parse(await runToEnd(other))).toHaveProperty('sentiment');
     } finally {

@@ -20,7 +20,7 @@ const ready = new Promise<void>((resolve, reject) => {
     if (event.data.type === 'load-error') reject(new Error(event.data.message));
   });
 });
-send({ type: 'load', source: BUNDLED_PAIR, provider: 'auto' });
+send({ type: 'load', source: BUNDLED_PAIR, provider: 'auto', verifier: 'auto' });
 
 function runOnce(runId: number, params: RunParams): Promise<RunReport> {
   return new Promise((resolve, reject) => {
