@@ -5,7 +5,7 @@
  * efficiency and the draft/target cost ratio c. Runs the same in Node and in a browser page.
  */
 import { addCounters, derivedRatios, emptyCounters } from '../../src/core/metrics';
-import type { DecodeMethod } from '../../src/engine/decode';
+import type { DecodeMethod, StepTimings } from '../../src/engine/decode';
 import { presetParams, type SpecEngine } from '../../src/engine/engine';
 import { SCHEMA_PRESETS } from '../../src/grammar/presets';
 
@@ -33,6 +33,8 @@ export interface DecodeRow {
   speedup: number;
   idealSpeedup: number | null;
   valid: number;
+  /** Mean milliseconds per step in each phase of the loop. */
+  perStep: StepTimings;
 }
 
 /**
@@ -50,6 +52,7 @@ export async function runDecodeBench(engine: SpecEngine, seeds: number, costRati
       let ms = 0;
       let valid = 0;
       let counters = emptyCounters(Math.max(L, 1));
+      const perStep: StepTimings = { draft: 0, mask: 0, target: 0, verify: 0, overhead: 0 };
       for (let seed = 1; seed <= seeds; seed++) {
         const report = await engine.run(presetParams(preset, { method, K, L: Math.max(L, 1), seed, temperature: 1 }));
         tokens += report.tokens.length;
@@ -57,13 +60,15 @@ export async function runDecodeBench(engine: SpecEngine, seeds: number, costRati
         ms += report.wallMs;
         if (report.verdict?.kind === 'valid') valid++;
         counters = addCounters(counters, report.counters);
+        for (const phase of Object.keys(perStep) as (keyof StepTimings)[]) perStep[phase] += report.timings[phase];
       }
-      return { tokens, forwards, tokensPerSecond: tokens / (ms / 1000), ratios: derivedRatios(counters), valid };
+      for (const phase of Object.keys(perStep) as (keyof StepTimings)[]) perStep[phase] /= forwards;
+      return { tokens, forwards, tokensPerSecond: tokens / (ms / 1000), ratios: derivedRatios(counters), valid, perStep };
     };
     const baseline = await measure('ar', 1, 0);
     rows.push({
       preset: preset.id, method: 'ar', K: 1, L: 0, tokens: baseline.tokens, forwards: baseline.forwards, blockEfficiency: 1, meanAcceptanceLength: 1,
-      conditionalAcceptance: null, draftYield: null, grammarSurvival: null, tokensPerSecond: baseline.tokensPerSecond, speedup: 1, idealSpeedup: 1, valid: baseline.valid,
+      conditionalAcceptance: null, draftYield: null, grammarSurvival: null, tokensPerSecond: baseline.tokensPerSecond, speedup: 1, idealSpeedup: 1, valid: baseline.valid, perStep: baseline.perStep,
     });
     log(formatDecodeRow(rows.at(-1) as DecodeRow));
     for (const { K, L } of GRID) {
@@ -87,6 +92,7 @@ export async function runDecodeBench(engine: SpecEngine, seeds: number, costRati
           speedup: result.tokensPerSecond / baseline.tokensPerSecond,
           idealSpeedup: blockEfficiency / (L * costRatio + 1),
           valid: result.valid,
+          perStep: result.perStep,
         });
         log(formatDecodeRow(rows.at(-1) as DecodeRow));
       }
@@ -96,12 +102,12 @@ export async function runDecodeBench(engine: SpecEngine, seeds: number, costRati
 }
 
 export const DECODE_TABLE_HEADER = [
-  '| preset | method | K | L | block efficiency | 1 + A/steps | A/D | A/R | D/R | tokens/s | speedup over ar | ideal speedup | valid |',
-  '|---|---|---|---|---|---|---|---|---|---|---|---|---|',
+  '| preset | method | K | L | block efficiency | 1 + A/steps | A/D | A/R | D/R | tokens/s | speedup over ar | ideal speedup | valid | ms/step: draft · mask · target · verify · other |',
+  '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
 ].join('\n');
 
 const cell = (value: number | null, digits = 2) => (value === null ? '—' : value.toFixed(digits));
 
 export function formatDecodeRow(row: DecodeRow): string {
-  return `| ${row.preset} | ${row.method} | ${row.K} | ${row.L || '—'} | ${cell(row.blockEfficiency)} | ${cell(row.meanAcceptanceLength)} | ${cell(row.conditionalAcceptance)} | ${cell(row.draftYield)} | ${cell(row.grammarSurvival)} | ${cell(row.tokensPerSecond, 1)} | ${cell(row.speedup)}× | ${cell(row.idealSpeedup)}× | ${row.valid} |`;
+  return `| ${row.preset} | ${row.method} | ${row.K} | ${row.L || '—'} | ${cell(row.blockEfficiency)} | ${cell(row.meanAcceptanceLength)} | ${cell(row.conditionalAcceptance)} | ${cell(row.draftYield)} | ${cell(row.grammarSurvival)} | ${cell(row.tokensPerSecond, 1)} | ${cell(row.speedup)}× | ${cell(row.idealSpeedup)}× | ${row.valid} | ${[row.perStep.draft, row.perStep.mask, row.perStep.target, row.perStep.verify, row.perStep.overhead].map((ms) => ms.toFixed(2)).join(' · ')} |`;
 }

@@ -1,7 +1,8 @@
 /**
- * npm run bench -- [--seeds 2] [--node-only] [--provider wasm|webgpu] [--out bench-results/decode]
- * The paper's table on the bundled models: in Node (wasm EP, CPU verifier) and in headless Chromium
- * (the models on --provider, the WGSL verifier). Writes <out>.md and <out>.json.
+ * npm run bench -- [--seeds 2] [--node-only] [--provider wasm|webgpu] [--verifier cpu|gpu] [--out bench-results/decode]
+ * The paper's table on the bundled models: in Node (wasm EP, CPU verifier) and in headless Chromium (the
+ * models on --provider, steps verified on --verifier; the defaults are the app's choices on a machine
+ * whose WebGPU is software). Writes <out>.md and <out>.json.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -24,9 +25,10 @@ interface Section {
 export async function main(argv: string[]): Promise<number> {
   const { values } = parseArgs({
     args: argv,
-    options: { seeds: { type: 'string', default: '2' }, 'node-only': { type: 'boolean', default: false }, provider: { type: 'string', default: 'wasm' }, out: { type: 'string', default: 'bench-results/decode' } },
+    options: { seeds: { type: 'string', default: '2' }, 'node-only': { type: 'boolean', default: false }, provider: { type: 'string', default: 'wasm' }, verifier: { type: 'string', default: 'cpu' }, out: { type: 'string', default: 'bench-results/decode' } },
   });
   if (values.provider !== 'wasm' && values.provider !== 'webgpu') throw new Error(`--provider must be wasm or webgpu, got ${values.provider}`);
+  if (values.verifier !== 'cpu' && values.verifier !== 'gpu') throw new Error(`--verifier must be cpu or gpu, got ${values.verifier}`);
   const seeds = Number(values.seeds);
   const sections: Section[] = [];
 
@@ -44,11 +46,12 @@ export async function main(argv: string[]): Promise<number> {
     try {
       const page = await browser.newPage();
       await page.goto(`${server.resolvedUrls?.local[0]}tools/bench/decode.html`);
-      const report = await page.evaluate(([n, provider]) => window.speclabDecodeBench(n, provider), [seeds, values.provider] as const);
+      const report = await page.evaluate(([n, models, verifying]) => window.speclabDecodeBench(n, models, verifying), [seeds, values.provider, values.verifier] as const);
       if ('error' in report) throw new Error(`the Chromium run failed: ${report.error}`);
-      console.log(`\nChromium, ${values.provider} EP, WGSL verifier on ${report.adapter}; c = ${report.costRatio.toFixed(3)}\n${DECODE_TABLE_HEADER}`);
+      const verifier = values.verifier === 'gpu' ? `WGSL verifier on ${report.adapter}` : 'CPU verifier';
+      console.log(`\nChromium, ${values.provider} EP, ${verifier}; c = ${report.costRatio.toFixed(3)}\n${DECODE_TABLE_HEADER}`);
       for (const row of report.rows) console.log(formatDecodeRow(row));
-      sections.push({ where: `Chromium (onnxruntime-web ${values.provider} EP, 1 thread; WGSL verifier on ${report.adapter})`, ...report });
+      sections.push({ where: `Chromium (onnxruntime-web ${values.provider} EP, 1 thread; ${verifier})`, ...report });
     } finally {
       await browser.close();
       await server.close();
