@@ -5,7 +5,7 @@
  */
 import { parseArgs } from 'node:util';
 import { createServer } from 'vite';
-import { presetParams } from '../src/engine/engine';
+import { presetParams } from '../src/engine/params';
 import { SCHEMA_PRESETS, type SchemaPreset } from '../src/grammar/presets';
 import { launchChromium } from '../test/support/browser';
 

@@ -1,33 +1,16 @@
 /**
  * The engine a caller drives: a loaded model pair, its grammar engine, compiled schemas (cached by text),
- * and `run`, which turns user-level parameters into one decode. The browser worker, `npm run generate`
+ * and `run`, which turns user-level parameters (params.ts) into one decode. The browser worker, `npm run generate`
  * and the benchmarks all go through here.
  */
 import { exportCounters } from '../core/metrics';
 import type { ModelPairHandle } from '../models/loader';
 import { GrammarEngine, type CompiledSchema } from '../grammar/engine';
-import { SCHEMA_PRESETS, type SchemaPreset } from '../grammar/presets';
 import type { SchemaValidator } from '../grammar/score';
-import { decode, type DecodeMethod, type DecodeResult, type DraftingMode, type StepRecord } from './decode';
+import { decode, type DecodeResult, type StepRecord } from './decode';
+import type { RunParams } from './params';
 import { CachedPairModels } from './pairModels';
 import { cpuVerifier, type StepVerifier } from './stepVerifier';
-
-export interface RunParams {
-  method: DecodeMethod;
-  K: number;
-  L: number;
-  temperature: number;
-  topP?: number;
-  topK?: number;
-  seed: number;
-  maxTokens: number;
-  drafting: DraftingMode;
-  prompt: string;
-  /** JSON-schema text, or null for free text. */
-  schemaText: string | null;
-  /** Free text until this string; the schema applies after it. */
-  trigger?: string;
-}
 
 export interface RunReport extends DecodeResult {
   params: RunParams;
@@ -36,29 +19,6 @@ export interface RunReport extends DecodeResult {
   wallMs: number;
   tokensPerSecond: number;
   metrics: ReturnType<typeof exportCounters>;
-}
-
-/** The parameters of a preset's run, with defaults a teacher would start from. */
-export function presetParams(preset: SchemaPreset, overrides: Partial<RunParams> = {}): RunParams {
-  return {
-    method: 'spectr-gbv',
-    K: 3,
-    L: 4,
-    temperature: 1,
-    seed: 1,
-    maxTokens: 96,
-    drafting: 'validate',
-    prompt: preset.prompt,
-    schemaText: JSON.stringify(preset.schema, null, 2),
-    ...(preset.trigger === undefined ? {} : { trigger: preset.trigger }),
-    ...overrides,
-  };
-}
-
-export function findPreset(id: string): SchemaPreset {
-  const preset = SCHEMA_PRESETS.find((candidate) => candidate.id === id);
-  if (!preset) throw new RangeError(`unknown preset ${JSON.stringify(id)}; the presets are ${SCHEMA_PRESETS.map((p) => p.id).join(', ')}`);
-  return preset;
 }
 
 export class SpecEngine {

@@ -1,6 +1,7 @@
 /** The typed messages between the page and the engine's Web Worker. */
 import type { StepRecord } from './decode';
-import type { RunParams, RunReport } from './engine';
+import type { RunReport } from './engine';
+import type { RunParams } from './params';
 import type { ExecutionProvider } from '../models/session';
 
 /** Where steps are verified: 'auto' is WGSL on a hardware adapter and the CPU twin on a software one. */

@@ -3,7 +3,7 @@
  * fragment never reaches a server; values are read back through the same validation as the controls.
  */
 import { DECODE_METHODS, type DecodeMethod } from '../engine/decode';
-import type { RunParams } from '../engine/engine';
+import type { RunParams } from '../engine/params';
 import { SCHEMA_PRESETS, type SchemaPreset } from '../grammar/presets';
 
 export type PresetChoice = SchemaPreset['id'] | 'custom' | 'free';

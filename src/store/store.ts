@@ -6,7 +6,8 @@
 import { createStore } from 'zustand/vanilla';
 import { emptyCounters, recordStep, recordCompletion, EMPTY_SCORECARD, type Counters, type Scorecard, type CompletionKind } from '../core/metrics';
 import type { StepRecord } from '../engine/decode';
-import { presetParams, type RunParams, type RunReport } from '../engine/engine';
+import type { RunReport } from '../engine/engine';
+import { presetParams, type RunParams } from '../engine/params';
 import type { EngineInfo, FromWorker, PairSource, ToWorker, VerifierChoice } from '../engine/protocol';
 import { SCHEMA_PRESETS } from '../grammar/presets';
 import type { ExecutionProvider } from '../models/session';

@@ -6,7 +6,8 @@
  */
 import { addCounters, derivedRatios, emptyCounters } from '../../src/core/metrics';
 import type { DecodeMethod, StepTimings } from '../../src/engine/decode';
-import { presetParams, type SpecEngine } from '../../src/engine/engine';
+import { type SpecEngine } from '../../src/engine/engine';
+import { presetParams } from '../../src/engine/params';
 import { SCHEMA_PRESETS } from '../../src/grammar/presets';
 
 export const GRID: readonly { K: number; L: number }[] = [

@@ -2,7 +2,8 @@
  * The engine's worker with no UI at all: loads the bundled pair and runs the given parameters `repeats`
  * times, for bench:ui to compare against the same runs with the app's UI open.
  */
-import type { RunParams, RunReport } from '../../src/engine/engine';
+import type { RunReport } from '../../src/engine/engine';
+import type { RunParams } from '../../src/engine/params';
 import type { FromWorker, ToWorker } from '../../src/engine/protocol';
 import { BUNDLED_PAIR } from '../../src/store/store';
 

@@ -1,0 +1,44 @@
+/** A run's parameters as a user sets them, and the presets' defaults; free of the engine's heavy imports. */
+import { SCHEMA_PRESETS, type SchemaPreset } from '../grammar/presets';
+import type { DecodeMethod, DraftingMode } from './decode';
+
+export interface RunParams {
+  method: DecodeMethod;
+  K: number;
+  L: number;
+  temperature: number;
+  topP?: number;
+  topK?: number;
+  seed: number;
+  maxTokens: number;
+  drafting: DraftingMode;
+  prompt: string;
+  /** JSON-schema text, or null for free text. */
+  schemaText: string | null;
+  /** Free text until this string; the schema applies after it. */
+  trigger?: string;
+}
+
+/** The parameters of a preset's run, with defaults a teacher would start from. */
+export function presetParams(preset: SchemaPreset, overrides: Partial<RunParams> = {}): RunParams {
+  return {
+    method: 'spectr-gbv',
+    K: 3,
+    L: 4,
+    temperature: 1,
+    seed: 1,
+    maxTokens: 96,
+    drafting: 'validate',
+    prompt: preset.prompt,
+    schemaText: JSON.stringify(preset.schema, null, 2),
+    ...(preset.trigger === undefined ? {} : { trigger: preset.trigger }),
+    ...overrides,
+  };
+}
+
+export function findPreset(id: string): SchemaPreset {
+  const preset = SCHEMA_PRESETS.find((candidate) => candidate.id === id);
+  if (!preset) throw new RangeError(`unknown preset ${JSON.stringify(id)}; the presets are ${SCHEMA_PRESETS.map((p) => p.id).join(', ')}`);
+  return preset;
+}
+
