@@ -27,11 +27,15 @@ try {
   await ui.locator('#preset').selectOption(preset.id);
   const headlessRates: number[] = [];
   const uiRates: number[] = [];
-  for (let i = 0; i < repeats; i++) {
-    headlessRates.push(...(await headless.evaluate(([p]) => window.speclabEngineBench(p, 1), [params] as const)));
+  // Round 0 warms both up (kernel compilation, allocators) and is not counted.
+  for (let i = -1; i < repeats; i++) {
+    const headlessRate = await headless.evaluate(([p]) => window.speclabEngineBench(p, 1), [params] as const);
     await ui.getByRole('button', { name: 'Run', exact: true }).click();
     await ui.getByTestId('run-status').filter({ hasText: 'done' }).waitFor({ timeout: 120_000 });
-    uiRates.push(Number(await ui.getByTestId('verdict').getAttribute('data-tokens-per-second')));
+    const uiRate = Number(await ui.getByTestId('verdict').getAttribute('data-tokens-per-second'));
+    if (i < 0) continue;
+    headlessRates.push(...headlessRate);
+    uiRates.push(uiRate);
   }
   await ui.screenshot({ path: values.screenshot, fullPage: true });
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;

@@ -22,6 +22,7 @@ const post = (message: FromWorker) => {
 };
 const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
+const FLUSH_MS = 250;
 let engine: SpecEngine | null = null;
 let active: { runId: number; controller: AbortController } | null = null;
 let paused = false;
@@ -100,7 +101,11 @@ async function load(message: Extract<ToWorker, { type: 'load' }>): Promise<void>
   }
 }
 
-/** Sends step records at most every 50 ms, and waits where the user paused or slowed playback. */
+/**
+ * Sends step records in batches, at most every FLUSH_MS while running (each batch costs the page a render,
+ * and on a two-core machine the page and the worker share the CPU), and waits where the user paused or
+ * slowed playback.
+ */
 function stepSink(runId: number) {
   let pending: StepRecord[] = [];
   let lastFlush = 0;
@@ -112,7 +117,7 @@ function stepSink(runId: number) {
   };
   const onStep = async (record: StepRecord) => {
     pending.push(record);
-    if (paused || stepDelayMs > 0 || performance.now() - lastFlush > 50) flush();
+    if (paused || stepDelayMs > 0 || performance.now() - lastFlush > FLUSH_MS) flush();
     if (stepDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, stepDelayMs));
     if (paused && stepsAllowed > 0) {
       stepsAllowed--;

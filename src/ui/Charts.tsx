@@ -1,4 +1,4 @@
-import { useMemo, useRef, type ReactNode } from 'react';
+import { useDeferredValue, useMemo, useRef, type ReactNode } from 'react';
 import { Bar, BarChart, CartesianGrid, Legend, Line, LineChart, Tooltip, XAxis, YAxis } from 'recharts';
 import { derivedRatios, perPositionAcceptance, recordStep, emptyCounters } from '../core/metrics';
 import type { StepRecord } from '../engine/decode';
@@ -98,9 +98,10 @@ function StepLines(props: { data: SeriesPoint[]; lines: { key: keyof SeriesPoint
 }
 
 export function Charts() {
-  const steps = useSpec((s) => s.run.steps);
+  // Deferred: React draws the charts when the page is idle, so a run in progress never waits on them.
+  const steps = useDeferredValue(useSpec((s) => s.run.steps));
   const L = useSpec((s) => s.run.counters.L);
-  const counters = useSpec((s) => s.run.counters);
+  const counters = useDeferredValue(useSpec((s) => s.run.counters));
   const series = useMemo(() => cumulativeSeries(steps, L), [steps, L]);
   const histogram = counters.histogram.map((count, length) => ({ length, steps: count }));
   const positions = perPositionAcceptance(counters).map((rate, i) => ({ position: i + 1, rate }));
