@@ -22,7 +22,7 @@ const post = (message: FromWorker) => {
 };
 const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
-const FLUSH_MS = 250;
+const FLUSH_MS = 400;
 let engine: SpecEngine | null = null;
 let active: { runId: number; controller: AbortController } | null = null;
 let paused = false;

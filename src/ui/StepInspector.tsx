@@ -1,8 +1,9 @@
+import { useDeferredValue } from 'react';
 import { fixed, visibleToken } from './format';
 import { useSpec } from './storeContext';
 
 export function StepInspector() {
-  const steps = useSpec((s) => s.run.steps);
+  const steps = useDeferredValue(useSpec((s) => s.run.steps));
   const selected = useSpec((s) => s.ui.selectedStep);
   const setUi = useSpec((s) => s.setUi);
   const tokenTexts = useSpec((s) => s.engine.info?.tokenTexts);

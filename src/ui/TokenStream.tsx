@@ -1,3 +1,4 @@
+import { useDeferredValue } from 'react';
 import type { EmittedToken, StepRecord } from '../engine/decode';
 import { fixed, visibleToken } from './format';
 import { useSpec } from './storeContext';
@@ -37,7 +38,8 @@ export function TokenLegend() {
 }
 
 export function TokenStream() {
-  const steps = useSpec((s) => s.run.steps);
+  // Deferred like the charts: the stream redraws when the page is idle, not in the worker's way.
+  const steps = useDeferredValue(useSpec((s) => s.run.steps));
   const tokenTexts = useSpec((s) => s.engine.info?.tokenTexts);
   const showInvalid = useSpec((s) => s.ui.showInvalid);
   const setUi = useSpec((s) => s.setUi);
