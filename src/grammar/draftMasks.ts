@@ -55,6 +55,7 @@ export async function checkDrafts(
     let accepted = 0;
     let valid = 0;
     let mask: Int32Array | null = null;
+    let terminated = false;
     for (let j = 0; j <= L; j++) {
       if (j < start) {
         masks.set(open, (k * (L + 1) + j) * words);
@@ -69,13 +70,14 @@ export async function checkDrafts(
       }
       masks.set(mask.subarray(0, words), (k * (L + 1) + j) * words);
       // Past the stop token a draft is padding: the grammar has terminated and is not asked again.
-      if (j === L || valid < j || matcher.isTerminated()) continue;
+      if (j === L || valid < j || terminated) continue;
       const token = drafts[k * L + j] as number;
       if (token < 0 || token >= V || !isTokenAllowed(mask, token) || !matcher.accept(token)) continue;
       accepted++;
       valid++;
       // After the stop token the output is over: later rows are unreachable, so the last mask stays.
-      if (!matcher.isTerminated()) mask = await matcher.mask();
+      terminated = matcher.isTerminated();
+      if (!terminated) mask = await matcher.mask();
     }
     if (k < K - 1) matcher.rollBack(accepted);
     else lastDraftWalked = accepted;
