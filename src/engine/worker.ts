@@ -16,7 +16,6 @@ import { evictModelCache, httpReader } from '../models/httpReader';
 import { ModelLoadError } from '../models/manifest';
 import type { ExecutionProvider } from '../models/session';
 
-
 const post = (message: FromWorker) => {
   postMessage(message);
 };
@@ -24,6 +23,8 @@ const errorText = (error: unknown) => (error instanceof Error ? error.message : 
 
 const FLUSH_MS = 400;
 let engine: SpecEngine | null = null;
+/** The verifier's WebGPU device, replaced with the engine on every load. */
+let gpuDevices: GpuDeviceManager | null = null;
 let active: { runId: number; controller: AbortController } | null = null;
 let paused = false;
 let stepsAllowed = 0;
@@ -67,7 +68,15 @@ function chooseVerifier(requested: VerifierChoice, gpu: Awaited<ReturnType<typeo
 
 async function load(message: Extract<ToWorker, { type: 'load' }>): Promise<void> {
   const started = performance.now();
+  // The previous pair's sessions and device go first: a reload must not hold two pairs in memory.
+  const previous = engine;
+  engine = null;
+  previous?.dispose();
+  await previous?.pair.draft.session.release();
+  await previous?.pair.target.session.release();
+  await gpuDevices?.dispose();
   const gpu = await webgpuDevices();
+  gpuDevices = gpu?.devices ?? null;
   const { provider, fallbackReason } = chooseProvider(message.provider, gpu);
   const verification = chooseVerifier(message.verifier, gpu);
   const { source } = message;
@@ -76,7 +85,6 @@ async function load(message: Extract<ToWorker, { type: 'load' }>): Promise<void>
       post({ type: 'progress', file, loaded, total }),
       source.modelFile,
     );
-    engine?.dispose();
     engine = await SpecEngine.create(pair, interpretedValidator, verification.verifier);
     post({
       type: 'ready',
