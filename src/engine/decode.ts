@@ -16,7 +16,7 @@ import { GrammarDeadEndError, advanceOverEmitted, checkDrafts, openMask, type Dr
 import type { CompiledSchema, SchemaMatcher } from '../grammar/engine';
 import { scoreOutput, type OutputVerdict, type SchemaValidator } from '../grammar/score';
 import type { PairModels } from './pairModels';
-import { DRAFT_STREAM, cpuVerifier, type StepVerifier } from './stepVerifier';
+import { DRAFT_STREAM, cpuVerifier, type StepVerifier, type VerifyPath } from './stepVerifier';
 
 export type DecodeMethod = 'ar' | MethodId;
 export const DECODE_METHODS: readonly DecodeMethod[] = ['ar', ...METHOD_IDS];
@@ -84,6 +84,8 @@ export interface StepRecord {
   chosen: number;
   accepted: number;
   emitted: EmittedToken[];
+  /** Where the step was verified, and whether the WGSL kernels read the target's logits in place. */
+  verifiedOn: VerifyPath | null;
   /** The GBV block scalars w_i, Z_i, h_i (gbv and spectr-gbv). */
   trace: { start: number; weights: number[]; masses: number[]; stops: number[] } | null;
   counts: StepCounts;
@@ -172,7 +174,7 @@ export async function decode(models: PairModels, options: DecodeOptions, onStep?
         const counts: StepCounts = { proposed: 0, invalidated: 0, distinctProposed: 0, distinctEligible: 0, accepted: 0 };
         record = {
           index: steps, drafts: [], draftProbs: [], targetProbs: [], draftLengths: [], validLengths: [], chosen: 0, accepted: 0,
-          emitted: [{ token, origin: 'target', targetProb: row[token] as number }], trace: null, counts, timings,
+          emitted: [{ token, origin: 'target', targetProb: row[token] as number }], verifiedOn: null, trace: null, counts, timings,
         };
       } else {
         record = await speculativeStep(models, { ...options, K }, { tokens, context, rng, verification, matcher, constrainedAfter, timings, index: steps });
@@ -305,7 +307,7 @@ async function speculativeStep(models: PairModels, options: DecodeOptions, state
 
   // 3. Target scoring, masked at every position, the bonus position included.
   mark = now();
-  const logits = await models.score(context, drafts, K, L);
+  const { logits, onGpu } = await models.score(context, drafts, K, L);
   timings.target += now() - mark;
   mark = now();
   const targetProbs = new Float64Array(K * (L + 1) * V);
@@ -315,10 +317,11 @@ async function speculativeStep(models: PairModels, options: DecodeOptions, state
   }
 
   // 4. Verification.
-  const { outcome, wordsUsed } = await verification.verifier.verify({
+  const { outcome, wordsUsed, path } = await verification.verifier.verify({
     method: method as MethodId,
     problem: { K, L, V, drafts, draftProbs, targetProbs },
     targetLogits: logits,
+    targetLogitsOnGpu: onGpu,
     draftLogits,
     targetMasks: check?.masks ?? null,
     draftMasks,
@@ -357,6 +360,7 @@ async function speculativeStep(models: PairModels, options: DecodeOptions, state
     chosen,
     accepted,
     emitted,
+    verifiedOn: path,
     trace: trace ? { start: trace.start, weights: Array.from(trace.weights), masses: Array.from(trace.masses), stops: Array.from(trace.stops) } : null,
     counts: countDraftTokens(drafts, K, L, validLengths, accepted, lengths),
     timings,

@@ -29,10 +29,15 @@ export class SpecEngine {
     private readonly grammar: GrammarEngine,
     private readonly validate: SchemaValidator,
     readonly verifier: StepVerifier,
+    private readonly logitsInPlace: boolean,
   ) {}
 
-  static async create(pair: ModelPairHandle, validate: SchemaValidator, verifier: StepVerifier = cpuVerifier): Promise<SpecEngine> {
-    return new SpecEngine(pair, await GrammarEngine.create(pair.tokenizer.grammarVocabulary()), validate, verifier);
+  /**
+   * `logitsInPlace`: the target's logits stay in onnxruntime's GPU buffer for `verifier`, which must then be
+   * the WGSL verifier on onnxruntime's device.
+   */
+  static async create(pair: ModelPairHandle, validate: SchemaValidator, verifier: StepVerifier = cpuVerifier, logitsInPlace = false): Promise<SpecEngine> {
+    return new SpecEngine(pair, await GrammarEngine.create(pair.tokenizer.grammarVocabulary()), validate, verifier, logitsInPlace);
   }
 
   get contextLength(): number {
@@ -56,7 +61,7 @@ export class SpecEngine {
     const grammar = params.schemaText === null ? null : await this.compile(params.schemaText);
     const schema = params.schemaText === null ? null : (JSON.parse(params.schemaText) as object);
     const started = performance.now();
-    const models = new CachedPairModels(this.pair.draft.session, this.pair.target.session, this.contextLength);
+    const models = new CachedPairModels(this.pair.draft.session, this.pair.target.session, this.contextLength, this.logitsInPlace);
     const result = await decode(
       models,
       {

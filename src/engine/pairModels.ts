@@ -3,9 +3,16 @@
  * K drafts, the target's K×(L+1) scores, and a commit that keeps the chosen draft's state. Two
  * implementations: real models with KV caches (ONNX), and prefix-keyed synthetic logits (tests, sim).
  */
+import type * as ort from 'onnxruntime-web';
 import type { LogitPair } from '../core/modelPair';
 import type { KvCache } from '../models/kvCache';
 import type { ModelSession } from '../models/session';
+
+export interface ScoredRows {
+  logits: Float32Array;
+  /** The same K×(L+1) rows, contiguous in a GPU buffer (elements from `offset`), valid until `commit`. */
+  onGpu: { buffer: GPUBuffer; offset: number } | null;
+}
 
 export interface PairModels {
   readonly V: number;
@@ -16,7 +23,7 @@ export interface PairModels {
   /** K rows: each draft's next row after the token it just drew (`latest[k]`). */
   draftNext(latest: Int32Array): Promise<Float32Array>;
   /** K×(L+1) target rows, row (k, j) after context + d_k[0..j), in one batched forward. */
-  score(context: readonly number[], drafts: Int32Array, K: number, L: number): Promise<Float32Array>;
+  score(context: readonly number[], drafts: Int32Array, K: number, L: number): Promise<ScoredRows>;
   /** The target's row after `context` (autoregressive decoding, the speed baseline). */
   targetNext(context: readonly number[]): Promise<Float32Array>;
   /** Keeps draft `chosen` with its first `accepted` tokens as the new shared state. */
@@ -34,12 +41,16 @@ export class CachedPairModels implements PairModels {
   /** Caches of the step in flight: the drafter's K rows and the target's K scored rows. */
   private draftRows: KvCache | null = null;
   private scoredRows: KvCache | null = null;
+  /** The scored logits kept on the GPU for the verifier until the step commits. */
+  private scoredLogits: ort.Tensor | null = null;
   private contextSize = 0;
 
   constructor(
     private readonly draft: ModelSession,
     private readonly target: ModelSession,
     contextLength: number,
+    /** Keep the target's logits on the GPU for a WGSL verifier on the same device. */
+    private readonly logitsInPlace = false,
   ) {
     this.V = target.shape.vocab;
     this.contextLength = contextLength;
@@ -75,7 +86,7 @@ export class CachedPairModels implements PairModels {
     return logits;
   }
 
-  async score(context: readonly number[], drafts: Int32Array, K: number, L: number): Promise<Float32Array> {
+  async score(context: readonly number[], drafts: Int32Array, K: number, L: number): Promise<ScoredRows> {
     const fresh = CachedPairModels.uncached(context, this.targetCache);
     const seq = fresh.length + L;
     const ids = new Int32Array(K * seq);
@@ -84,16 +95,20 @@ export class CachedPairModels implements PairModels {
       ids.set(drafts.subarray(k * L, (k + 1) * L), k * seq + fresh.length);
     }
     const past = this.targetCache.broadcast(K);
-    const { logits, cache } = await this.target.forward(ids, K, seq, past);
+    // In place only when the K blocks of L + 1 rows are contiguous: one fresh token per row.
+    const inPlace = this.logitsInPlace && fresh.length === 1;
+    const { logits, gpuLogits, cache } = await this.target.forward(ids, K, seq, past, { keepLogitsOnGpu: inPlace });
     past.dispose();
     this.scoredRows = CachedPairModels.replace(this.scoredRows, cache);
+    this.scoredLogits?.dispose();
+    this.scoredLogits = gpuLogits;
     // Row (k, j) is the position of the last context token plus j.
     const rows = new Float32Array(K * (L + 1) * this.V);
     for (let k = 0; k < K; k++) {
       const from = (k * seq + fresh.length - 1) * this.V;
       rows.set(logits.subarray(from, from + (L + 1) * this.V), k * (L + 1) * this.V);
     }
-    return rows;
+    return { logits: rows, onGpu: gpuLogits ? { buffer: gpuLogits.gpuBuffer as GPUBuffer, offset: 0 } : null };
   }
 
   async targetNext(context: readonly number[]): Promise<Float32Array> {
@@ -104,6 +119,8 @@ export class CachedPairModels implements PairModels {
   }
 
   commit(chosen: number, accepted: number): void {
+    this.scoredLogits?.dispose();
+    this.scoredLogits = null;
     // The emitted tokens are the context, d_chosen[0..accepted) and a final token that no cache holds yet.
     const keep = this.contextSize + accepted;
     if (this.scoredRows) {
@@ -121,6 +138,7 @@ export class CachedPairModels implements PairModels {
 
   dispose(): void {
     for (const cache of [this.draftCache, this.targetCache, this.draftRows, this.scoredRows]) cache?.dispose();
+    this.scoredLogits?.dispose();
   }
 }
 
@@ -147,12 +165,12 @@ export class PrefixPairModels implements PairModels {
     return Promise.resolve(rows);
   }
 
-  score(context: readonly number[], drafts: Int32Array, K: number, L: number): Promise<Float32Array> {
+  score(context: readonly number[], drafts: Int32Array, K: number, L: number): Promise<ScoredRows> {
     const rows = new Float32Array(K * (L + 1) * this.V);
     for (let k = 0; k < K; k++) {
       for (let j = 0; j <= L; j++) rows.set(this.logits.target([...context, ...drafts.subarray(k * L, k * L + j)]), (k * (L + 1) + j) * this.V);
     }
-    return Promise.resolve(rows);
+    return Promise.resolve({ logits: rows, onGpu: null });
   }
 
   targetNext(context: readonly number[]): Promise<Float32Array> {

@@ -20,6 +20,8 @@ export interface VerifyInput {
   /** K×(L+1)×V and K×L×V logits, as the models returned them. */
   targetLogits: Float32Array;
   draftLogits: Float32Array;
+  /** The target logits where the model left them on the GPU, when it did (contiguous K×(L+1)×V). */
+  targetLogitsOnGpu: { buffer: GPUBuffer; offset: number } | null;
   /** K×(L+1) target masks and (constrained drafting) K×L draft masks, in xgrammar's layout. */
   targetMasks: Int32Array | null;
   draftMasks: Int32Array | null;
@@ -29,9 +31,12 @@ export interface VerifyInput {
   firstWord: number;
 }
 
+/** cpu: the twin; gpu-upload: the kernels on logits written to the GPU; gpu-in-place: on the model's own buffer. */
+export type VerifyPath = 'cpu' | 'gpu-upload' | 'gpu-in-place';
+
 export interface StepVerifier {
   readonly kind: 'cpu' | 'gpu';
-  verify(input: VerifyInput): Promise<{ outcome: VerifyOutcome; wordsUsed: number }>;
+  verify(input: VerifyInput): Promise<{ outcome: VerifyOutcome; wordsUsed: number; path: VerifyPath }>;
 }
 
 export const cpuVerifier: StepVerifier = {
@@ -39,6 +44,6 @@ export const cpuVerifier: StepVerifier = {
   verify({ method, problem, seed, firstWord }) {
     const rng = createRng(seed, VERIFY_STREAM, firstWord);
     const outcome = VERIFIERS[method](denseView(problem), rngSource(rng, 'f32'));
-    return Promise.resolve({ outcome, wordsUsed: rng.position - firstWord });
+    return Promise.resolve({ outcome, wordsUsed: rng.position - firstWord, path: 'cpu' as const });
   },
 };

@@ -85,7 +85,15 @@ async function load(message: Extract<ToWorker, { type: 'load' }>): Promise<void>
       post({ type: 'progress', file, loaded, total }),
       source.modelFile,
     );
-    engine = await SpecEngine.create(pair, interpretedValidator, verification.verifier);
+    // Models and verifier both on WebGPU: the verifier moves to onnxruntime's device and reads the
+    // target's logits where the model left them.
+    const ortDevice = provider === 'webgpu' && verification.verifier.kind === 'gpu' ? pair.target.session.gpuDevice : null;
+    if (ortDevice) {
+      await gpuDevices?.dispose();
+      gpuDevices = new GpuDeviceManager({ sharedDevice: ortDevice });
+    }
+    const verifier = ortDevice && gpuDevices ? gpuStepVerifier(gpuDevices, ortDevice) : verification.verifier;
+    engine = await SpecEngine.create(pair, interpretedValidator, verifier, ortDevice !== null);
     post({
       type: 'ready',
       info: {

@@ -1,13 +1,15 @@
 /**
- * The engine's GPU verifier: uploads a step's logits and masks and runs the probs and accept kernels
- * (GpuVerifier). Logits from the wasm EP live on the CPU, so they are written into one reused buffer.
+ * The engine's GPU verifier: runs the probs and accept kernels (GpuVerifier) on a step's logits and masks.
+ * When the target ran on onnxruntime's WebGPU EP on the same device, its logits are bound where the model
+ * left them; otherwise (the wasm EP, or the first step of a run) they are written into one reused buffer.
  */
 import { VERIFY_STREAM, type StepVerifier, type VerifyInput } from '../engine/stepVerifier';
 import type { GpuDeviceManager } from './device';
 import { USAGE } from './kernel';
 import { GpuVerifier } from './verifier';
 
-export function gpuStepVerifier(devices: GpuDeviceManager): StepVerifier {
+/** `sharedDevice`: onnxruntime's device, when `devices` shares it, so that its logits can be read in place. */
+export function gpuStepVerifier(devices: GpuDeviceManager, sharedDevice: GPUDevice | null = null): StepVerifier {
   const verifier = new GpuVerifier(devices);
   let staging: { device: GPUDevice; buffer: GPUBuffer } | null = null;
   const bufferFor = (device: GPUDevice, bytes: number): GPUBuffer => {
@@ -22,8 +24,10 @@ export function gpuStepVerifier(devices: GpuDeviceManager): StepVerifier {
     async verify(input: VerifyInput) {
       const { method, problem, targetLogits, draftLogits, targetMasks, draftMasks, sampling, seed, firstWord } = input;
       const { device } = await devices.context();
-      // Layout, in 4-byte elements: target logits, draft logits, target masks, draft masks.
-      const parts = [targetLogits, draftLogits, targetMasks ?? new Int32Array(0), draftMasks ?? new Int32Array(0)];
+      // The model's own buffer can be bound only on the device that owns it (onnxruntime's, when shared).
+      const inPlace = input.targetLogitsOnGpu !== null && device === sharedDevice;
+      // Layout, in 4-byte elements: target logits (unless read in place), draft logits, target masks, draft masks.
+      const parts = [inPlace ? new Float32Array(0) : targetLogits, draftLogits, targetMasks ?? new Int32Array(0), draftMasks ?? new Int32Array(0)];
       const offsets: number[] = [];
       let elements = 0;
       for (const part of parts) {
@@ -40,7 +44,7 @@ export function gpuStepVerifier(devices: GpuDeviceManager): StepVerifier {
         L: problem.L,
         V: problem.V,
         drafts: problem.drafts,
-        targetLogits: { buffer, offset: offsets[0] as number },
+        targetLogits: inPlace && input.targetLogitsOnGpu ? input.targetLogitsOnGpu : { buffer, offset: offsets[0] as number },
         draftLogits: { buffer, offset: offsets[1] as number },
         targetMasks: targetMasks ? { buffer, offset: offsets[2] as number } : null,
         draftMasks: draftMasks ? { buffer, offset: offsets[3] as number } : null,
@@ -50,7 +54,7 @@ export function gpuStepVerifier(devices: GpuDeviceManager): StepVerifier {
         stream: VERIFY_STREAM,
         firstWord,
       });
-      return { outcome, wordsUsed: outcome.wordsUsed };
+      return { outcome, wordsUsed: outcome.wordsUsed, path: inPlace ? ('gpu-in-place' as const) : ('gpu-upload' as const) };
     },
   };
 }

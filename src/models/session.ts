@@ -20,6 +20,8 @@ export interface ModelShape extends KvLayout {
 export interface ForwardResult {
   /** batch × seq × vocab logits, row-major. */
   logits: Float32Array;
+  /** With `keepLogitsOnGpu` on WebGPU: the same logits still in their GPU buffer, owned by the caller. */
+  gpuLogits: ort.Tensor | null;
   /** The cache after this run: the past plus the new positions. */
   cache: KvCache;
 }
@@ -91,6 +93,11 @@ export class ModelSession {
     return new ModelSession(runtime, session, shape, provider, name, device);
   }
 
+  /** onnxruntime's WebGPU device, for kernels that read its buffers in place; null on wasm. */
+  get gpuDevice(): GPUDevice | null {
+    return this.device;
+  }
+
   emptyCache(batch: number): KvCache {
     return KvCache.empty(this.runtime, this.shape, batch, this.device);
   }
@@ -99,7 +106,7 @@ export class ModelSession {
    * Runs `seq` new tokens per row after `past` (whose batch must match). Row r's tokens are
    * inputIds[r*seq .. (r+1)*seq). The caller owns both the returned cache and `past`.
    */
-  async forward(inputIds: ArrayLike<number>, batch: number, seq: number, past: KvCache): Promise<ForwardResult> {
+  async forward(inputIds: ArrayLike<number>, batch: number, seq: number, past: KvCache, options: { keepLogitsOnGpu?: boolean } = {}): Promise<ForwardResult> {
     if (inputIds.length !== batch * seq) throw new RangeError(`${this.name}: ${inputIds.length} input ids for batch ${batch} × seq ${seq}`);
     if (past.batch !== batch) throw new RangeError(`${this.name}: a cache of batch ${past.batch} for an input of batch ${batch}`);
     const { Tensor } = this.runtime;
@@ -118,9 +125,12 @@ export class ModelSession {
     }
     const outputs = await this.session.run(feeds);
     const logitsTensor = outputs.logits as ort.Tensor;
-    const logits = logitsTensor.location === 'gpu-buffer' ? ((await logitsTensor.getData(true)) as Float32Array) : (logitsTensor.data as Float32Array);
+    const onGpu = logitsTensor.location === 'gpu-buffer';
+    const keep = onGpu && options.keepLogitsOnGpu === true;
+    // Reading back releases the GPU buffer unless the caller keeps it for the WGSL verifier.
+    const logits = onGpu ? ((await logitsTensor.getData(!keep)) as Float32Array) : (logitsTensor.data as Float32Array);
     const present = Array.from({ length: 2 * this.shape.layers }, (_, j) => outputs[`present.${j >> 1}.${j % 2 === 0 ? 'key' : 'value'}`] as ort.Tensor);
-    return { logits, cache: new KvCache(present, this.shape, batch, total, this.runtime, this.device) };
+    return { logits, gpuLogits: keep ? logitsTensor : null, cache: new KvCache(present, this.shape, batch, total, this.runtime, this.device) };
   }
 
   async release(): Promise<void> {

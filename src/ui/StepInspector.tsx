@@ -100,6 +100,15 @@ export function StepInspector() {
           </tbody>
         </table>
       )}
+      {step.verifiedOn && (
+        <p data-testid="verified-on">
+          {step.verifiedOn === 'cpu'
+            ? 'Verified on the CPU twin.'
+            : step.verifiedOn === 'gpu-in-place'
+              ? 'Verified by the WGSL kernels, reading the target’s logits in place in onnxruntime’s GPU buffer.'
+              : 'Verified by the WGSL kernels, on logits written to the GPU.'}
+        </p>
+      )}
       <p className="timings">
         Timings (ms): draft {fixed(step.timings.draft, 1)} · mask {fixed(step.timings.mask, 1)} · target {fixed(step.timings.target, 1)} · verify {fixed(step.timings.verify, 1)} · overhead{' '}
         {fixed(step.timings.overhead, 1)}

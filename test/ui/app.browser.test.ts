@@ -162,6 +162,8 @@ describe('the built app in headless Chromium', () => {
     await page.getByTestId('provider').filter({ hasText: 'Models on WebGPU' }).waitFor({ timeout: 120_000 });
     await page.locator('#preset').selectOption('sentiment');
     expect(JSON.parse(await runToEnd(page))).toHaveProperty('sentiment');
+    // Every step after the first scores one fresh token per row, so the kernels read the logits in place.
+    await expect(page.getByTestId('verified-on').textContent()).resolves.toMatch(/reading the target’s logits in place/);
     await page.locator('#provider').selectOption('auto');
     await page.locator('#verifier-choice').selectOption('auto');
     await page.getByTestId('provider').filter({ hasText: 'Models on wasm' }).waitFor({ timeout: 120_000 });
