@@ -46,7 +46,16 @@ function capturingXgrammarErrors<T>(what: string, call: () => Promise<T>): Promi
 
 /** A grammar matcher: the grammar state after the tokens it accepted. */
 export class SchemaMatcher {
-  constructor(private readonly matcher: GrammarMatcher) {}
+  /**
+   * Tracked here rather than asked of xgrammar: a matcher terminates exactly when it accepts a stop token,
+   * and one wasm call per token is a measurable share of the per-position mask cost.
+   */
+  private terminated = false;
+
+  constructor(
+    private readonly matcher: GrammarMatcher,
+    private readonly stopTokens: ReadonlySet<number>,
+  ) {}
 
   /** The allowed next tokens, in xgrammar's int32 bitmask layout. */
   mask(): Promise<Int32Array> {
@@ -55,15 +64,20 @@ export class SchemaMatcher {
 
   /** Advances over `token`; false (and no change) when the grammar does not allow it. */
   accept(token: number): boolean {
-    return this.matcher.acceptToken(token);
+    const accepted = this.matcher.acceptToken(token);
+    if (accepted && this.stopTokens.has(token)) this.terminated = true;
+    return accepted;
   }
 
   rollBack(tokens: number): void {
-    if (tokens > 0) this.matcher.rollBack(tokens);
+    if (tokens <= 0) return;
+    this.matcher.rollBack(tokens);
+    // Rolling back at least one token undoes the stop token, the last one a terminated matcher accepted.
+    this.terminated = false;
   }
 
   isTerminated(): boolean {
-    return this.matcher.isTerminated();
+    return this.terminated;
   }
 
   dispose(): void {
@@ -76,10 +90,11 @@ export class CompiledSchema {
     private readonly compiled: CompiledGrammar,
     /** Keywords xgrammar will not enforce exactly, by path: show them to the user. */
     readonly unenforced: readonly string[],
+    private readonly stopTokens: ReadonlySet<number>,
   ) {}
 
   async matcher(): Promise<SchemaMatcher> {
-    return new SchemaMatcher(await resolveXgrammar().GrammarMatcher.createGrammarMatcher(this.compiled));
+    return new SchemaMatcher(await resolveXgrammar().GrammarMatcher.createGrammarMatcher(this.compiled), this.stopTokens);
   }
 
   dispose(): void {
@@ -92,6 +107,7 @@ export class GrammarEngine {
     private readonly info: TokenizerInfo,
     private readonly compiler: GrammarCompiler,
     readonly vocabSize: number,
+    private readonly stopTokens: ReadonlySet<number>,
   ) {}
 
   static async create(vocabulary: GrammarVocabulary): Promise<GrammarEngine> {
@@ -107,14 +123,14 @@ export class GrammarEngine {
     const xgrammar = resolveXgrammar();
     const info = await xgrammar.TokenizerInfo.createTokenizerInfo([...tokens], vocabType, false, tokens.length, [...stopTokenIds]);
     const compiler = await xgrammar.GrammarCompiler.createGrammarCompiler(info);
-    return new GrammarEngine(info, compiler, tokens.length);
+    return new GrammarEngine(info, compiler, tokens.length, new Set(stopTokenIds));
   }
 
   /** Compiles schema text; throws SchemaError naming the problem (syntax with line and column, or xgrammar's). */
   async compile(schemaText: string): Promise<CompiledSchema> {
     const unenforced = checkSchema(parseSchemaText(schemaText));
     const compiled = await capturingXgrammarErrors('schema', () => this.compiler.compileJSONSchema(schemaText, false, -1));
-    return new CompiledSchema(compiled, unenforced);
+    return new CompiledSchema(compiled, unenforced, this.stopTokens);
   }
 
   dispose(): void {
