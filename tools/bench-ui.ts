@@ -1,10 +1,14 @@
 /**
  * npm run bench:ui -- [--repeats 6] [--screenshot FILE]
  * Generation speed with the app's UI open against the engine's worker alone, in one headless Chromium,
- * alternating the two so that drift hits both alike. Goal: the UI keeps ≥ 90% of the headless tokens/s.
+ * alternating the two so that drift hits both alike. Both pages are production builds served by
+ * `vite preview`, as users get them. Goal: the UI keeps ≥ 90% of the headless tokens/s.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { createServer } from 'vite';
+import { build, preview } from 'vite';
 import { presetParams } from '../src/engine/params';
 import { SCHEMA_PRESETS, type SchemaPreset } from '../src/grammar/presets';
 import { launchChromium } from '../test/support/browser';
@@ -14,8 +18,9 @@ const repeats = Number(values.repeats);
 const preset = SCHEMA_PRESETS[2] as SchemaPreset;
 const params = presetParams(preset, { schemaText: JSON.stringify(preset.schema, null, 2) });
 
-const server = await createServer({ logLevel: 'warn', server: { port: 0, host: '127.0.0.1' } });
-await server.listen();
+const outDir = mkdtempSync(join(tmpdir(), 'speclab-bench-ui-'));
+await build({ logLevel: 'warn', build: { outDir, emptyOutDir: true, rolldownOptions: { input: { app: 'index.html', engine: 'tools/bench/engine.html' } } } });
+const server = await preview({ logLevel: 'warn', build: { outDir }, preview: { port: 0, host: '127.0.0.1' } });
 const base = server.resolvedUrls?.local[0] as string;
 const browser = await launchChromium();
 try {
@@ -71,4 +76,5 @@ try {
 } finally {
   await browser.close();
   await server.close();
+  rmSync(outDir, { recursive: true, force: true });
 }
