@@ -52,7 +52,10 @@ try {
       })`);
       await ui.getByRole('button', { name: 'Run', exact: true }).click();
       await finished;
-      return Number(await ui.getByTestId('verdict').getAttribute('data-tokens-per-second'));
+      const rate = Number(await ui.getByTestId('verdict').getAttribute('data-tokens-per-second'));
+      // The charts of a finished run render after it (deferred); let them finish before the next timing.
+      await ui.evaluate(`new Promise((resolve) => requestIdleCallback(() => resolve(), { timeout: 5000 }))`);
+      return rate;
     };
     let headlessRate: number[];
     let uiRate: number;
