@@ -32,8 +32,10 @@ try {
   await ui.locator('#preset').selectOption(preset.id);
   const headlessRates: number[] = [];
   const uiRates: number[] = [];
-  // Round 0 warms both up (kernel compilation, allocators) and is not counted.
-  for (let i = -1; i < repeats; i++) {
+  // Two rounds warm both up (JIT tiers, allocators) and are not counted: both pages were still speeding up
+  // over the first two rounds when a single warm-up round was used.
+  const WARM_UP_ROUNDS = 2;
+  for (let i = -WARM_UP_ROUNDS; i < repeats; i++) {
     // Alternate which goes first, so that neither always runs while the other page is still settling.
     const runHeadless = () => headless.evaluate(([p]) => window.speclabEngineBench(p, 1), [params] as const);
     const runUi = async () => {

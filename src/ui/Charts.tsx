@@ -1,6 +1,6 @@
-import { useDeferredValue, useMemo, useRef, type ReactNode } from 'react';
+import { memo, useDeferredValue, useRef, type ReactNode } from 'react';
 import { Bar, BarChart, CartesianGrid, Legend, Line, LineChart, Tooltip, XAxis, YAxis } from 'recharts';
-import { derivedRatios, perPositionAcceptance, recordStep, emptyCounters } from '../core/metrics';
+import { derivedRatios, perPositionAcceptance, recordStep, emptyCounters, type Counters } from '../core/metrics';
 import type { StepRecord } from '../engine/decode';
 import { download } from './download';
 import { useSpec } from './storeContext';
@@ -30,7 +30,8 @@ async function svgToPng(svgText: string, width: number, height: number): Promise
   }
 }
 
-function ChartCard(props: { id: string; title: string; children: ReactNode; points: number }) {
+/** `waiting`: no step yet, so a light placeholder stands where recharts would draw empty axes. */
+function ChartCard(props: { id: string; title: string; children: ReactNode; points: number; waiting: boolean }) {
   const frame = useRef<HTMLDivElement>(null);
   const svgText = () => {
     const svg = frame.current?.querySelector('svg.recharts-surface');
@@ -52,7 +53,15 @@ function ChartCard(props: { id: string; title: string; children: ReactNode; poin
           </button>
         </span>
       </figcaption>
-      <div ref={frame}>{props.children}</div>
+      <div ref={frame}>
+        {props.waiting ? (
+          <div className="chart-waiting" style={{ width: WIDTH, height: HEIGHT }}>
+            Waiting for the first verification step.
+          </div>
+        ) : (
+          props.children
+        )}
+      </div>
     </figure>
   );
 }
@@ -100,19 +109,28 @@ function StepLines(props: { data: SeriesPoint[]; lines: { key: keyof SeriesPoint
 export function Charts() {
   // Deferred: React draws the charts when the page is idle, so a run in progress never waits on them.
   const steps = useDeferredValue(useSpec((s) => s.run.steps));
-  const L = useSpec((s) => s.run.counters.L);
   const counters = useDeferredValue(useSpec((s) => s.run.counters));
-  const series = useMemo(() => cumulativeSeries(steps, L), [steps, L]);
+  return <ChartGrid steps={steps} counters={counters} />;
+}
+
+/**
+ * Memoised on the deferred values, so the urgent render of every store update skips the charts: recharts
+ * is the costliest part of the page to redraw, and its redraws would share the CPU with the engine.
+ */
+const ChartGrid = memo(function ChartGrid({ steps, counters }: { steps: readonly StepRecord[]; counters: Counters }) {
+  const { L } = counters;
+  const waiting = steps.length === 0;
+  const series = cumulativeSeries(steps, L);
   const histogram = counters.histogram.map((count, length) => ({ length, steps: count }));
   const positions = perPositionAcceptance(counters).map((rate, i) => ({ position: i + 1, rate }));
   return (
     <section className="charts" aria-labelledby="charts-heading">
       <h2 id="charts-heading">Counters</h2>
       <div className="chart-grid">
-        <ChartCard id="counters" title="Cumulative draft tokens: R raw, I invalidated, D = R − I, A accepted" points={series.length}>
+        <ChartCard id="counters" title="Cumulative draft tokens: R raw, I invalidated, D = R − I, A accepted" points={series.length} waiting={waiting}>
           <StepLines data={series} lines={(['R', 'I', 'D', 'A'] as const).map((key) => ({ key, name: key, color: PALETTE[key] }))} />
         </ChartCard>
-        <ChartCard id="ratios" title="Ratios: D/R grammar survival, A/D conditional acceptance, A/R draft yield" points={series.length}>
+        <ChartCard id="ratios" title="Ratios: D/R grammar survival, A/D conditional acceptance, A/R draft yield" points={series.length} waiting={waiting}>
           <StepLines
             data={series}
             domain={[0, 1]}
@@ -123,10 +141,10 @@ export function Charts() {
             ]}
           />
         </ChartCard>
-        <ChartCard id="mean-length" title="Mean acceptance length 1 + A/steps (tokens per target forward)" points={series.length}>
+        <ChartCard id="mean-length" title="Mean acceptance length 1 + A/steps (tokens per target forward)" points={series.length} waiting={waiting}>
           <StepLines data={series} domain={[1, L + 1]} lines={[{ key: 'meanLength', name: '1 + A/steps', color: PALETTE.other }]} />
         </ChartCard>
-        <ChartCard id="histogram" title={`Accepted length per step, 0..${L} (bonus token excluded); total = steps`} points={histogram.length}>
+        <ChartCard id="histogram" title={`Accepted length per step, 0..${L} (bonus token excluded); total = steps`} points={histogram.length} waiting={waiting}>
           <BarChart width={WIDTH} height={HEIGHT} data={histogram}>
             <CartesianGrid strokeDasharray="3 3" />
             <XAxis dataKey="length" />
@@ -135,7 +153,7 @@ export function Charts() {
             <Bar dataKey="steps" fill={PALETTE.R} isAnimationActive={false} />
           </BarChart>
         </ChartCard>
-        <ChartCard id="per-position" title="Per-position acceptance: steps accepting ≥ i tokens / steps" points={positions.length}>
+        <ChartCard id="per-position" title="Per-position acceptance: steps accepting ≥ i tokens / steps" points={positions.length} waiting={waiting}>
           <BarChart width={WIDTH} height={HEIGHT} data={positions}>
             <CartesianGrid strokeDasharray="3 3" />
             <XAxis dataKey="position" />
@@ -147,4 +165,4 @@ export function Charts() {
       </div>
     </section>
   );
-}
+});

@@ -1,5 +1,6 @@
-import { useDeferredValue } from 'react';
+import { memo, useDeferredValue } from 'react';
 import type { EmittedToken, StepRecord } from '../engine/decode';
+import type { SpecActions } from '../store/store';
 import { fixed, visibleToken } from './format';
 import { useSpec } from './storeContext';
 
@@ -37,6 +38,40 @@ export function TokenLegend() {
   );
 }
 
+/** Memoised on the deferred steps, so that store updates in between do not redraw every token. */
+const Tokens = memo(function Tokens(props: { steps: readonly StepRecord[]; tokenTexts: readonly string[] | undefined; showInvalid: boolean; setUi: SpecActions['setUi']; text: string | undefined }) {
+  const { steps, tokenTexts, showInvalid, setUi } = props;
+  const text = (token: number) => tokenTexts?.[token] ?? `#${token}`;
+  return (
+    <p className="tokens" data-testid="token-stream" data-text={props.text}>
+      {steps.map((step) => (
+        <span key={step.index} className="step-group" data-step={step.index}>
+          {step.emitted.map((token, position) => (
+            <span
+              key={position}
+              className={`token origin-${token.origin}`}
+              title={explain(step, token, position)}
+              tabIndex={0}
+              onClick={() => setUi({ selectedStep: step.index })}
+              onKeyDown={(event) => {
+                if (event.key === 'Enter') setUi({ selectedStep: step.index });
+              }}
+            >
+              {visibleToken(text(token.token))}
+            </span>
+          ))}
+          {showInvalid &&
+            (step.drafts[step.chosen] ?? []).slice(step.validLengths[step.chosen] ?? 0).map((token, i) => (
+              <s key={`invalid-${i}`} className="token invalid" title={`step ${step.index + 1}: draft ${step.chosen + 1} token left the grammar here, so it and the rest of the draft were invalidated`}>
+                {visibleToken(text(token))}
+              </s>
+            ))}
+        </span>
+      ))}
+    </p>
+  );
+});
+
 export function TokenStream() {
   // Deferred like the charts: the stream redraws when the page is idle, not in the worker's way.
   const steps = useDeferredValue(useSpec((s) => s.run.steps));
@@ -44,7 +79,6 @@ export function TokenStream() {
   const showInvalid = useSpec((s) => s.ui.showInvalid);
   const setUi = useSpec((s) => s.setUi);
   const report = useSpec((s) => s.run.report);
-  const text = (token: number) => tokenTexts?.[token] ?? `#${token}`;
   return (
     <section className="stream" aria-labelledby="stream-heading">
       <div className="section-head">
@@ -54,32 +88,7 @@ export function TokenStream() {
           <input type="checkbox" checked={showInvalid} onChange={(event) => setUi({ showInvalid: event.target.checked })} /> show invalidated draft tokens
         </label>
       </div>
-      <p className="tokens" data-testid="token-stream" data-text={report?.text}>
-        {steps.map((step) => (
-          <span key={step.index} className="step-group" data-step={step.index}>
-            {step.emitted.map((token, position) => (
-              <span
-                key={position}
-                className={`token origin-${token.origin}`}
-                title={explain(step, token, position)}
-                tabIndex={0}
-                onClick={() => setUi({ selectedStep: step.index })}
-                onKeyDown={(event) => {
-                  if (event.key === 'Enter') setUi({ selectedStep: step.index });
-                }}
-              >
-                {visibleToken(text(token.token))}
-              </span>
-            ))}
-            {showInvalid &&
-              (step.drafts[step.chosen] ?? []).slice(step.validLengths[step.chosen] ?? 0).map((token, i) => (
-                <s key={`invalid-${i}`} className="token invalid" title={`step ${step.index + 1}: draft ${step.chosen + 1} token left the grammar here, so it and the rest of the draft were invalidated`}>
-                  {visibleToken(text(token))}
-                </s>
-              ))}
-          </span>
-        ))}
-      </p>
+      <Tokens steps={steps} tokenTexts={tokenTexts} showInvalid={showInvalid} setUi={setUi} text={report?.text} />
       {report && (
         <p className="verdict" data-testid="verdict" data-tokens-per-second={report.tokensPerSecond}>
           {report.verdict === null
