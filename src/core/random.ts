@@ -33,3 +33,20 @@ export function rngSource(rng: Rng, precision: 'f64' | 'f32' = 'f64'): RandomSou
     },
   };
 }
+
+/**
+ * Passes every choice through to `inner` and keeps the weights of the latest categorical draw. Every
+ * verifier draws its final token (correction or bonus) last, so after a verification these are the law
+ * that token came from: the residual, or the target's bonus row.
+ */
+export function recordingSource(inner: RandomSource): RandomSource & { lastCategorical(): ArrayLike<number> | null } {
+  let last: ArrayLike<number> | null = null;
+  return {
+    bernoulli: (p) => inner.bernoulli(p),
+    categorical(weights) {
+      last = weights;
+      return inner.categorical(weights);
+    },
+    lastCategorical: () => last,
+  };
+}

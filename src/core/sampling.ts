@@ -129,3 +129,41 @@ export function drawCategorical(weights: ArrayLike<number>, u: number): number {
   }
   return lastPositive;
 }
+
+export interface TopEntry {
+  token: number;
+  /** weights[token] / Σ weights. */
+  prob: number;
+}
+
+export interface DistributionSummary {
+  /** The `count` heaviest tokens, heaviest first (ties by token id). */
+  top: TopEntry[];
+  /** Tokens with positive weight. */
+  support: number;
+}
+
+/** The heaviest `count` entries of an unnormalised distribution, normalised, and the size of its support. */
+export function summarizeDistribution(weights: ArrayLike<number>, count: number): DistributionSummary {
+  let total = 0;
+  let support = 0;
+  for (let i = 0; i < weights.length; i++) {
+    const weight = weights[i] as number;
+    if (!(weight >= 0)) throw new RangeError(`distribution weight ${i} is ${weight}`);
+    if (weight > 0) support++;
+    total += weight;
+  }
+  if (!(total > 0 && Number.isFinite(total))) throw new RangeError(`distribution weights sum to ${total}`);
+  // A partial selection kept sorted: count is small (a handful) and V can be 50k.
+  const top: TopEntry[] = [];
+  for (let token = 0; token < weights.length; token++) {
+    const weight = weights[token] as number;
+    if (weight === 0 || (top.length === count && weight <= (top[count - 1] as TopEntry).prob)) continue;
+    let at = top.length;
+    while (at > 0 && (top[at - 1] as TopEntry).prob < weight) at--;
+    top.splice(at, 0, { token, prob: weight });
+    if (top.length > count) top.pop();
+  }
+  for (const entry of top) entry.prob /= total;
+  return { top, support };
+}

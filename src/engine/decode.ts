@@ -10,13 +10,13 @@
  */
 import { countDraftTokens, emptyCounters, recordStep, type Counters, type StepCounts } from '../core/metrics';
 import { createRng } from '../core/rng';
-import { drawCategorical, logitsToProbs, maskWordCount, type SamplingParams } from '../core/sampling';
+import { drawCategorical, logitsToProbs, maskWordCount, type DistributionSummary, type SamplingParams } from '../core/sampling';
 import { METHOD_IDS, draftsUsed, type MethodId } from '../core/verify';
 import { GrammarDeadEndError, advanceOverEmitted, checkDrafts, openMask, type DraftGrammarCheck } from '../grammar/draftMasks';
 import type { CompiledSchema, SchemaMatcher } from '../grammar/engine';
 import { scoreOutput, type OutputVerdict, type SchemaValidator } from '../grammar/score';
 import type { PairModels } from './pairModels';
-import { DRAFT_STREAM, cpuVerifier, type StepVerifier, type VerifyPath } from './stepVerifier';
+import { DRAFT_STREAM, cpuVerifier, type StepVerifier, type VerifyInput, type VerifyPath } from './stepVerifier';
 
 export type DecodeMethod = 'ar' | MethodId;
 export const DECODE_METHODS: readonly DecodeMethod[] = ['ar', ...METHOD_IDS];
@@ -86,6 +86,8 @@ export interface StepRecord {
   emitted: EmittedToken[];
   /** Where the step was verified, and whether the WGSL kernels read the target's logits in place. */
   verifiedOn: VerifyPath | null;
+  /** The law the final (correction or bonus) token was drawn from: its top and support; null for ar. */
+  finalLaw: DistributionSummary | null;
   /** The GBV block scalars w_i, Z_i, h_i (gbv and spectr-gbv). */
   trace: { start: number; weights: number[]; masses: number[]; stops: number[] } | null;
   counts: StepCounts;
@@ -174,7 +176,7 @@ export async function decode(models: PairModels, options: DecodeOptions, onStep?
         const counts: StepCounts = { proposed: 0, invalidated: 0, distinctProposed: 0, distinctEligible: 0, accepted: 0 };
         record = {
           index: steps, drafts: [], draftProbs: [], targetProbs: [], draftLengths: [], validLengths: [], chosen: 0, accepted: 0,
-          emitted: [{ token, origin: 'target', targetProb: row[token] as number }], verifiedOn: null, trace: null, counts, timings,
+          emitted: [{ token, origin: 'target', targetProb: row[token] as number }], verifiedOn: null, finalLaw: null, trace: null, counts, timings,
         };
       } else {
         record = await speculativeStep(models, { ...options, K }, { tokens, context, rng, verification, matcher, constrainedAfter, timings, index: steps });
@@ -225,6 +227,12 @@ interface StepState {
   constrainedAfter: (output: readonly number[]) => boolean;
   timings: StepTimings;
   index: number;
+}
+
+async function replayFinalLaw(input: VerifyInput, tokens: Int32Array): Promise<DistributionSummary | null> {
+  const replay = await cpuVerifier.verify(input);
+  const same = replay.outcome.tokens.length === tokens.length && replay.outcome.tokens.every((token, i) => token === tokens[i]);
+  return same ? replay.finalLaw : null;
 }
 
 async function speculativeStep(models: PairModels, options: DecodeOptions, state: StepState): Promise<StepRecord> {
@@ -317,7 +325,7 @@ async function speculativeStep(models: PairModels, options: DecodeOptions, state
   }
 
   // 4. Verification.
-  const { outcome, wordsUsed, path } = await verification.verifier.verify({
+  const input: VerifyInput = {
     method: method as MethodId,
     problem: { K, L, V, drafts, draftProbs, targetProbs },
     targetLogits: logits,
@@ -328,12 +336,16 @@ async function speculativeStep(models: PairModels, options: DecodeOptions, state
     sampling,
     seed: options.seed,
     firstWord: verification.nextWord,
-  });
+  };
+  const { outcome, wordsUsed, path, finalLaw } = await verification.verifier.verify(input);
   verification.nextWord += wordsUsed;
   const accepted = Math.min(outcome.accepted, lengths[outcome.draft] as number);
   const validLengths = check ? check.validLengths : new Array<number>(K).fill(L);
   if (check && matcher) advanceOverEmitted(matcher, check, constrainedFrom, outcome);
   timings.verify += now() - mark;
+  // The kernels do not report the law of the final token; the CPU twin replays the step on the same words
+  // to show it (outside the verify timing). Where f32 rounding made the two decide differently, none is shown.
+  const law = finalLaw ?? (await replayFinalLaw(input, outcome.tokens));
 
   // 5. The caches keep the emitted prefix.
   models.commit(outcome.draft, accepted);
@@ -348,6 +360,7 @@ async function speculativeStep(models: PairModels, options: DecodeOptions, state
     if (i < accepted) return { token, origin: 'draft', targetProb, draftProb: tokenProb(draftProbs, chosen * L + i, token) };
     return { token, origin: accepted === L ? 'bonus' : 'correction', targetProb };
   });
+  const finalEmitted = emittedCount === accepted + 1;
   const perDraft = <T>(each: (k: number, j: number) => T) => Array.from({ length: K }, (_, k) => Array.from({ length: lengths[k] as number }, (_, j) => each(k, j)));
   const trace = outcome.trace;
   return {
@@ -361,6 +374,7 @@ async function speculativeStep(models: PairModels, options: DecodeOptions, state
     accepted,
     emitted,
     verifiedOn: path,
+    finalLaw: finalEmitted ? law : null,
     trace: trace ? { start: trace.start, weights: Array.from(trace.weights), masses: Array.from(trace.masses), stops: Array.from(trace.stops) } : null,
     counts: countDraftTokens(drafts, K, L, validLengths, accepted, lengths),
     timings,

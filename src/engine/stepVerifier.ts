@@ -4,9 +4,9 @@
  * run replays to the same text on either; they can differ only where a uniform lies within f32 rounding
  * of its threshold (about 1e-5 per decision, see the twin tests).
  */
-import { rngSource } from '../core/random';
+import { recordingSource, rngSource } from '../core/random';
 import { createRng } from '../core/rng';
-import type { SamplingParams } from '../core/sampling';
+import { summarizeDistribution, type DistributionSummary, type SamplingParams } from '../core/sampling';
 import { VERIFIERS, denseView, type MethodId, type VerifyOutcome, type VerifyProblem } from '../core/verify';
 
 /** Philox streams of a run: drafting and verification never share words. */
@@ -34,16 +34,29 @@ export interface VerifyInput {
 /** cpu: the twin; gpu-upload: the kernels on logits written to the GPU; gpu-in-place: on the model's own buffer. */
 export type VerifyPath = 'cpu' | 'gpu-upload' | 'gpu-in-place';
 
+/** How many of the final token's most likely alternatives a step records. */
+export const FINAL_LAW_TOP = 5;
+
+export interface StepVerification {
+  outcome: VerifyOutcome;
+  wordsUsed: number;
+  path: VerifyPath;
+  /** The law the final (correction or bonus) token was drawn from; the CPU twin knows it, the kernels do not. */
+  finalLaw: DistributionSummary | null;
+}
+
 export interface StepVerifier {
   readonly kind: 'cpu' | 'gpu';
-  verify(input: VerifyInput): Promise<{ outcome: VerifyOutcome; wordsUsed: number; path: VerifyPath }>;
+  verify(input: VerifyInput): Promise<StepVerification>;
 }
 
 export const cpuVerifier: StepVerifier = {
   kind: 'cpu',
   verify({ method, problem, seed, firstWord }) {
     const rng = createRng(seed, VERIFY_STREAM, firstWord);
-    const outcome = VERIFIERS[method](denseView(problem), rngSource(rng, 'f32'));
-    return Promise.resolve({ outcome, wordsUsed: rng.position - firstWord, path: 'cpu' as const });
+    const source = recordingSource(rngSource(rng, 'f32'));
+    const outcome = VERIFIERS[method](denseView(problem), source);
+    const law = source.lastCategorical();
+    return Promise.resolve({ outcome, wordsUsed: rng.position - firstWord, path: 'cpu' as const, finalLaw: law ? summarizeDistribution(law, FINAL_LAW_TOP) : null });
   },
 };

@@ -54,7 +54,7 @@ export function gpuStepVerifier(devices: GpuDeviceManager, sharedDevice: GPUDevi
         stream: VERIFY_STREAM,
         firstWord,
       });
-      return { outcome, wordsUsed: outcome.wordsUsed, path: inPlace ? ('gpu-in-place' as const) : ('gpu-upload' as const) };
+      return { outcome, wordsUsed: outcome.wordsUsed, path: inPlace ? ('gpu-in-place' as const) : ('gpu-upload' as const), finalLaw: null };
     },
   };
 }

@@ -1,6 +1,38 @@
 import { useDeferredValue } from 'react';
+import type { DistributionSummary } from '../core/sampling';
+import type { EmittedToken } from '../engine/decode';
 import { fixed, visibleToken } from './format';
 import { useSpec } from './storeContext';
+
+/** The law the final token was drawn from: the residual after a rejection, the target's row after a full block. */
+function FinalLaw(props: { law: DistributionSummary; origin: EmittedToken['origin']; drawn: number; text: (token: number) => string }) {
+  const { law, origin, drawn, text } = props;
+  const from = origin === 'correction' ? 'the normalised residual (the target’s mass the drafts did not cover)' : 'the masked target’s bonus row';
+  return (
+    <table className="final-law" data-testid="final-law">
+      <caption>
+        The {origin} token was drawn from {from}: {law.support} token{law.support === 1 ? '' : 's'} possible; the {law.top.length} most likely:
+      </caption>
+      <thead>
+        <tr>
+          <th scope="col">token</th>
+          <th scope="col">probability</th>
+        </tr>
+      </thead>
+      <tbody>
+        {law.top.map((entry) => (
+          <tr key={entry.token} className={entry.token === drawn ? 'drawn' : undefined}>
+            <td>
+              <code>{text(entry.token)}</code>
+              {entry.token === drawn ? ' (drawn)' : ''}
+            </td>
+            <td>{fixed(entry.prob, 4)}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
 
 export function StepInspector() {
   const steps = useDeferredValue(useSpec((s) => s.run.steps));
@@ -77,6 +109,7 @@ export function StepInspector() {
           Final token: <code>{text(last.token)}</code> ({last.origin}, target p = {fixed(last.targetProb, 4)}).
         </p>
       )}
+      {last && step.finalLaw && <FinalLaw law={step.finalLaw} origin={last.origin} drawn={last.token} text={text} />}
       {step.trace && (
         <table className="trace">
           <caption>GBV block from draft position {step.trace.start + 1}: w capped weight, Z residual mass, h stop probability (— where the rule did not need it)</caption>

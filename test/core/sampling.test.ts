@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { drawCategorical, isTokenAllowed, logitsToProbs, maskFromAllowed, maskWordCount } from '../../src/core/sampling';
+import { drawCategorical, isTokenAllowed, logitsToProbs, maskFromAllowed, maskWordCount, summarizeDistribution } from '../../src/core/sampling';
 
 const sum = (row: Float64Array) => row.reduce((a, b) => a + b, 0);
 
@@ -85,5 +85,41 @@ describe('drawCategorical', () => {
     expect(() => drawCategorical([0, 0], 0.5)).toThrow(/sum to 0/);
     expect(() => drawCategorical([1, -1], 0.5)).toThrow(/weight 1/);
     expect(() => drawCategorical([1, NaN], 0.5)).toThrow(/weight 1/);
+  });
+});
+
+describe('summarizeDistribution', () => {
+  it('normalises, keeps the heaviest entries heaviest first (ties by id), and counts the support', () => {
+    const summary = summarizeDistribution([0, 3, 1, 0, 3, 2, 1], 3);
+    expect(summary.support).toBe(5);
+    expect(summary.top).toEqual([
+      { token: 1, prob: 0.3 },
+      { token: 4, prob: 0.3 },
+      { token: 5, prob: 0.2 },
+    ]);
+  });
+
+  it('agrees with a full sort on random rows, whatever the count', () => {
+    let state = 12345;
+    const next = () => ((state = (state * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    for (let trial = 0; trial < 50; trial++) {
+      const weights = Array.from({ length: 1 + Math.floor(next() * 60) }, () => (next() < 0.3 ? 0 : Math.floor(next() * 8)));
+      if (!weights.some((w) => w > 0)) weights[0] = 1;
+      const total = weights.reduce((a, b) => a + b, 0);
+      const count = 1 + Math.floor(next() * 7);
+      const sorted = weights
+        .map((weight, token) => ({ token, prob: weight / total }))
+        .filter((entry) => entry.prob > 0)
+        .sort((a, b) => b.prob - a.prob || a.token - b.token);
+      const summary = summarizeDistribution(weights, count);
+      expect(summary.top).toEqual(sorted.slice(0, count));
+      expect(summary.support).toBe(sorted.length);
+    }
+  });
+
+  it('rejects empty, negative and NaN weights', () => {
+    expect(() => summarizeDistribution([0, 0], 2)).toThrow(/sum to 0/);
+    expect(() => summarizeDistribution([1, -1], 2)).toThrow(/weight 1/);
+    expect(() => summarizeDistribution([NaN, 1], 2)).toThrow(/weight 0/);
   });
 });

@@ -6,7 +6,7 @@
 import { Ajv } from 'ajv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { derivedRatios, eligible } from '../../src/core/metrics';
-import { DECODE_METHODS, PromptTooLongError } from '../../src/engine/decode';
+import { DECODE_METHODS, PromptTooLongError, type StepRecord } from '../../src/engine/decode';
 import { SpecEngine, type RunReport } from '../../src/engine/engine';
 import { presetParams, type RunParams } from '../../src/engine/params';
 import { gpuStepVerifier } from '../../src/gpu/stepVerifier';
@@ -84,9 +84,15 @@ describe('the decode loop on the bundled models', () => {
         [SCHEMA_PRESETS[4], 'spectr'],
       ] as const) {
         const params = presetParams(preset as SchemaPreset, { method, temperature: 1, seed: 5 });
-        const [cpu, gpuReport] = [await engine.run(params), await onGpu.run(params)];
+        const cpuLaws: StepRecord['finalLaw'][] = [];
+        const gpuLaws: StepRecord['finalLaw'][] = [];
+        const cpu = await engine.run(params, (record) => void cpuLaws.push(record.finalLaw));
+        const gpuReport = await onGpu.run(params, (record) => void gpuLaws.push(record.finalLaw));
         expect(gpuReport.tokens).toEqual(cpu.tokens);
         expect(gpuReport.counters).toEqual(cpu.counters);
+        // The kernels do not report the final token's law; the twin's replay fills it in, step for step.
+        expect(gpuLaws).toEqual(cpuLaws);
+        expect(gpuLaws.filter((law) => law !== null).length).toBeGreaterThan(cpuLaws.length / 2);
       }
     } finally {
       onGpu.dispose();

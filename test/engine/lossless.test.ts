@@ -101,7 +101,7 @@ const acceptEverything: StepVerifier = {
     const { L, V: vocab, drafts, targetProbs } = problem;
     let best = 0;
     for (let x = 1; x < vocab; x++) if ((targetProbs[L * vocab + x] as number) > (targetProbs[L * vocab + best] as number)) best = x;
-    return Promise.resolve({ outcome: { draft: 0, accepted: L, tokens: Int32Array.from([...drafts.subarray(0, L), best]) }, wordsUsed: 0, path: 'cpu' as const });
+    return Promise.resolve({ outcome: { draft: 0, accepted: L, tokens: Int32Array.from([...drafts.subarray(0, L), best]) }, wordsUsed: 0, path: 'cpu' as const, finalLaw: null });
   },
 };
 

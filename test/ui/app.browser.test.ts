@@ -97,8 +97,16 @@ describe('the built app in headless Chromium', () => {
     await page.getByRole('button', { name: 'Step', exact: true }).click();
     await page.locator('[data-counter="steps"]').filter({ hasText: '2' }).waitFor();
     const K = Number(await page.locator('#K').inputValue());
+    // The inspector is deferred: it catches up with the counters when the page is idle.
+    await page.getByTestId('inspector').filter({ hasText: 'Step 2 of 2' }).waitFor();
     await expect(page.locator('.draft-grid tbody tr').count()).resolves.toBe(K);
-    await expect(page.getByTestId('inspector').textContent()).resolves.toMatch(/Step 2 of 2/);
+    // The final token's law: its most likely tokens, heaviest first, within one unit of probability.
+    const law = page.getByTestId('final-law');
+    await expect(law.locator('caption').textContent()).resolves.toMatch(/The (correction|bonus) token was drawn from .*: \d+ tokens? possible/);
+    const probs = (await law.locator('tbody td:nth-child(2)').allTextContents()).map(Number);
+    expect(probs.length).toBeGreaterThan(0);
+    expect(probs).toEqual([...probs].sort((a, b) => b - a));
+    expect(probs.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(1.001);
     await page.getByRole('button', { name: 'Resume' }).click();
     await page.getByTestId('run-status').filter({ hasText: 'done' }).waitFor({ timeout: 180_000 });
   });
