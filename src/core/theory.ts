@@ -134,3 +134,32 @@ export function extendWithTarget(
   for (const [key, probability] of emitted) extend(key.split(',').map(Number), probability);
   return law;
 }
+
+/**
+ * P(accepted = j | the drafts), j = 0..L, for one verification problem: every Bernoulli choice of the
+ * verifier is enumerated. Its final draw (correction or bonus) comes after the length is decided, so it does
+ * not branch: it returns the first possible token. `lengthOf` reads the length from an outcome (the decode
+ * loop cuts it at a stop token). Throws EnumerationBudgetExceeded past `maxRuns` paths.
+ */
+export function acceptedLengthLaw(
+  verifier: Verifier,
+  view: DraftBlockView,
+  maxRuns: number,
+  lengthOf: (outcome: VerifyOutcome) => number = (outcome) => outcome.accepted,
+): Float64Array {
+  const law = new Float64Array(view.L + 1);
+  enumerateOutcomes(
+    (source) =>
+      lengthOf(
+        verifier(view, {
+          bernoulli: (p) => source.bernoulli(p),
+          categorical: (weights) => Array.prototype.findIndex.call(weights, (weight: number) => weight > 0),
+        }),
+      ),
+    (length, probability) => {
+      law[length] = (law[length] as number) + probability;
+    },
+    maxRuns,
+  );
+  return law;
+}

@@ -11,7 +11,9 @@
 import { countDraftTokens, emptyCounters, recordStep, type Counters, type StepCounts } from '../core/metrics';
 import { createRng } from '../core/rng';
 import { drawCategorical, logitsToProbs, maskWordCount, type DistributionSummary, type SamplingParams } from '../core/sampling';
-import { METHOD_IDS, draftsUsed, type MethodId } from '../core/verify';
+import { EnumerationBudgetExceeded } from '../core/enumerate';
+import { acceptedLengthLaw } from '../core/theory';
+import { METHOD_IDS, VERIFIERS, denseView, draftsUsed, type MethodId, type VerifyProblem } from '../core/verify';
 import { GrammarDeadEndError, advanceOverEmitted, checkDrafts, openMask, type DraftGrammarCheck } from '../grammar/draftMasks';
 import type { CompiledSchema, SchemaMatcher } from '../grammar/engine';
 import { scoreOutput, type OutputVerdict, type SchemaValidator } from '../grammar/score';
@@ -69,6 +71,8 @@ export interface StepTimings {
   target: number;
   verify: number;
   overhead: number;
+  /** The teaching analyses (the final token's law, the accepted length's law): not generation. */
+  analysis: number;
 }
 
 export interface StepRecord {
@@ -88,6 +92,11 @@ export interface StepRecord {
   verifiedOn: VerifyPath | null;
   /** The law the final (correction or bonus) token was drawn from: its top and support; null for ar. */
   finalLaw: DistributionSummary | null;
+  /**
+   * P(accepted = j | this step's drafts), j = 0..L, exact (every verifier choice enumerated): summed over
+   * steps, the histogram's expectation. Null where the enumeration would exceed its budget.
+   */
+  lengthLaw: number[] | null;
   /** The GBV block scalars w_i, Z_i, h_i (gbv and spectr-gbv). */
   trace: { start: number; weights: number[]; masses: number[]; stops: number[] } | null;
   counts: StepCounts;
@@ -129,7 +138,7 @@ export function validateDecodeOptions(options: DecodeOptions, contextLength: num
 }
 
 const now = () => performance.now();
-const zeroTimings = (): StepTimings => ({ draft: 0, mask: 0, target: 0, verify: 0, overhead: 0 });
+const zeroTimings = (): StepTimings => ({ draft: 0, mask: 0, target: 0, verify: 0, overhead: 0, analysis: 0 });
 
 /** `onStep` may return a promise: the loop waits for it (pause, single-stepping, slow motion). */
 export async function decode(models: PairModels, options: DecodeOptions, onStep?: (record: StepRecord) => void | Promise<void>): Promise<DecodeResult> {
@@ -176,7 +185,7 @@ export async function decode(models: PairModels, options: DecodeOptions, onStep?
         const counts: StepCounts = { proposed: 0, invalidated: 0, distinctProposed: 0, distinctEligible: 0, accepted: 0 };
         record = {
           index: steps, drafts: [], draftProbs: [], targetProbs: [], draftLengths: [], validLengths: [], chosen: 0, accepted: 0,
-          emitted: [{ token, origin: 'target', targetProb: row[token] as number }], verifiedOn: null, finalLaw: null, trace: null, counts, timings,
+          emitted: [{ token, origin: 'target', targetProb: row[token] as number }], verifiedOn: null, finalLaw: null, lengthLaw: oneHot(L + 1, 0), trace: null, counts, timings,
         };
       } else {
         record = await speculativeStep(models, { ...options, K }, { tokens, context, rng, verification, matcher, constrainedAfter, timings, index: steps });
@@ -187,7 +196,7 @@ export async function decode(models: PairModels, options: DecodeOptions, onStep?
       }
       counters = recordStep(counters, record.counts);
       steps++;
-      timings.overhead = Math.max(0, now() - stepStart - timings.draft - timings.mask - timings.target - timings.verify);
+      timings.overhead = Math.max(0, now() - stepStart - timings.draft - timings.mask - timings.target - timings.verify - timings.analysis);
       for (const key of Object.keys(totals) as (keyof StepTimings)[]) totals[key] += timings[key];
       await onStep?.(record);
       if (tokens.at(-1) === stopTokenId || matcher?.isTerminated() === true) {
@@ -228,6 +237,22 @@ interface StepState {
   timings: StepTimings;
   index: number;
 }
+
+/** Exact enumeration of a step's verifier paths stops past this much work (paths × vocabulary size). */
+const LENGTH_LAW_WORK = 1 << 18;
+
+function acceptedLengthLawOf(method: MethodId, problem: VerifyProblem, lengths: readonly number[]): number[] | null {
+  const maxPaths = Math.max(16, Math.floor(LENGTH_LAW_WORK / problem.V));
+  try {
+    // The counted length stops at a draft's stop token, as the step's own accepted length does.
+    return Array.from(acceptedLengthLaw(VERIFIERS[method], denseView(problem), maxPaths, (outcome) => Math.min(outcome.accepted, lengths[outcome.draft] as number)));
+  } catch (error) {
+    if (error instanceof EnumerationBudgetExceeded) return null;
+    throw error;
+  }
+}
+
+const oneHot = (size: number, at: number) => Array.from({ length: size }, (_, i) => (i === at ? 1 : 0));
 
 async function replayFinalLaw(input: VerifyInput, tokens: Int32Array): Promise<DistributionSummary | null> {
   const replay = await cpuVerifier.verify(input);
@@ -343,9 +368,13 @@ async function speculativeStep(models: PairModels, options: DecodeOptions, state
   const validLengths = check ? check.validLengths : new Array<number>(K).fill(L);
   if (check && matcher) advanceOverEmitted(matcher, check, constrainedFrom, outcome);
   timings.verify += now() - mark;
-  // The kernels do not report the law of the final token; the CPU twin replays the step on the same words
-  // to show it (outside the verify timing). Where f32 rounding made the two decide differently, none is shown.
+
+  // Teaching analyses, timed apart from generation. The kernels do not report the law of the final token, so
+  // the CPU twin replays the step on the same words to show it (none where f32 rounding made them differ).
+  mark = now();
   const law = finalLaw ?? (await replayFinalLaw(input, outcome.tokens));
+  const lengthLaw = acceptedLengthLawOf(method as MethodId, input.problem, lengths);
+  timings.analysis += now() - mark;
 
   // 5. The caches keep the emitted prefix.
   models.commit(outcome.draft, accepted);
@@ -375,6 +404,7 @@ async function speculativeStep(models: PairModels, options: DecodeOptions, state
     emitted,
     verifiedOn: path,
     finalLaw: finalEmitted ? law : null,
+    lengthLaw,
     trace: trace ? { start: trace.start, weights: Array.from(trace.weights), masses: Array.from(trace.masses), stops: Array.from(trace.stops) } : null,
     counts: countDraftTokens(drafts, K, L, validLengths, accepted, lengths),
     timings,

@@ -17,6 +17,9 @@ export interface RunReport extends DecodeResult {
   /** Schema keywords xgrammar does not enforce exactly (ajv still checks them). */
   unenforced: readonly string[];
   wallMs: number;
+  /** wallMs less the teaching analyses (timings.analysis): what generation itself took. */
+  generationMs: number;
+  /** Tokens over generationMs. */
   tokensPerSecond: number;
   metrics: ReturnType<typeof exportCounters>;
 }
@@ -82,12 +85,14 @@ export class SpecEngine {
       onStep,
     );
     const wallMs = performance.now() - started;
+    const generationMs = wallMs - result.timings.analysis;
     return {
       ...result,
       params,
       unenforced: grammar?.unenforced ?? [],
       wallMs,
-      tokensPerSecond: result.tokens.length / (wallMs / 1000),
+      generationMs,
+      tokensPerSecond: result.tokens.length / (generationMs / 1000),
       metrics: exportCounters(result.counters),
     };
   }

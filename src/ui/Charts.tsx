@@ -1,5 +1,5 @@
 import { memo, useDeferredValue, useRef, type ReactNode } from 'react';
-import { Bar, BarChart, CartesianGrid, Legend, Line, LineChart, Tooltip, XAxis, YAxis } from 'recharts';
+import { Bar, BarChart, CartesianGrid, ComposedChart, Legend, Line, LineChart, Tooltip, XAxis, YAxis } from 'recharts';
 import { derivedRatios, perPositionAcceptance, recordStep, emptyCounters, type Counters } from '../core/metrics';
 import type { StepRecord } from '../engine/decode';
 import { download } from './download';
@@ -88,6 +88,16 @@ function cumulativeSeries(steps: readonly StepRecord[], L: number) {
   return points;
 }
 
+/** Σ over steps of P(accepted = j | the step's drafts), or null when some step has no exact law. */
+function expectedHistogram(steps: readonly StepRecord[], L: number): number[] | null {
+  const expected = new Array<number>(L + 1).fill(0);
+  for (const { lengthLaw } of steps) {
+    if (!lengthLaw) return null;
+    lengthLaw.forEach((p, j) => (expected[j] = (expected[j] as number) + p));
+  }
+  return expected;
+}
+
 type SeriesPoint = ReturnType<typeof cumulativeSeries>[number];
 
 /** Lines over verification steps, drawn without animation so that live updates stay cheap. */
@@ -121,7 +131,8 @@ const ChartGrid = memo(function ChartGrid({ steps, counters }: { steps: readonly
   const { L } = counters;
   const waiting = steps.length === 0;
   const series = cumulativeSeries(steps, L);
-  const histogram = counters.histogram.map((count, length) => ({ length, steps: count }));
+  const expected = expectedHistogram(steps, L);
+  const histogram = counters.histogram.map((count, length) => ({ length, steps: count, ...(expected ? { expected: expected[length] } : {}) }));
   const positions = perPositionAcceptance(counters).map((rate, i) => ({ position: i + 1, rate }));
   return (
     <section className="charts" aria-labelledby="charts-heading">
@@ -145,13 +156,20 @@ const ChartGrid = memo(function ChartGrid({ steps, counters }: { steps: readonly
           <StepLines data={series} domain={[1, L + 1]} lines={[{ key: 'meanLength', name: '1 + A/steps', color: PALETTE.other }]} />
         </ChartCard>
         <ChartCard id="histogram" title={`Accepted length per step, 0..${L} (bonus token excluded); total = steps`} points={histogram.length} waiting={waiting}>
-          <BarChart width={WIDTH} height={HEIGHT} data={histogram}>
+          <ComposedChart width={WIDTH} height={HEIGHT} data={histogram}>
             <CartesianGrid strokeDasharray="3 3" />
             <XAxis dataKey="length" />
             <YAxis allowDecimals={false} />
             <Tooltip />
-            <Bar dataKey="steps" fill={PALETTE.R} isAnimationActive={false} />
-          </BarChart>
+            <Legend />
+            <Bar dataKey="steps" name="observed steps" fill={PALETTE.R} isAnimationActive={false} />
+            {expected && <Line dataKey="expected" name="expected given the drafts (exact)" stroke={PALETTE.other} strokeWidth={2} isAnimationActive={false} />}
+          </ComposedChart>
+          <p className="chart-note" data-testid="histogram-expectation" data-expected={expected?.map((count) => count.toFixed(6)).join(' ')}>
+            {expected
+              ? 'Expected: Σ over steps of P(length | that step’s drafts), every verifier choice enumerated. Bars above or below it are the verifier’s luck; the drafts set its shape.'
+              : 'Expected line not drawn: a step had more verifier paths than exact enumeration allows (SpecTr at large K and L, or a large vocabulary).'}
+          </p>
         </ChartCard>
         <ChartCard id="per-position" title="Per-position acceptance: steps accepting ≥ i tokens / steps" points={positions.length} waiting={waiting}>
           <BarChart width={WIDTH} height={HEIGHT} data={positions}>

@@ -22,9 +22,10 @@ const step = (index: number, accepted: number, invalidated: number): StepRecord 
   emitted: [{ token: 9, origin: 'correction', targetProb: 0.2 }],
   verifiedOn: 'cpu',
   finalLaw: null,
+  lengthLaw: null,
   trace: null,
   counts: { proposed: 4, invalidated, distinctProposed: 4, distinctEligible: 4 - invalidated, accepted },
-  timings: { draft: 0, mask: 0, target: 0, verify: 0, overhead: 0 },
+  timings: { draft: 0, mask: 0, target: 0, verify: 0, overhead: 0, analysis: 0 },
 });
 
 describe('the app store', () => {

@@ -83,6 +83,12 @@ describe('the built app in headless Chromium', () => {
       expect(Number(await figure.getAttribute('data-points')), chart).toBeGreaterThan(0);
       expect(await figure.locator('.recharts-line-curve, .recharts-bar-rectangle').count(), chart).toBeGreaterThan(0);
     }
+    // The histogram's exact expectation sums to the steps too, once the deferred charts have caught up.
+    await page.waitForFunction(`(() => {
+      const values = (document.querySelector('[data-testid="histogram-expectation"]')?.getAttribute('data-expected') ?? '').split(' ').map(Number);
+      return values.length === ${shown.histogram.length} && Math.abs(values.reduce((a, b) => a + b, 0) - ${shown.steps}) < 1e-4;
+    })()`);
+    await expect(page.locator('[data-chart="histogram"] .recharts-line-curve').count()).resolves.toBe(1);
     await page.screenshot({ path: `${SCREENSHOTS}/preset-${id}.png`, fullPage: true });
     expect(distinctBytes(`${SCREENSHOTS}/preset-${id}.png`)).toBeGreaterThan(100);
   });

@@ -53,12 +53,12 @@ export async function runDecodeBench(engine: SpecEngine, seeds: number, costRati
       let ms = 0;
       let valid = 0;
       let counters = emptyCounters(Math.max(L, 1));
-      const perStep: StepTimings = { draft: 0, mask: 0, target: 0, verify: 0, overhead: 0 };
+      const perStep: StepTimings = { draft: 0, mask: 0, target: 0, verify: 0, overhead: 0, analysis: 0 };
       for (let seed = 1; seed <= seeds; seed++) {
         const report = await engine.run(presetParams(preset, { method, K, L: Math.max(L, 1), seed, temperature: 1 }));
         tokens += report.tokens.length;
         forwards += report.steps;
-        ms += report.wallMs;
+        ms += report.generationMs;
         if (report.verdict?.kind === 'valid') valid++;
         counters = addCounters(counters, report.counters);
         for (const phase of Object.keys(perStep) as (keyof StepTimings)[]) perStep[phase] += report.timings[phase];

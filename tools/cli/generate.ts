@@ -98,7 +98,7 @@ export function summary(report: RunReport) {
     block_efficiency: report.tokens.length / report.steps,
     acceptance_histogram: [...report.counters.histogram],
     ...report.metrics.vllm,
-    timings_ms: { ...report.timings, wall: report.wallMs },
+    timings_ms: { ...report.timings, wall: report.wallMs, generation: report.generationMs },
     tokens_per_second: report.tokensPerSecond,
   };
 }
