@@ -1,6 +1,6 @@
 import { useEffect } from 'react';
 import { Charts } from './Charts';
-import { Controls } from './Controls';
+import { Controls, RunBar } from './Controls';
 import { CounterPanel } from './CounterPanel';
 import { METHOD_DESCRIPTIONS } from './methodDescriptions';
 import { RaceView } from './RaceView';
@@ -33,6 +33,7 @@ export function App() {
         </button>
       </header>
       <ShortcutHelp />
+      <RunBar />
       <Controls />
       <TokenStream />
       <CounterPanel />

@@ -3,6 +3,7 @@ import { SCHEMA_PRESETS } from '../grammar/presets';
 import type { PresetChoice } from '../store/shareUrl';
 import { METHOD_LABELS } from './format';
 import { ModelPicker } from './ModelPicker';
+import { useShallow } from 'zustand/react/shallow';
 import { useSpec } from './storeContext';
 
 function NumberField(props: { label: string; id: string; value: number; min: number; max: number; step?: number; onChange: (value: number) => void }) {
@@ -26,17 +27,60 @@ function NumberField(props: { label: string; id: string; value: number; min: num
   );
 }
 
-export function Controls() {
-  const params = useSpec((s) => s.params);
-  const preset = useSpec((s) => s.preset);
+/** Run, pause, step, reset, race, slow motion and the run's state: at the top, and kept in view while presenting. */
+export function RunBar() {
   const runStatus = useSpec((s) => s.run.status);
   const runError = useSpec((s) => s.run.error);
   const ready = useSpec((s) => s.engine.status === 'ready');
   const stepDelayMs = useSpec((s) => s.stepDelayMs);
+  const { start, togglePause, step, reset, startRace, setStepDelay } = useSpec(
+    useShallow((s) => ({ start: s.start, togglePause: s.togglePause, step: s.step, reset: s.reset, startRace: s.startRace, setStepDelay: s.setStepDelay })),
+  );
+  const busy = runStatus === 'running';
+  return (
+    <section className="run-bar" aria-label="Run">
+      <div className="row buttons">
+        <button type="button" onClick={start} disabled={!ready || busy}>
+          Run
+        </button>
+        <button type="button" onClick={togglePause} disabled={!ready || (runStatus !== 'running' && runStatus !== 'paused')}>
+          {runStatus === 'paused' ? 'Resume' : 'Pause'}
+        </button>
+        <button type="button" onClick={step} disabled={!ready || busy}>
+          Step
+        </button>
+        <button type="button" onClick={reset} disabled={!ready}>
+          Reset
+        </button>
+        <button type="button" onClick={startRace} disabled={!ready || busy}>
+          Race all methods
+        </button>
+        <label className="field inline" htmlFor="delay">
+          <span>Step delay {stepDelayMs} ms</span>
+          <input id="delay" type="range" min={0} max={2000} step={100} value={stepDelayMs} onChange={(event) => setStepDelay(Number(event.target.value))} />
+        </label>
+        <span className="run-status" data-testid="run-status">
+          {runStatus}
+        </span>
+      </div>
+      {runError && (
+        <p className="error" role="alert" data-testid="run-error">
+          {runError}
+        </p>
+      )}
+    </section>
+  );
+}
+
+/** Every setting of a run. It selects the store's actions only, so that step batches do not redraw the form. */
+export function Controls() {
+  const params = useSpec((s) => s.params);
+  const preset = useSpec((s) => s.preset);
   const provider = useSpec((s) => s.provider);
   const verifier = useSpec((s) => s.verifier);
-  const actions = useSpec((s) => s);
-  const busy = runStatus === 'running';
+  const actions = useSpec(
+    useShallow((s) => ({ setProvider: s.setProvider, setVerifier: s.setVerifier, setParams: s.setParams, choosePreset: s.choosePreset, setSchemaText: s.setSchemaText })),
+  );
   return (
     <section className="controls" aria-label="Run controls">
       <ModelPicker />
@@ -104,35 +148,6 @@ export function Controls() {
           <span>JSON schema {params.trigger ? `(applies after “${params.trigger}”)` : ''}</span>
           <textarea id="schema" rows={5} spellCheck={false} value={params.schemaText} onChange={(event) => actions.setSchemaText(event.target.value)} />
         </label>
-      )}
-      <div className="row buttons">
-        <button type="button" onClick={actions.start} disabled={!ready || busy}>
-          Run
-        </button>
-        <button type="button" onClick={actions.togglePause} disabled={!ready || (runStatus !== 'running' && runStatus !== 'paused')}>
-          {runStatus === 'paused' ? 'Resume' : 'Pause'}
-        </button>
-        <button type="button" onClick={actions.step} disabled={!ready || busy}>
-          Step
-        </button>
-        <button type="button" onClick={actions.reset} disabled={!ready}>
-          Reset
-        </button>
-        <button type="button" onClick={actions.startRace} disabled={!ready || busy}>
-          Race all methods
-        </button>
-        <label className="field inline" htmlFor="delay">
-          <span>Step delay {stepDelayMs} ms</span>
-          <input id="delay" type="range" min={0} max={2000} step={100} value={stepDelayMs} onChange={(event) => actions.setStepDelay(Number(event.target.value))} />
-        </label>
-        <span className="run-status" data-testid="run-status">
-          {runStatus}
-        </span>
-      </div>
-      {runError && (
-        <p className="error" role="alert" data-testid="run-error">
-          {runError}
-        </p>
       )}
     </section>
   );

@@ -1,6 +1,6 @@
 import { useEffect } from 'react';
 import { DECODE_METHODS } from '../engine/decode';
-import { useSpec } from './storeContext';
+import { useSpec, useSpecStore } from './storeContext';
 
 export const SHORTCUTS: readonly [string, string][] = [
   ['Space', 'run / pause'],
@@ -11,11 +11,15 @@ export const SHORTCUTS: readonly [string, string][] = [
   ['?', 'this list'],
 ];
 
-/** Global keys, ignored while typing in a field. */
+/**
+ * Global keys, ignored while typing in a field. The handler reads the store when a key is pressed: a
+ * subscription here would redraw the whole app on every store update.
+ */
 export function useShortcuts(): void {
-  const actions = useSpec((s) => s);
+  const store = useSpecStore();
   useEffect(() => {
     const onKey = (event: KeyboardEvent) => {
+      const actions = store.getState();
       const target = event.target as HTMLElement | null;
       if (target && (target.closest('input, textarea, select, [contenteditable="true"]') || event.ctrlKey || event.metaKey || event.altKey)) return;
       const method = DECODE_METHODS[Number(event.key) - 1];
@@ -31,7 +35,7 @@ export function useShortcuts(): void {
     };
     window.addEventListener('keydown', onKey);
     return () => window.removeEventListener('keydown', onKey);
-  }, [actions]);
+  }, [store]);
 }
 
 export function ShortcutHelp() {

@@ -4,9 +4,14 @@ import type { SpecActions, SpecState, SpecStore } from '../store/store';
 
 export const StoreContext = createContext<SpecStore | null>(null);
 
+/** The app store itself, without subscribing: for handlers that read the state when they run. */
+export function useSpecStore(): SpecStore {
+  const store = useContext(StoreContext);
+  if (!store) throw new Error('the SpecLab store hooks need a <StoreContext.Provider> above them');
+  return store;
+}
+
 /** Subscribes a component to one slice of the app store. */
 export function useSpec<T>(selector: (state: SpecState & SpecActions) => T): T {
-  const store = useContext(StoreContext);
-  if (!store) throw new Error('useSpec outside <StoreContext.Provider>');
-  return useStore(store, selector);
+  return useStore(useSpecStore(), selector);
 }
