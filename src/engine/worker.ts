@@ -124,7 +124,7 @@ async function load(message: Extract<ToWorker, { type: 'load' }>): Promise<void>
  */
 function stepSink(runId: number) {
   let pending: StepRecord[] = [];
-  // The first batch also waits FLUSH_MS: a run shorter than that costs the page one render, at its end.
+  // The first batch also waits FLUSH_MS: a run shorter than that costs the page no render until it ends.
   let lastFlush = performance.now();
   const flush = () => {
     if (pending.length === 0) return;
