@@ -1,0 +1,28 @@
+/**
+ * The one home of every run parameter's allowed range. The form, share links, the CLI, the worker protocol,
+ * the verifiers and the shaders' array sizes all read these; nothing else states a range.
+ */
+export interface NumericLimit {
+  min: number;
+  max: number;
+  integer: boolean;
+  /** The smallest value is excluded (top-p must be above 0). */
+  minExclusive?: boolean;
+  label: string;
+}
+
+/** Drafts per step (K) and tokens per draft (L): 8 × 8 keeps a draft tree readable and a step's GPU buffers small. */
+export const MAX_DRAFTS = 8;
+export const MAX_DRAFT_LENGTH = 8;
+
+export const LIMITS = {
+  K: { min: 1, max: MAX_DRAFTS, integer: true, label: 'K drafts' },
+  L: { min: 1, max: MAX_DRAFT_LENGTH, integer: true, label: 'L draft length' },
+  temperature: { min: 0, max: 2, integer: false, label: 'Temperature' },
+  topP: { min: 0, max: 1, integer: false, minExclusive: true, label: 'Top-p' },
+  topK: { min: 1, max: 1_000_000, integer: true, label: 'Top-k' },
+  seed: { min: 0, max: 2 ** 31 - 1, integer: true, label: 'Seed' },
+  maxTokens: { min: 1, max: 512, integer: true, label: 'Max tokens' },
+} as const satisfies Record<string, NumericLimit>;
+
+export type LimitedParam = keyof typeof LIMITS;
