@@ -1,9 +1,10 @@
 // accept: the decision logic of every verifier, one workgroup per verification problem, mirroring
-// src/core/verify line by line: the same choices in the same order, each consuming the next Philox word
-// of the problem's stream as one f32 uniform (the CPU twin's f32 mode does the same). All WG invocations
+// src/core/verify line by line: the same choices in the same order, each consuming the next two Philox
+// words of the problem's stream as one 64-bit uniform (exact Bernoulli and categorical draws, sample.wgsl),
+// as the CPU twin's rngSource does. All WG invocations
 // run the scalar logic together, so that each vocabulary-wide residual mass or draw is a workgroup
 // reduction (residual.wgsl, sample.wgsl); every branch reads uniform values only.
-// Requires philox.wgsl, workgroup.wgsl, ratios.wgsl, residual.wgsl and sample.wgsl.
+// Requires u64.wgsl, philox.wgsl, workgroup.wgsl, ratios.wgsl, residual.wgsl and sample.wgsl.
 //
 // f32 numerics: probabilities come from the probs kernel in f32; h_i = Z_i / (Z_i + (1 − w_i)), with 1 − w
 // taken first so h ≤ 1, and h = 1 when the denominator is 0; ρ* is bisected until f32 can split the
@@ -85,19 +86,19 @@ fn token(pr: Problem, k: u32, j: u32) -> u32 {
   return drafts[pr.drafts_offset + k * pr.draft_length + j];
 }
 
-fn next_uniform(pr: Problem, word: ptr<function, u32>) -> f32 {
-  let value = uniform_f32(philox_word(pr.key, pr.stream, pr.first_word + *word));
-  *word = *word + 1u;
-  return value;
+/// The next 64-bit uniform of the problem's stream: two words, high first (src/core/random.ts).
+fn next_uniform(pr: Problem, word: ptr<function, u32>) -> vec2<u32> {
+  let index = pr.first_word + *word;
+  *word = *word + 2u;
+  return vec2<u32>(philox_word(pr.key, pr.stream, index), philox_word(pr.key, pr.stream, index + 1u));
 }
 
 fn bernoulli(pr: Problem, word: ptr<function, u32>, p: f32) -> bool {
-  return next_uniform(pr, word) < p;
+  return bernoulli_from_words(p, next_uniform(pr, word));
 }
 
 fn draw_from(pr: Problem, word: ptr<function, u32>, e: RowExpr) -> u32 {
-  let u = next_uniform(pr, word);
-  return draw(e, pr.vocab, u);
+  return draw(e, pr.vocab, next_uniform(pr, word));
 }
 
 /// drawResidual of src/core/verify/view.ts: the residual, or the fallback row when rounding emptied it.

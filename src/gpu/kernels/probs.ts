@@ -1,4 +1,5 @@
 import probsWgsl from '../../../shaders/probs.wgsl?raw';
+import u64Wgsl from '../../../shaders/u64.wgsl?raw';
 import workgroupWgsl from '../../../shaders/workgroup.wgsl?raw';
 import { maskWordCount, validateSamplingParams, type SamplingParams } from '../../core/sampling';
 import type { GpuContext } from '../device';
@@ -7,7 +8,7 @@ import { GpuInputError, GpuWork, checkBindingSize, checkDispatch, workgroupSizeF
 /** CPU twin: logitsToProbs in src/core/sampling.ts. */
 export const probsProgram: KernelProgram = {
   name: 'probs',
-  code: `${workgroupWgsl}\n${probsWgsl}`,
+  code: [u64Wgsl, workgroupWgsl, probsWgsl].join('\n'),
   entryPoint: 'main',
   workgroupSize: 256,
   sizeIsOverridable: true,
