@@ -1,6 +1,6 @@
 // Philox4x32-10, bit-identical to src/core/rng.ts (its header documents the stream layout). WGSL has no
 // 64-bit integers, so the 32×32→64 product comes from mul_hi_lo. Integer-only, exact.
-// Requires u64.wgsl.
+// Requires: u64.
 
 const PHILOX_M0: u32 = 0xd2511f53u;
 const PHILOX_M1: u32 = 0xcd9e8d57u;

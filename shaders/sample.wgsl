@@ -1,6 +1,6 @@
 // sample: the exact categorical draw of src/core/sampling.ts (drawCategorical), bit for bit on the same f32
 // weights, from one 64-bit uniform U (two Philox words).
-// Requires workgroup.wgsl, u64.wgsl and a row expression module providing RowExpr and expr_at (residual.wgsl).
+// Requires: u64, workgroup, residual.
 //
 // Why this scheme: an f32 inverse-CDF walk cannot draw a token lighter than about 2^-24 of the running sum
 // (the sum does not move), and a 24-bit uniform cannot land in it either; an exponential race needs a
@@ -15,6 +15,8 @@
 // 2^64 uniforms, within 2^-64 of W_i/S, itself within 2^-45 of the largest weight of w_i/Σw; at V = 50,257
 // the total variation is below 2^-28 and every token with p ≥ 2^-40 (≥ 32 units) is reachable
 // (test/core/exactLaw.test.ts computes the law; test/gpu/exactLaw.test.ts holds this kernel to it).
+// WGSL may flush subnormal f32 values to zero (SwiftShader does), so a weight or p below 2^-126 may count
+// as 0 here where the CPU keeps it: far below the 2^-45 resolution under any normal largest weight.
 
 /// Positive weights keep their bits (which order like the values); zero, −0 and NaN count as 0.
 fn weight_bits(w: f32) -> u32 {

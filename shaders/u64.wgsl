@@ -1,6 +1,6 @@
 // u64: 64-bit unsigned integers as vec2<u32>(high, low), for what WGSL's u32 cannot hold: exact unit sums
 // of a categorical row, 64-bit uniforms and the thresholds derived from them. Integer-only, exact.
-// Requires nothing.
+// Requires: nothing.
 
 /// (high, low) words of a * b, from 16-bit limbs.
 fn mul_hi_lo(a: u32, b: u32) -> vec2<u32> {

@@ -1,8 +1,9 @@
-// Workgroup-wide reductions shared by the probs and accept kernels (requires u64.wgsl). Every helper holds barriers, so it is
+// Workgroup-wide reductions shared by the probs and accept kernels. Every helper holds barriers, so it is
 // called by all WG invocations in uniform control flow, and returns its result through
 // workgroupUniformLoad so that callers may branch on it and stay uniform.
 // Numerics: f32 tree sums (pairwise, order fixed by the invocation index), so a sum over V terms carries a
-// relative error of about log2(V) · 2^-24, against the CPU's sequential f64 sums.
+// relative error of about log2(V) · 2^-24, against the CPU's sequential f64 sums; u64 sums are exact.
+// Requires: u64.
 
 // The workgroup size, a power of two set per pipeline: wide for large vocabularies on real GPUs, narrow
 // for small ones (SwiftShader's barriers cost in proportion to the invocations they wait for).
@@ -16,6 +17,11 @@ var<workgroup> wg_result_f32: f32;
 var<workgroup> wg_result_u32: u32;
 var<workgroup> wg_u64: array<vec2<u32>, WG>;
 var<workgroup> wg_total_u64: vec2<u32>;
+
+/// Every entry point that uses these helpers calls this first, with its local_invocation_index.
+fn wg_enter(local: u32) {
+  lid = local;
+}
 
 fn wg_sum_f32(value: f32) -> f32 {
   wg_f32[lid] = value;

@@ -1,14 +1,12 @@
-import probsWgsl from '../../../shaders/probs.wgsl?raw';
-import u64Wgsl from '../../../shaders/u64.wgsl?raw';
-import workgroupWgsl from '../../../shaders/workgroup.wgsl?raw';
 import { maskWordCount, validateSamplingParams, type SamplingParams } from '../../core/sampling';
 import type { GpuContext } from '../device';
+import { PROBS, composeWgsl } from '../shaders';
 import { GpuInputError, GpuWork, checkBindingSize, checkDispatch, workgroupSizeFor, type KernelProgram } from '../kernel';
 
 /** CPU twin: logitsToProbs in src/core/sampling.ts. */
 export const probsProgram: KernelProgram = {
   name: 'probs',
-  code: [u64Wgsl, workgroupWgsl, probsWgsl].join('\n'),
+  code: composeWgsl(PROBS),
   entryPoint: 'main',
   workgroupSize: 256,
   sizeIsOverridable: true,
