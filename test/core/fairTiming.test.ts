@@ -37,7 +37,7 @@ describe('fairSchedule', () => {
         const order = timed.slice(round * items.length, (round + 1) * items.length);
         expect(order.every((run) => run.round === round)).toBe(true);
         expect(new Set(order.map((run) => run.item)).size).toBe(items.length);
-        order.forEach((run, position) => (positions[run.index] as number[])[position]++);
+        order.forEach((run, position) => { const counts = positions[run.index] as number[]; counts[position] = (counts[position] as number) + 1; });
       }
       for (const counts of positions) expect(counts).toEqual(new Array<number>(items.length).fill(repeats / items.length));
     });
