@@ -334,3 +334,44 @@ export function scorecardCsv(rows: readonly ScorecardRow[]): string {
   const cell = (value: unknown) => (Array.isArray(value) ? value.join(' ') : value === null ? '' : String(value));
   return `${[keys.join(','), ...objects.map((object) => keys.map((key) => cell(object[key as keyof typeof object])).join(','))].join('\n')}\n`;
 }
+
+/** The figures a sweep's heatmaps show, each read from a cell the same way in the CLI and the app. */
+export const SWEEP_METRICS = {
+  meanAcceptanceLength: { title: 'Mean acceptance length 1 + A/steps', digits: 2, value: (cell: SweepCell) => derivedRatios(cell.counters).meanAcceptanceLength },
+  speedup: { title: 'Speedup over AR (tokens/s, median per seed)', digits: 2, value: (cell: SweepCell) => cell.speedup.median },
+  draftYield: { title: 'A/R draft yield', digits: 3, value: (cell: SweepCell) => derivedRatios(cell.counters).draftYield },
+} as const;
+
+export type SweepMetric = keyof typeof SWEEP_METRICS;
+
+/** The cell with the highest value of `metric` (the first such, in sweep order), or null for no cells. */
+export function bestCell(cells: readonly SweepCell[], metric: SweepMetric): SweepCell | null {
+  let best: SweepCell | null = null;
+  let bestValue = -Infinity;
+  for (const cell of cells) {
+    const value = SWEEP_METRICS[metric].value(cell);
+    if (value !== null && value > bestValue) {
+      best = cell;
+      bestValue = value;
+    }
+  }
+  return best;
+}
+
+/** A heatmap as a Markdown table: K down, L across, the best cell in bold. */
+export function sweepMarkdown(cells: readonly SweepCell[], metric: SweepMetric): string {
+  const { title, digits, value } = SWEEP_METRICS[metric];
+  const Ks = [...new Set(cells.map((cell) => cell.K))];
+  const Ls = [...new Set(cells.map((cell) => cell.L))];
+  const best = bestCell(cells, metric);
+  const lines = [`**${title}**`, '', `| K \\ L | ${Ls.join(' | ')} |`, `|---|${Ls.map(() => '---:').join('|')}|`];
+  for (const K of Ks) {
+    const row = Ls.map((L) => {
+      const cell = cells.find((candidate) => candidate.K === K && candidate.L === L);
+      const shown = cell ? (value(cell)?.toFixed(digits) ?? '—') : '';
+      return cell === best ? `**${shown}**` : shown;
+    });
+    lines.push(`| ${K} | ${row.join(' | ')} |`);
+  }
+  return lines.join('\n');
+}

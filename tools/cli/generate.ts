@@ -20,14 +20,8 @@ import { gpuStepVerifier } from '../../src/gpu/stepVerifier';
 import { ajvValidator } from '../../src/grammar/ajvValidator';
 import { loadBundledPair } from '../bundled';
 import { nodeGpu } from '../nodeGpu';
+import { UsageError, numberOption, positiveInteger } from './options';
 
-class UsageError extends Error {}
-
-function numberOption(name: string, text: string | undefined): number {
-  const value = Number(text);
-  if (text === undefined || !Number.isFinite(value)) throw new UsageError(`--${name} must be a number, got ${JSON.stringify(text)}`);
-  return value;
-}
 
 function parse(argv: string[]): { params: RunParams; methods: DecodeMethod[]; json: boolean; verifier: 'cpu' | 'gpu'; repeats: number } {
   const { values } = parseArgs({
@@ -72,8 +66,7 @@ function parse(argv: string[]): { params: RunParams; methods: DecodeMethod[]; js
     ...(values.trigger === undefined ? {} : { trigger: values.trigger }),
   };
   if (params.prompt === '') throw new UsageError('--prompt is required without --preset');
-  const repeats = numberOption('repeats', values.repeats);
-  if (!(Number.isInteger(repeats) && repeats >= 1)) throw new UsageError(`--repeats must be a positive integer, got ${values.repeats}`);
+  const repeats = positiveInteger('repeats', values.repeats);
   return { params, methods, json: values.json, verifier: values.verifier, repeats };
 }
 
