@@ -240,47 +240,59 @@ export async function scorecard(run: Runner, validate: SchemaValidator, spec: Sc
     if (!preset) throw new RangeError(`unknown preset ${JSON.stringify(id)}; the presets are ${SCHEMA_PRESETS.map((p) => p.id).join(', ')}`);
     return preset;
   });
-  const total = presets.length * 2 * spec.seeds;
+  const total = 1 + presets.length * 2 * spec.seeds;
   let done = 0;
+  const runCounted = async (params: RunParams) => {
+    options.signal?.throwIfAborted();
+    const report = await run(params);
+    options.onProgress?.(++done, total);
+    return report;
+  };
+  // One untimed warm-up, so that the first row does not pay the cold start.
+  await runCounted(presetParams(presets[0] as SchemaPreset, spec.base));
   const rows: ScorecardRow[] = [];
   for (const preset of presets) {
-    for (const constrained of [true, false]) {
-      const params = presetParams(preset, { ...spec.base, ...(constrained ? {} : { schemaText: null }) });
-      let card = EMPTY_SCORECARD;
-      let parseErrors = 0;
-      let counters = emptyCounters(spec.base.L);
-      const totals = { draftMs: 0, targetMs: 0, maskMs: 0, generationMs: 0, tokens: 0 };
-      const perSeed: { tokensPerSecond: number; interTokenMs: number }[] = [];
-      for (let s = 0; s < spec.seeds; s++) {
-        options.signal?.throwIfAborted();
-        const report = await run({ ...params, seed: spec.base.seed + s });
-        options.onProgress?.(++done, total);
-        const { verdict, json } = judge(validate, preset, report, constrained);
-        card = recordCompletion(card, verdict.kind);
-        if (isParseError(verdict, json)) parseErrors++;
-        counters = addCounters(counters, report.counters);
-        totals.draftMs += report.timings.draft;
-        totals.targetMs += report.timings.target;
-        totals.maskMs += report.timings.mask;
-        totals.generationMs += report.generationMs;
-        totals.tokens += report.tokens.length;
-        perSeed.push({ tokensPerSecond: report.tokensPerSecond, interTokenMs: report.generationMs / Math.max(1, report.tokens.length) });
+    const states = [true, false].map((constrained) => ({
+      constrained,
+      params: presetParams(preset, { ...spec.base, ...(constrained ? {} : { schemaText: null }) }),
+      card: EMPTY_SCORECARD,
+      parseErrors: 0,
+      counters: emptyCounters(spec.base.L),
+      totals: { draftMs: 0, targetMs: 0, maskMs: 0, generationMs: 0, tokens: 0 },
+      perSeed: [] as { tokensPerSecond: number; interTokenMs: number }[],
+    }));
+    for (let s = 0; s < spec.seeds; s++) {
+      // The schema on and off take turns going first, seed by seed.
+      for (const state of s % 2 === 0 ? states : [...states].reverse()) {
+        const report = await runCounted({ ...state.params, seed: spec.base.seed + s });
+        const { verdict, json } = judge(validate, preset, report, state.constrained);
+        state.card = recordCompletion(state.card, verdict.kind);
+        if (isParseError(verdict, json)) state.parseErrors++;
+        state.counters = addCounters(state.counters, report.counters);
+        state.totals.draftMs += report.timings.draft;
+        state.totals.targetMs += report.timings.target;
+        state.totals.maskMs += report.timings.mask;
+        state.totals.generationMs += report.generationMs;
+        state.totals.tokens += report.tokens.length;
+        state.perSeed.push({ tokensPerSecond: report.tokensPerSecond, interTokenMs: report.generationMs / Math.max(1, report.tokens.length) });
       }
+    }
+    for (const state of states) {
       rows.push({
         preset: preset.id,
-        constrained,
+        constrained: state.constrained,
         method: spec.base.method,
         K: spec.base.K,
         L: spec.base.L,
         temperature: spec.base.temperature,
         seedFirst: spec.base.seed,
         seedLast: spec.base.seed + spec.seeds - 1,
-        card,
-        parseErrors,
-        counters,
-        ...totals,
-        tokensPerSecond: spreadOf(perSeed.map((seed) => seed.tokensPerSecond)),
-        interTokenMs: spreadOf(perSeed.map((seed) => seed.interTokenMs)),
+        card: state.card,
+        parseErrors: state.parseErrors,
+        counters: state.counters,
+        ...state.totals,
+        tokensPerSecond: spreadOf(state.perSeed.map((seed) => seed.tokensPerSecond)),
+        interTokenMs: spreadOf(state.perSeed.map((seed) => seed.interTokenMs)),
       });
     }
   }
