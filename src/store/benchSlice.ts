@@ -3,9 +3,9 @@
  * actions are spread into the main store (store.ts); `receiveBench` folds the worker's bench events in.
  */
 import type { StoreApi } from 'zustand/vanilla';
-import type { ScorecardRow, ScorecardSpec, SweepCell, SweepSpec } from '../engine/bench';
-import type { RunReport } from '../engine/engine';
-import type { FromWorker, ToWorker } from '../engine/protocol';
+import type { ScorecardRow, ScorecardSpec, SweepCell, SweepSpec } from '../contract/bench';
+import type { FromWorker, ToWorker } from '../contract/protocol';
+import type { RunReport } from '../contract/runReport';
 
 export type BenchStatus = 'idle' | 'running' | 'done' | 'cancelled' | 'error';
 

@@ -1,9 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { fairSchedule, runFairly, spreadOf } from '../../src/core/fairTiming';
-import { DECODE_METHODS, type DecodeMethod } from '../../src/engine/decode';
+import { DECODE_METHODS, type DecodeMethod, type RunParams } from '../../src/contract/runParams';
+import type { RunReport } from '../../src/contract/runReport';
 import { race } from '../../src/engine/bench';
-import type { RunReport } from '../../src/engine/engine';
-import type { RunParams } from '../../src/engine/params';
 
 describe('spreadOf', () => {
   it('gives the median, quartiles and range', () => {

@@ -4,10 +4,11 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addCounters, derivedRatios, eligible, type Counters } from '../../src/core/metrics';
-import { bestCell, race, scorecard, scorecardCsv, scorecardRowJson, sweep, sweepCells, sweepCellJson, sweepCsv, sweepMarkdown } from '../../src/engine/bench';
-import { DECODE_METHODS } from '../../src/engine/decode';
-import { SpecEngine, type RunReport } from '../../src/engine/engine';
-import { presetParams, findPreset, type RunParams } from '../../src/engine/params';
+import { bestCell, scorecardCsv, scorecardRowJson, sweepCellJson, sweepCsv, sweepMarkdown } from '../../src/contract/bench';
+import { DECODE_METHODS, findPreset, presetParams, type RunParams } from '../../src/contract/runParams';
+import type { RunReport } from '../../src/contract/runReport';
+import { race, scorecard, sweep, sweepCells } from '../../src/engine/bench';
+import { SpecEngine } from '../../src/engine/engine';
 import { ajvValidator } from '../../src/grammar/ajvValidator';
 import { bundledPair } from '../support/models';
 

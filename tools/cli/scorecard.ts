@@ -6,10 +6,10 @@
  * without it. Validity is ajv against the full schema. --json prints {rows: [...]}; otherwise a Markdown table.
  */
 import { parseArgs } from 'node:util';
-import { scorecard, scorecardRowJson, type ScorecardSpec } from '../../src/engine/bench';
-import { DECODE_METHODS, type DecodeMethod } from '../../src/engine/decode';
+import { scorecardRowJson, type ScorecardSpec } from '../../src/contract/bench';
+import { DECODE_METHODS, findPreset, type DecodeMethod } from '../../src/contract/runParams';
+import { scorecard } from '../../src/engine/bench';
 import { SpecEngine } from '../../src/engine/engine';
-import { findPreset } from '../../src/engine/params';
 import { ajvValidator } from '../../src/grammar/ajvValidator';
 import { loadBundledPair } from '../bundled';
 import { UsageError, limitedOption, parseOrExit, positiveInteger } from './options';

@@ -6,10 +6,10 @@
  * --json prints {cells: [...]}; otherwise Markdown heatmaps, best cell in bold. Single-draft methods sweep L.
  */
 import { parseArgs } from 'node:util';
-import { DECODE_METHODS, type DecodeMethod } from '../../src/engine/decode';
+import { sweepCellJson, sweepMarkdown, type SweepSpec } from '../../src/contract/bench';
+import { DECODE_METHODS, findPreset, presetParams, type DecodeMethod } from '../../src/contract/runParams';
+import { sweep, sweepCells } from '../../src/engine/bench';
 import { SpecEngine } from '../../src/engine/engine';
-import { sweep, sweepCellJson, sweepCells, sweepMarkdown, type SweepSpec } from '../../src/engine/bench';
-import { findPreset, presetParams } from '../../src/engine/params';
 import { ajvValidator } from '../../src/grammar/ajvValidator';
 import { loadBundledPair } from '../bundled';
 import { UsageError, limitedList, limitedOption, parseOrExit, positiveInteger } from './options';
