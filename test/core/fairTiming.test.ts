@@ -20,8 +20,8 @@ describe('fairSchedule', () => {
   for (const [items, repeats] of [
     [['a', 'b'], 2],
     [['a', 'b', 'c'], 6],
-    [[...DECODE_METHODS], 5],
-    [[...DECODE_METHODS], 10],
+    [[...DECODE_METHODS], DECODE_METHODS.length],
+    [[...DECODE_METHODS], 2 * DECODE_METHODS.length],
   ] as const) {
     it(`${items.length} items × ${repeats} rounds: warm-ups first, then every item in every position equally often`, () => {
       const schedule = fairSchedule(items, repeats);
