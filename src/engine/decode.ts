@@ -12,13 +12,13 @@ import { countDraftTokens, emptyCounters, recordStep, type Counters, type StepCo
 import { createRng } from '../core/rng';
 import { drawCategorical, logitsToProbs, maskWordCount, type DistributionSummary, type SamplingParams } from '../core/sampling';
 import { EnumerationBudgetExceeded } from '../core/enumerate';
-import { acceptedLengthLaw } from '../core/theory';
+import { acceptedLengthLaw, transportOptimum } from '../core/theory';
 import { METHOD_IDS, VERIFIERS, denseView, draftsUsed, type MethodId, type VerifyProblem } from '../core/verify';
 import { GrammarDeadEndError, advanceOverEmitted, checkDrafts, openMask, type DraftGrammarCheck } from '../grammar/draftMasks';
 import type { CompiledSchema, SchemaMatcher } from '../grammar/engine';
 import { scoreOutput, type OutputVerdict, type SchemaValidator } from '../grammar/score';
 import type { PairModels } from './pairModels';
-import { DRAFT_STREAM, cpuVerifier, type StepVerifier, type VerifyInput, type VerifyPath } from './stepVerifier';
+import { DRAFT_STREAM, cpuVerifier, verifierForMethod, type StepVerifier, type VerifyInput, type VerifyPath } from './stepVerifier';
 
 export type DecodeMethod = 'ar' | MethodId;
 export const DECODE_METHODS: readonly DecodeMethod[] = ['ar', ...METHOD_IDS];
@@ -97,6 +97,12 @@ export interface StepRecord {
    * steps, the histogram's expectation. Null where the enumeration would exceed its budget.
    */
   lengthLaw: number[] | null;
+  /**
+   * The first position of the step: α*, the most any lossless verifier of these K i.i.d. drafts accepts
+   * there (averaged over fresh drafts), and P(at least one token accepted | these drafts) for this step's
+   * verifier (null where lengthLaw is). Null for ar.
+   */
+  firstPosition: { optimum: number; achieved: number | null } | null;
   /** The GBV block scalars w_i, Z_i, h_i (gbv and spectr-gbv). */
   trace: { start: number; weights: number[]; masses: number[]; stops: number[] } | null;
   counts: StepCounts;
@@ -185,7 +191,7 @@ export async function decode(models: PairModels, options: DecodeOptions, onStep?
         const counts: StepCounts = { proposed: 0, invalidated: 0, distinctProposed: 0, distinctEligible: 0, accepted: 0 };
         record = {
           index: steps, drafts: [], draftProbs: [], targetProbs: [], draftLengths: [], validLengths: [], chosen: 0, accepted: 0,
-          emitted: [{ token, origin: 'target', targetProb: row[token] as number }], verifiedOn: null, finalLaw: null, lengthLaw: oneHot(L + 1, 0), trace: null, counts, timings,
+          emitted: [{ token, origin: 'target', targetProb: row[token] as number }], verifiedOn: null, finalLaw: null, lengthLaw: oneHot(L + 1, 0), firstPosition: null, trace: null, counts, timings,
         };
       } else {
         record = await speculativeStep(models, { ...options, K }, { tokens, context, rng, verification, matcher, constrainedAfter, timings, index: steps });
@@ -362,7 +368,7 @@ async function speculativeStep(models: PairModels, options: DecodeOptions, state
     seed: options.seed,
     firstWord: verification.nextWord,
   };
-  const { outcome, wordsUsed, path, finalLaw } = await verification.verifier.verify(input);
+  const { outcome, wordsUsed, path, finalLaw } = await verifierForMethod(input.method, verification.verifier).verify(input);
   verification.nextWord += wordsUsed;
   const accepted = Math.min(outcome.accepted, lengths[outcome.draft] as number);
   const validLengths = check ? check.validLengths : new Array<number>(K).fill(L);
@@ -405,6 +411,10 @@ async function speculativeStep(models: PairModels, options: DecodeOptions, state
     verifiedOn: path,
     finalLaw: finalEmitted ? law : null,
     lengthLaw,
+    firstPosition: {
+      optimum: transportOptimum(targetProbs.subarray(0, V), draftProbs.subarray(0, V), K),
+      achieved: lengthLaw ? 1 - (lengthLaw[0] as number) : null,
+    },
     trace: trace ? { start: trace.start, weights: Array.from(trace.weights), masses: Array.from(trace.masses), stops: Array.from(trace.stops) } : null,
     counts: countDraftTokens(drafts, K, L, validLengths, accepted, lengths),
     timings,
