@@ -1,4 +1,4 @@
-import type { StepRecord } from '../engine/decode';
+import type { StepRecord } from '../contract/stepRecord';
 import { fixed } from './format';
 
 /**

@@ -6,6 +6,7 @@ import { verifyRecursiveRejection, verifySpectr } from './spectr';
 import { verifySpectrGbv } from './spectrGbv';
 import { verifyTokenwise } from './tokenwise';
 import type { DraftBlockView } from './view';
+import { MAX_DRAFTS, MAX_DRAFT_LENGTH } from '../../contract/limits';
 import type { MethodId, VerifierId, VerifyOutcome, VerifyProblem } from './types';
 
 export type { BlockTrace, MethodId, VerifierId, VerifyOutcome, VerifyProblem } from './types';
@@ -32,8 +33,8 @@ export function draftsUsed(method: VerifierId, K: number): number {
   return method === 'tokenwise' || method === 'gbv' ? 1 : K;
 }
 
-export const MAX_DRAFTS = 16;
-export const MAX_DRAFT_LENGTH = 16;
+/** The one range of K and L (src/contract/limits.ts), re-exported for the verifiers' callers. */
+export { MAX_DRAFTS, MAX_DRAFT_LENGTH } from '../../contract/limits';
 export const ROW_SUM_TOLERANCE = 1e-6;
 
 function checkRows(name: string, data: Float64Array, rows: number, V: number, rowLabel: (row: number) => string) {
