@@ -8,7 +8,7 @@
 import { recordingSource, rngSource } from '../core/random';
 import { createRng } from '../core/rng';
 import { summarizeDistribution, type DistributionSummary, type SamplingParams } from '../core/sampling';
-import { VERIFIERS, denseView, type MethodId, type VerifyOutcome, type VerifyProblem } from '../core/verify';
+import { GPU_VERIFIER_IDS, VERIFIERS, denseView, type MethodId, type VerifyOutcome, type VerifyProblem } from '../core/verify';
 
 /** Philox streams of a run: drafting and verification never share words. */
 export const DRAFT_STREAM = 1;
@@ -32,8 +32,11 @@ export interface VerifyInput {
   firstWord: number;
 }
 
-/** cpu: the twin; gpu-upload: the kernels on logits written to the GPU; gpu-in-place: on the model's own buffer. */
-export type VerifyPath = 'cpu' | 'gpu-upload' | 'gpu-in-place';
+/**
+ * cpu: the twin; cpu-no-kernel: the twin because the method has no WGSL kernel (optimal-tree), even on a GPU
+ * run; gpu-upload: the kernels on logits written to the GPU; gpu-in-place: on the model's own buffer.
+ */
+export type VerifyPath = 'cpu' | 'cpu-no-kernel' | 'gpu-upload' | 'gpu-in-place';
 
 /** How many of the final token's most likely alternatives a step records. */
 export const FINAL_LAW_TOP = 5;
@@ -62,3 +65,17 @@ export const cpuVerifier: StepVerifier = {
     return Promise.resolve({ outcome, wordsUsed: rng.position - firstWord, path: 'cpu' as const, finalLaw: law ? summarizeDistribution(law, FINAL_LAW_TOP) : null });
   },
 };
+
+/**
+ * The verifier a step of `method` runs on: the given one, except that a method the WGSL verifier does not
+ * implement runs on the CPU twin (never the shader's default case), and its steps say so.
+ */
+export function verifierForMethod(method: MethodId, verifier: StepVerifier): StepVerifier {
+  if (verifier.kind === 'cpu' || GPU_VERIFIER_IDS.includes(method)) return verifier;
+  return {
+    kind: 'cpu',
+    async verify(input) {
+      return { ...(await cpuVerifier.verify(input)), path: 'cpu-no-kernel' as const };
+    },
+  };
+}
