@@ -1,10 +1,16 @@
 /** Pieces the live run's panels and the bench views share: the counter list, the per-position chart, progress. */
 import type { ReactNode } from 'react';
 import { Bar, BarChart, CartesianGrid, Label, Legend, Tooltip, XAxis, YAxis } from 'recharts';
+import type { Spread } from '../core/fairTiming';
 import { derivedRatios, eligible, type Counters } from '../core/metrics';
 import { PALETTE } from './Charts';
 import { download } from './download';
 import { fixed, percent } from './format';
+
+/** A median with its range, as read aloud: "12.3 [10.1–14.0]". */
+export function medianRange(spread: Spread, digits = 1, unit = ''): string {
+  return `${spread.median.toFixed(digits)}${unit} [${spread.min.toFixed(digits)}–${spread.max.toFixed(digits)}]`;
+}
 
 export type CounterEntry = readonly [label: string, value: ReactNode, key?: string];
 
