@@ -169,7 +169,7 @@ export function transportPlan(target: Float64Array, draft: Float64Array, m: numb
     for (let i = 2; i <= n; i++) f *= i;
     return f;
   };
-  const entries: { key: string; classes: number[]; probability: number }[] = [];
+  const entries: { key: string; classes: number[]; counts: number[]; probability: number }[] = [];
   forEachMultiset(classes, m, (multiset) => {
     let probability = factorial(m);
     let run = 0;
@@ -177,19 +177,28 @@ export function transportPlan(target: Float64Array, draft: Float64Array, m: numb
       run = i > 0 && multiset[i] === multiset[i - 1] ? run + 1 : 1;
       probability *= (classMass[multiset[i] as number] as number) / run;
     }
-    entries.push({ key: multiset.join(','), classes: [...new Set(multiset)], probability });
+    const classesIn = [...new Set(multiset)];
+    entries.push({ key: multiset.join(','), classes: classesIn, counts: classesIn.map((c) => multiset.filter((x) => x === c).length), probability });
   });
 
   const source = 0;
   const sink = 1;
   const network = new FlowNetwork(2 + entries.length + kept);
   const classNode = (c: number) => 2 + entries.length + c;
-  const edges = entries.map((entry, s) => {
-    network.addEdge(source, 2 + s, entry.probability);
-    return entry.classes.map((c) => (c < kept ? network.addEdge(2 + s, classNode(c), entry.probability) : -1));
-  });
+  entries.forEach((entry, s) => network.addEdge(source, 2 + s, entry.probability));
   for (let c = 0; c < kept; c++) network.addEdge(classNode(c), sink, target[classTokens[c] as number] as number);
-  const acceptance = network.maxFlow(source, sink);
+  // Among the maximum flows, prefer accepting tokens that more of the candidates share: they all stay alive
+  // for the next depth. Edges join in order of multiplicity, and Dinic's augments keep what was pushed.
+  const edges = entries.map((entry) => entry.classes.map(() => -1));
+  let acceptance = 0;
+  for (let multiplicity = m; multiplicity >= 1; multiplicity--) {
+    entries.forEach((entry, s) => {
+      entry.classes.forEach((c, i) => {
+        if (c < kept && entry.counts[i] === multiplicity) (edges[s] as number[])[i] = network.addEdge(2 + s, classNode(c), entry.probability);
+      });
+    });
+    acceptance += network.maxFlow(source, sink);
+  }
 
   const inflow = new Float64Array(target.length);
   const multisets = new Map<string, { probability: number; flow: Float64Array }>();
