@@ -45,13 +45,13 @@ describe('transportOptimum: α* = 1 − max_H [draft(H)^K − target(H)]', () =>
       const inflow = new Float64Array(V);
       let total = 0;
       let multisetMass = 0;
-      for (const { probability, flow } of plan.multisets.values()) {
+      for (const { probability, tokens, flow } of plan.multisets.values()) {
         multisetMass += probability;
         let out = 0;
-        flow.forEach((f, c) => {
+        flow.forEach((f, i) => {
           expect(f).toBeGreaterThanOrEqual(0);
           out += f;
-          inflow[plan.classTokens[c] as number] = (inflow[plan.classTokens[c] as number] as number) + f;
+          inflow[tokens[i] as number] = (inflow[tokens[i] as number] as number) + f;
         });
         expect(out).toBeLessThanOrEqual(probability + 1e-15);
         total += out;
