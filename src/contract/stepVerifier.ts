@@ -1,7 +1,7 @@
 /**
  * Where a step is verified, as the engine sees it: the CPU twin (src/core) or the WGSL kernels (src/gpu),
  * behind one interface that sits below both. Both draw the verifier's randomness from the same Philox
- * stream, word for word (f32 uniforms, one word each), so a run replays to the same text on either; they can
+ * stream, word for word (64-bit uniforms, two words each), so a run replays to the same text on either; they can
  * differ only where a uniform lies within f32 rounding of its threshold (about 1e-5 per decision, see the
  * twin tests).
  */
@@ -59,7 +59,7 @@ export const cpuVerifier: StepVerifier = {
   kind: 'cpu',
   verify({ method, problem, seed, firstWord }) {
     const rng = createRng(seed, VERIFY_STREAM, firstWord);
-    const source = recordingSource(rngSource(rng, 'f32'));
+    const source = recordingSource(rngSource(rng));
     const outcome = VERIFIERS[method](denseView(problem), source);
     const law = source.lastCategorical();
     return Promise.resolve({ outcome, wordsUsed: rng.position - firstWord, path: 'cpu' as const, finalLaw: law ? summarizeDistribution(law, FINAL_LAW_TOP) : null });

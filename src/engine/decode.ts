@@ -10,7 +10,7 @@
  */
 import { countDraftTokens, emptyCounters, recordStep, type StepCounts } from '../core/metrics';
 import { createRng } from '../core/rng';
-import { drawCategorical, logitsToProbs, maskWordCount, type DistributionSummary, type SamplingParams } from '../core/sampling';
+import { sampleCategorical, logitsToProbs, maskWordCount, type DistributionSummary, type SamplingParams } from '../core/sampling';
 import { EnumerationBudgetExceeded } from '../core/enumerate';
 import { acceptedLengthLaw, transportOptimum } from '../core/theory';
 import { VERIFIERS, denseView, draftsUsed, type MethodId, type VerifyProblem } from '../core/verify';
@@ -114,7 +114,7 @@ export async function decode(models: PairModels, options: DecodeOptions, onStep?
         if (mask && !mask.some((word) => word !== 0)) throw new GrammarDeadEndError('the grammar allows no token here, so the output cannot continue');
         timings.mask = now() - mark;
         const row = logitsToProbs(logits, sampling, mask);
-        const token = drawCategorical(row, rng.uniform());
+        const token = sampleCategorical(row, rng);
         if (mask && !(matcher as SchemaMatcher).accept(token)) throw new Error(`the grammar refused token ${token} that its own mask allowed`);
         const counts: StepCounts = { proposed: 0, invalidated: 0, distinctProposed: 0, distinctEligible: 0, accepted: 0 };
         record = {
@@ -248,7 +248,7 @@ async function speculativeStep(models: PairModels, options: DecodeOptions, state
         timings.mask += now() - mark;
       }
       const row = logitsToProbs(logits, sampling, mask);
-      const token = drawCategorical(row, rng.uniform());
+      const token = sampleCategorical(row, rng);
       draftProbs.set(row, at);
       drafts[k * L + j] = token;
       prefix.push(token);
