@@ -9,10 +9,9 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { derivedRatios } from '../../src/core/metrics';
-import { DECODE_METHODS, type DecodeMethod } from '../../src/contract/runParams';
 import { SpecEngine } from '../../src/engine/engine';
 import type { RunReport } from '../../src/contract/runReport';
-import { findPreset, presetParams, type RunParams } from '../../src/contract/runParams';
+import { DECODE_METHODS, findPreset, presetParams, type DecodeMethod, type RunParams } from '../../src/contract/runParams';
 import { cpuVerifier } from '../../src/contract/stepVerifier';
 import { GpuDeviceManager } from '../../src/gpu/device';
 import { gpuStepVerifier } from '../../src/gpu/stepVerifier';
