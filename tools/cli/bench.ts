@@ -8,7 +8,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createServer } from 'vite';
-import { SpecEngine } from '../../src/engine/engine';
+import { setupEngine } from '../../src/engine/setup';
 import { ajvValidator } from '../../src/grammar/ajvValidator';
 import { launchChromium } from '../../test/support/browser';
 import { DECODE_TABLE_HEADER, formatDecodeRow, runDecodeBench, type DecodeRow } from '../bench/decodeBench';
@@ -34,10 +34,10 @@ export async function main(argv: string[]): Promise<number> {
 
   const pair = await loadBundledPair();
   const costRatio = (await timeForward(pair.draft.session, 1, 1, 15)) / (await timeForward(pair.target.session, 1, 1, 15));
-  const engine = await SpecEngine.create(pair, ajvValidator);
+  const { engine, dispose } = await setupEngine({ provider: 'wasm', verifier: 'cpu', gpu: null, loadPair: () => Promise.resolve(pair), validate: ajvValidator });
   console.log(`Node, wasm EP, CPU verifier; c = draft/target forward = ${costRatio.toFixed(3)}\n${DECODE_TABLE_HEADER}`);
   sections.push({ where: 'Node (onnxruntime-web wasm, 1 thread; CPU verifier)', adapter: 'cpu', costRatio, rows: await runDecodeBench(engine, seeds, costRatio, console.log) });
-  engine.dispose();
+  await dispose();
 
   if (!values['node-only']) {
     const server = await createServer({ logLevel: 'warn', server: { port: 0, host: '127.0.0.1' } });

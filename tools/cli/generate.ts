@@ -9,12 +9,9 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { derivedRatios } from '../../src/core/metrics';
-import { SpecEngine } from '../../src/engine/engine';
 import type { RunReport } from '../../src/contract/runReport';
+import { setupEngine } from '../../src/engine/setup';
 import { DECODE_METHODS, findPreset, presetParams, type DecodeMethod, type RunParams } from '../../src/contract/runParams';
-import { cpuVerifier } from '../../src/contract/stepVerifier';
-import { GpuDeviceManager } from '../../src/gpu/device';
-import { gpuStepVerifier } from '../../src/gpu/stepVerifier';
 import { ajvValidator } from '../../src/grammar/ajvValidator';
 import { loadBundledPair } from '../bundled';
 import { nodeGpu } from '../nodeGpu';
@@ -113,8 +110,9 @@ export async function main(argv: string[]): Promise<number> {
     return 2;
   }
   const { params, methods, json, verifier } = options;
-  const devices = verifier === 'gpu' ? new GpuDeviceManager({ gpu: nodeGpu() }) : null;
-  const engine = await SpecEngine.create(await loadBundledPair(), ajvValidator, devices ? gpuStepVerifier(devices) : cpuVerifier);
+  const setup = await setupEngine({ provider: 'wasm', verifier, gpu: verifier === 'gpu' ? nodeGpu() : null, loadPair: loadBundledPair, validate: ajvValidator });
+  if (setup.verifierReason) console.error(`generate: verifying on the CPU twin: ${setup.verifierReason}`);
+  const { engine } = setup;
   try {
     for (const method of methods) {
       const report = await engine.run({ ...params, method });
@@ -127,8 +125,7 @@ export async function main(argv: string[]): Promise<number> {
       if (report.verdict && report.verdict.kind !== 'valid') console.error(`${method}: ${report.verdict.kind}: ${report.verdict.reason}`);
     }
   } finally {
-    engine.dispose();
-    await devices?.dispose();
+    await setup.dispose();
   }
   return 0;
 }
