@@ -7,9 +7,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { parseArgs } from 'node:util';
+import { setupNodeEngine } from '../nodeEngine';
 import { createServer } from 'vite';
-import { setupEngine } from '../../src/engine/setup';
-import { ajvValidator } from '../../src/grammar/ajvValidator';
 import { launchChromium } from '../../test/support/browser';
 import { DECODE_TABLE_HEADER, formatDecodeRow, runDecodeBench, type DecodeRow } from '../bench/decodeBench';
 import { timeForward } from '../bench/modelsBench';
@@ -34,7 +33,7 @@ export async function main(argv: string[]): Promise<number> {
 
   const pair = await loadBundledPair();
   const costRatio = (await timeForward(pair.draft.session, 1, 1, 15)) / (await timeForward(pair.target.session, 1, 1, 15));
-  const { engine, dispose } = await setupEngine({ provider: 'wasm', verifier: 'cpu', gpu: null, loadPair: () => Promise.resolve(pair), validate: ajvValidator });
+  const { engine, dispose } = await setupNodeEngine('cpu', pair);
   console.log(`Node, wasm EP, CPU verifier; c = draft/target forward = ${costRatio.toFixed(3)}\n${DECODE_TABLE_HEADER}`);
   sections.push({ where: 'Node (onnxruntime-web wasm, 1 thread; CPU verifier)', adapter: 'cpu', costRatio, rows: await runDecodeBench(engine, seeds, costRatio, console.log) });
   await dispose();

@@ -64,7 +64,7 @@ export const METHOD_REGISTRY = {
   },
   'optimal-tree': {
     label: 'Optimal tree',
-    description: 'K drafts verified with the transport-optimal selection at every node of the draft tree (CPU twin only).',
+    description: 'K i.i.d. drafts verified token by token with the transport-optimal rule: each position accepts with α*, the most any lossless verifier can (CPU only).',
     drafts: 'all',
     wgslCode: null,
     shortcut: '6',
