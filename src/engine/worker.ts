@@ -4,13 +4,13 @@
  * decode loop awaits after each step, so a paused or cancelled run always stops between whole steps.
  */
 import { ort } from '../models/browserRuntime';
-import type { ExecutionProvider, FromWorker, ToWorker, VerifierChoice } from '../contract/protocol';
+import type { EngineInfo, ExecutionProvider, FromWorker, ToWorker, VerifierChoice } from '../contract/protocol';
 import { DECODE_METHODS, type RunParams } from '../contract/runParams';
 import type { StepRecord } from '../contract/stepRecord';
 import { cpuVerifier, type StepVerifier } from '../contract/stepVerifier';
 import { race as raceMethods, scorecard, sweep } from './bench';
 import { SpecEngine } from './engine';
-import { GpuDeviceManager } from '../gpu/device';
+import { GpuDeviceLostError, GpuDeviceManager, GpuUncapturedError, describeDeviceLoss } from '../gpu/device';
 import { gpuStepVerifier } from '../gpu/stepVerifier';
 import { interpretedValidator } from '../grammar/interpretedValidator';
 import { loadPair } from '../models/loader';
@@ -26,6 +26,18 @@ const FLUSH_MS = 400;
 let engine: SpecEngine | null = null;
 /** The verifier's WebGPU device, replaced with the engine on every load. */
 let gpuDevices: GpuDeviceManager | null = null;
+/** The verifier in use: the WGSL one gives way to the CPU twin for good once its device fails. */
+let stepVerifier: StepVerifier = cpuVerifier;
+const engineVerifier: StepVerifier = {
+  get kind() {
+    return stepVerifier.kind;
+  },
+  verify: (input) => stepVerifier.verify(input),
+};
+/** The latest load and what it reported, to fall back from (and to reload the models on wasm). */
+let loaded: { message: LoadMessage; info: EngineInfo; modelsShareVerifierDevice: boolean } | null = null;
+/** Why onnxruntime's WebGPU device was lost under the models, once it has been. */
+let modelsDeviceLoss: string | null = null;
 let active: { runId: number; controller: AbortController } | null = null;
 let paused = false;
 let stepsAllowed = 0;
@@ -36,15 +48,17 @@ const nudge = () => {
   wake = null;
 };
 
-/** A WebGPU device for the WGSL verifier, or null where WebGPU is absent. */
-async function webgpuDevices(): Promise<{ devices: GpuDeviceManager; adapter: string; software: boolean } | null> {
-  if (!('gpu' in navigator)) return null;
+type LoadMessage = Extract<ToWorker, { type: 'load' }>;
+
+/** A WebGPU device for the WGSL verifier, or why there is none. */
+async function webgpuDevices(): Promise<{ devices: GpuDeviceManager; adapter: string; software: boolean } | { unavailable: string }> {
+  if (!('gpu' in navigator)) return { unavailable: 'no WebGPU' };
   const devices = new GpuDeviceManager({ gpu: navigator.gpu });
   try {
     const context = await devices.context();
     return { devices, adapter: context.adapterName, software: context.software };
-  } catch {
-    return null;
+  } catch (error) {
+    return { unavailable: errorText(error) };
   }
 }
 
@@ -52,9 +66,9 @@ async function webgpuDevices(): Promise<{ devices: GpuDeviceManager; adapter: st
  * Where the models run. 'auto' prefers WebGPU on a hardware adapter; on a software one (SwiftShader) the
  * wasm EP is an order of magnitude faster (npm run bench:models), so the models go there and say why.
  */
-function chooseProvider(requested: ExecutionProvider | 'auto', gpu: { software: boolean } | null): { provider: ExecutionProvider; fallbackReason: string | null } {
+function chooseProvider(requested: ExecutionProvider | 'auto', gpu: { software: boolean } | { unavailable: string }): { provider: ExecutionProvider; fallbackReason: string | null } {
   if (requested === 'wasm') return { provider: 'wasm', fallbackReason: null };
-  if (!gpu) return { provider: 'wasm', fallbackReason: 'no WebGPU adapter was granted' };
+  if ('unavailable' in gpu) return { provider: 'wasm', fallbackReason: 'no WebGPU adapter was granted' };
   if (requested === 'auto' && gpu.software) return { provider: 'wasm', fallbackReason: 'the WebGPU adapter is software-only, where wasm runs the models faster' };
   return { provider: 'webgpu', fallbackReason: null };
 }
@@ -62,12 +76,13 @@ function chooseProvider(requested: ExecutionProvider | 'auto', gpu: { software: 
 /** Where steps are verified; on a software adapter 'auto' keeps the CPU twin, which is faster there (npm run bench). */
 function chooseVerifier(requested: VerifierChoice, gpu: Awaited<ReturnType<typeof webgpuDevices>>): { verifier: StepVerifier; adapter: string | null; reason: string | null } {
   if (requested === 'cpu') return { verifier: cpuVerifier, adapter: null, reason: null };
-  if (!gpu) return { verifier: cpuVerifier, adapter: null, reason: 'no WebGPU' };
+  if ('unavailable' in gpu) return { verifier: cpuVerifier, adapter: null, reason: gpu.unavailable };
   if (requested === 'auto' && gpu.software) return { verifier: cpuVerifier, adapter: null, reason: 'software WebGPU adapter: the CPU twin is faster; choose WGSL to see the kernels run' };
   return { verifier: gpuStepVerifier(gpu.devices), adapter: gpu.adapter, reason: null };
 }
 
-async function load(message: Extract<ToWorker, { type: 'load' }>): Promise<void> {
+/** `lossReason`: the reload after a lost device, which says why the models and verifier moved. */
+async function load(message: LoadMessage, lossReason: string | null = null): Promise<void> {
   const started = performance.now();
   // The previous pair's sessions and device go first: a reload must not hold two pairs in memory.
   const previous = engine;
@@ -76,8 +91,10 @@ async function load(message: Extract<ToWorker, { type: 'load' }>): Promise<void>
   await previous?.pair.draft.session.release();
   await previous?.pair.target.session.release();
   await gpuDevices?.dispose();
+  loaded = null;
+  modelsDeviceLoss = null;
   const gpu = await webgpuDevices();
-  gpuDevices = gpu?.devices ?? null;
+  gpuDevices = 'devices' in gpu ? gpu.devices : null;
   const { provider, fallbackReason } = chooseProvider(message.provider, gpu);
   const verification = chooseVerifier(message.verifier, gpu);
   const { source } = message;
@@ -93,29 +110,64 @@ async function load(message: Extract<ToWorker, { type: 'load' }>): Promise<void>
       await gpuDevices?.dispose();
       gpuDevices = new GpuDeviceManager({ sharedDevice: ortDevice });
     }
-    const verifier = ortDevice && gpuDevices ? gpuStepVerifier(gpuDevices, ortDevice) : verification.verifier;
-    engine = await SpecEngine.create(pair, interpretedValidator, verifier, ortDevice !== null);
-    post({
-      type: 'ready',
-      info: {
-        provider,
-        fallbackReason,
-        draftName: pair.draft.name,
-        targetName: pair.target.name,
-        vocabSize: pair.tokenizer.vocabSize,
-        contextLength: engine.contextLength,
-        loadMs: performance.now() - started,
-        verifier: verification.verifier.kind,
-        verifierAdapter: verification.adapter,
-        verifierReason: verification.reason,
-        tokenTexts: pair.tokenizer.tokens.map((_, id) => pair.tokenizer.decode([id])),
-      },
+    stepVerifier = ortDevice && gpuDevices ? gpuStepVerifier(gpuDevices, ortDevice) : verification.verifier;
+    engine = await SpecEngine.create(pair, interpretedValidator, engineVerifier, ortDevice !== null);
+    const modelsDevice = provider === 'webgpu' ? pair.target.session.gpuDevice : null;
+    void modelsDevice?.lost.then((info) => {
+      if (engine?.pair === pair) modelsDeviceLoss = describeDeviceLoss(info);
     });
+    const info: EngineInfo = {
+      provider,
+      fallbackReason: lossReason ?? fallbackReason,
+      draftName: pair.draft.name,
+      targetName: pair.target.name,
+      vocabSize: pair.tokenizer.vocabSize,
+      contextLength: engine.contextLength,
+      loadMs: performance.now() - started,
+      verifier: verification.verifier.kind,
+      verifierAdapter: verification.adapter,
+      verifierReason: lossReason ?? verification.reason,
+      tokenTexts: pair.tokenizer.tokens.map((_, id) => pair.tokenizer.decode([id])),
+    };
+    loaded = { message, info, modelsShareVerifierDevice: ortDevice !== null };
+    post({ type: 'ready', info });
   } catch (error) {
     // A file that failed its hash must not be served from the cache next time.
     if (error instanceof ModelLoadError) await evictModelCache();
     post({ type: 'load-error', message: errorText(error) });
   }
+}
+
+/** Why a run failed, when the cause is a GPU device that can no longer be trusted. */
+function gpuFailure(error: unknown): string | null {
+  if (modelsDeviceLoss) return modelsDeviceLoss;
+  return error instanceof GpuDeviceLostError || error instanceof GpuUncapturedError ? error.message : null;
+}
+
+/**
+ * Moves verification to the CPU twin for good after a GPU failure (and the models to wasm, by a reload,
+ * when the lost device was onnxruntime's), and returns the message the failed run ends with. Counters are
+ * safe: the failed step never produced a record, and every earlier step was complete.
+ */
+async function fallBackToCpuTwin(failure: string): Promise<string> {
+  stepVerifier = cpuVerifier;
+  await gpuDevices?.dispose();
+  gpuDevices = null;
+  if (!loaded) return `${failure}; continuing on the CPU twin`;
+  if (modelsDeviceLoss !== null || loaded.modelsShareVerifierDevice) {
+    const message: LoadMessage = { ...loaded.message, provider: 'wasm', verifier: 'cpu' };
+    enqueue(() => load(message, failure));
+    return `${failure}; continuing on the CPU twin, with the models on wasm`;
+  }
+  loaded.info = { ...loaded.info, verifier: 'cpu', verifierAdapter: null, verifierReason: failure };
+  post({ type: 'ready', info: loaded.info });
+  return `${failure}; continuing on the CPU twin`;
+}
+
+/** A failed run's message: a GPU failure falls back to the CPU twin first and says so. */
+async function failureMessage(error: unknown): Promise<string> {
+  const failure = gpuFailure(error);
+  return failure ? fallBackToCpuTwin(failure) : errorText(error);
 }
 
 /**
@@ -163,7 +215,7 @@ async function run(message: Extract<ToWorker, { type: 'run' }>): Promise<void> {
     post({ type: 'done', runId: message.runId, report });
   } catch (error) {
     sink.flush();
-    post({ type: 'run-error', runId: message.runId, message: errorText(error) });
+    post({ type: 'run-error', runId: message.runId, message: await failureMessage(error) });
   } finally {
     if (active?.controller === controller) active = null;
   }
@@ -187,7 +239,7 @@ async function benchJob(message: Extract<ToWorker, { type: 'race' | 'sweep' | 's
     } else post({ type: 'scorecard-done', runId, rows: await scorecard(run, interpretedValidator, message.spec, options) });
   } catch (error) {
     const cancelled = controller.signal.aborted;
-    fail(cancelled ? `${message.type} cancelled` : errorText(error), cancelled);
+    fail(cancelled ? `${message.type} cancelled` : await failureMessage(error), cancelled);
   } finally {
     if (active?.controller === controller) active = null;
   }
@@ -236,6 +288,11 @@ onmessage = (event: MessageEvent<ToWorker>) => {
     case 'cancel':
       active?.controller.abort();
       nudge();
+      break;
+    case 'lose-gpu-device':
+      // The test hook (main.tsx sends it only under ?test-hooks): loses the verifier's device mid-run, as
+      // a driver reset would.
+      void gpuDevices?.context().then((context) => context.device.destroy());
       break;
   }
 };
