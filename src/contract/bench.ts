@@ -3,6 +3,7 @@
  * boundary, and their export formats: the CLI prints and the app exports the same JSON and CSV.
  */
 import type { Spread } from '../core/fairTiming';
+import { LIMITS } from './limits';
 import { derivedRatios, eligible, schemaValidRate, type Counters, type Scorecard } from '../core/metrics';
 import type { SchemaPreset } from '../grammar/presets';
 import type { DecodeMethod, RunParams } from './runParams';
@@ -199,4 +200,17 @@ export function sweepMarkdown(cells: readonly SweepCell[], metric: SweepMetric):
     lines.push(`| ${K} | ${row.join(' | ')} |`);
   }
   return lines.join('\n');
+}
+
+/** A comma-separated list of K or L values ("1,2,3"), each checked against LIMITS; the CLI and the Sweep view both read it. */
+export function parseSweepList(param: 'K' | 'L', text: string): number[] {
+  const limit = LIMITS[param];
+  const entries = text.split(',').map((entry) => entry.trim());
+  if (text.trim() === '' || entries.some((entry) => entry === '')) throw new RangeError(`${limit.label}: give a comma-separated list such as 1,2,3`);
+  const values = entries.map((entry) => {
+    const value = Number(entry);
+    if (!(Number.isInteger(value) && value >= limit.min && value <= limit.max)) throw new RangeError(`${limit.label}: ${JSON.stringify(entry)} is not an integer in ${limit.min}..${limit.max}`);
+    return value;
+  });
+  return [...new Set(values)];
 }

@@ -1,14 +1,14 @@
 import { memo, useDeferredValue, useRef, type ReactNode } from 'react';
-import { Bar, BarChart, CartesianGrid, ComposedChart, Legend, Line, LineChart, Tooltip, XAxis, YAxis } from 'recharts';
+import { Bar, CartesianGrid, ComposedChart, Legend, Line, LineChart, Tooltip, XAxis, YAxis } from 'recharts';
 import { derivedRatios, perPositionAcceptance, recordStep, emptyCounters, type Counters } from '../core/metrics';
 import type { StepRecord } from '../contract/stepRecord';
+import { PositionChart } from './benchParts';
 import { download } from './download';
+import { PALETTE } from './palette';
 import { useSpec } from './storeContext';
 
 const WIDTH = 460;
 const HEIGHT = 220;
-/** Okabe–Ito: distinguishable with every common colour-vision deficiency. */
-export const PALETTE = { R: '#0072B2', I: '#D55E00', D: '#009E73', A: '#CC79A7', other: '#E69F00', grey: '#56B4E9' };
 
 async function svgToPng(svgText: string, width: number, height: number): Promise<Blob> {
   const url = URL.createObjectURL(new Blob([svgText], { type: 'image/svg+xml' }));
@@ -172,13 +172,7 @@ const ChartGrid = memo(function ChartGrid({ steps, counters }: { steps: readonly
           </p>
         </ChartCard>
         <ChartCard id="per-position" title="Per-position acceptance: steps accepting ≥ i tokens / steps" points={positions.length} waiting={waiting}>
-          <BarChart width={WIDTH} height={HEIGHT} data={positions}>
-            <CartesianGrid strokeDasharray="3 3" />
-            <XAxis dataKey="position" />
-            <YAxis domain={[0, 1]} />
-            <Tooltip />
-            <Bar dataKey="rate" name="share of steps" fill={PALETTE.D} isAnimationActive={false} />
-          </BarChart>
+          <PositionChart series={[{ name: 'this run', rates: perPositionAcceptance(counters) }]} width={WIDTH} height={HEIGHT} />
         </ChartCard>
       </div>
     </section>

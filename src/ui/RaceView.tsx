@@ -1,16 +1,12 @@
 import { Bar, BarChart, CartesianGrid, ErrorBar, Label, XAxis, YAxis } from 'recharts';
-import type { Spread } from '../core/fairTiming';
 import { derivedRatios } from '../core/metrics';
-import { PALETTE } from './Charts';
+import { medianRange } from './benchParts';
+import { PALETTE } from './palette';
 import { fixed, METHOD_LABELS, percent } from './format';
 import { useSpec } from './storeContext';
 
 const REPEAT_CHOICES = [1, 3, 5, 10];
 
-/** A median with its range, as read aloud: "12.3 [10.1–14.0]". */
-export function medianRange(spread: Spread, digits = 1, unit = ''): string {
-  return `${spread.median.toFixed(digits)}${unit} [${spread.min.toFixed(digits)}–${spread.max.toFixed(digits)}]`;
-}
 
 export function RaceView() {
   const race = useSpec((s) => s.race);

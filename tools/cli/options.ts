@@ -21,11 +21,6 @@ export function limitedOption(param: LimitedParam, name: string, text: string | 
   return value;
 }
 
-/** A comma-separated list, each entry within its parameter's range: "--K 1,2,3". */
-export function limitedList(param: LimitedParam, name: string, text: string | undefined): number[] {
-  if (text === undefined || text.trim() === '') throw new UsageError(`--${name} needs a comma-separated list, such as 1,2,3`);
-  return text.split(',').map((entry) => limitedOption(param, name, entry.trim()));
-}
 
 export function positiveInteger(name: string, text: string | undefined): number {
   const value = numberOption(name, text);

@@ -6,13 +6,11 @@
  * --json prints {cells: [...]}; otherwise Markdown heatmaps, best cell in bold. Single-draft methods sweep L.
  */
 import { parseArgs } from 'node:util';
-import { sweepCellJson, sweepMarkdown, type SweepSpec } from '../../src/contract/bench';
+import { setupNodeEngine } from '../nodeEngine';
+import { parseSweepList, sweepCellJson, sweepMarkdown, type SweepSpec } from '../../src/contract/bench';
 import { DECODE_METHODS, findPreset, presetParams, type DecodeMethod } from '../../src/contract/runParams';
 import { sweep, sweepCells } from '../../src/engine/bench';
-import { SpecEngine } from '../../src/engine/engine';
-import { ajvValidator } from '../../src/grammar/ajvValidator';
-import { loadBundledPair } from '../bundled';
-import { UsageError, limitedList, limitedOption, parseOrExit, positiveInteger } from './options';
+import { UsageError, limitedOption, parseOrExit, positiveInteger } from './options';
 
 function parse(argv: string[]): { spec: SweepSpec; preset: string; json: boolean } {
   const { values } = parseArgs({
@@ -40,7 +38,7 @@ function parse(argv: string[]): { spec: SweepSpec; preset: string; json: boolean
     seed: limitedOption('seed', 'seed', values.seed),
     drafting: values.drafting,
   });
-  const spec: SweepSpec = { base, Ks: limitedList('K', 'K', values.K), Ls: limitedList('L', 'L', values.L), seeds: positiveInteger('seeds', values.seeds) };
+  const spec: SweepSpec = { base, Ks: parseSweepList('K', values.K), Ls: parseSweepList('L', values.L), seeds: positiveInteger('seeds', values.seeds) };
   sweepCells(spec);
   return { spec, preset: values.preset, json: values.json };
 }
@@ -49,7 +47,7 @@ export async function main(argv: string[]): Promise<number> {
   const options = parseOrExit('sweep', () => parse(argv));
   if (typeof options === 'number') return options;
   const { spec, preset, json } = options;
-  const engine = await SpecEngine.create(await loadBundledPair(), ajvValidator);
+  const { engine, dispose } = await setupNodeEngine();
   try {
     const total = sweepCells(spec).length;
     const cells = await sweep((params) => engine.run(params), spec, { onCell: (cell) => console.error(`sweep: K=${cell.K} L=${cell.L} done (${total} cells)`) });
@@ -59,7 +57,7 @@ export async function main(argv: string[]): Promise<number> {
       for (const metric of ['meanAcceptanceLength', 'speedup', 'draftYield'] as const) console.log(`${sweepMarkdown(cells, metric)}\n`);
     }
   } finally {
-    engine.dispose();
+    await dispose();
   }
   return 0;
 }
