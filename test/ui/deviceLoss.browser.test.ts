@@ -21,12 +21,14 @@ describe('a GPU device lost mid-run, in the built app', () => {
   let app: BuiltApp;
   let browser: Browser;
   let page: Page;
+  const problems: string[] = [];
 
   beforeAll(async () => {
     mkdirSync(SCREENSHOTS, { recursive: true });
     app = await buildAndPreview();
     browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1280, height: 720 } });
+    page.on('pageerror', (error) => problems.push(`page: ${error.message}`));
     await page.goto(`${app.url}?test-hooks`);
     await page.getByTestId('provider').waitFor({ timeout: 120_000 });
   });
@@ -45,8 +47,12 @@ describe('a GPU device lost mid-run, in the built app', () => {
     await page.getByTestId('run-status').filter({ hasText: 'paused' }).waitFor({ timeout: 120_000 });
     await page.getByRole('button', { name: 'Step', exact: true }).click();
     await page.locator('[data-counter="steps"]').filter({ hasText: /^2$/ }).waitFor({ timeout: 120_000 });
+    await page.getByTestId('run-status').filter({ hasText: 'paused' }).waitFor({ timeout: 120_000 });
     await page.evaluate(() => (window as unknown as { speclabTestHooks: { loseGpuDevice(): void } }).speclabTestHooks.loseGpuDevice());
-    await page.getByRole('button', { name: 'Step', exact: true }).click();
+    await page.getByRole('button', { name: 'Step', exact: true }).click({ timeout: 5_000 }).catch(async (error: unknown) => {
+      await page.screenshot({ path: `${SCREENSHOTS}/device-lost-step-refused.png` });
+      throw new Error(`Step refused after the loss (${String(error)}); page problems: ${problems.join(' | ')}`);
+    });
     await page.getByTestId('run-status').filter({ hasText: 'error' }).waitFor({ timeout: 120_000 });
     await expect(page.getByTestId('run-error').textContent()).resolves.toMatch(/the GPU device was lost: .*; continuing on the CPU twin/);
     await page.getByTestId('verifier').filter({ hasText: /^Verifier: CPU twin \(the GPU device was lost/ }).waitFor({ timeout: 30_000 });
@@ -58,6 +64,7 @@ describe('a GPU device lost mid-run, in the built app', () => {
     await expect(page.getByTestId('run-error').count()).resolves.toBe(0);
     await expect(page.getByTestId('verifier').textContent()).resolves.toMatch(/^Verifier: CPU twin/);
     expect(await expectConsistentCounters(page)).toBeGreaterThan(0);
+    expect(problems).toEqual([]);
   }, 600_000);
 
   it('has no test hook without the query flag', async () => {
