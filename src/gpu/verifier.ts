@@ -1,26 +1,22 @@
-import acceptWgsl from '../../shaders/accept.wgsl?raw';
-import philoxWgsl from '../../shaders/philox.wgsl?raw';
-import ratiosWgsl from '../../shaders/ratios.wgsl?raw';
-import residualWgsl from '../../shaders/residual.wgsl?raw';
-import sampleWgsl from '../../shaders/sample.wgsl?raw';
-import workgroupWgsl from '../../shaders/workgroup.wgsl?raw';
 import { seedKey } from '../core/rng';
 import { maskWordCount, type SamplingParams } from '../core/sampling';
 import { MAX_DRAFTS, MAX_DRAFT_LENGTH, VERIFIER_IDS, type VerifierId, type VerifyOutcome } from '../core/verify';
 import type { GpuDeviceManager } from './device';
 import { GpuInputError, GpuWork, checkBindingSize, checkDispatch, workgroupSizeFor, type KernelProgram } from './kernel';
+import { ACCEPT, composeWgsl } from './shaders';
 import { PROB_ROW_STATUS, encodeProbs, type ProbRowSpec } from './kernels/probs';
 
-/** CPU twin: the verifiers of src/core/verify, driven by rngSource(rng, 'f32'). */
+/** CPU twin: the verifiers of src/core/verify, driven by rngSource(rng). */
 export const acceptProgram: KernelProgram = {
   name: 'accept',
-  code: [philoxWgsl, workgroupWgsl, ratiosWgsl, residualWgsl, sampleWgsl, acceptWgsl].join('\n'),
+  code: composeWgsl(ACCEPT),
   entryPoint: 'main',
   workgroupSize: 256,
   sizeIsOverridable: true,
 };
 
-const METHOD_CODES: Readonly<Record<VerifierId, number>> = {
+/** The methods with a WGSL kernel (GPU_VERIFIER_IDS); the engine verifies the others on the CPU twin. */
+const METHOD_CODES: Readonly<Partial<Record<VerifierId, number>>> = {
   tokenwise: 0,
   gbv: 1,
   spectr: 2,
@@ -84,6 +80,7 @@ export function validateVerifyStep(step: GpuVerifyStep, index = 0): void {
   const where = `verify step ${index}`;
   const { K, L, V } = step;
   if (!VERIFIER_IDS.includes(step.method)) throw new GpuInputError(`${where}: unknown method '${String(step.method)}'`);
+  if (METHOD_CODES[step.method] === undefined) throw new GpuInputError(`${where}: method '${step.method}' has no WGSL kernel; verify it on the CPU twin`);
   if (!(Number.isInteger(K) && K >= 1 && K <= MAX_DRAFTS)) throw new GpuInputError(`${where}: K must be an integer in 1..${MAX_DRAFTS}, got ${K}`);
   if (!(Number.isInteger(L) && L >= 1 && L <= MAX_DRAFT_LENGTH)) {
     throw new GpuInputError(`${where}: L must be an integer in 1..${MAX_DRAFT_LENGTH}, got ${L}`);
@@ -157,7 +154,7 @@ function layOut(steps: readonly GpuVerifyStep[]): Layout {
     const [key0, key1] = seedKey(step.seed);
     const outcomeOffset = layout.outcomeWords;
     words.set(
-      [METHOD_CODES[step.method], K, L, V, probsOffset, draftsAt, layout.scratchFloats, outcomeOffset, key0, key1, step.stream, step.firstWord, statusOffset],
+      [METHOD_CODES[step.method] as number, K, L, V, probsOffset, draftsAt, layout.scratchFloats, outcomeOffset, key0, key1, step.stream, step.firstWord, statusOffset],
       index * PROBLEM_WORDS,
     );
     layout.drafts.set(step.drafts, draftsAt);

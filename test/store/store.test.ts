@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { StepRecord } from '../../src/engine/decode';
-import type { ToWorker } from '../../src/engine/protocol';
+import type { StepRecord } from '../../src/contract/stepRecord';
+import type { ToWorker } from '../../src/contract/protocol';
 import { SCHEMA_PRESETS } from '../../src/grammar/presets';
 import { decodeShare, encodeShare } from '../../src/store/shareUrl';
 import { createSpecStore } from '../../src/store/store';
@@ -23,6 +23,7 @@ const step = (index: number, accepted: number, invalidated: number): StepRecord 
   verifiedOn: 'cpu',
   finalLaw: null,
   lengthLaw: null,
+  firstPosition: null,
   trace: null,
   counts: { proposed: 4, invalidated, distinctProposed: 4, distinctEligible: 4 - invalidated, accepted },
   timings: { draft: 0, mask: 0, target: 0, verify: 0, overhead: 0, analysis: 0 },

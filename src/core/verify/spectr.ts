@@ -6,7 +6,7 @@ import type { VerifyOutcome } from './types';
  * One node of the draft tree: m i.i.d. candidate tokens from `draft`, to be resolved against `target`.
  * Returns the index (into the candidates) of the accepted one, or the correction token when none is.
  */
-type NodeRule = (
+export type NodeRule = (
   target: Float64Array,
   draft: Float64Array,
   candidateToken: (i: number) => number,
@@ -15,7 +15,7 @@ type NodeRule = (
 ) => { acceptedCandidate: number } | { correction: number };
 
 /** β(ρ) = Σ_x min(draft(x), target(x)/ρ). */
-function overlapMass(target: Float64Array, draft: Float64Array, rho: number): number {
+export function overlapMass(target: Float64Array, draft: Float64Array, rho: number): number {
   let beta = 0;
   for (let x = 0; x < target.length; x++) beta += Math.min(draft[x] as number, (target[x] as number) / rho);
   return beta;
@@ -45,7 +45,7 @@ export function optimalRho(target: Float64Array, draft: Float64Array, m: number)
 }
 
 /** K-SEQ (Sun et al. 2023; spec §3). */
-const kSeqRule: NodeRule = (target, draft, candidateToken, m, source) => {
+export const kSeqRule: NodeRule = (target, draft, candidateToken, m, source) => {
   const rho = optimalRho(target, draft, m);
   for (let i = 0; i < m; i++) {
     const token = candidateToken(i);
@@ -85,7 +85,7 @@ const recursiveRejectionRule: NodeRule = (target, draft, candidateToken, m, sour
  * Walks K drafts depth by depth (spec §3). The candidates at a node are the drafts whose prefix equals the
  * accepted prefix; their tokens at this depth are fresh i.i.d. draft samples, whatever decided the past.
  */
-function verifyTree(view: DraftBlockView, source: RandomSource, rule: NodeRule): VerifyOutcome {
+export function verifyTree(view: DraftBlockView, source: RandomSource, rule: NodeRule): VerifyOutcome {
   let candidates = Array.from({ length: view.K }, (_, k) => k);
   for (let depth = 0; depth < view.L; depth++) {
     const lead = candidates[0] as number;
