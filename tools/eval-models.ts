@@ -13,7 +13,7 @@ import { dirname } from 'node:path';
 import { parseArgs } from 'node:util';
 import { addCounters, eligible, emptyCounters, type Counters } from '../src/core/metrics';
 import { SpecEngine } from '../src/engine/engine';
-import type { RunParams } from '../src/engine/params';
+import type { RunParams } from '../src/contract/runParams';
 import { ajvValidator } from '../src/grammar/ajvValidator';
 import { SCHEMA_PRESETS } from '../src/grammar/presets';
 import { loadBundledPair } from './bundled';
