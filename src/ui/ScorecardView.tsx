@@ -10,7 +10,7 @@ import { fixed, METHOD_LABELS, percent } from './format';
 import { useSpec } from './storeContext';
 
 const COLUMNS: readonly { key: keyof ReturnType<typeof scorecardRowJson>; label: string; show?: (value: never) => string }[] = [
-  { key: 'schema_valid_rate', label: 'schema-valid rate (ajv rules, full schema)', show: (value: number | null) => percent(value) },
+  { key: 'schema_valid_rate', label: 'schema-valid rate (full schema, judged apart from the grammar)', show: (value: number | null) => percent(value) },
   { key: 'parse_errors', label: 'parse errors' },
   { key: 'schema_errors', label: 'schema errors' },
   { key: 'truncated', label: 'truncated' },
