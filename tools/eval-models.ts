@@ -12,9 +12,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { parseArgs } from 'node:util';
 import { addCounters, eligible, emptyCounters, type Counters } from '../src/core/metrics';
-import { SpecEngine } from '../src/engine/engine';
+import { setupNodeEngine } from './nodeEngine';
 import type { RunParams } from '../src/contract/runParams';
-import { ajvValidator } from '../src/grammar/ajvValidator';
 import { SCHEMA_PRESETS } from '../src/grammar/presets';
 import { loadPair } from '../src/models/loader';
 import { BUNDLED_DRAFT_DIR, BUNDLED_TARGET_DIR, directoryReader, ort } from './bundled';
@@ -107,7 +106,7 @@ export async function main(argv: string[]): Promise<number> {
   const acceptanceRecords = Number(values['acceptance-records']);
   if (seed === 1 || seed === 2) throw new RangeError('seeds 1 and 2 are the training and stopping seeds; evaluate on another');
   const pair = await loadPair(ort, { draft: directoryReader(values.draft), target: directoryReader(values.target) }, 'wasm');
-  const engine = await SpecEngine.create(pair, ajvValidator);
+  const { engine, dispose } = await setupNodeEngine('cpu', pair);
   const fits = (record: CorpusRecord) => pair.tokenizer.encode(record.prompt + record.completion).length + 1 <= engine.contextLength;
   const rows: KindEvaluation[] = [];
   try {
@@ -136,7 +135,7 @@ export async function main(argv: string[]): Promise<number> {
       console.error(`${kind}: ${percent(row.fieldsExact, row.fields)} of fields exact`);
     }
   } finally {
-    engine.dispose();
+    await dispose();
   }
   console.log(`${values.draft} → ${values.target}. Held-out records of tools/train/corpus.ts, seed ${seed}; T = 0 greedy target (ar) with the grammar mask; T = 1 spectr-gbv, K = 3, L = 4, ${acceptanceRecords} prompts a preset.\n`);
   console.log(formatEvaluation(rows));

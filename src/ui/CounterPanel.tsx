@@ -1,4 +1,5 @@
-import { exportCounters, schemaValidRate } from '../core/metrics';
+import { VLLM_NAMES, exportCounters, schemaValidRate } from '../core/metrics';
+import { describeK, reportedK } from '../contract/runParams';
 import { encodeShare } from '../store/shareUrl';
 import { CounterList, countersEntries } from './benchParts';
 import { download } from './download';
@@ -7,7 +8,7 @@ import { useSpec } from './storeContext';
 
 /** One row per counter for the CSV: our name, vLLM's name where it has one, and the value. */
 function countersCsv(exported: ReturnType<typeof exportCounters>, slice: Record<string, string | number>): string {
-  const vllmName: Record<string, string> = { steps: 'num_drafts', D: 'num_draft_tokens', A: 'num_accepted_tokens', conditional_acceptance: 'draft_acceptance_rate', mean_acceptance_length: 'mean_acceptance_length' };
+  const vllmName: Readonly<Record<string, string>> = VLLM_NAMES;
   const rows = [['name', 'vllm_name', 'value'], ...Object.entries(slice).map(([key, value]) => [key, '', String(value)])];
   for (const [key, value] of Object.entries(exported.speclab)) rows.push([key, vllmName[key] ?? '', Array.isArray(value) ? value.join(' ') : String(value)]);
   return `${rows.map((row) => row.map((cell) => (/[",\n]/.test(cell) ? `"${cell.replaceAll('"', '""')}"` : cell)).join(',')).join('\n')}\n`;
@@ -18,7 +19,7 @@ export function CounterPanel() {
   const params = useSpec((s) => s.params);
   const preset = useSpec((s) => s.preset);
   const scorecard = useSpec((s) => s.scorecard);
-  const slice = { method: params.method, schema: preset, K: params.K, L: params.L, temperature: params.temperature, drafting: params.drafting, seed: params.seed };
+  const slice = { method: params.method, schema: preset, K: reportedK(params.method, params.K), L: params.L, temperature: params.temperature, drafting: params.drafting, seed: params.seed };
   const exported = () => exportCounters(counters);
   const share = () => {
     const url = `${location.origin}${location.pathname}${encodeShare({ params, preset })}`;
@@ -29,7 +30,7 @@ export function CounterPanel() {
     <section className="counters" aria-labelledby="counter-heading">
       <div className="section-head">
         <h2 id="counter-heading">
-          {METHOD_LABELS[params.method]} · schema {preset} · K={params.K} L={params.L} T={params.temperature}
+          {METHOD_LABELS[params.method]} · schema {preset} · {describeK(params.method, params.K)} · L = {params.L} · T = {params.temperature}
         </h2>
         <span className="chart-exports">
           <button type="button" onClick={() => download('speclab-counters.json', new Blob([JSON.stringify({ slice, ...exported() }, null, 2)], { type: 'application/json' }))}>

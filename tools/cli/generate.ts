@@ -9,19 +9,12 @@
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { derivedRatios } from '../../src/core/metrics';
+import { setupNodeEngine } from '../nodeEngine';
+import { counterFields } from '../../src/core/metrics';
 import type { RaceEntry } from '../../src/contract/bench';
 import { race } from '../../src/engine/bench';
-import { DECODE_METHODS, type DecodeMethod } from '../../src/contract/runParams';
-import { SpecEngine } from '../../src/engine/engine';
 import type { RunReport } from '../../src/contract/runReport';
-import { findPreset, presetParams, type RunParams } from '../../src/contract/runParams';
-import { cpuVerifier } from '../../src/contract/stepVerifier';
-import { GpuDeviceManager } from '../../src/gpu/device';
-import { gpuStepVerifier } from '../../src/gpu/stepVerifier';
-import { ajvValidator } from '../../src/grammar/ajvValidator';
-import { loadBundledPair } from '../bundled';
-import { nodeGpu } from '../nodeGpu';
+import { DECODE_METHODS, findPreset, presetParams, type DecodeMethod, type RunParams } from '../../src/contract/runParams';
 import { UsageError, numberOption, positiveInteger } from './options';
 
 
@@ -74,7 +67,6 @@ function parse(argv: string[]): { params: RunParams; methods: DecodeMethod[]; js
 
 /** The --json object: our counters and vLLM's per-request names side by side. */
 export function summary(report: RunReport) {
-  const derived = derivedRatios(report.counters);
   return {
     method: report.params.method,
     K: report.params.K,
@@ -86,17 +78,9 @@ export function summary(report: RunReport) {
     verdict: report.verdict,
     ending: report.ending,
     unenforced_keywords: report.unenforced,
-    R: report.counters.raw,
-    I: report.counters.invalidated,
-    D: report.metrics.speclab.D,
-    A: report.counters.accepted,
-    steps: report.steps,
+    ...counterFields(report.counters),
     tokens: report.tokens.length,
-    grammar_survival: derived.grammarSurvival,
-    conditional_acceptance: derived.conditionalAcceptance,
-    draft_yield: derived.draftYield,
     block_efficiency: report.tokens.length / report.steps,
-    acceptance_histogram: [...report.counters.histogram],
     ...report.metrics.vllm,
     timings_ms: { ...report.timings, wall: report.wallMs, generation: report.generationMs },
     tokens_per_second: report.tokensPerSecond,
@@ -136,8 +120,9 @@ export async function main(argv: string[]): Promise<number> {
     return 2;
   }
   const { params, methods, json, verifier, repeats } = options;
-  const devices = verifier === 'gpu' ? new GpuDeviceManager({ gpu: nodeGpu() }) : null;
-  const engine = await SpecEngine.create(await loadBundledPair(), ajvValidator, devices ? gpuStepVerifier(devices) : cpuVerifier);
+  const setup = await setupNodeEngine(verifier);
+  if (setup.verifierReason) console.error(`generate: verifying on the CPU twin: ${setup.verifierReason}`);
+  const { engine } = setup;
   try {
     if (methods.length === 1) {
       const report = await engine.run({ ...params, method: methods[0] as DecodeMethod });
@@ -152,8 +137,7 @@ export async function main(argv: string[]): Promise<number> {
       }
     }
   } finally {
-    engine.dispose();
-    await devices?.dispose();
+    await setup.dispose();
   }
   return 0;
 }
