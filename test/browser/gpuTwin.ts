@@ -1,4 +1,4 @@
-import { VERIFIER_IDS, type VerifierId } from '../../src/core/verify';
+import { GPU_VERIFIER_IDS, type VerifierId } from '../../src/core/verify';
 import { GpuDeviceManager } from '../../src/gpu/device';
 import { GpuVerifier } from '../../src/gpu/verifier';
 import { compareWithCpu } from '../gpu/twinHarness';
@@ -15,7 +15,7 @@ async function run(): Promise<BrowserTwinReport> {
   const context = await manager.context();
   const verifier = new GpuVerifier(manager);
   const report: BrowserTwinReport = { adapter: context.adapterName, software: context.software, results: {} };
-  for (const [index, method] of VERIFIER_IDS.entries()) {
+  for (const [index, method] of GPU_VERIFIER_IDS.entries()) {
     report.results[method] = await compareWithCpu(context, verifier, method, problems, 500 + index);
   }
   await manager.dispose();
