@@ -11,7 +11,7 @@ import { useSpec } from './storeContext';
 import { describeK } from '../contract/runParams';
 
 const COLUMNS: readonly { key: keyof ReturnType<typeof scorecardRowJson>; label: string; show?: (value: never) => string }[] = [
-  { key: 'schema_valid_rate', label: 'schema-valid rate (ajv rules, full schema)', show: (value: number | null) => percent(value) },
+  { key: 'schema_valid_rate', label: 'schema-valid rate (full schema, judged apart from the grammar)', show: (value: number | null) => percent(value) },
   { key: 'parse_errors', label: 'parse errors' },
   { key: 'schema_errors', label: 'schema errors' },
   { key: 'truncated', label: 'truncated' },
