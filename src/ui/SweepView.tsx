@@ -1,6 +1,6 @@
 /**
  * The K × L sweep: the current prompt, schema and sampling, one method, every (K, L) cell against AR on the
- * same seeds (src/engine/bench.ts, as `npm run sweep`). Heatmaps of mean acceptance length, speedup and A/R,
+ * same seeds (the engine's bench scheduler in the worker, as `npm run sweep`). Heatmaps of mean acceptance length, speedup and A/R,
  * the best cell of each marked; progress with Cancel; CSV and JSON export.
  */
 import { useState } from 'react';

@@ -148,9 +148,16 @@ describe('the built app in headless Chromium', () => {
     await expect(page.evaluate(() => document.documentElement.classList.contains('presentation'))).resolves.toBe(true);
     await page.keyboard.press('?');
     await page.getByTestId('shortcut-help').waitFor();
+    // One key per method, from the method registry.
+    const keys = await page.getByTestId('shortcut-help').locator('div').evaluateAll((rows) => rows.map((row) => row.textContent));
+    expect(keys).toContain('6method: Optimal tree');
     await page.keyboard.press('Escape');
     await page.keyboard.press('2');
     await expect(page.locator('#method').inputValue()).resolves.toBe('tokenwise');
+    // A single-draft method reports the one draft it uses, whatever K the form holds.
+    await page.locator('#K').fill('3');
+    await page.locator('body').click({ position: { x: 5, y: 5 } });
+    await expect(page.locator('#counter-heading').textContent()).resolves.toContain('K = 1 (Token-wise uses one draft)');
     await page.keyboard.press('r');
     await page.keyboard.press('ArrowRight');
     await page.locator('[data-counter="steps"]').filter({ hasText: '1' }).waitFor();
@@ -205,7 +212,7 @@ describe('the built app in headless Chromium', () => {
       await other.goto(app.url);
       await other.getByTestId('provider').waitFor({ timeout: 120_000 });
       await expect(other.getByTestId('provider').textContent()).resolves.toMatch(/^Models on wasm \(CPU\): /);
-      await expect(other.getByTestId('verifier').textContent()).resolves.toBe('Verifier: CPU twin (no WebGPU)');
+      await expect(other.getByTestId('verifier').textContent()).resolves.toBe('Verifier: CPU twin (WebGPU is unavailable: no adapter was granted)');
       await other.locator('#preset').selectOption('sentiment');
       expect(JSON.parse(await runToEnd(other))).toHaveProperty('sentiment');
     } finally {
