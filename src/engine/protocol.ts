@@ -2,6 +2,9 @@
 import type { StepRecord } from './decode';
 import type { RunReport } from './engine';
 import type { RunParams } from './params';
+import type { FieldErrors } from '../contract/validation';
+import type { NetworkTimeouts } from '../models/httpReader';
+import type { LoadPhase } from '../models/loader';
 import type { ExecutionProvider } from '../models/session';
 
 /** Where steps are verified: 'auto' is WGSL on a hardware adapter and the CPU twin on a software one. */
@@ -17,8 +20,12 @@ export interface PairSource {
   modelFile: string;
 }
 
+
+export type { LoadPhase };
+
 export type ToWorker =
-  | { type: 'load'; source: PairSource; provider: ExecutionProvider | 'auto'; verifier: VerifierChoice }
+  /** A load cancels the one in flight; `network` bounds every read (tests shorten it). */
+  | { type: 'load'; source: PairSource; provider: ExecutionProvider | 'auto'; verifier: VerifierChoice; network?: NetworkTimeouts }
   /** Starts a run; `paused` starts it waiting for `step`. `stepDelayMs` slows playback for teaching. */
   | { type: 'run'; runId: number; params: RunParams; paused: boolean; stepDelayMs: number }
   | { type: 'race'; runId: number; params: RunParams }
@@ -49,11 +56,16 @@ export interface EngineInfo {
 
 export type FromWorker =
   | { type: 'progress'; file: string; loaded: number; total: number | null }
+  | { type: 'phase'; phase: LoadPhase }
   | { type: 'ready'; info: EngineInfo }
   | { type: 'load-error'; message: string }
+  /** A schema not compiled before is being compiled (the page may stop the worker past the time budget). */
+  | { type: 'compiling'; runId: number; properties: number }
+  | { type: 'compiled'; runId: number }
   | { type: 'steps'; runId: number; records: StepRecord[] }
   | { type: 'paused'; runId: number; paused: boolean }
   | { type: 'done'; runId: number; report: RunReport }
   | { type: 'race-row'; runId: number; report: RunReport }
   | { type: 'race-done'; runId: number }
-  | { type: 'run-error'; runId: number; message: string };
+  /** `errors`: the worker's own check of the parameters, by field. */
+  | { type: 'run-error'; runId: number; message: string; errors?: FieldErrors };

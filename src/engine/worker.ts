@@ -10,7 +10,10 @@ import { cpuVerifier, type StepVerifier } from './stepVerifier';
 import { GpuDeviceManager } from '../gpu/device';
 import { gpuStepVerifier } from '../gpu/stepVerifier';
 import type { FromWorker, ToWorker, VerifierChoice } from './protocol';
+import type { RunParams } from './params';
 import { interpretedValidator } from '../grammar/interpretedValidator';
+import { measureSchema, parseSchemaText } from '../grammar/schema';
+import { errorSummary, validateRunParams, type RunParamsInput } from '../contract/validation';
 import { loadPair } from '../models/loader';
 import { evictModelCache, httpReader } from '../models/httpReader';
 import { ModelLoadError } from '../models/manifest';
@@ -26,6 +29,8 @@ let engine: SpecEngine | null = null;
 /** The verifier's WebGPU device, replaced with the engine on every load. */
 let gpuDevices: GpuDeviceManager | null = null;
 let active: { runId: number; controller: AbortController } | null = null;
+/** The load in flight: a new load (or Cancel, which loads the bundled pair) aborts its network reads. */
+let loading: AbortController | null = null;
 let paused = false;
 let stepsAllowed = 0;
 let stepDelayMs = 0;
@@ -66,7 +71,8 @@ function chooseVerifier(requested: VerifierChoice, gpu: Awaited<ReturnType<typeo
   return { verifier: gpuStepVerifier(gpu.devices), adapter: gpu.adapter, reason: null };
 }
 
-async function load(message: Extract<ToWorker, { type: 'load' }>): Promise<void> {
+async function load(message: Extract<ToWorker, { type: 'load' }>, controller: AbortController): Promise<void> {
+  if (controller.signal.aborted) return;
   const started = performance.now();
   // The previous pair's sessions and device go first: a reload must not hold two pairs in memory.
   const previous = engine;
@@ -81,8 +87,12 @@ async function load(message: Extract<ToWorker, { type: 'load' }>): Promise<void>
   const verification = chooseVerifier(message.verifier, gpu);
   const { source } = message;
   try {
-    const pair = await loadPair(ort, { draft: httpReader(source.draftUrl, source.cache), target: httpReader(source.targetUrl, source.cache) }, provider, (file, loaded, total) =>
-      post({ type: 'progress', file, loaded, total }),
+    const network = { signal: controller.signal, ...(message.network ? { timeouts: message.network } : {}) };
+    const pair = await loadPair(
+      ort,
+      { draft: httpReader(source.draftUrl, source.cache, network), target: httpReader(source.targetUrl, source.cache, network) },
+      provider,
+      { onProgress: (file, loaded, total) => post({ type: 'progress', file, loaded, total }), onPhase: (phase) => post({ type: 'phase', phase }) },
       source.modelFile,
     );
     // Models and verifier both on WebGPU: the verifier moves to onnxruntime's device and reads the
@@ -93,6 +103,7 @@ async function load(message: Extract<ToWorker, { type: 'load' }>): Promise<void>
       gpuDevices = new GpuDeviceManager({ sharedDevice: ortDevice });
     }
     const verifier = ortDevice && gpuDevices ? gpuStepVerifier(gpuDevices, ortDevice) : verification.verifier;
+    post({ type: 'phase', phase: 'grammar' });
     engine = await SpecEngine.create(pair, interpretedValidator, verifier, ortDevice !== null);
     post({
       type: 'ready',
@@ -113,8 +124,46 @@ async function load(message: Extract<ToWorker, { type: 'load' }>): Promise<void>
   } catch (error) {
     // A file that failed its hash must not be served from the cache next time.
     if (error instanceof ModelLoadError) await evictModelCache();
-    post({ type: 'load-error', message: errorText(error) });
+    // A load replaced by another says nothing: the new one reports.
+    if (!controller.signal.aborted) post({ type: 'load-error', message: errorText(error) });
+  } finally {
+    if (loading === controller) loading = null;
   }
+}
+
+/**
+ * The engine checks the parameters again (a message may come from anywhere), then compiles the schema
+ * if it is new, saying so first: the page stops the worker when a compile outlasts its budget.
+ */
+async function prepare(runId: number, params: unknown): Promise<{ engine: SpecEngine; params: RunParams } | null> {
+  if (!engine) {
+    post({ type: 'run-error', runId, message: 'the models are not loaded yet' });
+    return null;
+  }
+  const checked = validateRunParams(params as RunParamsInput);
+  if (!checked.ok) {
+    post({ type: 'run-error', runId, message: errorSummary(checked.errors), errors: checked.errors });
+    return null;
+  }
+  const { schemaText } = checked.params;
+  if (schemaText !== null && !engine.isCompiled(schemaText)) {
+    let properties = 0;
+    try {
+      properties = measureSchema(parseSchemaText(schemaText)).properties;
+    } catch {
+      // The compile below reports what is wrong with the text.
+    }
+    post({ type: 'compiling', runId, properties });
+    try {
+      await engine.compile(schemaText);
+    } catch (error) {
+      post({ type: 'compiled', runId });
+      post({ type: 'run-error', runId, message: errorText(error) });
+      return null;
+    }
+    post({ type: 'compiled', runId });
+  }
+  return { engine, params: checked.params };
 }
 
 /**
@@ -149,7 +198,8 @@ function stepSink(runId: number) {
 }
 
 async function run(message: Extract<ToWorker, { type: 'run' }>): Promise<void> {
-  if (!engine) return post({ type: 'run-error', runId: message.runId, message: 'the models are not loaded yet' });
+  const ready = await prepare(message.runId, message.params);
+  if (!ready) return;
   const controller = new AbortController();
   active = { runId: message.runId, controller };
   paused = message.paused;
@@ -157,7 +207,7 @@ async function run(message: Extract<ToWorker, { type: 'run' }>): Promise<void> {
   stepDelayMs = message.stepDelayMs;
   const sink = stepSink(message.runId);
   try {
-    const report = await engine.run(message.params, sink.onStep, controller.signal);
+    const report = await ready.engine.run(ready.params, sink.onStep, controller.signal);
     sink.flush();
     post({ type: 'done', runId: message.runId, report });
   } catch (error) {
@@ -168,13 +218,23 @@ async function run(message: Extract<ToWorker, { type: 'run' }>): Promise<void> {
   }
 }
 
+/** Every method in turn; Reset or a new Run stops the race at its next step boundary. */
 async function race(message: Extract<ToWorker, { type: 'race' }>): Promise<void> {
-  if (!engine) return post({ type: 'run-error', runId: message.runId, message: 'the models are not loaded yet' });
+  const ready = await prepare(message.runId, message.params);
+  if (!ready) return;
+  const controller = new AbortController();
+  active = { runId: message.runId, controller };
   try {
-    for (const method of DECODE_METHODS) post({ type: 'race-row', runId: message.runId, report: await engine.run({ ...message.params, method }) });
+    for (const method of DECODE_METHODS) {
+      if (controller.signal.aborted) break;
+      const report = await ready.engine.run({ ...ready.params, method }, undefined, controller.signal);
+      if (report.ending !== 'cancelled') post({ type: 'race-row', runId: message.runId, report });
+    }
     post({ type: 'race-done', runId: message.runId });
   } catch (error) {
     post({ type: 'run-error', runId: message.runId, message: errorText(error) });
+  } finally {
+    if (active?.controller === controller) active = null;
   }
 }
 
@@ -187,11 +247,15 @@ const enqueue = (work: () => Promise<void>) => {
 onmessage = (event: MessageEvent<ToWorker>) => {
   const message = event.data;
   switch (message.type) {
-    case 'load':
+    case 'load': {
       active?.controller.abort();
+      loading?.abort();
+      const controller = new AbortController();
+      loading = controller;
       nudge();
-      enqueue(() => load(message));
+      enqueue(() => load(message, controller));
       break;
+    }
     case 'run':
       active?.controller.abort();
       nudge();

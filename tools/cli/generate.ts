@@ -5,71 +5,103 @@
  * Headless generation with the bundled models (onnxruntime-web, wasm EP). Prints the text, or with --json
  * one object per method with the counters, the derived ratios, vLLM's names and timings. --method all
  * runs every method on the same prompt and seed: the race.
+ * Every usage or input error (an option, a parameter out of range, a schema the grammar cannot take, a
+ * prompt too long for the models) prints `generate: <message>` and exits 2; the parameters and the schema
+ * are checked before the models load.
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import type { LimitedParam } from '../../src/contract/limits';
+import { errorSummary, parseNumber, validateRunParams } from '../../src/contract/validation';
 import { derivedRatios } from '../../src/core/metrics';
-import { DECODE_METHODS, type DecodeMethod } from '../../src/engine/decode';
+import { DECODE_METHODS, PromptTooLongError, type DecodeMethod } from '../../src/engine/decode';
 import { SpecEngine, type RunReport } from '../../src/engine/engine';
 import { findPreset, presetParams, type RunParams } from '../../src/engine/params';
 import { cpuVerifier } from '../../src/engine/stepVerifier';
 import { GpuDeviceManager } from '../../src/gpu/device';
 import { gpuStepVerifier } from '../../src/gpu/stepVerifier';
 import { ajvValidator } from '../../src/grammar/ajvValidator';
+import { SchemaError, checkSchema, parseSchemaText } from '../../src/grammar/schema';
 import { loadBundledPair } from '../bundled';
 import { nodeGpu } from '../nodeGpu';
+import { UsageError, parsingArguments, withUsageErrors } from './usage';
 
-class UsageError extends Error {}
-
-function numberOption(name: string, text: string | undefined): number {
-  const value = Number(text);
-  if (text === undefined || !Number.isFinite(value)) throw new UsageError(`--${name} must be a number, got ${JSON.stringify(text)}`);
-  return value;
+/** A number option, read and range-checked by the app's own validation. */
+function numberOption(option: string, name: LimitedParam, text: string): number {
+  const parsed = parseNumber(name, text);
+  if ('error' in parsed) throw new UsageError(`--${option}: ${parsed.error}`);
+  return parsed.value;
 }
 
-function parse(argv: string[]): { params: RunParams; methods: DecodeMethod[]; json: boolean; verifier: 'cpu' | 'gpu' } {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      preset: { type: 'string' },
-      schema: { type: 'string' },
-      free: { type: 'boolean', default: false },
-      prompt: { type: 'string' },
-      method: { type: 'string', default: 'spectr-gbv' },
-      K: { type: 'string', default: '3' },
-      L: { type: 'string', default: '4' },
-      temperature: { type: 'string', default: '1' },
-      'top-p': { type: 'string' },
-      seed: { type: 'string', default: '1' },
-      'max-tokens': { type: 'string', default: '96' },
-      drafting: { type: 'string', default: 'validate' },
-      trigger: { type: 'string' },
-      verifier: { type: 'string', default: 'cpu' },
-      json: { type: 'boolean', default: false },
-    },
-  });
+function readSchemaFile(path: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new UsageError(`--schema ${path}: ${(error as Error).message}`);
+  }
+}
+
+/** Reads the arguments and checks everything that can be checked without the models; throws UsageError. */
+export function parse(argv: string[]): { params: RunParams; methods: DecodeMethod[]; json: boolean; verifier: 'cpu' | 'gpu' } {
+  const { values } = parsingArguments(() =>
+    parseArgs({
+      args: argv,
+      options: {
+        preset: { type: 'string' },
+        schema: { type: 'string' },
+        free: { type: 'boolean', default: false },
+        prompt: { type: 'string' },
+        method: { type: 'string', default: 'spectr-gbv' },
+        K: { type: 'string', default: '3' },
+        L: { type: 'string', default: '4' },
+        temperature: { type: 'string', default: '1' },
+        'top-p': { type: 'string' },
+        seed: { type: 'string', default: '1' },
+        'max-tokens': { type: 'string', default: '96' },
+        drafting: { type: 'string', default: 'validate' },
+        trigger: { type: 'string' },
+        verifier: { type: 'string', default: 'cpu' },
+        json: { type: 'boolean', default: false },
+      },
+    }),
+  );
   const sources = [values.preset !== undefined, values.schema !== undefined, values.free].filter(Boolean).length;
   if (sources !== 1) throw new UsageError('give exactly one of --preset <name>, --schema <file> or --free');
   if (values.drafting !== 'validate' && values.drafting !== 'constrained') throw new UsageError(`--drafting must be validate or constrained, got ${values.drafting}`);
   if (values.verifier !== 'cpu' && values.verifier !== 'gpu') throw new UsageError(`--verifier must be cpu or gpu, got ${values.verifier}`);
   const methods: DecodeMethod[] = values.method === 'all' ? [...DECODE_METHODS] : [values.method as DecodeMethod];
   if (!methods.every((method) => DECODE_METHODS.includes(method))) throw new UsageError(`--method must be one of ${DECODE_METHODS.join(', ')} or all`);
-  const preset = values.preset === undefined ? null : findPreset(values.preset);
-  const base: RunParams = preset ? presetParams(preset) : { ...presetParams(findPreset('person')), prompt: '', schemaText: values.free ? null : readFileSync(values.schema as string, 'utf8') };
-  const params: RunParams = {
+  let preset;
+  try {
+    preset = values.preset === undefined ? null : findPreset(values.preset);
+  } catch (error) {
+    throw new UsageError(`--preset: ${(error as Error).message}`);
+  }
+  const base: RunParams = preset ? presetParams(preset) : { ...presetParams(findPreset('person')), prompt: '', schemaText: values.free ? null : readSchemaFile(values.schema as string) };
+  if (values.prompt === undefined && !preset) throw new UsageError('--prompt is required without --preset');
+  const candidate: RunParams = {
     ...base,
-    K: numberOption('K', values.K),
-    L: numberOption('L', values.L),
-    temperature: numberOption('temperature', values.temperature),
-    seed: numberOption('seed', values.seed),
-    maxTokens: numberOption('max-tokens', values['max-tokens']),
+    K: numberOption('K', 'K', values.K),
+    L: numberOption('L', 'L', values.L),
+    temperature: numberOption('temperature', 'temperature', values.temperature),
+    seed: numberOption('seed', 'seed', values.seed),
+    maxTokens: numberOption('max-tokens', 'maxTokens', values['max-tokens']),
     drafting: values.drafting,
-    ...(values['top-p'] === undefined ? {} : { topP: numberOption('top-p', values['top-p']) }),
+    ...(values['top-p'] === undefined ? {} : { topP: numberOption('top-p', 'topP', values['top-p']) }),
     ...(values.prompt === undefined ? {} : { prompt: values.prompt.replaceAll('\\n', '\n') }),
     ...(values.trigger === undefined ? {} : { trigger: values.trigger }),
   };
-  if (params.prompt === '') throw new UsageError('--prompt is required without --preset');
-  return { params, methods, json: values.json, verifier: values.verifier };
+  const checked = validateRunParams(candidate);
+  if (!checked.ok) throw new UsageError(errorSummary(checked.errors));
+  if (checked.params.schemaText !== null) {
+    try {
+      checkSchema(parseSchemaText(checked.params.schemaText));
+    } catch (error) {
+      if (error instanceof SchemaError) throw new UsageError(error.message);
+      throw error;
+    }
+  }
+  return { params: checked.params, methods, json: values.json, verifier: values.verifier };
 }
 
 /** The --json object: our counters and vLLM's per-request names side by side. */
@@ -103,21 +135,21 @@ export function summary(report: RunReport) {
   };
 }
 
-export async function main(argv: string[]): Promise<number> {
-  let options: ReturnType<typeof parse>;
-  try {
-    options = parse(argv);
-  } catch (error) {
-    if (!(error instanceof UsageError || error instanceof RangeError || error instanceof TypeError)) throw error;
-    console.error(`generate: ${error.message}`);
-    return 2;
-  }
-  const { params, methods, json, verifier } = options;
+export function main(argv: string[]): Promise<number> {
+  return withUsageErrors('generate', () => generate(argv));
+}
+
+async function generate(argv: string[]): Promise<number> {
+  const { params, methods, json, verifier } = parse(argv);
   const devices = verifier === 'gpu' ? new GpuDeviceManager({ gpu: nodeGpu() }) : null;
   const engine = await SpecEngine.create(await loadBundledPair(), ajvValidator, devices ? gpuStepVerifier(devices) : cpuVerifier);
   try {
     for (const method of methods) {
-      const report = await engine.run({ ...params, method });
+      const report = await engine.run({ ...params, method }).catch((error: unknown) => {
+        // What only the models can tell: the prompt's length in tokens, and xgrammar's own refusals.
+        if (error instanceof PromptTooLongError || error instanceof SchemaError) throw new UsageError(error.message);
+        throw error;
+      });
       if (json) console.log(JSON.stringify(summary(report)));
       else if (methods.length === 1) console.log(report.text);
       else {
