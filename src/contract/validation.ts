@@ -3,16 +3,13 @@
  * from limits.ts. Every check returns messages by field and never throws: a caller shows them next to the
  * field (form, link), prints them (CLI) or sends them back (worker).
  */
-import { METHOD_IDS } from '../core/verify';
-import type { DecodeMethod, DraftingMode } from '../engine/decode';
-import type { RunParams } from '../engine/params';
 import { LIMITS, type LimitedParam, type NumericLimit } from './limits';
+import { DECODE_METHODS, type DecodeMethod, type DraftingMode, type RunParams } from './runParams';
 
 /** Every field a message can be attached to. */
 export type RunField = LimitedParam | 'method' | 'drafting' | 'prompt' | 'schemaText' | 'trigger';
 export type FieldErrors = Partial<Record<RunField, string>>;
 
-export const RUN_METHODS: readonly DecodeMethod[] = ['ar', ...METHOD_IDS];
 export const DRAFTING_MODES: readonly DraftingMode[] = ['validate', 'constrained'];
 
 /** "from 1 to 8", "above 0 and at most 1": the allowed range in words. */
@@ -68,7 +65,7 @@ export function validateRunParams(input: RunParamsInput): Validated {
     if (error === null) numbers[name] = value as number;
     else errors[name] = error;
   }
-  if (!RUN_METHODS.includes(input.method as DecodeMethod)) errors.method = `unknown method ${JSON.stringify(input.method)}; use one of ${RUN_METHODS.join(', ')}`;
+  if (!DECODE_METHODS.includes(input.method as DecodeMethod)) errors.method = `unknown method ${JSON.stringify(input.method)}; use one of ${DECODE_METHODS.join(', ')}`;
   if (!DRAFTING_MODES.includes(input.drafting as DraftingMode)) errors.drafting = `drafting must be ${DRAFTING_MODES.join(' or ')}; got ${JSON.stringify(input.drafting)}`;
   if (typeof input.prompt !== 'string' || input.prompt.length === 0) errors.prompt = 'the prompt is empty';
   if (input.schemaText !== null && typeof input.schemaText !== 'string') errors.schemaText = 'the schema must be JSON-schema text, or none for free text';

@@ -8,18 +8,12 @@
  */
 import { connectAllowed, connectBlockedMessage } from '../contract/csp';
 import { NETWORK_LIMITS } from '../contract/limits';
+import type { NetworkTimeouts } from '../contract/protocol';
 import { ModelFileMissingError, type FileReader } from './loader';
 import { ModelLoadError } from './manifest';
 
 export const MODEL_CACHE = 'speclab-models-v1';
 const ATTEMPTS = 3;
-
-export interface NetworkTimeouts {
-  /** The server must send its response headers within this. */
-  requestMs: number;
-  /** A body may go this long without a byte. */
-  stallMs: number;
-}
 
 export const DEFAULT_TIMEOUTS: NetworkTimeouts = { requestMs: NETWORK_LIMITS.requestSeconds * 1000, stallMs: NETWORK_LIMITS.stallSeconds * 1000 };
 

@@ -5,14 +5,13 @@
  */
 import type * as ort from 'onnxruntime-web';
 import { ModelLoadError, checkFile, parseManifest, type ModelManifest } from './manifest';
-import { ModelSession, type ExecutionProvider } from './session';
+import type { ExecutionProvider, LoadPhase } from '../contract/protocol';
+import { ModelSession } from './session';
 import { TextTokenizer, checkSameTokenizer } from './tokenizer';
 
 /** Reads one file of a model directory; `onProgress` gets (bytes so far, total or null). */
 export type FileReader = (path: string, onProgress?: (loaded: number, total: number | null) => void) => Promise<Uint8Array>;
 
-/** The stages of a load, in order (the grammar is compiled by the engine, after the pair). */
-export type LoadPhase = 'download' | 'hash' | 'session' | 'grammar';
 
 export interface LoadEvents {
   /** Bytes of one file so far, and its size when the server or the manifest says it. */

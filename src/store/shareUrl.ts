@@ -5,7 +5,7 @@
  */
 import type { LimitedParam } from '../contract/limits';
 import { parseNumber, validateRunParams, type FieldErrors, type RunParamsInput } from '../contract/validation';
-import type { RunParams } from '../engine/params';
+import type { RunParams } from '../contract/runParams';
 import { SCHEMA_PRESETS, type SchemaPreset } from '../grammar/presets';
 
 export type PresetChoice = SchemaPreset['id'] | 'custom' | 'free';

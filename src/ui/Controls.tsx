@@ -1,6 +1,6 @@
 import { LIMITS, type LimitedParam } from '../contract/limits';
 import { describeRange, type RunField } from '../contract/validation';
-import { DECODE_METHODS, type DecodeMethod } from '../engine/decode';
+import { DECODE_METHODS, type DecodeMethod } from '../contract/runParams';
 import { SCHEMA_PRESETS } from '../grammar/presets';
 import type { PresetChoice } from '../store/shareUrl';
 import { METHOD_LABELS } from './format';

@@ -1,6 +1,6 @@
 import { useShallow } from 'zustand/react/shallow';
-import type { LoadPhase } from '../engine/protocol';
-import { BUNDLED_PAIR } from '../store/store';
+import { BUNDLED_PAIR } from '../contract/modelPairs';
+import type { LoadPhase } from '../contract/protocol';
 import { useSpec } from './storeContext';
 
 const PHASES: Record<LoadPhase, string> = {

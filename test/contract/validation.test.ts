@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { LIMITS, type LimitedParam } from '../../src/contract/limits';
 import { checkNumber, modelDirectoryUrl, parseNumber, validateRunParams } from '../../src/contract/validation';
-import { findPreset, presetParams } from '../../src/engine/params';
+import { findPreset, presetParams } from '../../src/contract/runParams';
 
 const good = presetParams(findPreset('person'));
 

@@ -1,9 +1,10 @@
 /** The store's side of "nothing hangs, nothing crashes": honest fields, untrusted links, cancelled races, abandoned compiles. */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { RunReport } from '../../src/engine/engine';
-import type { EngineInfo, ToWorker } from '../../src/engine/protocol';
+import { BUNDLED_PAIR } from '../../src/contract/modelPairs';
+import type { EngineInfo, ToWorker } from '../../src/contract/protocol';
+import type { RunReport } from '../../src/contract/runReport';
 import { decodeShare, encodeShare } from '../../src/store/shareUrl';
-import { BUNDLED_PAIR, createSpecStore, type StoreOptions } from '../../src/store/store';
+import { createSpecStore, type StoreOptions } from '../../src/store/store';
 
 const INFO: EngineInfo = { provider: 'wasm', fallbackReason: null, draftName: 'd', targetName: 't', vocabSize: 10, contextLength: 128, loadMs: 1, verifier: 'cpu', verifierAdapter: null, verifierReason: null, tokenTexts: [] };
 

@@ -1,11 +1,11 @@
 /** The typed messages between the page and the engine's Web Worker. */
-import type { StepRecord } from './decode';
-import type { RunReport } from './engine';
-import type { RunParams } from './params';
-import type { FieldErrors } from '../contract/validation';
-import type { NetworkTimeouts } from '../models/httpReader';
-import type { LoadPhase } from '../models/loader';
-import type { ExecutionProvider } from '../models/session';
+import type { RunParams } from './runParams';
+import type { RunReport } from './runReport';
+import type { StepRecord } from './stepRecord';
+import type { FieldErrors } from './validation';
+
+/** Where the models run: onnxruntime-web's wasm or WebGPU execution provider. */
+export type ExecutionProvider = 'wasm' | 'webgpu';
 
 /** Where steps are verified: 'auto' is WGSL on a hardware adapter and the CPU twin on a software one. */
 export type VerifierChoice = 'auto' | 'gpu' | 'cpu';
@@ -20,8 +20,16 @@ export interface PairSource {
   modelFile: string;
 }
 
+/** The stages of a load, in order (the grammar engine is set up after the pair). */
+export type LoadPhase = 'download' | 'hash' | 'session' | 'grammar';
 
-export type { LoadPhase };
+/** Bounds on every network read of a load. */
+export interface NetworkTimeouts {
+  /** The server must send its response headers within this. */
+  requestMs: number;
+  /** A body may go this long without a byte. */
+  stallMs: number;
+}
 
 export type ToWorker =
   /** A load cancels the one in flight; `network` bounds every read (tests shorten it). */
