@@ -18,7 +18,7 @@ import { GrammarDeadEndError, advanceOverEmitted, checkDrafts, openMask, type Dr
 import type { CompiledSchema, SchemaMatcher } from '../grammar/engine';
 import { scoreOutput, type OutputVerdict, type SchemaValidator } from '../grammar/score';
 import type { PairModels } from './pairModels';
-import { LIMITS } from '../contract/limits';
+import { checkNumber } from '../contract/validation';
 import type { DecodeEnding, DecodeResult } from '../contract/runReport';
 import { DECODE_METHODS, type DecodeMethod, type DraftingMode } from '../contract/runParams';
 import { zeroTimings, type EmittedToken, type StepRecord, type StepTimings } from '../contract/stepRecord';
@@ -66,9 +66,10 @@ export function stepWindow(method: DecodeMethod, L: number): number {
 export function validateDecodeOptions(options: DecodeOptions, contextLength: number): void {
   const { method, K, L, maxTokens, prompt } = options;
   if (!DECODE_METHODS.includes(method)) throw new RangeError(`unknown method ${JSON.stringify(method)}; expected one of ${DECODE_METHODS.join(', ')}`);
+  // The same check, and the same words, as the form, share links and the CLI.
   for (const [name, value] of [['K', K], ['L', L], ['maxTokens', maxTokens]] as const) {
-    const { min, max, label } = LIMITS[name];
-    if (!(Number.isInteger(value) && value >= min && value <= max)) throw new RangeError(`${label} must be an integer in ${min}..${max}, got ${value}`);
+    const problem = checkNumber(name, value);
+    if (problem !== null) throw new RangeError(problem);
   }
   if (prompt.length === 0) throw new RangeError('the prompt is empty');
   // Refused rather than cut: a silently truncated prompt would change what the model is asked.

@@ -151,6 +151,8 @@ export function createSpecStore(transport: EngineTransport, options: StoreOption
       if (engine.status !== 'ready' || !checkForm()) return;
       const { params } = get();
       const id = nextRunId++;
+      // The engine stops a race in flight at its next step boundary when a run arrives.
+      if (get().race.status === 'running') set({ race: { ...get().race, status: 'cancelled' } });
       set({ run: freshRun(id, params.L, paused ? 'paused' : 'running'), ui: { ...get().ui, selectedStep: null } });
       send({ type: 'run', runId: id, params, paused, stepDelayMs });
     };

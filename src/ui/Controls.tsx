@@ -55,6 +55,7 @@ export function RunBar() {
   // Run waits while any field has a message: the messages are next to their fields.
   const invalid = useSpec((s) => Object.keys(s.form.errors).length > 0);
   const stepDelayMs = useSpec((s) => s.stepDelayMs);
+  const compiling = useSpec((s) => s.compiling);
   const { start, togglePause, step, reset, startRace, setStepDelay } = useSpec(
     useShallow((s) => ({ start: s.start, togglePause: s.togglePause, step: s.step, reset: s.reset, startRace: s.startRace, setStepDelay: s.setStepDelay })),
   );
@@ -85,6 +86,11 @@ export function RunBar() {
           {runStatus}
         </span>
       </div>
+      {compiling && (
+        <p data-testid="compiling">
+          Compiling the schema ({compiling.properties.toLocaleString('en-US')} properties)… Reset stops it.
+        </p>
+      )}
       {runError && (
         <p className="error" role="alert" data-testid="run-error">
           {runError}

@@ -8,7 +8,7 @@ export function RaceView() {
   const baseline = race.rows.find((row) => row.params.method === 'ar');
   return (
     <section className="race" aria-labelledby="race-heading" data-testid="race">
-      <h2 id="race-heading">Race: every method, same prompt and seed {race.status === 'running' ? '(running…)' : ''}</h2>
+      <h2 id="race-heading">Race: every method, same prompt and seed {race.status === 'running' ? '(running…)' : race.status === 'cancelled' ? '(cancelled)' : ''}</h2>
       {race.error && (
         <p className="error" role="alert">
           {race.error}
