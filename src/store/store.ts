@@ -6,6 +6,7 @@
 import { createStore } from 'zustand/vanilla';
 import { emptyCounters, recordStep, recordCompletion, EMPTY_SCORECARD, type Counters, type Scorecard, type CompletionKind } from '../core/metrics';
 import { SCHEMA_LIMITS, type LimitedParam } from '../contract/limits';
+import type { RaceResult } from '../contract/bench';
 import { BUNDLED_PAIR } from '../contract/modelPairs';
 import type { EngineInfo, ExecutionProvider, FromWorker, LoadPhase, NetworkTimeouts, PairSource, ToWorker, VerifierChoice } from '../contract/protocol';
 import { presetParams, type RunParams } from '../contract/runParams';
@@ -14,6 +15,7 @@ import type { StepRecord } from '../contract/stepRecord';
 import { parseNumber, validateRunParams, type FieldErrors, type RunField } from '../contract/validation';
 import { SCHEMA_PRESETS } from '../grammar/presets';
 import type { DecodedShare, PresetChoice } from './shareUrl';
+import { benchSlice, receiveBench, type BenchActions, type BenchState } from './benchSlice';
 
 export interface EngineTransport {
   post(message: ToWorker): void;
@@ -46,7 +48,8 @@ export interface SpecState {
   params: RunParams;
   stepDelayMs: number;
   run: { id: number; status: RunStatus; steps: StepRecord[]; counters: Counters; report: RunReport | null; error: string | null };
-  race: { id: number; status: 'idle' | 'running' | 'done' | 'cancelled' | 'error'; rows: RunReport[]; error: string | null };
+  /** A fair race: `done` of `total` runs (warm-ups included); the result once every round has run. */
+  race: { id: number; status: 'idle' | 'running' | 'done' | 'cancelled' | 'error'; repeats: number; done: number; total: number; result: RaceResult | null; error: string | null };
   /**
    * The number fields as typed (kept as text until they are checked, on blur or Run) and every field's
    * message. Run stays disabled while any message stands; a message goes when its cause is fixed.
@@ -79,6 +82,7 @@ export interface SpecActions {
   step(): void;
   reset(): void;
   startRace(): void;
+  setRaceRepeats(repeats: number): void;
   setStepDelay(ms: number): void;
   setUi(ui: Partial<SpecState['ui']>): void;
   applyShared(shared: DecodedShare): void;
@@ -86,6 +90,9 @@ export interface SpecActions {
 }
 
 export type SpecStore = ReturnType<typeof createSpecStore>;
+
+/** Timed rounds a race runs after its warm-up, unless told otherwise. */
+export const DEFAULT_RACE_REPEATS = 3;
 
 const FIRST_PRESET = SCHEMA_PRESETS[1] ?? (SCHEMA_PRESETS[0] as (typeof SCHEMA_PRESETS)[number]);
 
@@ -109,7 +116,7 @@ export function createSpecStore(transport: EngineTransport, options: StoreOption
   let nextRunId = 1;
   let compileTimer: ReturnType<typeof setTimeout> | undefined;
   const compileBudgetMs = options.compileBudgetMs ?? SCHEMA_LIMITS.compileSeconds * 1000;
-  return createStore<SpecState & SpecActions>()((set, get) => {
+  return createStore<SpecState & SpecActions & BenchState & BenchActions>()((set, get) => {
     const send = (message: ToWorker) => transport.post(message);
     /**
      * Checks every field (the typed text first) before anything reaches the engine; false, with each
@@ -165,7 +172,8 @@ export function createSpecStore(transport: EngineTransport, options: StoreOption
       params: presetParams(FIRST_PRESET),
       stepDelayMs: 0,
       run: freshRun(0, 4),
-      race: { id: 0, status: 'idle', rows: [], error: null },
+      race: { id: 0, status: 'idle', repeats: DEFAULT_RACE_REPEATS, done: 0, total: 0, result: null, error: null },
+      ...benchSlice(set, get, send),
       scorecard: EMPTY_SCORECARD,
       ui: { presentation: false, showInvalid: false, selectedStep: null, help: false },
       pendingAutoRun: false,
@@ -260,10 +268,14 @@ export function createSpecStore(transport: EngineTransport, options: StoreOption
       },
       startRace() {
         if (get().engine.status !== 'ready' || !checkForm()) return;
+        const { repeats } = get().race;
         const id = nextRunId++;
         // A run in flight or paused is cancelled by the race: its output goes, and it is not scored.
-        set({ race: { id, status: 'running', rows: [], error: null }, run: freshRun(nextRunId++, get().params.L), ui: { ...get().ui, selectedStep: null } });
-        send({ type: 'race', runId: id, params: get().params });
+        set({ race: { id, status: 'running', repeats, done: 0, total: 0, result: null, error: null }, run: freshRun(nextRunId++, get().params.L), ui: { ...get().ui, selectedStep: null } });
+        send({ type: 'race', runId: id, params: get().params, repeats });
+      },
+      setRaceRepeats(repeats) {
+        set({ race: { ...get().race, repeats } });
       },
       setStepDelay(ms) {
         set({ stepDelayMs: ms });
@@ -284,6 +296,7 @@ export function createSpecStore(transport: EngineTransport, options: StoreOption
 
       receive(message) {
         const state = get();
+        if (receiveBench(state, set, message)) return;
         switch (message.type) {
           case 'progress':
             set({ engine: { ...state.engine, phase: 'download', progress: { ...state.engine.progress, [message.file]: { loaded: message.loaded, total: message.total } } } });
@@ -335,11 +348,11 @@ export function createSpecStore(transport: EngineTransport, options: StoreOption
             });
             break;
           }
-          case 'race-row':
-            if (message.runId === state.race.id && state.race.status === 'running') set({ race: { ...state.race, rows: [...state.race.rows, message.report] } });
+          case 'bench-progress':
+            if (message.runId === state.race.id && state.race.status === 'running') set({ race: { ...state.race, done: message.done, total: message.total } });
             break;
           case 'race-done':
-            if (message.runId === state.race.id && state.race.status === 'running') set({ race: { ...state.race, status: 'done' } });
+            if (message.runId === state.race.id && state.race.status === 'running') set({ race: { ...state.race, status: 'done', result: message.result } });
             break;
           case 'run-error':
             if (message.errors) set({ form: { ...state.form, errors: { ...state.form.errors, ...message.errors } } });

@@ -1,7 +1,8 @@
-import { derivedRatios, eligible, exportCounters, schemaValidRate } from '../core/metrics';
+import { exportCounters, schemaValidRate } from '../core/metrics';
 import { encodeShare } from '../store/shareUrl';
+import { CounterList, countersEntries } from './benchParts';
 import { download } from './download';
-import { fixed, METHOD_LABELS, percent } from './format';
+import { METHOD_LABELS, percent } from './format';
 import { useSpec } from './storeContext';
 
 /** One row per counter for the CSV: our name, vLLM's name where it has one, and the value. */
@@ -17,7 +18,6 @@ export function CounterPanel() {
   const params = useSpec((s) => s.params);
   const preset = useSpec((s) => s.preset);
   const scorecard = useSpec((s) => s.scorecard);
-  const ratios = derivedRatios(counters);
   const slice = { method: params.method, schema: preset, K: params.K, L: params.L, temperature: params.temperature, drafting: params.drafting, seed: params.seed };
   const exported = () => exportCounters(counters);
   const share = () => {
@@ -43,26 +43,13 @@ export function CounterPanel() {
           </button>
         </span>
       </div>
-      <dl className="counter-grid" data-testid="counters">
-        {[
-          ['R raw draft tokens', counters.raw, 'R'],
-          ['I invalidated by grammar', counters.invalidated, 'I'],
-          ['D = R − I', eligible(counters), 'D'],
-          ['A accepted by target', counters.accepted, 'A'],
-          ['steps (target forwards)', counters.steps, 'steps'],
-          ['D/R grammar survival', percent(ratios.grammarSurvival)],
-          ['A/D conditional acceptance (vLLM draft_acceptance_rate)', percent(ratios.conditionalAcceptance)],
-          ['A/R draft yield', percent(ratios.draftYield)],
-          ['mean acceptance length 1 + A/steps', fixed(ratios.meanAcceptanceLength, 3), 'mean-length'],
-          ['accepted-length histogram 0..L', counters.histogram.join(' · '), 'histogram'],
+      <CounterList
+        testId="counters"
+        entries={[
+          ...countersEntries(counters),
           ['schema-valid completions / completions', `${percent(schemaValidRate(scorecard))} of ${scorecard.completions} (truncated ${scorecard.truncated}, dead ends ${scorecard.deadEnds})`],
-        ].map(([label, value, key]) => (
-          <div key={String(label)}>
-            <dt>{label}</dt>
-            <dd data-counter={key}>{value}</dd>
-          </div>
-        ))}
-      </dl>
+        ]}
+      />
     </section>
   );
 }

@@ -2,6 +2,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { BUNDLED_PAIR } from '../../src/contract/modelPairs';
 import type { EngineInfo, ToWorker } from '../../src/contract/protocol';
+import type { RaceResult } from '../../src/contract/bench';
 import type { RunReport } from '../../src/contract/runReport';
 import { decodeShare, encodeShare } from '../../src/store/shareUrl';
 import { createSpecStore, type StoreOptions } from '../../src/store/store';
@@ -130,9 +131,9 @@ describe('races and runs cancel each other cleanly', () => {
     store.getState().reset();
     expect(types()).toEqual(['race', 'cancel']);
     expect(store.getState().race.status).toBe('cancelled');
-    store.getState().receive({ type: 'race-row', runId: race, report: {} as RunReport });
-    store.getState().receive({ type: 'race-done', runId: race });
-    expect(store.getState().race).toMatchObject({ status: 'cancelled', rows: [] });
+    store.getState().receive({ type: 'bench-progress', runId: race, done: 1, total: 10 });
+    store.getState().receive({ type: 'race-done', runId: race, result: {} as RaceResult });
+    expect(store.getState().race).toMatchObject({ status: 'cancelled', done: 0, result: null });
   });
 });
 

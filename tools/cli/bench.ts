@@ -14,7 +14,7 @@ import { launchChromium } from '../../test/support/browser';
 import { DECODE_TABLE_HEADER, formatDecodeRow, runDecodeBench, type DecodeRow } from '../bench/decodeBench';
 import { timeForward } from '../bench/modelsBench';
 import { loadBundledPair } from '../bundled';
-import { UsageError, parsingArguments, withUsageErrors } from './usage';
+import { UsageError, parsingArguments, withUsageErrors } from './options';
 
 interface Section {
   where: string;

@@ -1,38 +1,34 @@
 /**
  * npm run generate -- (--preset <name> | --schema <file> | --free) [--prompt <text>] [--method <id>|all]
  *   [--K n] [--L n] [--temperature t] [--top-p p] [--seed n] [--max-tokens n] [--drafting validate|constrained]
- *   [--trigger <text>] [--verifier cpu|gpu] [--json]
+ *   [--trigger <text>] [--verifier cpu|gpu] [--repeats n] [--json]
  * Headless generation with the bundled models (onnxruntime-web, wasm EP). Prints the text, or with --json
  * one object per method with the counters, the derived ratios, vLLM's names and timings. --method all
- * runs every method on the same prompt and seed: the race.
+ * runs every method on the same prompt and seed: the race, fair (src/engine/bench.ts): each method warmed
+ * up untimed, then --repeats rounds in rotated order, tokens/s and speedup as medians with min–max.
  * Every usage or input error (an option, a parameter out of range, a schema the grammar cannot take, a
  * prompt too long for the models) prints `generate: <message>` and exits 2; the parameters and the schema
- * are checked before the models load.
+ * are checked before the models load, by the app's own validation (src/contract/validation.ts).
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import type { LimitedParam } from '../../src/contract/limits';
-import { errorSummary, parseNumber, validateRunParams } from '../../src/contract/validation';
+import { errorSummary, validateRunParams } from '../../src/contract/validation';
 import { derivedRatios } from '../../src/core/metrics';
-import { DECODE_METHODS, findPreset, presetParams, type DecodeMethod, type RunParams } from '../../src/contract/runParams';
-import type { RunReport } from '../../src/contract/runReport';
-import { cpuVerifier } from '../../src/contract/stepVerifier';
+import type { RaceEntry } from '../../src/contract/bench';
+import { race } from '../../src/engine/bench';
+import { DECODE_METHODS, type DecodeMethod } from '../../src/contract/runParams';
 import { PromptTooLongError } from '../../src/engine/decode';
 import { SpecEngine } from '../../src/engine/engine';
+import type { RunReport } from '../../src/contract/runReport';
+import { findPreset, presetParams, type RunParams } from '../../src/contract/runParams';
+import { cpuVerifier } from '../../src/contract/stepVerifier';
 import { GpuDeviceManager } from '../../src/gpu/device';
 import { gpuStepVerifier } from '../../src/gpu/stepVerifier';
 import { ajvValidator } from '../../src/grammar/ajvValidator';
 import { SchemaError, checkSchema, parseSchemaText } from '../../src/grammar/schema';
 import { loadBundledPair } from '../bundled';
 import { nodeGpu } from '../nodeGpu';
-import { UsageError, parsingArguments, withUsageErrors } from './usage';
-
-/** A number option, read and range-checked by the app's own validation. */
-function numberOption(option: string, name: LimitedParam, text: string): number {
-  const parsed = parseNumber(name, text);
-  if ('error' in parsed) throw new UsageError(`--${option}: ${parsed.error}`);
-  return parsed.value;
-}
+import { UsageError, limitedOption, parsingArguments, positiveInteger, withUsageErrors } from './options';
 
 function readSchemaFile(path: string): string {
   try {
@@ -43,29 +39,28 @@ function readSchemaFile(path: string): string {
 }
 
 /** Reads the arguments and checks everything that can be checked without the models; throws UsageError. */
-export function parse(argv: string[]): { params: RunParams; methods: DecodeMethod[]; json: boolean; verifier: 'cpu' | 'gpu' } {
-  const { values } = parsingArguments(() =>
-    parseArgs({
-      args: argv,
-      options: {
-        preset: { type: 'string' },
-        schema: { type: 'string' },
-        free: { type: 'boolean', default: false },
-        prompt: { type: 'string' },
-        method: { type: 'string', default: 'spectr-gbv' },
-        K: { type: 'string', default: '3' },
-        L: { type: 'string', default: '4' },
-        temperature: { type: 'string', default: '1' },
-        'top-p': { type: 'string' },
-        seed: { type: 'string', default: '1' },
-        'max-tokens': { type: 'string', default: '96' },
-        drafting: { type: 'string', default: 'validate' },
-        trigger: { type: 'string' },
-        verifier: { type: 'string', default: 'cpu' },
-        json: { type: 'boolean', default: false },
-      },
-    }),
-  );
+function parse(argv: string[]): { params: RunParams; methods: DecodeMethod[]; json: boolean; verifier: 'cpu' | 'gpu'; repeats: number } {
+  const { values } = parsingArguments(() => parseArgs({
+    args: argv,
+    options: {
+      preset: { type: 'string' },
+      schema: { type: 'string' },
+      free: { type: 'boolean', default: false },
+      prompt: { type: 'string' },
+      method: { type: 'string', default: 'spectr-gbv' },
+      K: { type: 'string', default: '3' },
+      L: { type: 'string', default: '4' },
+      temperature: { type: 'string', default: '1' },
+      'top-p': { type: 'string' },
+      seed: { type: 'string', default: '1' },
+      'max-tokens': { type: 'string', default: '96' },
+      drafting: { type: 'string', default: 'validate' },
+      trigger: { type: 'string' },
+      verifier: { type: 'string', default: 'cpu' },
+      repeats: { type: 'string', default: '3' },
+      json: { type: 'boolean', default: false },
+    },
+  }));
   const sources = [values.preset !== undefined, values.schema !== undefined, values.free].filter(Boolean).length;
   if (sources !== 1) throw new UsageError('give exactly one of --preset <name>, --schema <file> or --free');
   if (values.drafting !== 'validate' && values.drafting !== 'constrained') throw new UsageError(`--drafting must be validate or constrained, got ${values.drafting}`);
@@ -78,17 +73,17 @@ export function parse(argv: string[]): { params: RunParams; methods: DecodeMetho
   } catch (error) {
     throw new UsageError(`--preset: ${(error as Error).message}`);
   }
-  const base: RunParams = preset ? presetParams(preset) : { ...presetParams(findPreset('person')), prompt: '', schemaText: values.free ? null : readSchemaFile(values.schema as string) };
   if (values.prompt === undefined && !preset) throw new UsageError('--prompt is required without --preset');
+  const base: RunParams = preset ? presetParams(preset) : { ...presetParams(findPreset('person')), prompt: '', schemaText: values.free ? null : readSchemaFile(values.schema as string) };
   const candidate: RunParams = {
     ...base,
-    K: numberOption('K', 'K', values.K),
-    L: numberOption('L', 'L', values.L),
-    temperature: numberOption('temperature', 'temperature', values.temperature),
-    seed: numberOption('seed', 'seed', values.seed),
-    maxTokens: numberOption('max-tokens', 'maxTokens', values['max-tokens']),
+    K: limitedOption('K', 'K', values.K),
+    L: limitedOption('L', 'L', values.L),
+    temperature: limitedOption('temperature', 'temperature', values.temperature),
+    seed: limitedOption('seed', 'seed', values.seed),
+    maxTokens: limitedOption('maxTokens', 'max-tokens', values['max-tokens']),
     drafting: values.drafting,
-    ...(values['top-p'] === undefined ? {} : { topP: numberOption('top-p', 'topP', values['top-p']) }),
+    ...(values['top-p'] === undefined ? {} : { topP: limitedOption('topP', 'top-p', values['top-p']) }),
     ...(values.prompt === undefined ? {} : { prompt: values.prompt.replaceAll('\\n', '\n') }),
     ...(values.trigger === undefined ? {} : { trigger: values.trigger }),
   };
@@ -102,7 +97,8 @@ export function parse(argv: string[]): { params: RunParams; methods: DecodeMetho
       throw error;
     }
   }
-  return { params: checked.params, methods, json: values.json, verifier: values.verifier };
+  const repeats = positiveInteger('repeats', values.repeats);
+  return { params: checked.params, methods, json: values.json, verifier: values.verifier, repeats };
 }
 
 /** The --json object: our counters and vLLM's per-request names side by side. */
@@ -136,28 +132,55 @@ export function summary(report: RunReport) {
   };
 }
 
+/** A race row: the run's summary, with its tokens/s and speedup over ar as medians with their spread. */
+function raceSummary(entry: RaceEntry, repeats: number) {
+  return {
+    ...summary(entry.report),
+    repeats,
+    tokens_per_second: entry.tokensPerSecond.median,
+    tokens_per_second_spread: entry.tokensPerSecond,
+    speedup: entry.speedup?.median ?? null,
+    speedup_spread: entry.speedup,
+  };
+}
+
+function raceLine({ method, report, tokensPerSecond, speedup }: RaceEntry): string {
+  const perForward = (report.tokens.length / report.steps).toFixed(2);
+  const rate = `${tokensPerSecond.median.toFixed(1)} tok/s [${tokensPerSecond.min.toFixed(1)}–${tokensPerSecond.max.toFixed(1)}]`;
+  const faster = speedup ? `, ${speedup.median.toFixed(2)}× ar [${speedup.min.toFixed(2)}–${speedup.max.toFixed(2)}]` : '';
+  return `${method.padEnd(11)} ${String(report.tokens.length).padStart(4)} tokens, ${String(report.steps).padStart(3)} target forwards (${perForward}/forward), ${rate}${faster}, ${report.verdict?.kind ?? 'free text'}: ${report.text}`;
+}
+
+function reportVerdict(report: RunReport): void {
+  if (report.verdict && report.verdict.kind !== 'valid') console.error(`${report.params.method}: ${report.verdict.kind}: ${report.verdict.reason}`);
+}
+
 export function main(argv: string[]): Promise<number> {
   return withUsageErrors('generate', () => generate(argv));
 }
 
+/** What only the models can tell (the prompt's length in tokens, xgrammar's own refusals) is an input error too. */
+function asUsageError(error: unknown): never {
+  if (error instanceof PromptTooLongError || error instanceof SchemaError) throw new UsageError(error.message);
+  throw error;
+}
+
 async function generate(argv: string[]): Promise<number> {
-  const { params, methods, json, verifier } = parse(argv);
+  const { params, methods, json, verifier, repeats } = parse(argv);
   const devices = verifier === 'gpu' ? new GpuDeviceManager({ gpu: nodeGpu() }) : null;
   const engine = await SpecEngine.create(await loadBundledPair(), ajvValidator, devices ? gpuStepVerifier(devices) : cpuVerifier);
   try {
-    for (const method of methods) {
-      const report = await engine.run({ ...params, method }).catch((error: unknown) => {
-        // What only the models can tell: the prompt's length in tokens, and xgrammar's own refusals.
-        if (error instanceof PromptTooLongError || error instanceof SchemaError) throw new UsageError(error.message);
-        throw error;
-      });
-      if (json) console.log(JSON.stringify(summary(report)));
-      else if (methods.length === 1) console.log(report.text);
-      else {
-        const perForward = (report.tokens.length / report.steps).toFixed(2);
-        console.log(`${method.padEnd(11)} ${String(report.tokens.length).padStart(4)} tokens, ${String(report.steps).padStart(3)} target forwards (${perForward}/forward), ${report.tokensPerSecond.toFixed(1)} tok/s, ${report.verdict?.kind ?? 'free text'}: ${report.text}`);
+    if (methods.length === 1) {
+      const report = await engine.run({ ...params, method: methods[0] as DecodeMethod }).catch(asUsageError);
+      console.log(json ? JSON.stringify(summary(report)) : report.text);
+      reportVerdict(report);
+    } else {
+      const result = await race((run) => engine.run(run), params, methods, repeats).catch(asUsageError);
+      if (!json) console.log(`race: ${methods.length} methods, each warmed up once untimed, then ${repeats} timed rounds in rotated order; tokens/s and speedup are medians [min–max]`);
+      for (const entry of result.entries) {
+        console.log(json ? JSON.stringify(raceSummary(entry, result.repeats)) : raceLine(entry));
+        reportVerdict(entry.report);
       }
-      if (report.verdict && report.verdict.kind !== 'valid') console.error(`${method}: ${report.verdict.kind}: ${report.verdict.reason}`);
     }
   } finally {
     engine.dispose();
