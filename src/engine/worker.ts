@@ -147,21 +147,23 @@ async function prepare(runId: number, params: unknown): Promise<{ engine: SpecEn
   }
   const { schemaText } = checked.params;
   if (schemaText !== null && !engine.isCompiled(schemaText)) {
-    let properties = 0;
+    let properties: number;
     try {
       properties = measureSchema(parseSchemaText(schemaText)).properties;
-    } catch {
-      // The compile below reports what is wrong with the text.
+    } catch (error) {
+      // Text that is not JSON has nothing to compile.
+      post({ type: 'run-error', runId, message: errorText(error) });
+      return null;
     }
     post({ type: 'compiling', runId, properties });
     try {
       await engine.compile(schemaText);
     } catch (error) {
-      post({ type: 'compiled', runId });
       post({ type: 'run-error', runId, message: errorText(error) });
       return null;
+    } finally {
+      post({ type: 'compiled', runId });
     }
-    post({ type: 'compiled', runId });
   }
   return { engine, params: checked.params };
 }
