@@ -10,7 +10,8 @@ const PHASES: Record<LoadPhase, string> = {
   grammar: 'Compiling the grammar engine',
 };
 
-const mib = (bytes: number) => (bytes / 2 ** 20).toFixed(1);
+/** Bytes for reading: KiB below one MiB, so a small file never reads as "0.0 MiB". */
+const size = (bytes: number) => (bytes < 2 ** 20 ? `${Math.round(bytes / 2 ** 10)} KiB` : `${(bytes / 2 ** 20).toFixed(1)} MiB`);
 
 export function StatusBar() {
   const engine = useSpec((s) => s.engine);
@@ -28,7 +29,7 @@ export function StatusBar() {
       {engine.status === 'loading' && (
         <span className="inline loading" data-testid="load-progress" data-phase={engine.phase ?? 'connecting'}>
           {engine.phase === null ? `Connecting to ${new URL(pair.targetUrl, location.href).host}…` : `${PHASES[engine.phase]}:`}{' '}
-          {files.length > 0 && `${mib(loaded)} / ${sizesKnown ? mib(total) : `${mib(total)}+`} MiB`}{' '}
+          {files.length > 0 && `${size(loaded)} of ${size(total)}${sizesKnown ? '' : ' or more'}`}{' '}
           {engine.phase === 'download' && <progress max={Math.max(total, 1)} value={loaded} aria-label="download progress" />}
           {!bundled && (
             <button type="button" onClick={cancelLoad}>

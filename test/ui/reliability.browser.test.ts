@@ -82,9 +82,11 @@ describe('the built app under hostile input', { timeout: 300_000 }, () => {
     const phases = seen.map((entry) => entry.phase).filter((phase, i, all) => phase !== all[i - 1]);
     for (const phase of ['download', 'hash', 'session', 'grammar']) expect(phases, JSON.stringify(seen)).toContain(phase);
     expect(phases.at(-1)).toBe('grammar');
-    expect(seen.filter((entry) => /0\.0 \/ 0\.0 MiB/.test(entry.text))).toEqual([]);
-    const downloading = seen.filter((entry) => entry.phase === 'download' && /MiB/.test(entry.text));
+    // Sizes come from the manifest before the first byte: never "0.0 / 0.0 MiB", and the model's MiB show at once.
+    const downloading = seen.filter((entry) => entry.phase === 'download' && / of /.test(entry.text));
     expect(downloading.length).toBeGreaterThan(0);
+    for (const entry of downloading) expect(entry.text).toMatch(/^Downloading: \d+(\.\d)? (KiB|MiB) of [1-9][\d.]* (KiB|MiB) $/);
+    expect(downloading.some((entry) => / of \d+\.\d MiB/.test(entry.text))).toBe(true);
     await page.close();
   });
 
@@ -136,11 +138,13 @@ describe('the built app under hostile input', { timeout: 300_000 }, () => {
     await page.locator('#preset').selectOption('order');
     await page.getByRole('button', { name: 'Step', exact: true }).click();
     await page.getByTestId('run-status').filter({ hasText: /^paused$/ }).waitFor({ timeout: 60_000 });
-    await page.waitForFunction(() => (document.querySelector('[data-testid="token-stream"]')?.getAttribute('data-text') ?? '') !== '', undefined, { timeout: 60_000 });
+    const stepsShown = page.getByTestId('token-stream').locator('.step-group');
+    await stepsShown.first().waitFor({ timeout: 120_000 });
     const before = await scorecard.textContent();
     await page.getByRole('button', { name: 'Race all methods' }).click();
     await expect(page.getByTestId('run-status').textContent()).resolves.toBe('idle');
-    await expect(page.getByTestId('token-stream').getAttribute('data-text')).resolves.toBe('');
+    await expect(stepsShown.count()).resolves.toBe(0);
+    await expect(page.locator('[data-counter="steps"]').textContent()).resolves.toBe('0');
     await page.getByRole('heading', { name: /Race: every method.*\(running…/ }).waitFor({ timeout: 10_000 });
     await page.getByRole('button', { name: 'Reset', exact: true }).click();
     await page.getByRole('heading', { name: /Race: every method.*\(cancelled\)/ }).waitFor({ timeout: 10_000 });
