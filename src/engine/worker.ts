@@ -4,14 +4,11 @@
  * decode loop awaits after each step, so a paused or cancelled run always stops between whole steps.
  */
 import { ort } from '../models/browserRuntime';
-import type { ExecutionProvider, FromWorker, ToWorker, VerifierChoice } from '../contract/protocol';
+import type { FromWorker, ToWorker } from '../contract/protocol';
 import { DECODE_METHODS, type RunParams } from '../contract/runParams';
 import type { StepRecord } from '../contract/stepRecord';
-import { cpuVerifier, type StepVerifier } from '../contract/stepVerifier';
 import { race as raceMethods, scorecard, sweep } from './bench';
-import { SpecEngine } from './engine';
-import { GpuDeviceManager } from '../gpu/device';
-import { gpuStepVerifier } from '../gpu/stepVerifier';
+import { setupEngine, type EngineSetup } from './setup';
 import { interpretedValidator } from '../grammar/interpretedValidator';
 import { measureSchema, parseSchemaText } from '../grammar/schema';
 import { errorSummary, validateRunParams, type RunParamsInput } from '../contract/validation';
@@ -25,9 +22,8 @@ const post = (message: FromWorker) => {
 const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 const FLUSH_MS = 400;
-let engine: SpecEngine | null = null;
-/** The verifier's WebGPU device, replaced with the engine on every load. */
-let gpuDevices: GpuDeviceManager | null = null;
+/** The loaded pair, its verifier and engine, replaced on every load. */
+let setup: EngineSetup | null = null;
 let active: { runId: number; controller: AbortController } | null = null;
 /** The load in flight: a new load (or Cancel, which loads the bundled pair) aborts its network reads. */
 let loading: AbortController | null = null;
@@ -40,71 +36,36 @@ const nudge = () => {
   wake = null;
 };
 
-/** A WebGPU device for the WGSL verifier, or null where WebGPU is absent. */
-async function webgpuDevices(): Promise<{ devices: GpuDeviceManager; adapter: string; software: boolean } | null> {
-  if (!('gpu' in navigator)) return null;
-  const devices = new GpuDeviceManager({ gpu: navigator.gpu });
-  try {
-    const context = await devices.context();
-    return { devices, adapter: context.adapterName, software: context.software };
-  } catch {
-    return null;
-  }
-}
-
-/**
- * Where the models run. 'auto' prefers WebGPU on a hardware adapter; on a software one (SwiftShader) the
- * wasm EP is an order of magnitude faster (npm run bench:models), so the models go there and say why.
- */
-function chooseProvider(requested: ExecutionProvider | 'auto', gpu: { software: boolean } | null): { provider: ExecutionProvider; fallbackReason: string | null } {
-  if (requested === 'wasm') return { provider: 'wasm', fallbackReason: null };
-  if (!gpu) return { provider: 'wasm', fallbackReason: 'no WebGPU adapter was granted' };
-  if (requested === 'auto' && gpu.software) return { provider: 'wasm', fallbackReason: 'the WebGPU adapter is software-only, where wasm runs the models faster' };
-  return { provider: 'webgpu', fallbackReason: null };
-}
-
-/** Where steps are verified; on a software adapter 'auto' keeps the CPU twin, which is faster there (npm run bench). */
-function chooseVerifier(requested: VerifierChoice, gpu: Awaited<ReturnType<typeof webgpuDevices>>): { verifier: StepVerifier; adapter: string | null; reason: string | null } {
-  if (requested === 'cpu') return { verifier: cpuVerifier, adapter: null, reason: null };
-  if (!gpu) return { verifier: cpuVerifier, adapter: null, reason: 'no WebGPU' };
-  if (requested === 'auto' && gpu.software) return { verifier: cpuVerifier, adapter: null, reason: 'software WebGPU adapter: the CPU twin is faster; choose WGSL to see the kernels run' };
-  return { verifier: gpuStepVerifier(gpu.devices), adapter: gpu.adapter, reason: null };
-}
-
 async function load(message: Extract<ToWorker, { type: 'load' }>, controller: AbortController): Promise<void> {
   if (controller.signal.aborted) return;
   const started = performance.now();
   // The previous pair's sessions and device go first: a reload must not hold two pairs in memory.
-  const previous = engine;
-  engine = null;
-  previous?.dispose();
-  await previous?.pair.draft.session.release();
-  await previous?.pair.target.session.release();
-  await gpuDevices?.dispose();
-  const gpu = await webgpuDevices();
-  gpuDevices = gpu?.devices ?? null;
-  const { provider, fallbackReason } = chooseProvider(message.provider, gpu);
-  const verification = chooseVerifier(message.verifier, gpu);
+  const previous = setup;
+  setup = null;
+  await previous?.dispose();
   const { source } = message;
+  const network = { signal: controller.signal, ...(message.network ? { timeouts: message.network } : {}) };
   try {
-    const network = { signal: controller.signal, ...(message.network ? { timeouts: message.network } : {}) };
-    const pair = await loadPair(
-      ort,
-      { draft: httpReader(source.draftUrl, source.cache, network), target: httpReader(source.targetUrl, source.cache, network) },
-      provider,
-      { onProgress: (file, loaded, total) => post({ type: 'progress', file, loaded, total }), onPhase: (phase) => post({ type: 'phase', phase }) },
-      source.modelFile,
-    );
-    // Models and verifier both on WebGPU: the verifier moves to onnxruntime's device and reads the
-    // target's logits where the model left them.
-    const ortDevice = provider === 'webgpu' && verification.verifier.kind === 'gpu' ? pair.target.session.gpuDevice : null;
-    if (ortDevice) {
-      await gpuDevices?.dispose();
-      gpuDevices = new GpuDeviceManager({ sharedDevice: ortDevice });
-    }
-    const verifier = ortDevice && gpuDevices ? gpuStepVerifier(gpuDevices, ortDevice) : verification.verifier;
-    post({ type: 'phase', phase: 'grammar' });
-    engine = await SpecEngine.create(pair, interpretedValidator, verifier, ortDevice !== null);
+    setup = await setupEngine({
+      provider: message.provider,
+      verifier: message.verifier,
+      gpu: 'gpu' in navigator ? navigator.gpu : null,
+      loadPair: async (provider) => {
+        const pair = await loadPair(
+          ort,
+          { draft: httpReader(source.draftUrl, source.cache, network), target: httpReader(source.targetUrl, source.cache, network) },
+          provider,
+          { onProgress: (file, loaded, total) => post({ type: 'progress', file, loaded, total }), onPhase: (phase) => post({ type: 'phase', phase }) },
+          source.modelFile,
+        );
+        // The grammar engine is set up next, from the pair's vocabulary.
+        post({ type: 'phase', phase: 'grammar' });
+        return pair;
+      },
+      validate: interpretedValidator,
+    });
+    const { engine, provider, fallbackReason, verifier, verifierAdapter, verifierReason } = setup;
+    const { pair } = engine;
     post({
       type: 'ready',
       info: {
@@ -115,9 +76,9 @@ async function load(message: Extract<ToWorker, { type: 'load' }>, controller: Ab
         vocabSize: pair.tokenizer.vocabSize,
         contextLength: engine.contextLength,
         loadMs: performance.now() - started,
-        verifier: verification.verifier.kind,
-        verifierAdapter: verification.adapter,
-        verifierReason: verification.reason,
+        verifier,
+        verifierAdapter,
+        verifierReason,
         tokenTexts: pair.tokenizer.tokens.map((_, id) => pair.tokenizer.decode([id])),
       },
     });
@@ -135,11 +96,12 @@ async function load(message: Extract<ToWorker, { type: 'load' }>, controller: Ab
  * The engine checks the parameters again (a message may come from anywhere), then compiles the schema
  * if it is new, saying so first: the page stops the worker when a compile outlasts its budget.
  */
-async function prepare(runId: number, params: unknown): Promise<{ engine: SpecEngine; params: RunParams } | null> {
-  if (!engine) {
+async function prepare(runId: number, params: unknown): Promise<{ engine: EngineSetup['engine']; params: RunParams } | null> {
+  if (!setup) {
     post({ type: 'run-error', runId, message: 'the models are not loaded yet' });
     return null;
   }
+  const { engine } = setup;
   const checked = validateRunParams(params as RunParamsInput);
   if (!checked.ok) {
     post({ type: 'run-error', runId, message: errorSummary(checked.errors), errors: checked.errors });
@@ -227,14 +189,14 @@ async function benchJob(message: Extract<ToWorker, { type: 'race' | 'sweep' | 's
   // A race checks its parameters and compiles its schema as a run does; sweeps and scorecards vary their own.
   const ready = message.type === 'race' ? await prepare(runId, message.params) : null;
   if (message.type === 'race' && !ready) return;
-  if (!engine) return fail('the models are not loaded yet', false);
-  const current = ready?.engine ?? engine;
+  if (!setup) return fail('the models are not loaded yet', false);
+  const current = setup.engine;
   const controller = new AbortController();
   active = { runId, controller };
   const options = { signal: controller.signal, onProgress: (done: number, total: number) => post({ type: 'bench-progress', runId, done, total }) };
   const run = (params: RunParams) => current.run(params, undefined, controller.signal);
   try {
-    if (message.type === 'race') post({ type: 'race-done', runId, result: await raceMethods(run, message.params, DECODE_METHODS, message.repeats, options) });
+    if (message.type === 'race') post({ type: 'race-done', runId, result: await raceMethods(run, ready ? ready.params : message.params, DECODE_METHODS, message.repeats, options) });
     else if (message.type === 'sweep') {
       await sweep(run, message.spec, { ...options, onCell: (cell) => post({ type: 'sweep-cell', runId, cell }) });
       post({ type: 'sweep-done', runId });

@@ -4,12 +4,11 @@ import { derivedRatios, perPositionAcceptance, recordStep, emptyCounters, type C
 import type { StepRecord } from '../contract/stepRecord';
 import { PositionChart } from './benchParts';
 import { download } from './download';
+import { PALETTE } from './palette';
 import { useSpec } from './storeContext';
 
 const WIDTH = 460;
 const HEIGHT = 220;
-/** Okabe–Ito: distinguishable with every common colour-vision deficiency. */
-export const PALETTE = { R: '#0072B2', I: '#D55E00', D: '#009E73', A: '#CC79A7', other: '#E69F00', grey: '#56B4E9' };
 
 async function svgToPng(svgText: string, width: number, height: number): Promise<Blob> {
   const url = URL.createObjectURL(new Blob([svgText], { type: 'image/svg+xml' }));

@@ -12,22 +12,15 @@
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { setupNodeEngine } from '../nodeEngine';
 import { errorSummary, validateRunParams } from '../../src/contract/validation';
 import { derivedRatios } from '../../src/core/metrics';
 import type { RaceEntry } from '../../src/contract/bench';
 import { race } from '../../src/engine/bench';
-import { DECODE_METHODS, type DecodeMethod } from '../../src/contract/runParams';
-import { PromptTooLongError } from '../../src/engine/decode';
-import { SpecEngine } from '../../src/engine/engine';
 import type { RunReport } from '../../src/contract/runReport';
-import { findPreset, presetParams, type RunParams } from '../../src/contract/runParams';
-import { cpuVerifier } from '../../src/contract/stepVerifier';
-import { GpuDeviceManager } from '../../src/gpu/device';
-import { gpuStepVerifier } from '../../src/gpu/stepVerifier';
-import { ajvValidator } from '../../src/grammar/ajvValidator';
+import { DECODE_METHODS, findPreset, presetParams, type DecodeMethod, type RunParams } from '../../src/contract/runParams';
+import { PromptTooLongError } from '../../src/engine/decode';
 import { SchemaError, checkSchema, parseSchemaText } from '../../src/grammar/schema';
-import { loadBundledPair } from '../bundled';
-import { nodeGpu } from '../nodeGpu';
 import { UsageError, limitedOption, parsingArguments, positiveInteger, withUsageErrors } from './options';
 
 function readSchemaFile(path: string): string {
@@ -167,8 +160,9 @@ function asUsageError(error: unknown): never {
 
 async function generate(argv: string[]): Promise<number> {
   const { params, methods, json, verifier, repeats } = parse(argv);
-  const devices = verifier === 'gpu' ? new GpuDeviceManager({ gpu: nodeGpu() }) : null;
-  const engine = await SpecEngine.create(await loadBundledPair(), ajvValidator, devices ? gpuStepVerifier(devices) : cpuVerifier);
+  const setup = await setupNodeEngine(verifier);
+  if (setup.verifierReason) console.error(`generate: verifying on the CPU twin: ${setup.verifierReason}`);
+  const { engine } = setup;
   try {
     if (methods.length === 1) {
       const report = await engine.run({ ...params, method: methods[0] as DecodeMethod }).catch(asUsageError);
@@ -183,8 +177,7 @@ async function generate(argv: string[]): Promise<number> {
       }
     }
   } finally {
-    engine.dispose();
-    await devices?.dispose();
+    await setup.dispose();
   }
   return 0;
 }
