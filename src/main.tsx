@@ -1,6 +1,6 @@
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
-import type { FromWorker } from './contract/protocol';
+import type { FromWorker, ToWorker } from './contract/protocol';
 import { persistHistory } from './store/historyDb';
 import { createSpecStore } from './store/store';
 import { decodeShare } from './store/shareUrl';
@@ -26,6 +26,11 @@ function startWorker() {
   worker.onerror = (event) => store.getState().receive({ type: 'load-error', message: `the engine worker failed: ${event.message}` });
 }
 startWorker();
+// Test hook for test/ui/deviceLoss.browser.test.ts, present only under the ?test-hooks query flag.
+if (new URLSearchParams(location.search).has('test-hooks')) {
+  const lose: ToWorker = { type: 'lose-gpu-device' };
+  Object.assign(window, { speclabTestHooks: { loseGpuDevice: () => worker.postMessage(lose) } });
+}
 
 // A shared link is untrusted input: its fields are checked like the form's, and a bad one is shown, not thrown.
 const shared = decodeShare(location.hash, store.getState().params);

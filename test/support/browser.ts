@@ -76,3 +76,35 @@ export function suiteDevPages(): { open: (path: string) => Promise<Page> } {
     },
   };
 }
+
+/**
+ * For the enclosing suite: the built app (`buildAndPreview`) open in headless Chromium at `viewport`, with
+ * every console error and page error collected in `problems`. `page()` is the open page.
+ */
+export function suiteBuiltApp(viewport: { width: number; height: number }, setupTimeoutMs = 400_000): { page: () => Page; problems: string[] } {
+  let app: BuiltApp | undefined;
+  let browser: Browser | undefined;
+  let page: Page | undefined;
+  const problems: string[] = [];
+  beforeAll(async () => {
+    app = await buildAndPreview();
+    browser = await launchChromium();
+    page = await browser.newPage({ viewport });
+    page.on('console', (message) => {
+      if (message.type() === 'error') problems.push(`console: ${message.text()}`);
+    });
+    page.on('pageerror', (error) => problems.push(`page: ${error.message}`));
+    await page.goto(app.url);
+  }, setupTimeoutMs);
+  afterAll(async () => {
+    await browser?.close();
+    await app?.close();
+  });
+  return {
+    page() {
+      if (!page) throw new Error('the suite has not started');
+      return page;
+    },
+    problems,
+  };
+}
