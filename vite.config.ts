@@ -1,6 +1,7 @@
 import type { Plugin } from 'vite';
 import { defineConfig } from 'vitest/config';
 import react from '@vitejs/plugin-react';
+import { CONTENT_SECURITY_POLICY } from './src/contract/csp.ts';
 
 // onnxruntime-web needs SharedArrayBuffer for its threaded wasm, which needs cross-origin isolation.
 const crossOriginIsolation = {
@@ -8,19 +9,8 @@ const crossOriginIsolation = {
   'Cross-Origin-Embedder-Policy': 'require-corp',
 };
 
-// The built app carries a CSP. Dev mode is left without it because the React refresh preamble is inline.
-// 'wasm-unsafe-eval' lets onnxruntime-web and xgrammar compile WebAssembly; no JS eval is allowed.
-export const CONTENT_SECURITY_POLICY = [
-  "default-src 'self'",
-  "script-src 'self' 'wasm-unsafe-eval'",
-  "style-src 'self' 'unsafe-inline'",
-  "img-src 'self' data: blob:",
-  "connect-src 'self' https:",
-  "worker-src 'self' blob:",
-  "object-src 'none'",
-  "base-uri 'self'",
-  "form-action 'none'",
-].join('; ');
+// The built app carries a CSP (src/contract/csp.ts). Dev mode is left without it because the React refresh
+// preamble is inline. A host must send it as a header too: a <meta> policy does not cover the worker.
 
 function contentSecurityPolicy(): Plugin {
   return {

@@ -26,3 +26,25 @@ export const LIMITS = {
 } as const satisfies Record<string, NumericLimit>;
 
 export type LimitedParam = keyof typeof LIMITS;
+
+/**
+ * What a JSON schema may ask of the grammar compiler. xgrammar's compile time grows much faster than the
+ * schema (3,000 properties ≈ 3 s, 10,000 ≈ 45 s, ~24,000 > 240 s), and deep nesting exhausts its stack and
+ * the validators', so a schema past these is refused with the limit named; a compile still running after
+ * `compileSeconds` is stopped.
+ */
+export const SCHEMA_LIMITS = {
+  /** Objects and arrays inside one another. */
+  nestingDepth: 32,
+  /** Named properties, summed over the whole schema. */
+  properties: 20_000,
+  /** Values in one enum. */
+  enumValues: 10_000,
+  compileSeconds: 10,
+} as const;
+
+/** Bounds on every network read of a model load: the response's headers, and any gap in its body. */
+export const NETWORK_LIMITS = {
+  requestSeconds: 15,
+  stallSeconds: 15,
+} as const;

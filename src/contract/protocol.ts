@@ -3,6 +3,7 @@ import type { RaceResult, ScorecardRow, ScorecardSpec, SweepCell, SweepSpec } fr
 import type { RunParams } from './runParams';
 import type { RunReport } from './runReport';
 import type { StepRecord } from './stepRecord';
+import type { FieldErrors } from './validation';
 
 /** Where the models run: onnxruntime-web's wasm or WebGPU execution provider. */
 export type ExecutionProvider = 'wasm' | 'webgpu';
@@ -20,8 +21,20 @@ export interface PairSource {
   modelFile: string;
 }
 
+/** The stages of a load, in order (the grammar engine is set up after the pair). */
+export type LoadPhase = 'download' | 'hash' | 'session' | 'grammar';
+
+/** Bounds on every network read of a load. */
+export interface NetworkTimeouts {
+  /** The server must send its response headers within this. */
+  requestMs: number;
+  /** A body may go this long without a byte. */
+  stallMs: number;
+}
+
 export type ToWorker =
-  | { type: 'load'; source: PairSource; provider: ExecutionProvider | 'auto'; verifier: VerifierChoice }
+  /** A load cancels the one in flight; `network` bounds every read (tests shorten it). */
+  | { type: 'load'; source: PairSource; provider: ExecutionProvider | 'auto'; verifier: VerifierChoice; network?: NetworkTimeouts }
   /** Starts a run; `paused` starts it waiting for `step`. `stepDelayMs` slows playback for teaching. */
   | { type: 'run'; runId: number; params: RunParams; paused: boolean; stepDelayMs: number }
   /** Every method, warmed up, then `repeats` timed rounds in rotated order (src/engine/bench.ts). */
@@ -60,8 +73,12 @@ export interface EngineInfo {
 
 export type FromWorker =
   | { type: 'progress'; file: string; loaded: number; total: number | null }
+  | { type: 'phase'; phase: LoadPhase }
   | { type: 'ready'; info: EngineInfo }
   | { type: 'load-error'; message: string }
+  /** A schema not compiled before is being compiled (the page may stop the worker past the time budget). */
+  | { type: 'compiling'; runId: number; properties: number }
+  | { type: 'compiled'; runId: number }
   | { type: 'steps'; runId: number; records: StepRecord[] }
   | { type: 'paused'; runId: number; paused: boolean }
   | { type: 'done'; runId: number; report: RunReport }
@@ -73,4 +90,5 @@ export type FromWorker =
   | { type: 'scorecard-done'; runId: number; rows: ScorecardRow[] }
   /** A sweep or scorecard failed or was cancelled. */
   | { type: 'bench-error'; runId: number; message: string; cancelled: boolean }
-  | { type: 'run-error'; runId: number; message: string };
+  /** `errors`: the worker's own check of the parameters, by field. */
+  | { type: 'run-error'; runId: number; message: string; errors?: FieldErrors };

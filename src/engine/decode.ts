@@ -11,12 +11,12 @@ import { draftsUsed } from '../core/verify';
 import { GrammarDeadEndError } from '../grammar/draftMasks';
 import type { CompiledSchema, SchemaMatcher } from '../grammar/engine';
 import { scoreOutput, type OutputVerdict, type SchemaValidator } from '../grammar/score';
-import { LIMITS } from '../contract/limits';
+import type { PairModels } from './pairModels';
+import { checkNumber } from '../contract/validation';
 import type { DecodeEnding, DecodeResult } from '../contract/runReport';
 import { DECODE_METHODS, type DecodeMethod, type DraftingMode } from '../contract/runParams';
 import { zeroTimings, type StepRecord, type StepTimings } from '../contract/stepRecord';
 import { DRAFT_STREAM, cpuVerifier, type StepVerifier } from '../contract/stepVerifier';
-import type { PairModels } from './pairModels';
 import { now, speculativeStep, timed, type StepState } from './speculativeStep';
 import { autoregressiveAnalysis } from './stepAnalyses';
 
@@ -54,17 +54,26 @@ export class PromptTooLongError extends Error {
   override readonly name = 'PromptTooLongError';
 }
 
+/** Positions one step adds to the context: a draft of L tokens and the target's token after it (one token for ar). */
+export function stepWindow(method: DecodeMethod, L: number): number {
+  return method === 'ar' ? 1 : L + 1;
+}
+
 export function validateDecodeOptions(options: DecodeOptions, contextLength: number): void {
   const { method, K, L, maxTokens, prompt } = options;
   if (!DECODE_METHODS.includes(method)) throw new RangeError(`unknown method ${JSON.stringify(method)}; expected one of ${DECODE_METHODS.join(', ')}`);
+  // The same check, and the same words, as the form, share links and the CLI.
   for (const [name, value] of [['K', K], ['L', L], ['maxTokens', maxTokens]] as const) {
-    const { min, max, label } = LIMITS[name];
-    if (!(Number.isInteger(value) && value >= min && value <= max)) throw new RangeError(`${label} must be an integer in ${min}..${max}, got ${value}`);
+    const problem = checkNumber(name, value);
+    if (problem !== null) throw new RangeError(problem);
   }
   if (prompt.length === 0) throw new RangeError('the prompt is empty');
   // Refused rather than cut: a silently truncated prompt would change what the model is asked.
-  if (prompt.length + 2 > contextLength) {
-    throw new PromptTooLongError(`the prompt is ${prompt.length} tokens; the models see ${contextLength}, so it must be at most ${contextLength - 2}`);
+  const window = stepWindow(method, L);
+  if (prompt.length + window > contextLength) {
+    throw new PromptTooLongError(
+      `the prompt is ${prompt.length} tokens and one step needs ${window} more position${window === 1 ? '' : 's'}; the models see ${contextLength}, so the prompt must be at most ${contextLength - window} tokens`,
+    );
   }
 }
 
@@ -90,7 +99,7 @@ export async function decode(models: PairModels, options: DecodeOptions, onStep?
         ending = 'cancelled';
         break;
       }
-      if (options.prompt.length + tokens.length + L + 1 > models.contextLength) {
+      if (options.prompt.length + tokens.length + stepWindow(method, L) > models.contextLength) {
         ending = 'context-full';
         break;
       }
@@ -130,7 +139,7 @@ export async function decode(models: PairModels, options: DecodeOptions, onStep?
     verdict =
       constraintStart === null
         ? { kind: 'invalid', reason: `the trigger ${JSON.stringify(trigger)} never appeared, so the output has no JSON` }
-        : scoreOutput(structure.validate, structure.schema, json, ending === 'stopped' || ending === 'dead-end' ? ending : 'max-tokens');
+        : scoreOutput(structure.validate, structure.schema, json, ending);
   }
   return { tokens, text: detokenize(tokens.filter((token) => token !== stopTokenId)), json, counters, verdict, ending, constraintStart, timings: totals, steps };
 }

@@ -37,6 +37,11 @@ export class SpecEngine {
     return Math.min(this.pair.draft.contextLength, this.pair.target.contextLength);
   }
 
+  /** Whether `schemaText` was compiled already (or is being compiled), so that a run would not wait on a compile. */
+  isCompiled(schemaText: string): boolean {
+    return this.schemas.has(schemaText);
+  }
+
   /** Compiles (once per text) or throws a SchemaError naming the problem. */
   compile(schemaText: string): Promise<CompiledSchema> {
     let compiled = this.schemas.get(schemaText);

@@ -11,6 +11,8 @@ import { race as raceMethods, scorecard, sweep } from './bench';
 import { setupEngine, type EngineSetup } from './setup';
 import { GpuDeviceLostError, GpuUncapturedError, describeDeviceLoss } from '../gpu/device';
 import { interpretedValidator } from '../grammar/interpretedValidator';
+import { measureSchema, parseSchemaText } from '../grammar/schema';
+import { errorSummary, validateRunParams, type RunParamsInput } from '../contract/validation';
 import { loadPair } from '../models/loader';
 import { evictModelCache, httpReader } from '../models/httpReader';
 import { ModelLoadError } from '../models/manifest';
@@ -28,6 +30,8 @@ let loaded: { message: LoadMessage; info: EngineInfo } | null = null;
 /** Why onnxruntime's WebGPU device was lost under the models, once it has been. */
 let modelsDeviceLoss: string | null = null;
 let active: { runId: number; controller: AbortController } | null = null;
+/** The load in flight: a new load (or Cancel, which loads the bundled pair) aborts its network reads. */
+let loading: AbortController | null = null;
 let paused = false;
 let stepsAllowed = 0;
 let stepDelayMs = 0;
@@ -39,8 +43,12 @@ const nudge = () => {
 
 type LoadMessage = Extract<ToWorker, { type: 'load' }>;
 
-/** `lossReason`: set on the reload after a lost device, to say why the models and verifier moved. */
-async function load(message: LoadMessage, lossReason: string | null = null): Promise<void> {
+/**
+ * `controller` aborts the load's network reads (a newer load, or Cancel). `lossReason`: set on the reload
+ * after a lost device, to say why the models and verifier moved.
+ */
+async function load(message: LoadMessage, controller: AbortController, lossReason: string | null = null): Promise<void> {
+  if (controller.signal.aborted) return;
   const started = performance.now();
   // The previous pair's sessions and device go first: a reload must not hold two pairs in memory.
   const previous = setup;
@@ -49,13 +57,24 @@ async function load(message: LoadMessage, lossReason: string | null = null): Pro
   modelsDeviceLoss = null;
   await previous?.dispose();
   const { source } = message;
+  const network = { signal: controller.signal, ...(message.network ? { timeouts: message.network } : {}) };
   try {
     setup = await setupEngine({
       provider: message.provider,
       verifier: message.verifier,
       gpu: 'gpu' in navigator ? navigator.gpu : null,
-      loadPair: (provider) =>
-        loadPair(ort, { draft: httpReader(source.draftUrl, source.cache), target: httpReader(source.targetUrl, source.cache) }, provider, (file, loaded, total) => post({ type: 'progress', file, loaded, total }), source.modelFile),
+      loadPair: async (provider) => {
+        const pair = await loadPair(
+          ort,
+          { draft: httpReader(source.draftUrl, source.cache, network), target: httpReader(source.targetUrl, source.cache, network) },
+          provider,
+          { onProgress: (file, loaded, total) => post({ type: 'progress', file, loaded, total }), onPhase: (phase) => post({ type: 'phase', phase }) },
+          source.modelFile,
+        );
+        // The grammar engine is set up next, from the pair's vocabulary.
+        post({ type: 'phase', phase: 'grammar' });
+        return pair;
+      },
       validate: interpretedValidator,
     });
     const current = setup;
@@ -82,7 +101,10 @@ async function load(message: LoadMessage, lossReason: string | null = null): Pro
   } catch (error) {
     // A file that failed its hash must not be served from the cache next time.
     if (error instanceof ModelLoadError) await evictModelCache();
-    post({ type: 'load-error', message: errorText(error) });
+    // A load replaced by another says nothing: the new one reports.
+    if (!controller.signal.aborted) post({ type: 'load-error', message: errorText(error) });
+  } finally {
+    if (loading === controller) loading = null;
   }
 }
 
@@ -101,7 +123,9 @@ async function fallBackToCpuTwin(failure: string): Promise<string> {
   if (!setup || !loaded) return `${failure}; continuing on the CPU twin`;
   if (modelsDeviceLoss !== null || setup.logitsInPlace) {
     const message: LoadMessage = { ...loaded.message, provider: 'wasm', verifier: 'cpu' };
-    enqueue(() => load(message, failure));
+    const controller = new AbortController();
+    loading = controller;
+    enqueue(() => load(message, controller, failure));
     return `${failure}; continuing on the CPU twin, with the models on wasm`;
   }
   await setup.useCpuTwin(failure);
@@ -114,6 +138,44 @@ async function fallBackToCpuTwin(failure: string): Promise<string> {
 async function failureMessage(error: unknown): Promise<string> {
   const failure = gpuFailure(error);
   return failure ? fallBackToCpuTwin(failure) : errorText(error);
+}
+
+/**
+ * The engine checks the parameters again (a message may come from anywhere), then compiles the schema
+ * if it is new, saying so first: the page stops the worker when a compile outlasts its budget.
+ */
+async function prepare(runId: number, params: unknown): Promise<{ engine: EngineSetup['engine']; params: RunParams } | null> {
+  if (!setup) {
+    post({ type: 'run-error', runId, message: 'the models are not loaded yet' });
+    return null;
+  }
+  const { engine } = setup;
+  const checked = validateRunParams(params as RunParamsInput);
+  if (!checked.ok) {
+    post({ type: 'run-error', runId, message: errorSummary(checked.errors), errors: checked.errors });
+    return null;
+  }
+  const { schemaText } = checked.params;
+  if (schemaText !== null && !engine.isCompiled(schemaText)) {
+    let properties: number;
+    try {
+      properties = measureSchema(parseSchemaText(schemaText)).properties;
+    } catch (error) {
+      // Text that is not JSON has nothing to compile.
+      post({ type: 'run-error', runId, message: errorText(error) });
+      return null;
+    }
+    post({ type: 'compiling', runId, properties });
+    try {
+      await engine.compile(schemaText);
+    } catch (error) {
+      post({ type: 'run-error', runId, message: errorText(error) });
+      return null;
+    } finally {
+      post({ type: 'compiled', runId });
+    }
+  }
+  return { engine, params: checked.params };
 }
 
 /**
@@ -148,8 +210,8 @@ function stepSink(runId: number) {
 }
 
 async function run(message: Extract<ToWorker, { type: 'run' }>): Promise<void> {
-  if (!setup) return post({ type: 'run-error', runId: message.runId, message: 'the models are not loaded yet' });
-  const { engine } = setup;
+  const ready = await prepare(message.runId, message.params);
+  if (!ready) return;
   const controller = new AbortController();
   active = { runId: message.runId, controller };
   paused = message.paused;
@@ -157,7 +219,7 @@ async function run(message: Extract<ToWorker, { type: 'run' }>): Promise<void> {
   stepDelayMs = message.stepDelayMs;
   const sink = stepSink(message.runId);
   try {
-    const report = await engine.run(message.params, sink.onStep, controller.signal);
+    const report = await ready.engine.run(ready.params, sink.onStep, controller.signal);
     sink.flush();
     post({ type: 'done', runId: message.runId, report });
   } catch (error) {
@@ -172,6 +234,9 @@ async function run(message: Extract<ToWorker, { type: 'run' }>): Promise<void> {
 async function benchJob(message: Extract<ToWorker, { type: 'race' | 'sweep' | 'scorecard' }>): Promise<void> {
   const { runId } = message;
   const fail = (text: string, cancelled: boolean) => post(message.type === 'race' ? { type: 'run-error', runId, message: text } : { type: 'bench-error', runId, message: text, cancelled });
+  // A race checks its parameters and compiles its schema as a run does; sweeps and scorecards vary their own.
+  const ready = message.type === 'race' ? await prepare(runId, message.params) : null;
+  if (message.type === 'race' && !ready) return;
   if (!setup) return fail('the models are not loaded yet', false);
   const current = setup.engine;
   const controller = new AbortController();
@@ -179,7 +244,7 @@ async function benchJob(message: Extract<ToWorker, { type: 'race' | 'sweep' | 's
   const options = { signal: controller.signal, onProgress: (done: number, total: number) => post({ type: 'bench-progress', runId, done, total }) };
   const run = (params: RunParams) => current.run(params, undefined, controller.signal);
   try {
-    if (message.type === 'race') post({ type: 'race-done', runId, result: await raceMethods(run, message.params, DECODE_METHODS, message.repeats, options) });
+    if (message.type === 'race') post({ type: 'race-done', runId, result: await raceMethods(run, ready ? ready.params : message.params, DECODE_METHODS, message.repeats, options) });
     else if (message.type === 'sweep') {
       await sweep(run, message.spec, { ...options, onCell: (cell) => post({ type: 'sweep-cell', runId, cell }) });
       post({ type: 'sweep-done', runId });
@@ -201,11 +266,15 @@ const enqueue = (work: () => Promise<void>) => {
 onmessage = (event: MessageEvent<ToWorker>) => {
   const message = event.data;
   switch (message.type) {
-    case 'load':
+    case 'load': {
       active?.controller.abort();
+      loading?.abort();
+      const controller = new AbortController();
+      loading = controller;
       nudge();
-      enqueue(() => load(message));
+      enqueue(() => load(message, controller));
       break;
+    }
     case 'run':
       active?.controller.abort();
       nudge();

@@ -2,6 +2,7 @@
  * Checks a JSON schema before xgrammar sees it. xgrammar reports its own errors only as a wasm abort, and it
  * silently ignores some keywords, so what can be caught here is caught here, with a message a user can act on.
  */
+import { SCHEMA_LIMITS } from '../contract/limits';
 
 export class SchemaError extends Error {
   override readonly name = 'SchemaError';
@@ -32,11 +33,78 @@ export function parseSchemaText(text: string): unknown {
   }
 }
 
+/** Sub-schemas of a schema node: what nesting and property counts are measured over. */
+function children(record: Record<string, unknown>): unknown[] {
+  const found: unknown[] = [];
+  for (const key of ['properties', '$defs', 'definitions', 'patternProperties'] as const) {
+    const group = record[key];
+    if (group && typeof group === 'object') found.push(...Object.values(group));
+  }
+  for (const key of ['items', 'additionalProperties', 'contains'] as const) if (record[key] !== undefined) found.push(record[key]);
+  for (const key of ['anyOf', 'oneOf', 'allOf', 'prefixItems'] as const) {
+    const list = record[key];
+    if (Array.isArray(list)) found.push(...list);
+  }
+  return found;
+}
+
+export interface SchemaSize {
+  /** Named properties over the whole schema. */
+  properties: number;
+  /** Schema levels inside one another (a flat object is 2: itself and its properties). */
+  depth: number;
+  /** The longest enum. */
+  enumValues: number;
+}
+
+/**
+ * Measures a parsed schema without recursion (a hostile schema may nest thousands of levels), looking no
+ * deeper than one level past the nesting limit.
+ */
+export function measureSchema(schema: unknown): SchemaSize {
+  const size: SchemaSize = { properties: 0, depth: 0, enumValues: 0 };
+  const pending: [unknown, number][] = [[schema, 1]];
+  for (let next = pending.pop(); next; next = pending.pop()) {
+    const [node, depth] = next;
+    if (typeof node !== 'object' || node === null || Array.isArray(node)) continue;
+    size.depth = Math.max(size.depth, depth);
+    const record = node as Record<string, unknown>;
+    if (record.properties && typeof record.properties === 'object') size.properties += Object.keys(record.properties).length;
+    if (Array.isArray(record.enum)) size.enumValues = Math.max(size.enumValues, record.enum.length);
+    if (depth <= SCHEMA_LIMITS.nestingDepth) for (const child of children(record)) pending.push([child, depth + 1]);
+  }
+  return size;
+}
+
+const count = (n: number) => n.toLocaleString('en-US');
+
+/** Refuses what the grammar compiler or the validators cannot digest, naming the problem and the limit. */
+function checkDigestible(schema: unknown): void {
+  if (typeof schema === 'boolean') {
+    throw new SchemaError(
+      schema
+        ? 'the schema is `true`, which allows any JSON value: give an object schema such as {"type": "object"}, or choose "No schema (free text)"'
+        : 'the schema is `false`, which allows no value at all, so nothing could ever be generated',
+    );
+  }
+  const size = measureSchema(schema);
+  if (size.depth > SCHEMA_LIMITS.nestingDepth) {
+    throw new SchemaError(`the schema nests more than ${SCHEMA_LIMITS.nestingDepth} levels deep; the limit is ${SCHEMA_LIMITS.nestingDepth} levels of nesting`);
+  }
+  if (size.properties > SCHEMA_LIMITS.properties) {
+    throw new SchemaError(`the schema has ${count(size.properties)} properties; the limit is ${count(SCHEMA_LIMITS.properties)}`);
+  }
+  if (size.enumValues > SCHEMA_LIMITS.enumValues) {
+    throw new SchemaError(`an enum in the schema lists ${count(size.enumValues)} values; the limit is ${count(SCHEMA_LIMITS.enumValues)}`);
+  }
+}
+
 /**
  * Walks a parsed schema: throws on what cannot compile (a non-object schema, an unknown type, an empty
  * enum), and returns, by name and path, the keywords xgrammar will not enforce exactly.
  */
 export function checkSchema(schema: unknown): string[] {
+  checkDigestible(schema);
   const unenforced: string[] = [];
   const walk = (node: unknown, path: string): void => {
     if (typeof node === 'boolean') return;
@@ -61,9 +129,9 @@ export function checkSchema(schema: unknown): string[] {
       unenforced.push(`${path}: format "${record.format}" (not enforced by xgrammar)`);
     }
     for (const key of ['properties', '$defs', 'definitions', 'patternProperties'] as const) {
-      const children = record[key];
-      if (children && typeof children === 'object') {
-        for (const [name, child] of Object.entries(children)) walk(child, `${path}.${key}.${name}`);
+      const group = record[key];
+      if (group && typeof group === 'object') {
+        for (const [name, child] of Object.entries(group)) walk(child, `${path}.${key}.${name}`);
       }
     }
     for (const key of ['items', 'additionalProperties', 'contains'] as const) {

@@ -12,23 +12,27 @@ export type OutputVerdict =
  */
 export type SchemaValidator = (schema: object, value: unknown) => string | null;
 
+/** Why an output ended; each names its own cause, so a full context is never called a token limit. */
+export type OutputEnding = 'stopped' | 'max-tokens' | 'context-full' | 'dead-end' | 'cancelled';
+
+const CUT_SHORT: Record<Exclude<OutputEnding, 'stopped' | 'dead-end'>, string> = {
+  'max-tokens': 'max tokens reached mid-JSON',
+  'context-full': "the models' context filled up mid-JSON",
+  cancelled: 'the run was cancelled mid-JSON',
+};
+
 /**
- * Judges one output: JSON.parse, then the validator. An output that stopped at the token limit is
- * truncated; one the grammar could not continue is a dead end.
+ * Judges one output: JSON.parse, then the validator. An output cut short (token limit, full context,
+ * cancelled) is truncated, saying which; one the grammar could not continue is a dead end.
  */
-export function scoreOutput(
-  validate: SchemaValidator,
-  schema: object,
-  json: string,
-  ending: 'stopped' | 'max-tokens' | 'dead-end',
-): OutputVerdict {
+export function scoreOutput(validate: SchemaValidator, schema: object, json: string, ending: OutputEnding): OutputVerdict {
   if (ending === 'dead-end') return { kind: 'dead-end', reason: 'the grammar allowed no next token' };
   let value: unknown;
   try {
     value = JSON.parse(json);
   } catch (error) {
     const reason = (error as Error).message;
-    return ending === 'max-tokens' ? { kind: 'truncated', reason: `max tokens reached mid-JSON: ${reason}` } : { kind: 'invalid', reason };
+    return ending === 'stopped' ? { kind: 'invalid', reason } : { kind: 'truncated', reason: `${CUT_SHORT[ending]}: ${reason}` };
   }
   const problem = validate(schema, value);
   return problem === null ? { kind: 'valid' } : { kind: 'invalid', reason: problem };

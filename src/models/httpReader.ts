@@ -1,15 +1,72 @@
 /**
- * Reads a model directory over HTTP with download progress, retries, and the browser Cache API. A file is
- * cached only once its whole body has arrived, so an interrupted download never leaves a half entry; a
- * file whose hash then fails is evicted by `evictModelCache`.
+ * Reads a model directory over HTTP with download progress, retries, timeouts, cancellation and the browser
+ * Cache API. Every read is bounded twice: the server must answer (headers) within `requestMs`, and a body
+ * must not stall longer than `stallMs` between chunks; past either the load fails, naming the server, so
+ * a server that never answers cannot hold the engine. A file is cached only once its whole body has
+ * arrived, so an interrupted download never leaves a half entry; a file whose hash then fails is evicted
+ * by `evictModelCache`.
  */
+import { connectAllowed, connectBlockedMessage } from '../contract/csp';
+import { NETWORK_LIMITS } from '../contract/limits';
+import type { NetworkTimeouts } from '../contract/protocol';
 import { ModelFileMissingError, type FileReader } from './loader';
 import { ModelLoadError } from './manifest';
 
 export const MODEL_CACHE = 'speclab-models-v1';
 const ATTEMPTS = 3;
 
-async function readBody(response: Response, onProgress?: (loaded: number, total: number | null) => void): Promise<Uint8Array<ArrayBuffer>> {
+export const DEFAULT_TIMEOUTS: NetworkTimeouts = { requestMs: NETWORK_LIMITS.requestSeconds * 1000, stallMs: NETWORK_LIMITS.stallSeconds * 1000 };
+
+/** The server did not answer, or stopped sending, in time: not retried, since waiting again rarely helps. */
+export class NetworkTimeoutError extends ModelLoadError {
+  override name = 'NetworkTimeoutError';
+}
+
+/** The load was cancelled (a new load, or Cancel). */
+export class LoadCancelledError extends ModelLoadError {
+  override name = 'LoadCancelledError';
+}
+
+export interface HttpReaderOptions {
+  signal?: AbortSignal;
+  timeouts?: NetworkTimeouts;
+}
+
+/** A watchdog over one request: `arm` (re)starts the countdown, after which the request is aborted. */
+function watchdog(url: URL, outer: AbortSignal | undefined) {
+  const controller = new AbortController();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let expired: NetworkTimeoutError | null = null;
+  const onOuterAbort = () => controller.abort();
+  outer?.addEventListener('abort', onOuterAbort, { once: true });
+  return {
+    signal: controller.signal,
+    arm(ms: number, what: string) {
+      clearTimeout(timer);
+      timer = setTimeout(() => {
+        expired = new NetworkTimeoutError(`the server at ${url.origin} did not ${what} within ${ms / 1000} s (${url.href})`);
+        controller.abort();
+      }, ms);
+    },
+    /** The error to report for a failure: the timeout or the cancellation that caused it, else the failure itself. */
+    explain(error: unknown): unknown {
+      if (expired) return expired;
+      if (outer?.aborted) return new LoadCancelledError(`loading ${url.href} was cancelled`);
+      return error;
+    },
+    done() {
+      clearTimeout(timer);
+      outer?.removeEventListener('abort', onOuterAbort);
+    },
+  };
+}
+
+async function readBody(
+  response: Response,
+  guard: ReturnType<typeof watchdog>,
+  stallMs: number,
+  onProgress?: (loaded: number, total: number | null) => void,
+): Promise<Uint8Array<ArrayBuffer>> {
   const length = Number(response.headers.get('content-length'));
   const total = Number.isFinite(length) && length > 0 ? length : null;
   if (!response.body) return new Uint8Array(await response.arrayBuffer());
@@ -17,6 +74,7 @@ async function readBody(response: Response, onProgress?: (loaded: number, total:
   const chunks: Uint8Array[] = [];
   let loaded = 0;
   for (;;) {
+    guard.arm(stallMs, 'send any data');
     const { done, value } = await reader.read();
     if (done) break;
     chunks.push(value);
@@ -33,13 +91,16 @@ async function readBody(response: Response, onProgress?: (loaded: number, total:
 }
 
 /** A reader for the directory at `baseUrl` (ending in '/'), cached under MODEL_CACHE when `cache` is true. */
-export function httpReader(baseUrl: string, cache: boolean): FileReader {
+export function httpReader(baseUrl: string, cache: boolean, options: HttpReaderOptions = {}): FileReader {
   const base = baseUrl.endsWith('/') ? baseUrl : `${baseUrl}/`;
+  const timeouts = options.timeouts ?? DEFAULT_TIMEOUTS;
   return async (path, onProgress) => {
     // Relative to the page in a browser; Node callers pass an absolute URL.
-    const url = new URL(path, typeof location === 'undefined' ? base : new URL(base, location.href)).href;
+    const url = new URL(path, typeof location === 'undefined' ? base : new URL(base, location.href));
+    // The worker applies the page's connect-src itself: a <meta> policy does not reach it.
+    if (typeof location !== 'undefined' && !connectAllowed(url, location.origin)) throw new ModelLoadError(connectBlockedMessage(url));
     const store = cache && 'caches' in globalThis ? await caches.open(MODEL_CACHE) : null;
-    const hit = await store?.match(url);
+    const hit = await store?.match(url.href);
     if (hit) {
       const bytes = new Uint8Array(await hit.arrayBuffer());
       onProgress?.(bytes.length, bytes.length);
@@ -47,22 +108,32 @@ export function httpReader(baseUrl: string, cache: boolean): FileReader {
     }
     let lastError: unknown;
     for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
+      const guard = watchdog(url, options.signal);
       try {
-        const response = await fetch(url);
-        if (response.status === 404) throw new ModelFileMissingError(`${url}: HTTP 404 (no such file)`);
-        if (!response.ok) throw new ModelLoadError(`${url}: HTTP ${response.status} ${response.statusText}`);
-        const bytes = await readBody(response, onProgress);
-        await store?.put(url, new Response(bytes, { headers: { 'content-type': 'application/octet-stream' } }));
+        if (options.signal?.aborted) throw new LoadCancelledError(`loading ${url.href} was cancelled`);
+        guard.arm(timeouts.requestMs, 'respond');
+        const response = await fetch(url, { signal: guard.signal });
+        if (response.status === 404) throw new ModelFileMissingError(`${url.href}: HTTP 404 (no such file)`);
+        if (!response.ok) throw new ModelLoadError(`${url.href}: HTTP ${response.status} ${response.statusText}`);
+        // A web page where a model file should be: the URL is a site, not a model directory (or a server's fallback page).
+        if (response.headers.get('content-type')?.includes('text/html')) {
+          throw new ModelFileMissingError(`${url.href} is a web page, not a model file: is ${base} the address of a model directory?`);
+        }
+        const bytes = await readBody(response, guard, timeouts.stallMs, onProgress);
+        await store?.put(url.href, new Response(bytes, { headers: { 'content-type': 'application/octet-stream' } }));
         return bytes;
       } catch (error) {
-        lastError = error;
-        // A missing file will not appear by asking again.
-        if (error instanceof ModelFileMissingError) break;
+        lastError = guard.explain(error);
+        // A missing file will not appear by asking again; a silent server or a cancelled load is not retried.
+        if (lastError instanceof ModelFileMissingError || lastError instanceof NetworkTimeoutError || lastError instanceof LoadCancelledError) break;
+      } finally {
+        guard.done();
       }
     }
-    throw lastError instanceof ModelLoadError
-      ? lastError
-      : new ModelLoadError(`${url}: download failed after ${ATTEMPTS} attempts: ${lastError instanceof Error ? lastError.message : String(lastError)}`);
+    if (lastError instanceof ModelLoadError) throw lastError;
+    const detail = lastError instanceof Error ? lastError.message : String(lastError);
+    // A browser reports a refused connection, a CORS refusal and a blocked URL alike as "Failed to fetch".
+    throw new ModelLoadError(`${url.href}: download failed after ${ATTEMPTS} attempts: ${detail}`);
   };
 }
 

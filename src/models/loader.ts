@@ -5,12 +5,20 @@
  */
 import type * as ort from 'onnxruntime-web';
 import { ModelLoadError, checkFile, parseManifest, type ModelManifest } from './manifest';
-import type { ExecutionProvider } from '../contract/protocol';
+import type { ExecutionProvider, LoadPhase } from '../contract/protocol';
 import { ModelSession } from './session';
 import { TextTokenizer, checkSameTokenizer } from './tokenizer';
 
 /** Reads one file of a model directory; `onProgress` gets (bytes so far, total or null). */
 export type FileReader = (path: string, onProgress?: (loaded: number, total: number | null) => void) => Promise<Uint8Array>;
+
+
+export interface LoadEvents {
+  /** Bytes of one file so far, and its size when the server or the manifest says it. */
+  onProgress?: (file: string, loaded: number, total: number | null) => void;
+  /** A model entered a stage. */
+  onPhase?: (phase: LoadPhase) => void;
+}
 
 export interface LoadedModel {
   name: string;
@@ -81,18 +89,27 @@ export async function loadModel(
   read: FileReader,
   provider: ExecutionProvider,
   label: string,
-  onProgress?: (file: string, loaded: number, total: number | null) => void,
+  events: LoadEvents = {},
   modelFile = MODEL_FILE,
 ): Promise<LoadedModel> {
+  const { onProgress, onPhase } = events;
+  onPhase?.('download');
   const description = await describe(read, label);
   const { name, manifest } = description;
   const [tokenizerBytes, modelBytes] = await Promise.all(
     [manifest?.tokenizer.file ?? TOKENIZER_FILE, modelFile].map(async (path) => {
-      const bytes = await read(path, (loaded, total) => onProgress?.(`${name}/${path}`, loaded, total));
-      if (manifest) await checkFile(manifest, path, bytes);
+      // The manifest knows each file's size before the server says it.
+      const listed = manifest?.files.find((file) => file.path === path)?.bytes ?? null;
+      onProgress?.(`${name}/${path}`, 0, listed);
+      const bytes = await read(path, (loaded, total) => onProgress?.(`${name}/${path}`, loaded, total ?? listed));
+      if (manifest) {
+        onPhase?.('hash');
+        await checkFile(manifest, path, bytes);
+      }
       return bytes;
     }),
   );
+  onPhase?.('session');
   const tokenizerJson = parseJson(tokenizerBytes as Uint8Array, `${name}/${TOKENIZER_FILE}`);
   const tokenizer = TextTokenizer.fromJson(tokenizerJson, `${name}/${TOKENIZER_FILE}`, description.stop);
   const session = await ModelSession.create(runtime, modelBytes as Uint8Array, { name, provider, fallbackShape: description.shape });
@@ -106,12 +123,12 @@ export async function loadPair(
   runtime: typeof ort,
   readers: { draft: FileReader; target: FileReader },
   provider: ExecutionProvider,
-  onProgress?: (file: string, loaded: number, total: number | null) => void,
+  events: LoadEvents = {},
   modelFile = MODEL_FILE,
 ): Promise<ModelPairHandle> {
   const [draft, target] = await Promise.all([
-    loadModel(runtime, readers.draft, provider, 'draft', onProgress, modelFile),
-    loadModel(runtime, readers.target, provider, 'target', onProgress, modelFile),
+    loadModel(runtime, readers.draft, provider, 'draft', events, modelFile),
+    loadModel(runtime, readers.target, provider, 'target', events, modelFile),
   ]);
   checkSameTokenizer(draft.tokenizer, target.tokenizer, draft.name, target.name);
   return { draft, target, tokenizer: target.tokenizer };

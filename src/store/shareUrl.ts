@@ -1,8 +1,11 @@
 /**
  * Every run parameter and the seed in a URL fragment, so a shared link reproduces a run exactly. The
- * fragment never reaches a server; values are read back through the same validation as the controls.
+ * fragment never reaches a server; it is untrusted input, read back through the same validation as the form
+ * (src/contract/validation.ts): a bad field is reported next to that field, never thrown.
  */
-import { DECODE_METHODS, type DecodeMethod, type RunParams } from '../contract/runParams';
+import type { LimitedParam } from '../contract/limits';
+import { parseNumber, validateRunParams, type FieldErrors, type RunParamsInput } from '../contract/validation';
+import type { RunParams } from '../contract/runParams';
 import { SCHEMA_PRESETS, type SchemaPreset } from '../grammar/presets';
 
 export type PresetChoice = SchemaPreset['id'] | 'custom' | 'free';
@@ -11,6 +14,23 @@ export interface SharedRun {
   params: RunParams;
   preset: PresetChoice;
 }
+
+/** A link read back: the run (valid fields, the fallback's value elsewhere), and each bad field's text and message. */
+export interface DecodedShare extends SharedRun {
+  errors: FieldErrors;
+  /** What the link said for each number field it got wrong, to show in that field. */
+  text: Partial<Record<LimitedParam, string>>;
+}
+
+/** Link keys of the number fields. */
+const NUMBER_KEYS: readonly [LimitedParam, string][] = [
+  ['K', 'K'],
+  ['L', 'L'],
+  ['temperature', 't'],
+  ['seed', 'seed'],
+  ['maxTokens', 'max'],
+  ['topP', 'p'],
+];
 
 export function encodeShare({ params, preset }: SharedRun): string {
   const query = new URLSearchParams({
@@ -30,39 +50,45 @@ export function encodeShare({ params, preset }: SharedRun): string {
   return `#run?${query.toString()}`;
 }
 
-/** The run in a fragment, or null when the fragment holds none. Throws a readable error for a bad one. */
-export function decodeShare(hash: string): SharedRun | null {
+/** The run in a fragment, or null when the fragment holds none. Never throws: problems come back by field. */
+export function decodeShare(hash: string, fallback: RunParams): DecodedShare | null {
   if (!hash.startsWith('#run?')) return null;
   const query = new URLSearchParams(hash.slice('#run?'.length));
-  const number = (key: string) => {
-    const value = Number(query.get(key));
-    if (query.get(key) === null || !Number.isFinite(value)) throw new RangeError(`the shared link's ${key} is not a number`);
-    return value;
+  const errors: FieldErrors = {};
+  const text: DecodedShare['text'] = {};
+  const input: RunParamsInput = {
+    method: query.get('method'),
+    drafting: query.get('drafting'),
+    prompt: query.get('prompt') ?? '',
+    ...(query.get('trigger') === null ? {} : { trigger: query.get('trigger') }),
   };
-  const method = query.get('method') as DecodeMethod;
-  if (!DECODE_METHODS.includes(method)) throw new RangeError(`the shared link names an unknown method ${JSON.stringify(method)}`);
-  const drafting = query.get('drafting');
-  if (drafting !== 'validate' && drafting !== 'constrained') throw new RangeError('the shared link has no drafting mode');
-  const preset = (query.get('preset') ?? 'custom') as PresetChoice;
+  for (const [name, key] of NUMBER_KEYS) {
+    const raw = query.get(key);
+    if (raw === null && name === 'topP') continue;
+    const parsed = parseNumber(name, raw ?? '');
+    if ('value' in parsed) input[name] = parsed.value;
+    else {
+      errors[name] = `the link's ${key}: ${parsed.error}`;
+      text[name] = raw ?? '';
+    }
+  }
+  let preset = (query.get('preset') ?? 'custom') as PresetChoice;
   const presetSchema = SCHEMA_PRESETS.find((candidate) => candidate.id === preset)?.schema;
-  if (preset !== 'custom' && preset !== 'free' && !presetSchema) throw new RangeError(`the shared link names an unknown preset ${JSON.stringify(preset)}`);
-  const schemaText = preset === 'free' ? null : preset === 'custom' ? query.get('schema') : JSON.stringify(presetSchema);
-  const trigger = query.get('trigger');
-  const topP = query.get('p');
-  return {
-    preset,
-    params: {
-      method,
-      K: number('K'),
-      L: number('L'),
-      temperature: number('t'),
-      seed: number('seed'),
-      maxTokens: number('max'),
-      drafting,
-      prompt: query.get('prompt') ?? '',
-      schemaText,
-      ...(trigger === null ? {} : { trigger }),
-      ...(topP === null ? {} : { topP: Number(topP) }),
-    },
-  };
+  if (preset !== 'custom' && preset !== 'free' && !presetSchema) {
+    errors.schemaText = `the link names an unknown preset ${JSON.stringify(preset)}; the presets are ${SCHEMA_PRESETS.map((p) => p.id).join(', ')}`;
+    preset = 'custom';
+  }
+  input.schemaText = preset === 'free' ? null : preset === 'custom' ? (query.get('schema') ?? fallback.schemaText) : JSON.stringify(presetSchema);
+  // Numbers already reported keep the fallback's value; the other fields are checked as the form checks them.
+  const candidate: RunParamsInput = { ...fallback, ...input };
+  if (query.get('p') === null) delete candidate.topP;
+  if (input.trigger === undefined) delete candidate.trigger;
+  const checked = validateRunParams(candidate);
+  if (!checked.ok) {
+    for (const [name, message] of Object.entries(checked.errors) as [keyof RunParams, string][]) {
+      errors[name] = `the link's ${name}: ${message}`;
+      candidate[name] = fallback[name];
+    }
+  }
+  return { preset, params: candidate as RunParams, errors, text };
 }

@@ -5,18 +5,29 @@
  */
 import { createStore } from 'zustand/vanilla';
 import { emptyCounters, recordStep, recordCompletion, EMPTY_SCORECARD, type Counters, type Scorecard, type CompletionKind } from '../core/metrics';
+import { SCHEMA_LIMITS, type LimitedParam } from '../contract/limits';
 import type { RaceResult } from '../contract/bench';
 import { BUNDLED_PAIR } from '../contract/modelPairs';
-import type { EngineInfo, ExecutionProvider, FromWorker, PairSource, ToWorker, VerifierChoice } from '../contract/protocol';
+import type { EngineInfo, ExecutionProvider, FromWorker, LoadPhase, NetworkTimeouts, PairSource, ToWorker, VerifierChoice } from '../contract/protocol';
 import { presetParams, type RunParams } from '../contract/runParams';
 import type { RunReport } from '../contract/runReport';
 import type { StepRecord } from '../contract/stepRecord';
+import { parseNumber, validateRunParams, type FieldErrors, type RunField } from '../contract/validation';
 import { SCHEMA_PRESETS } from '../grammar/presets';
-import type { PresetChoice } from './shareUrl';
+import type { DecodedShare, PresetChoice } from './shareUrl';
 import { benchSlice, receiveBench, type BenchActions, type BenchState } from './benchSlice';
 
 export interface EngineTransport {
   post(message: ToWorker): void;
+  /** Stops the engine at once (a compile cannot be interrupted) and starts a fresh one, with no pair loaded. */
+  restart(): void;
+}
+
+export interface StoreOptions {
+  /** Bounds on every network read of a load; the defaults unless a test shortens them. */
+  network?: NetworkTimeouts;
+  /** A schema compile running longer than this is stopped (SCHEMA_LIMITS.compileSeconds unless a test says otherwise). */
+  compileBudgetMs?: number;
 }
 
 export type RunStatus = 'idle' | 'running' | 'paused' | 'done' | 'error';
@@ -25,6 +36,8 @@ export interface SpecState {
   engine: {
     status: 'idle' | 'loading' | 'ready' | 'error';
     progress: Record<string, { loaded: number; total: number | null }>;
+    /** The stage a load is in; null before the first byte is asked for. */
+    phase: LoadPhase | null;
     info: EngineInfo | null;
     error: string | null;
   };
@@ -36,7 +49,14 @@ export interface SpecState {
   stepDelayMs: number;
   run: { id: number; status: RunStatus; steps: StepRecord[]; counters: Counters; report: RunReport | null; error: string | null };
   /** A fair race: `done` of `total` runs (warm-ups included); the result once every round has run. */
-  race: { id: number; status: 'idle' | 'running' | 'done' | 'error'; repeats: number; done: number; total: number; result: RaceResult | null; error: string | null };
+  race: { id: number; status: 'idle' | 'running' | 'done' | 'cancelled' | 'error'; repeats: number; done: number; total: number; result: RaceResult | null; error: string | null };
+  /**
+   * The number fields as typed (kept as text until they are checked, on blur or Run) and every field's
+   * message. Run stays disabled while any message stands; a message goes when its cause is fixed.
+   */
+  form: { text: Partial<Record<LimitedParam, string>>; errors: FieldErrors };
+  /** The schema compile in flight, which Reset or the time budget can abandon. */
+  compiling: { runId: number; properties: number } | null;
   /** Schema-valid, invalid, truncated and dead-end completions over this session's runs. */
   scorecard: Scorecard;
   ui: { presentation: boolean; showInvalid: boolean; selectedStep: number | null; help: boolean };
@@ -50,6 +70,11 @@ export interface SpecActions {
   setVerifier(verifier: VerifierChoice): void;
   setPair(pair: PairSource): void;
   setParams(params: Partial<RunParams>): void;
+  /** A number field's text as typed: not checked until `commitField` (blur) or Run. */
+  setFieldText(name: LimitedParam, text: string): void;
+  commitField(name: LimitedParam): void;
+  /** Stops the load in flight and goes back to the bundled pair. */
+  cancelLoad(): void;
   choosePreset(preset: PresetChoice): void;
   setSchemaText(text: string): void;
   start(): void;
@@ -60,7 +85,7 @@ export interface SpecActions {
   setRaceRepeats(repeats: number): void;
   setStepDelay(ms: number): void;
   setUi(ui: Partial<SpecState['ui']>): void;
-  applyShared(preset: PresetChoice, params: RunParams): void;
+  applyShared(shared: DecodedShare): void;
   receive(message: FromWorker): void;
 }
 
@@ -73,19 +98,73 @@ const FIRST_PRESET = SCHEMA_PRESETS[1] ?? (SCHEMA_PRESETS[0] as (typeof SCHEMA_P
 
 const freshRun = (id: number, L: number, status: RunStatus = 'idle') => ({ id, status, steps: [], counters: emptyCounters(L), report: null, error: null });
 
-export function createSpecStore(transport: EngineTransport) {
+/** A copy of `record` without `key`. */
+const omit = <T extends object>(record: T, key: string): T => Object.fromEntries(Object.entries(record).filter(([name]) => name !== key)) as T;
+
+/** Messages that no longer apply to `params`: a message goes once its field is fixed. Number fields being typed keep theirs. */
+function remainingErrors(params: RunParams, form: SpecState['form']): FieldErrors {
+  const checked = validateRunParams(params);
+  const still: FieldErrors = {};
+  for (const [name, message] of Object.entries(form.errors) as [RunField, string][]) {
+    if (name in form.text) still[name] = message;
+    else if (!checked.ok && checked.errors[name]) still[name] = checked.errors[name];
+  }
+  return still;
+}
+
+export function createSpecStore(transport: EngineTransport, options: StoreOptions = {}) {
   let nextRunId = 1;
+  let compileTimer: ReturnType<typeof setTimeout> | undefined;
+  const compileBudgetMs = options.compileBudgetMs ?? SCHEMA_LIMITS.compileSeconds * 1000;
   return createStore<SpecState & SpecActions & BenchState & BenchActions>()((set, get) => {
     const send = (message: ToWorker) => transport.post(message);
+    /**
+     * Checks every field (the typed text first) before anything reaches the engine; false, with each
+     * message next to its field, when something is wrong.
+     */
+    const checkForm = (): boolean => {
+      const { form, params } = get();
+      let next = { ...params };
+      const errors: FieldErrors = {};
+      for (const [name, text] of Object.entries(form.text) as [LimitedParam, string][]) {
+        const parsed = parseNumber(name, text);
+        if ('value' in parsed) next = { ...next, [name]: parsed.value };
+        else errors[name] = parsed.error;
+      }
+      const checked = validateRunParams(next);
+      if (!checked.ok) Object.assign(errors, checked.errors, errors);
+      const text = Object.fromEntries(Object.entries(form.text).filter(([name]) => name in errors));
+      set({ params: next, form: { text, errors } });
+      return Object.keys(errors).length === 0;
+    };
+    /** Stops a compile that ran too long or that Reset abandoned: the engine is restarted and the pair reloaded. */
+    const abandonCompile = (message: string | null) => {
+      const { compiling, run, race } = get();
+      clearTimeout(compileTimer);
+      if (!compiling) return;
+      transport.restart();
+      set({ compiling: null });
+      if (message !== null && compiling.runId === run.id) set({ run: { ...run, status: 'error', error: message } });
+      if (message !== null && compiling.runId === race.id) set({ race: { ...race, status: 'error', error: message } });
+      if (compiling.runId === race.id && race.status === 'running') set({ race: { ...get().race, status: message === null ? 'cancelled' : 'error' } });
+      get().load();
+    };
+    const replaceParams = (next: RunParams) => {
+      const { form } = get();
+      set({ params: next, form: { ...form, errors: remainingErrors(next, form) } });
+    };
     const beginRun = (paused: boolean) => {
-      const { params, stepDelayMs, engine } = get();
-      if (engine.status !== 'ready') return;
+      const { stepDelayMs, engine } = get();
+      if (engine.status !== 'ready' || !checkForm()) return;
+      const { params } = get();
       const id = nextRunId++;
+      // The engine stops a race in flight at its next step boundary when a run arrives.
+      if (get().race.status === 'running') set({ race: { ...get().race, status: 'cancelled' } });
       set({ run: freshRun(id, params.L, paused ? 'paused' : 'running'), ui: { ...get().ui, selectedStep: null } });
       send({ type: 'run', runId: id, params, paused, stepDelayMs });
     };
     return {
-      engine: { status: 'idle', progress: {}, info: null, error: null },
+      engine: { status: 'idle', progress: {}, phase: null, info: null, error: null },
       provider: 'auto',
       verifier: 'auto',
       pair: BUNDLED_PAIR,
@@ -98,10 +177,16 @@ export function createSpecStore(transport: EngineTransport) {
       scorecard: EMPTY_SCORECARD,
       ui: { presentation: false, showInvalid: false, selectedStep: null, help: false },
       pendingAutoRun: false,
+      form: { text: {}, errors: {} },
+      compiling: null,
 
       load() {
-        set({ engine: { status: 'loading', progress: {}, info: null, error: null } });
-        send({ type: 'load', source: get().pair, provider: get().provider, verifier: get().verifier });
+        if (get().compiling) return abandonCompile(null);
+        set({ engine: { status: 'loading', progress: {}, phase: null, info: null, error: null } });
+        send({ type: 'load', source: get().pair, provider: get().provider, verifier: get().verifier, ...(options.network ? { network: options.network } : {}) });
+      },
+      cancelLoad() {
+        get().setPair(BUNDLED_PAIR);
       },
       setProvider(provider) {
         set({ provider });
@@ -116,7 +201,25 @@ export function createSpecStore(transport: EngineTransport) {
         get().load();
       },
       setParams(params) {
-        set({ params: { ...get().params, ...params } });
+        replaceParams({ ...get().params, ...params });
+      },
+      setFieldText(name, text) {
+        const { form } = get();
+        let errors = form.errors;
+        // A standing message follows the typing, so it goes as soon as the text is right; a new one waits for blur.
+        if (errors[name] !== undefined) {
+          const parsed = parseNumber(name, text);
+          errors = 'value' in parsed ? omit(errors, name) : { ...errors, [name]: parsed.error };
+        }
+        set({ form: { text: { ...form.text, [name]: text }, errors } });
+      },
+      commitField(name) {
+        const { form, params } = get();
+        const text = form.text[name];
+        if (text === undefined) return;
+        const parsed = parseNumber(name, text);
+        if ('error' in parsed) return set({ form: { text: form.text, errors: { ...form.errors, [name]: parsed.error } } });
+        set({ params: { ...params, [name]: parsed.value }, form: { text: omit(form.text, name), errors: omit(form.errors, name) } });
       },
       choosePreset(preset) {
         const found = SCHEMA_PRESETS.find((candidate) => candidate.id === preset);
@@ -124,15 +227,16 @@ export function createSpecStore(transport: EngineTransport) {
         if (found) {
           const rest: RunParams = { ...params };
           delete rest.trigger;
-          set({ preset, params: { ...rest, prompt: found.prompt, schemaText: JSON.stringify(found.schema, null, 2), ...(found.trigger === undefined ? {} : { trigger: found.trigger }) } });
-        } else if (preset === 'free') {
-          set({ preset, params: { ...params, schemaText: null } });
+          set({ preset });
+          replaceParams({ ...rest, prompt: found.prompt, schemaText: JSON.stringify(found.schema, null, 2), ...(found.trigger === undefined ? {} : { trigger: found.trigger }) });
         } else {
-          set({ preset, params: { ...params, schemaText: params.schemaText ?? '{\n  "type": "object"\n}' } });
+          set({ preset });
+          get().setParams({ schemaText: preset === 'free' ? null : (params.schemaText ?? '{\n  "type": "object"\n}') });
         }
       },
       setSchemaText(text) {
-        set({ preset: 'custom', params: { ...get().params, schemaText: text } });
+        set({ preset: 'custom' });
+        get().setParams({ schemaText: text });
       },
       start() {
         const { run } = get();
@@ -155,13 +259,19 @@ export function createSpecStore(transport: EngineTransport) {
         else if (run.status !== 'running') beginRun(true);
       },
       reset() {
-        send({ type: 'cancel' });
+        const { compiling, race } = get();
+        if (compiling) abandonCompile(null);
+        else send({ type: 'cancel' });
+        // A race stops at its next step boundary, keeping the rows it finished.
+        if (race.status === 'running') set({ race: { ...get().race, status: 'cancelled' } });
         set({ run: freshRun(nextRunId++, get().params.L), ui: { ...get().ui, selectedStep: null } });
       },
       startRace() {
+        if (get().engine.status !== 'ready' || !checkForm()) return;
         const { repeats } = get().race;
         const id = nextRunId++;
-        set({ race: { id, status: 'running', repeats, done: 0, total: 0, result: null, error: null } });
+        // A run in flight or paused is cancelled by the race: its output goes, and it is not scored.
+        set({ race: { id, status: 'running', repeats, done: 0, total: 0, result: null, error: null }, run: freshRun(nextRunId++, get().params.L), ui: { ...get().ui, selectedStep: null } });
         send({ type: 'race', runId: id, params: get().params, repeats });
       },
       setRaceRepeats(repeats) {
@@ -174,9 +284,11 @@ export function createSpecStore(transport: EngineTransport) {
       setUi(ui) {
         set({ ui: { ...get().ui, ...ui } });
       },
-      applyShared(preset, params) {
-        set({ preset, params, pendingAutoRun: true });
-        if (get().engine.status === 'ready') {
+      applyShared({ preset, params, errors, text }) {
+        // A link with a bad field loads with the field marked and waits for the user; a good one runs.
+        const valid = Object.keys(errors).length === 0;
+        set({ preset, params, form: { text, errors }, pendingAutoRun: valid });
+        if (valid && get().engine.status === 'ready') {
           set({ pendingAutoRun: false });
           beginRun(false);
         }
@@ -187,7 +299,23 @@ export function createSpecStore(transport: EngineTransport) {
         if (receiveBench(state, set, message)) return;
         switch (message.type) {
           case 'progress':
-            set({ engine: { ...state.engine, progress: { ...state.engine.progress, [message.file]: { loaded: message.loaded, total: message.total } } } });
+            set({ engine: { ...state.engine, phase: 'download', progress: { ...state.engine.progress, [message.file]: { loaded: message.loaded, total: message.total } } } });
+            break;
+          case 'phase':
+            set({ engine: { ...state.engine, phase: message.phase } });
+            break;
+          case 'compiling':
+            set({ compiling: { runId: message.runId, properties: message.properties } });
+            clearTimeout(compileTimer);
+            compileTimer = setTimeout(() => {
+              const seconds = compileBudgetMs / 1000;
+              const size = `${message.properties.toLocaleString('en-US')} ${message.properties === 1 ? 'property' : 'properties'}`;
+              abandonCompile(`this schema has ${size}; compiling it took more than ${seconds} s and was stopped (simplify the schema: fewer properties, smaller enums)`);
+            }, compileBudgetMs);
+            break;
+          case 'compiled':
+            clearTimeout(compileTimer);
+            if (state.compiling?.runId === message.runId) set({ compiling: null });
             break;
           case 'ready':
             set({ engine: { ...state.engine, status: 'ready', info: message.info, error: null } });
@@ -212,7 +340,8 @@ export function createSpecStore(transport: EngineTransport) {
           case 'done': {
             if (message.runId !== state.run.id) break;
             const verdict = message.report.verdict;
-            const completion: CompletionKind | null = verdict ? verdict.kind : null;
+            // A cancelled run is no completion: it is not scored.
+            const completion: CompletionKind | null = verdict && message.report.ending !== 'cancelled' ? verdict.kind : null;
             set({
               run: { ...state.run, status: 'done', report: message.report, counters: message.report.counters },
               scorecard: completion ? recordCompletion(state.scorecard, completion) : state.scorecard,
@@ -220,12 +349,13 @@ export function createSpecStore(transport: EngineTransport) {
             break;
           }
           case 'bench-progress':
-            if (message.runId === state.race.id) set({ race: { ...state.race, done: message.done, total: message.total } });
+            if (message.runId === state.race.id && state.race.status === 'running') set({ race: { ...state.race, done: message.done, total: message.total } });
             break;
           case 'race-done':
-            if (message.runId === state.race.id) set({ race: { ...state.race, status: 'done', result: message.result } });
+            if (message.runId === state.race.id && state.race.status === 'running') set({ race: { ...state.race, status: 'done', result: message.result } });
             break;
           case 'run-error':
+            if (message.errors) set({ form: { ...state.form, errors: { ...state.form.errors, ...message.errors } } });
             if (message.runId === state.run.id) set({ run: { ...state.run, status: 'error', error: message.message } });
             else if (message.runId === state.race.id) set({ race: { ...state.race, status: 'error', error: message.message } });
             break;

@@ -1,4 +1,5 @@
-import { LIMITS } from '../contract/limits';
+import { LIMITS, type LimitedParam } from '../contract/limits';
+import { describeRange, type RunField } from '../contract/validation';
 import { DECODE_METHODS, type DecodeMethod } from '../contract/runParams';
 import { SCHEMA_PRESETS } from '../grammar/presets';
 import type { PresetChoice } from '../store/shareUrl';
@@ -7,23 +8,41 @@ import { ModelPicker } from './ModelPicker';
 import { useShallow } from 'zustand/react/shallow';
 import { useSpec } from './storeContext';
 
-function NumberField(props: { label: string; id: string; value: number; min: number; max: number; step?: number; onChange: (value: number) => void }) {
-  const { label, id, value, min, max, step = 1, onChange } = props;
+/** A field's message from the one validation (src/contract/validation.ts), next to the field it is about. */
+function FieldMessage({ field, id }: { field: RunField; id: string }) {
+  const message = useSpec((s) => s.form.errors[field]);
+  if (message === undefined) return null;
   return (
-    <label htmlFor={id} className="field">
-      <span>{label}</span>
+    <span className="field-error" id={id} role="alert" data-testid={`field-error-${field}`}>
+      {message}
+    </span>
+  );
+}
+
+/**
+ * A number typed freely: the text stays as typed (nothing is clamped or rewritten) and is checked on blur
+ * or on Run; a value out of range gets a message naming the range, and Run waits until it is fixed.
+ */
+function NumberField({ name, id, value }: { name: LimitedParam; id: string; value: number }) {
+  const text = useSpec((s) => s.form.text[name]);
+  const invalid = useSpec((s) => s.form.errors[name] !== undefined);
+  const { setFieldText, commitField } = useSpec(useShallow((s) => ({ setFieldText: s.setFieldText, commitField: s.commitField })));
+  const limit = LIMITS[name];
+  return (
+    <label htmlFor={id} className={`field${invalid ? ' invalid' : ''}`}>
+      <span>{limit.label}</span>
       <input
         id={id}
-        type="number"
-        value={value}
-        min={min}
-        max={max}
-        step={step}
-        onChange={(event) => {
-          const next = Number(event.target.value);
-          if (Number.isFinite(next)) onChange(Math.min(max, Math.max(min, next)));
-        }}
+        type="text"
+        inputMode={limit.integer ? 'numeric' : 'decimal'}
+        title={`${limit.label}: ${describeRange(limit)}`}
+        value={text ?? String(value)}
+        aria-invalid={invalid}
+        aria-describedby={invalid ? `${id}-error` : undefined}
+        onChange={(event) => setFieldText(name, event.target.value)}
+        onBlur={() => commitField(name)}
       />
+      <FieldMessage field={name} id={`${id}-error`} />
     </label>
   );
 }
@@ -33,7 +52,10 @@ export function RunBar() {
   const runStatus = useSpec((s) => s.run.status);
   const runError = useSpec((s) => s.run.error);
   const ready = useSpec((s) => s.engine.status === 'ready');
+  // Run waits while any field has a message: the messages are next to their fields.
+  const invalid = useSpec((s) => Object.keys(s.form.errors).length > 0);
   const stepDelayMs = useSpec((s) => s.stepDelayMs);
+  const compiling = useSpec((s) => s.compiling);
   const { start, togglePause, step, reset, startRace, setStepDelay } = useSpec(
     useShallow((s) => ({ start: s.start, togglePause: s.togglePause, step: s.step, reset: s.reset, startRace: s.startRace, setStepDelay: s.setStepDelay })),
   );
@@ -41,19 +63,19 @@ export function RunBar() {
   return (
     <section className="run-bar" aria-label="Run">
       <div className="row buttons">
-        <button type="button" onClick={start} disabled={!ready || busy}>
+        <button type="button" onClick={start} disabled={!ready || busy || invalid} title={invalid ? 'a field needs fixing first (see its message)' : undefined}>
           Run
         </button>
         <button type="button" onClick={togglePause} disabled={!ready || (runStatus !== 'running' && runStatus !== 'paused')}>
           {runStatus === 'paused' ? 'Resume' : 'Pause'}
         </button>
-        <button type="button" onClick={step} disabled={!ready || busy}>
+        <button type="button" onClick={step} disabled={!ready || busy || invalid}>
           Step
         </button>
         <button type="button" onClick={reset} disabled={!ready}>
           Reset
         </button>
-        <button type="button" onClick={startRace} disabled={!ready || busy}>
+        <button type="button" onClick={startRace} disabled={!ready || busy || invalid}>
           Race all methods
         </button>
         <label className="field inline" htmlFor="delay">
@@ -64,6 +86,11 @@ export function RunBar() {
           {runStatus}
         </span>
       </div>
+      {compiling && (
+        <p data-testid="compiling">
+          Compiling the schema ({compiling.properties.toLocaleString('en-US')} properties)… Reset stops it.
+        </p>
+      )}
       {runError && (
         <p className="error" role="alert" data-testid="run-error">
           {runError}
@@ -111,19 +138,21 @@ export function Controls() {
               </option>
             ))}
           </select>
+          <FieldMessage field="method" id="method-error" />
         </label>
-        <NumberField label={LIMITS.K.label} id="K" value={params.K} min={LIMITS.K.min} max={LIMITS.K.max} onChange={(K) => actions.setParams({ K })} />
-        <NumberField label={LIMITS.L.label} id="L" value={params.L} min={LIMITS.L.min} max={LIMITS.L.max} onChange={(L) => actions.setParams({ L })} />
-        <NumberField label={LIMITS.temperature.label} id="temperature" value={params.temperature} min={LIMITS.temperature.min} max={LIMITS.temperature.max} step={0.1} onChange={(temperature) => actions.setParams({ temperature })} />
-        <NumberField label="Top-p" id="top-p" value={params.topP ?? 1} min={0.05} max={1} step={0.05} onChange={(topP) => actions.setParams({ topP })} />
-        <NumberField label={LIMITS.seed.label} id="seed" value={params.seed} min={LIMITS.seed.min} max={LIMITS.seed.max} onChange={(seed) => actions.setParams({ seed })} />
-        <NumberField label={LIMITS.maxTokens.label} id="max-tokens" value={params.maxTokens} min={LIMITS.maxTokens.min} max={LIMITS.maxTokens.max} onChange={(maxTokens) => actions.setParams({ maxTokens })} />
+        <NumberField name="K" id="K" value={params.K} />
+        <NumberField name="L" id="L" value={params.L} />
+        <NumberField name="temperature" id="temperature" value={params.temperature} />
+        <NumberField name="topP" id="top-p" value={params.topP ?? 1} />
+        <NumberField name="seed" id="seed" value={params.seed} />
+        <NumberField name="maxTokens" id="max-tokens" value={params.maxTokens} />
         <label className="field" htmlFor="drafting">
           <span>Drafting</span>
           <select id="drafting" value={params.drafting} onChange={(event) => actions.setParams({ drafting: event.target.value as typeof params.drafting })}>
             <option value="validate">validate (draft freely, then check: I ≥ 0)</option>
             <option value="constrained">constrained (draft under the mask: I = 0)</option>
           </select>
+          <FieldMessage field="drafting" id="drafting-error" />
         </label>
       </div>
       <div className="row">
@@ -142,6 +171,7 @@ export function Controls() {
         <label className="field wide" htmlFor="prompt">
           <span>Prompt</span>
           <textarea id="prompt" rows={2} value={params.prompt} onChange={(event) => actions.setParams({ prompt: event.target.value })} />
+          <FieldMessage field="prompt" id="prompt-error" />
         </label>
       </div>
       {params.schemaText !== null && (
@@ -150,6 +180,8 @@ export function Controls() {
           <textarea id="schema" rows={5} spellCheck={false} value={params.schemaText} onChange={(event) => actions.setSchemaText(event.target.value)} />
         </label>
       )}
+      <FieldMessage field="schemaText" id="schema-error" />
+      <FieldMessage field="trigger" id="trigger-error" />
     </section>
   );
 }

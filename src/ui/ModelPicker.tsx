@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import { modelDirectoryUrl } from '../contract/validation';
 import { MODEL_PAIRS } from '../contract/modelPairs';
 import { useSpec } from './storeContext';
 
@@ -7,6 +8,7 @@ export function ModelPicker() {
   const pair = useSpec((s) => s.pair);
   const setPair = useSpec((s) => s.setPair);
   const [custom, setCustom] = useState({ draftUrl: '', targetUrl: '' });
+  const [urlError, setUrlError] = useState<string | null>(null);
   const presetIndex = MODEL_PAIRS.findIndex((candidate) => candidate.label === pair.label);
   return (
     <div className="row">
@@ -41,10 +43,24 @@ export function ModelPicker() {
       <button
         type="button"
         disabled={!custom.draftUrl || !custom.targetUrl}
-        onClick={() => setPair({ label: `Custom: ${custom.draftUrl} → ${custom.targetUrl}`, ...custom, cache: true, modelFile: 'onnx/model.onnx' })}
+        onClick={() => {
+          // Text that is not an absolute web address would be read relative to the app and fetch its own page.
+          const draft = modelDirectoryUrl(custom.draftUrl);
+          const target = modelDirectoryUrl(custom.targetUrl);
+          const problem = 'error' in draft ? `Draft URL: ${draft.error}` : 'error' in target ? `Target URL: ${target.error}` : null;
+          setUrlError(problem);
+          if ('url' in draft && 'url' in target) {
+            setPair({ label: `Custom: ${draft.url.href} → ${target.url.href}`, draftUrl: draft.url.href, targetUrl: target.url.href, cache: true, modelFile: 'onnx/model.onnx' });
+          }
+        }}
       >
         Load custom pair
       </button>
+      {urlError && (
+        <p className="error" role="alert" data-testid="url-error">
+          {urlError}
+        </p>
+      )}
     </div>
   );
 }

@@ -19,7 +19,7 @@ export function RaceView() {
   }));
   return (
     <section className="race" aria-labelledby="race-heading" data-testid="race">
-      <h2 id="race-heading">Race: every method, same prompt and seed {race.status === 'running' ? `(running… ${race.done} of ${race.total || '?'} runs)` : ''}</h2>
+      <h2 id="race-heading">Race: every method, same prompt and seed {race.status === 'running' ? `(running… ${race.done} of ${race.total || '?'} runs)` : race.status === 'cancelled' ? '(cancelled)' : ''}</h2>
       <label className="field inline" htmlFor="race-repeats">
         <span>Timed rounds per race</span>
         <select id="race-repeats" value={race.repeats} onChange={(event) => setRaceRepeats(Number(event.target.value))} disabled={race.status === 'running'}>

@@ -1,19 +1,42 @@
+import { useShallow } from 'zustand/react/shallow';
+import { BUNDLED_PAIR } from '../contract/modelPairs';
+import type { LoadPhase } from '../contract/protocol';
 import { useSpec } from './storeContext';
+
+const PHASES: Record<LoadPhase, string> = {
+  download: 'Downloading',
+  hash: 'Checking file hashes',
+  session: 'Creating model sessions',
+  grammar: 'Compiling the grammar engine',
+};
+
+/** Bytes for reading: KiB below one MiB, so a small file never reads as "0.0 MiB". */
+const size = (bytes: number) => (bytes < 2 ** 20 ? `${Math.round(bytes / 2 ** 10)} KiB` : `${(bytes / 2 ** 20).toFixed(1)} MiB`);
 
 export function StatusBar() {
   const engine = useSpec((s) => s.engine);
-  const load = useSpec((s) => s.load);
-  const files = Object.entries(engine.progress);
-  const loaded = files.reduce((sum, [, file]) => sum + file.loaded, 0);
-  const total = files.reduce((sum, [, file]) => sum + (file.total ?? file.loaded), 0);
+  const pair = useSpec((s) => s.pair);
+  const { load, cancelLoad, setPair } = useSpec(useShallow((s) => ({ load: s.load, cancelLoad: s.cancelLoad, setPair: s.setPair })));
+  const files = Object.values(engine.progress);
+  const loaded = files.reduce((sum, file) => sum + file.loaded, 0);
+  // A file whose size is not known yet counts what has arrived, so the bar never claims more than it knows.
+  const total = files.reduce((sum, file) => sum + (file.total ?? file.loaded), 0);
+  const sizesKnown = files.length > 0 && files.every((file) => file.total !== null);
   const info = engine.info;
+  const bundled = pair.label === BUNDLED_PAIR.label;
   return (
     <div className="status" role="status" data-testid="engine-status">
       {engine.status === 'loading' && (
-        <label className="inline">
-          Loading models {(loaded / 2 ** 20).toFixed(1)} / {(total / 2 ** 20).toFixed(1)} MiB
-          <progress max={Math.max(total, 1)} value={loaded} />
-        </label>
+        <span className="inline loading" data-testid="load-progress" data-phase={engine.phase ?? 'connecting'}>
+          {engine.phase === null ? `Connecting to ${new URL(pair.targetUrl, location.href).host}…` : `${PHASES[engine.phase]}:`}{' '}
+          {files.length > 0 && `${size(loaded)} of ${size(total)}${sizesKnown ? '' : ' or more'}`}{' '}
+          {engine.phase === 'download' && <progress max={Math.max(total, 1)} value={loaded} aria-label="download progress" />}
+          {!bundled && (
+            <button type="button" onClick={cancelLoad}>
+              Cancel (back to the bundled pair)
+            </button>
+          )}
+        </span>
       )}
       {engine.status === 'ready' && info && (
         <span className={`badge badge-${info.provider === 'webgpu' ? 'available' : 'absent'}`} data-testid="provider">
@@ -26,11 +49,19 @@ export function StatusBar() {
         </span>
       )}
       {engine.status === 'error' && (
-        <p className="error" role="alert">
+        <p className="error" role="alert" data-testid="load-error">
           Could not load the models: {engine.error}{' '}
           <button type="button" onClick={load}>
             Retry
-          </button>
+          </button>{' '}
+          {bundled ? null : (
+            <>
+              <span data-testid="recovery-hint">The bundled pair is always available offline: </span>
+              <button type="button" onClick={() => setPair(BUNDLED_PAIR)}>
+                Load the bundled pair
+              </button>
+            </>
+          )}
         </p>
       )}
     </div>

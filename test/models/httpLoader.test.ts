@@ -63,7 +63,7 @@ describe('loading a pair by URL from a Hub-like layout', () => {
 
   it('loads both models from config.json, tokenizer.json and onnx/model.onnx, with download progress', async () => {
     const progress = new Map<string, number>();
-    const pair = await loadPair(ort, { draft: httpReader(`${base}/hub/draft/`, false), target: httpReader(`${base}/hub/target`, false) }, 'wasm', (file, loaded) => progress.set(file, loaded));
+    const pair = await loadPair(ort, { draft: httpReader(`${base}/hub/draft/`, false), target: httpReader(`${base}/hub/target`, false) }, 'wasm', { onProgress: (file, loaded) => progress.set(file, loaded) });
     expect(pair.draft.manifest).toBeNull();
     expect(pair.target.contextLength).toBe(128);
     expect(pair.tokenizer.stopTokenId).toBe(1024);

@@ -10,7 +10,7 @@ import { createSpecStore } from '../../src/store/store';
 
 function storeWithOutbox() {
   const sent: ToWorker[] = [];
-  return { store: createSpecStore({ post: (message) => sent.push(message) }), sent };
+  return { store: createSpecStore({ post: (message) => sent.push(message), restart: () => undefined }), sent };
 }
 
 const cell = (K: number, L: number): SweepCell => ({

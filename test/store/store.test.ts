@@ -4,10 +4,11 @@ import type { ToWorker } from '../../src/contract/protocol';
 import { SCHEMA_PRESETS } from '../../src/grammar/presets';
 import { decodeShare, encodeShare } from '../../src/store/shareUrl';
 import { createSpecStore } from '../../src/store/store';
+import { presetParams } from '../../src/contract/runParams';
 
 function storeWithOutbox() {
   const sent: ToWorker[] = [];
-  return { store: createSpecStore({ post: (message) => sent.push(message) }), sent };
+  return { store: createSpecStore({ post: (message) => sent.push(message), restart: () => undefined }), sent };
 }
 
 const step = (index: number, accepted: number, invalidated: number): StepRecord => ({
@@ -67,14 +68,19 @@ describe('share links', () => {
   it('round-trip every parameter, for a preset and for a custom schema', () => {
     const preset = SCHEMA_PRESETS[3] as (typeof SCHEMA_PRESETS)[number];
     const params = { method: 'gbv', K: 1, L: 6, temperature: 0.7, topP: 0.9, seed: 42, maxTokens: 50, drafting: 'constrained', prompt: 'Text: a & b = c?\nJSON: ', schemaText: JSON.stringify(preset.schema) } as const;
-    expect(decodeShare(encodeShare({ params, preset: preset.id }))).toEqual({ params, preset: preset.id });
+    const fallback = presetParams(SCHEMA_PRESETS[0] as (typeof SCHEMA_PRESETS)[number]);
+    expect(decodeShare(encodeShare({ params, preset: preset.id }), fallback)).toEqual({ params, preset: preset.id, errors: {}, text: {} });
     const custom = { ...params, schemaText: '{"type": "object", "properties": {"x": {"enum": ["#", "&"]}}}', trigger: 'Answer: ' };
-    expect(decodeShare(encodeShare({ params: custom, preset: 'custom' }))).toEqual({ params: custom, preset: 'custom' });
+    expect(decodeShare(encodeShare({ params: custom, preset: 'custom' }), fallback)).toEqual({ params: custom, preset: 'custom', errors: {}, text: {} });
   });
 
-  it('reject a broken link by name', () => {
-    expect(decodeShare('#elsewhere')).toBeNull();
-    expect(() => decodeShare('#run?method=fastest&K=1')).toThrow(/unknown method "fastest"/);
-    expect(() => decodeShare('#run?method=gbv&K=x&L=1&t=1&seed=1&max=1&drafting=validate&preset=person')).toThrow(/K is not a number/);
+  it('report a broken link by field, never throwing', () => {
+    const fallback = presetParams(SCHEMA_PRESETS[0] as (typeof SCHEMA_PRESETS)[number]);
+    expect(decodeShare('#elsewhere', fallback)).toBeNull();
+    expect(decodeShare('#run?method=fastest&K=1', fallback)?.errors.method).toMatch(/unknown method "fastest"/);
+    const bad = decodeShare('#run?method=gbv&K=x&L=1&t=1&seed=1&max=1&drafting=validate&preset=person', fallback);
+    expect(bad?.errors.K).toMatch(/K drafts must be an integer from 1 to 8; got "x"/);
+    expect(bad?.text.K).toBe('x');
+    expect(bad?.params.K).toBe(fallback.K);
   });
 });

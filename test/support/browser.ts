@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll } from 'vitest';
-import { build, createServer, preview, type PreviewServer, type ViteDevServer } from 'vite';
+import { build, createServer, preview, type Plugin, type PreviewServer, type ViteDevServer } from 'vite';
 
 export const CHROMIUM_PATH = '/usr/bin/chromium';
 
@@ -32,11 +32,14 @@ export interface BuiltApp {
   close(): Promise<void>;
 }
 
-/** Builds the app into a fresh folder and serves it with `vite preview`, exactly as `npm run preview` would. */
-export async function buildAndPreview(): Promise<BuiltApp> {
+/**
+ * Builds the app into a fresh folder and serves it with `vite preview`, exactly as `npm run preview` would.
+ * `previewPlugins` may add test endpoints to the preview server (a model server that never answers).
+ */
+export async function buildAndPreview(previewPlugins: Plugin[] = []): Promise<BuiltApp> {
   const outDir = mkdtempSync(join(tmpdir(), 'speclab-dist-'));
   await build({ logLevel: 'warn', build: { outDir, emptyOutDir: true } });
-  const server: PreviewServer = await preview({ logLevel: 'warn', build: { outDir }, preview: { port: 0, host: '127.0.0.1' } });
+  const server: PreviewServer = await preview({ logLevel: 'warn', build: { outDir }, preview: { port: 0, host: '127.0.0.1' }, plugins: previewPlugins });
   const url = server.resolvedUrls?.local[0];
   if (!url) throw new Error('vite preview did not report a local URL');
   return {

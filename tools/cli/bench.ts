@@ -13,6 +13,7 @@ import { launchChromium } from '../../test/support/browser';
 import { DECODE_TABLE_HEADER, formatDecodeRow, runDecodeBench, type DecodeRow } from '../bench/decodeBench';
 import { timeForward } from '../bench/modelsBench';
 import { loadBundledPair } from '../bundled';
+import { UsageError, parsingArguments, withUsageErrors } from './options';
 
 interface Section {
   where: string;
@@ -21,14 +22,27 @@ interface Section {
   rows: DecodeRow[];
 }
 
-export async function main(argv: string[]): Promise<number> {
-  const { values } = parseArgs({
-    args: argv,
-    options: { seeds: { type: 'string', default: '2' }, 'node-only': { type: 'boolean', default: false }, provider: { type: 'string', default: 'wasm' }, verifier: { type: 'string', default: 'cpu' }, out: { type: 'string', default: 'bench-results/decode' } },
-  });
-  if (values.provider !== 'wasm' && values.provider !== 'webgpu') throw new Error(`--provider must be wasm or webgpu, got ${values.provider}`);
-  if (values.verifier !== 'cpu' && values.verifier !== 'gpu') throw new Error(`--verifier must be cpu or gpu, got ${values.verifier}`);
+export function main(argv: string[]): Promise<number> {
+  return withUsageErrors('bench', () => bench(argv));
+}
+
+function parse(argv: string[]) {
+  const { values } = parsingArguments(() =>
+    parseArgs({
+      args: argv,
+      options: { seeds: { type: 'string', default: '2' }, 'node-only': { type: 'boolean', default: false }, provider: { type: 'string', default: 'wasm' }, verifier: { type: 'string', default: 'cpu' }, out: { type: 'string', default: 'bench-results/decode' } },
+    }),
+  );
+  const { provider, verifier } = values;
+  if (provider !== 'wasm' && provider !== 'webgpu') throw new UsageError(`--provider must be wasm or webgpu, got ${provider}`);
+  if (verifier !== 'cpu' && verifier !== 'gpu') throw new UsageError(`--verifier must be cpu or gpu, got ${verifier}`);
   const seeds = Number(values.seeds);
+  if (!(Number.isInteger(seeds) && seeds >= 1)) throw new UsageError(`--seeds must be a positive integer, got ${JSON.stringify(values.seeds)}`);
+  return { values, seeds, provider, verifier } as const;
+}
+
+async function bench(argv: string[]): Promise<number> {
+  const { values, seeds, provider, verifier: verifying } = parse(argv);
   const sections: Section[] = [];
 
   const pair = await loadBundledPair();
@@ -45,7 +59,7 @@ export async function main(argv: string[]): Promise<number> {
     try {
       const page = await browser.newPage();
       await page.goto(`${server.resolvedUrls?.local[0]}tools/bench/decode.html`);
-      const report = await page.evaluate(([n, models, verifying]) => window.speclabDecodeBench(n, models, verifying), [seeds, values.provider, values.verifier] as const);
+      const report = await page.evaluate(([n, models, verifying]) => window.speclabDecodeBench(n, models, verifying), [seeds, provider, verifying] as const);
       if ('error' in report) throw new Error(`the Chromium run failed: ${report.error}`);
       const verifier = values.verifier === 'gpu' ? `WGSL verifier on ${report.adapter}` : 'CPU verifier';
       console.log(`\nChromium, ${values.provider} EP, ${verifier}; c = ${report.costRatio.toFixed(3)}\n${DECODE_TABLE_HEADER}`);

@@ -6,20 +6,34 @@
  * one object per method with the counters, the derived ratios, vLLM's names and timings. --method all
  * runs every method on the same prompt and seed: the race, fair (src/engine/bench.ts): each method warmed
  * up untimed, then --repeats rounds in rotated order, tokens/s and speedup as medians with min–max.
+ * Every usage or input error (an option, a parameter out of range, a schema the grammar cannot take, a
+ * prompt too long for the models) prints `generate: <message>` and exits 2; the parameters and the schema
+ * are checked before the models load, by the app's own validation (src/contract/validation.ts).
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { setupNodeEngine } from '../nodeEngine';
+import { errorSummary, validateRunParams } from '../../src/contract/validation';
 import { counterFields } from '../../src/core/metrics';
 import type { RaceEntry } from '../../src/contract/bench';
 import { race } from '../../src/engine/bench';
 import type { RunReport } from '../../src/contract/runReport';
 import { DECODE_METHODS, findPreset, presetParams, type DecodeMethod, type RunParams } from '../../src/contract/runParams';
-import { UsageError, numberOption, positiveInteger } from './options';
+import { PromptTooLongError } from '../../src/engine/decode';
+import { SchemaError, checkSchema, parseSchemaText } from '../../src/grammar/schema';
+import { UsageError, limitedOption, parsingArguments, positiveInteger, withUsageErrors } from './options';
 
+function readSchemaFile(path: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new UsageError(`--schema ${path}: ${(error as Error).message}`);
+  }
+}
 
+/** Reads the arguments and checks everything that can be checked without the models; throws UsageError. */
 function parse(argv: string[]): { params: RunParams; methods: DecodeMethod[]; json: boolean; verifier: 'cpu' | 'gpu'; repeats: number } {
-  const { values } = parseArgs({
+  const { values } = parsingArguments(() => parseArgs({
     args: argv,
     options: {
       preset: { type: 'string' },
@@ -39,30 +53,45 @@ function parse(argv: string[]): { params: RunParams; methods: DecodeMethod[]; js
       repeats: { type: 'string', default: '3' },
       json: { type: 'boolean', default: false },
     },
-  });
+  }));
   const sources = [values.preset !== undefined, values.schema !== undefined, values.free].filter(Boolean).length;
   if (sources !== 1) throw new UsageError('give exactly one of --preset <name>, --schema <file> or --free');
   if (values.drafting !== 'validate' && values.drafting !== 'constrained') throw new UsageError(`--drafting must be validate or constrained, got ${values.drafting}`);
   if (values.verifier !== 'cpu' && values.verifier !== 'gpu') throw new UsageError(`--verifier must be cpu or gpu, got ${values.verifier}`);
   const methods: DecodeMethod[] = values.method === 'all' ? [...DECODE_METHODS] : [values.method as DecodeMethod];
   if (!methods.every((method) => DECODE_METHODS.includes(method))) throw new UsageError(`--method must be one of ${DECODE_METHODS.join(', ')} or all`);
-  const preset = values.preset === undefined ? null : findPreset(values.preset);
-  const base: RunParams = preset ? presetParams(preset) : { ...presetParams(findPreset('person')), prompt: '', schemaText: values.free ? null : readFileSync(values.schema as string, 'utf8') };
-  const params: RunParams = {
+  let preset;
+  try {
+    preset = values.preset === undefined ? null : findPreset(values.preset);
+  } catch (error) {
+    throw new UsageError(`--preset: ${(error as Error).message}`);
+  }
+  if (values.prompt === undefined && !preset) throw new UsageError('--prompt is required without --preset');
+  const base: RunParams = preset ? presetParams(preset) : { ...presetParams(findPreset('person')), prompt: '', schemaText: values.free ? null : readSchemaFile(values.schema as string) };
+  const candidate: RunParams = {
     ...base,
-    K: numberOption('K', values.K),
-    L: numberOption('L', values.L),
-    temperature: numberOption('temperature', values.temperature),
-    seed: numberOption('seed', values.seed),
-    maxTokens: numberOption('max-tokens', values['max-tokens']),
+    K: limitedOption('K', 'K', values.K),
+    L: limitedOption('L', 'L', values.L),
+    temperature: limitedOption('temperature', 'temperature', values.temperature),
+    seed: limitedOption('seed', 'seed', values.seed),
+    maxTokens: limitedOption('maxTokens', 'max-tokens', values['max-tokens']),
     drafting: values.drafting,
-    ...(values['top-p'] === undefined ? {} : { topP: numberOption('top-p', values['top-p']) }),
+    ...(values['top-p'] === undefined ? {} : { topP: limitedOption('topP', 'top-p', values['top-p']) }),
     ...(values.prompt === undefined ? {} : { prompt: values.prompt.replaceAll('\\n', '\n') }),
     ...(values.trigger === undefined ? {} : { trigger: values.trigger }),
   };
-  if (params.prompt === '') throw new UsageError('--prompt is required without --preset');
+  const checked = validateRunParams(candidate);
+  if (!checked.ok) throw new UsageError(errorSummary(checked.errors));
+  if (checked.params.schemaText !== null) {
+    try {
+      checkSchema(parseSchemaText(checked.params.schemaText));
+    } catch (error) {
+      if (error instanceof SchemaError) throw new UsageError(error.message);
+      throw error;
+    }
+  }
   const repeats = positiveInteger('repeats', values.repeats);
-  return { params, methods, json: values.json, verifier: values.verifier, repeats };
+  return { params: checked.params, methods, json: values.json, verifier: values.verifier, repeats };
 }
 
 /** The --json object: our counters and vLLM's per-request names side by side. */
@@ -110,26 +139,28 @@ function reportVerdict(report: RunReport): void {
   if (report.verdict && report.verdict.kind !== 'valid') console.error(`${report.params.method}: ${report.verdict.kind}: ${report.verdict.reason}`);
 }
 
-export async function main(argv: string[]): Promise<number> {
-  let options: ReturnType<typeof parse>;
-  try {
-    options = parse(argv);
-  } catch (error) {
-    if (!(error instanceof UsageError || error instanceof RangeError || error instanceof TypeError)) throw error;
-    console.error(`generate: ${error.message}`);
-    return 2;
-  }
-  const { params, methods, json, verifier, repeats } = options;
+export function main(argv: string[]): Promise<number> {
+  return withUsageErrors('generate', () => generate(argv));
+}
+
+/** What only the models can tell (the prompt's length in tokens, xgrammar's own refusals) is an input error too. */
+function asUsageError(error: unknown): never {
+  if (error instanceof PromptTooLongError || error instanceof SchemaError) throw new UsageError(error.message);
+  throw error;
+}
+
+async function generate(argv: string[]): Promise<number> {
+  const { params, methods, json, verifier, repeats } = parse(argv);
   const setup = await setupNodeEngine(verifier);
   if (setup.verifierReason) console.error(`generate: verifying on the CPU twin: ${setup.verifierReason}`);
   const { engine } = setup;
   try {
     if (methods.length === 1) {
-      const report = await engine.run({ ...params, method: methods[0] as DecodeMethod });
+      const report = await engine.run({ ...params, method: methods[0] as DecodeMethod }).catch(asUsageError);
       console.log(json ? JSON.stringify(summary(report)) : report.text);
       reportVerdict(report);
     } else {
-      const result = await race((run) => engine.run(run), params, methods, repeats);
+      const result = await race((run) => engine.run(run), params, methods, repeats).catch(asUsageError);
       if (!json) console.log(`race: ${methods.length} methods, each warmed up once untimed, then ${repeats} timed rounds in rotated order; tokens/s and speedup are medians [min–max]`);
       for (const entry of result.entries) {
         console.log(json ? JSON.stringify(raceSummary(entry, result.repeats)) : raceLine(entry));

@@ -1,8 +1,11 @@
 /** Command-line option parsing shared by the tools in tools/cli: numbers and lists checked against src/contract/limits.ts. */
-import { LIMITS, type LimitedParam } from '../../src/contract/limits';
+import type { LimitedParam } from '../../src/contract/limits';
+import { parseNumber } from '../../src/contract/validation';
 
 /** A mistake in the command line: the tool prints it and exits with status 2, before loading any model. */
-export class UsageError extends Error {}
+export class UsageError extends Error {
+  override readonly name = 'UsageError';
+}
 
 export function numberOption(name: string, text: string | undefined): number {
   const value = Number(text);
@@ -10,17 +13,12 @@ export function numberOption(name: string, text: string | undefined): number {
   return value;
 }
 
-/** A number within its parameter's range in LIMITS. */
+/** A number within its parameter's range, read and checked by the app's own validation (src/contract/validation.ts). */
 export function limitedOption(param: LimitedParam, name: string, text: string | undefined): number {
-  const value = numberOption(name, text);
-  const limit = LIMITS[param];
-  const low = 'minExclusive' in limit && limit.minExclusive ? value <= limit.min : value < limit.min;
-  if ((limit.integer && !Number.isInteger(value)) || low || value > limit.max) {
-    throw new UsageError(`--${name} must be ${limit.integer ? 'an integer' : 'a number'} in ${limit.min}..${limit.max} (${limit.label}), got ${text}`);
-  }
-  return value;
+  const parsed = parseNumber(param, text ?? '');
+  if ('error' in parsed) throw new UsageError(`--${name}: ${parsed.error}`);
+  return parsed.value;
 }
-
 
 export function positiveInteger(name: string, text: string | undefined): number {
   const value = numberOption(name, text);
@@ -36,5 +34,25 @@ export function parseOrExit<T>(tool: string, parse: () => T): T | number {
     if (!(error instanceof UsageError || error instanceof RangeError || error instanceof TypeError)) throw error;
     console.error(`${tool}: ${error.message}`);
     return 2;
+  }
+}
+
+/** Runs a tool; a UsageError becomes `<tool>: <message>` on stderr and exit status 2. Anything else is a bug and keeps its stack. */
+export async function withUsageErrors(tool: string, body: () => Promise<number>): Promise<number> {
+  try {
+    return await body();
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    console.error(`${tool}: ${error.message}`);
+    return 2;
+  }
+}
+
+/** Runs an argument parser (node:util parseArgs), turning its complaint about an unknown or malformed option into a UsageError. */
+export function parsingArguments<T>(parse: () => T): T {
+  try {
+    return parse();
+  } catch (error) {
+    throw new UsageError((error as Error).message);
   }
 }

@@ -1,0 +1,29 @@
+/**
+ * The app's Content-Security-Policy, in one place: the build puts it in a <meta> tag and `vite preview`
+ * sends it as a header. A <meta> policy does not reach a Web Worker, and a static host may send no header,
+ * so the engine's worker also applies `connect-src` itself (`connectAllowed`) before every network read.
+ * 'wasm-unsafe-eval' lets onnxruntime-web and xgrammar compile WebAssembly; no JS eval is allowed.
+ */
+const CONNECT_SOURCES = ["'self'", 'https:'] as const;
+
+export const CONTENT_SECURITY_POLICY = [
+  "default-src 'self'",
+  "script-src 'self' 'wasm-unsafe-eval'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data: blob:",
+  `connect-src ${CONNECT_SOURCES.join(' ')}`,
+  "worker-src 'self' blob:",
+  "object-src 'none'",
+  "base-uri 'self'",
+  "form-action 'none'",
+].join('; ');
+
+/** Whether `connect-src` lets a page (or worker) at `origin` read `url`: the same origin, or any https: URL. */
+export function connectAllowed(url: URL, origin: string): boolean {
+  return url.origin === origin || url.protocol === 'https:';
+}
+
+/** Why a URL is blocked, in words a presenter can act on. */
+export function connectBlockedMessage(url: URL): string {
+  return `${url.href} is blocked by the app's Content-Security-Policy (connect-src ${CONNECT_SOURCES.join(' ')}): serve the models over https:// or from this app's own origin`;
+}

@@ -1,0 +1,106 @@
+/**
+ * The one validation of a run's parameters, for the form, share links, the CLI and the worker. Ranges come
+ * from limits.ts. Every check returns messages by field and never throws: a caller shows them next to the
+ * field (form, link), prints them (CLI) or sends them back (worker).
+ */
+import { LIMITS, type LimitedParam, type NumericLimit } from './limits';
+import { DECODE_METHODS, type DecodeMethod, type DraftingMode, type RunParams } from './runParams';
+
+/** Every field a message can be attached to. */
+export type RunField = LimitedParam | 'method' | 'drafting' | 'prompt' | 'schemaText' | 'trigger';
+export type FieldErrors = Partial<Record<RunField, string>>;
+
+export const DRAFTING_MODES: readonly DraftingMode[] = ['validate', 'constrained'];
+
+/** "from 1 to 8", "above 0 and at most 1": the allowed range in words. */
+export function describeRange(limit: NumericLimit): string {
+  const low = limit.minExclusive ? `above ${limit.min}` : `from ${limit.min}`;
+  const high = limit.minExclusive ? `and at most ${limit.max}` : `to ${limit.max}`;
+  return `${limit.integer ? 'an integer' : 'a number'} ${low} ${high}`;
+}
+
+/** The message for a value outside its range (or not a number), or null when it is allowed. */
+export function checkNumber(name: LimitedParam, value: unknown): string | null {
+  const limit: NumericLimit = LIMITS[name];
+  const shown = typeof value === 'string' ? JSON.stringify(value) : String(value);
+  const problem = `${limit.label} must be ${describeRange(limit)}; got ${shown}`;
+  if (typeof value !== 'number' || !Number.isFinite(value)) return problem;
+  if (limit.integer && !Number.isInteger(value)) return problem;
+  if (limit.minExclusive ? value <= limit.min : value < limit.min) return problem;
+  return value > limit.max ? problem : null;
+}
+
+/**
+ * Reads a number as a person typed it (form field, link, command line): the whole text must be a
+ * number; "", "1e", "3 drafts" are refused rather than half-read.
+ */
+export function parseNumber(name: LimitedParam, text: string): { value: number } | { error: string } {
+  const trimmed = text.trim();
+  const value = trimmed === '' ? Number.NaN : Number(trimmed);
+  const error = checkNumber(name, Number.isNaN(value) ? text : value);
+  return error === null ? { value } : { error };
+}
+
+/** A run's parameters from untrusted parts (a link, the command line, a worker message), checked field by field. */
+export type RunParamsInput = { [K in keyof RunParams]?: unknown };
+
+export type Validated = { ok: true; params: RunParams } | { ok: false; errors: FieldErrors };
+
+/** Checks every field; all problems are reported at once, each next to its field. */
+export function validateRunParams(input: RunParamsInput): Validated {
+  const errors: FieldErrors = {};
+  const numbers = {} as Record<LimitedParam, number>;
+  const numeric: [LimitedParam, unknown, boolean][] = [
+    ['K', input.K, true],
+    ['L', input.L, true],
+    ['temperature', input.temperature, true],
+    ['topP', input.topP, false],
+    ['topK', input.topK, false],
+    ['seed', input.seed, true],
+    ['maxTokens', input.maxTokens, true],
+  ];
+  for (const [name, value, required] of numeric) {
+    if (value === undefined && !required) continue;
+    const error = checkNumber(name, value);
+    if (error === null) numbers[name] = value as number;
+    else errors[name] = error;
+  }
+  if (!DECODE_METHODS.includes(input.method as DecodeMethod)) errors.method = `unknown method ${JSON.stringify(input.method)}; use one of ${DECODE_METHODS.join(', ')}`;
+  if (!DRAFTING_MODES.includes(input.drafting as DraftingMode)) errors.drafting = `drafting must be ${DRAFTING_MODES.join(' or ')}; got ${JSON.stringify(input.drafting)}`;
+  if (typeof input.prompt !== 'string' || input.prompt.length === 0) errors.prompt = 'the prompt is empty';
+  if (input.schemaText !== null && typeof input.schemaText !== 'string') errors.schemaText = 'the schema must be JSON-schema text, or none for free text';
+  if (input.trigger !== undefined && (typeof input.trigger !== 'string' || input.trigger === '')) errors.trigger = 'the trigger must be non-empty text';
+  if (Object.keys(errors).length > 0) return { ok: false, errors };
+  const params: RunParams = {
+    method: input.method as DecodeMethod,
+    K: numbers.K,
+    L: numbers.L,
+    temperature: numbers.temperature,
+    seed: numbers.seed,
+    maxTokens: numbers.maxTokens,
+    drafting: input.drafting as DraftingMode,
+    prompt: input.prompt as string,
+    schemaText: input.schemaText as string | null,
+    ...(input.topP === undefined ? {} : { topP: numbers.topP }),
+    ...(input.topK === undefined ? {} : { topK: numbers.topK }),
+    ...(input.trigger === undefined ? {} : { trigger: input.trigger as string }),
+  };
+  return { ok: true, params };
+}
+
+/** The absolute URL of a model directory, or a message saying why the text is not one. */
+export function modelDirectoryUrl(text: string): { url: URL } | { error: string } {
+  let url: URL;
+  try {
+    url = new URL(text.trim());
+  } catch {
+    return { error: `${JSON.stringify(text)} is not a URL: give the full address of a model directory, such as https://huggingface.co/<owner>/<model>/resolve/main/` };
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return { error: `${url.href} is not a web address (http:// or https://)` };
+  return { url };
+}
+
+/** All of a run's problems on one line, field by field, for a log or the command line. */
+export function errorSummary(errors: FieldErrors): string {
+  return Object.values(errors).join('; ');
+}

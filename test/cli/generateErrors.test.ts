@@ -1,0 +1,71 @@
+/**
+ * `npm run generate` refuses bad input with one line, `generate: <message>`, and exit status 2, before it
+ * loads the models; the same rules and messages as the form (src/contract/validation.ts).
+ */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { main } from '../../tools/cli/generate';
+
+const dir = mkdtempSync(join(tmpdir(), 'speclab-cli-'));
+const schemaFile = (name: string, text: string) => {
+  const path = join(dir, name);
+  writeFileSync(path, text);
+  return path;
+};
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+async function refused(argv: string[]): Promise<string> {
+  const printed: string[] = [];
+  vi.spyOn(console, 'error').mockImplementation((line: string) => void printed.push(line));
+  const log = vi.spyOn(console, 'log').mockImplementation(() => undefined);
+  await expect(main(argv)).resolves.toBe(2);
+  expect(log).not.toHaveBeenCalled();
+  expect(printed).toHaveLength(1);
+  return printed[0] as string;
+}
+
+describe('npm run generate: usage and input errors', () => {
+  it.each([
+    [['--preset', 'person', '--K', '0'], 'generate: --K: K drafts must be an integer from 1 to 8; got 0'],
+    [['--preset', 'person', '--L', '2.5'], 'generate: --L: L draft length must be an integer from 1 to 8; got 2.5'],
+    [['--preset', 'person', '--L', '1e9'], 'generate: --L: L draft length must be an integer from 1 to 8; got 1000000000'],
+    [['--preset', 'person', '--max-tokens', '100000'], 'generate: --max-tokens: Max tokens must be an integer from 1 to 512; got 100000'],
+    [['--preset', 'person', '--top-p', '0'], 'generate: --top-p: Top-p must be a number above 0 and at most 1; got 0'],
+    [['--preset', 'person', '--temperature', 'hot'], 'generate: --temperature: Temperature must be a number from 0 to 2; got "hot"'],
+    [['--preset', 'person', '--method', 'fastest'], /^generate: --method must be one of ar, tokenwise/],
+    [['--preset', 'nobody'], /^generate: --preset: unknown preset "nobody"/],
+    [['--preset', 'person', '--free'], 'generate: give exactly one of --preset <name>, --schema <file> or --free'],
+    [['--free'], 'generate: --prompt is required without --preset'],
+    [['--free', '--prompt', ''], 'generate: the prompt is empty'],
+    [['--preset', 'person', '--bogus'], /^generate: Unknown option '--bogus'/],
+    [['--schema', '/no/such/schema.json', '--prompt', 'x'], /^generate: --schema \/no\/such\/schema\.json: ENOENT/],
+    [['--schema', schemaFile('true.json', 'true'), '--prompt', 'x'], /^generate: the schema is `true`, which allows any JSON value/],
+    [['--schema', schemaFile('broken.json', '{"type": '), '--prompt', 'x'], /^generate: the schema is not JSON/],
+  ] as [string[], string | RegExp][])('%j', async (argv, expected) => {
+    const line = await refused(argv);
+    if (typeof expected === 'string') expect(line).toBe(expected);
+    else expect(line).toMatch(expected);
+  });
+
+  it('refuses 1000-level nesting with the limit, not "memory access out of bounds"', async () => {
+    const deep = `${'{"type":"object","properties":{"a":'.repeat(1000)}{"type":"string"}${'}}'.repeat(1000)}`;
+    expect(await refused(['--schema', schemaFile('deep.json', deep), '--prompt', 'x'])).toBe('generate: the schema nests more than 32 levels deep; the limit is 32 levels of nesting');
+  });
+
+  it('as a command: one line on stderr, no stack trace, exit status 2', async () => {
+    const run = promisify(execFile)('npx', ['tsx', 'tools/run-in-vite.ts', '/tools/cli/generate.ts', '--preset', 'person', '--K', '0'], { cwd: process.cwd() });
+    const failure = await run.then(
+      () => null,
+      (error: { code: number; stdout: string; stderr: string }) => error,
+    );
+    expect(failure).toMatchObject({ code: 2, stdout: '' });
+    expect(failure?.stderr.trim().split('\n').filter((line) => !line.includes('configLoader') && line.trim() !== '')).toEqual(['generate: --K: K drafts must be an integer from 1 to 8; got 0']);
+  });
+});
