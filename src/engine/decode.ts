@@ -13,7 +13,8 @@ import { createRng } from '../core/rng';
 import { drawCategorical, logitsToProbs, maskWordCount, type DistributionSummary, type SamplingParams } from '../core/sampling';
 import { EnumerationBudgetExceeded } from '../core/enumerate';
 import { acceptedLengthLaw } from '../core/theory';
-import { METHOD_IDS, VERIFIERS, denseView, draftsUsed, type MethodId, type VerifyProblem } from '../core/verify';
+import type { DecisionRecord } from '../core/trace';
+import { METHOD_IDS, VERIFIERS, denseView, draftsUsed, type MethodId, type VerifyOutcome, type VerifyProblem } from '../core/verify';
 import { GrammarDeadEndError, advanceOverEmitted, checkDrafts, openMask, type DraftGrammarCheck } from '../grammar/draftMasks';
 import type { CompiledSchema, SchemaMatcher } from '../grammar/engine';
 import { scoreOutput, type OutputVerdict, type SchemaValidator } from '../grammar/score';
@@ -99,6 +100,8 @@ export interface StepRecord {
   lengthLaw: number[] | null;
   /** The GBV block scalars w_i, Z_i, h_i (gbv and spectr-gbv). */
   trace: { start: number; weights: number[]; masses: number[]; stops: number[] } | null;
+  /** The verifier's own account of every choice, with its uniform (src/core/trace.ts); null for ar, or where the CPU replay of a GPU step differed. */
+  decisions: DecisionRecord[] | null;
   counts: StepCounts;
   timings: StepTimings;
 }
@@ -185,7 +188,7 @@ export async function decode(models: PairModels, options: DecodeOptions, onStep?
         const counts: StepCounts = { proposed: 0, invalidated: 0, distinctProposed: 0, distinctEligible: 0, accepted: 0 };
         record = {
           index: steps, drafts: [], draftProbs: [], targetProbs: [], draftLengths: [], validLengths: [], chosen: 0, accepted: 0,
-          emitted: [{ token, origin: 'target', targetProb: row[token] as number }], verifiedOn: null, finalLaw: null, lengthLaw: oneHot(L + 1, 0), trace: null, counts, timings,
+          emitted: [{ token, origin: 'target', targetProb: row[token] as number }], verifiedOn: null, finalLaw: null, lengthLaw: oneHot(L + 1, 0), trace: null, decisions: null, counts, timings,
         };
       } else {
         record = await speculativeStep(models, { ...options, K }, { tokens, context, rng, verification, matcher, constrainedAfter, timings, index: steps });
@@ -254,10 +257,10 @@ function acceptedLengthLawOf(method: MethodId, problem: VerifyProblem, lengths: 
 
 const oneHot = (size: number, at: number) => Array.from({ length: size }, (_, i) => (i === at ? 1 : 0));
 
-async function replayFinalLaw(input: VerifyInput, tokens: Int32Array): Promise<DistributionSummary | null> {
+async function replayOnCpu(input: VerifyInput, outcome: VerifyOutcome): Promise<{ finalLaw: DistributionSummary | null; decisions: DecisionRecord[] | null }> {
   const replay = await cpuVerifier.verify(input);
-  const same = replay.outcome.tokens.length === tokens.length && replay.outcome.tokens.every((token, i) => token === tokens[i]);
-  return same ? replay.finalLaw : null;
+  const same = replay.outcome.draft === outcome.draft && replay.outcome.tokens.length === outcome.tokens.length && replay.outcome.tokens.every((token, i) => token === outcome.tokens[i]);
+  return same ? { finalLaw: replay.finalLaw, decisions: replay.decisions ?? null } : { finalLaw: null, decisions: null };
 }
 
 async function speculativeStep(models: PairModels, options: DecodeOptions, state: StepState): Promise<StepRecord> {
@@ -362,17 +365,18 @@ async function speculativeStep(models: PairModels, options: DecodeOptions, state
     seed: options.seed,
     firstWord: verification.nextWord,
   };
-  const { outcome, wordsUsed, path, finalLaw } = await verification.verifier.verify(input);
+  const { outcome, wordsUsed, path, finalLaw, decisions } = await verification.verifier.verify(input);
   verification.nextWord += wordsUsed;
   const accepted = Math.min(outcome.accepted, lengths[outcome.draft] as number);
   const validLengths = check ? check.validLengths : new Array<number>(K).fill(L);
   if (check && matcher) advanceOverEmitted(matcher, check, constrainedFrom, outcome);
   timings.verify += now() - mark;
 
-  // Teaching analyses, timed apart from generation. The kernels do not report the law of the final token, so
-  // the CPU twin replays the step on the same words to show it (none where f32 rounding made them differ).
+  // Teaching analyses, timed apart from generation. The kernels do not report the law of the final token nor
+  // their decisions, so the CPU twin replays the step on the same words to show them (none where f32 rounding
+  // made them differ).
   mark = now();
-  const law = finalLaw ?? (await replayFinalLaw(input, outcome.tokens));
+  const teaching = finalLaw && decisions ? { finalLaw, decisions } : await replayOnCpu(input, outcome);
   const lengthLaw = acceptedLengthLawOf(method as MethodId, input.problem, lengths);
   timings.analysis += now() - mark;
 
@@ -403,8 +407,9 @@ async function speculativeStep(models: PairModels, options: DecodeOptions, state
     accepted,
     emitted,
     verifiedOn: path,
-    finalLaw: finalEmitted ? law : null,
+    finalLaw: finalEmitted ? teaching.finalLaw : null,
     lengthLaw,
+    decisions: teaching.decisions,
     trace: trace ? { start: trace.start, weights: Array.from(trace.weights), masses: Array.from(trace.masses), stops: Array.from(trace.stops) } : null,
     counts: countDraftTokens(drafts, K, L, validLengths, accepted, lengths),
     timings,
