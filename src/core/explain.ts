@@ -13,6 +13,8 @@ export interface CellExplanation {
   /** Whether a uniform was drawn for this cell (or for the block it closed). */
   examined: boolean;
   line: string;
+  /** The decision (index into the step's decisions) that settled this cell; null when none did. */
+  decision: number | null;
 }
 
 export interface DecisionLine {
@@ -189,7 +191,7 @@ export function explainStep(decisions: readonly DecisionRecord[], shape: StepSha
       case 'token-test':
       case 'kseq-test':
       case 'recursive-test':
-        setCell(note.draft, note.position, { status: passed ? 'accepted' : 'rejected', examined: true, line: text_ });
+        setCell(note.draft, note.position, { status: passed ? 'accepted' : 'rejected', examined: true, line: text_, decision: index });
         if (note.kind !== 'token-test') {
           const node = context.nodes.get(note.position) ?? { alive: note.alive, acceptedDraft: null };
           if (passed) node.acceptedDraft = note.draft;
@@ -198,10 +200,10 @@ export function explainStep(decisions: readonly DecisionRecord[], shape: StepSha
         break;
       case 'block-test': {
         const end = note.start + note.i - 1;
-        setCell(note.draft, end, { status: passed ? 'accepted' : 'rejected', examined: true, line: text_ });
+        setCell(note.draft, end, { status: passed ? 'accepted' : 'rejected', examined: true, line: text_, decision: index });
         if (passed) {
           for (let j = note.start; j < end; j++) {
-            setCell(note.draft, j, { status: 'accepted', examined: true, line: `accepted with the block up to ${at(end)}: ${text_}` });
+            setCell(note.draft, j, { status: 'accepted', examined: true, line: `accepted with the block up to ${at(end)}: ${text_}`, decision: index });
           }
         }
         break;
@@ -231,14 +233,14 @@ export function explainStep(decisions: readonly DecisionRecord[], shape: StepSha
         const node = context.nodes.get(j);
         const acceptedDraft = node?.acceptedDraft ?? null;
         if (known.status === 'rejected' && acceptedDraft !== null && acceptedDraft !== k && drafts[acceptedDraft]?.[j] === token) {
-          return { status: 'accepted', examined: true, line: `${known.line}; but ${draftName(acceptedDraft)}’s same token was accepted, so this draft stays in the tree` };
+          return { ...known, status: 'accepted', line: `${known.line}; but ${draftName(acceptedDraft)}’s same token was accepted, so this draft stays in the tree` };
         }
         if (!invalid || known.status === 'accepted') return known;
-        return { status: 'invalid', examined: true, line: `${known.line} — not allowed by the schema here (p = 0)` };
+        return { ...known, status: 'invalid', line: `${known.line} — not allowed by the schema here (p = 0)` };
       }
       const reason = notExaminedReason(context, drafts, k, j, token);
-      if (reason.sharesAccepted) return { status: 'accepted', examined: false, line: reason.line };
-      return { status: invalid ? 'invalid' : 'not-examined', examined: false, line: invalid ? `not allowed by the schema here; ${reason.line}` : reason.line };
+      if (reason.sharesAccepted) return { status: 'accepted', examined: false, line: reason.line, decision: null };
+      return { status: invalid ? 'invalid' : 'not-examined', examined: false, line: invalid ? `not allowed by the schema here; ${reason.line}` : reason.line, decision: null };
     }),
   );
   return { cells: explained, lines, chosen, accepted, finalToken, finalLine };

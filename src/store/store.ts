@@ -36,6 +36,10 @@ export const MODEL_PAIRS: readonly PairSource[] = [
 
 export type RunStatus = 'idle' | 'running' | 'paused' | 'done' | 'error';
 
+/** The parts of the "How it works" panel, in reading order. */
+export const HELP_TOPICS = ['speculative', 'residual', 'verification', 'drafts', 'counters', 'mean-length', 'histogram', 'inspector'] as const;
+export type HelpTopic = (typeof HELP_TOPICS)[number];
+
 export interface SpecState {
   engine: {
     status: 'idle' | 'loading' | 'ready' | 'error';
@@ -53,7 +57,8 @@ export interface SpecState {
   race: { id: number; status: 'idle' | 'running' | 'done' | 'error'; rows: RunReport[]; error: string | null };
   /** Schema-valid, invalid, truncated and dead-end completions over this session's runs. */
   scorecard: Scorecard;
-  ui: { presentation: boolean; showInvalid: boolean; selectedStep: number | null; help: boolean };
+  /** howItWorks: the open part of the "How it works" panel, or null when it is closed. */
+  ui: { presentation: boolean; showInvalid: boolean; selectedStep: number | null; help: boolean; howItWorks: HelpTopic | null };
   /** A run to start once the models are ready (a shared link). */
   pendingAutoRun: boolean;
 }
@@ -105,7 +110,7 @@ export function createSpecStore(transport: EngineTransport) {
       run: freshRun(0, 4),
       race: { id: 0, status: 'idle', rows: [], error: null },
       scorecard: EMPTY_SCORECARD,
-      ui: { presentation: false, showInvalid: false, selectedStep: null, help: false },
+      ui: { presentation: false, showInvalid: false, selectedStep: null, help: false, howItWorks: null },
       pendingAutoRun: false,
 
       load() {

@@ -2,6 +2,8 @@ import { derivedRatios, eligible, exportCounters, schemaValidRate } from '../cor
 import { encodeShare } from '../store/shareUrl';
 import { download } from './download';
 import { fixed, METHOD_LABELS, percent } from './format';
+import { HelpButton } from './HowItWorks';
+import type { HelpTopic } from '../store/store';
 import { useSpec } from './storeContext';
 
 /** One row per counter for the CSV: our name, vLLM's name where it has one, and the value. */
@@ -44,21 +46,25 @@ export function CounterPanel() {
         </span>
       </div>
       <dl className="counter-grid" data-testid="counters">
-        {[
-          ['R raw draft tokens', counters.raw, 'R'],
-          ['I invalidated by grammar', counters.invalidated, 'I'],
-          ['D = R − I', eligible(counters), 'D'],
-          ['A accepted by target', counters.accepted, 'A'],
-          ['steps (target forwards)', counters.steps, 'steps'],
-          ['D/R grammar survival', percent(ratios.grammarSurvival)],
-          ['A/D conditional acceptance (vLLM draft_acceptance_rate)', percent(ratios.conditionalAcceptance)],
-          ['A/R draft yield', percent(ratios.draftYield)],
-          ['mean acceptance length 1 + A/steps', fixed(ratios.meanAcceptanceLength, 3), 'mean-length'],
-          ['accepted-length histogram 0..L', counters.histogram.join(' · '), 'histogram'],
-          ['schema-valid completions / completions', `${percent(schemaValidRate(scorecard))} of ${scorecard.completions} (truncated ${scorecard.truncated}, dead ends ${scorecard.deadEnds})`],
-        ].map(([label, value, key]) => (
+        {(
+          [
+            ['R raw draft tokens', counters.raw, 'counters', 'R'],
+            ['I invalidated by grammar', counters.invalidated, 'counters', 'I'],
+            ['D = R − I', eligible(counters), 'counters', 'D'],
+            ['A accepted by target', counters.accepted, 'counters', 'A'],
+            ['steps (target forwards)', counters.steps, 'speculative', 'steps'],
+            ['D/R grammar survival', percent(ratios.grammarSurvival), 'counters'],
+            ['A/D conditional acceptance (vLLM draft_acceptance_rate)', percent(ratios.conditionalAcceptance), 'counters'],
+            ['A/R draft yield', percent(ratios.draftYield), 'counters'],
+            ['mean acceptance length 1 + A/steps', fixed(ratios.meanAcceptanceLength, 3), 'mean-length', 'mean-length'],
+            ['accepted-length histogram 0..L', counters.histogram.join(' · '), 'histogram', 'histogram'],
+            ['schema-valid completions / completions', `${percent(schemaValidRate(scorecard))} of ${scorecard.completions} (truncated ${scorecard.truncated}, dead ends ${scorecard.deadEnds})`, 'counters'],
+          ] satisfies [string, string | number, HelpTopic, string?][]
+        ).map(([label, value, topic, key]) => (
           <div key={String(label)}>
-            <dt>{label}</dt>
+            <dt>
+              {label} <HelpButton topic={topic} />
+            </dt>
             <dd data-counter={key}>{value}</dd>
           </div>
         ))}
