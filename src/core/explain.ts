@@ -201,9 +201,10 @@ export function explainStep(decisions: readonly DecisionRecord[], shape: StepSha
       case 'block-test': {
         const end = note.start + note.i - 1;
         setCell(note.draft, end, { status: passed ? 'accepted' : 'rejected', examined: true, line: text_, decision: index });
-        if (passed) {
+        if (passed && draw?.kind === 'bernoulli') {
+          const test = comparison(draw, `h_${note.i}`);
           for (let j = note.start; j < end; j++) {
-            setCell(note.draft, j, { status: 'accepted', examined: true, line: `accepted with the block up to ${at(end)}: ${text_}`, decision: index });
+            setCell(note.draft, j, { status: 'accepted', examined: true, line: `with the block up to ${at(end)}, where ${test}`, decision: index });
           }
         }
         break;

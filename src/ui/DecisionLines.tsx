@@ -63,7 +63,8 @@ export function DecisionGrid(props: { step: StepRecord; explained: ExplainedStep
                     </small>
                     {show.decision ? (
                       <small className="decision-line" data-examined={cell.examined}>
-                        <strong>{STATUS_LABEL[cell.status]}</strong>: {cell.line}
+                        {cell.examined && <strong>{STATUS_LABEL[cell.status]}: </strong>}
+                        {cell.line}
                       </small>
                     ) : invalid ? (
                       <small className="decision-line">not allowed by the schema here</small>
