@@ -66,6 +66,7 @@ const FINAL_LAWS: Readonly<Record<FinalLaw, string>> = {
   'kseq-residual': 'the K-SEQ residual normalise(p − min(q, p/ρ*)·(1 − (1 − β)^m)/β)',
   'recursive-residual': 'the target left after every candidate’s rejection (r ← normalise(max(0, r − q)) each time)',
   'chained-residual': 'the last block’s normalised residual r (no unused draft agreed with the accepted prefix)',
+  'transport-residual': 'the target’s mass the transport plan did not match, normalise(max(0, p − inflow))',
 };
 
 const at = (position: number) => `position ${position + 1}`;
@@ -123,6 +124,21 @@ const READERS: Readers = {
       return `${comparison(d, 'min(1, r/q)')} → ${d.value ? 'accepted' : 'rejected'} (r = ${num(note.r)}; drafts ${list(note.alive)} alive here)`;
     },
     cell: (note) => ({ draft: note.draft, position: note.position }),
+  },
+  'transport-choice': {
+    line(note, draw, text) {
+      if (draw?.kind !== 'categorical') throw new Error('a transport note must describe a categorical draw');
+      const token = note.classTokens[draw.index];
+      if (token !== undefined && note.tokens.includes(token)) {
+        const [u, f] = pair(draw.u, note.cumulative[draw.index] ?? 1);
+        return `u = ${u} < F(“${text(token)}”) = ${f} → “${text(token)}” accepted (the transport plan’s flow; α* = ${num(note.alpha)} here; drafts ${list(note.alive)} alive)`;
+      }
+      const [u, f] = pair(draw.u, note.cumulative[draw.index - 1] ?? 0);
+      return `u = ${u} ≥ F(matched) = ${f} → no candidate accepted (α* = ${num(note.alpha)} here; drafts ${list(note.alive)} alive)`;
+    },
+    cell(note) {
+      return { draft: note.alive[0] as number, position: note.position };
+    },
   },
   'draft-selected': {
     line: (note) =>
@@ -198,6 +214,17 @@ export function explainStep(decisions: readonly DecisionRecord[], shape: StepSha
           context.nodes.set(note.position, node);
         }
         break;
+      case 'transport-choice': {
+        const token = draw?.kind === 'categorical' ? note.classTokens[draw.index] : undefined;
+        const winner = token === undefined ? -1 : note.tokens.indexOf(token);
+        const node = { alive: note.alive, acceptedDraft: winner < 0 ? null : (note.alive[winner] as number) };
+        context.nodes.set(note.position, node);
+        note.alive.forEach((k, i) => {
+          if (i === winner) setCell(k, note.position, { status: 'accepted', examined: true, line: text_, decision: index });
+          else if (note.tokens[i] !== token) setCell(k, note.position, { status: 'rejected', examined: true, line: winner < 0 ? text_ : `${text_}, not this token`, decision: index });
+        });
+        break;
+      }
       case 'block-test': {
         const end = note.start + note.i - 1;
         setCell(note.draft, end, { status: passed ? 'accepted' : 'rejected', examined: true, line: text_, decision: index });

@@ -68,6 +68,23 @@ export interface RecursiveTestNote {
   q: number;
 }
 
+/**
+ * optimal-tree's node (issue 18): one categorical over the transport plan's flows to the candidates' tokens,
+ * then the unmatched mass (rejection). `cumulative[c]` is F_c, the share of classes 0..c; the last is 1.
+ */
+export interface TransportChoiceNote {
+  kind: 'transport-choice';
+  position: number;
+  alive: number[];
+  /** The alive drafts' tokens at this position, in the order of `alive`. */
+  tokens: number[];
+  /** The token of each class of the flow; index classTokens.length (and any lumped class) means rejection. */
+  classTokens: number[];
+  cumulative: number[];
+  /** α*: the probability this node accepts, over fresh candidates. */
+  alpha: number;
+}
+
 /** SpecTr-GBV chose `draft` to block-verify from `from`; the drafts before it were used or disagreed. */
 export interface DraftSelectedNote {
   kind: 'draft-selected';
@@ -84,7 +101,7 @@ export interface DraftsExhaustedNote {
 }
 
 /** Which law the final token comes from, and where it lands. */
-export type FinalLaw = 'bonus' | 'residual' | 'block-residual' | 'kseq-residual' | 'recursive-residual' | 'chained-residual';
+export type FinalLaw = 'bonus' | 'residual' | 'block-residual' | 'kseq-residual' | 'recursive-residual' | 'chained-residual' | 'transport-residual';
 
 export interface FinalNote {
   kind: 'final';
@@ -96,7 +113,7 @@ export interface FinalNote {
   fallback: boolean;
 }
 
-export type DecisionNote = TokenTestNote | BlockTestNote | KSeqTestNote | RecursiveTestNote | DraftSelectedNote | DraftsExhaustedNote | FinalNote;
+export type DecisionNote = TokenTestNote | BlockTestNote | KSeqTestNote | RecursiveTestNote | TransportChoiceNote | DraftSelectedNote | DraftsExhaustedNote | FinalNote;
 
 /** A draw as it happened; a categorical draw keeps its weights only inside the worker (see `toRecords`). */
 export type Draw = { kind: 'bernoulli'; p: number; u: number; value: boolean } | { kind: 'categorical'; u: number; index: number };

@@ -1,7 +1,7 @@
 import { memo, useDeferredValue, useRef, type ReactNode } from 'react';
 import { Bar, BarChart, CartesianGrid, ComposedChart, Legend, Line, LineChart, Tooltip, XAxis, YAxis } from 'recharts';
 import { derivedRatios, perPositionAcceptance, recordStep, emptyCounters, type Counters } from '../core/metrics';
-import type { StepRecord } from '../engine/decode';
+import type { StepRecord } from '../contract/stepRecord';
 import { download } from './download';
 import { HelpButton } from './HowItWorks';
 import type { HelpTopic } from '../store/store';

@@ -1,5 +1,5 @@
 import type { CellExplanation, ExplainedStep } from '../core/explain';
-import type { StepRecord } from '../engine/decode';
+import type { StepRecord } from '../contract/stepRecord';
 import { fixed } from './format';
 import { HelpButton } from './HowItWorks';
 import type { PlaybackView } from './playback';

@@ -1,6 +1,6 @@
 import { useMemo, useState } from 'react';
 import { draftTree, explainStep } from '../core/explain';
-import type { StepRecord } from '../engine/decode';
+import type { StepRecord } from '../contract/stepRecord';
 import { BlockTrace, DecisionGrid, DecisionList } from './DecisionLines';
 import { DraftTree } from './DraftTree';
 import { HelpButton } from './HowItWorks';

@@ -1,6 +1,6 @@
 import { useCallback, useDeferredValue } from 'react';
 import type { DistributionSummary } from '../core/sampling';
-import type { EmittedToken } from '../engine/decode';
+import type { EmittedToken } from '../contract/stepRecord';
 import { ExplainedStep } from './ExplainedStep';
 import { fixed, visibleToken } from './format';
 import { useSpec } from './storeContext';

@@ -1,5 +1,5 @@
 import { explainStep } from '../core/explain';
-import type { EmittedToken, StepRecord } from '../engine/decode';
+import type { EmittedToken, StepRecord } from '../contract/stepRecord';
 import { fixed, visibleToken } from './format';
 
 export interface HoveredToken {

@@ -1,5 +1,5 @@
 import { memo, useDeferredValue, useState } from 'react';
-import type { StepRecord } from '../engine/decode';
+import type { StepRecord } from '../contract/stepRecord';
 import type { SpecActions } from '../store/store';
 import { visibleToken } from './format';
 import { TokenCard, type HoveredToken } from './TokenCard';

@@ -4,7 +4,7 @@
  * what was generated.
  */
 import type { ExplainedStep } from '../core/explain';
-import type { StepRecord } from '../engine/decode';
+import type { StepRecord } from '../contract/stepRecord';
 
 export const PHASES = ['drafting', 'grammar', 'scoring', 'verification', 'emission'] as const;
 export type Phase = (typeof PHASES)[number];
