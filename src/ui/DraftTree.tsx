@@ -1,5 +1,5 @@
 import { stratify, tree } from 'd3-hierarchy';
-import { useMemo } from 'react';
+import { useMemo, type CSSProperties } from 'react';
 import type { TreeNode } from '../core/explain';
 import type { PlaybackView } from './playback';
 
@@ -61,6 +61,8 @@ export function DraftTree(props: {
         viewBox={`0 0 ${layout.width} ${layout.height}`}
         width={layout.width}
         height={layout.height}
+        // Presentation mode may enlarge the tree up to 1.5× its natural size (teaching.css).
+        style={{ '--natural-width': `${layout.width}px` } as CSSProperties}
         data-prefixes={prefixes}
       >
         {layout.links.map((link) => {

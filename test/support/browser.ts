@@ -73,3 +73,35 @@ export function suiteDevPages(): { open: (path: string) => Promise<Page> } {
     },
   };
 }
+
+/**
+ * For the enclosing suite: the production build served by `vite preview`, and one Chromium page on it, loaded
+ * and ready (the models' provider shown). `problems` collects the page's errors, for tests to assert none.
+ */
+export function suiteBuiltApp(viewport = { width: 1280, height: 720 }): { page: () => Page; browser: () => Browser; url: () => string; problems: string[] } {
+  let app: BuiltApp | undefined;
+  let browser: Browser | undefined;
+  let page: Page | undefined;
+  const problems: string[] = [];
+  beforeAll(async () => {
+    app = await buildAndPreview();
+    browser = await launchChromium();
+    page = await browser.newPage({ viewport });
+    page.on('console', (message) => {
+      if (message.type() === 'error') problems.push(`console: ${message.text()}`);
+    });
+    page.on('pageerror', (error) => problems.push(`page: ${error.message}`));
+    const response = await page.goto(app.url);
+    if (response?.status() !== 200) throw new Error(`the built app answered ${response?.status()}`);
+    await page.getByTestId('provider').waitFor({ timeout: 120_000 });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await app?.close();
+  });
+  const started = <T>(value: T | undefined): T => {
+    if (value === undefined) throw new Error('the suite has not started');
+    return value;
+  };
+  return { page: () => started(page), browser: () => started(browser), url: () => started(app).url, problems };
+}

@@ -1,9 +1,9 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { Ajv } from 'ajv';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
 import { SCHEMA_PRESETS } from '../../src/grammar/presets';
-import { buildAndPreview, launchChromium, type BuiltApp } from '../support/browser';
+import { launchChromium, suiteBuiltApp } from '../support/browser';
 
 const SCREENSHOTS = 'test-results/screenshots';
 const ajv = new Ajv({ strict: false });
@@ -36,28 +36,13 @@ function distinctBytes(path: string): number {
 }
 
 describe('the built app in headless Chromium', () => {
-  let app: BuiltApp;
-  let browser: Browser;
+  const suite = suiteBuiltApp();
+  const problems = suite.problems;
   let page: Page;
-  const problems: string[] = [];
 
-  beforeAll(async () => {
+  beforeAll(() => {
     mkdirSync(SCREENSHOTS, { recursive: true });
-    app = await buildAndPreview();
-    browser = await launchChromium();
-    page = await browser.newPage({ viewport: { width: 1280, height: 720 } });
-    page.on('console', (message) => {
-      if (message.type() === 'error') problems.push(`console: ${message.text()}`);
-    });
-    page.on('pageerror', (error) => problems.push(`page: ${error.message}`));
-    const response = await page.goto(app.url);
-    expect(response?.status()).toBe(200);
-    await page.getByTestId('provider').waitFor({ timeout: 120_000 });
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-    await app?.close();
+    page = suite.page();
   });
 
   it('on a software WebGPU adapter, runs the models on wasm and verifies on the CPU twin, and says why', async () => {
@@ -131,7 +116,7 @@ describe('the built app in headless Chromium', () => {
     await page.getByTestId('share').click();
     const shared = page.url();
     expect(shared).toContain('#run?');
-    const other = await browser.newPage();
+    const other = await suite.browser().newPage();
     await other.goto(shared);
     await other.getByTestId('run-status').filter({ hasText: 'done' }).waitFor({ timeout: 180_000 });
     await expect(other.getByTestId('token-stream').getAttribute('data-text')).resolves.toBe(text);
@@ -198,7 +183,7 @@ describe('the built app in headless Chromium', () => {
     const plain = await launchChromium({ webgpu: false });
     try {
       const other = await plain.newPage();
-      await other.goto(app.url);
+      await other.goto(suite.url());
       await other.getByTestId('provider').waitFor({ timeout: 120_000 });
       await expect(other.getByTestId('provider').textContent()).resolves.toMatch(/^Models on wasm \(CPU\): /);
       await expect(other.getByTestId('verifier').textContent()).resolves.toBe('Verifier: CPU twin (no WebGPU)');

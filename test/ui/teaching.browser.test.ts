@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
-import { buildAndPreview, launchChromium, type BuiltApp } from '../support/browser';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { suiteBuiltApp } from '../support/browser';
 
 const SCREENSHOTS = 'test-results/screenshots';
 const VIEWPORTS = [
@@ -39,27 +39,13 @@ async function gridDrafts(page: Page): Promise<number[][]> {
 }
 
 describe('the teaching layer, in the built app', () => {
-  let app: BuiltApp;
-  let browser: Browser;
+  const suite = suiteBuiltApp(VIEWPORTS[0]);
+  const problems = suite.problems;
   let page: Page;
-  const problems: string[] = [];
 
-  beforeAll(async () => {
+  beforeAll(() => {
     mkdirSync(SCREENSHOTS, { recursive: true });
-    app = await buildAndPreview();
-    browser = await launchChromium();
-    page = await browser.newPage({ viewport: VIEWPORTS[0] });
-    page.on('pageerror', (error) => problems.push(`page: ${error.message}`));
-    page.on('console', (message) => {
-      if (message.type() === 'error') problems.push(`console: ${message.text()}`);
-    });
-    await page.goto(app.url);
-    await page.getByTestId('provider').waitFor({ timeout: 120_000 });
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-    await app?.close();
+    page = suite.page();
   });
 
   it('explains one SpecTr-GBV step (K = 3, L = 4): a u line for every examined cell, “not examined” for the others, one tree node per distinct prefix', async () => {
@@ -120,10 +106,15 @@ describe('the teaching layer, in the built app', () => {
 
   it('saves the tree and the explained grid at 1280×720 and 1920×1080', async () => {
     await page.getByRole('button', { name: 'Show all' }).click();
+    // A step with a rejection shows more of the rules than one that accepted everything.
+    for (let steps = 2; steps <= 10 && (await page.locator('[data-testid="decision-grid"] td[data-status="rejected"]').count()) === 0; steps++) {
+      await page.getByRole('button', { name: 'Step', exact: true }).click();
+      await page.getByTestId('inspector').filter({ hasText: `Step ${steps} of ${steps}` }).waitFor({ timeout: 60_000 });
+    }
     for (const viewport of VIEWPORTS) {
       await page.setViewportSize(viewport);
       const name = `${viewport.width}x${viewport.height}`;
-      await page.getByTestId('step-player').scrollIntoViewIfNeeded();
+      await page.getByTestId('step-player').evaluate((element) => element.scrollIntoView({ block: 'start' }));
       await page.screenshot({ path: `${SCREENSHOTS}/teaching-inspector-${name}.png` });
       await page.getByTestId('draft-tree').screenshot({ path: `${SCREENSHOTS}/teaching-tree-${name}.png` });
       await page.getByTestId('decision-grid').screenshot({ path: `${SCREENSHOTS}/teaching-grid-${name}.png` });
