@@ -106,7 +106,7 @@ const READERS: Readers = {
       const h = note.i === note.n ? `h_${note.i} = w_${note.i}` : `h_${note.i} = Z_${note.i}/(Z_${note.i} + 1 − w_${note.i}) = ${num(note.Z)}/(${num(note.Z)} + 1 − ${num(note.w)})`;
       const verdict = d.value
         ? `→ block accepted up to here: τ = ${note.i}${note.i === note.n ? ' (the whole block)' : ''}`
-        : `→ not accepted up to here${note.i > 1 ? `, test τ = ${note.i - 1} next` : ''}`;
+        : `→ not accepted up to here${note.i > 1 ? `, test τ = ${note.i - 1} next` : ': τ = 0, the block keeps none of its tokens'}`;
       return `${comparison(d, h)} ${verdict}`;
     },
     cell: (note) => ({ draft: note.draft, position: note.start + note.i - 1 }),

@@ -74,6 +74,9 @@ export function suiteDevPages(): { open: (path: string) => Promise<Page> } {
   };
 }
 
+/** A production build, a browser start and the models' first load, on a machine shared with other work. */
+const SETUP_TIMEOUT_MS = 300_000;
+
 /**
  * For the enclosing suite: the production build served by `vite preview`, and one Chromium page on it, loaded
  * and ready (the models' provider shown). `problems` collects the page's errors, for tests to assert none.
@@ -94,7 +97,7 @@ export function suiteBuiltApp(viewport = { width: 1280, height: 720 }): { page: 
     const response = await page.goto(app.url);
     if (response?.status() !== 200) throw new Error(`the built app answered ${response?.status()}`);
     await page.getByTestId('provider').waitFor({ timeout: 120_000 });
-  });
+  }, SETUP_TIMEOUT_MS);
   afterAll(async () => {
     await browser?.close();
     await app?.close();
