@@ -7,7 +7,8 @@
  * A method adds its own decision kinds to `DecisionNote`; `src/core/explain.ts` must then say how each
  * reads, and what it does to the K×L cells (the compiler holds it to that: its tables cover every kind).
  */
-import { assertProbability, type RandomSource } from './random';
+import { assertProbability, bernoulliFromWords, type RandomSource } from './random';
+import type { Rng } from './rng';
 import { drawCategorical } from './sampling';
 
 /** Token-wise test of d_k[position]: accept with min(1, p/q) (spec §1). */
@@ -131,11 +132,13 @@ export interface TracingSource extends RandomSource {
   lastCategorical(): ArrayLike<number> | null;
 }
 
+const TWO_POW_32 = 4294967296;
+
 /**
- * A source that draws exactly as `rngSource` does from the same uniforms (one per choice), and records each
- * choice with its description.
+ * A source that draws exactly as `rngSource` does, word for word (two words per choice, the same exact
+ * comparisons), and records each choice with its description. u is the two words read as one uniform.
  */
-export function tracingSource(uniform: () => number): TracingSource {
+export function tracingSource(rng: Rng): TracingSource {
   const decisions: DecisionRecord[] = [];
   let pending: DecisionNote | null = null;
   let last: ArrayLike<number> | null = null;
@@ -144,18 +147,23 @@ export function tracingSource(uniform: () => number): TracingSource {
     pending = null;
     return note;
   };
+  const words = () => {
+    const high = rng.nextUint32();
+    const low = rng.nextUint32();
+    return { high, low, u: (high + low / TWO_POW_32) / TWO_POW_32 };
+  };
   return {
     decisions,
     bernoulli(p) {
       assertProbability(p);
-      const u = uniform();
-      const value = u < p;
+      const { high, low, u } = words();
+      const value = bernoulliFromWords(p, high, low);
       decisions.push({ note: take(), draw: { kind: 'bernoulli', p, u, value } });
       return value;
     },
     categorical(weights) {
-      const u = uniform();
-      const index = drawCategorical(weights, u);
+      const { high, low, u } = words();
+      const index = drawCategorical(weights, high, low);
       last = weights;
       decisions.push({ note: take(), draw: { kind: 'categorical', u, index } });
       return index;

@@ -4,7 +4,11 @@ import { Charts } from './Charts';
 import { Controls, RunBar } from './Controls';
 import { CounterPanel } from './CounterPanel';
 import { METHOD_DESCRIPTIONS } from './methodDescriptions';
+import { HistoryView } from './HistoryView';
 import { RaceView } from './RaceView';
+import { ScorecardView } from './ScorecardView';
+import { SweepView } from './SweepView';
+import { VllmImportView } from './VllmImportView';
 import { ShortcutHelp, useShortcuts } from './Shortcuts';
 import { StatusBar } from './StatusBar';
 import { StepInspector } from './StepInspector';
@@ -45,6 +49,10 @@ export function App() {
       <Charts />
       <StepInspector />
       <RaceView />
+      <SweepView />
+      <ScorecardView />
+      <HistoryView />
+      <VllmImportView />
       <section aria-labelledby="methods-heading" className="methods-section">
         <h2 id="methods-heading">Verification methods</h2>
         <dl className="methods">

@@ -1,7 +1,8 @@
 import { memo, useDeferredValue, useRef, type ReactNode } from 'react';
-import { Bar, BarChart, CartesianGrid, ComposedChart, Legend, Line, LineChart, Tooltip, XAxis, YAxis } from 'recharts';
+import { Bar, CartesianGrid, ComposedChart, Legend, Line, LineChart, Tooltip, XAxis, YAxis } from 'recharts';
 import { derivedRatios, perPositionAcceptance, recordStep, emptyCounters, type Counters } from '../core/metrics';
 import type { StepRecord } from '../contract/stepRecord';
+import { PositionChart } from './benchParts';
 import { download } from './download';
 import { HelpButton } from './HowItWorks';
 import type { HelpTopic } from '../store/store';
@@ -179,13 +180,7 @@ const ChartGrid = memo(function ChartGrid({ steps, counters }: { steps: readonly
           </p>
         </ChartCard>
         <ChartCard id="per-position" title="Per-position acceptance: steps accepting ≥ i tokens / steps" points={positions.length} waiting={waiting}>
-          <BarChart width={WIDTH} height={HEIGHT} data={positions}>
-            <CartesianGrid strokeDasharray="3 3" />
-            <XAxis dataKey="position" />
-            <YAxis domain={[0, 1]} />
-            <Tooltip />
-            <Bar dataKey="rate" name="share of steps" fill={PALETTE.D} isAnimationActive={false} />
-          </BarChart>
+          <PositionChart series={[{ name: 'this run', rates: perPositionAcceptance(counters) }]} width={WIDTH} height={HEIGHT} />
         </ChartCard>
       </div>
     </section>

@@ -1,7 +1,8 @@
-import { derivedRatios, eligible, exportCounters, schemaValidRate } from '../core/metrics';
+import { exportCounters, schemaValidRate } from '../core/metrics';
 import { encodeShare } from '../store/shareUrl';
+import { CounterList, countersEntries } from './benchParts';
 import { download } from './download';
-import { fixed, METHOD_LABELS, percent } from './format';
+import { METHOD_LABELS, percent } from './format';
 import { HelpButton } from './HowItWorks';
 import type { HelpTopic } from '../store/store';
 import { useSpec } from './storeContext';
@@ -14,12 +15,14 @@ function countersCsv(exported: ReturnType<typeof exportCounters>, slice: Record<
   return `${rows.map((row) => row.map((cell) => (/[",\n]/.test(cell) ? `"${cell.replaceAll('"', '""')}"` : cell)).join(',')).join('\n')}\n`;
 }
 
+/** The part of "How it works" each counter's "?" opens; the rest open the counters' part. */
+const COUNTER_TOPICS: Readonly<Record<string, HelpTopic>> = { steps: 'speculative', 'mean-length': 'mean-length', histogram: 'histogram' };
+
 export function CounterPanel() {
   const counters = useSpec((s) => s.run.counters);
   const params = useSpec((s) => s.params);
   const preset = useSpec((s) => s.preset);
   const scorecard = useSpec((s) => s.scorecard);
-  const ratios = derivedRatios(counters);
   const slice = { method: params.method, schema: preset, K: params.K, L: params.L, temperature: params.temperature, drafting: params.drafting, seed: params.seed };
   const exported = () => exportCounters(counters);
   const share = () => {
@@ -45,30 +48,14 @@ export function CounterPanel() {
           </button>
         </span>
       </div>
-      <dl className="counter-grid" data-testid="counters">
-        {(
-          [
-            ['R raw draft tokens', counters.raw, 'counters', 'R'],
-            ['I invalidated by grammar', counters.invalidated, 'counters', 'I'],
-            ['D = R − I', eligible(counters), 'counters', 'D'],
-            ['A accepted by target', counters.accepted, 'counters', 'A'],
-            ['steps (target forwards)', counters.steps, 'speculative', 'steps'],
-            ['D/R grammar survival', percent(ratios.grammarSurvival), 'counters'],
-            ['A/D conditional acceptance (vLLM draft_acceptance_rate)', percent(ratios.conditionalAcceptance), 'counters'],
-            ['A/R draft yield', percent(ratios.draftYield), 'counters'],
-            ['mean acceptance length 1 + A/steps', fixed(ratios.meanAcceptanceLength, 3), 'mean-length', 'mean-length'],
-            ['accepted-length histogram 0..L', counters.histogram.join(' · '), 'histogram', 'histogram'],
-            ['schema-valid completions / completions', `${percent(schemaValidRate(scorecard))} of ${scorecard.completions} (truncated ${scorecard.truncated}, dead ends ${scorecard.deadEnds})`, 'counters'],
-          ] satisfies [string, string | number, HelpTopic, string?][]
-        ).map(([label, value, topic, key]) => (
-          <div key={String(label)}>
-            <dt>
-              {label} <HelpButton topic={topic} />
-            </dt>
-            <dd data-counter={key}>{value}</dd>
-          </div>
-        ))}
-      </dl>
+      <CounterList
+        testId="counters"
+        entries={[
+          ...countersEntries(counters),
+          ['schema-valid completions / completions', `${percent(schemaValidRate(scorecard))} of ${scorecard.completions} (truncated ${scorecard.truncated}, dead ends ${scorecard.deadEnds})`],
+        ]}
+        help={(key) => <HelpButton topic={COUNTER_TOPICS[key ?? ''] ?? 'counters'} />}
+      />
     </section>
   );
 }

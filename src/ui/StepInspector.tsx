@@ -2,6 +2,7 @@ import { useCallback, useDeferredValue } from 'react';
 import type { DistributionSummary } from '../core/sampling';
 import type { EmittedToken } from '../contract/stepRecord';
 import { ExplainedStep } from './ExplainedStep';
+import { FirstPositionOptimum } from './FirstPositionOptimum';
 import { fixed, visibleToken } from './format';
 import { useSpec } from './storeContext';
 
@@ -74,10 +75,13 @@ export function StepInspector() {
         </p>
       )}
       {last && step.finalLaw && <FinalLaw law={step.finalLaw} origin={last.origin} drawn={last.token} text={text} />}
+      <FirstPositionOptimum firstPosition={step.firstPosition} drafts={step.drafts.length} />
       {step.verifiedOn && (
         <p data-testid="verified-on">
           {step.verifiedOn === 'cpu'
             ? 'Verified on the CPU twin.'
+            : step.verifiedOn === 'cpu-no-kernel'
+              ? 'Verified on the CPU twin: this method has no WGSL kernel, so the GPU path hands it to the twin.'
             : step.verifiedOn === 'gpu-in-place'
               ? 'Verified by the WGSL kernels, reading the target’s logits in place in onnxruntime’s GPU buffer.'
               : 'Verified by the WGSL kernels, on logits written to the GPU.'}

@@ -13,4 +13,5 @@ export const METHOD_LABELS: Readonly<Record<string, string>> = {
   gbv: 'GBV',
   spectr: 'SpecTr',
   'spectr-gbv': 'SpecTr-GBV',
+  'optimal-tree': 'Optimal tree',
 };

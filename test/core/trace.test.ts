@@ -30,7 +30,7 @@ describe('the decision trace', () => {
       const view = denseView(c.reference);
       // Each problem its own stream: the traced run and the plain run consume the same uniforms.
       const stream = createRng(c.seed, 3, n);
-      const tracing = tracingSource(() => stream.uniform());
+      const tracing = tracingSource(stream);
       const outcome = VERIFIERS[method](view, tracing);
       const plain = VERIFIERS[method](view, rngSource(createRng(c.seed, 3, n)));
       expect(Array.from(outcome.tokens)).toEqual(Array.from(plain.tokens));
@@ -75,7 +75,7 @@ describe('the decision trace', () => {
   it('the tree has exactly one node per distinct prefix, plus the root and the final leaf', () => {
     for (const c of problems(99).slice(0, 300)) {
       const view = denseView(c.reference);
-      const tracing = tracingSource(() => createRng(c.seed, 3).uniform());
+      const tracing = tracingSource(createRng(c.seed, 3));
       const outcome = VERIFIERS['spectr-gbv'](view, tracing);
       const drafts = rows(c.drafts, c.K, c.L);
       const shape = { drafts, validLengths: drafts.map(() => c.L) };
