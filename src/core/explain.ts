@@ -51,7 +51,8 @@ function pair(a: number, b: number): [string, string] {
   return [a.toPrecision(12), b.toPrecision(12)];
 }
 
-const num = (value: number) => value.toFixed(3);
+/** Three decimals; a small positive value keeps two significant digits instead of reading as 0.000. */
+const num = (value: number) => (value > 0 && value < 5e-4 ? value.toExponential(1) : value.toFixed(3));
 
 /** "u = 0.412 < min(1, p/q) = 0.833": the uniform against its threshold, as the draw compared them. */
 export function comparison(draw: Draw & { kind: 'bernoulli' }, threshold: string): string {
@@ -152,7 +153,7 @@ const READERS: Readers = {
   final: {
     line(note, draw, text) {
       const index = draw?.kind === 'categorical' ? draw.index : null;
-      const u = draw ? `u = ${num(draw.u)} → ` : '';
+      const u = draw ? `u = ${draw.u.toFixed(3)} → ` : '';
       const token = index === null ? 'the final token' : `“${text(index)}”`;
       const fallback = note.fallback ? ' (rounding emptied the residual, so the target row stood in for it)' : '';
       return `${u}${token} at ${at(note.position)}, drawn from ${FINAL_LAWS[note.law]}${fallback}`;
