@@ -123,10 +123,11 @@ export function BlockTrace(props: { trace: NonNullable<StepRecord['trace']>; cho
         </caption>
         <thead>
           <tr>
-            <th scope="col">i</th>
-            <th scope="col">w_i</th>
-            <th scope="col">Z_i</th>
-            <th scope="col">h_i</th>
+            {['i', 'w_i', 'Z_i', 'h_i'].map((name) => (
+              <th scope="col" key={name}>
+                {name}
+              </th>
+            ))}
           </tr>
         </thead>
         <tbody>
