@@ -79,7 +79,7 @@ export interface TransportChoiceNote {
   alive: number[];
   /** The alive drafts' tokens at this position, in the order of `alive`. */
   tokens: number[];
-  /** The token of each class of the flow; index classTokens.length (and any lumped class) means rejection. */
+  /** The token each weight but the last stands for (-1: a lumped class, which gets no flow); the last weight is rejection. */
   classTokens: number[];
   cumulative: number[];
   /** α*: the probability this node accepts, over fresh candidates. */

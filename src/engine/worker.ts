@@ -4,14 +4,11 @@
  * decode loop awaits after each step, so a paused or cancelled run always stops between whole steps.
  */
 import { ort } from '../models/browserRuntime';
-import type { ExecutionProvider, FromWorker, ToWorker, VerifierChoice } from '../contract/protocol';
+import type { FromWorker, ToWorker } from '../contract/protocol';
 import { DECODE_METHODS, type RunParams } from '../contract/runParams';
 import type { StepRecord } from '../contract/stepRecord';
-import { cpuVerifier, type StepVerifier } from '../contract/stepVerifier';
 import { race as raceMethods, scorecard, sweep } from './bench';
-import { SpecEngine } from './engine';
-import { GpuDeviceManager } from '../gpu/device';
-import { gpuStepVerifier } from '../gpu/stepVerifier';
+import { setupEngine, type EngineSetup } from './setup';
 import { interpretedValidator } from '../grammar/interpretedValidator';
 import { loadPair } from '../models/loader';
 import { evictModelCache, httpReader } from '../models/httpReader';
@@ -23,9 +20,8 @@ const post = (message: FromWorker) => {
 const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 const FLUSH_MS = 400;
-let engine: SpecEngine | null = null;
-/** The verifier's WebGPU device, replaced with the engine on every load. */
-let gpuDevices: GpuDeviceManager | null = null;
+/** The loaded pair, its verifier and engine, replaced on every load. */
+let setup: EngineSetup | null = null;
 let active: { runId: number; controller: AbortController } | null = null;
 let paused = false;
 let stepsAllowed = 0;
@@ -36,65 +32,24 @@ const nudge = () => {
   wake = null;
 };
 
-/** A WebGPU device for the WGSL verifier, or null where WebGPU is absent. */
-async function webgpuDevices(): Promise<{ devices: GpuDeviceManager; adapter: string; software: boolean } | null> {
-  if (!('gpu' in navigator)) return null;
-  const devices = new GpuDeviceManager({ gpu: navigator.gpu });
-  try {
-    const context = await devices.context();
-    return { devices, adapter: context.adapterName, software: context.software };
-  } catch {
-    return null;
-  }
-}
-
-/**
- * Where the models run. 'auto' prefers WebGPU on a hardware adapter; on a software one (SwiftShader) the
- * wasm EP is an order of magnitude faster (npm run bench:models), so the models go there and say why.
- */
-function chooseProvider(requested: ExecutionProvider | 'auto', gpu: { software: boolean } | null): { provider: ExecutionProvider; fallbackReason: string | null } {
-  if (requested === 'wasm') return { provider: 'wasm', fallbackReason: null };
-  if (!gpu) return { provider: 'wasm', fallbackReason: 'no WebGPU adapter was granted' };
-  if (requested === 'auto' && gpu.software) return { provider: 'wasm', fallbackReason: 'the WebGPU adapter is software-only, where wasm runs the models faster' };
-  return { provider: 'webgpu', fallbackReason: null };
-}
-
-/** Where steps are verified; on a software adapter 'auto' keeps the CPU twin, which is faster there (npm run bench). */
-function chooseVerifier(requested: VerifierChoice, gpu: Awaited<ReturnType<typeof webgpuDevices>>): { verifier: StepVerifier; adapter: string | null; reason: string | null } {
-  if (requested === 'cpu') return { verifier: cpuVerifier, adapter: null, reason: null };
-  if (!gpu) return { verifier: cpuVerifier, adapter: null, reason: 'no WebGPU' };
-  if (requested === 'auto' && gpu.software) return { verifier: cpuVerifier, adapter: null, reason: 'software WebGPU adapter: the CPU twin is faster; choose WGSL to see the kernels run' };
-  return { verifier: gpuStepVerifier(gpu.devices), adapter: gpu.adapter, reason: null };
-}
-
 async function load(message: Extract<ToWorker, { type: 'load' }>): Promise<void> {
   const started = performance.now();
   // The previous pair's sessions and device go first: a reload must not hold two pairs in memory.
-  const previous = engine;
-  engine = null;
-  previous?.dispose();
-  await previous?.pair.draft.session.release();
-  await previous?.pair.target.session.release();
-  await gpuDevices?.dispose();
-  const gpu = await webgpuDevices();
-  gpuDevices = gpu?.devices ?? null;
-  const { provider, fallbackReason } = chooseProvider(message.provider, gpu);
-  const verification = chooseVerifier(message.verifier, gpu);
+  const previous = setup;
+  setup = null;
+  await previous?.dispose();
   const { source } = message;
   try {
-    const pair = await loadPair(ort, { draft: httpReader(source.draftUrl, source.cache), target: httpReader(source.targetUrl, source.cache) }, provider, (file, loaded, total) =>
-      post({ type: 'progress', file, loaded, total }),
-      source.modelFile,
-    );
-    // Models and verifier both on WebGPU: the verifier moves to onnxruntime's device and reads the
-    // target's logits where the model left them.
-    const ortDevice = provider === 'webgpu' && verification.verifier.kind === 'gpu' ? pair.target.session.gpuDevice : null;
-    if (ortDevice) {
-      await gpuDevices?.dispose();
-      gpuDevices = new GpuDeviceManager({ sharedDevice: ortDevice });
-    }
-    const verifier = ortDevice && gpuDevices ? gpuStepVerifier(gpuDevices, ortDevice) : verification.verifier;
-    engine = await SpecEngine.create(pair, interpretedValidator, verifier, ortDevice !== null);
+    setup = await setupEngine({
+      provider: message.provider,
+      verifier: message.verifier,
+      gpu: 'gpu' in navigator ? navigator.gpu : null,
+      loadPair: (provider) =>
+        loadPair(ort, { draft: httpReader(source.draftUrl, source.cache), target: httpReader(source.targetUrl, source.cache) }, provider, (file, loaded, total) => post({ type: 'progress', file, loaded, total }), source.modelFile),
+      validate: interpretedValidator,
+    });
+    const { engine, provider, fallbackReason, verifier, verifierAdapter, verifierReason } = setup;
+    const { pair } = engine;
     post({
       type: 'ready',
       info: {
@@ -105,9 +60,9 @@ async function load(message: Extract<ToWorker, { type: 'load' }>): Promise<void>
         vocabSize: pair.tokenizer.vocabSize,
         contextLength: engine.contextLength,
         loadMs: performance.now() - started,
-        verifier: verification.verifier.kind,
-        verifierAdapter: verification.adapter,
-        verifierReason: verification.reason,
+        verifier,
+        verifierAdapter,
+        verifierReason,
         tokenTexts: pair.tokenizer.tokens.map((_, id) => pair.tokenizer.decode([id])),
       },
     });
@@ -150,7 +105,8 @@ function stepSink(runId: number) {
 }
 
 async function run(message: Extract<ToWorker, { type: 'run' }>): Promise<void> {
-  if (!engine) return post({ type: 'run-error', runId: message.runId, message: 'the models are not loaded yet' });
+  if (!setup) return post({ type: 'run-error', runId: message.runId, message: 'the models are not loaded yet' });
+  const { engine } = setup;
   const controller = new AbortController();
   active = { runId: message.runId, controller };
   paused = message.paused;
@@ -173,8 +129,8 @@ async function run(message: Extract<ToWorker, { type: 'run' }>): Promise<void> {
 async function benchJob(message: Extract<ToWorker, { type: 'race' | 'sweep' | 'scorecard' }>): Promise<void> {
   const { runId } = message;
   const fail = (text: string, cancelled: boolean) => post(message.type === 'race' ? { type: 'run-error', runId, message: text } : { type: 'bench-error', runId, message: text, cancelled });
-  if (!engine) return fail('the models are not loaded yet', false);
-  const current = engine;
+  if (!setup) return fail('the models are not loaded yet', false);
+  const current = setup.engine;
   const controller = new AbortController();
   active = { runId, controller };
   const options = { signal: controller.signal, onProgress: (done: number, total: number) => post({ type: 'bench-progress', runId, done, total }) };

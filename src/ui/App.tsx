@@ -3,7 +3,7 @@ import { HowItWorks, HowItWorksButton } from './HowItWorks';
 import { Charts } from './Charts';
 import { Controls, RunBar } from './Controls';
 import { CounterPanel } from './CounterPanel';
-import { METHOD_DESCRIPTIONS } from './methodDescriptions';
+import { METHOD_IDS, methodEntry } from '../core/verify';
 import { HistoryView } from './HistoryView';
 import { RaceView } from './RaceView';
 import { ScorecardView } from './ScorecardView';
@@ -56,10 +56,10 @@ export function App() {
       <section aria-labelledby="methods-heading" className="methods-section">
         <h2 id="methods-heading">Verification methods</h2>
         <dl className="methods">
-          {METHOD_DESCRIPTIONS.map(({ id, name, summary }) => (
+          {METHOD_IDS.map((id) => (
             <div key={id} data-method={id}>
-              <dt>{name}</dt>
-              <dd>{summary}</dd>
+              <dt>{methodEntry(id).label}</dt>
+              <dd>{methodEntry(id).description}</dd>
             </div>
           ))}
         </dl>

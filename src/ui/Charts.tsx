@@ -6,12 +6,11 @@ import { PositionChart } from './benchParts';
 import { download } from './download';
 import { HelpButton } from './HowItWorks';
 import type { HelpTopic } from '../store/store';
+import { PALETTE } from './palette';
 import { useSpec } from './storeContext';
 
 const WIDTH = 460;
 const HEIGHT = 220;
-/** Okabe–Ito: distinguishable with every common colour-vision deficiency. */
-export const PALETTE = { R: '#0072B2', I: '#D55E00', D: '#009E73', A: '#CC79A7', other: '#E69F00', grey: '#56B4E9' };
 
 async function svgToPng(svgText: string, width: number, height: number): Promise<Blob> {
   const url = URL.createObjectURL(new Blob([svgText], { type: 'image/svg+xml' }));

@@ -1,4 +1,5 @@
 import { exportCounters, schemaValidRate } from '../core/metrics';
+import { describeK, reportedK } from '../contract/runParams';
 import { encodeShare } from '../store/shareUrl';
 import { CounterList, countersEntries } from './benchParts';
 import { download } from './download';
@@ -23,7 +24,7 @@ export function CounterPanel() {
   const params = useSpec((s) => s.params);
   const preset = useSpec((s) => s.preset);
   const scorecard = useSpec((s) => s.scorecard);
-  const slice = { method: params.method, schema: preset, K: params.K, L: params.L, temperature: params.temperature, drafting: params.drafting, seed: params.seed };
+  const slice = { method: params.method, schema: preset, K: reportedK(params.method, params.K), L: params.L, temperature: params.temperature, drafting: params.drafting, seed: params.seed };
   const exported = () => exportCounters(counters);
   const share = () => {
     const url = `${location.origin}${location.pathname}${encodeShare({ params, preset })}`;
@@ -34,7 +35,7 @@ export function CounterPanel() {
     <section className="counters" aria-labelledby="counter-heading">
       <div className="section-head">
         <h2 id="counter-heading">
-          {METHOD_LABELS[params.method]} · schema {preset} · K={params.K} L={params.L} T={params.temperature}
+          {METHOD_LABELS[params.method]} · schema {preset} · {describeK(params.method, params.K)} · L = {params.L} · T = {params.temperature}
         </h2>
         <span className="chart-exports">
           <button type="button" onClick={() => download('speclab-counters.json', new Blob([JSON.stringify({ slice, ...exported() }, null, 2)], { type: 'application/json' }))}>

@@ -3,7 +3,7 @@ import type { ReactNode } from 'react';
 import { Bar, BarChart, CartesianGrid, Label, Legend, Tooltip, XAxis, YAxis } from 'recharts';
 import type { Spread } from '../core/fairTiming';
 import { derivedRatios, eligible, type Counters } from '../core/metrics';
-import { PALETTE } from './Charts';
+import { PALETTE } from './palette';
 import { download } from './download';
 import { fixed, percent } from './format';
 
