@@ -159,7 +159,14 @@ export function HowItWorks() {
     >
       <div className="how-head">
         <h2 id="how-heading">How it works</h2>
-        <button type="button" onClick={() => startTour()}>
+        <button
+          type="button"
+          onClick={() => {
+            // The tour points at the page, so the panel makes way for it.
+            close();
+            startTour();
+          }}
+        >
           Take the tour
         </button>
         <button type="button" onClick={close}>

@@ -164,7 +164,7 @@ describe('the teaching layer, in the built app', () => {
     await expect(popover.textContent()).resolves.toMatch(/Start here/);
     await page.keyboard.press('Escape');
     await popover.waitFor({ state: 'detached' });
-    await expect(page.evaluate(() => localStorage.getItem('speclab.tour.dismissed'))).resolves.toBe('1');
+    await page.waitForFunction(() => localStorage.getItem('speclab.tour.dismissed') === '1');
     expect(problems).toEqual([]);
   });
 });
