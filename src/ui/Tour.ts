@@ -40,7 +40,18 @@ function remember(): void {
 
 export function startTour(): void {
   const stops = STOPS.filter((stop) => typeof stop.element !== 'string' || document.querySelector(stop.element));
-  const tour = driver({ showProgress: true, allowClose: true, steps: stops, onDestroyed: remember, popoverClass: 'speclab-tour' });
+  // Every way out (Escape, the close button, the overlay, Done) passes here; driver.js's onDestroyed is
+  // skipped when the tour closes before its first stop has settled.
+  const tour = driver({
+    showProgress: true,
+    allowClose: true,
+    steps: stops,
+    popoverClass: 'speclab-tour',
+    onDestroyStarted: () => {
+      remember();
+      tour.destroy();
+    },
+  });
   tour.drive();
 }
 
