@@ -4,11 +4,12 @@
  * decode loop awaits after each step, so a paused or cancelled run always stops between whole steps.
  */
 import { ort } from '../models/browserRuntime';
-import type { FromWorker, ToWorker } from '../contract/protocol';
+import type { EngineInfo, FromWorker, ToWorker } from '../contract/protocol';
 import { DECODE_METHODS, type RunParams } from '../contract/runParams';
 import type { StepRecord } from '../contract/stepRecord';
 import { race as raceMethods, scorecard, sweep } from './bench';
 import { setupEngine, type EngineSetup } from './setup';
+import { GpuDeviceLostError, GpuUncapturedError, describeDeviceLoss } from '../gpu/device';
 import { interpretedValidator } from '../grammar/interpretedValidator';
 import { loadPair } from '../models/loader';
 import { evictModelCache, httpReader } from '../models/httpReader';
@@ -22,6 +23,10 @@ const errorText = (error: unknown) => (error instanceof Error ? error.message : 
 const FLUSH_MS = 400;
 /** The loaded pair, its verifier and engine, replaced on every load. */
 let setup: EngineSetup | null = null;
+/** What the latest load asked for and reported: the base of a fallback after a GPU failure. */
+let loaded: { message: LoadMessage; info: EngineInfo } | null = null;
+/** Why onnxruntime's WebGPU device was lost under the models, once it has been. */
+let modelsDeviceLoss: string | null = null;
 let active: { runId: number; controller: AbortController } | null = null;
 let paused = false;
 let stepsAllowed = 0;
@@ -32,11 +37,16 @@ const nudge = () => {
   wake = null;
 };
 
-async function load(message: Extract<ToWorker, { type: 'load' }>): Promise<void> {
+type LoadMessage = Extract<ToWorker, { type: 'load' }>;
+
+/** `lossReason`: set on the reload after a lost device, to say why the models and verifier moved. */
+async function load(message: LoadMessage, lossReason: string | null = null): Promise<void> {
   const started = performance.now();
   // The previous pair's sessions and device go first: a reload must not hold two pairs in memory.
   const previous = setup;
   setup = null;
+  loaded = null;
+  modelsDeviceLoss = null;
   await previous?.dispose();
   const { source } = message;
   try {
@@ -48,29 +58,62 @@ async function load(message: Extract<ToWorker, { type: 'load' }>): Promise<void>
         loadPair(ort, { draft: httpReader(source.draftUrl, source.cache), target: httpReader(source.targetUrl, source.cache) }, provider, (file, loaded, total) => post({ type: 'progress', file, loaded, total }), source.modelFile),
       validate: interpretedValidator,
     });
-    const { engine, provider, fallbackReason, verifier, verifierAdapter, verifierReason } = setup;
+    const current = setup;
+    const { engine, provider, fallbackReason, verifier, verifierAdapter, verifierReason } = current;
     const { pair } = engine;
-    post({
-      type: 'ready',
-      info: {
-        provider,
-        fallbackReason,
-        draftName: pair.draft.name,
-        targetName: pair.target.name,
-        vocabSize: pair.tokenizer.vocabSize,
-        contextLength: engine.contextLength,
-        loadMs: performance.now() - started,
-        verifier,
-        verifierAdapter,
-        verifierReason,
-        tokenTexts: pair.tokenizer.tokens.map((_, id) => pair.tokenizer.decode([id])),
-      },
+    void current.modelsDevice?.lost.then((info) => {
+      if (setup === current) modelsDeviceLoss = describeDeviceLoss(info);
     });
+    const info: EngineInfo = {
+      provider,
+      fallbackReason: lossReason ?? fallbackReason,
+      draftName: pair.draft.name,
+      targetName: pair.target.name,
+      vocabSize: pair.tokenizer.vocabSize,
+      contextLength: engine.contextLength,
+      loadMs: performance.now() - started,
+      verifier,
+      verifierAdapter,
+      verifierReason: lossReason ?? verifierReason,
+      tokenTexts: pair.tokenizer.tokens.map((_, id) => pair.tokenizer.decode([id])),
+    };
+    loaded = { message, info };
+    post({ type: 'ready', info });
   } catch (error) {
     // A file that failed its hash must not be served from the cache next time.
     if (error instanceof ModelLoadError) await evictModelCache();
     post({ type: 'load-error', message: errorText(error) });
   }
+}
+
+/** Why a run failed, when the cause is a GPU device that can no longer be trusted. */
+function gpuFailure(error: unknown): string | null {
+  if (modelsDeviceLoss) return modelsDeviceLoss;
+  return error instanceof GpuDeviceLostError || error instanceof GpuUncapturedError ? error.message : null;
+}
+
+/**
+ * Hands verification to the CPU twin for good after a GPU failure (and the models to wasm, by a reload,
+ * when the lost device was onnxruntime's), and returns the message the failed run ends with. Counters stay
+ * whole: the failed step produced no record, and every earlier step was complete.
+ */
+async function fallBackToCpuTwin(failure: string): Promise<string> {
+  if (!setup || !loaded) return `${failure}; continuing on the CPU twin`;
+  if (modelsDeviceLoss !== null || setup.logitsInPlace) {
+    const message: LoadMessage = { ...loaded.message, provider: 'wasm', verifier: 'cpu' };
+    enqueue(() => load(message, failure));
+    return `${failure}; continuing on the CPU twin, with the models on wasm`;
+  }
+  await setup.useCpuTwin(failure);
+  loaded.info = { ...loaded.info, verifier: 'cpu', verifierAdapter: null, verifierReason: failure };
+  post({ type: 'ready', info: loaded.info });
+  return `${failure}; continuing on the CPU twin`;
+}
+
+/** A failed run's message: a GPU failure falls back to the CPU twin first, and says so. */
+async function failureMessage(error: unknown): Promise<string> {
+  const failure = gpuFailure(error);
+  return failure ? fallBackToCpuTwin(failure) : errorText(error);
 }
 
 /**
@@ -119,7 +162,7 @@ async function run(message: Extract<ToWorker, { type: 'run' }>): Promise<void> {
     post({ type: 'done', runId: message.runId, report });
   } catch (error) {
     sink.flush();
-    post({ type: 'run-error', runId: message.runId, message: errorText(error) });
+    post({ type: 'run-error', runId: message.runId, message: await failureMessage(error) });
   } finally {
     if (active?.controller === controller) active = null;
   }
@@ -143,7 +186,7 @@ async function benchJob(message: Extract<ToWorker, { type: 'race' | 'sweep' | 's
     } else post({ type: 'scorecard-done', runId, rows: await scorecard(run, interpretedValidator, message.spec, options) });
   } catch (error) {
     const cancelled = controller.signal.aborted;
-    fail(cancelled ? `${message.type} cancelled` : errorText(error), cancelled);
+    fail(cancelled ? `${message.type} cancelled` : await failureMessage(error), cancelled);
   } finally {
     if (active?.controller === controller) active = null;
   }
@@ -192,6 +235,11 @@ onmessage = (event: MessageEvent<ToWorker>) => {
     case 'cancel':
       active?.controller.abort();
       nudge();
+      break;
+    case 'lose-gpu-device':
+      // The test hook (main.tsx sends it only under ?test-hooks): loses the verifier's device mid-run, as
+      // a driver reset would.
+      void setup?.verifierDevices?.context().then((context) => context.device.destroy());
       break;
   }
 };

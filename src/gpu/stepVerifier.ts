@@ -70,6 +70,8 @@ export function gpuStepVerifier(devices: GpuDeviceManager, sharedDevice: GPUDevi
         failure ??= new GpuDeviceLostError(describeDeviceLoss(info));
         throw failure;
       });
+      // A step that finished leaves `loss` pending; its later rejection is expected, not unhandled.
+      loss.catch(() => undefined);
       try {
         return await Promise.race([verifyOnGpu(input, device), loss]);
       } catch (error) {

@@ -1,9 +1,9 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { Ajv } from 'ajv';
-import { beforeAll, describe, expect, it } from 'vitest';
-import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, Page } from 'playwright-core';
 import { SCHEMA_PRESETS } from '../../src/grammar/presets';
-import { launchChromium, suiteBuiltApp } from '../support/browser';
+import { buildAndPreview, launchChromium, type BuiltApp } from '../support/browser';
 
 const SCREENSHOTS = 'test-results/screenshots';
 const ajv = new Ajv({ strict: false });
@@ -36,13 +36,28 @@ function distinctBytes(path: string): number {
 }
 
 describe('the built app in headless Chromium', () => {
-  const suite = suiteBuiltApp();
-  const problems = suite.problems;
+  let app: BuiltApp;
+  let browser: Browser;
   let page: Page;
+  const problems: string[] = [];
 
-  beforeAll(() => {
+  beforeAll(async () => {
     mkdirSync(SCREENSHOTS, { recursive: true });
-    page = suite.page();
+    app = await buildAndPreview();
+    browser = await launchChromium();
+    page = await browser.newPage({ viewport: { width: 1280, height: 720 } });
+    page.on('console', (message) => {
+      if (message.type() === 'error') problems.push(`console: ${message.text()}`);
+    });
+    page.on('pageerror', (error) => problems.push(`page: ${error.message}`));
+    const response = await page.goto(app.url);
+    expect(response?.status()).toBe(200);
+    await page.getByTestId('provider').waitFor({ timeout: 120_000 });
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await app?.close();
   });
 
   it('on a software WebGPU adapter, runs the models on wasm and verifies on the CPU twin, and says why', async () => {
@@ -105,8 +120,10 @@ describe('the built app in headless Chromium', () => {
   });
 
   it('races every method on the same prompt and seed', async () => {
+    // One timed round after the warm-up keeps this cheap; the schedule itself is tested in test/core/fairTiming.test.ts.
+    await page.locator('#race-repeats').selectOption('1');
     await page.getByRole('button', { name: 'Race all methods' }).click();
-    await page.getByTestId('race-repeats-note').waitFor({ timeout: 300_000 });
+    await expect(page.getByTestId('race-repeats-note').textContent({ timeout: 300_000 })).resolves.toMatch(/then 1 timed round/);
     const methods = await page.getByTestId('race').locator('tbody tr').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-method')));
     expect(methods).toEqual(['ar', 'tokenwise', 'gbv', 'spectr', 'spectr-gbv', 'optimal-tree']);
   });
@@ -118,7 +135,7 @@ describe('the built app in headless Chromium', () => {
     await page.getByTestId('share').click();
     const shared = page.url();
     expect(shared).toContain('#run?');
-    const other = await suite.browser().newPage();
+    const other = await browser.newPage();
     await other.goto(shared);
     await other.getByTestId('run-status').filter({ hasText: 'done' }).waitFor({ timeout: 180_000 });
     await expect(other.getByTestId('token-stream').getAttribute('data-text')).resolves.toBe(text);
@@ -185,7 +202,7 @@ describe('the built app in headless Chromium', () => {
     const plain = await launchChromium({ webgpu: false });
     try {
       const other = await plain.newPage();
-      await other.goto(suite.url());
+      await other.goto(app.url);
       await other.getByTestId('provider').waitFor({ timeout: 120_000 });
       await expect(other.getByTestId('provider').textContent()).resolves.toMatch(/^Models on wasm \(CPU\): /);
       await expect(other.getByTestId('verifier').textContent()).resolves.toBe('Verifier: CPU twin (no WebGPU)');

@@ -43,10 +43,11 @@ describe('the teaching layer, in the built app', () => {
   const problems = suite.problems;
   let page: Page;
 
-  beforeAll(() => {
+  beforeAll(async () => {
     mkdirSync(SCREENSHOTS, { recursive: true });
     page = suite.page();
-  });
+    await page.getByTestId('provider').waitFor({ timeout: 120_000 });
+  }, 150_000);
 
   it('explains one SpecTr-GBV step (K = 3, L = 4): a u line for every examined cell, “not examined” for the others, one tree node per distinct prefix', async () => {
     await oneStep(page, 'spectr-gbv', 3, 4);

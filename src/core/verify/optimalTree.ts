@@ -238,10 +238,12 @@ export function transportPlan(target: Float64Array, draft: Float64Array, m: numb
 
 /**
  * Plans depend only on (target row, draft row, m), and a run or a proof meets the same rows again and again
- * (the proofs on every path, the simulator in every context): keep the latest plans, keyed by content.
+ * (the proofs on every path, the simulator in every context, a decode at every step's alternatives): keep
+ * the latest plans, keyed by content, up to PLAN_CACHE_SLOTS multiset slots in all (about 16 bytes each).
  */
-const PLAN_CACHE_SIZE = 256;
+const PLAN_CACHE_SLOTS = 1 << 21;
 const planCache = new Map<string, { target: Float64Array; draft: Float64Array; plan: TransportPlan }[]>();
+let cachedSlots = 0;
 
 function rowsKey(target: Float64Array, draft: Float64Array, m: number): string {
   // FNV-1a over the rows' bytes; equal keys are confirmed by comparing the rows.
@@ -254,14 +256,20 @@ function rowsKey(target: Float64Array, draft: Float64Array, m: number): string {
 }
 
 const sameRow = (a: Float64Array, b: Float64Array) => a.length === b.length && a.every((value, i) => Object.is(value, b[i]));
+const slotsOf = (plan: TransportPlan) => plan.flow.length + plan.residual.length;
 
 export function cachedTransportPlan(target: Float64Array, draft: Float64Array, m: number): TransportPlan {
   const key = rowsKey(target, draft, m);
-  const bucket = planCache.get(key) ?? [];
-  const hit = bucket.find((entry) => sameRow(entry.target, target) && sameRow(entry.draft, draft));
+  const hit = planCache.get(key)?.find((entry) => sameRow(entry.target, target) && sameRow(entry.draft, draft));
   if (hit) return hit.plan;
   const plan = transportPlan(target, draft, m);
-  if (planCache.size >= PLAN_CACHE_SIZE) planCache.delete(planCache.keys().next().value as string);
+  cachedSlots += slotsOf(plan);
+  while (cachedSlots > PLAN_CACHE_SLOTS && planCache.size > 0) {
+    const [oldestKey, oldest] = planCache.entries().next().value as [string, { plan: TransportPlan }[]];
+    for (const entry of oldest) cachedSlots -= slotsOf(entry.plan);
+    planCache.delete(oldestKey);
+  }
+  const bucket = planCache.get(key) ?? [];
   bucket.push({ target: Float64Array.from(target), draft: Float64Array.from(draft), plan });
   planCache.set(key, bucket);
   return plan;
