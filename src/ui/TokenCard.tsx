@@ -22,7 +22,14 @@ const ORIGIN_LABEL: Readonly<Record<EmittedToken['origin'], string>> = {
 function decisionFor(step: StepRecord, token: EmittedToken, position: number, text: (token: number) => string): string[] {
   if (token.origin === 'target' || !step.decisions) return [];
   const explained = explainStep(step.decisions, { drafts: step.drafts, validLengths: step.validLengths }, text);
-  if (token.origin === 'draft') return [explained.cells[step.chosen]?.[position]?.line ?? ''];
+  if (token.origin === 'draft') {
+    // The test that accepted this token may have been made on another draft with the same prefix (SpecTr).
+    const own = explained.cells[step.chosen]?.[position];
+    if (own?.examined) return [own.line];
+    const tester = step.drafts.findIndex((draft, k) => draft[position] === token.token && explained.cells[k]?.[position]?.examined && explained.cells[k]?.[position]?.status === 'accepted');
+    const tested = explained.cells[tester]?.[position];
+    return tested ? [`tested on draft ${tester + 1}: ${tested.line}`] : [own?.line ?? ''];
+  }
   const lines: string[] = [];
   const rejected = explained.cells[step.chosen]?.[step.accepted];
   const rejectedToken = step.drafts[step.chosen]?.[step.accepted];
