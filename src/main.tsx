@@ -7,6 +7,7 @@ import { decodeShare } from './store/shareUrl';
 import { App } from './ui/App';
 import { StoreContext } from './ui/storeContext';
 import './ui/app.css';
+import './ui/teaching.css';
 
 const rootElement = document.getElementById('root');
 if (!rootElement) throw new Error('SpecLab: #root element is missing from index.html');

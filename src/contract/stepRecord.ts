@@ -1,6 +1,7 @@
 /** What one decode step reports: the record the engine streams to the page, one per target forward. */
 import type { StepCounts } from '../core/metrics';
 import type { DistributionSummary } from '../core/sampling';
+import type { DecisionRecord } from '../core/trace';
 import type { VerifyPath } from './stepVerifier';
 
 export type TokenOrigin = 'draft' | 'correction' | 'bonus' | 'target';
@@ -56,6 +57,8 @@ export interface StepRecord {
   firstPosition: { optimum: number; achieved: number | null } | null;
   /** The GBV block scalars w_i, Z_i, h_i (gbv and spectr-gbv). */
   trace: { start: number; weights: number[]; masses: number[]; stops: number[] } | null;
+  /** The verifier's own account of every choice, with its uniform (src/core/trace.ts); null for ar, or where the CPU replay of a GPU step differed. */
+  decisions: DecisionRecord[] | null;
   counts: StepCounts;
   timings: StepTimings;
 }

@@ -5,9 +5,9 @@
  * differ only where a uniform lies within f32 rounding of its threshold (about 1e-5 per decision, see the
  * twin tests).
  */
-import { recordingSource, rngSource } from '../core/random';
 import { createRng } from '../core/rng';
 import { summarizeDistribution, type DistributionSummary, type SamplingParams } from '../core/sampling';
+import { tracingSource, type DecisionRecord } from '../core/trace';
 import { GPU_VERIFIER_IDS, VERIFIERS, denseView, type MethodId, type VerifyOutcome, type VerifyProblem } from '../core/verify';
 
 /** Philox streams of a run: drafting and verification never share words. */
@@ -47,6 +47,8 @@ export interface StepVerification {
   path: VerifyPath;
   /** The law the final (correction or bonus) token was drawn from; the CPU twin knows it, the kernels do not. */
   finalLaw: DistributionSummary | null;
+  /** Every decision with its uniform, as the verifier described it: the CPU twin records them, the kernels do not. */
+  decisions?: DecisionRecord[];
 }
 
 export interface StepVerifier {
@@ -59,10 +61,17 @@ export const cpuVerifier: StepVerifier = {
   kind: 'cpu',
   verify({ method, problem, seed, firstWord }) {
     const rng = createRng(seed, VERIFY_STREAM, firstWord);
-    const source = recordingSource(rngSource(rng));
+    // Draws as rngSource(rng) does, word for word, and keeps the verifier's account of each choice.
+    const source = tracingSource(rng);
     const outcome = VERIFIERS[method](denseView(problem), source);
     const law = source.lastCategorical();
-    return Promise.resolve({ outcome, wordsUsed: rng.position - firstWord, path: 'cpu' as const, finalLaw: law ? summarizeDistribution(law, FINAL_LAW_TOP) : null });
+    return Promise.resolve({
+      outcome,
+      wordsUsed: rng.position - firstWord,
+      path: 'cpu' as const,
+      finalLaw: law ? summarizeDistribution(law, FINAL_LAW_TOP) : null,
+      decisions: source.decisions,
+    });
   },
 };
 

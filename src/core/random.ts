@@ -1,5 +1,6 @@
 import type { Rng } from './rng';
 import { sampleCategorical } from './sampling';
+import type { DecisionNote } from './trace';
 
 /**
  * Every random choice a verifier makes goes through this interface, so one implementation serves both
@@ -10,6 +11,13 @@ export interface RandomSource {
   bernoulli(p: number): boolean;
   /** An index i with probability weights[i] / sum(weights); weights are non-negative with a positive sum. */
   categorical(weights: ArrayLike<number>): number;
+  /**
+   * For the step inspector (src/core/trace.ts): what the next draw decides. Call it as
+   * `source.explain?.({...})`, so that sources without it (production, the proofs) never build the note.
+   */
+  explain?(note: DecisionNote): void;
+  /** For the step inspector: a choice the verifier made without drawing. */
+  note?(note: DecisionNote): void;
 }
 
 export function assertProbability(p: number): void {
@@ -46,22 +54,5 @@ export function rngSource(rng: Rng): RandomSource {
     categorical(weights) {
       return sampleCategorical(weights, rng);
     },
-  };
-}
-
-/**
- * Passes every choice through to `inner` and keeps the weights of the latest categorical draw. Every
- * verifier draws its final token (correction or bonus) last, so after a verification these are the law
- * that token came from: the residual, or the target's bonus row.
- */
-export function recordingSource(inner: RandomSource): RandomSource & { lastCategorical(): ArrayLike<number> | null } {
-  let last: ArrayLike<number> | null = null;
-  return {
-    bernoulli: (p) => inner.bernoulli(p),
-    categorical(weights) {
-      last = weights;
-      return inner.categorical(weights);
-    },
-    lastCategorical: () => last,
   };
 }

@@ -199,7 +199,7 @@ function stepRecord(
   accepted: number,
   emitted: EmittedToken[],
   timings: StepTimings,
-): Omit<StepRecord, 'verifiedOn' | 'finalLaw' | 'lengthLaw' | 'firstPosition'> {
+): Omit<StepRecord, 'verifiedOn' | 'finalLaw' | 'lengthLaw' | 'firstPosition' | 'decisions'> {
   const { K, L, V, drafts, draftProbs, targetProbs } = problem;
   const validLengths = check ? check.validLengths : new Array<number>(K).fill(L);
   const perDraft = <T>(each: (k: number, j: number) => T) => Array.from({ length: K }, (_, k) => Array.from({ length: lengths[k] as number }, (_, j) => each(k, j)));

@@ -5,12 +5,13 @@
  */
 import { EnumerationBudgetExceeded } from '../core/enumerate';
 import type { DistributionSummary } from '../core/sampling';
+import type { DecisionRecord } from '../core/trace';
 import { acceptedLengthLaw, transportOptimum } from '../core/theory';
 import { VERIFIERS, denseView, type VerifyProblem } from '../core/verify';
 import type { StepRecord } from '../contract/stepRecord';
 import { cpuVerifier, type StepVerification, type VerifyInput } from '../contract/stepVerifier';
 
-export type StepAnalysis = Pick<StepRecord, 'finalLaw' | 'lengthLaw' | 'firstPosition'>;
+export type StepAnalysis = Pick<StepRecord, 'finalLaw' | 'lengthLaw' | 'firstPosition' | 'decisions'>;
 
 /** What the analyses see of a step: the verifier's input and result. */
 export interface VerifiedStep {
@@ -24,8 +25,10 @@ export interface VerifiedStep {
 
 export async function analyseStep(step: VerifiedStep): Promise<StepAnalysis> {
   const lengthLaw = acceptedLengthLawOf(step);
+  const teaching = await teachingOf(step);
   return {
-    finalLaw: step.finalEmitted ? await finalLawOf(step) : null,
+    finalLaw: step.finalEmitted ? teaching.finalLaw : null,
+    decisions: teaching.decisions,
     lengthLaw,
     firstPosition: firstPositionOf(step.input.problem, lengthLaw),
   };
@@ -34,18 +37,19 @@ export async function analyseStep(step: VerifiedStep): Promise<StepAnalysis> {
 const oneHot = (size: number, at: number) => Array.from({ length: size }, (_, i) => (i === at ? 1 : 0));
 
 /** An ar step drafts nothing: it accepts no draft token, for certain. */
-export const autoregressiveAnalysis = (L: number): StepAnalysis => ({ finalLaw: null, lengthLaw: oneHot(L + 1, 0), firstPosition: null });
+export const autoregressiveAnalysis = (L: number): StepAnalysis => ({ finalLaw: null, lengthLaw: oneHot(L + 1, 0), firstPosition: null, decisions: null });
 
 /**
- * The law the final token was drawn from. The kernels do not report it, so the CPU twin replays the step on
- * the same words to show it (none where f32 rounding made the two decide differently).
+ * The law the final token was drawn from, and the verifier's account of every decision (src/core/trace.ts).
+ * The kernels report neither, so the CPU twin replays the step on the same words to show them (none where
+ * rounding made the two decide differently).
  */
-async function finalLawOf({ input, verification }: VerifiedStep): Promise<DistributionSummary | null> {
-  if (verification.finalLaw) return verification.finalLaw;
-  const tokens = verification.outcome.tokens;
+async function teachingOf({ input, verification }: VerifiedStep): Promise<{ finalLaw: DistributionSummary | null; decisions: DecisionRecord[] | null }> {
+  if (verification.finalLaw && verification.decisions) return { finalLaw: verification.finalLaw, decisions: verification.decisions };
+  const { draft, tokens } = verification.outcome;
   const replay = await cpuVerifier.verify(input);
-  const same = replay.outcome.tokens.length === tokens.length && replay.outcome.tokens.every((token, i) => token === tokens[i]);
-  return same ? replay.finalLaw : null;
+  const same = replay.outcome.draft === draft && replay.outcome.tokens.length === tokens.length && replay.outcome.tokens.every((token, i) => token === tokens[i]);
+  return same ? { finalLaw: replay.finalLaw, decisions: replay.decisions ?? null } : { finalLaw: null, decisions: null };
 }
 
 /** Exact enumeration of a step's verifier paths stops past this much work (paths × vocabulary size). */

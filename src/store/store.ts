@@ -32,6 +32,10 @@ export interface StoreOptions {
 
 export type RunStatus = 'idle' | 'running' | 'paused' | 'done' | 'error';
 
+/** The parts of the "How it works" panel, in reading order. */
+export const HELP_TOPICS = ['speculative', 'residual', 'verification', 'drafts', 'counters', 'mean-length', 'histogram', 'inspector'] as const;
+export type HelpTopic = (typeof HELP_TOPICS)[number];
+
 export interface SpecState {
   engine: {
     status: 'idle' | 'loading' | 'ready' | 'error';
@@ -59,7 +63,8 @@ export interface SpecState {
   compiling: { runId: number; properties: number } | null;
   /** Schema-valid, invalid, truncated and dead-end completions over this session's runs. */
   scorecard: Scorecard;
-  ui: { presentation: boolean; showInvalid: boolean; selectedStep: number | null; help: boolean };
+  /** howItWorks: the open part of the "How it works" panel, or null when it is closed. */
+  ui: { presentation: boolean; showInvalid: boolean; selectedStep: number | null; help: boolean; howItWorks: HelpTopic | null };
   /** A run to start once the models are ready (a shared link). */
   pendingAutoRun: boolean;
 }
@@ -175,7 +180,7 @@ export function createSpecStore(transport: EngineTransport, options: StoreOption
       race: { id: 0, status: 'idle', repeats: DEFAULT_RACE_REPEATS, done: 0, total: 0, result: null, error: null },
       ...benchSlice(set, get, send),
       scorecard: EMPTY_SCORECARD,
-      ui: { presentation: false, showInvalid: false, selectedStep: null, help: false },
+      ui: { presentation: false, showInvalid: false, selectedStep: null, help: false, howItWorks: null },
       pendingAutoRun: false,
       form: { text: {}, errors: {} },
       compiling: null,

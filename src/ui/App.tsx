@@ -1,4 +1,5 @@
 import { useEffect } from 'react';
+import { HowItWorks, HowItWorksButton } from './HowItWorks';
 import { Charts } from './Charts';
 import { Controls, RunBar } from './Controls';
 import { CounterPanel } from './CounterPanel';
@@ -13,11 +14,13 @@ import { StatusBar } from './StatusBar';
 import { StepInspector } from './StepInspector';
 import { TokenStream } from './TokenStream';
 import { useSpec } from './storeContext';
+import { maybeStartFirstTour } from './Tour';
 
 export function App() {
   const presentation = useSpec((s) => s.ui.presentation);
   const setUi = useSpec((s) => s.setUi);
   useShortcuts();
+  useEffect(maybeStartFirstTour, []);
   useEffect(() => {
     document.documentElement.classList.toggle('presentation', presentation);
     if (presentation && !document.fullscreenElement) void document.documentElement.requestFullscreen?.().catch(() => undefined);
@@ -35,8 +38,10 @@ export function App() {
         <button type="button" onClick={() => setUi({ help: true })}>
           Shortcuts (?)
         </button>
+        <HowItWorksButton />
       </header>
       <ShortcutHelp />
+      <HowItWorks />
       <RunBar />
       <Controls />
       <TokenStream />

@@ -4,6 +4,8 @@ import { derivedRatios, perPositionAcceptance, recordStep, emptyCounters, type C
 import type { StepRecord } from '../contract/stepRecord';
 import { PositionChart } from './benchParts';
 import { download } from './download';
+import { HelpButton } from './HowItWorks';
+import type { HelpTopic } from '../store/store';
 import { PALETTE } from './palette';
 import { useSpec } from './storeContext';
 
@@ -30,6 +32,9 @@ async function svgToPng(svgText: string, width: number, height: number): Promise
   }
 }
 
+/** The part of "How it works" each chart's "?" opens. */
+const CHART_TOPICS: Readonly<Record<string, HelpTopic>> = { counters: 'counters', ratios: 'counters', 'mean-length': 'mean-length', histogram: 'histogram', 'per-position': 'verification' };
+
 /** `waiting`: no step yet, so a light placeholder stands where recharts would draw empty axes. */
 function ChartCard(props: { id: string; title: string; children: ReactNode; points: number; waiting: boolean }) {
   const frame = useRef<HTMLDivElement>(null);
@@ -43,7 +48,9 @@ function ChartCard(props: { id: string; title: string; children: ReactNode; poin
   return (
     <figure className="chart" data-chart={props.id} data-points={props.points}>
       <figcaption>
-        {props.title}
+        <span>
+          {props.title} <HelpButton topic={CHART_TOPICS[props.id] ?? 'counters'} />
+        </span>
         <span className="chart-exports">
           <button type="button" onClick={() => download(`${props.id}.svg`, new Blob([svgText()], { type: 'image/svg+xml' }))}>
             SVG

@@ -4,6 +4,8 @@ import { encodeShare } from '../store/shareUrl';
 import { CounterList, countersEntries } from './benchParts';
 import { download } from './download';
 import { METHOD_LABELS, percent } from './format';
+import { HelpButton } from './HowItWorks';
+import type { HelpTopic } from '../store/store';
 import { useSpec } from './storeContext';
 
 /** One row per counter for the CSV: our name, vLLM's name where it has one, and the value. */
@@ -13,6 +15,9 @@ function countersCsv(exported: ReturnType<typeof exportCounters>, slice: Record<
   for (const [key, value] of Object.entries(exported.speclab)) rows.push([key, vllmName[key] ?? '', Array.isArray(value) ? value.join(' ') : String(value)]);
   return `${rows.map((row) => row.map((cell) => (/[",\n]/.test(cell) ? `"${cell.replaceAll('"', '""')}"` : cell)).join(',')).join('\n')}\n`;
 }
+
+/** The part of "How it works" each counter's "?" opens; the rest open the counters' part. */
+const COUNTER_TOPICS: Readonly<Record<string, HelpTopic>> = { steps: 'speculative', 'mean-length': 'mean-length', histogram: 'histogram' };
 
 export function CounterPanel() {
   const counters = useSpec((s) => s.run.counters);
@@ -50,6 +55,7 @@ export function CounterPanel() {
           ...countersEntries(counters),
           ['schema-valid completions / completions', `${percent(schemaValidRate(scorecard))} of ${scorecard.completions} (truncated ${scorecard.truncated}, dead ends ${scorecard.deadEnds})`],
         ]}
+        help={(key) => <HelpButton topic={COUNTER_TOPICS[key ?? ''] ?? 'counters'} />}
       />
     </section>
   );

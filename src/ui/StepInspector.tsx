@@ -1,6 +1,7 @@
-import { useDeferredValue } from 'react';
+import { useCallback, useDeferredValue } from 'react';
 import type { DistributionSummary } from '../core/sampling';
 import type { EmittedToken } from '../contract/stepRecord';
+import { ExplainedStep } from './ExplainedStep';
 import { FirstPositionOptimum } from './FirstPositionOptimum';
 import { fixed, visibleToken } from './format';
 import { useSpec } from './storeContext';
@@ -27,7 +28,7 @@ function FinalLaw(props: { law: DistributionSummary; origin: EmittedToken['origi
               <code>{text(entry.token)}</code>
               {entry.token === drawn ? ' (drawn)' : ''}
             </td>
-            <td>{fixed(entry.prob, 4)}</td>
+            <td>{entry.prob >= 1e-4 ? fixed(entry.prob, 4) : entry.prob.toExponential(1)}</td>
           </tr>
         ))}
       </tbody>
@@ -40,6 +41,8 @@ export function StepInspector() {
   const selected = useSpec((s) => s.ui.selectedStep);
   const setUi = useSpec((s) => s.setUi);
   const tokenTexts = useSpec((s) => s.engine.info?.tokenTexts);
+  // Stable, so that a step's explanation is computed once, not on every redraw.
+  const text = useCallback((token: number) => visibleToken(tokenTexts?.[token] ?? `#${token}`), [tokenTexts]);
   if (steps.length === 0) {
     return (
       <section className="inspector" aria-labelledby="inspector-heading">
@@ -51,7 +54,6 @@ export function StepInspector() {
   const index = Math.min(selected ?? steps.length - 1, steps.length - 1);
   const step = steps[index];
   if (!step) return null;
-  const text = (token: number) => visibleToken(tokenTexts?.[token] ?? `#${token}`);
   const last = step.emitted.at(-1);
   return (
     <section className="inspector" aria-labelledby="inspector-heading" data-testid="inspector">
@@ -65,45 +67,7 @@ export function StepInspector() {
       {step.drafts.length === 0 ? (
         <p>Autoregressive step: the target sampled {last ? `“${text(last.token)}” (p = ${fixed(last.targetProb, 4)})` : 'nothing'}.</p>
       ) : (
-        <table className="draft-grid">
-          <caption>
-            {step.drafts.length} draft{step.drafts.length > 1 ? 's' : ''}: draft {step.chosen + 1} was chosen, {step.accepted} of its tokens accepted. Each cell: token, q = draft probability, p = masked target probability.
-          </caption>
-          <thead>
-            <tr>
-              <th scope="col">draft</th>
-              {Array.from({ length: Math.max(...step.drafts.map((d) => d.length)) }, (_, j) => (
-                <th scope="col" key={j}>
-                  position {j + 1}
-                </th>
-              ))}
-            </tr>
-          </thead>
-          <tbody>
-            {step.drafts.map((draft, k) => (
-              <tr key={k} className={k === step.chosen ? 'chosen' : undefined}>
-                <th scope="row">
-                  {k + 1}
-                  {k === step.chosen ? ' (chosen)' : ''}
-                </th>
-                {draft.map((token, j) => {
-                  const invalid = j >= (step.validLengths[k] ?? 0);
-                  const accepted = k === step.chosen && j < step.accepted;
-                  const state = invalid ? 'invalid' : accepted ? 'accepted' : 'not accepted';
-                  return (
-                    <td key={j} className={`cell ${invalid ? 'invalid' : accepted ? 'accepted' : 'rejected'}`} title={state}>
-                      <code>{text(token)}</code>
-                      <small>
-                        q {fixed(step.draftProbs[k]?.[j] ?? null, 3)} · p {fixed(step.targetProbs[k]?.[j] ?? null, 3)}
-                      </small>
-                      <small>{state}</small>
-                    </td>
-                  );
-                })}
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <ExplainedStep key={index} step={step} text={text} />
       )}
       {last && step.drafts.length > 0 && (
         <p>
@@ -111,29 +75,6 @@ export function StepInspector() {
         </p>
       )}
       {last && step.finalLaw && <FinalLaw law={step.finalLaw} origin={last.origin} drawn={last.token} text={text} />}
-      {step.trace && (
-        <table className="trace">
-          <caption>GBV block from draft position {step.trace.start + 1}: w capped weight, Z residual mass, h stop probability (— where the rule did not need it)</caption>
-          <thead>
-            <tr>
-              <th scope="col">i</th>
-              <th scope="col">w_i</th>
-              <th scope="col">Z_i</th>
-              <th scope="col">h_i</th>
-            </tr>
-          </thead>
-          <tbody>
-            {step.trace.weights.map((weight, i) => (
-              <tr key={i}>
-                <td>{i}</td>
-                <td>{fixed(Number.isNaN(weight) ? null : weight, 4)}</td>
-                <td>{fixed(Number.isNaN(step.trace?.masses[i] ?? NaN) ? null : (step.trace?.masses[i] as number), 4)}</td>
-                <td>{fixed(Number.isNaN(step.trace?.stops[i] ?? NaN) ? null : (step.trace?.stops[i] as number), 4)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
       <FirstPositionOptimum firstPosition={step.firstPosition} drafts={step.drafts.length} />
       {step.verifiedOn && (
         <p data-testid="verified-on">

@@ -1,29 +1,13 @@
-import { memo, useDeferredValue } from 'react';
-import type { EmittedToken, StepRecord } from '../contract/stepRecord';
+import { memo, useDeferredValue, useState } from 'react';
+import type { StepRecord } from '../contract/stepRecord';
 import type { SpecActions } from '../store/store';
-import { fixed, visibleToken } from './format';
+import { visibleToken } from './format';
+import { TokenCard, type HoveredToken } from './TokenCard';
 import { useSpec } from './storeContext';
 
-const ORIGIN_LABEL: Readonly<Record<EmittedToken['origin'], string>> = {
-  draft: 'accepted draft token',
-  correction: 'correction token (from the residual)',
-  bonus: 'bonus token (every draft token accepted)',
-  target: 'target sample (autoregressive)',
-};
-
-function explain(step: StepRecord, token: EmittedToken, position: number): string {
-  const lines = [`step ${step.index + 1} · ${ORIGIN_LABEL[token.origin]}`, `target p = ${fixed(token.targetProb, 4)}`];
-  if (token.draftProb !== undefined) lines.push(`draft q = ${fixed(token.draftProb, 4)}`, `accepted: position ${position + 1} of draft ${step.chosen + 1}`);
-  if (token.origin === 'correction') {
-    const rejected = step.drafts[step.chosen]?.[step.accepted];
-    const valid = step.validLengths[step.chosen] ?? 0;
-    lines.push(
-      step.accepted >= valid
-        ? `draft ${step.chosen + 1} token ${step.accepted + 1} was invalidated by the grammar (target p = 0)`
-        : `draft ${step.chosen + 1} token ${step.accepted + 1} (id ${rejected}) was rejected by the verifier`,
-    );
-  }
-  return lines.join('\n');
+function placed(step: number, position: number, element: HTMLElement): HoveredToken {
+  const box = element.getBoundingClientRect();
+  return { step, position, left: box.left, top: box.top, bottom: box.bottom };
 }
 
 export function TokenLegend() {
@@ -39,8 +23,15 @@ export function TokenLegend() {
 }
 
 /** Memoised on the deferred steps, so that store updates in between do not redraw every token. */
-const Tokens = memo(function Tokens(props: { steps: readonly StepRecord[]; tokenTexts: readonly string[] | undefined; showInvalid: boolean; setUi: SpecActions['setUi']; text: string | undefined }) {
-  const { steps, tokenTexts, showInvalid, setUi } = props;
+const Tokens = memo(function Tokens(props: {
+  steps: readonly StepRecord[];
+  tokenTexts: readonly string[] | undefined;
+  showInvalid: boolean;
+  setUi: SpecActions['setUi'];
+  text: string | undefined;
+  onHover: (hovered: HoveredToken | null) => void;
+}) {
+  const { steps, tokenTexts, showInvalid, setUi, onHover } = props;
   const text = (token: number) => tokenTexts?.[token] ?? `#${token}`;
   return (
     <p className="tokens" data-testid="token-stream" data-text={props.text}>
@@ -50,8 +41,13 @@ const Tokens = memo(function Tokens(props: { steps: readonly StepRecord[]; token
             <span
               key={position}
               className={`token origin-${token.origin}`}
-              title={explain(step, token, position)}
+              data-position={position}
+              aria-describedby="token-card"
               tabIndex={0}
+              onMouseEnter={(event) => onHover(placed(step.index, position, event.currentTarget))}
+              onFocus={(event) => onHover(placed(step.index, position, event.currentTarget))}
+              onMouseLeave={() => onHover(null)}
+              onBlur={() => onHover(null)}
               onClick={() => setUi({ selectedStep: step.index })}
               onKeyDown={(event) => {
                 if (event.key === 'Enter') setUi({ selectedStep: step.index });
@@ -79,6 +75,7 @@ export function TokenStream() {
   const showInvalid = useSpec((s) => s.ui.showInvalid);
   const setUi = useSpec((s) => s.setUi);
   const report = useSpec((s) => s.run.report);
+  const [hovered, setHovered] = useState<HoveredToken | null>(null);
   return (
     <section className="stream" aria-labelledby="stream-heading">
       <div className="section-head">
@@ -88,7 +85,8 @@ export function TokenStream() {
           <input type="checkbox" checked={showInvalid} onChange={(event) => setUi({ showInvalid: event.target.checked })} /> show invalidated draft tokens
         </label>
       </div>
-      <Tokens steps={steps} tokenTexts={tokenTexts} showInvalid={showInvalid} setUi={setUi} text={report?.text} />
+      <Tokens steps={steps} tokenTexts={tokenTexts} showInvalid={showInvalid} setUi={setUi} text={report?.text} onHover={setHovered} />
+      {hovered && <TokenCard hovered={hovered} steps={steps} tokenTexts={tokenTexts} />}
       {report && (
         <p className="verdict" data-testid="verdict" data-tokens-per-second={report.tokensPerSecond}>
           {report.verdict === null

@@ -14,13 +14,16 @@ export function medianRange(spread: Spread, digits = 1, unit = ''): string {
 
 export type CounterEntry = readonly [label: string, value: ReactNode, key?: string];
 
-/** Named counters as a definition list; `data-counter` lets tests and people point at each. */
-export function CounterList({ entries, testId }: { entries: readonly CounterEntry[]; testId?: string }) {
+/** Named counters as a definition list; `data-counter` lets tests and people point at each. `help` adds a "?" per counter. */
+export function CounterList({ entries, testId, help }: { entries: readonly CounterEntry[]; testId?: string; help?: (key: string | undefined) => ReactNode }) {
   return (
     <dl className="counter-grid" data-testid={testId}>
       {entries.map(([label, value, key]) => (
         <div key={label}>
-          <dt>{label}</dt>
+          <dt>
+            {label}
+            {help && <> {help(key)}</>}
+          </dt>
           <dd data-counter={key}>{value}</dd>
         </div>
       ))}

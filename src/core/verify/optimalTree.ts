@@ -1,6 +1,6 @@
 import type { RandomSource } from '../random';
 import { kSeqRule, optimalRho, overlapMass, verifyTree, type NodeRule } from './spectr';
-import { drawResidual, type DraftBlockView } from './view';
+import { drawResidual, sumOf, type DraftBlockView } from './view';
 import type { VerifyOutcome } from './types';
 
 /**
@@ -276,11 +276,11 @@ export function cachedTransportPlan(target: Float64Array, draft: Float64Array, m
 }
 
 /** One node: the index of the accepted candidate, or the correction token. */
-export const transportNode: NodeRule = (target, draft, candidateToken, m, source) => {
+export const transportNode: NodeRule = (target, draft, candidateToken, m, source, place) => {
   // One candidate: the optimal coupling accepts with min(1, target/draft), which is K-SEQ at ρ* = 1.
-  if (m === 1) return kSeqRule(target, draft, candidateToken, m, source);
+  if (m === 1) return kSeqRule(target, draft, candidateToken, m, source, place);
   const plan = cachedTransportPlan(target, draft, m);
-  if (plan.useKSeq) return kSeqRule(target, draft, candidateToken, m, source);
+  if (plan.useKSeq) return kSeqRule(target, draft, candidateToken, m, source, place);
   const lumpedClass = plan.classTokens.length;
   const candidates = Array.from({ length: m }, (_, i) => candidateToken(i));
   const sorted = candidates
@@ -299,10 +299,24 @@ export const transportNode: NodeRule = (target, draft, candidateToken, m, source
     matched += weights[i] as number;
   }
   weights[m] = Math.max(0, (plan.probability[r] as number) - matched);
+  // The token each weight stands for (-1: the lumped class, which receives no flow), for the step inspector.
+  const slotToken = (i: number) => plan.classTokens[plan.members[r * m + i] as number] ?? -1;
+  source.explain?.({
+    kind: 'transport-choice', position: place.position, alive: place.alive, tokens: candidates,
+    classTokens: Array.from({ length: m }, (_, i) => slotToken(i)), cumulative: cumulativeShares(weights), alpha: plan.acceptance,
+  });
   const choice = source.categorical(weights);
-  if (choice < m) return { acceptedCandidate: candidates.indexOf(plan.classTokens[plan.members[r * m + choice] as number] as number) };
+  if (choice < m) return { acceptedCandidate: candidates.indexOf(slotToken(choice)) };
+  source.explain?.({ kind: 'final', law: 'transport-residual', draft: place.alive[0] as number, position: place.position, fallback: !(sumOf(plan.residual) > 0) });
   return { correction: drawResidual((w) => source.categorical(w), plan.residual, target) };
 };
+
+/** For the step inspector: the categorical's cumulative shares, F_c = Σ_{i ≤ c} w_i / Σ w. */
+function cumulativeShares(weights: Float64Array): number[] {
+  const total = sumOf(weights);
+  let running = 0;
+  return Array.from(weights, (weight) => (running += weight) / total);
+}
 
 /**
  * optimal-tree: the drafts walked depth by depth like the SpecTr tree (spec §3); at every node the drafts

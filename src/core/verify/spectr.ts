@@ -2,6 +2,12 @@ import type { RandomSource } from '../random';
 import { drawResidual, emittedTokens, sumOf, type DraftBlockView } from './view';
 import type { VerifyOutcome } from './types';
 
+/** Where a node sits, for the step inspector's notes: its depth and the drafts alive there (the candidates). */
+interface NodePlace {
+  position: number;
+  alive: number[];
+}
+
 /**
  * One node of the draft tree: m i.i.d. candidate tokens from `draft`, to be resolved against `target`.
  * Returns the index (into the candidates) of the accepted one, or the correction token when none is.
@@ -12,6 +18,7 @@ export type NodeRule = (
   candidateToken: (i: number) => number,
   m: number,
   source: RandomSource,
+  place: NodePlace,
 ) => { acceptedCandidate: number } | { correction: number };
 
 /** β(ρ) = Σ_x min(draft(x), target(x)/ρ). */
@@ -45,31 +52,44 @@ export function optimalRho(target: Float64Array, draft: Float64Array, m: number)
 }
 
 /** K-SEQ (Sun et al. 2023; spec §3). */
-export const kSeqRule: NodeRule = (target, draft, candidateToken, m, source) => {
+export const kSeqRule: NodeRule = (target, draft, candidateToken, m, source, place) => {
   const rho = optimalRho(target, draft, m);
   for (let i = 0; i < m; i++) {
     const token = candidateToken(i);
+    source.explain?.({
+      kind: 'kseq-test', position: place.position, alive: place.alive, candidate: i, draft: place.alive[i] as number,
+      token, p: target[token] as number, q: draft[token] as number, rho, beta: overlapMass(target, draft, rho),
+    });
     if (source.bernoulli(Math.min(1, (target[token] as number) / (rho * (draft[token] as number))))) {
       return { acceptedCandidate: i };
     }
   }
   const beta = overlapMass(target, draft, rho);
-  if (beta === 0) return { correction: source.categorical(target) };
+  const lead = place.alive[0] as number;
+  if (beta === 0) {
+    source.explain?.({ kind: 'final', law: 'kseq-residual', draft: lead, position: place.position, fallback: false });
+    return { correction: source.categorical(target) };
+  }
   const scale = (1 - (1 - beta) ** m) / beta;
   const residual = new Float64Array(target.length);
   for (let x = 0; x < target.length; x++) {
     const accepted = Math.min(draft[x] as number, (target[x] as number) / rho) * scale;
     residual[x] = Math.max(0, (target[x] as number) - accepted);
   }
+  source.explain?.({ kind: 'final', law: 'kseq-residual', draft: lead, position: place.position, fallback: !(sumOf(residual) > 0) });
   return { correction: drawResidual((w) => source.categorical(w), residual, target) };
 };
 
 /** Recursive rejection sampling over i.i.d. candidates (Yang et al. 2024): each rejection moves the target
  * to norm(max(0, target − draft)). */
-const recursiveRejectionRule: NodeRule = (target, draft, candidateToken, m, source) => {
+const recursiveRejectionRule: NodeRule = (target, draft, candidateToken, m, source, place) => {
   let remaining = target;
   for (let i = 0; i < m; i++) {
     const token = candidateToken(i);
+    source.explain?.({
+      kind: 'recursive-test', position: place.position, alive: place.alive, candidate: i, draft: place.alive[i] as number,
+      token, r: remaining[token] as number, q: draft[token] as number,
+    });
     if (source.bernoulli(Math.min(1, (remaining[token] as number) / (draft[token] as number)))) {
       return { acceptedCandidate: i };
     }
@@ -78,6 +98,7 @@ const recursiveRejectionRule: NodeRule = (target, draft, candidateToken, m, sour
     // Empty only through rounding (see drawResidual): keep the current target.
     if (mass > 0) remaining = residual.map((value) => value / mass);
   }
+  source.explain?.({ kind: 'final', law: 'recursive-residual', draft: place.alive[0] as number, position: place.position, fallback: false });
   return { correction: source.categorical(remaining) };
 };
 
@@ -95,6 +116,7 @@ export function verifyTree(view: DraftBlockView, source: RandomSource, rule: Nod
       (i) => view.token(candidates[i] as number, depth),
       candidates.length,
       source,
+      { position: depth, alive: candidates },
     );
     if ('correction' in decision) {
       return { draft: lead, accepted: depth, tokens: emittedTokens(view, lead, depth, decision.correction) };
@@ -103,6 +125,7 @@ export function verifyTree(view: DraftBlockView, source: RandomSource, rule: Nod
     candidates = candidates.filter((k) => view.token(k, depth) === acceptedToken);
   }
   const lead = candidates[0] as number;
+  source.explain?.({ kind: 'final', law: 'bonus', draft: lead, position: view.L, fallback: false });
   const bonus = source.categorical(view.targetRow(lead, view.L));
   return { draft: lead, accepted: view.L, tokens: emittedTokens(view, lead, view.L, bonus) };
 }

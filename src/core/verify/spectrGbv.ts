@@ -28,12 +28,16 @@ export function verifySpectrGbv(view: DraftBlockView, source: RandomSource): Ver
     }
     if (next < 0) {
       if (!rootResidual || !lastTrace) throw new Error('recursive GBV ran out of drafts before verifying one');
+      source.note?.({ kind: 'drafts-exhausted', from: accepted, skipped: skippedDrafts(view, used, current, accepted, view.K) });
+      source.explain?.({ kind: 'final', law: 'chained-residual', draft: current, position: accepted, fallback: false });
       const correction = source.categorical(rootResidual);
       return { draft: current, accepted, tokens: emittedTokens(view, current, accepted, correction), trace: lastTrace };
     }
+    source.note?.({ kind: 'draft-selected', draft: next, from: accepted, skipped: skippedDrafts(view, used, current, accepted, next) });
     used[next] = 1;
     const decision = greedyBlock(view, next, accepted, rootResidual, source);
     if (accepted + decision.tau === view.L) {
+      source.explain?.({ kind: 'final', law: 'bonus', draft: next, position: view.L, fallback: false });
       const bonus = source.categorical(view.targetRow(next, view.L));
       return { draft: next, accepted: view.L, tokens: emittedTokens(view, next, view.L, bonus), trace: decision.trace };
     }
@@ -42,6 +46,20 @@ export function verifySpectrGbv(view: DraftBlockView, source: RandomSource): Ver
     accepted += decision.tau;
     rootResidual = normalisedResidual(decision.residual, decision.residualFallback);
   }
+}
+
+/** For the step inspector: why each draft before `before` was passed over (reads only d_k[0..accepted)). */
+function skippedDrafts(view: DraftBlockView, used: Uint8Array, current: number, accepted: number, before: number) {
+  const skipped: { draft: number; reason: 'used' | 'disagrees'; at: number }[] = [];
+  for (let k = 0; k < before; k++) {
+    if (used[k]) skipped.push({ draft: k, reason: 'used', at: accepted });
+    else {
+      let at = 0;
+      while (at < accepted && view.token(k, at) === view.token(current, at)) at++;
+      skipped.push({ draft: k, reason: 'disagrees', at });
+    }
+  }
+  return skipped;
 }
 
 function normalisedResidual(residual: Float64Array | null, fallback: Float64Array | null): Float64Array {

@@ -1,0 +1,352 @@
+/**
+ * The step inspector's reading of a decision trace (src/core/trace.ts): one line per decision that a student
+ * can check by hand, what each decision did to the K×L cells, the final token's law, and the drafts merged
+ * into a prefix tree. Everything here is derived from the verifier's own notes and draws, never re-computed.
+ */
+import type { DecisionNote, DecisionRecord, Draw, FinalLaw } from './trace';
+
+/** accepted / rejected by the verifier, never examined, or removed by the grammar before verification. */
+export type CellStatus = 'accepted' | 'rejected' | 'not-examined' | 'invalid';
+
+export interface CellExplanation {
+  status: CellStatus;
+  /** Whether a uniform was drawn for this cell (or for the block it closed). */
+  examined: boolean;
+  line: string;
+  /** The decision (index into the step's decisions) that settled this cell; null when none did. */
+  decision: number | null;
+}
+
+export interface DecisionLine {
+  /** Index into the step's decisions. */
+  decision: number;
+  text: string;
+  /** The cell the decision tested, when it tested one. */
+  cell: { draft: number; position: number } | null;
+}
+
+export interface StepShape {
+  /** Each draft's tokens (a draft may be shorter than L when it reached the stop token). */
+  drafts: readonly (readonly number[])[];
+  /** How many of each draft's tokens the grammar allowed. */
+  validLengths: readonly number[];
+}
+
+export interface ExplainedStep {
+  cells: CellExplanation[][];
+  lines: DecisionLine[];
+  /** What the trace says was emitted: the draft, its accepted tokens, the final token and its law. */
+  chosen: number | null;
+  accepted: number | null;
+  finalToken: number | null;
+  finalLine: string | null;
+}
+
+/** Two numbers shown with enough digits that the comparison between them reads true. */
+function pair(a: number, b: number): [string, string] {
+  for (let digits = 3; digits < 10; digits++) {
+    const [x, y] = [a.toFixed(digits), b.toFixed(digits)];
+    if (x !== y || a === b) return [x, y];
+  }
+  return [a.toPrecision(12), b.toPrecision(12)];
+}
+
+/** Three decimals; a small positive value keeps two significant digits instead of reading as 0.000. */
+const num = (value: number) => (value > 0 && value < 5e-4 ? value.toExponential(1) : value.toFixed(3));
+
+/** "u = 0.412 < min(1, p/q) = 0.833": the uniform against its threshold, as the draw compared them. */
+export function comparison(draw: Draw & { kind: 'bernoulli' }, threshold: string): string {
+  const [u, p] = pair(draw.u, draw.p);
+  return `u = ${u} ${draw.value ? '<' : '≥'} ${threshold} = ${p}`;
+}
+
+const FINAL_LAWS: Readonly<Record<FinalLaw, string>> = {
+  bonus: 'bonus: the target’s next-token distribution after every draft token',
+  residual: 'the residual normalise(max(0, p − q))',
+  'block-residual': 'the block residual normalise(max(0, w_τ·p − q)) at the stopping position',
+  'kseq-residual': 'the K-SEQ residual normalise(p − min(q, p/ρ*)·(1 − (1 − β)^m)/β)',
+  'recursive-residual': 'the target left after every candidate’s rejection (r ← normalise(max(0, r − q)) each time)',
+  'chained-residual': 'the last block’s normalised residual r (no unused draft agreed with the accepted prefix)',
+  'transport-residual': 'the target’s mass the transport plan did not match, normalise(max(0, p − inflow))',
+};
+
+const at = (position: number) => `position ${position + 1}`;
+const draftName = (k: number) => `draft ${k + 1}`;
+const list = (drafts: readonly number[]) => drafts.map((k) => k + 1).join(', ');
+
+type Text = (token: number) => string;
+
+/**
+ * One reader per decision kind: its line, and what it does to the cells. A method that adds a kind to
+ * DecisionNote adds its reader here; the Record type makes that a compile error to forget.
+ */
+interface Reader<N extends DecisionNote> {
+  line(note: N, draw: Draw | null, text: Text): string;
+  cell?(note: N): { draft: number; position: number } | null;
+}
+
+type Readers = { [K in DecisionNote['kind']]: Reader<Extract<DecisionNote, { kind: K }>> };
+
+const bernoulli = (draw: Draw | null): Draw & { kind: 'bernoulli' } => {
+  if (draw?.kind !== 'bernoulli') throw new Error('a test note must describe a Bernoulli draw');
+  return draw;
+};
+
+function skippedText(skipped: readonly { draft: number; reason: 'used' | 'disagrees'; at: number }[]): string {
+  return skipped.map((s) => `${draftName(s.draft)} ${s.reason === 'used' ? 'was already used' : `differs at ${at(s.at)}`}`).join('; ');
+}
+
+const READERS: Readers = {
+  'token-test': {
+    line: (_note, draw) => `${comparison(bernoulli(draw), 'min(1, p/q)')} → ${bernoulli(draw).value ? 'accepted' : 'rejected'}`,
+    cell: (note) => ({ draft: note.draft, position: note.position }),
+  },
+  'block-test': {
+    line(note, draw) {
+      const d = bernoulli(draw);
+      const h = note.i === note.n ? `h_${note.i} = w_${note.i}` : `h_${note.i} = Z_${note.i}/(Z_${note.i} + 1 − w_${note.i}) = ${num(note.Z)}/(${num(note.Z)} + 1 − ${num(note.w)})`;
+      const verdict = d.value
+        ? `→ block accepted up to here: τ = ${note.i}${note.i === note.n ? ' (the whole block)' : ''}`
+        : `→ not accepted up to here${note.i > 1 ? `, test τ = ${note.i - 1} next` : ': τ = 0, the block keeps none of its tokens'}`;
+      return `${comparison(d, h)} ${verdict}`;
+    },
+    cell: (note) => ({ draft: note.draft, position: note.start + note.i - 1 }),
+  },
+  'kseq-test': {
+    line(note, draw) {
+      const d = bernoulli(draw);
+      return `${comparison(d, 'min(1, p/(ρ*·q))')} → ${d.value ? 'accepted' : 'rejected'} (ρ* = ${num(note.rho)}, β = ${num(note.beta)}; drafts ${list(note.alive)} alive here)`;
+    },
+    cell: (note) => ({ draft: note.draft, position: note.position }),
+  },
+  'recursive-test': {
+    line(note, draw) {
+      const d = bernoulli(draw);
+      return `${comparison(d, 'min(1, r/q)')} → ${d.value ? 'accepted' : 'rejected'} (r = ${num(note.r)}; drafts ${list(note.alive)} alive here)`;
+    },
+    cell: (note) => ({ draft: note.draft, position: note.position }),
+  },
+  'transport-choice': {
+    line(note, draw, text) {
+      if (draw?.kind !== 'categorical') throw new Error('a transport note must describe a categorical draw');
+      const token = note.classTokens[draw.index];
+      if (token !== undefined && note.tokens.includes(token)) {
+        const [u, f] = pair(draw.u, note.cumulative[draw.index] ?? 1);
+        return `u = ${u} < F(“${text(token)}”) = ${f} → “${text(token)}” accepted (the transport plan’s flow; α* = ${num(note.alpha)} here; drafts ${list(note.alive)} alive)`;
+      }
+      const [u, f] = pair(draw.u, note.cumulative[draw.index - 1] ?? 0);
+      return `u = ${u} ≥ F(matched) = ${f} → no candidate accepted (α* = ${num(note.alpha)} here; drafts ${list(note.alive)} alive)`;
+    },
+    cell(note) {
+      return { draft: note.alive[0] as number, position: note.position };
+    },
+  },
+  'draft-selected': {
+    line: (note) =>
+      note.from === 0
+        ? `${draftName(note.draft)} is block-verified from ${at(0)}${note.skipped.length ? ` (${skippedText(note.skipped)})` : ''}`
+        : `${draftName(note.draft)} is block-verified from ${at(note.from)}: it agrees with the ${note.from} accepted token${note.from === 1 ? '' : 's'}, and the last block’s residual r becomes its root target${note.skipped.length ? ` (${skippedText(note.skipped)})` : ''}`,
+  },
+  'drafts-exhausted': {
+    line: (note) => `no unused draft agrees with the ${note.from} accepted token${note.from === 1 ? '' : 's'} (${skippedText(note.skipped)}): the step ends`,
+  },
+  final: {
+    line(note, draw, text) {
+      const index = draw?.kind === 'categorical' ? draw.index : null;
+      const u = draw ? `u = ${draw.u.toFixed(3)} → ` : '';
+      const token = index === null ? 'the final token' : `“${text(index)}”`;
+      const fallback = note.fallback ? ' (rounding emptied the residual, so the target row stood in for it)' : '';
+      return `${u}${token} at ${at(note.position)}, drawn from ${FINAL_LAWS[note.law]}${fallback}`;
+    },
+  },
+};
+
+function read<K extends DecisionNote['kind']>(note: Extract<DecisionNote, { kind: K }>): Reader<Extract<DecisionNote, { kind: K }>> {
+  return READERS[note.kind as K] as Reader<Extract<DecisionNote, { kind: K }>>;
+}
+
+/** A line for a draw no note described: the comparison alone. */
+function bareLine(draw: Draw): string {
+  return draw.kind === 'bernoulli' ? `${comparison(draw, 'threshold')} → ${draw.value ? 'yes' : 'no'}` : `u = ${num(draw.u)} → index ${draw.index}`;
+}
+
+/** Why an unexamined cell was not examined, from what the trace did around it. */
+interface Context {
+  /** SpecTr nodes: who was alive at each position and which draft's token was accepted there. */
+  nodes: Map<number, { alive: number[]; acceptedDraft: number | null }>;
+  /** SpecTr-GBV: drafts passed over, and where each selected draft's block began. */
+  passedOver: Map<number, number>;
+  blockFrom: Map<number, number>;
+  acceptedPrefixFrom: Map<number, number>;
+}
+
+export function explainStep(decisions: readonly DecisionRecord[], shape: StepShape, text: Text): ExplainedStep {
+  const { drafts, validLengths } = shape;
+  const cells: (CellExplanation | null)[][] = drafts.map((draft) => draft.map(() => null));
+  const setCell = (k: number, j: number, cell: CellExplanation) => {
+    const row = cells[k];
+    if (row && j < row.length) row[j] = cell;
+  };
+  const context: Context = { nodes: new Map(), passedOver: new Map(), blockFrom: new Map(), acceptedPrefixFrom: new Map() };
+  const lines: DecisionLine[] = [];
+  let finalLine: string | null = null;
+  let chosen: number | null = null;
+  let accepted: number | null = null;
+  let finalToken: number | null = null;
+
+  decisions.forEach(({ note, draw }, index) => {
+    if (!note) {
+      if (draw) lines.push({ decision: index, text: bareLine(draw), cell: null });
+      return;
+    }
+    const reader = read(note);
+    const text_ = reader.line(note, draw, text);
+    const cell = reader.cell?.(note) ?? null;
+    lines.push({ decision: index, text: text_, cell });
+    const passed = draw?.kind === 'bernoulli' && draw.value;
+    switch (note.kind) {
+      case 'token-test':
+      case 'kseq-test':
+      case 'recursive-test':
+        setCell(note.draft, note.position, { status: passed ? 'accepted' : 'rejected', examined: true, line: text_, decision: index });
+        if (note.kind !== 'token-test') {
+          const node = context.nodes.get(note.position) ?? { alive: note.alive, acceptedDraft: null };
+          if (passed) node.acceptedDraft = note.draft;
+          context.nodes.set(note.position, node);
+        }
+        break;
+      case 'transport-choice': {
+        const token = draw?.kind === 'categorical' ? note.classTokens[draw.index] : undefined;
+        const winner = token === undefined ? -1 : note.tokens.indexOf(token);
+        const node = { alive: note.alive, acceptedDraft: winner < 0 ? null : (note.alive[winner] as number) };
+        context.nodes.set(note.position, node);
+        note.alive.forEach((k, i) => {
+          if (i === winner) setCell(k, note.position, { status: 'accepted', examined: true, line: text_, decision: index });
+          else if (note.tokens[i] !== token) setCell(k, note.position, { status: 'rejected', examined: true, line: winner < 0 ? text_ : `${text_}, not this token`, decision: index });
+        });
+        break;
+      }
+      case 'block-test': {
+        const end = note.start + note.i - 1;
+        setCell(note.draft, end, { status: passed ? 'accepted' : 'rejected', examined: true, line: text_, decision: index });
+        if (passed && draw?.kind === 'bernoulli') {
+          const test = comparison(draw, `h_${note.i}`);
+          for (let j = note.start; j < end; j++) {
+            setCell(note.draft, j, { status: 'accepted', examined: true, line: `with the block up to ${at(end)}, where ${test}`, decision: index });
+          }
+        }
+        break;
+      }
+      case 'draft-selected':
+        context.blockFrom.set(note.draft, note.from);
+        for (const skip of note.skipped) if (skip.reason === 'disagrees') context.passedOver.set(skip.draft, skip.at);
+        break;
+      case 'drafts-exhausted':
+        for (const skip of note.skipped) if (skip.reason === 'disagrees') context.passedOver.set(skip.draft, skip.at);
+        break;
+      case 'final':
+        finalLine = text_;
+        chosen = note.draft;
+        accepted = note.position;
+        finalToken = draw?.kind === 'categorical' ? draw.index : null;
+        break;
+    }
+  });
+
+  const explained = drafts.map((draft, k) =>
+    draft.map((token, j): CellExplanation => {
+      const invalid = j >= (validLengths[k] ?? draft.length);
+      const known = cells[k]?.[j];
+      if (known) {
+        // K-SEQ: a candidate rejected before another candidate with the same token was accepted stays in the tree.
+        const node = context.nodes.get(j);
+        const acceptedDraft = node?.acceptedDraft ?? null;
+        if (known.status === 'rejected' && acceptedDraft !== null && acceptedDraft !== k && drafts[acceptedDraft]?.[j] === token) {
+          return { ...known, status: 'accepted', line: `${known.line}; but ${draftName(acceptedDraft)}’s same token was accepted, so this draft stays in the tree` };
+        }
+        if (!invalid || known.status === 'accepted') return known;
+        return { ...known, status: 'invalid', line: `${known.line} — not allowed by the schema here (p = 0)` };
+      }
+      const reason = notExaminedReason(context, drafts, k, j, token);
+      if (reason.sharesAccepted) return { status: 'accepted', examined: false, line: reason.line, decision: null };
+      return { status: invalid ? 'invalid' : 'not-examined', examined: false, line: invalid ? `not allowed by the schema here; ${reason.line}` : reason.line, decision: null };
+    }),
+  );
+  return { cells: explained, lines, chosen, accepted, finalToken, finalLine };
+}
+
+function notExaminedReason(context: Context, drafts: StepShape['drafts'], k: number, j: number, token: number): { line: string; sharesAccepted: boolean } {
+  const node = context.nodes.get(j);
+  if (node) {
+    if (!node.alive.includes(k)) return { line: 'not examined: this draft had left the tree (an earlier token differed from the accepted one)', sharesAccepted: false };
+    if (node.acceptedDraft !== null) {
+      const same = drafts[node.acceptedDraft]?.[j] === token;
+      return same
+        ? { line: `not examined itself: same token as ${draftName(node.acceptedDraft)}, accepted there, so this draft stays in the tree`, sharesAccepted: true }
+        : { line: `not examined: ${draftName(node.acceptedDraft)}’s token was accepted first`, sharesAccepted: false };
+    }
+  }
+  const from = context.blockFrom.get(k);
+  if (from !== undefined && j < from) return { line: 'not examined again: same token as the accepted prefix', sharesAccepted: true };
+  const differs = context.passedOver.get(k);
+  if (differs !== undefined) return { line: `not examined: this draft differs from the accepted prefix at ${at(differs)}, so it cannot extend it`, sharesAccepted: false };
+  return { line: 'not examined: the step had already ended', sharesAccepted: false };
+}
+
+export interface TreeNode {
+  /** The prefix's tokens joined, unique per node; '' is the root (the context). */
+  id: string;
+  parent: string | null;
+  token: number | null;
+  depth: number;
+  /** Drafts through this node. */
+  drafts: number[];
+  status: CellStatus | 'root' | 'final';
+  /** On the emitted path: the accepted prefix, then the final (correction or bonus) leaf. */
+  emitted: boolean;
+}
+
+const STATUS_RANK: Readonly<Record<CellStatus, number>> = { accepted: 3, rejected: 2, invalid: 1, 'not-examined': 0 };
+
+/**
+ * The step's drafts merged into a prefix tree: one node per distinct prefix (plus the root and the final
+ * token's leaf), each coloured by the most telling outcome among its drafts' cells.
+ */
+export function draftTree(
+  shape: StepShape,
+  cells: readonly (readonly CellExplanation[])[],
+  emitted: { draft: number; accepted: number; finalToken: number | null; finalOrigin: 'correction' | 'bonus' | null },
+): TreeNode[] {
+  const nodes = new Map<string, TreeNode>();
+  nodes.set('', { id: '', parent: null, token: null, depth: 0, drafts: shape.drafts.map((_, k) => k), status: 'root', emitted: true });
+  shape.drafts.forEach((draft, k) => {
+    let parent = '';
+    draft.forEach((token, j) => {
+      const id = parent === '' ? `${token}` : `${parent},${token}`;
+      const cell = cells[k]?.[j];
+      const status = cell?.status ?? 'not-examined';
+      const existing = nodes.get(id);
+      const onPath = k === emitted.draft && j < emitted.accepted;
+      if (existing) {
+        existing.drafts.push(k);
+        existing.emitted ||= onPath;
+        if (existing.status !== 'root' && existing.status !== 'final' && STATUS_RANK[status] > STATUS_RANK[existing.status]) existing.status = status;
+      } else {
+        nodes.set(id, { id, parent, token, depth: j + 1, drafts: [k], status, emitted: onPath });
+      }
+      parent = id;
+    });
+  });
+  if (emitted.finalToken !== null && emitted.finalOrigin !== null) {
+    const path = (shape.drafts[emitted.draft] ?? []).slice(0, emitted.accepted).join(',');
+    nodes.set(`final:${path}`, { id: `final:${path}`, parent: path, token: emitted.finalToken, depth: emitted.accepted + 1, drafts: [emitted.draft], status: 'final', emitted: true });
+  }
+  return [...nodes.values()];
+}
+
+/** The number of distinct non-empty prefixes among the drafts: the tree's draft-token nodes. */
+export function distinctPrefixes(drafts: readonly (readonly number[])[]): number {
+  const prefixes = new Set<string>();
+  for (const draft of drafts) for (let j = 1; j <= draft.length; j++) prefixes.add(draft.slice(0, j).join(','));
+  return prefixes.size;
+}

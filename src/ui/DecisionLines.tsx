@@ -1,0 +1,156 @@
+import type { CellExplanation, ExplainedStep } from '../core/explain';
+import type { StepRecord } from '../contract/stepRecord';
+import { fixed } from './format';
+import { HelpButton } from './HowItWorks';
+import type { PlaybackView } from './playback';
+
+const STATUS_LABEL: Readonly<Record<CellExplanation['status'], string>> = {
+  accepted: 'accepted',
+  rejected: 'rejected',
+  'not-examined': 'not examined',
+  invalid: 'not allowed by the schema',
+};
+
+/** How much of a cell a playback frame reveals: the token while drafting, then the grammar, the scores, the decision. */
+function revealed(view: PlaybackView | null, cell: CellExplanation) {
+  if (!view) return { grammar: true, scores: true, decision: true };
+  const phase = view.phase;
+  const decided = phase === 'emission' || (cell.decision !== null && cell.decision <= view.revealedDecision);
+  return { grammar: phase !== 'drafting', scores: phase !== 'drafting' && phase !== 'grammar', decision: decided };
+}
+
+/** The K×L grid, each cell with the test it faced (or why it faced none). */
+export function DecisionGrid(props: { step: StepRecord; explained: ExplainedStep; text: (token: number) => string; view: PlaybackView | null }) {
+  const { step, explained, text, view } = props;
+  const width = Math.max(...step.drafts.map((draft) => draft.length));
+  return (
+    <div className="grid-scroll">
+      <table className="draft-grid" data-testid="decision-grid">
+        <caption>
+          {step.drafts.length} draft{step.drafts.length > 1 ? 's' : ''}: draft {step.chosen + 1} was chosen, {step.accepted} of its tokens accepted. Each cell: token, q = draft probability, p = masked target
+          probability, and the test the verifier made, with its uniform u.
+        </caption>
+        <thead>
+          <tr>
+            <th scope="col">draft</th>
+            {Array.from({ length: width }, (_, j) => (
+              <th scope="col" key={j}>
+                position {j + 1}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {step.drafts.map((draft, k) => (
+            <tr key={k} className={k === step.chosen ? 'chosen' : undefined}>
+              <th scope="row">
+                {k + 1}
+                {k === step.chosen ? ' (chosen)' : ''}
+              </th>
+              {draft.map((token, j) => {
+                const cell = explained.cells[k]?.[j];
+                if (!cell) return <td key={j} />;
+                const show = revealed(view, cell);
+                const invalid = show.grammar && j >= (step.validLengths[k] ?? 0);
+                const status = show.decision ? cell.status : invalid ? 'invalid' : 'pending';
+                const current = view?.cell?.draft === k && view.cell.position === j;
+                return (
+                  <td key={j} className={`cell ${status}${current ? ' current' : ''}`} data-cell={`${k},${j}`} data-token={token} data-status={status}>
+                    <code>{text(token)}</code>
+                    <small>
+                      q {fixed(step.draftProbs[k]?.[j] ?? null, 3)}
+                      {show.scores ? ` · p ${fixed(step.targetProbs[k]?.[j] ?? null, 3)}` : ''}
+                    </small>
+                    {show.decision ? (
+                      <small className="decision-line" data-examined={cell.examined}>
+                        {cell.examined && <strong>{STATUS_LABEL[cell.status]}: </strong>}
+                        {cell.line}
+                      </small>
+                    ) : invalid ? (
+                      <small className="decision-line">not allowed by the schema here</small>
+                    ) : null}
+                  </td>
+                );
+              })}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+/** The decisions in the order the verifier made them; the playback's current one is marked. */
+export function DecisionList(props: { explained: ExplainedStep; view: PlaybackView | null }) {
+  const { explained, view } = props;
+  const shown = view ? explained.lines.filter((line) => view.phase === 'emission' || line.decision <= view.revealedDecision) : explained.lines;
+  return (
+    <div className="decision-list">
+      <h3>
+        Verification, in order <HelpButton topic="verification" />
+      </h3>
+      {shown.length === 0 ? (
+        <p>Nothing verified yet.</p>
+      ) : (
+        <ol data-testid="decision-list">
+          {shown.map((line) => (
+            <li key={line.decision} className={view?.revealedDecision === line.decision && view.phase === 'verification' ? 'current' : undefined}>
+              {line.cell ? `draft ${line.cell.draft + 1}, position ${line.cell.position + 1}: ` : ''}
+              {line.text}
+            </li>
+          ))}
+        </ol>
+      )}
+      {explained.finalLine && (!view || view.phase === 'emission') && (
+        <p className="final-line" data-testid="final-line">
+          Final token: {explained.finalLine}
+        </p>
+      )}
+    </div>
+  );
+}
+
+/** GBV's scalars and their formulas, with the position where the block stopped. */
+export function BlockTrace(props: { trace: NonNullable<StepRecord['trace']>; chosen: number }) {
+  const { trace } = props;
+  const value = (x: number | undefined) => fixed(x === undefined || Number.isNaN(x) ? null : x, 4);
+  const n = trace.weights.length - 1;
+  return (
+    <div className="block-trace">
+      <table className="trace">
+        <caption>
+          Last GBV block: draft {props.chosen + 1} from position {trace.start + 1}, n = {n} tokens. — where the rule did not need the value.
+        </caption>
+        <thead>
+          <tr>
+            {['i', 'w_i', 'Z_i', 'h_i'].map((name) => (
+              <th scope="col" key={name}>
+                {name}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {trace.weights.map((weight, i) => (
+            <tr key={i}>
+              <td>{i}</td>
+              <td>{value(weight)}</td>
+              <td>{value(trace.masses[i])}</td>
+              <td>{value(trace.stops[i])}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <dl className="formulas" aria-label="GBV formulas">
+        <dt>w_i</dt>
+        <dd>min(1, w_(i−1) · p_i/q_i), w_0 = 1: how much of the block’s first i tokens the target still backs</dd>
+        <dt>Z_i</dt>
+        <dd>Σ max(0, w_i·p_(i+1) − q_(i+1)): the residual mass left if the block stops after i tokens</dd>
+        <dt>h_i</dt>
+        <dd>Z_i / (Z_i + 1 − w_i) for i &lt; n, h_n = w_n: the chance to stop at i</dd>
+        <dt>τ</dt>
+        <dd>scan i = n, n−1, …, 1 and stop at the first u &lt; h_i; τ = 0 if none. The lines above give each u.</dd>
+      </dl>
+    </div>
+  );
+}

@@ -1,0 +1,122 @@
+import { stratify, tree } from 'd3-hierarchy';
+import { useMemo, type CSSProperties } from 'react';
+import type { TreeNode } from '../core/explain';
+import type { PlaybackView } from './playback';
+
+const NODE_WIDTH = 104;
+const NODE_HEIGHT = 30;
+const COLUMN = NODE_WIDTH + 36;
+const ROW = NODE_HEIGHT + 12;
+const MARGIN = 8;
+const MAX_LABEL = 10;
+
+const STATUS_TEXT: Readonly<Record<TreeNode['status'], string>> = {
+  root: 'context',
+  final: 'final token',
+  accepted: 'accepted',
+  rejected: 'rejected',
+  'not-examined': 'not examined',
+  invalid: 'not allowed by the schema',
+};
+
+function label(text: string): string {
+  return text.length > MAX_LABEL ? `${text.slice(0, MAX_LABEL - 1)}…` : text;
+}
+
+/**
+ * The K drafts merged into a prefix tree, laid out by d3-hierarchy's tidy tree: one node per distinct
+ * prefix, coloured by outcome, the emitted path drawn thick, and the correction or bonus token as its leaf.
+ */
+export function DraftTree(props: {
+  nodes: readonly TreeNode[];
+  text: (token: number) => string;
+  finalOrigin: 'correction' | 'bonus' | null;
+  view: PlaybackView | null;
+}) {
+  const { nodes, text, finalOrigin, view } = props;
+  const layout = useMemo(() => {
+    const root = stratify<TreeNode>()
+      .id((node) => `p:${node.id}`)
+      .parentId((node) => (node.parent === null ? null : `p:${node.parent}`))([...nodes]);
+    tree<TreeNode>().nodeSize([ROW, COLUMN])(root);
+    const placed = root.descendants();
+    const xs = placed.map((node) => node.x ?? 0);
+    const top = Math.min(...xs);
+    const height = Math.max(...xs) - top + NODE_HEIGHT + 2 * MARGIN;
+    const width = Math.max(...placed.map((node) => node.depth)) * COLUMN + NODE_WIDTH + 2 * MARGIN;
+    const at = (node: (typeof placed)[number]) => ({ x: MARGIN + node.depth * COLUMN, y: MARGIN + (node.x ?? 0) - top });
+    return { placed, links: root.links(), width, height, at };
+  }, [nodes]);
+  const prefixes = nodes.filter((node) => node.status !== 'root' && node.status !== 'final').length;
+  const drafts = nodes.find((node) => node.status === 'root')?.drafts.length ?? 0;
+  const emittedCount = nodes.filter((node) => node.emitted && node.status !== 'root').length;
+  const showOutcome = !view || view.phase === 'emission' || view.phase === 'verification';
+  const showFinal = !view || view.phase === 'emission';
+  const currentId = view?.cell ? nodes.find((node) => node.status !== 'root' && node.drafts.includes(view.cell?.draft ?? -1) && node.depth === (view.cell?.position ?? -2) + 1)?.id : undefined;
+  return (
+    <figure className="draft-tree" data-testid="draft-tree">
+      <svg
+        role="img"
+        aria-label={`draft tree: ${drafts} draft${drafts === 1 ? '' : 's'} merged into ${prefixes} distinct prefixes; the emitted path has ${emittedCount} token${emittedCount === 1 ? '' : 's'}`}
+        viewBox={`0 0 ${layout.width} ${layout.height}`}
+        width={layout.width}
+        height={layout.height}
+        // Presentation mode may enlarge the tree up to 1.5× its natural size (teaching.css).
+        style={{ '--natural-width': `${layout.width}px` } as CSSProperties}
+        data-prefixes={prefixes}
+      >
+        {layout.links.map((link) => {
+          const from = layout.at(link.source);
+          const to = layout.at(link.target);
+          if (link.target.data.status === 'final' && !showFinal) return null;
+          const emitted = link.target.data.emitted && showFinal;
+          const x1 = from.x + NODE_WIDTH;
+          const y1 = from.y + NODE_HEIGHT / 2;
+          const y2 = to.y + NODE_HEIGHT / 2;
+          return (
+            <path
+              key={`${link.source.data.id}->${link.target.data.id}`}
+              className={`tree-link${emitted ? ' emitted' : ''}`}
+              d={`M${x1},${y1} C${x1 + 18},${y1} ${to.x - 18},${y2} ${to.x},${y2}`}
+            />
+          );
+        })}
+        {layout.placed.map((node) => {
+          const data = node.data;
+          if (data.status === 'final' && !showFinal) return null;
+          const { x, y } = layout.at(node);
+          const status = data.status === 'root' || data.status === 'final' || showOutcome ? data.status : 'pending';
+          const kind = data.status === 'root' ? 'root' : data.status === 'final' ? 'final' : 'prefix';
+          const tokenText = data.token === null ? 'context' : text(data.token);
+          const title = `${tokenText}: ${data.status === 'final' ? `${finalOrigin ?? 'final'} token` : STATUS_TEXT[data.status]}${data.status !== 'root' ? ` · draft${data.drafts.length > 1 ? 's' : ''} ${data.drafts.map((k) => k + 1).join(', ')}` : ''}`;
+          return (
+            <g
+              key={data.id}
+              transform={`translate(${x},${y})`}
+              className={`tree-node status-${status}${data.emitted && showFinal ? ' emitted' : ''}${data.status === 'final' ? ` final-${finalOrigin ?? 'correction'}` : ''}${data.id === currentId ? ' current' : ''}`}
+              data-node={kind}
+              data-status={data.status}
+            >
+              <title>{title}</title>
+              <rect width={NODE_WIDTH} height={NODE_HEIGHT} rx={data.status === 'final' ? 14 : 5} />
+              <text x={NODE_WIDTH / 2} y={NODE_HEIGHT / 2} dominantBaseline="central" textAnchor="middle">
+                {data.status === 'root' ? 'context' : label(tokenText)}
+              </text>
+            </g>
+          );
+        })}
+      </svg>
+      <figcaption>
+        <ul className="legend tree-legend" aria-label="Draft tree colours">
+          <li className="swatch status-accepted">accepted</li>
+          <li className="swatch status-rejected">rejected</li>
+          <li className="swatch status-not-examined">not examined</li>
+          <li className="swatch status-invalid">not allowed by the schema</li>
+          <li className="swatch final-correction">correction</li>
+          <li className="swatch final-bonus">bonus</li>
+          <li className="swatch emitted-path">emitted path (thick)</li>
+        </ul>
+      </figcaption>
+    </figure>
+  );
+}

@@ -1,0 +1,40 @@
+import { useMemo, useState } from 'react';
+import { draftTree, explainStep } from '../core/explain';
+import type { StepRecord } from '../contract/stepRecord';
+import { BlockTrace, DecisionGrid, DecisionList } from './DecisionLines';
+import { DraftTree } from './DraftTree';
+import { HelpButton } from './HowItWorks';
+import { playbackFrames, viewAt } from './playback';
+import { StepPlayer } from './StepPlayer';
+
+/** One speculative step, explained: the player, the draft tree, the grid of decisions, and their order. */
+export function ExplainedStep(props: { step: StepRecord; text: (token: number) => string }) {
+  const { step, text } = props;
+  const [frame, setFrame] = useState<number | null>(null);
+  const last = step.emitted.at(-1);
+  const finalOrigin = last && (last.origin === 'correction' || last.origin === 'bonus') ? last.origin : null;
+  const { explained, nodes, frames } = useMemo(() => {
+    const shape = { drafts: step.drafts, validLengths: step.validLengths };
+    const explained = explainStep(step.decisions ?? [], shape, text);
+    const nodes = draftTree(shape, explained.cells, { draft: step.chosen, accepted: step.accepted, finalToken: finalOrigin && last ? last.token : null, finalOrigin });
+    return { explained, nodes, frames: playbackFrames(step, explained, text) };
+  }, [step, text, finalOrigin, last]);
+  const current = frame === null ? undefined : frames[frame];
+  const view = current ? viewAt(current, explained) : null;
+  return (
+    <div className="explained-step">
+      <StepPlayer frames={frames} frame={frame} setFrame={setFrame} />
+      {step.decisions === null && <p className="error">This step’s decisions were not recorded: the CPU twin’s replay of the GPU’s step differed by f32 rounding, so only the outcome is shown.</p>}
+      <h3>
+        Draft tree <HelpButton topic="drafts" />
+      </h3>
+      <DraftTree nodes={nodes} text={text} finalOrigin={finalOrigin} view={view} />
+      <h3>
+        Every decision, with its numbers <HelpButton topic="inspector" />
+      </h3>
+      <DecisionGrid step={step} explained={explained} text={text} view={view} />
+      <DecisionList explained={explained} view={view} />
+      {step.trace && (!view || view.phase === 'verification' || view.phase === 'emission') && <BlockTrace trace={step.trace} chosen={step.chosen} />}
+    </div>
+  );
+}

@@ -1,0 +1,65 @@
+/**
+ * "Play this step": the frames of one recorded step, in the order the engine went through them. A frame
+ * says how much of the step the grid and the tree show; nothing is recomputed, so a replay never changes
+ * what was generated.
+ */
+import type { ExplainedStep } from '../core/explain';
+import type { StepRecord } from '../contract/stepRecord';
+
+export const PHASES = ['drafting', 'grammar', 'scoring', 'verification', 'emission'] as const;
+export type Phase = (typeof PHASES)[number];
+
+export interface Frame {
+  phase: Phase;
+  caption: string;
+  /** Verification frames: the decision lines shown so far (index into explained.lines, inclusive). */
+  line: number;
+}
+
+/** What the grid and the tree show at a frame; null shows everything (no playback). */
+export interface PlaybackView {
+  phase: Phase;
+  /** Decisions (indices into the step's decisions) revealed so far, up to and including this one; -1 for none. */
+  revealedDecision: number;
+  /** The cell the current decision tested. */
+  cell: { draft: number; position: number } | null;
+}
+
+const s = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+export function playbackFrames(step: StepRecord, explained: ExplainedStep, text: (token: number) => string): Frame[] {
+  const proposed = step.drafts.reduce((n, draft) => n + draft.length, 0);
+  const invalid = step.drafts.reduce((n, draft, k) => n + Math.max(0, draft.length - (step.validLengths[k] ?? draft.length)), 0);
+  const L = Math.max(0, ...step.drafts.map((draft) => draft.length));
+  const last = step.emitted.at(-1);
+  const frames: Frame[] = [
+    { phase: 'drafting', line: -1, caption: `Drafting: the small model proposes ${s(step.drafts.length, 'draft')} of up to ${s(L, 'token')}, each token sampled from its distribution q.` },
+    {
+      phase: 'grammar',
+      line: -1,
+      caption:
+        invalid === 0
+          ? `Grammar check: the schema allows all ${s(proposed, 'drafted token')}.`
+          : `Grammar check: ${invalid} of ${s(proposed, 'drafted token')} are not allowed by the schema (struck out); the target’s p is 0 there.`,
+    },
+    { phase: 'scoring', line: -1, caption: `Target scoring: one batched forward of the large model gives p at every drafted position, plus the next position of each draft.` },
+  ];
+  explained.lines.forEach((line, i) => {
+    const where = line.cell ? `draft ${line.cell.draft + 1}, position ${line.cell.position + 1}: ` : '';
+    frames.push({ phase: 'verification', line: i, caption: `Verification ${i + 1} of ${explained.lines.length} — ${where}${line.text}` });
+  });
+  const accepted = step.emitted.filter((token) => token.origin === 'draft').length;
+  frames.push({
+    phase: 'emission',
+    line: explained.lines.length - 1,
+    caption: last
+      ? `Emission: ${s(accepted, 'accepted token')} from draft ${step.chosen + 1}${last.origin === 'draft' ? '' : `, then the ${last.origin} token “${text(last.token)}”`} — ${s(step.emitted.length, 'token')} for one target forward.`
+      : 'Emission: nothing was emitted.',
+  });
+  return frames;
+}
+
+export function viewAt(frame: Frame, explained: ExplainedStep): PlaybackView {
+  const line = frame.line >= 0 ? explained.lines[frame.line] : undefined;
+  return { phase: frame.phase, revealedDecision: line?.decision ?? -1, cell: frame.phase === 'verification' ? (line?.cell ?? null) : null };
+}
