@@ -49,7 +49,8 @@ export interface SpecState {
   preset: PresetChoice;
   params: RunParams;
   stepDelayMs: number;
-  run: { id: number; status: RunStatus; steps: StepRecord[]; counters: Counters; report: RunReport | null; error: string | null };
+  /** `params`: what this run was started with; the form may have changed since, for the next run. */
+  run: { id: number; status: RunStatus; params: RunParams; steps: StepRecord[]; counters: Counters; report: RunReport | null; error: string | null };
   race: { id: number; status: 'idle' | 'running' | 'done' | 'error'; rows: RunReport[]; error: string | null };
   /** Schema-valid, invalid, truncated and dead-end completions over this session's runs. */
   scorecard: Scorecard;
@@ -81,7 +82,7 @@ export type SpecStore = ReturnType<typeof createSpecStore>;
 
 const FIRST_PRESET = SCHEMA_PRESETS[1] ?? (SCHEMA_PRESETS[0] as (typeof SCHEMA_PRESETS)[number]);
 
-const freshRun = (id: number, L: number, status: RunStatus = 'idle') => ({ id, status, steps: [], counters: emptyCounters(L), report: null, error: null });
+const freshRun = (id: number, params: RunParams, status: RunStatus = 'idle') => ({ id, status, params, steps: [], counters: emptyCounters(params.L), report: null, error: null });
 
 export function createSpecStore(transport: EngineTransport) {
   let nextRunId = 1;
@@ -91,7 +92,7 @@ export function createSpecStore(transport: EngineTransport) {
       const { params, stepDelayMs, engine } = get();
       if (engine.status !== 'ready') return;
       const id = nextRunId++;
-      set({ run: freshRun(id, params.L, paused ? 'paused' : 'running'), ui: { ...get().ui, selectedStep: null } });
+      set({ run: freshRun(id, params, paused ? 'paused' : 'running'), ui: { ...get().ui, selectedStep: null } });
       send({ type: 'run', runId: id, params, paused, stepDelayMs });
     };
     return {
@@ -102,7 +103,7 @@ export function createSpecStore(transport: EngineTransport) {
       preset: FIRST_PRESET.id,
       params: presetParams(FIRST_PRESET),
       stepDelayMs: 0,
-      run: freshRun(0, 4),
+      run: freshRun(0, presetParams(FIRST_PRESET)),
       race: { id: 0, status: 'idle', rows: [], error: null },
       scorecard: EMPTY_SCORECARD,
       ui: { presentation: false, showInvalid: false, selectedStep: null, help: false },
@@ -165,7 +166,7 @@ export function createSpecStore(transport: EngineTransport) {
       },
       reset() {
         send({ type: 'cancel' });
-        set({ run: freshRun(nextRunId++, get().params.L), ui: { ...get().ui, selectedStep: null } });
+        set({ run: freshRun(nextRunId++, get().params), ui: { ...get().ui, selectedStep: null } });
       },
       startRace() {
         const id = nextRunId++;

@@ -1,10 +1,11 @@
-import { useEffect } from 'react';
+import { useEffect, useRef } from 'react';
 import { Charts } from './Charts';
 import { Controls, RunBar } from './Controls';
 import { CounterPanel } from './CounterPanel';
 import { METHOD_DESCRIPTIONS } from './methodDescriptions';
 import { RaceView } from './RaceView';
 import { ShortcutHelp, useShortcuts } from './Shortcuts';
+import { SnapshotButton } from './SnapshotButton';
 import { StatusBar } from './StatusBar';
 import { StepInspector } from './StepInspector';
 import { TokenStream } from './TokenStream';
@@ -13,6 +14,7 @@ import { useSpec } from './storeContext';
 export function App() {
   const presentation = useSpec((s) => s.ui.presentation);
   const setUi = useSpec((s) => s.setUi);
+  const dashboard = useRef<HTMLDivElement>(null);
   useShortcuts();
   useEffect(() => {
     document.documentElement.classList.toggle('presentation', presentation);
@@ -31,13 +33,17 @@ export function App() {
         <button type="button" onClick={() => setUi({ help: true })}>
           Shortcuts (?)
         </button>
+        <SnapshotButton dashboard={dashboard} />
       </header>
       <ShortcutHelp />
       <RunBar />
       <Controls />
-      <TokenStream />
-      <CounterPanel />
-      <Charts />
+      {/* What a slide shows: in presentation mode one screen, and what the snapshot captures. */}
+      <div className="dashboard" ref={dashboard}>
+        <TokenStream />
+        <CounterPanel />
+        <Charts />
+      </div>
       <StepInspector />
       <RaceView />
       <section aria-labelledby="methods-heading" className="methods-section">

@@ -1,3 +1,4 @@
+import { useEffect, useRef, useState } from 'react';
 import { derivedRatios, eligible, exportCounters, schemaValidRate } from '../core/metrics';
 import { encodeShare } from '../store/shareUrl';
 import { download } from './download';
@@ -12,53 +13,97 @@ function countersCsv(exported: ReturnType<typeof exportCounters>, slice: Record<
   return `${rows.map((row) => row.map((cell) => (/[",\n]/.test(cell) ? `"${cell.replaceAll('"', '""')}"` : cell)).join(',')).join('\n')}\n`;
 }
 
-export function CounterPanel() {
-  const counters = useSpec((s) => s.run.counters);
+type ShareState = { kind: 'idle' } | { kind: 'copied' } | { kind: 'failed'; reason: string };
+
+/** Puts the share link in the address bar and on the clipboard, and says which of the two worked. */
+function ShareButton() {
   const params = useSpec((s) => s.params);
   const preset = useSpec((s) => s.preset);
+  const [state, setState] = useState<ShareState>({ kind: 'idle' });
+  const clearTimer = useRef<ReturnType<typeof setTimeout>>(undefined);
+  useEffect(() => () => clearTimeout(clearTimer.current), []);
+  const show = (next: ShareState) => {
+    setState(next);
+    clearTimeout(clearTimer.current);
+    clearTimer.current = setTimeout(() => setState({ kind: 'idle' }), 6000);
+  };
+  const share = async () => {
+    const url = `${location.origin}${location.pathname}${encodeShare({ params, preset })}`;
+    history.replaceState(null, '', url);
+    try {
+      if (!navigator.clipboard) throw new Error('this page has no clipboard access');
+      await navigator.clipboard.writeText(url);
+      show({ kind: 'copied' });
+    } catch (error) {
+      show({ kind: 'failed', reason: (error as Error).message });
+    }
+  };
+  return (
+    <>
+      <button type="button" onClick={() => void share()} data-testid="share">
+        Share link
+      </button>
+      <span role="status" className="share-feedback" data-testid="share-feedback">
+        {state.kind === 'copied' && 'Link copied to the clipboard.'}
+        {state.kind === 'failed' && `Could not copy (${state.reason}); the link is in the address bar.`}
+      </span>
+    </>
+  );
+}
+
+export function CounterPanel() {
+  const counters = useSpec((s) => s.run.counters);
+  const run = useSpec((s) => s.run);
+  const formParams = useSpec((s) => s.params);
+  const preset = useSpec((s) => s.preset);
   const scorecard = useSpec((s) => s.scorecard);
+  // Counters belong to the run that made them: its parameters, not the form's, head them (the form may
+  // already hold the next run's K and L).
+  const params = run.status === 'idle' ? formParams : run.params;
   const ratios = derivedRatios(counters);
   const slice = { method: params.method, schema: preset, K: params.K, L: params.L, temperature: params.temperature, drafting: params.drafting, seed: params.seed };
   const exported = () => exportCounters(counters);
-  const share = () => {
-    const url = `${location.origin}${location.pathname}${encodeShare({ params, preset })}`;
-    history.replaceState(null, '', url);
-    void navigator.clipboard?.writeText(url).catch(() => undefined);
-  };
   return (
     <section className="counters" aria-labelledby="counter-heading">
       <div className="section-head">
-        <h2 id="counter-heading">
+        <h2 id="counter-heading">Counters</h2>
+        <p className="slice" data-testid="counter-slice">
           {METHOD_LABELS[params.method]} · schema {preset} · K={params.K} L={params.L} T={params.temperature}
-        </h2>
-        <span className="chart-exports">
+        </p>
+        <span className="chart-exports" data-snapshot="omit">
           <button type="button" onClick={() => download('speclab-counters.json', new Blob([JSON.stringify({ slice, ...exported() }, null, 2)], { type: 'application/json' }))}>
             Counters JSON
           </button>
           <button type="button" onClick={() => download('speclab-counters.csv', new Blob([countersCsv(exported(), slice)], { type: 'text/csv' }))}>
             Counters CSV
           </button>
-          <button type="button" onClick={share} data-testid="share">
-            Share link
-          </button>
+          <ShareButton />
         </span>
       </div>
       <dl className="counter-grid" data-testid="counters">
         {[
-          ['R raw draft tokens', counters.raw, 'R'],
-          ['I invalidated by grammar', counters.invalidated, 'I'],
-          ['D = R − I', eligible(counters), 'D'],
-          ['A accepted by target', counters.accepted, 'A'],
-          ['steps (target forwards)', counters.steps, 'steps'],
-          ['D/R grammar survival', percent(ratios.grammarSurvival)],
-          ['A/D conditional acceptance (vLLM draft_acceptance_rate)', percent(ratios.conditionalAcceptance)],
-          ['A/R draft yield', percent(ratios.draftYield)],
-          ['mean acceptance length 1 + A/steps', fixed(ratios.meanAcceptanceLength, 3), 'mean-length'],
-          ['accepted-length histogram 0..L', counters.histogram.join(' · '), 'histogram'],
-          ['schema-valid completions / completions', `${percent(schemaValidRate(scorecard))} of ${scorecard.completions} (truncated ${scorecard.truncated}, dead ends ${scorecard.deadEnds})`],
-        ].map(([label, value, key]) => (
-          <div key={String(label)}>
-            <dt>{label}</dt>
+          { label: 'R raw draft tokens', value: counters.raw, key: 'R' },
+          { label: 'I invalidated by grammar', value: counters.invalidated, key: 'I' },
+          { label: 'D = R − I', value: eligible(counters), key: 'D' },
+          { label: 'A accepted by target', value: counters.accepted, key: 'A' },
+          { label: 'D/R grammar survival', value: percent(ratios.grammarSurvival), key: 'survival' },
+          { label: 'A/D conditional acceptance', note: 'vLLM draft_acceptance_rate', value: percent(ratios.conditionalAcceptance), key: 'conditional' },
+          { label: 'A/R draft yield', value: percent(ratios.draftYield), key: 'yield' },
+          { label: 'steps (target forwards)', value: counters.steps, key: 'steps' },
+          { label: 'mean acceptance length', note: '1 + A/steps', value: fixed(ratios.meanAcceptanceLength, 3), key: 'mean-length' },
+          { label: 'accepted-length histogram', note: '0..L', value: counters.histogram.join(' · '), key: 'histogram' },
+          {
+            label: 'schema-valid completions',
+            note: 'of all completions this session',
+            value: `${percent(schemaValidRate(scorecard))} of ${scorecard.completions} (truncated ${scorecard.truncated}, dead ends ${scorecard.deadEnds})`,
+            key: 'scorecard',
+          },
+        ].map(({ label, note, value, key }) => (
+          <div key={key} className={`counter counter-${key}`}>
+            <dt>
+              {label}
+              {note && <small> ({note})</small>}
+            </dt>
             <dd data-counter={key}>{value}</dd>
           </div>
         ))}

@@ -14,3 +14,8 @@ export const METHOD_LABELS: Readonly<Record<string, string>> = {
   spectr: 'SpecTr',
   'spectr-gbv': 'SpecTr-GBV',
 };
+
+const THREE_SIGNIFICANT = new Intl.NumberFormat('en', { maximumSignificantDigits: 3 });
+
+/** Chart ticks and tooltips: three significant figures, so a reader sees 3.22, not 3.2194507377493253. */
+export const sig3 = (value: number) => (Number.isFinite(value) ? THREE_SIGNIFICANT.format(value) : '—');
