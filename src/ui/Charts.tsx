@@ -135,11 +135,16 @@ function StepLines(props: { data: SeriesPoint[]; lines: readonly LineSpec[]; yTi
   );
 }
 
-const COUNT_LINES: readonly LineSpec[] = (['R', 'I', 'D', 'A'] as const).map((key) => ({ key, name: key, color: PALETTE[key] }));
+const COUNT_LINES: readonly LineSpec[] = [
+  { key: 'R', name: 'R raw', color: PALETTE.R },
+  { key: 'I', name: 'I invalidated', color: PALETTE.I },
+  { key: 'D', name: 'D eligible', color: PALETTE.D },
+  { key: 'A', name: 'A accepted', color: PALETTE.A },
+];
 const RATIO_LINES: readonly LineSpec[] = [
-  { key: 'survival', name: 'D/R grammar survival', color: PALETTE.D },
-  { key: 'conditional', name: 'A/D conditional acceptance', color: PALETTE.A },
-  { key: 'yield', name: 'A/R draft yield', color: PALETTE.R },
+  { key: 'survival', name: 'D/R survival', color: PALETTE.D },
+  { key: 'conditional', name: 'A/D acceptance', color: PALETTE.A },
+  { key: 'yield', name: 'A/R yield', color: PALETTE.R },
 ];
 const MEAN_LINES: readonly LineSpec[] = [{ key: 'meanLength', name: '1 + A/steps', color: PALETTE.other }];
 
@@ -162,8 +167,8 @@ const ChartGrid = memo(function ChartGrid({ steps, counters }: { steps: readonly
   const histogram = counters.histogram.map((count, length) => ({ length, steps: count, ...(expected ? { expected: expected[length] } : {}) }));
   const positions = perPositionAcceptance(counters).map((rate, i) => ({ position: i + 1, rate }));
   const histogramLegend: LegendEntry[] = [
-    { name: 'observed steps', color: PALETTE.R, kind: 'bar' },
-    ...(expected ? [{ name: 'expected given the drafts (exact)', color: PALETTE.other, kind: 'line' } as const] : []),
+    { name: 'observed', color: PALETTE.R, kind: 'bar' },
+    ...(expected ? [{ name: 'expected given the drafts', color: PALETTE.other, kind: 'line' } as const] : []),
   ];
   return (
     <section className="charts" aria-labelledby="charts-heading">
@@ -171,7 +176,7 @@ const ChartGrid = memo(function ChartGrid({ steps, counters }: { steps: readonly
       <div className="chart-grid">
         <ChartCard
           id="histogram"
-          title={`Accepted length per step, 0..${L} (bonus excluded): count of steps, total = steps`}
+          title="Steps by accepted length (total = steps)"
           legend={histogramLegend}
           points={histogram.length}
           waiting={waiting}
@@ -184,21 +189,21 @@ const ChartGrid = memo(function ChartGrid({ steps, counters }: { steps: readonly
           }
         >
           <ComposedChart {...PLOT} data={histogram}>
-            {axes({ key: 'length', title: 'accepted draft tokens' }, { title: 'steps', integer: true })}
-            <Bar dataKey="steps" name="observed steps" fill={PALETTE.R} isAnimationActive={false} />
-            {expected && <Line dataKey="expected" name="expected given the drafts (exact)" stroke={PALETTE.other} strokeWidth={2} isAnimationActive={false} />}
+            {axes({ key: 'length', title: `accepted draft tokens, 0..${L} (bonus excluded)` }, { title: 'steps', integer: true })}
+            <Bar dataKey="steps" name="observed" fill={PALETTE.R} isAnimationActive={false} />
+            {expected && <Line dataKey="expected" name="expected given the drafts" stroke={PALETTE.other} strokeWidth={2} isAnimationActive={false} />}
           </ComposedChart>
         </ChartCard>
-        <ChartCard id="ratios" title="Cumulative ratios D/R, A/D, A/R (per raw R, per eligible D)" legend={lineLegend(RATIO_LINES)} points={series.length} waiting={waiting}>
+        <ChartCard id="ratios" title="Ratios of cumulative counts: D/R, A/D, A/R" legend={lineLegend(RATIO_LINES)} points={series.length} waiting={waiting}>
           <StepLines data={series} domain={[0, 1]} lines={RATIO_LINES} yTitle="ratio (0–1)" />
         </ChartCard>
-        <ChartCard id="counters" title="Cumulative draft tokens: R raw, I invalidated, D = R − I, A accepted" legend={lineLegend(COUNT_LINES)} points={series.length} waiting={waiting}>
+        <ChartCard id="counters" title="Cumulative draft tokens R, I, D = R − I, A" legend={lineLegend(COUNT_LINES)} points={series.length} waiting={waiting}>
           <StepLines data={series} lines={COUNT_LINES} yTitle="draft tokens" />
         </ChartCard>
-        <ChartCard id="mean-length" title="Mean acceptance length 1 + A/steps: tokens per target forward" legend={lineLegend(MEAN_LINES)} points={series.length} waiting={waiting}>
-          <StepLines data={series} domain={[1, L + 1]} lines={MEAN_LINES} yTitle="tokens / forward" />
+        <ChartCard id="mean-length" title="Mean acceptance length 1 + A/steps" legend={lineLegend(MEAN_LINES)} points={series.length} waiting={waiting}>
+          <StepLines data={series} domain={[1, L + 1]} lines={MEAN_LINES} yTitle="tokens per target forward" />
         </ChartCard>
-        <ChartCard id="per-position" title="Per-position acceptance: steps accepting ≥ i tokens / steps" legend={[{ name: 'share of steps', color: PALETTE.D, kind: 'bar' }]} points={positions.length} waiting={waiting}>
+        <ChartCard id="per-position" title="Per-position acceptance: steps accepting ≥ i / steps" legend={[{ name: 'share of steps', color: PALETTE.D, kind: 'bar' }]} points={positions.length} waiting={waiting}>
           <BarChart {...PLOT} data={positions}>
             {axes({ key: 'position', title: 'draft position i' }, { title: 'share of steps', domain: [0, 1] })}
             <Bar dataKey="rate" name="share of steps" fill={PALETTE.D} isAnimationActive={false} />

@@ -71,11 +71,11 @@ export function CounterPanel() {
           {METHOD_LABELS[params.method]} · schema {preset} · K={params.K} L={params.L} T={params.temperature}
         </p>
         <span className="chart-exports" data-snapshot="omit">
-          <button type="button" onClick={() => download('speclab-counters.json', new Blob([JSON.stringify({ slice, ...exported() }, null, 2)], { type: 'application/json' }))}>
-            Counters JSON
+          <button type="button" aria-label="Counters JSON" onClick={() => download('speclab-counters.json', new Blob([JSON.stringify({ slice, ...exported() }, null, 2)], { type: 'application/json' }))}>
+            JSON
           </button>
-          <button type="button" onClick={() => download('speclab-counters.csv', new Blob([countersCsv(exported(), slice)], { type: 'text/csv' }))}>
-            Counters CSV
+          <button type="button" aria-label="Counters CSV" onClick={() => download('speclab-counters.csv', new Blob([countersCsv(exported(), slice)], { type: 'text/csv' }))}>
+            CSV
           </button>
           <ShareButton />
         </span>
