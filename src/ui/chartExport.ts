@@ -58,7 +58,7 @@ export function composeChartSvg(frame: Element, title: string, legend: readonly 
   const surface = chartSurface(frame);
   const { width: plotWidth, height: plotHeight } = surface.getBoundingClientRect();
   const width = Math.round(plotWidth);
-  const titleLines = wrapWords(title, Math.max(20, Math.floor((width - 2 * PAD) / (TITLE_SIZE * 0.55))));
+  const titleLines = wrapWords(title, Math.max(20, Math.floor((width - 2 * PAD) / (TITLE_SIZE * 0.6))));
   const titleHeight = PAD + titleLines.length * TITLE_SIZE * 1.3;
   const legendTop = titleHeight + plotHeight + 4;
   const placed: { entry: LegendEntry; x: number; row: number }[] = [];

@@ -107,7 +107,8 @@ describe('presentation mode, charts and exports in the built app', () => {
   });
 
   it('at 1280 × 720 after a run, with the page at the top, the run bar, output, counters and two charts are in view', async () => {
-    await page.locator('#preset').selectOption('person');
+    // The reasoning preset: free text, then JSON, the longest output of the presets.
+    await page.locator('#preset').selectOption('reasoning');
     await page.getByRole('button', { name: 'Presentation mode (P)' }).click();
     await expect(page.evaluate(() => document.documentElement.classList.contains('presentation'))).resolves.toBe(true);
     await runToEnd(page);
