@@ -1,6 +1,6 @@
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
-import type { FromWorker } from './engine/protocol';
+import type { FromWorker } from './contract/protocol';
 import { createSpecStore } from './store/store';
 import { decodeShare } from './store/shareUrl';
 import { App } from './ui/App';

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { build, preview } from 'vite';
-import { presetParams } from '../src/engine/params';
+import { presetParams } from '../src/contract/runParams';
 import { SCHEMA_PRESETS, type SchemaPreset } from '../src/grammar/presets';
 import { launchChromium } from '../test/support/browser';
 

@@ -2,7 +2,7 @@ import { emptyCounters, derivedRatios, recordStep } from './metrics';
 import { sampleProblem, syntheticPair } from './modelPair';
 import { createRng } from './rng';
 import { EnumerationBudgetExceeded } from './enumerate';
-import { exactOutcomeLaw, universalAcceptanceBound } from './theory';
+import { exactOutcomeLaw, transportOptimum, universalAcceptanceBound } from './theory';
 import { VERIFIERS, VERIFIER_IDS, draftsUsed, verify, type VerifierId } from './verify';
 
 export interface SimulationOptions {
@@ -45,6 +45,11 @@ export interface MethodReport {
   standardError: number;
   /** Exact E[emitted tokens per step], averaged over the contexts; null when the instance is too large. */
   exactBlockEfficiency: number | null;
+  /**
+   * 1 + α* at the first position for this many i.i.d. drafts, averaged over the contexts: the block
+   * efficiency of the best lossless verifier at L = 1 (a per-position optimum; see the README).
+   */
+  transportOptimum: number;
   /** 1 + the universal acceptance bound for this many i.i.d. drafts; null when too large to sum. */
   universalBound: number | null;
   /** A/D: accepted over proposed draft tokens (no grammar here, so D = R). */
@@ -108,6 +113,7 @@ export function simulate(options: SimulationOptions): SimulationReport {
             exactOutcomeLaw(VERIFIERS[method], pair, context, used, L, EXACT_RUN_BUDGET).expectedAccepted,
           )
         : null,
+      transportOptimum: 1 + average(contexts.map((c) => transportOptimum(pair.target(c), pair.draft(c), used))),
       universalBound: boundFits ? 1 + average(contexts.map((c) => universalAcceptanceBound(pair, c, used, L))) : null,
       conditionalAcceptance: derivedRatios(counters).conditionalAcceptance,
       histogram: counters.histogram,

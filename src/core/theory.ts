@@ -163,3 +163,32 @@ export function acceptedLengthLaw(
   );
   return law;
 }
+
+/**
+ * α*: the largest probability that any lossless verifier accepts one of K i.i.d. candidates drawn from
+ * `draft`, for one position with law `target` (issue 18). It is the value of the optimal transport between
+ * the candidates' multiset and the target token; by max-flow/min-cut
+ *   α* = 1 − max over token sets H of [draft(H)^K − target(H)]
+ * (if every candidate lands in H, at most target(H) of that can be accepted). At K = 1 it is 1 − TV.
+ * The maximising H can be taken among the prefixes of the tokens sorted by target/draft: for a fixed
+ * draft(H) the smallest target(H) is such a prefix (plus a fraction of one token), and between two
+ * consecutive prefixes the objective is convex, so its maximum sits at a prefix. Tokens the draft never
+ * proposes only add target mass, so they never belong to H.
+ */
+export function transportOptimum(target: ArrayLike<number>, draft: ArrayLike<number>, K: number): number {
+  if (target.length !== draft.length) throw new RangeError(`target has ${target.length} tokens, draft ${draft.length}`);
+  if (!(Number.isInteger(K) && K >= 1)) throw new RangeError(`K must be a positive integer, got ${K}`);
+  const drafted: number[] = [];
+  for (let x = 0; x < draft.length; x++) if ((draft[x] as number) > 0) drafted.push(x);
+  // Ascending target/draft, compared without dividing.
+  drafted.sort((a, b) => (target[a] as number) * (draft[b] as number) - (target[b] as number) * (draft[a] as number));
+  let draftMass = 0;
+  let targetMass = 0;
+  let worst = 0;
+  for (const x of drafted) {
+    draftMass += draft[x] as number;
+    targetMass += target[x] as number;
+    worst = Math.max(worst, draftMass ** K - targetMass);
+  }
+  return 1 - worst;
+}

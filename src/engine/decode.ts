@@ -8,21 +8,21 @@
  * `ar` is plain autoregressive decoding from the target: the baseline for speed and for losslessness.
  * Output may be free text until a trigger string (reasoning, then JSON); the grammar starts right after it.
  */
-import { countDraftTokens, emptyCounters, recordStep, type Counters, type StepCounts } from '../core/metrics';
+import { countDraftTokens, emptyCounters, recordStep, type StepCounts } from '../core/metrics';
 import { createRng } from '../core/rng';
 import { drawCategorical, logitsToProbs, maskWordCount, type DistributionSummary, type SamplingParams } from '../core/sampling';
 import { EnumerationBudgetExceeded } from '../core/enumerate';
 import { acceptedLengthLaw } from '../core/theory';
-import { METHOD_IDS, VERIFIERS, denseView, draftsUsed, type MethodId, type VerifyProblem } from '../core/verify';
+import { VERIFIERS, denseView, draftsUsed, type MethodId, type VerifyProblem } from '../core/verify';
 import { GrammarDeadEndError, advanceOverEmitted, checkDrafts, openMask, type DraftGrammarCheck } from '../grammar/draftMasks';
 import type { CompiledSchema, SchemaMatcher } from '../grammar/engine';
 import { scoreOutput, type OutputVerdict, type SchemaValidator } from '../grammar/score';
 import type { PairModels } from './pairModels';
-import { DRAFT_STREAM, cpuVerifier, type StepVerifier, type VerifyInput, type VerifyPath } from './stepVerifier';
-
-export type DecodeMethod = 'ar' | MethodId;
-export const DECODE_METHODS: readonly DecodeMethod[] = ['ar', ...METHOD_IDS];
-export type DraftingMode = 'validate' | 'constrained';
+import { LIMITS } from '../contract/limits';
+import type { DecodeEnding, DecodeResult } from '../contract/runReport';
+import { DECODE_METHODS, type DecodeMethod, type DraftingMode } from '../contract/runParams';
+import { zeroTimings, type EmittedToken, type StepRecord, type StepTimings } from '../contract/stepRecord';
+import { DRAFT_STREAM, cpuVerifier, type StepVerifier, type VerifyInput } from '../contract/stepVerifier';
 
 export interface Structure {
   grammar: CompiledSchema;
@@ -54,72 +54,6 @@ export interface DecodeOptions {
   verifier?: StepVerifier;
 }
 
-export type TokenOrigin = 'draft' | 'correction' | 'bonus' | 'target';
-
-export interface EmittedToken {
-  token: number;
-  origin: TokenOrigin;
-  /** The (masked) target's probability of this token at its position. */
-  targetProb: number;
-  /** The drafter's probability, for accepted draft tokens. */
-  draftProb?: number;
-}
-
-export interface StepTimings {
-  draft: number;
-  mask: number;
-  target: number;
-  verify: number;
-  overhead: number;
-  /** The teaching analyses (the final token's law, the accepted length's law): not generation. */
-  analysis: number;
-}
-
-export interface StepRecord {
-  index: number;
-  /** K×L drafted tokens (empty for ar), with their draft and target probabilities. */
-  drafts: number[][];
-  draftProbs: number[][];
-  targetProbs: number[][];
-  /** Tokens each draft proposed (L unless it stopped early) and how many of them the grammar allowed. */
-  draftLengths: number[];
-  validLengths: number[];
-  /** The draft whose prefix was emitted, and how many of its tokens. */
-  chosen: number;
-  accepted: number;
-  emitted: EmittedToken[];
-  /** Where the step was verified, and whether the WGSL kernels read the target's logits in place. */
-  verifiedOn: VerifyPath | null;
-  /** The law the final (correction or bonus) token was drawn from: its top and support; null for ar. */
-  finalLaw: DistributionSummary | null;
-  /**
-   * P(accepted = j | this step's drafts), j = 0..L, exact (every verifier choice enumerated): summed over
-   * steps, the histogram's expectation. Null where the enumeration would exceed its budget.
-   */
-  lengthLaw: number[] | null;
-  /** The GBV block scalars w_i, Z_i, h_i (gbv and spectr-gbv). */
-  trace: { start: number; weights: number[]; masses: number[]; stops: number[] } | null;
-  counts: StepCounts;
-  timings: StepTimings;
-}
-
-export type DecodeEnding = 'stopped' | 'max-tokens' | 'context-full' | 'dead-end' | 'cancelled';
-
-export interface DecodeResult {
-  tokens: number[];
-  text: string;
-  /** The constrained part of the output, the stop token excluded (the whole output without a schema). */
-  json: string;
-  counters: Counters;
-  verdict: OutputVerdict | null;
-  ending: DecodeEnding;
-  /** Index into `tokens` where the constraint began, or null when the trigger never appeared. */
-  constraintStart: number | null;
-  timings: StepTimings;
-  /** Target forwards: one per step. */
-  steps: number;
-}
-
 export class PromptTooLongError extends Error {
   override readonly name = 'PromptTooLongError';
 }
@@ -127,9 +61,10 @@ export class PromptTooLongError extends Error {
 export function validateDecodeOptions(options: DecodeOptions, contextLength: number): void {
   const { method, K, L, maxTokens, prompt } = options;
   if (!DECODE_METHODS.includes(method)) throw new RangeError(`unknown method ${JSON.stringify(method)}; expected one of ${DECODE_METHODS.join(', ')}`);
-  if (!(Number.isInteger(K) && K >= 1 && K <= 8)) throw new RangeError(`K must be an integer in 1..8, got ${K}`);
-  if (!(Number.isInteger(L) && L >= 1 && L <= 8)) throw new RangeError(`L must be an integer in 1..8, got ${L}`);
-  if (!(Number.isInteger(maxTokens) && maxTokens >= 1)) throw new RangeError(`max tokens must be a positive integer, got ${maxTokens}`);
+  for (const [name, value] of [['K', K], ['L', L], ['maxTokens', maxTokens]] as const) {
+    const { min, max, label } = LIMITS[name];
+    if (!(Number.isInteger(value) && value >= min && value <= max)) throw new RangeError(`${label} must be an integer in ${min}..${max}, got ${value}`);
+  }
   if (prompt.length === 0) throw new RangeError('the prompt is empty');
   // Refused rather than cut: a silently truncated prompt would change what the model is asked.
   if (prompt.length + 2 > contextLength) {
@@ -138,7 +73,6 @@ export function validateDecodeOptions(options: DecodeOptions, contextLength: num
 }
 
 const now = () => performance.now();
-const zeroTimings = (): StepTimings => ({ draft: 0, mask: 0, target: 0, verify: 0, overhead: 0, analysis: 0 });
 
 /** `onStep` may return a promise: the loop waits for it (pause, single-stepping, slow motion). */
 export async function decode(models: PairModels, options: DecodeOptions, onStep?: (record: StepRecord) => void | Promise<void>): Promise<DecodeResult> {

@@ -1,28 +1,18 @@
 /**
  * The engine a caller drives: a loaded model pair, its grammar engine, compiled schemas (cached by text),
- * and `run`, which turns user-level parameters (params.ts) into one decode. The browser worker, `npm run generate`
+ * and `run`, which turns user-level parameters (contract/runParams.ts) into one decode. The browser worker, `npm run generate`
  * and the benchmarks all go through here.
  */
 import { exportCounters } from '../core/metrics';
 import type { ModelPairHandle } from '../models/loader';
 import { GrammarEngine, type CompiledSchema } from '../grammar/engine';
 import type { SchemaValidator } from '../grammar/score';
-import { decode, type DecodeResult, type StepRecord } from './decode';
-import type { RunParams } from './params';
+import type { RunParams } from '../contract/runParams';
+import type { RunReport } from '../contract/runReport';
+import type { StepRecord } from '../contract/stepRecord';
+import { cpuVerifier, type StepVerifier } from '../contract/stepVerifier';
+import { decode } from './decode';
 import { CachedPairModels } from './pairModels';
-import { cpuVerifier, type StepVerifier } from './stepVerifier';
-
-export interface RunReport extends DecodeResult {
-  params: RunParams;
-  /** Schema keywords xgrammar does not enforce exactly (ajv still checks them). */
-  unenforced: readonly string[];
-  wallMs: number;
-  /** wallMs less the teaching analyses (timings.analysis): what generation itself took. */
-  generationMs: number;
-  /** Tokens over generationMs. */
-  tokensPerSecond: number;
-  metrics: ReturnType<typeof exportCounters>;
-}
 
 export class SpecEngine {
   private readonly schemas = new Map<string, Promise<CompiledSchema>>();

@@ -4,17 +4,17 @@
  * decode loop awaits after each step, so a paused or cancelled run always stops between whole steps.
  */
 import { ort } from '../models/browserRuntime';
-import { DECODE_METHODS, type StepRecord } from './decode';
+import type { ExecutionProvider, FromWorker, ToWorker, VerifierChoice } from '../contract/protocol';
+import { DECODE_METHODS } from '../contract/runParams';
+import type { StepRecord } from '../contract/stepRecord';
+import { cpuVerifier, type StepVerifier } from '../contract/stepVerifier';
 import { SpecEngine } from './engine';
-import { cpuVerifier, type StepVerifier } from './stepVerifier';
 import { GpuDeviceManager } from '../gpu/device';
 import { gpuStepVerifier } from '../gpu/stepVerifier';
-import type { FromWorker, ToWorker, VerifierChoice } from './protocol';
 import { interpretedValidator } from '../grammar/interpretedValidator';
 import { loadPair } from '../models/loader';
 import { evictModelCache, httpReader } from '../models/httpReader';
 import { ModelLoadError } from '../models/manifest';
-import type { ExecutionProvider } from '../models/session';
 
 const post = (message: FromWorker) => {
   postMessage(message);

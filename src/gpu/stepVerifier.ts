@@ -3,7 +3,7 @@
  * When the target ran on onnxruntime's WebGPU EP on the same device, its logits are bound where the model
  * left them; otherwise (the wasm EP, or the first step of a run) they are written into one reused buffer.
  */
-import { VERIFY_STREAM, type StepVerifier, type VerifyInput } from '../engine/stepVerifier';
+import { VERIFY_STREAM, type StepVerifier, type VerifyInput } from '../contract/stepVerifier';
 import type { GpuDeviceManager } from './device';
 import { USAGE } from './kernel';
 import { GpuVerifier } from './verifier';

@@ -20,7 +20,8 @@ export const acceptProgram: KernelProgram = {
   sizeIsOverridable: true,
 };
 
-const METHOD_CODES: Readonly<Record<VerifierId, number>> = {
+/** The methods with a WGSL kernel (GPU_VERIFIER_IDS); the engine verifies the others on the CPU twin. */
+const METHOD_CODES: Readonly<Partial<Record<VerifierId, number>>> = {
   tokenwise: 0,
   gbv: 1,
   spectr: 2,
@@ -84,6 +85,7 @@ export function validateVerifyStep(step: GpuVerifyStep, index = 0): void {
   const where = `verify step ${index}`;
   const { K, L, V } = step;
   if (!VERIFIER_IDS.includes(step.method)) throw new GpuInputError(`${where}: unknown method '${String(step.method)}'`);
+  if (METHOD_CODES[step.method] === undefined) throw new GpuInputError(`${where}: method '${step.method}' has no WGSL kernel; verify it on the CPU twin`);
   if (!(Number.isInteger(K) && K >= 1 && K <= MAX_DRAFTS)) throw new GpuInputError(`${where}: K must be an integer in 1..${MAX_DRAFTS}, got ${K}`);
   if (!(Number.isInteger(L) && L >= 1 && L <= MAX_DRAFT_LENGTH)) {
     throw new GpuInputError(`${where}: L must be an integer in 1..${MAX_DRAFT_LENGTH}, got ${L}`);
@@ -157,7 +159,7 @@ function layOut(steps: readonly GpuVerifyStep[]): Layout {
     const [key0, key1] = seedKey(step.seed);
     const outcomeOffset = layout.outcomeWords;
     words.set(
-      [METHOD_CODES[step.method], K, L, V, probsOffset, draftsAt, layout.scratchFloats, outcomeOffset, key0, key1, step.stream, step.firstWord, statusOffset],
+      [METHOD_CODES[step.method] as number, K, L, V, probsOffset, draftsAt, layout.scratchFloats, outcomeOffset, key0, key1, step.stream, step.firstWord, statusOffset],
       index * PROBLEM_WORDS,
     );
     layout.drafts.set(step.drafts, draftsAt);

@@ -5,7 +5,8 @@
  */
 import type * as ort from 'onnxruntime-web';
 import { ModelLoadError, checkFile, parseManifest, type ModelManifest } from './manifest';
-import { ModelSession, type ExecutionProvider } from './session';
+import type { ExecutionProvider } from '../contract/protocol';
+import { ModelSession } from './session';
 import { TextTokenizer, checkSameTokenizer } from './tokenizer';
 
 /** Reads one file of a model directory; `onProgress` gets (bytes so far, total or null). */

@@ -6,9 +6,8 @@
  */
 import type * as ort from 'onnxruntime-web';
 import { KvCache, type KvLayout } from './kvCache';
+import type { ExecutionProvider } from '../contract/protocol';
 import { ModelLoadError } from './manifest';
-
-export type ExecutionProvider = 'wasm' | 'webgpu';
 
 export interface ModelShape extends KvLayout {
   vocab: number;

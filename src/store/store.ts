@@ -5,34 +5,17 @@
  */
 import { createStore } from 'zustand/vanilla';
 import { emptyCounters, recordStep, recordCompletion, EMPTY_SCORECARD, type Counters, type Scorecard, type CompletionKind } from '../core/metrics';
-import type { StepRecord } from '../engine/decode';
-import type { RunReport } from '../engine/engine';
-import { presetParams, type RunParams } from '../engine/params';
-import type { EngineInfo, FromWorker, PairSource, ToWorker, VerifierChoice } from '../engine/protocol';
+import { BUNDLED_PAIR } from '../contract/modelPairs';
+import type { EngineInfo, ExecutionProvider, FromWorker, PairSource, ToWorker, VerifierChoice } from '../contract/protocol';
+import { presetParams, type RunParams } from '../contract/runParams';
+import type { RunReport } from '../contract/runReport';
+import type { StepRecord } from '../contract/stepRecord';
 import { SCHEMA_PRESETS } from '../grammar/presets';
-import type { ExecutionProvider } from '../models/session';
 import type { PresetChoice } from './shareUrl';
 
 export interface EngineTransport {
   post(message: ToWorker): void;
 }
-
-export const BUNDLED_PAIR: PairSource = {
-  label: 'SpecLab bundled pair (offline): draft 50k parameters, target 5M',
-  draftUrl: `${import.meta.env.BASE_URL}models/speclab-draft/`,
-  targetUrl: `${import.meta.env.BASE_URL}models/speclab-target/`,
-  cache: false,
-  modelFile: 'onnx/model.onnx',
-};
-
-const hub = (repo: string) => `https://huggingface.co/${repo}/resolve/main/`;
-
-/** Pairs that share a tokenizer, for a presenter with internet; downloads are kept in the Cache API. */
-export const MODEL_PAIRS: readonly PairSource[] = [
-  BUNDLED_PAIR,
-  { label: 'SmolLM2-135M-Instruct → SmolLM2-360M-Instruct (onnx-community, needs internet)', draftUrl: hub('onnx-community/SmolLM2-135M-Instruct'), targetUrl: hub('onnx-community/SmolLM2-360M-Instruct'), cache: true, modelFile: 'onnx/model.onnx' },
-  { label: 'distilgpt2 → gpt2 (Xenova, needs internet)', draftUrl: hub('Xenova/distilgpt2'), targetUrl: hub('Xenova/gpt2'), cache: true, modelFile: 'onnx/decoder_model_merged.onnx' },
-];
 
 export type RunStatus = 'idle' | 'running' | 'paused' | 'done' | 'error';
 

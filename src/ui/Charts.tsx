@@ -1,7 +1,7 @@
 import { memo, useDeferredValue, useRef, type ReactElement, type ReactNode } from 'react';
 import { Bar, BarChart, CartesianGrid, ComposedChart, Line, LineChart, Tooltip, XAxis, YAxis } from 'recharts';
 import { derivedRatios, perPositionAcceptance, recordStep, emptyCounters, type Counters } from '../core/metrics';
-import type { StepRecord } from '../engine/decode';
+import type { StepRecord } from '../contract/stepRecord';
 import { chartSvgToPng, composeChartSvg, type LegendEntry } from './chartExport';
 import { download } from './download';
 import { sig3 } from './format';

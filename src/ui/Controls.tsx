@@ -1,4 +1,5 @@
-import { DECODE_METHODS, type DecodeMethod } from '../engine/decode';
+import { LIMITS } from '../contract/limits';
+import { DECODE_METHODS, type DecodeMethod } from '../contract/runParams';
 import { SCHEMA_PRESETS } from '../grammar/presets';
 import type { PresetChoice } from '../store/shareUrl';
 import { METHOD_LABELS } from './format';
@@ -113,12 +114,12 @@ export function Controls() {
             ))}
           </select>
         </label>
-        <NumberField label="K drafts" id="K" value={params.K} min={1} max={8} onChange={(K) => actions.setParams({ K })} />
-        <NumberField label="L draft length" id="L" value={params.L} min={1} max={8} onChange={(L) => actions.setParams({ L })} />
-        <NumberField label="Temperature" id="temperature" value={params.temperature} min={0} max={2} step={0.1} onChange={(temperature) => actions.setParams({ temperature })} />
+        <NumberField label={LIMITS.K.label} id="K" value={params.K} min={LIMITS.K.min} max={LIMITS.K.max} onChange={(K) => actions.setParams({ K })} />
+        <NumberField label={LIMITS.L.label} id="L" value={params.L} min={LIMITS.L.min} max={LIMITS.L.max} onChange={(L) => actions.setParams({ L })} />
+        <NumberField label={LIMITS.temperature.label} id="temperature" value={params.temperature} min={LIMITS.temperature.min} max={LIMITS.temperature.max} step={0.1} onChange={(temperature) => actions.setParams({ temperature })} />
         <NumberField label="Top-p" id="top-p" value={params.topP ?? 1} min={0.05} max={1} step={0.05} onChange={(topP) => actions.setParams({ topP })} />
-        <NumberField label="Seed" id="seed" value={params.seed} min={0} max={2 ** 31 - 1} onChange={(seed) => actions.setParams({ seed })} />
-        <NumberField label="Max tokens" id="max-tokens" value={params.maxTokens} min={1} max={512} onChange={(maxTokens) => actions.setParams({ maxTokens })} />
+        <NumberField label={LIMITS.seed.label} id="seed" value={params.seed} min={LIMITS.seed.min} max={LIMITS.seed.max} onChange={(seed) => actions.setParams({ seed })} />
+        <NumberField label={LIMITS.maxTokens.label} id="max-tokens" value={params.maxTokens} min={LIMITS.maxTokens.min} max={LIMITS.maxTokens.max} onChange={(maxTokens) => actions.setParams({ maxTokens })} />
         <label className="field" htmlFor="drafting">
           <span>Drafting</span>
           <select id="drafting" value={params.drafting} onChange={(event) => actions.setParams({ drafting: event.target.value as typeof params.drafting })}>

@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { MODEL_PAIRS } from '../store/store';
+import { MODEL_PAIRS } from '../contract/modelPairs';
 import { useSpec } from './storeContext';
 
 /** The model pair: the bundled one, Hub pairs by URL, or any two directories with one tokenizer. */

@@ -1,4 +1,4 @@
-import type { RunParams } from '../engine/params';
+import type { RunParams } from '../contract/runParams';
 import { useSpec } from './storeContext';
 
 const WATCHED: readonly { key: keyof RunParams; name: string }[] = [

@@ -1,5 +1,5 @@
 import { useEffect } from 'react';
-import { DECODE_METHODS } from '../engine/decode';
+import { DECODE_METHODS } from '../contract/runParams';
 import { useSpec, useSpecStore } from './storeContext';
 
 export const SHORTCUTS: readonly [string, string][] = [

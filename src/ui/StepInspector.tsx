@@ -1,6 +1,6 @@
 import { useDeferredValue } from 'react';
 import type { DistributionSummary } from '../core/sampling';
-import type { EmittedToken } from '../engine/decode';
+import type { EmittedToken } from '../contract/stepRecord';
 import { fixed, visibleToken } from './format';
 import { useSpec } from './storeContext';
 

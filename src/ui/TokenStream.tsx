@@ -1,5 +1,5 @@
 import { memo, useDeferredValue } from 'react';
-import type { EmittedToken, StepRecord } from '../engine/decode';
+import type { EmittedToken, StepRecord } from '../contract/stepRecord';
 import type { SpecActions } from '../store/store';
 import { fixed, visibleToken } from './format';
 import { useSpec } from './storeContext';

@@ -6,9 +6,12 @@
 import { Ajv } from 'ajv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { derivedRatios, eligible } from '../../src/core/metrics';
-import { DECODE_METHODS, PromptTooLongError, type StepRecord } from '../../src/engine/decode';
-import { SpecEngine, type RunReport } from '../../src/engine/engine';
-import { presetParams, type RunParams } from '../../src/engine/params';
+import { PromptTooLongError } from '../../src/engine/decode';
+import { DECODE_METHODS } from '../../src/contract/runParams';
+import type { StepRecord } from '../../src/contract/stepRecord';
+import { SpecEngine } from '../../src/engine/engine';
+import type { RunReport } from '../../src/contract/runReport';
+import { presetParams, type RunParams } from '../../src/contract/runParams';
 import { gpuStepVerifier } from '../../src/gpu/stepVerifier';
 import { ajvValidator } from '../../src/grammar/ajvValidator';
 import { SCHEMA_PRESETS, type SchemaPreset } from '../../src/grammar/presets';

@@ -6,9 +6,10 @@
 import { describe, expect, it } from 'vitest';
 import { syntheticLogits, type LogitPair } from '../../src/core/modelPair';
 import { logitsToProbs } from '../../src/core/sampling';
-import { decode, DECODE_METHODS, type DecodeMethod } from '../../src/engine/decode';
+import { decode } from '../../src/engine/decode';
+import { DECODE_METHODS, type DecodeMethod } from '../../src/contract/runParams';
 import { PrefixPairModels } from '../../src/engine/pairModels';
-import type { StepVerifier } from '../../src/engine/stepVerifier';
+import type { StepVerifier } from '../../src/contract/stepVerifier';
 
 const V = 5;
 const STOP = V - 1;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { StepRecord } from '../../src/engine/decode';
-import type { ToWorker } from '../../src/engine/protocol';
+import type { StepRecord } from '../../src/contract/stepRecord';
+import type { ToWorker } from '../../src/contract/protocol';
 import { SCHEMA_PRESETS } from '../../src/grammar/presets';
 import { decodeShare, encodeShare } from '../../src/store/shareUrl';
 import { createSpecStore } from '../../src/store/store';

@@ -5,9 +5,10 @@
  * efficiency and the draft/target cost ratio c. Runs the same in Node and in a browser page.
  */
 import { addCounters, derivedRatios, emptyCounters } from '../../src/core/metrics';
-import type { DecodeMethod, StepTimings } from '../../src/engine/decode';
+import type { DecodeMethod } from '../../src/contract/runParams';
+import type { StepTimings } from '../../src/contract/stepRecord';
 import { type SpecEngine } from '../../src/engine/engine';
-import { presetParams } from '../../src/engine/params';
+import { presetParams } from '../../src/contract/runParams';
 import { SCHEMA_PRESETS } from '../../src/grammar/presets';
 
 export const GRID: readonly { K: number; L: number }[] = [

@@ -4,13 +4,13 @@
  */
 import { ort } from '../../src/models/browserRuntime';
 import { SpecEngine } from '../../src/engine/engine';
-import { cpuVerifier } from '../../src/engine/stepVerifier';
+import { cpuVerifier } from '../../src/contract/stepVerifier';
 import { GpuDeviceManager } from '../../src/gpu/device';
 import { gpuStepVerifier } from '../../src/gpu/stepVerifier';
 import { interpretedValidator } from '../../src/grammar/interpretedValidator';
 import { httpReader } from '../../src/models/httpReader';
 import { loadPair } from '../../src/models/loader';
-import type { ExecutionProvider } from '../../src/models/session';
+import type { ExecutionProvider } from '../../src/contract/protocol';
 import { runDecodeBench, type DecodeRow } from './decodeBench';
 import { timeForward } from './modelsBench';
 

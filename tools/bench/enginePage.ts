@@ -2,10 +2,10 @@
  * The engine's worker with no UI at all: loads the bundled pair and runs the given parameters `repeats`
  * times, for bench:ui to compare against the same runs with the app's UI open.
  */
-import type { RunReport } from '../../src/engine/engine';
-import type { RunParams } from '../../src/engine/params';
-import type { FromWorker, ToWorker } from '../../src/engine/protocol';
-import { BUNDLED_PAIR } from '../../src/store/store';
+import type { RunReport } from '../../src/contract/runReport';
+import type { RunParams } from '../../src/contract/runParams';
+import type { FromWorker, ToWorker } from '../../src/contract/protocol';
+import { BUNDLED_PAIR } from '../../src/contract/modelPairs';
 
 declare global {
   interface Window {

@@ -5,7 +5,8 @@
  */
 import type * as ort from 'onnxruntime-web';
 import { loadPair, type FileReader } from '../../src/models/loader';
-import type { ExecutionProvider, ModelSession } from '../../src/models/session';
+import type { ExecutionProvider } from '../../src/contract/protocol';
+import type { ModelSession } from '../../src/models/session';
 
 export const PAST = 40;
 export const SHAPES: readonly { batch: number; seq: number }[] = [

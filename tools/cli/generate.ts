@@ -9,10 +9,11 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { derivedRatios } from '../../src/core/metrics';
-import { DECODE_METHODS, type DecodeMethod } from '../../src/engine/decode';
-import { SpecEngine, type RunReport } from '../../src/engine/engine';
-import { findPreset, presetParams, type RunParams } from '../../src/engine/params';
-import { cpuVerifier } from '../../src/engine/stepVerifier';
+import { DECODE_METHODS, type DecodeMethod } from '../../src/contract/runParams';
+import { SpecEngine } from '../../src/engine/engine';
+import type { RunReport } from '../../src/contract/runReport';
+import { findPreset, presetParams, type RunParams } from '../../src/contract/runParams';
+import { cpuVerifier } from '../../src/contract/stepVerifier';
 import { GpuDeviceManager } from '../../src/gpu/device';
 import { gpuStepVerifier } from '../../src/gpu/stepVerifier';
 import { ajvValidator } from '../../src/grammar/ajvValidator';

@@ -1,16 +1,18 @@
 import { rngSource, type RandomSource } from '../random';
 import type { Rng } from '../rng';
 import { verifyGbv } from './gbv';
+import { verifyOptimalTree } from './optimalTree';
 import { verifyRecursiveRejection, verifySpectr } from './spectr';
 import { verifySpectrGbv } from './spectrGbv';
 import { verifyTokenwise } from './tokenwise';
 import type { DraftBlockView } from './view';
+import { MAX_DRAFTS, MAX_DRAFT_LENGTH } from '../../contract/limits';
 import type { MethodId, VerifierId, VerifyOutcome, VerifyProblem } from './types';
 
 export type { BlockTrace, MethodId, VerifierId, VerifyOutcome, VerifyProblem } from './types';
 export type { DraftBlockView } from './view';
 
-export const METHOD_IDS: readonly MethodId[] = ['tokenwise', 'gbv', 'spectr', 'spectr-gbv'];
+export const METHOD_IDS: readonly MethodId[] = ['tokenwise', 'gbv', 'spectr', 'spectr-gbv', 'optimal-tree'];
 export const VERIFIER_IDS: readonly VerifierId[] = [...METHOD_IDS, 'recursive-rejection'];
 
 /** Each rule written once, over a view and a random source; `verify` and the proofs both call these. */
@@ -19,16 +21,20 @@ export const VERIFIERS: Readonly<Record<VerifierId, (view: DraftBlockView, sourc
   gbv: verifyGbv,
   spectr: verifySpectr,
   'spectr-gbv': verifySpectrGbv,
+  'optimal-tree': verifyOptimalTree,
   'recursive-rejection': verifyRecursiveRejection,
 };
+
+/** The methods the WGSL verifier implements; the others are verified on the CPU twin whatever the backend. */
+export const GPU_VERIFIER_IDS: readonly VerifierId[] = ['tokenwise', 'gbv', 'spectr', 'spectr-gbv', 'recursive-rejection'];
 
 /** How many of the K drafts a method reads. */
 export function draftsUsed(method: VerifierId, K: number): number {
   return method === 'tokenwise' || method === 'gbv' ? 1 : K;
 }
 
-export const MAX_DRAFTS = 16;
-export const MAX_DRAFT_LENGTH = 16;
+/** The one range of K and L (src/contract/limits.ts), re-exported for the verifiers' callers. */
+export { MAX_DRAFTS, MAX_DRAFT_LENGTH } from '../../contract/limits';
 export const ROW_SUM_TOLERANCE = 1e-6;
 
 function checkRows(name: string, data: Float64Array, rows: number, V: number, rowLabel: (row: number) => string) {

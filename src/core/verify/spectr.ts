@@ -6,7 +6,7 @@ import type { VerifyOutcome } from './types';
  * One node of the draft tree: m i.i.d. candidate tokens from `draft`, to be resolved against `target`.
  * Returns the index (into the candidates) of the accepted one, or the correction token when none is.
  */
-type NodeRule = (
+export type NodeRule = (
   target: Float64Array,
   draft: Float64Array,
   candidateToken: (i: number) => number,
@@ -85,7 +85,7 @@ const recursiveRejectionRule: NodeRule = (target, draft, candidateToken, m, sour
  * Walks K drafts depth by depth (spec §3). The candidates at a node are the drafts whose prefix equals the
  * accepted prefix; their tokens at this depth are fresh i.i.d. draft samples, whatever decided the past.
  */
-function verifyTree(view: DraftBlockView, source: RandomSource, rule: NodeRule): VerifyOutcome {
+export function verifyTree(view: DraftBlockView, source: RandomSource, rule: NodeRule): VerifyOutcome {
   let candidates = Array.from({ length: view.K }, (_, k) => k);
   for (let depth = 0; depth < view.L; depth++) {
     const lead = candidates[0] as number;

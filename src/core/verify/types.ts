@@ -1,4 +1,4 @@
-export type MethodId = 'tokenwise' | 'gbv' | 'spectr' | 'spectr-gbv';
+export type MethodId = 'tokenwise' | 'gbv' | 'spectr' | 'spectr-gbv' | 'optimal-tree';
 /** The shipped methods plus the multi-candidate recursive-rejection tree (Yang et al. 2024), a baseline. */
 export type VerifierId = MethodId | 'recursive-rejection';
 

@@ -28,10 +28,10 @@ describe('malformed problems get an error that names the problem', () => {
     expect(run(() => undefined)().tokens.length).toBeGreaterThan(0);
   });
   it.each([
-    ['K = 0', (p: VerifyProblem) => (p.K = 0), /K must be an integer in 1\.\.16, got 0/],
-    ['K = 17', (p: VerifyProblem) => (p.K = 17), /K must be an integer in 1\.\.16, got 17/],
-    ['L = 0', (p: VerifyProblem) => (p.L = 0), /L must be an integer in 1\.\.16, got 0/],
-    ['L = 2.5', (p: VerifyProblem) => (p.L = 2.5), /L must be an integer in 1\.\.16, got 2\.5/],
+    ['K = 0', (p: VerifyProblem) => (p.K = 0), /K must be an integer in 1\.\.8, got 0/],
+    ['K = 9', (p: VerifyProblem) => (p.K = 9), /K must be an integer in 1\.\.8, got 9/],
+    ['L = 0', (p: VerifyProblem) => (p.L = 0), /L must be an integer in 1\.\.8, got 0/],
+    ['L = 2.5', (p: VerifyProblem) => (p.L = 2.5), /L must be an integer in 1\.\.8, got 2\.5/],
     ['L = 17', (p: VerifyProblem) => (p.L = 17), /L must be an integer/],
     ['drafts too short', (p: VerifyProblem) => (p.drafts = new Int32Array(3)), /drafts has 3 entries, expected K×L = 2×2 = 4/],
     ['draftProbs shape', (p: VerifyProblem) => (p.draftProbs = new Float64Array(10)), /draftProbs has 10 entries, expected K×L×V/],

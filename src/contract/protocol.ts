@@ -1,8 +1,10 @@
 /** The typed messages between the page and the engine's Web Worker. */
-import type { StepRecord } from './decode';
-import type { RunReport } from './engine';
-import type { RunParams } from './params';
-import type { ExecutionProvider } from '../models/session';
+import type { RunParams } from './runParams';
+import type { RunReport } from './runReport';
+import type { StepRecord } from './stepRecord';
+
+/** Where the models run: onnxruntime-web's wasm or WebGPU execution provider. */
+export type ExecutionProvider = 'wasm' | 'webgpu';
 
 /** Where steps are verified: 'auto' is WGSL on a hardware adapter and the CPU twin on a software one. */
 export type VerifierChoice = 'auto' | 'gpu' | 'cpu';

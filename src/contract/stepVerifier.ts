@@ -1,8 +1,9 @@
 /**
- * Where a step is verified: the CPU twin (src/core) or the WGSL kernels (src/gpu). Both draw the
- * verifier's randomness from the same Philox stream, word for word (f32 uniforms, one word each), so a
- * run replays to the same text on either; they can differ only where a uniform lies within f32 rounding
- * of its threshold (about 1e-5 per decision, see the twin tests).
+ * Where a step is verified, as the engine sees it: the CPU twin (src/core) or the WGSL kernels (src/gpu),
+ * behind one interface that sits below both. Both draw the verifier's randomness from the same Philox
+ * stream, word for word (f32 uniforms, one word each), so a run replays to the same text on either; they can
+ * differ only where a uniform lies within f32 rounding of its threshold (about 1e-5 per decision, see the
+ * twin tests).
  */
 import { recordingSource, rngSource } from '../core/random';
 import { createRng } from '../core/rng';
@@ -50,6 +51,7 @@ export interface StepVerifier {
   verify(input: VerifyInput): Promise<StepVerification>;
 }
 
+/** The reference verifier: the CPU twin, here so that the engine and a GPU verifier falling back share it. */
 export const cpuVerifier: StepVerifier = {
   kind: 'cpu',
   verify({ method, problem, seed, firstWord }) {

@@ -1,6 +1,11 @@
 /** A run's parameters as a user sets them, and the presets' defaults; free of the engine's heavy imports. */
+import { METHOD_IDS, type MethodId } from '../core/verify';
 import { SCHEMA_PRESETS, type SchemaPreset } from '../grammar/presets';
-import type { DecodeMethod, DraftingMode } from './decode';
+
+/** A verification method, or `ar`: plain autoregressive decoding from the target, the baseline. */
+export type DecodeMethod = 'ar' | MethodId;
+export const DECODE_METHODS: readonly DecodeMethod[] = ['ar', ...METHOD_IDS];
+export type DraftingMode = 'validate' | 'constrained';
 
 export interface RunParams {
   method: DecodeMethod;
@@ -41,4 +46,3 @@ export function findPreset(id: string): SchemaPreset {
   if (!preset) throw new RangeError(`unknown preset ${JSON.stringify(id)}; the presets are ${SCHEMA_PRESETS.map((p) => p.id).join(', ')}`);
   return preset;
 }
-

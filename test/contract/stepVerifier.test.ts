@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { METHOD_IDS, type VerifyProblem } from '../../src/core/verify';
 import { createRng } from '../../src/core/rng';
-import { cpuVerifier, type VerifyInput } from '../../src/engine/stepVerifier';
+import { cpuVerifier, type VerifyInput } from '../../src/contract/stepVerifier';
 
 const V = 4;
 

@@ -1,0 +1,34 @@
+/** What a finished run reports: its output, counters, verdict and timings, with the parameters it ran with. */
+import type { Counters, exportCounters } from '../core/metrics';
+import type { OutputVerdict } from '../grammar/score';
+import type { RunParams } from './runParams';
+import type { StepTimings } from './stepRecord';
+
+export type DecodeEnding = 'stopped' | 'max-tokens' | 'context-full' | 'dead-end' | 'cancelled';
+
+export interface DecodeResult {
+  tokens: number[];
+  text: string;
+  /** The constrained part of the output, the stop token excluded (the whole output without a schema). */
+  json: string;
+  counters: Counters;
+  verdict: OutputVerdict | null;
+  ending: DecodeEnding;
+  /** Index into `tokens` where the constraint began, or null when the trigger never appeared. */
+  constraintStart: number | null;
+  timings: StepTimings;
+  /** Target forwards: one per step. */
+  steps: number;
+}
+
+export interface RunReport extends DecodeResult {
+  params: RunParams;
+  /** Schema keywords xgrammar does not enforce exactly (ajv still checks them). */
+  unenforced: readonly string[];
+  wallMs: number;
+  /** wallMs less the teaching analyses (timings.analysis): what generation itself took. */
+  generationMs: number;
+  /** Tokens over generationMs. */
+  tokensPerSecond: number;
+  metrics: ReturnType<typeof exportCounters>;
+}

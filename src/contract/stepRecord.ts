@@ -1,0 +1,55 @@
+/** What one decode step reports: the record the engine streams to the page, one per target forward. */
+import type { StepCounts } from '../core/metrics';
+import type { DistributionSummary } from '../core/sampling';
+import type { VerifyPath } from './stepVerifier';
+
+export type TokenOrigin = 'draft' | 'correction' | 'bonus' | 'target';
+
+export interface EmittedToken {
+  token: number;
+  origin: TokenOrigin;
+  /** The (masked) target's probability of this token at its position. */
+  targetProb: number;
+  /** The drafter's probability, for accepted draft tokens. */
+  draftProb?: number;
+}
+
+export interface StepTimings {
+  draft: number;
+  mask: number;
+  target: number;
+  verify: number;
+  overhead: number;
+  /** The teaching analyses (the final token's law, the accepted length's law): not generation. */
+  analysis: number;
+}
+
+export const zeroTimings = (): StepTimings => ({ draft: 0, mask: 0, target: 0, verify: 0, overhead: 0, analysis: 0 });
+
+export interface StepRecord {
+  index: number;
+  /** K×L drafted tokens (empty for ar), with their draft and target probabilities. */
+  drafts: number[][];
+  draftProbs: number[][];
+  targetProbs: number[][];
+  /** Tokens each draft proposed (L unless it stopped early) and how many of them the grammar allowed. */
+  draftLengths: number[];
+  validLengths: number[];
+  /** The draft whose prefix was emitted, and how many of its tokens. */
+  chosen: number;
+  accepted: number;
+  emitted: EmittedToken[];
+  /** Where the step was verified, and whether the WGSL kernels read the target's logits in place. */
+  verifiedOn: VerifyPath | null;
+  /** The law the final (correction or bonus) token was drawn from: its top and support; null for ar. */
+  finalLaw: DistributionSummary | null;
+  /**
+   * P(accepted = j | this step's drafts), j = 0..L, exact (every verifier choice enumerated): summed over
+   * steps, the histogram's expectation. Null where the enumeration would exceed its budget.
+   */
+  lengthLaw: number[] | null;
+  /** The GBV block scalars w_i, Z_i, h_i (gbv and spectr-gbv). */
+  trace: { start: number; weights: number[]; masses: number[]; stops: number[] } | null;
+  counts: StepCounts;
+  timings: StepTimings;
+}
