@@ -73,3 +73,13 @@ export function suiteDevPages(): { open: (path: string) => Promise<Page> } {
     },
   };
 }
+
+/** Console errors and uncaught page errors, as they happen, for a test that asserts there were none. */
+export function recordProblems(page: Page): string[] {
+  const problems: string[] = [];
+  page.on('console', (message) => {
+    if (message.type() === 'error') problems.push(`console: ${message.text()}`);
+  });
+  page.on('pageerror', (error) => problems.push(`page: ${error.message}`));
+  return problems;
+}

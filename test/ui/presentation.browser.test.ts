@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
-import { buildAndPreview, launchChromium, type BuiltApp } from '../support/browser';
+import { buildAndPreview, launchChromium, recordProblems, type BuiltApp } from '../support/browser';
 
 const SCREENSHOTS = 'test-results/screenshots';
 const CHARTS = ['histogram', 'ratios', 'counters', 'mean-length', 'per-position'] as const;
@@ -64,19 +64,16 @@ describe('presentation mode, charts and exports in the built app', () => {
   let browser: Browser;
   let context: BrowserContext;
   let page: Page;
-  const problems: string[] = [];
+  let problems: string[] = [];
 
   beforeAll(async () => {
     mkdirSync(SCREENSHOTS, { recursive: true });
-    app = await buildAndPreview();
-    browser = await launchChromium();
+    [app, browser] = await Promise.all([buildAndPreview(), launchChromium()]);
+    // Downloads for the exports; the clipboard for the share link.
     context = await browser.newContext({ viewport: { width: 1280, height: 720 }, acceptDownloads: true });
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(app.url).origin });
     page = await context.newPage();
-    page.on('console', (message) => {
-      if (message.type() === 'error') problems.push(`console: ${message.text()}`);
-    });
-    page.on('pageerror', (error) => problems.push(`page: ${error.message}`));
+    problems = recordProblems(page);
     await page.goto(app.url);
     await page.getByTestId('provider').waitFor({ timeout: 120_000 });
   });
