@@ -1,9 +1,10 @@
 // accept: the decision logic of every verifier, one workgroup per verification problem, mirroring
-// src/core/verify line by line: the same choices in the same order, each consuming the next Philox word
-// of the problem's stream as one f32 uniform (the CPU twin's f32 mode does the same). All WG invocations
+// src/core/verify line by line: the same choices in the same order, each consuming the next two Philox
+// words of the problem's stream as one 64-bit uniform (exact Bernoulli and categorical draws, sample.wgsl),
+// as the CPU twin's rngSource does. All WG invocations
 // run the scalar logic together, so that each vocabulary-wide residual mass or draw is a workgroup
 // reduction (residual.wgsl, sample.wgsl); every branch reads uniform values only.
-// Requires philox.wgsl, workgroup.wgsl, ratios.wgsl, residual.wgsl and sample.wgsl.
+// Requires: philox, workgroup, ratios, residual, sample.
 //
 // f32 numerics: probabilities come from the probs kernel in f32; h_i = Z_i / (Z_i + (1 − w_i)), with 1 − w
 // taken first so h ≤ 1, and h = 1 when the denominator is 0; ρ* is bisected until f32 can split the
@@ -67,10 +68,8 @@ var<private> trace_stops: array<u32, 17>;
 var<private> trace_recorded: bool;
 
 @group(0) @binding(0) var<storage, read> problems: array<Problem>;
-@group(0) @binding(1) var<storage, read> probs: array<f32>;
 @group(0) @binding(2) var<storage, read> drafts: array<u32>;
 @group(0) @binding(3) var<storage, read> row_status: array<u32>;
-@group(0) @binding(4) var<storage, read_write> scratch: array<f32>;
 @group(0) @binding(5) var<storage, read_write> outcomes: array<u32>;
 
 fn target_row(pr: Problem, k: u32, j: u32) -> u32 {
@@ -85,19 +84,19 @@ fn token(pr: Problem, k: u32, j: u32) -> u32 {
   return drafts[pr.drafts_offset + k * pr.draft_length + j];
 }
 
-fn next_uniform(pr: Problem, word: ptr<function, u32>) -> f32 {
-  let value = uniform_f32(philox_word(pr.key, pr.stream, pr.first_word + *word));
-  *word = *word + 1u;
-  return value;
+/// The next 64-bit uniform of the problem's stream: two words, high first (src/core/random.ts).
+fn next_uniform(pr: Problem, word: ptr<function, u32>) -> vec2<u32> {
+  let index = pr.first_word + *word;
+  *word = *word + 2u;
+  return vec2<u32>(philox_word(pr.key, pr.stream, index), philox_word(pr.key, pr.stream, index + 1u));
 }
 
 fn bernoulli(pr: Problem, word: ptr<function, u32>, p: f32) -> bool {
-  return next_uniform(pr, word) < p;
+  return bernoulli_from_words(p, next_uniform(pr, word));
 }
 
 fn draw_from(pr: Problem, word: ptr<function, u32>, e: RowExpr) -> u32 {
-  let u = next_uniform(pr, word);
-  return draw(e, pr.vocab, u);
+  return draw(e, pr.vocab, next_uniform(pr, word));
 }
 
 /// drawResidual of src/core/verify/view.ts: the residual, or the fallback row when rounding emptied it.
@@ -130,7 +129,7 @@ fn gbv_block(pr: Problem, word: ptr<function, u32>, k: u32, start: u32, has_root
     let x = token(pr, k, start + i - 1u);
     var target_at = probs[target_row(pr, k, start + i - 1u) + x];
     if (i == 1u && has_root) {
-      target_at = wg_broadcast_f32(scratch[scratch_base + x]);
+      target_at = wg_broadcast_f32(row_value(scratch_source(pr.scratch_offset), x));
     }
     log_weights[i] = capped_log_weight(log_weights[i - 1u], target_at, probs[draft_row(pr, k, start + i - 1u) + x]);
   }
@@ -158,7 +157,7 @@ fn gbv_block(pr: Problem, word: ptr<function, u32>, k: u32, start: u32, has_root
       return Block(i, residual, target_at);
     }
   }
-  let root = select(target_row(pr, k, start), SOURCE_SCRATCH, has_root);
+  let root = select(target_row(pr, k, start), scratch_source(pr.scratch_offset), has_root);
   return Block(0u, residual_expr(root, draft_row(pr, k, start), 1.0), root);
 }
 
@@ -194,7 +193,7 @@ fn verify_spectr_gbv(pr: Problem, word: ptr<function, u32>) -> Decision {
       }
     }
     if (next == NO_INDEX) {
-      return Decision(current, accepted, draw_from(pr, word, row_expr(SOURCE_SCRATCH)));
+      return Decision(current, accepted, draw_from(pr, word, row_expr(scratch_source(pr.scratch_offset))));
     }
     used = used | (1u << next);
     let block = gbv_block(pr, word, next, accepted, has_root);
@@ -203,7 +202,7 @@ fn verify_spectr_gbv(pr: Problem, word: ptr<function, u32>) -> Decision {
     }
     current = next;
     accepted += block.tau;
-    store_scratch(block.residual, expr_mass(block.residual, pr.vocab), block.fallback, pr.vocab);
+    store_scratch(scratch_source(pr.scratch_offset), block.residual, expr_mass(block.residual, pr.vocab), block.fallback, pr.vocab);
     has_root = true;
   }
 }
@@ -244,6 +243,7 @@ fn optimal_rho(pr: Problem, target_at: u32, draft: u32, m: u32) -> f32 {
 
 /// verifyTree of src/core/verify/spectr.ts, with K-SEQ or recursive rejection at each node.
 fn verify_tree(pr: Problem, word: ptr<function, u32>, kseq: bool) -> Decision {
+  let scratch_row = scratch_source(pr.scratch_offset);
   var candidates: array<u32, 16>;
   for (var k = 0u; k < pr.draft_count; k++) {
     candidates[k] = k;
@@ -275,22 +275,22 @@ fn verify_tree(pr: Problem, word: ptr<function, u32>, kseq: bool) -> Decision {
       }
     } else {
       // The remaining target lives in scratch; each rejection moves it to norm(max(0, remaining − draft)).
-      store_scratch(row_expr(target_at), 1.0, target_at, pr.vocab);
+      store_scratch(scratch_row, row_expr(target_at), 1.0, target_at, pr.vocab);
       for (var i = 0u; i < count; i++) {
         let x = token(pr, candidates[i], depth);
-        let remaining = wg_broadcast_f32(scratch[scratch_base + x]);
+        let remaining = wg_broadcast_f32(row_value(scratch_row, x));
         if (bernoulli(pr, word, min(1.0, remaining / probs[draft + x]))) {
           chosen = i;
           break;
         }
-        let residual = residual_expr(SOURCE_SCRATCH, draft, 1.0);
+        let residual = residual_expr(scratch_row, draft, 1.0);
         let mass = expr_mass(residual, pr.vocab);
         if (mass > 0.0) {
-          store_scratch(residual, mass, SOURCE_SCRATCH, pr.vocab);
+          store_scratch(scratch_row, residual, mass, scratch_row, pr.vocab);
         }
       }
       if (chosen == NO_INDEX) {
-        correction = draw_from(pr, word, row_expr(SOURCE_SCRATCH));
+        correction = draw_from(pr, word, row_expr(scratch_row));
       }
     }
     if (chosen == NO_INDEX) {
@@ -332,9 +332,8 @@ fn check_problem(pr: Problem) -> u32 {
 
 @compute @workgroup_size(WG)
 fn main(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_index) local: u32) {
-  lid = local;
+  wg_enter(local);
   let pr = problems[workgroup.x];
-  scratch_base = pr.scratch_offset;
   let status = check_problem(pr);
   trace_recorded = false;
   var word = 0u;

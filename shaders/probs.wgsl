@@ -1,5 +1,6 @@
 // probs: logits rows to next-token probabilities, one workgroup per row, in the order of operations of
-// src/core/sampling.ts (mask, greedy at T = 0, top-k, softmax, top-p). Requires workgroup.wgsl.
+// src/core/sampling.ts (mask, greedy at T = 0, top-k, softmax, top-p).
+// Requires: workgroup.
 //
 // f32 numerics:
 // - Logits are ranked by an order-preserving u32 key of their f32 bits (+0 and −0 are one key), so top-k
@@ -216,7 +217,7 @@ fn summarize_row(vocab: u32, temperature: f32) -> RowSummary {
 
 @compute @workgroup_size(WG)
 fn main(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_index) local: u32) {
-  lid = local;
+  wg_enter(local);
   // Branches that reach a barrier must test a local copy: private variables count as non-uniform.
   let params = rows[workgroup.x];
   row = params;

@@ -3,6 +3,7 @@
 // f32 numerics: a target probability of 0 gives LOG_ZERO (w = 0 exactly, and it stays 0); w = 1 exactly
 // whenever the cap binds, since exp(0) = 1. Elsewhere w carries a relative error of a few 2^-24 per step
 // against the CPU's direct f64 product; decisions that differ only through it are ties within ε.
+// Requires: nothing.
 
 const LOG_ZERO: f32 = -1.0e30;
 

@@ -2,7 +2,8 @@
 // called by all WG invocations in uniform control flow, and returns its result through
 // workgroupUniformLoad so that callers may branch on it and stay uniform.
 // Numerics: f32 tree sums (pairwise, order fixed by the invocation index), so a sum over V terms carries a
-// relative error of about log2(V) · 2^-24, against the CPU's sequential f64 sums.
+// relative error of about log2(V) · 2^-24, against the CPU's sequential f64 sums; u64 sums are exact.
+// Requires: u64.
 
 // The workgroup size, a power of two set per pipeline: wide for large vocabularies on real GPUs, narrow
 // for small ones (SwiftShader's barriers cost in proportion to the invocations they wait for).
@@ -14,6 +15,13 @@ var<workgroup> wg_f32: array<f32, WG>;
 var<workgroup> wg_u32: array<u32, WG>;
 var<workgroup> wg_result_f32: f32;
 var<workgroup> wg_result_u32: u32;
+var<workgroup> wg_u64: array<vec2<u32>, WG>;
+var<workgroup> wg_total_u64: vec2<u32>;
+
+/// Every entry point that uses these helpers calls this first, with its local_invocation_index.
+fn wg_enter(local: u32) {
+  lid = local;
+}
 
 fn wg_sum_f32(value: f32) -> f32 {
   wg_f32[lid] = value;
@@ -94,6 +102,36 @@ fn wg_exclusive_scan_f32(value: f32) -> f32 {
   }
   workgroupBarrier();
   return exclusive;
+}
+
+struct ScanU64 {
+  /// The sum of the values of the invocations below this one.
+  before: vec2<u32>,
+  /// The sum over the workgroup.
+  total: vec2<u32>,
+}
+
+/// Exclusive prefix sum of one u64 (u64.wgsl) per invocation, exact, with the workgroup total.
+fn wg_exclusive_scan_u64(value: vec2<u32>) -> ScanU64 {
+  wg_u64[lid] = value;
+  workgroupBarrier();
+  for (var offset = 1u; offset < WG; offset = offset * 2u) {
+    var addend = vec2<u32>(0u, 0u);
+    if (lid >= offset) {
+      addend = wg_u64[lid - offset];
+    }
+    workgroupBarrier();
+    wg_u64[lid] = add_u64(wg_u64[lid], addend);
+    workgroupBarrier();
+  }
+  var exclusive = vec2<u32>(0u, 0u);
+  if (lid > 0u) {
+    exclusive = wg_u64[lid - 1u];
+  }
+  if (lid == WG - 1u) {
+    wg_total_u64 = wg_u64[lid];
+  }
+  return ScanU64(exclusive, workgroupUniformLoad(&wg_total_u64));
 }
 
 /// Invocation 0's value, made uniform for every invocation (for values read from read_write memory).

@@ -1,6 +1,7 @@
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import type { FromWorker } from './contract/protocol';
+import { persistHistory } from './store/historyDb';
 import { createSpecStore } from './store/store';
 import { decodeShare } from './store/shareUrl';
 import { App } from './ui/App';
@@ -22,6 +23,8 @@ try {
   store.getState().receive({ type: 'run-error', runId: 0, message: (error as Error).message });
 }
 store.getState().load();
+// Without IndexedDB (some private windows) the history still works, for this page's life only.
+persistHistory(store).catch((error: unknown) => console.warn(`SpecLab: the run history will not survive a reload: ${String(error)}`));
 
 createRoot(rootElement).render(
   <StrictMode>

@@ -1,4 +1,5 @@
 /** The typed messages between the page and the engine's Web Worker. */
+import type { RaceResult, ScorecardRow, ScorecardSpec, SweepCell, SweepSpec } from './bench';
 import type { RunParams } from './runParams';
 import type { RunReport } from './runReport';
 import type { StepRecord } from './stepRecord';
@@ -23,7 +24,10 @@ export type ToWorker =
   | { type: 'load'; source: PairSource; provider: ExecutionProvider | 'auto'; verifier: VerifierChoice }
   /** Starts a run; `paused` starts it waiting for `step`. `stepDelayMs` slows playback for teaching. */
   | { type: 'run'; runId: number; params: RunParams; paused: boolean; stepDelayMs: number }
-  | { type: 'race'; runId: number; params: RunParams }
+  /** Every method, warmed up, then `repeats` timed rounds in rotated order (src/engine/bench.ts). */
+  | { type: 'race'; runId: number; params: RunParams; repeats: number }
+  | { type: 'sweep'; runId: number; spec: SweepSpec }
+  | { type: 'scorecard'; runId: number; spec: ScorecardSpec }
   | { type: 'pause' }
   | { type: 'resume' }
   | { type: 'step' }
@@ -56,6 +60,12 @@ export type FromWorker =
   | { type: 'steps'; runId: number; records: StepRecord[] }
   | { type: 'paused'; runId: number; paused: boolean }
   | { type: 'done'; runId: number; report: RunReport }
-  | { type: 'race-row'; runId: number; report: RunReport }
-  | { type: 'race-done'; runId: number }
+  /** Runs finished of a race, sweep or scorecard, out of its schedule's length. */
+  | { type: 'bench-progress'; runId: number; done: number; total: number }
+  | { type: 'race-done'; runId: number; result: RaceResult }
+  | { type: 'sweep-cell'; runId: number; cell: SweepCell }
+  | { type: 'sweep-done'; runId: number }
+  | { type: 'scorecard-done'; runId: number; rows: ScorecardRow[] }
+  /** A sweep or scorecard failed or was cancelled. */
+  | { type: 'bench-error'; runId: number; message: string; cancelled: boolean }
   | { type: 'run-error'; runId: number; message: string };

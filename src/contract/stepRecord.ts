@@ -48,6 +48,12 @@ export interface StepRecord {
    * steps, the histogram's expectation. Null where the enumeration would exceed its budget.
    */
   lengthLaw: number[] | null;
+  /**
+   * The first position of the step: α*, the most any lossless verifier of these K i.i.d. drafts accepts
+   * there (averaged over fresh drafts), and P(at least one token accepted | these drafts) for this step's
+   * verifier (null where lengthLaw is). Null for ar.
+   */
+  firstPosition: { optimum: number; achieved: number | null } | null;
   /** The GBV block scalars w_i, Z_i, h_i (gbv and spectr-gbv). */
   trace: { start: number; weights: number[]; masses: number[]; stops: number[] } | null;
   counts: StepCounts;

@@ -1,14 +1,14 @@
 /**
  * Where a step is verified, as the engine sees it: the CPU twin (src/core) or the WGSL kernels (src/gpu),
  * behind one interface that sits below both. Both draw the verifier's randomness from the same Philox
- * stream, word for word (f32 uniforms, one word each), so a run replays to the same text on either; they can
+ * stream, word for word (64-bit uniforms, two words each), so a run replays to the same text on either; they can
  * differ only where a uniform lies within f32 rounding of its threshold (about 1e-5 per decision, see the
  * twin tests).
  */
 import { recordingSource, rngSource } from '../core/random';
 import { createRng } from '../core/rng';
 import { summarizeDistribution, type DistributionSummary, type SamplingParams } from '../core/sampling';
-import { VERIFIERS, denseView, type MethodId, type VerifyOutcome, type VerifyProblem } from '../core/verify';
+import { GPU_VERIFIER_IDS, VERIFIERS, denseView, type MethodId, type VerifyOutcome, type VerifyProblem } from '../core/verify';
 
 /** Philox streams of a run: drafting and verification never share words. */
 export const DRAFT_STREAM = 1;
@@ -32,8 +32,11 @@ export interface VerifyInput {
   firstWord: number;
 }
 
-/** cpu: the twin; gpu-upload: the kernels on logits written to the GPU; gpu-in-place: on the model's own buffer. */
-export type VerifyPath = 'cpu' | 'gpu-upload' | 'gpu-in-place';
+/**
+ * cpu: the twin; cpu-no-kernel: the twin because the method has no WGSL kernel (optimal-tree), even on a GPU
+ * run; gpu-upload: the kernels on logits written to the GPU; gpu-in-place: on the model's own buffer.
+ */
+export type VerifyPath = 'cpu' | 'cpu-no-kernel' | 'gpu-upload' | 'gpu-in-place';
 
 /** How many of the final token's most likely alternatives a step records. */
 export const FINAL_LAW_TOP = 5;
@@ -56,9 +59,23 @@ export const cpuVerifier: StepVerifier = {
   kind: 'cpu',
   verify({ method, problem, seed, firstWord }) {
     const rng = createRng(seed, VERIFY_STREAM, firstWord);
-    const source = recordingSource(rngSource(rng, 'f32'));
+    const source = recordingSource(rngSource(rng));
     const outcome = VERIFIERS[method](denseView(problem), source);
     const law = source.lastCategorical();
     return Promise.resolve({ outcome, wordsUsed: rng.position - firstWord, path: 'cpu' as const, finalLaw: law ? summarizeDistribution(law, FINAL_LAW_TOP) : null });
   },
 };
+
+/**
+ * The verifier a step of `method` runs on: the given one, except that a method the WGSL verifier does not
+ * implement runs on the CPU twin (never the shader's default case), and its steps say so.
+ */
+export function verifierForMethod(method: MethodId, verifier: StepVerifier): StepVerifier {
+  if (verifier.kind === 'cpu' || GPU_VERIFIER_IDS.includes(method)) return verifier;
+  return {
+    kind: 'cpu',
+    async verify(input) {
+      return { ...(await cpuVerifier.verify(input)), path: 'cpu-no-kernel' as const };
+    },
+  };
+}

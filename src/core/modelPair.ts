@@ -1,6 +1,6 @@
 import type { RandomSource } from './random';
 import { philox4x32_10, seedKey, uniformF64FromWords, type Rng } from './rng';
-import { logitsToProbs, drawCategorical } from './sampling';
+import { logitsToProbs, sampleCategorical } from './sampling';
 import type { DraftBlockView } from './verify/view';
 import type { VerifyProblem } from './verify/types';
 
@@ -24,7 +24,7 @@ export function sampleProblem(pair: ModelPair, context: readonly number[], K: nu
       if (j === L) break;
       const draftRow = pair.draft(prefix);
       draftProbs.set(draftRow, (k * L + j) * V);
-      const token = drawCategorical(draftRow, rng.uniform());
+      const token = sampleCategorical(draftRow, rng);
       drafts[k * L + j] = token;
       prefix.push(token);
     }

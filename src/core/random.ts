@@ -1,5 +1,5 @@
 import type { Rng } from './rng';
-import { drawCategorical } from './sampling';
+import { sampleCategorical } from './sampling';
 
 /**
  * Every random choice a verifier makes goes through this interface, so one implementation serves both
@@ -16,20 +16,35 @@ export function assertProbability(p: number): void {
   if (!(p >= 0 && p <= 1)) throw new RangeError(`Bernoulli parameter ${p} is outside [0, 1]`);
 }
 
+const TWO_POW_32 = 4294967296;
+
 /**
- * Production randomness: each choice consumes the next uniform of the stream. 'f64' (the default) takes
- * two words per uniform; 'f32' takes one, exactly as the GPU kernels do, so the CPU twin and the GPU
+ * True for the 64-bit uniform U = (high, low) when U < p · 2^64, compared exactly (p · 2^32 splits into
+ * whole and fractional parts without rounding), so P(true) = ceil(p · 2^64) / 2^64: a bias below 2^-64.
+ * A 24-bit uniform would be biased by up to 2^-24 per decision, which is several decisions per step and
+ * within sight of the 1e-6 per draw we promise; two words are cheap, so every choice takes two.
+ */
+export function bernoulliFromWords(p: number, high: number, low: number): boolean {
+  if (p === 1) return true;
+  const scaled = p * TWO_POW_32;
+  const whole = Math.floor(scaled);
+  return high < whole || (high === whole && low < (scaled - whole) * TWO_POW_32);
+}
+
+/**
+ * Production randomness: each choice consumes the next two words of the stream as one 64-bit uniform
+ * (bernoulliFromWords, drawCategorical), exactly as the GPU kernels do, so the CPU twin and the GPU
  * consume the same words in the same order and can be compared decision by decision.
  */
-export function rngSource(rng: Rng, precision: 'f64' | 'f32' = 'f64'): RandomSource {
-  const uniform = precision === 'f32' ? () => rng.uniformF32() : () => rng.uniform();
+export function rngSource(rng: Rng): RandomSource {
   return {
     bernoulli(p) {
       assertProbability(p);
-      return uniform() < p;
+      const high = rng.nextUint32();
+      return bernoulliFromWords(p, high, rng.nextUint32());
     },
     categorical(weights) {
-      return drawCategorical(weights, uniform());
+      return sampleCategorical(weights, rng);
     },
   };
 }

@@ -8,10 +8,10 @@
  *   counter = [block mod 2^32, floor(block / 2^32), stream mod 2^32, 0]
  *   block b yields the four words 4b .. 4b+3 of the stream, in output order.
  *
- * Float recipes (all exact, never rounding up to 1):
- *   f32 uniform from one word a:          (a >>> 8) * 2^-24                       -> [0, 1), 24 bits
+ * The verifiers' choices read words directly (two per choice, a 64-bit uniform: src/core/random.ts and
+ * drawCategorical in src/core/sampling.ts). Float recipe for everything else (exact, never 1):
  *   f64 uniform from two words a then b:  ((a >>> 5) * 2^26 + (b >>> 6)) * 2^-53  -> [0, 1), 53 bits
- * `uniform()` consumes two consecutive words of the stream; `uniformF32()` consumes one.
+ * `uniform()` consumes two consecutive words of the stream.
  */
 
 const PHILOX_M0 = 0xd2511f53;
@@ -54,10 +54,6 @@ export function philox4x32_10(
   return [c0, c1, c2, c3];
 }
 
-export function uniformF32FromWord(word: number): number {
-  return (word >>> 8) * 2 ** -24;
-}
-
 export function uniformF64FromWords(first: number, second: number): number {
   return ((first >>> 5) * 67108864 + (second >>> 6)) * 2 ** -53;
 }
@@ -67,8 +63,6 @@ export interface Rng {
   nextUint32(): number;
   /** A 53-bit uniform in [0, 1) from the next two words. */
   uniform(): number;
-  /** A 24-bit uniform in [0, 1) from the next word. */
-  uniformF32(): number;
   /** Index of the next word to be consumed: enough, with seed and stream, to replay from here. */
   readonly position: number;
 }
@@ -117,7 +111,6 @@ export function createRng(seed: number, stream = 0, startWord = 0): Rng {
       const first = nextUint32();
       return uniformF64FromWords(first, nextUint32());
     },
-    uniformF32: () => uniformF32FromWord(nextUint32()),
     get position() {
       return position;
     },

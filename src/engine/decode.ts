@@ -10,9 +10,9 @@
  */
 import { countDraftTokens, emptyCounters, recordStep, type StepCounts } from '../core/metrics';
 import { createRng } from '../core/rng';
-import { drawCategorical, logitsToProbs, maskWordCount, type DistributionSummary, type SamplingParams } from '../core/sampling';
+import { sampleCategorical, logitsToProbs, maskWordCount, type DistributionSummary, type SamplingParams } from '../core/sampling';
 import { EnumerationBudgetExceeded } from '../core/enumerate';
-import { acceptedLengthLaw } from '../core/theory';
+import { acceptedLengthLaw, transportOptimum } from '../core/theory';
 import { VERIFIERS, denseView, draftsUsed, type MethodId, type VerifyProblem } from '../core/verify';
 import { GrammarDeadEndError, advanceOverEmitted, checkDrafts, openMask, type DraftGrammarCheck } from '../grammar/draftMasks';
 import type { CompiledSchema, SchemaMatcher } from '../grammar/engine';
@@ -22,7 +22,7 @@ import { LIMITS } from '../contract/limits';
 import type { DecodeEnding, DecodeResult } from '../contract/runReport';
 import { DECODE_METHODS, type DecodeMethod, type DraftingMode } from '../contract/runParams';
 import { zeroTimings, type EmittedToken, type StepRecord, type StepTimings } from '../contract/stepRecord';
-import { DRAFT_STREAM, cpuVerifier, type StepVerifier, type VerifyInput } from '../contract/stepVerifier';
+import { DRAFT_STREAM, cpuVerifier, verifierForMethod, type StepVerifier, type VerifyInput } from '../contract/stepVerifier';
 
 export interface Structure {
   grammar: CompiledSchema;
@@ -114,12 +114,12 @@ export async function decode(models: PairModels, options: DecodeOptions, onStep?
         if (mask && !mask.some((word) => word !== 0)) throw new GrammarDeadEndError('the grammar allows no token here, so the output cannot continue');
         timings.mask = now() - mark;
         const row = logitsToProbs(logits, sampling, mask);
-        const token = drawCategorical(row, rng.uniform());
+        const token = sampleCategorical(row, rng);
         if (mask && !(matcher as SchemaMatcher).accept(token)) throw new Error(`the grammar refused token ${token} that its own mask allowed`);
         const counts: StepCounts = { proposed: 0, invalidated: 0, distinctProposed: 0, distinctEligible: 0, accepted: 0 };
         record = {
           index: steps, drafts: [], draftProbs: [], targetProbs: [], draftLengths: [], validLengths: [], chosen: 0, accepted: 0,
-          emitted: [{ token, origin: 'target', targetProb: row[token] as number }], verifiedOn: null, finalLaw: null, lengthLaw: oneHot(L + 1, 0), trace: null, counts, timings,
+          emitted: [{ token, origin: 'target', targetProb: row[token] as number }], verifiedOn: null, finalLaw: null, lengthLaw: oneHot(L + 1, 0), firstPosition: null, trace: null, counts, timings,
         };
       } else {
         record = await speculativeStep(models, { ...options, K }, { tokens, context, rng, verification, matcher, constrainedAfter, timings, index: steps });
@@ -248,7 +248,7 @@ async function speculativeStep(models: PairModels, options: DecodeOptions, state
         timings.mask += now() - mark;
       }
       const row = logitsToProbs(logits, sampling, mask);
-      const token = drawCategorical(row, rng.uniform());
+      const token = sampleCategorical(row, rng);
       draftProbs.set(row, at);
       drafts[k * L + j] = token;
       prefix.push(token);
@@ -296,7 +296,7 @@ async function speculativeStep(models: PairModels, options: DecodeOptions, state
     seed: options.seed,
     firstWord: verification.nextWord,
   };
-  const { outcome, wordsUsed, path, finalLaw } = await verification.verifier.verify(input);
+  const { outcome, wordsUsed, path, finalLaw } = await verifierForMethod(input.method, verification.verifier).verify(input);
   verification.nextWord += wordsUsed;
   const accepted = Math.min(outcome.accepted, lengths[outcome.draft] as number);
   const validLengths = check ? check.validLengths : new Array<number>(K).fill(L);
@@ -339,6 +339,10 @@ async function speculativeStep(models: PairModels, options: DecodeOptions, state
     verifiedOn: path,
     finalLaw: finalEmitted ? law : null,
     lengthLaw,
+    firstPosition: {
+      optimum: transportOptimum(targetProbs.subarray(0, V), draftProbs.subarray(0, V), K),
+      achieved: lengthLaw ? 1 - (lengthLaw[0] as number) : null,
+    },
     trace: trace ? { start: trace.start, weights: Array.from(trace.weights), masses: Array.from(trace.masses), stops: Array.from(trace.stops) } : null,
     counts: countDraftTokens(drafts, K, L, validLengths, accepted, lengths),
     timings,

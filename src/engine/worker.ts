@@ -5,9 +5,10 @@
  */
 import { ort } from '../models/browserRuntime';
 import type { ExecutionProvider, FromWorker, ToWorker, VerifierChoice } from '../contract/protocol';
-import { DECODE_METHODS } from '../contract/runParams';
+import { DECODE_METHODS, type RunParams } from '../contract/runParams';
 import type { StepRecord } from '../contract/stepRecord';
 import { cpuVerifier, type StepVerifier } from '../contract/stepVerifier';
+import { race as raceMethods, scorecard, sweep } from './bench';
 import { SpecEngine } from './engine';
 import { GpuDeviceManager } from '../gpu/device';
 import { gpuStepVerifier } from '../gpu/stepVerifier';
@@ -168,13 +169,27 @@ async function run(message: Extract<ToWorker, { type: 'run' }>): Promise<void> {
   }
 }
 
-async function race(message: Extract<ToWorker, { type: 'race' }>): Promise<void> {
-  if (!engine) return post({ type: 'run-error', runId: message.runId, message: 'the models are not loaded yet' });
+/** A race, sweep or scorecard: cancellable like a run, reporting progress as it goes. */
+async function benchJob(message: Extract<ToWorker, { type: 'race' | 'sweep' | 'scorecard' }>): Promise<void> {
+  const { runId } = message;
+  const fail = (text: string, cancelled: boolean) => post(message.type === 'race' ? { type: 'run-error', runId, message: text } : { type: 'bench-error', runId, message: text, cancelled });
+  if (!engine) return fail('the models are not loaded yet', false);
+  const current = engine;
+  const controller = new AbortController();
+  active = { runId, controller };
+  const options = { signal: controller.signal, onProgress: (done: number, total: number) => post({ type: 'bench-progress', runId, done, total }) };
+  const run = (params: RunParams) => current.run(params, undefined, controller.signal);
   try {
-    for (const method of DECODE_METHODS) post({ type: 'race-row', runId: message.runId, report: await engine.run({ ...message.params, method }) });
-    post({ type: 'race-done', runId: message.runId });
+    if (message.type === 'race') post({ type: 'race-done', runId, result: await raceMethods(run, message.params, DECODE_METHODS, message.repeats, options) });
+    else if (message.type === 'sweep') {
+      await sweep(run, message.spec, { ...options, onCell: (cell) => post({ type: 'sweep-cell', runId, cell }) });
+      post({ type: 'sweep-done', runId });
+    } else post({ type: 'scorecard-done', runId, rows: await scorecard(run, interpretedValidator, message.spec, options) });
   } catch (error) {
-    post({ type: 'run-error', runId: message.runId, message: errorText(error) });
+    const cancelled = controller.signal.aborted;
+    fail(cancelled ? `${message.type} cancelled` : errorText(error), cancelled);
+  } finally {
+    if (active?.controller === controller) active = null;
   }
 }
 
@@ -198,9 +213,11 @@ onmessage = (event: MessageEvent<ToWorker>) => {
       enqueue(() => run(message));
       break;
     case 'race':
+    case 'sweep':
+    case 'scorecard':
       active?.controller.abort();
       nudge();
-      enqueue(() => race(message));
+      enqueue(() => benchJob(message));
       break;
     case 'pause':
       paused = true;

@@ -152,7 +152,8 @@ export class GpuWork {
     return buffer;
   }
 
-  dispatch(program: KernelProgram, bindings: GPUBuffer[], workgroups: number, workgroupSize = program.workgroupSize): void {
+  /** `bindings[i]` goes to binding i; null skips a binding the entry point does not use. */
+  dispatch(program: KernelProgram, bindings: readonly (GPUBuffer | null)[], workgroups: number, workgroupSize = program.workgroupSize): void {
     const pipeline = pipelineFor(this.context, program, workgroupSize);
     const pass = this.encoder.beginComputePass({ label: program.name });
     pass.setPipeline(pipeline);
@@ -160,7 +161,7 @@ export class GpuWork {
       0,
       this.context.device.createBindGroup({
         layout: pipeline.getBindGroupLayout(0),
-        entries: bindings.map((buffer, binding) => ({ binding, resource: { buffer } })),
+        entries: bindings.flatMap((buffer, binding) => (buffer ? [{ binding, resource: { buffer } }] : [])),
       }),
     );
     pass.dispatchWorkgroups(workgroups);

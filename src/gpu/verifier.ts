@@ -1,20 +1,15 @@
-import acceptWgsl from '../../shaders/accept.wgsl?raw';
-import philoxWgsl from '../../shaders/philox.wgsl?raw';
-import ratiosWgsl from '../../shaders/ratios.wgsl?raw';
-import residualWgsl from '../../shaders/residual.wgsl?raw';
-import sampleWgsl from '../../shaders/sample.wgsl?raw';
-import workgroupWgsl from '../../shaders/workgroup.wgsl?raw';
 import { seedKey } from '../core/rng';
 import { maskWordCount, type SamplingParams } from '../core/sampling';
 import { MAX_DRAFTS, MAX_DRAFT_LENGTH, VERIFIER_IDS, type VerifierId, type VerifyOutcome } from '../core/verify';
 import type { GpuDeviceManager } from './device';
 import { GpuInputError, GpuWork, checkBindingSize, checkDispatch, workgroupSizeFor, type KernelProgram } from './kernel';
+import { ACCEPT, composeWgsl } from './shaders';
 import { PROB_ROW_STATUS, encodeProbs, type ProbRowSpec } from './kernels/probs';
 
-/** CPU twin: the verifiers of src/core/verify, driven by rngSource(rng, 'f32'). */
+/** CPU twin: the verifiers of src/core/verify, driven by rngSource(rng). */
 export const acceptProgram: KernelProgram = {
   name: 'accept',
-  code: [philoxWgsl, workgroupWgsl, ratiosWgsl, residualWgsl, sampleWgsl, acceptWgsl].join('\n'),
+  code: composeWgsl(ACCEPT),
   entryPoint: 'main',
   workgroupSize: 256,
   sizeIsOverridable: true,

@@ -5,6 +5,7 @@
  */
 import { createStore } from 'zustand/vanilla';
 import { emptyCounters, recordStep, recordCompletion, EMPTY_SCORECARD, type Counters, type Scorecard, type CompletionKind } from '../core/metrics';
+import type { RaceResult } from '../contract/bench';
 import { BUNDLED_PAIR } from '../contract/modelPairs';
 import type { EngineInfo, ExecutionProvider, FromWorker, PairSource, ToWorker, VerifierChoice } from '../contract/protocol';
 import { presetParams, type RunParams } from '../contract/runParams';
@@ -12,6 +13,7 @@ import type { RunReport } from '../contract/runReport';
 import type { StepRecord } from '../contract/stepRecord';
 import { SCHEMA_PRESETS } from '../grammar/presets';
 import type { PresetChoice } from './shareUrl';
+import { benchSlice, receiveBench, type BenchActions, type BenchState } from './benchSlice';
 
 export interface EngineTransport {
   post(message: ToWorker): void;
@@ -34,7 +36,8 @@ export interface SpecState {
   stepDelayMs: number;
   /** `params`: what this run was started with; the form may have changed since, for the next run. */
   run: { id: number; status: RunStatus; params: RunParams; steps: StepRecord[]; counters: Counters; report: RunReport | null; error: string | null };
-  race: { id: number; status: 'idle' | 'running' | 'done' | 'error'; rows: RunReport[]; error: string | null };
+  /** A fair race: `done` of `total` runs (warm-ups included); the result once every round has run. */
+  race: { id: number; status: 'idle' | 'running' | 'done' | 'error'; repeats: number; done: number; total: number; result: RaceResult | null; error: string | null };
   /** Schema-valid, invalid, truncated and dead-end completions over this session's runs. */
   scorecard: Scorecard;
   ui: { presentation: boolean; showInvalid: boolean; selectedStep: number | null; help: boolean };
@@ -55,6 +58,7 @@ export interface SpecActions {
   step(): void;
   reset(): void;
   startRace(): void;
+  setRaceRepeats(repeats: number): void;
   setStepDelay(ms: number): void;
   setUi(ui: Partial<SpecState['ui']>): void;
   applyShared(preset: PresetChoice, params: RunParams): void;
@@ -63,13 +67,16 @@ export interface SpecActions {
 
 export type SpecStore = ReturnType<typeof createSpecStore>;
 
+/** Timed rounds a race runs after its warm-up, unless told otherwise. */
+export const DEFAULT_RACE_REPEATS = 3;
+
 const FIRST_PRESET = SCHEMA_PRESETS[1] ?? (SCHEMA_PRESETS[0] as (typeof SCHEMA_PRESETS)[number]);
 
 const freshRun = (id: number, params: RunParams, status: RunStatus = 'idle') => ({ id, status, params, steps: [], counters: emptyCounters(params.L), report: null, error: null });
 
 export function createSpecStore(transport: EngineTransport) {
   let nextRunId = 1;
-  return createStore<SpecState & SpecActions>()((set, get) => {
+  return createStore<SpecState & SpecActions & BenchState & BenchActions>()((set, get) => {
     const send = (message: ToWorker) => transport.post(message);
     const beginRun = (paused: boolean) => {
       const { params, stepDelayMs, engine } = get();
@@ -87,7 +94,8 @@ export function createSpecStore(transport: EngineTransport) {
       params: presetParams(FIRST_PRESET),
       stepDelayMs: 0,
       run: freshRun(0, presetParams(FIRST_PRESET)),
-      race: { id: 0, status: 'idle', rows: [], error: null },
+      race: { id: 0, status: 'idle', repeats: DEFAULT_RACE_REPEATS, done: 0, total: 0, result: null, error: null },
+      ...benchSlice(set, get, send),
       scorecard: EMPTY_SCORECARD,
       ui: { presentation: false, showInvalid: false, selectedStep: null, help: false },
       pendingAutoRun: false,
@@ -152,9 +160,13 @@ export function createSpecStore(transport: EngineTransport) {
         set({ run: freshRun(nextRunId++, get().params), ui: { ...get().ui, selectedStep: null } });
       },
       startRace() {
+        const { repeats } = get().race;
         const id = nextRunId++;
-        set({ race: { id, status: 'running', rows: [], error: null } });
-        send({ type: 'race', runId: id, params: get().params });
+        set({ race: { id, status: 'running', repeats, done: 0, total: 0, result: null, error: null } });
+        send({ type: 'race', runId: id, params: get().params, repeats });
+      },
+      setRaceRepeats(repeats) {
+        set({ race: { ...get().race, repeats } });
       },
       setStepDelay(ms) {
         set({ stepDelayMs: ms });
@@ -173,6 +185,7 @@ export function createSpecStore(transport: EngineTransport) {
 
       receive(message) {
         const state = get();
+        if (receiveBench(state, set, message)) return;
         switch (message.type) {
           case 'progress':
             set({ engine: { ...state.engine, progress: { ...state.engine.progress, [message.file]: { loaded: message.loaded, total: message.total } } } });
@@ -207,11 +220,11 @@ export function createSpecStore(transport: EngineTransport) {
             });
             break;
           }
-          case 'race-row':
-            if (message.runId === state.race.id) set({ race: { ...state.race, rows: [...state.race.rows, message.report] } });
+          case 'bench-progress':
+            if (message.runId === state.race.id) set({ race: { ...state.race, done: message.done, total: message.total } });
             break;
           case 'race-done':
-            if (message.runId === state.race.id) set({ race: { ...state.race, status: 'done' } });
+            if (message.runId === state.race.id) set({ race: { ...state.race, status: 'done', result: message.result } });
             break;
           case 'run-error':
             if (message.runId === state.run.id) set({ run: { ...state.run, status: 'error', error: message.message } });

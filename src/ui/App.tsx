@@ -3,7 +3,11 @@ import { Charts } from './Charts';
 import { Controls, RunBar } from './Controls';
 import { CounterPanel } from './CounterPanel';
 import { METHOD_DESCRIPTIONS } from './methodDescriptions';
+import { HistoryView } from './HistoryView';
 import { RaceView } from './RaceView';
+import { ScorecardView } from './ScorecardView';
+import { SweepView } from './SweepView';
+import { VllmImportView } from './VllmImportView';
 import { ShortcutHelp, useShortcuts } from './Shortcuts';
 import { SnapshotButton } from './SnapshotButton';
 import { StatusBar } from './StatusBar';
@@ -46,6 +50,10 @@ export function App() {
       </div>
       <StepInspector />
       <RaceView />
+      <SweepView />
+      <ScorecardView />
+      <HistoryView />
+      <VllmImportView />
       <section aria-labelledby="methods-heading" className="methods-section">
         <h2 id="methods-heading">Verification methods</h2>
         <dl className="methods">

@@ -1,14 +1,12 @@
 import { memo, useDeferredValue, useRef, type ReactElement, type ReactNode } from 'react';
-import { Bar, BarChart, CartesianGrid, ComposedChart, Line, LineChart, Tooltip, XAxis, YAxis } from 'recharts';
+import { Bar, ComposedChart, Line, LineChart } from 'recharts';
 import { derivedRatios, perPositionAcceptance, recordStep, emptyCounters, type Counters } from '../core/metrics';
 import type { StepRecord } from '../contract/stepRecord';
+import { PositionChart } from './benchParts';
 import { chartSvgToPng, composeChartSvg, type LegendEntry } from './chartExport';
+import { chartAxes, PALETTE, PLOT } from './chartParts';
 import { download } from './download';
-import { sig3 } from './format';
 import { useSpec } from './storeContext';
-
-/** Okabe–Ito: distinguishable with every common colour-vision deficiency. */
-export const PALETTE = { R: '#0072B2', I: '#D55E00', D: '#009E73', A: '#CC79A7', other: '#E69F00', grey: '#56B4E9' };
 
 interface ChartProps {
   id: string;
@@ -64,27 +62,6 @@ function ChartCard(props: ChartProps) {
   );
 }
 
-/** Fills `.chart-plot`; recharts' `responsive` follows the box as the window or the layout changes. */
-const PLOT = { responsive: true, style: { width: '100%', height: '100%' }, margin: { top: 8, right: 16, bottom: 4, left: 4 } } as const;
-const AXIS_TICK = { fill: '#222222' };
-
-function axes(x: { key: string; title: string }, y: { title: string; domain?: [number, number]; integer?: boolean }) {
-  return [
-    <CartesianGrid key="grid" strokeDasharray="3 3" />,
-    <XAxis key="x" dataKey={x.key} tick={AXIS_TICK} tickFormatter={sig3} height={46} label={{ value: x.title, position: 'insideBottom', offset: 2, fill: '#111111' }} />,
-    <YAxis
-      key="y"
-      tick={AXIS_TICK}
-      tickFormatter={sig3}
-      width={64}
-      allowDecimals={!y.integer}
-      {...(y.domain ? { domain: y.domain } : {})}
-      label={{ value: y.title, angle: -90, position: 'insideLeft', offset: 8, style: { textAnchor: 'middle' }, fill: '#111111' }}
-    />,
-    <Tooltip key="tooltip" formatter={(value) => sig3(Number(value))} labelFormatter={(label) => `${x.title}: ${sig3(Number(label))}`} />,
-  ];
-}
-
 /** The counters after each step, and the ratios over them. */
 function cumulativeSeries(steps: readonly StepRecord[], L: number) {
   const points = [];
@@ -127,7 +104,7 @@ const lineLegend = (lines: readonly LineSpec[]): LegendEntry[] => lines.map(({ n
 function StepLines(props: { data: SeriesPoint[]; lines: readonly LineSpec[]; yTitle: string; domain?: [number, number] }) {
   return (
     <LineChart {...PLOT} data={props.data}>
-      {axes({ key: 'step', title: 'verification step' }, { title: props.yTitle, ...(props.domain ? { domain: props.domain } : {}) })}
+      {chartAxes({ key: 'step', title: 'verification step' }, { title: props.yTitle, ...(props.domain ? { domain: props.domain } : {}) })}
       {props.lines.map((line) => (
         <Line key={line.key} type="monotone" name={line.name} dataKey={line.key} stroke={line.color} strokeWidth={2} dot={false} isAnimationActive={false} />
       ))}
@@ -165,7 +142,7 @@ const ChartGrid = memo(function ChartGrid({ steps, counters }: { steps: readonly
   const series = cumulativeSeries(steps, L);
   const expected = expectedHistogram(steps, L);
   const histogram = counters.histogram.map((count, length) => ({ length, steps: count, ...(expected ? { expected: expected[length] } : {}) }));
-  const positions = perPositionAcceptance(counters).map((rate, i) => ({ position: i + 1, rate }));
+  const positions = perPositionAcceptance(counters);
   const histogramLegend: LegendEntry[] = [
     { name: 'observed', color: PALETTE.R, kind: 'bar' },
     ...(expected ? [{ name: 'expected given the drafts', color: PALETTE.other, kind: 'line' } as const] : []),
@@ -189,7 +166,7 @@ const ChartGrid = memo(function ChartGrid({ steps, counters }: { steps: readonly
           }
         >
           <ComposedChart {...PLOT} data={histogram}>
-            {axes({ key: 'length', title: `accepted draft tokens, 0..${L} (bonus excluded)` }, { title: 'steps', integer: true })}
+            {chartAxes({ key: 'length', title: `accepted draft tokens, 0..${L} (bonus excluded)` }, { title: 'steps', integer: true })}
             <Bar dataKey="steps" name="observed" fill={PALETTE.R} isAnimationActive={false} />
             {expected && <Line dataKey="expected" name="expected given the drafts" stroke={PALETTE.other} strokeWidth={2} isAnimationActive={false} />}
           </ComposedChart>
@@ -204,10 +181,7 @@ const ChartGrid = memo(function ChartGrid({ steps, counters }: { steps: readonly
           <StepLines data={series} domain={[1, L + 1]} lines={MEAN_LINES} yTitle="tokens per target forward" />
         </ChartCard>
         <ChartCard id="per-position" title="Per-position acceptance: steps accepting ≥ i / steps" legend={[{ name: 'share of steps', color: PALETTE.D, kind: 'bar' }]} points={positions.length} waiting={waiting}>
-          <BarChart {...PLOT} data={positions}>
-            {axes({ key: 'position', title: 'draft position i' }, { title: 'share of steps', domain: [0, 1] })}
-            <Bar dataKey="rate" name="share of steps" fill={PALETTE.D} isAnimationActive={false} />
-          </BarChart>
+          <PositionChart fill series={[{ name: 'share of steps', rates: positions }]} />
         </ChartCard>
       </div>
     </section>

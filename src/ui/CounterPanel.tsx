@@ -1,8 +1,9 @@
 import { useEffect, useRef, useState } from 'react';
-import { derivedRatios, eligible, exportCounters, schemaValidRate } from '../core/metrics';
+import { exportCounters, schemaValidRate } from '../core/metrics';
 import { encodeShare } from '../store/shareUrl';
+import { CounterList, countersEntries } from './benchParts';
 import { download } from './download';
-import { fixed, METHOD_LABELS, percent } from './format';
+import { METHOD_LABELS, percent } from './format';
 import { useSpec } from './storeContext';
 
 /** One row per counter for the CSV: our name, vLLM's name where it has one, and the value. */
@@ -60,7 +61,6 @@ export function CounterPanel() {
   // Counters belong to the run that made them: its parameters, not the form's, head them (the form may
   // already hold the next run's K and L).
   const params = run.status === 'idle' ? formParams : run.params;
-  const ratios = derivedRatios(counters);
   const slice = { method: params.method, schema: preset, K: params.K, L: params.L, temperature: params.temperature, drafting: params.drafting, seed: params.seed };
   const exported = () => exportCounters(counters);
   return (
@@ -80,34 +80,13 @@ export function CounterPanel() {
           <ShareButton />
         </span>
       </div>
-      <dl className="counter-grid" data-testid="counters">
-        {[
-          { label: 'R raw draft tokens', value: counters.raw, key: 'R' },
-          { label: 'I invalidated by grammar', value: counters.invalidated, key: 'I' },
-          { label: 'D = R − I', value: eligible(counters), key: 'D' },
-          { label: 'A accepted by target', value: counters.accepted, key: 'A' },
-          { label: 'D/R grammar survival', value: percent(ratios.grammarSurvival), key: 'survival' },
-          { label: 'A/D conditional acceptance', note: 'vLLM draft_acceptance_rate', value: percent(ratios.conditionalAcceptance), key: 'conditional' },
-          { label: 'A/R draft yield', value: percent(ratios.draftYield), key: 'yield' },
-          { label: 'steps (target forwards)', value: counters.steps, key: 'steps' },
-          { label: 'mean acceptance length', note: '1 + A/steps', value: fixed(ratios.meanAcceptanceLength, 3), key: 'mean-length' },
-          { label: 'accepted-length histogram', note: '0..L', value: counters.histogram.join(' · '), key: 'histogram' },
-          {
-            label: 'schema-valid completions',
-            note: 'of all completions this session',
-            value: `${percent(schemaValidRate(scorecard))} of ${scorecard.completions} (truncated ${scorecard.truncated}, dead ends ${scorecard.deadEnds})`,
-            key: 'scorecard',
-          },
-        ].map(({ label, note, value, key }) => (
-          <div key={key} className={`counter counter-${key}`}>
-            <dt>
-              {label}
-              {note && <small> ({note})</small>}
-            </dt>
-            <dd data-counter={key}>{value}</dd>
-          </div>
-        ))}
-      </dl>
+      <CounterList
+        testId="counters"
+        entries={[
+          ...countersEntries(counters),
+          ['schema-valid completions', `${percent(schemaValidRate(scorecard))} of ${scorecard.completions} (truncated ${scorecard.truncated}, dead ends ${scorecard.deadEnds})`, 'scorecard', 'of all completions this session'],
+        ]}
+      />
     </section>
   );
 }

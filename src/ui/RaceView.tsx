@@ -1,49 +1,101 @@
+import { Bar, BarChart, CartesianGrid, ErrorBar, Label, XAxis, YAxis } from 'recharts';
+import { derivedRatios } from '../core/metrics';
+import { medianRange } from './benchParts';
+import { PALETTE } from './chartParts';
 import { fixed, METHOD_LABELS, percent } from './format';
 import { useSpec } from './storeContext';
-import { derivedRatios } from '../core/metrics';
+
+const REPEAT_CHOICES = [1, 3, 5, 10];
+
 
 export function RaceView() {
   const race = useSpec((s) => s.race);
-  if (race.status === 'idle') return null;
-  const baseline = race.rows.find((row) => row.params.method === 'ar');
+  const setRaceRepeats = useSpec((s) => s.setRaceRepeats);
+  const result = race.result;
+  const chart = (result?.entries ?? []).map((entry) => ({
+    method: entry.method,
+    median: entry.tokensPerSecond.median,
+    range: [entry.tokensPerSecond.median - entry.tokensPerSecond.min, entry.tokensPerSecond.max - entry.tokensPerSecond.median],
+  }));
   return (
     <section className="race" aria-labelledby="race-heading" data-testid="race">
-      <h2 id="race-heading">Race: every method, same prompt and seed {race.status === 'running' ? '(running…)' : ''}</h2>
+      <h2 id="race-heading">Race: every method, same prompt and seed {race.status === 'running' ? `(running… ${race.done} of ${race.total || '?'} runs)` : ''}</h2>
+      <label className="field inline" htmlFor="race-repeats">
+        <span>Timed rounds per race</span>
+        <select id="race-repeats" value={race.repeats} onChange={(event) => setRaceRepeats(Number(event.target.value))} disabled={race.status === 'running'}>
+          {REPEAT_CHOICES.map((repeats) => (
+            <option key={repeats} value={repeats}>
+              {repeats}
+            </option>
+          ))}
+        </select>
+      </label>
       {race.error && (
         <p className="error" role="alert">
           {race.error}
         </p>
       )}
-      <table>
-        <thead>
-          <tr>
-            <th scope="col">method</th>
-            <th scope="col">tokens</th>
-            <th scope="col">target forwards</th>
-            <th scope="col">block efficiency (tokens / forward)</th>
-            <th scope="col">mean acceptance length 1 + A/steps</th>
-            <th scope="col">A/D conditional acceptance</th>
-            <th scope="col">tokens/s</th>
-            <th scope="col">speedup over AR (wall clock)</th>
-            <th scope="col">output</th>
-          </tr>
-        </thead>
-        <tbody>
-          {race.rows.map((row) => (
-            <tr key={row.params.method} data-method={row.params.method}>
-              <th scope="row">{METHOD_LABELS[row.params.method]}</th>
-              <td>{row.tokens.length}</td>
-              <td>{row.steps}</td>
-              <td>{fixed(row.tokens.length / row.steps)}</td>
-              <td>{fixed(derivedRatios(row.counters).meanAcceptanceLength)}</td>
-              <td>{percent(derivedRatios(row.counters).conditionalAcceptance)}</td>
-              <td>{fixed(row.tokensPerSecond, 1)}</td>
-              <td>{baseline ? `${fixed(row.tokensPerSecond / baseline.tokensPerSecond)}×` : '—'}</td>
-              <td className="race-text">{row.verdict?.kind ?? 'free text'}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      {result && (
+        <>
+          <p className="chart-note" data-testid="race-repeats-note">
+            Each method ran once untimed to warm up, then {result.repeats} timed {result.repeats === 1 ? 'round' : 'rounds'} with the order rotated every round, so no method always goes first. Times are
+            medians over the {result.repeats} {result.repeats === 1 ? 'round' : 'rounds'} [min–max]; speedup compares each round with AR in the same round.
+          </p>
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">method</th>
+                <th scope="col">tokens</th>
+                <th scope="col">target forwards</th>
+                <th scope="col">block efficiency (tokens / forward)</th>
+                <th scope="col">mean acceptance length 1 + A/steps</th>
+                <th scope="col">A/D conditional acceptance</th>
+                <th scope="col">tokens/s, median [min–max] of {result.repeats}</th>
+                <th scope="col">speedup over AR, median [min–max] of {result.repeats}</th>
+                <th scope="col">verdict</th>
+              </tr>
+            </thead>
+            <tbody>
+              {result.entries.map(({ method, report, tokensPerSecond, speedup }) => (
+                <tr key={method} data-method={method}>
+                  <th scope="row">{METHOD_LABELS[method]}</th>
+                  <td>{report.tokens.length}</td>
+                  <td>{report.steps}</td>
+                  <td>{fixed(report.tokens.length / report.steps)}</td>
+                  <td>{fixed(derivedRatios(report.counters).meanAcceptanceLength)}</td>
+                  <td>{percent(derivedRatios(report.counters).conditionalAcceptance)}</td>
+                  <td data-testid="race-rate">{medianRange(tokensPerSecond)}</td>
+                  <td>{speedup ? medianRange(speedup, 2, '×') : '—'}</td>
+                  <td>{report.verdict?.kind ?? 'free text'}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          <figure className="chart" data-chart="race">
+            <figcaption>Tokens per second by method: median of {result.repeats} timed rounds, whiskers min–max</figcaption>
+            <BarChart width={560} height={240} data={chart} margin={{ bottom: 24, left: 12 }}>
+              <CartesianGrid strokeDasharray="3 3" />
+              <XAxis dataKey="method">
+                <Label value="method" position="insideBottom" offset={-16} />
+              </XAxis>
+              <YAxis>
+                <Label value="tokens/s" angle={-90} position="insideLeft" />
+              </YAxis>
+              <Bar dataKey="median" name="median tokens/s" fill={PALETTE.R} isAnimationActive={false}>
+                <ErrorBar dataKey="range" width={6} stroke={PALETTE.I} />
+              </Bar>
+            </BarChart>
+          </figure>
+          <div className="race-texts">
+            {result.entries.map(({ method, report }) => (
+              <details key={method} data-method={method}>
+                <summary>{METHOD_LABELS[method]}: output text</summary>
+                <pre className="race-text">{report.text}</pre>
+              </details>
+            ))}
+          </div>
+        </>
+      )}
     </section>
   );
 }

@@ -1,6 +1,7 @@
 import { useDeferredValue } from 'react';
 import type { DistributionSummary } from '../core/sampling';
 import type { EmittedToken } from '../contract/stepRecord';
+import { FirstPositionOptimum } from './FirstPositionOptimum';
 import { fixed, visibleToken } from './format';
 import { useSpec } from './storeContext';
 
@@ -133,10 +134,13 @@ export function StepInspector() {
           </tbody>
         </table>
       )}
+      <FirstPositionOptimum firstPosition={step.firstPosition} drafts={step.drafts.length} />
       {step.verifiedOn && (
         <p data-testid="verified-on">
           {step.verifiedOn === 'cpu'
             ? 'Verified on the CPU twin.'
+            : step.verifiedOn === 'cpu-no-kernel'
+              ? 'Verified on the CPU twin: this method has no WGSL kernel, so the GPU path hands it to the twin.'
             : step.verifiedOn === 'gpu-in-place'
               ? 'Verified by the WGSL kernels, reading the target’s logits in place in onnxruntime’s GPU buffer.'
               : 'Verified by the WGSL kernels, on logits written to the GPU.'}

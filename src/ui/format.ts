@@ -13,6 +13,7 @@ export const METHOD_LABELS: Readonly<Record<string, string>> = {
   gbv: 'GBV',
   spectr: 'SpecTr',
   'spectr-gbv': 'SpecTr-GBV',
+  'optimal-tree': 'Optimal tree',
 };
 
 const THREE_SIGNIFICANT = new Intl.NumberFormat('en', { maximumSignificantDigits: 3 });

@@ -9,4 +9,9 @@ export const METHOD_DESCRIPTIONS: readonly { id: MethodId; name: string; summary
     name: 'SpecTr-GBV',
     summary: 'K drafts verified as blocks, in the lossless recursive-GBV form (Lin et al. 2026; see the README).',
   },
+  {
+    id: 'optimal-tree',
+    name: 'Optimal tree',
+    summary: 'K i.i.d. drafts verified token by token with the transport-optimal rule: each position accepts with α*, the most any lossless verifier can (CPU only).',
+  },
 ];

@@ -1,6 +1,6 @@
 import { createContext, useContext } from 'react';
 import { useStore } from 'zustand';
-import type { SpecActions, SpecState, SpecStore } from '../store/store';
+import type { SpecStore } from '../store/store';
 
 export const StoreContext = createContext<SpecStore | null>(null);
 
@@ -12,6 +12,6 @@ export function useSpecStore(): SpecStore {
 }
 
 /** Subscribes a component to one slice of the app store. */
-export function useSpec<T>(selector: (state: SpecState & SpecActions) => T): T {
+export function useSpec<T>(selector: (state: ReturnType<SpecStore['getState']>) => T): T {
   return useStore(useSpecStore(), selector);
 }

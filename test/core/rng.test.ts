@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createRng, mulHi32, philox4x32_10, uniformF32FromWord, uniformF64FromWords } from '../../src/core/rng';
+import { createRng, mulHi32, philox4x32_10, uniformF64FromWords } from '../../src/core/rng';
 
 // Known-answer vectors published with Random123 (kat_vectors): counter[4], key[2] -> output[4].
 const KNOWN_ANSWERS: [number[], number[], number[]][] = [
@@ -58,14 +58,6 @@ describe('Philox4x32-10', () => {
 });
 
 describe('float recipes', () => {
-  it('f32: the top 24 bits scaled by 2^-24, never reaching 1', () => {
-    expect(uniformF32FromWord(0)).toBe(0);
-    expect(uniformF32FromWord(0xffffffff)).toBe(1 - 2 ** -24);
-    expect(uniformF32FromWord(0x80000000)).toBe(0.5);
-    expect(uniformF32FromWord(0x000000ff)).toBe(0);
-    expect(Math.fround(uniformF32FromWord(0xfffffeff))).toBe(uniformF32FromWord(0xfffffeff));
-  });
-
   it('f64: 27 bits of the first word over 26 of the second, scaled by 2^-53', () => {
     expect(uniformF64FromWords(0, 0)).toBe(0);
     expect(uniformF64FromWords(0xffffffff, 0xffffffff)).toBe(1 - 2 ** -53);

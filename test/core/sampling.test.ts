@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { drawCategorical, isTokenAllowed, logitsToProbs, maskFromAllowed, maskWordCount, summarizeDistribution } from '../../src/core/sampling';
+import { categoricalUnits, drawCategorical, drawThreshold, isTokenAllowed, logitsToProbs, maskFromAllowed, maskWordCount, summarizeDistribution } from '../../src/core/sampling';
 
 const sum = (row: Float64Array) => row.reduce((a, b) => a + b, 0);
 
@@ -67,24 +67,58 @@ describe('logitsToProbs', () => {
   });
 });
 
+/** The 64-bit uniform u · 2^64 (u a multiple of 2^-64 in [0, 1)) as its two words. */
+const words = (u: number): [number, number] => {
+  const scaled = BigInt(Math.round(u * 2 ** 53)) << 11n;
+  return [Number(scaled >> 32n), Number(scaled & 0xffffffffn)];
+};
+
 describe('drawCategorical', () => {
-  it('inverts the CDF and never returns a zero-weight entry', () => {
+  it('inverts the CDF on a 64-bit uniform and never returns a zero-weight entry', () => {
     const weights = [0, 0.25, 0, 0.75, 0];
-    expect(drawCategorical(weights, 0)).toBe(1);
-    expect(drawCategorical(weights, 0.2499)).toBe(1);
-    expect(drawCategorical(weights, 0.25)).toBe(3);
-    expect(drawCategorical(weights, 1 - 2 ** -53)).toBe(3);
+    expect(drawCategorical(weights, ...words(0))).toBe(1);
+    expect(drawCategorical(weights, ...words(0.2499))).toBe(1);
+    expect(drawCategorical(weights, ...words(0.25))).toBe(3);
+    expect(drawCategorical(weights, 0xffffffff, 0xffffffff)).toBe(3);
   });
 
   it('normalises unnormalised weights', () => {
-    expect(drawCategorical([2, 6], 0.3)).toBe(1);
-    expect(drawCategorical([2, 6], 0.2)).toBe(0);
+    expect(drawCategorical([2, 6], ...words(0.3))).toBe(1);
+    expect(drawCategorical([2, 6], ...words(0.2))).toBe(0);
   });
 
-  it('rejects empty, negative and NaN weights', () => {
-    expect(() => drawCategorical([0, 0], 0.5)).toThrow(/sum to 0/);
-    expect(() => drawCategorical([1, -1], 0.5)).toThrow(/weight 1/);
-    expect(() => drawCategorical([1, NaN], 0.5)).toThrow(/weight 1/);
+  it('reaches the tail a 24-bit uniform could not: tokens of 1e-8 after a heavy one', () => {
+    const weights = [1 - 3e-8, 1e-8, 1e-8, 1e-8];
+    // The last 3e-8 of the unit interval, in 2^-64 steps, belongs to tokens 1..3 in order.
+    const units = categoricalUnits(weights);
+    expect([...units.subarray(1)].every((u) => u > 0)).toBe(true);
+    expect(drawCategorical(weights, 0xffffffff, 0xffffffff)).toBe(3);
+    expect(drawCategorical(weights, ...words(1 - 2.5e-8))).toBe(1);
+    expect(drawCategorical(weights, ...words(1 - 1.5e-8))).toBe(2);
+    // The largest 24-bit uniform, 1 − 2^-24, still lies in token 0's share.
+    expect(drawCategorical(weights, ...words(1 - 2 ** -24))).toBe(0);
+  });
+
+  it('gives the heaviest weight 2^45..2^46 units, whatever the scale (subnormal weights included)', () => {
+    for (const scale of [1, 1e-300, 5e-324 * 2 ** 40, 1e300]) {
+      const units = categoricalUnits([scale, scale / 4, 0]);
+      expect(units[0]).toBeGreaterThanOrEqual(2 ** 45);
+      expect(units[0]).toBeLessThan(2 ** 46);
+      expect(units[1]).toBe(Math.floor((units[0] as number) / 4));
+      expect(units[2]).toBe(0);
+    }
+  });
+
+  it('thresholds floor(U · S / 2^64) in exact integers', () => {
+    expect(drawThreshold({ high: 0xffffffff, low: 0xffffffff }, { high: 0, low: 10 })).toEqual({ high: 0, low: 9 });
+    expect(drawThreshold({ high: 0x80000000, low: 0 }, { high: 3, low: 0 })).toEqual({ high: 1, low: 0x80000000 });
+  });
+
+  it('rejects empty, negative, NaN and infinite weights', () => {
+    expect(() => drawCategorical([0, 0], 0, 0)).toThrow(/sum to 0/);
+    expect(() => drawCategorical([1, -1], 0, 0)).toThrow(/weight 1/);
+    expect(() => drawCategorical([1, NaN], 0, 0)).toThrow(/weight 1/);
+    expect(() => drawCategorical([1, Infinity], 0, 0)).toThrow(/weight 1/);
   });
 });
 

@@ -138,7 +138,7 @@ describe('GPU failures are loud and typed', () => {
     await expect(new GpuVerifier(manager).verify(step)).rejects.toThrow(
       /probs: 136 rows of logits \(557056 floats\) needs 2228224 bytes, above this device's maxStorageBufferBindingSize of 1048576 bytes/,
     );
-    await expect(new GpuVerifier(manager).verify({ ...step, K: 17 })).rejects.toThrow(/K must be an integer in 1\.\.16, got 17/);
+    await expect(new GpuVerifier(manager).verify({ ...step, K: 9 })).rejects.toThrow(/K must be an integer in 1\.\.8, got 9/);
     await expect(new GpuVerifier(manager).verify({ ...step, draftLogits: { buffer, offset: 8 * 17 * 4096 } })).rejects.toThrow(
       /draftLogits needs elements \[557056, 819200\) but its buffer holds 557056/,
     );

@@ -1,6 +1,6 @@
 import { createRng, type Rng } from '../../src/core/rng';
 import { rngSource, type RandomSource } from '../../src/core/random';
-import { drawCategorical, logitsToProbs, maskWordCount, type SamplingParams } from '../../src/core/sampling';
+import { sampleCategorical, logitsToProbs, maskWordCount, type SamplingParams } from '../../src/core/sampling';
 import { VERIFIERS, denseView, validateProblem, type BlockTrace, type VerifierId, type VerifyOutcome, type VerifyProblem } from '../../src/core/verify';
 import type { GpuContext } from '../../src/gpu/device';
 import { USAGE } from '../../src/gpu/kernel';
@@ -84,7 +84,7 @@ export function randomTwinCase(
       draftLogits.set(rows.draft, draftRow * V);
       const draftRowProbs = logitsToProbs(rows.draft, sampling);
       draftProbs.set(draftRowProbs, draftRow * V);
-      const token = drawCategorical(draftRowProbs, rng.uniform());
+      const token = sampleCategorical(draftRowProbs, rng);
       drafts[draftRow] = token;
       prefix.push(token);
     }
@@ -143,21 +143,23 @@ export function uploadCases(context: GpuContext, cases: readonly TwinCase[]): { 
 }
 
 /**
- * The CPU reference in f32 mode on the same Philox words, and the smallest margin of any of its choices:
- * |u − p| for a Bernoulli, the distance from u·Σw to the nearest bucket edge (over Σw) for a draw.
+ * The CPU reference on the same Philox words, and the smallest margin of any of its choices: |u − p| for a
+ * Bernoulli, the distance from u·Σw to the nearest bucket edge (over Σw) for a draw, u being the choice's
+ * 64-bit uniform.
  */
 export function cpuReference(c: TwinCase): { outcome: VerifyOutcome; margin: number; wordsUsed: number } {
   const rng = createRng(c.seed, c.stream, c.firstWord);
-  const source = rngSource(rng, 'f32');
+  const source = rngSource(rng);
   let margin = Infinity;
   const replay = createRng(c.seed, c.stream, c.firstWord);
+  const nextUniform = () => replay.nextUint32() * 2 ** -32 + replay.nextUint32() * 2 ** -64;
   const watching: RandomSource = {
     bernoulli(p) {
-      margin = Math.min(margin, Math.abs(replay.uniformF32() - p));
+      margin = Math.min(margin, Math.abs(nextUniform() - p));
       return source.bernoulli(p);
     },
     categorical(weights) {
-      const u = replay.uniformF32();
+      const u = nextUniform();
       const chosen = source.categorical(weights);
       let total = 0;
       let below = 0;
@@ -205,7 +207,7 @@ const describeOutcome = (outcome: VerifyOutcome, words: number) =>
 
 /**
  * Runs `count` seeded random problems (V 8..4096, K and L 1..8, T ∈ {0, 0.3, 1, 1.5}, masks on and off)
- * through the GPU verifier and the CPU reference in f32 mode, and sorts every disagreement into a tie
+ * through the GPU verifier and the CPU reference, and sorts every disagreement into a tie
  * (some choice of the CPU run lay within TIE_EPSILON of its threshold) or an unexplained mismatch.
  */
 export async function compareWithCpu(

@@ -23,6 +23,7 @@ const step = (index: number, accepted: number, invalidated: number): StepRecord 
   verifiedOn: 'cpu',
   finalLaw: null,
   lengthLaw: null,
+  firstPosition: null,
   trace: null,
   counts: { proposed: 4, invalidated, distinctProposed: 4, distinctEligible: 4 - invalidated, accepted },
   timings: { draft: 0, mask: 0, target: 0, verify: 0, overhead: 0, analysis: 0 },

@@ -123,7 +123,7 @@ describe('the built app in headless Chromium', () => {
 
   it('races every method on the same prompt and seed', async () => {
     await page.getByRole('button', { name: 'Race all methods' }).click();
-    await page.getByTestId('race').locator('h2', { hasNotText: 'running' }).waitFor({ timeout: 300_000 });
+    await page.getByTestId('race-repeats-note').waitFor({ timeout: 300_000 });
     const methods = await page.getByTestId('race').locator('tbody tr').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-method')));
     expect(methods).toEqual(['ar', 'tokenwise', 'gbv', 'spectr', 'spectr-gbv']);
   });

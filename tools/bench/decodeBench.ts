@@ -17,7 +17,7 @@ export const GRID: readonly { K: number; L: number }[] = [
   { K: 3, L: 2 },
   { K: 3, L: 4 },
 ];
-export const SPECULATIVE: readonly DecodeMethod[] = ['tokenwise', 'gbv', 'spectr', 'spectr-gbv'];
+export const SPECULATIVE: readonly DecodeMethod[] = ['tokenwise', 'gbv', 'spectr', 'spectr-gbv', 'optimal-tree'];
 
 export interface DecodeRow {
   preset: string;

@@ -6,7 +6,7 @@
  * outcome on the CPU.
  */
 import { createRng } from '../../src/core/rng';
-import { drawCategorical, logitsToProbs } from '../../src/core/sampling';
+import { sampleCategorical, logitsToProbs } from '../../src/core/sampling';
 import { METHOD_IDS, verify, type VerifyProblem } from '../../src/core/verify';
 import type { GpuDeviceManager } from '../../src/gpu/device';
 import { USAGE } from '../../src/gpu/kernel';
@@ -68,7 +68,7 @@ export async function runVerifyBench(
     // Drafts sampled from the draft rows, outside any timing.
     const draftProbs = toProbs(draftLogits, K * L);
     const rng = createRng(7);
-    const drafts = Int32Array.from({ length: K * L }, (_, row) => drawCategorical(draftProbs.subarray(row * V, (row + 1) * V), rng.uniform()));
+    const drafts = Int32Array.from({ length: K * L }, (_, row) => sampleCategorical(draftProbs.subarray(row * V, (row + 1) * V), rng));
     const buffer = (data: Float32Array) => {
       const gpuBuffer = context.device.createBuffer({ size: data.byteLength, usage: USAGE.STORAGE | USAGE.COPY_SRC | USAGE.COPY_DST });
       context.device.queue.writeBuffer(gpuBuffer, 0, data);

@@ -1,14 +1,17 @@
 /**
  * npm run generate -- (--preset <name> | --schema <file> | --free) [--prompt <text>] [--method <id>|all]
  *   [--K n] [--L n] [--temperature t] [--top-p p] [--seed n] [--max-tokens n] [--drafting validate|constrained]
- *   [--trigger <text>] [--verifier cpu|gpu] [--json]
+ *   [--trigger <text>] [--verifier cpu|gpu] [--repeats n] [--json]
  * Headless generation with the bundled models (onnxruntime-web, wasm EP). Prints the text, or with --json
  * one object per method with the counters, the derived ratios, vLLM's names and timings. --method all
- * runs every method on the same prompt and seed: the race.
+ * runs every method on the same prompt and seed: the race, fair (src/engine/bench.ts): each method warmed
+ * up untimed, then --repeats rounds in rotated order, tokens/s and speedup as medians with min–max.
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { derivedRatios } from '../../src/core/metrics';
+import type { RaceEntry } from '../../src/contract/bench';
+import { race } from '../../src/engine/bench';
 import { DECODE_METHODS, type DecodeMethod } from '../../src/contract/runParams';
 import { SpecEngine } from '../../src/engine/engine';
 import type { RunReport } from '../../src/contract/runReport';
@@ -19,16 +22,10 @@ import { gpuStepVerifier } from '../../src/gpu/stepVerifier';
 import { ajvValidator } from '../../src/grammar/ajvValidator';
 import { loadBundledPair } from '../bundled';
 import { nodeGpu } from '../nodeGpu';
+import { UsageError, numberOption, positiveInteger } from './options';
 
-class UsageError extends Error {}
 
-function numberOption(name: string, text: string | undefined): number {
-  const value = Number(text);
-  if (text === undefined || !Number.isFinite(value)) throw new UsageError(`--${name} must be a number, got ${JSON.stringify(text)}`);
-  return value;
-}
-
-function parse(argv: string[]): { params: RunParams; methods: DecodeMethod[]; json: boolean; verifier: 'cpu' | 'gpu' } {
+function parse(argv: string[]): { params: RunParams; methods: DecodeMethod[]; json: boolean; verifier: 'cpu' | 'gpu'; repeats: number } {
   const { values } = parseArgs({
     args: argv,
     options: {
@@ -46,6 +43,7 @@ function parse(argv: string[]): { params: RunParams; methods: DecodeMethod[]; js
       drafting: { type: 'string', default: 'validate' },
       trigger: { type: 'string' },
       verifier: { type: 'string', default: 'cpu' },
+      repeats: { type: 'string', default: '3' },
       json: { type: 'boolean', default: false },
     },
   });
@@ -70,7 +68,8 @@ function parse(argv: string[]): { params: RunParams; methods: DecodeMethod[]; js
     ...(values.trigger === undefined ? {} : { trigger: values.trigger }),
   };
   if (params.prompt === '') throw new UsageError('--prompt is required without --preset');
-  return { params, methods, json: values.json, verifier: values.verifier };
+  const repeats = positiveInteger('repeats', values.repeats);
+  return { params, methods, json: values.json, verifier: values.verifier, repeats };
 }
 
 /** The --json object: our counters and vLLM's per-request names side by side. */
@@ -104,6 +103,29 @@ export function summary(report: RunReport) {
   };
 }
 
+/** A race row: the run's summary, with its tokens/s and speedup over ar as medians with their spread. */
+function raceSummary(entry: RaceEntry, repeats: number) {
+  return {
+    ...summary(entry.report),
+    repeats,
+    tokens_per_second: entry.tokensPerSecond.median,
+    tokens_per_second_spread: entry.tokensPerSecond,
+    speedup: entry.speedup?.median ?? null,
+    speedup_spread: entry.speedup,
+  };
+}
+
+function raceLine({ method, report, tokensPerSecond, speedup }: RaceEntry): string {
+  const perForward = (report.tokens.length / report.steps).toFixed(2);
+  const rate = `${tokensPerSecond.median.toFixed(1)} tok/s [${tokensPerSecond.min.toFixed(1)}–${tokensPerSecond.max.toFixed(1)}]`;
+  const faster = speedup ? `, ${speedup.median.toFixed(2)}× ar [${speedup.min.toFixed(2)}–${speedup.max.toFixed(2)}]` : '';
+  return `${method.padEnd(11)} ${String(report.tokens.length).padStart(4)} tokens, ${String(report.steps).padStart(3)} target forwards (${perForward}/forward), ${rate}${faster}, ${report.verdict?.kind ?? 'free text'}: ${report.text}`;
+}
+
+function reportVerdict(report: RunReport): void {
+  if (report.verdict && report.verdict.kind !== 'valid') console.error(`${report.params.method}: ${report.verdict.kind}: ${report.verdict.reason}`);
+}
+
 export async function main(argv: string[]): Promise<number> {
   let options: ReturnType<typeof parse>;
   try {
@@ -113,19 +135,21 @@ export async function main(argv: string[]): Promise<number> {
     console.error(`generate: ${error.message}`);
     return 2;
   }
-  const { params, methods, json, verifier } = options;
+  const { params, methods, json, verifier, repeats } = options;
   const devices = verifier === 'gpu' ? new GpuDeviceManager({ gpu: nodeGpu() }) : null;
   const engine = await SpecEngine.create(await loadBundledPair(), ajvValidator, devices ? gpuStepVerifier(devices) : cpuVerifier);
   try {
-    for (const method of methods) {
-      const report = await engine.run({ ...params, method });
-      if (json) console.log(JSON.stringify(summary(report)));
-      else if (methods.length === 1) console.log(report.text);
-      else {
-        const perForward = (report.tokens.length / report.steps).toFixed(2);
-        console.log(`${method.padEnd(11)} ${String(report.tokens.length).padStart(4)} tokens, ${String(report.steps).padStart(3)} target forwards (${perForward}/forward), ${report.tokensPerSecond.toFixed(1)} tok/s, ${report.verdict?.kind ?? 'free text'}: ${report.text}`);
+    if (methods.length === 1) {
+      const report = await engine.run({ ...params, method: methods[0] as DecodeMethod });
+      console.log(json ? JSON.stringify(summary(report)) : report.text);
+      reportVerdict(report);
+    } else {
+      const result = await race((run) => engine.run(run), params, methods, repeats);
+      if (!json) console.log(`race: ${methods.length} methods, each warmed up once untimed, then ${repeats} timed rounds in rotated order; tokens/s and speedup are medians [min–max]`);
+      for (const entry of result.entries) {
+        console.log(json ? JSON.stringify(raceSummary(entry, result.repeats)) : raceLine(entry));
+        reportVerdict(entry.report);
       }
-      if (report.verdict && report.verdict.kind !== 'valid') console.error(`${method}: ${report.verdict.kind}: ${report.verdict.reason}`);
     }
   } finally {
     engine.dispose();

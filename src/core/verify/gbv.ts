@@ -34,7 +34,9 @@ export function greedyBlock(
   for (let i = 1; i <= n; i++) {
     const token = view.token(k, start + i - 1);
     const ratio = (targetAt(i - 1)[token] as number) / (view.draftRow(k, start + i - 1)[token] as number);
-    weights[i] = Math.min(1, (weights[i - 1] as number) * ratio);
+    // A zero weight stays zero: 0 · ratio is NaN when the draft probability underflows and ratio is ∞.
+    const previous = weights[i - 1] as number;
+    weights[i] = previous === 0 ? 0 : Math.min(1, previous * ratio);
   }
   const residualAt = (i: number): Float64Array => {
     const target = targetAt(i);

@@ -1,5 +1,5 @@
 import type { RandomSource } from '../random';
-import { verifyTree, type NodeRule } from './spectr';
+import { kSeqRule, optimalRho, overlapMass, verifyTree, type NodeRule } from './spectr';
 import { drawResidual, type DraftBlockView } from './view';
 import type { VerifyOutcome } from './types';
 
@@ -13,21 +13,27 @@ import type { VerifyOutcome } from './types';
  * target − inflow: every token then comes out with probability inflow(y) + (target(y) − inflow(y)) = target(y).
  *
  * Exact when every token with target and draft mass is a node of the flow, i.e. when the multisets over them
- * number at most MULTISET_BUDGET (every test instance). Past that, the flow keeps the tokens with the most
- * overlap min(target, draft) and lumps the rest into one class that sends no flow: still lossless, with an
- * acceptance at most α* (the step inspector shows both).
+ * number at most MULTISET_BUDGET (every test instance; a model's row with a few dozen live tokens at K = 2).
+ * Past that, the flow keeps the tokens with the most overlap min(target, draft) and lumps the rest into one
+ * class that sends no flow, and the node uses that restricted flow or SpecTr's K-SEQ, whichever accepts
+ * more: still lossless, with an acceptance below α* (the step inspector shows both).
  */
-export const MULTISET_BUDGET = 20_000;
+export const MULTISET_BUDGET = 2_000;
 
 export interface TransportPlan {
   /** The tokens that are nodes of the flow; every other drafted token maps to the lumped class. */
   readonly classTokens: readonly number[];
   /** Whether the flow covers every token (then `acceptance` is α*). */
   readonly exact: boolean;
+  /** Restricted plans only: K-SEQ accepts more than the restricted flow, so the node uses K-SEQ. */
+  readonly useKSeq: boolean;
   /** Total flow: the probability that the rule accepts a candidate, over fresh candidates. */
   readonly acceptance: number;
-  /** For each multiset key (sorted class indices), its probability and the flow to each class in it. */
-  readonly multisets: ReadonlyMap<string, { probability: number; flow: Float64Array }>;
+  /**
+   * For each multiset key (sorted class indices): its probability, its distinct flow classes' tokens, and the
+   * flow to each of them.
+   */
+  readonly multisets: ReadonlyMap<string, { probability: number; tokens: Int32Array; flow: Float64Array }>;
   /** target − inflow, floored at 0: the (unnormalised) law of the correction token. */
   readonly residual: Float64Array;
 }
@@ -166,7 +172,7 @@ export function transportPlan(target: Float64Array, draft: Float64Array, m: numb
     for (let i = 2; i <= n; i++) f *= i;
     return f;
   };
-  const entries: { key: string; classes: number[]; probability: number }[] = [];
+  const entries: { key: string; classes: number[]; counts: number[]; probability: number }[] = [];
   forEachMultiset(classes, m, (multiset) => {
     let probability = factorial(m);
     let run = 0;
@@ -174,56 +180,85 @@ export function transportPlan(target: Float64Array, draft: Float64Array, m: numb
       run = i > 0 && multiset[i] === multiset[i - 1] ? run + 1 : 1;
       probability *= (classMass[multiset[i] as number] as number) / run;
     }
-    entries.push({ key: multiset.join(','), classes: [...new Set(multiset)], probability });
+    const classesIn = [...new Set(multiset)];
+    entries.push({ key: multiset.join(','), classes: classesIn, counts: classesIn.map((c) => multiset.filter((x) => x === c).length), probability });
   });
 
   const source = 0;
   const sink = 1;
   const network = new FlowNetwork(2 + entries.length + kept);
   const classNode = (c: number) => 2 + entries.length + c;
-  const edges = entries.map((entry, s) => {
-    network.addEdge(source, 2 + s, entry.probability);
-    return entry.classes.map((c) => (c < kept ? network.addEdge(2 + s, classNode(c), entry.probability) : -1));
-  });
+  entries.forEach((entry, s) => network.addEdge(source, 2 + s, entry.probability));
   for (let c = 0; c < kept; c++) network.addEdge(classNode(c), sink, target[classTokens[c] as number] as number);
-  const acceptance = network.maxFlow(source, sink);
+  // Among the maximum flows, prefer accepting tokens that more of the candidates share: they all stay alive
+  // for the next depth. Edges join in order of multiplicity, and Dinic's augments keep what was pushed.
+  const edges = entries.map((entry) => entry.classes.map(() => -1));
+  let acceptance = 0;
+  for (let multiplicity = m; multiplicity >= 1; multiplicity--) {
+    entries.forEach((entry, s) => {
+      entry.classes.forEach((c, i) => {
+        if (c < kept && entry.counts[i] === multiplicity) (edges[s] as number[])[i] = network.addEdge(2 + s, classNode(c), entry.probability);
+      });
+    });
+    acceptance += network.maxFlow(source, sink);
+  }
 
   const inflow = new Float64Array(target.length);
-  const multisets = new Map<string, { probability: number; flow: Float64Array }>();
+  const multisets = new Map<string, { probability: number; tokens: Int32Array; flow: Float64Array }>();
   entries.forEach((entry, s) => {
-    const flow = new Float64Array(kept);
+    const flowClasses = entry.classes.filter((c) => c < kept);
+    const flow = new Float64Array(flowClasses.length);
     entry.classes.forEach((c, i) => {
       const edge = (edges[s] as number[])[i] as number;
       if (edge < 0) return;
-      flow[c] = network.flowOn(edge);
       const token = classTokens[c] as number;
-      inflow[token] = (inflow[token] as number) + (flow[c] as number);
+      flow[flowClasses.indexOf(c)] = network.flowOn(edge);
+      inflow[token] = (inflow[token] as number) + network.flowOn(edge);
     });
-    multisets.set(entry.key, { probability: entry.probability, flow });
+    multisets.set(entry.key, { probability: entry.probability, tokens: Int32Array.from(flowClasses, (c) => classTokens[c] as number), flow });
   });
   const residual = target.map((t, x) => Math.max(0, t - (inflow[x] as number)));
-  return { classTokens, exact, acceptance, multisets, residual };
+  const useKSeq = !exact && 1 - (1 - overlapMass(target, draft, optimalRho(target, draft, m))) ** m > acceptance;
+  return { classTokens, exact, useKSeq, acceptance, multisets, residual };
 }
 
 /**
- * Plans depend only on (target row, draft row, m): the proofs hand the same row objects to every path, so
- * they are computed once per node there.
+ * Plans depend only on (target row, draft row, m), and a run or a proof meets the same rows again and again
+ * (the proofs on every path, the simulator in every context): keep the latest plans, keyed by content.
  */
-const planCache = new WeakMap<Float64Array, WeakMap<Float64Array, Map<number, TransportPlan>>>();
+const PLAN_CACHE_SIZE = 256;
+const planCache = new Map<string, { target: Float64Array; draft: Float64Array; plan: TransportPlan }[]>();
+
+function rowsKey(target: Float64Array, draft: Float64Array, m: number): string {
+  // FNV-1a over the rows' bytes; equal keys are confirmed by comparing the rows.
+  let hash = 0x811c9dc5;
+  for (const row of [target, draft]) {
+    const bytes = new Uint8Array(row.buffer, row.byteOffset, row.byteLength);
+    for (let i = 0; i < bytes.length; i++) hash = Math.imul(hash ^ (bytes[i] as number), 0x01000193);
+  }
+  return `${m}:${target.length}:${hash >>> 0}`;
+}
+
+const sameRow = (a: Float64Array, b: Float64Array) => a.length === b.length && a.every((value, i) => Object.is(value, b[i]));
 
 export function cachedTransportPlan(target: Float64Array, draft: Float64Array, m: number): TransportPlan {
-  let byDraft = planCache.get(target);
-  if (!byDraft) planCache.set(target, (byDraft = new WeakMap()));
-  let byCount = byDraft.get(draft);
-  if (!byCount) byDraft.set(draft, (byCount = new Map()));
-  let plan = byCount.get(m);
-  if (!plan) byCount.set(m, (plan = transportPlan(target, draft, m)));
+  const key = rowsKey(target, draft, m);
+  const bucket = planCache.get(key) ?? [];
+  const hit = bucket.find((entry) => sameRow(entry.target, target) && sameRow(entry.draft, draft));
+  if (hit) return hit.plan;
+  const plan = transportPlan(target, draft, m);
+  if (planCache.size >= PLAN_CACHE_SIZE) planCache.delete(planCache.keys().next().value as string);
+  bucket.push({ target: Float64Array.from(target), draft: Float64Array.from(draft), plan });
+  planCache.set(key, bucket);
   return plan;
 }
 
 /** One node: the index of the accepted candidate, or the correction token. */
 export const transportNode: NodeRule = (target, draft, candidateToken, m, source) => {
+  // One candidate: the optimal coupling accepts with min(1, target/draft), which is K-SEQ at ρ* = 1.
+  if (m === 1) return kSeqRule(target, draft, candidateToken, m, source);
   const plan = cachedTransportPlan(target, draft, m);
+  if (plan.useKSeq) return kSeqRule(target, draft, candidateToken, m, source);
   const lumpedClass = plan.classTokens.length;
   const classOf = (token: number) => {
     const c = plan.classTokens.indexOf(token);
@@ -236,16 +271,12 @@ export const transportNode: NodeRule = (target, draft, candidateToken, m, source
     .join(',');
   const entry = plan.multisets.get(key);
   if (!entry) throw new Error(`optimal-tree: candidates [${candidates.join(',')}] could not have been drafted`);
-  // Weights: the flow to each class in the multiset, then the mass the flow left unmatched (rejection).
-  const weights = new Float64Array(lumpedClass + 1);
-  let matched = 0;
-  for (let c = 0; c < lumpedClass; c++) {
-    weights[c] = entry.flow[c] as number;
-    matched += weights[c] as number;
-  }
-  weights[lumpedClass] = Math.max(0, entry.probability - matched);
+  // Weights: the flow to each token in the multiset, then the mass the flow left unmatched (rejection).
+  const weights = new Float64Array(entry.flow.length + 1);
+  weights.set(entry.flow);
+  weights[entry.flow.length] = Math.max(0, entry.probability - entry.flow.reduce((a, b) => a + b, 0));
   const choice = source.categorical(weights);
-  if (choice < lumpedClass) return { acceptedCandidate: candidates.indexOf(plan.classTokens[choice] as number) };
+  if (choice < entry.flow.length) return { acceptedCandidate: candidates.indexOf(entry.tokens[choice] as number) };
   return { correction: drawResidual((w) => source.categorical(w), plan.residual, target) };
 };
 

@@ -15,7 +15,7 @@ export type NodeRule = (
 ) => { acceptedCandidate: number } | { correction: number };
 
 /** β(ρ) = Σ_x min(draft(x), target(x)/ρ). */
-function overlapMass(target: Float64Array, draft: Float64Array, rho: number): number {
+export function overlapMass(target: Float64Array, draft: Float64Array, rho: number): number {
   let beta = 0;
   for (let x = 0; x < target.length; x++) beta += Math.min(draft[x] as number, (target[x] as number) / rho);
   return beta;
@@ -45,7 +45,7 @@ export function optimalRho(target: Float64Array, draft: Float64Array, m: number)
 }
 
 /** K-SEQ (Sun et al. 2023; spec §3). */
-const kSeqRule: NodeRule = (target, draft, candidateToken, m, source) => {
+export const kSeqRule: NodeRule = (target, draft, candidateToken, m, source) => {
   const rho = optimalRho(target, draft, m);
   for (let i = 0; i < m; i++) {
     const token = candidateToken(i);

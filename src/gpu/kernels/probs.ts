@@ -1,13 +1,12 @@
-import probsWgsl from '../../../shaders/probs.wgsl?raw';
-import workgroupWgsl from '../../../shaders/workgroup.wgsl?raw';
 import { maskWordCount, validateSamplingParams, type SamplingParams } from '../../core/sampling';
 import type { GpuContext } from '../device';
+import { PROBS, composeWgsl } from '../shaders';
 import { GpuInputError, GpuWork, checkBindingSize, checkDispatch, workgroupSizeFor, type KernelProgram } from '../kernel';
 
 /** CPU twin: logitsToProbs in src/core/sampling.ts. */
 export const probsProgram: KernelProgram = {
   name: 'probs',
-  code: `${workgroupWgsl}\n${probsWgsl}`,
+  code: composeWgsl(PROBS),
   entryPoint: 'main',
   workgroupSize: 256,
   sizeIsOverridable: true,

@@ -1,0 +1,153 @@
+/**
+ * A vLLM server's speculative-decoding counters, read from a Prometheus text scrape of its /metrics.
+ * vLLM (v1/spec_decode/metrics.py) counts, per engine and model: drafts (verification steps), draft tokens
+ * (D: it subtracts drafts the structured-output grammar invalidated), accepted tokens (A), and accepted
+ * tokens per draft position (label position = 0, 1, …). R and I are not among them.
+ * Shared by `npm run import:vllm` and the app's vLLM view.
+ */
+import parsePrometheusTextFormat, { type PrometheusFamily } from 'parse-prometheus-text-format';
+
+export const VLLM_METRIC_NAMES = {
+  drafts: 'vllm:spec_decode_num_drafts_total',
+  draftTokens: 'vllm:spec_decode_num_draft_tokens_total',
+  accepted: 'vllm:spec_decode_num_accepted_tokens_total',
+  acceptedPerPosition: 'vllm:spec_decode_num_accepted_tokens_per_pos_total',
+} as const;
+
+/** Bad input, named for the person who pasted it. */
+export class ScrapeError extends Error {
+  override readonly name = 'ScrapeError';
+}
+
+/** The four counters, each summed over every label but position. */
+export interface VllmCounters {
+  numDrafts: number;
+  numDraftTokens: number;
+  numAcceptedTokens: number;
+  /** acceptedPerPosition[i]: drafts whose token at position i was accepted. */
+  acceptedPerPosition: number[];
+}
+
+const METRIC_NAME = /^[a-zA-Z_:][a-zA-Z0-9_:]*$/;
+
+function parseText(text: string, label: string): PrometheusFamily[] {
+  let families: PrometheusFamily[];
+  try {
+    families = parsePrometheusTextFormat(text);
+  } catch (error) {
+    throw new ScrapeError(`${label} is not Prometheus text: ${(error as Error).message}`);
+  }
+  if (families.length === 0) throw new ScrapeError(`${label} is not Prometheus text: it holds no metrics (paste the whole page a vLLM server serves at /metrics)`);
+  for (const family of families) {
+    if (!METRIC_NAME.test(family.name)) throw new ScrapeError(`${label} is not Prometheus text: ${JSON.stringify(family.name.slice(0, 40))} is not a metric name`);
+    for (const sample of family.metrics) {
+      if (sample.value !== undefined && Number.isNaN(Number(sample.value)) && sample.value !== 'NaN') {
+        throw new ScrapeError(`${label} is not Prometheus text: ${family.name} has the value ${JSON.stringify(sample.value.slice(0, 40))}, not a number`);
+      }
+    }
+  }
+  return families;
+}
+
+function samplesOf(families: readonly PrometheusFamily[], name: string) {
+  return families.filter((family) => family.name === name).flatMap((family) => family.metrics);
+}
+
+function counterValue(name: string, text: string | undefined, label: string): number {
+  const value = Number(text);
+  if (!(Number.isFinite(value) && value >= 0)) throw new ScrapeError(`${label}: ${name} is ${text}; a counter is a finite number ≥ 0`);
+  return value;
+}
+
+/** Reads one scrape's counters, summed over engines, models and every other label but position. */
+export function readScrape(text: string, label = 'the scrape'): VllmCounters {
+  const families = parseText(text, label);
+  const sum = (name: string) => samplesOf(families, name).reduce((total, sample) => total + counterValue(name, sample.value, label), 0);
+  const present = Object.values(VLLM_METRIC_NAMES).filter((name) => samplesOf(families, name).length > 0);
+  if (present.length === 0) {
+    throw new ScrapeError(`${label} has no speculative-decoding metrics (${Object.values(VLLM_METRIC_NAMES).join(', ')}): was the server started with --speculative-config?`);
+  }
+  const required = [VLLM_METRIC_NAMES.drafts, VLLM_METRIC_NAMES.draftTokens, VLLM_METRIC_NAMES.accepted];
+  const missing = required.filter((name) => !present.includes(name));
+  if (missing.length > 0) throw new ScrapeError(`${label} lacks ${missing.join(' and ')}, so its counters cannot be read`);
+  const byPosition = new Map<number, number>();
+  for (const sample of samplesOf(families, VLLM_METRIC_NAMES.acceptedPerPosition)) {
+    const position = Number(sample.labels?.position);
+    if (!(sample.labels?.position !== undefined && Number.isInteger(position) && position >= 0)) {
+      throw new ScrapeError(`${label}: ${VLLM_METRIC_NAMES.acceptedPerPosition} needs a position label 0, 1, …, got ${JSON.stringify(sample.labels?.position ?? null)}`);
+    }
+    byPosition.set(position, (byPosition.get(position) ?? 0) + counterValue(VLLM_METRIC_NAMES.acceptedPerPosition, sample.value, label));
+  }
+  const positions = byPosition.size === 0 ? 0 : Math.max(...byPosition.keys()) + 1;
+  const counters: VllmCounters = {
+    numDrafts: sum(VLLM_METRIC_NAMES.drafts),
+    numDraftTokens: sum(VLLM_METRIC_NAMES.draftTokens),
+    numAcceptedTokens: sum(VLLM_METRIC_NAMES.accepted),
+    acceptedPerPosition: Array.from({ length: positions }, (_, i) => byPosition.get(i) ?? 0),
+  };
+  checkCounters(counters, label);
+  return counters;
+}
+
+function checkCounters(counters: VllmCounters, label: string): void {
+  const { numDrafts, numDraftTokens, numAcceptedTokens, acceptedPerPosition } = counters;
+  acceptedPerPosition.forEach((count, i) => {
+    if (count > numDrafts) throw new ScrapeError(`${label}: ${count} drafts accepted position ${i}, but there were only ${numDrafts} drafts; per-position counters cannot exceed the drafts`);
+  });
+  if (numAcceptedTokens > numDraftTokens) throw new ScrapeError(`${label}: ${numAcceptedTokens} accepted tokens exceed the ${numDraftTokens} draft tokens`);
+}
+
+/** The counters of one benchmark window: `after` less `before`, refused where a counter went backwards. */
+export function scrapeDelta(before: VllmCounters, after: VllmCounters): VllmCounters {
+  const backwards = (name: string, a: number, b: number) => {
+    if (b < a) throw new ScrapeError(`${name} went backwards between the scrapes (${a} before, ${b} after): the server restarted, or the scrapes are swapped`);
+    return b - a;
+  };
+  const positions = Math.max(before.acceptedPerPosition.length, after.acceptedPerPosition.length);
+  const delta: VllmCounters = {
+    numDrafts: backwards(VLLM_METRIC_NAMES.drafts, before.numDrafts, after.numDrafts),
+    numDraftTokens: backwards(VLLM_METRIC_NAMES.draftTokens, before.numDraftTokens, after.numDraftTokens),
+    numAcceptedTokens: backwards(VLLM_METRIC_NAMES.accepted, before.numAcceptedTokens, after.numAcceptedTokens),
+    acceptedPerPosition: Array.from({ length: positions }, (_, i) =>
+      backwards(`${VLLM_METRIC_NAMES.acceptedPerPosition}{position="${i}"}`, before.acceptedPerPosition[i] ?? 0, after.acceptedPerPosition[i] ?? 0),
+    ),
+  };
+  checkCounters(delta, 'the window between the scrapes');
+  return delta;
+}
+
+/** R and I, which only the user can supply: vLLM does not count them. */
+export interface SuppliedDraftCounts {
+  R?: number;
+  I?: number;
+}
+
+const ratio = (numerator: number, denominator: number) => (denominator === 0 ? null : numerator / denominator);
+
+/** vLLM's own derived figures (its names), and ours where the user supplied R or I. */
+export function vllmReport(counters: VllmCounters, supplied: SuppliedDraftCounts = {}) {
+  const { numDrafts, numDraftTokens, numAcceptedTokens, acceptedPerPosition } = counters;
+  const R = supplied.R ?? (supplied.I === undefined ? null : numDraftTokens + supplied.I);
+  if (R !== null && R < numDraftTokens) throw new ScrapeError(`R = ${R} is below D = ${numDraftTokens}; R counts every raw draft token, D only the grammar-valid ones`);
+  return {
+    num_drafts: numDrafts,
+    num_draft_tokens: numDraftTokens,
+    num_accepted_tokens: numAcceptedTokens,
+    num_accepted_tokens_per_pos: [...acceptedPerPosition],
+    draft_acceptance_rate: ratio(numAcceptedTokens, numDraftTokens),
+    mean_acceptance_length: numDrafts === 0 ? null : 1 + numAcceptedTokens / numDrafts,
+    per_position_acceptance: acceptedPerPosition.map((count) => ratio(count, numDrafts)),
+    D: numDraftTokens,
+    A: numAcceptedTokens,
+    R,
+    I: R === null ? null : R - numDraftTokens,
+    grammar_survival: R === null ? null : ratio(numDraftTokens, R),
+    draft_yield: R === null ? null : ratio(numAcceptedTokens, R),
+    note:
+      R === null
+        ? 'vLLM counts D (num_draft_tokens, grammar-invalidated drafts already subtracted) and A, not R or I: supply R or I to see D/R and A/R.'
+        : 'R and I as supplied by you; vLLM counts only D and A.',
+  };
+}
+
+export type VllmReport = ReturnType<typeof vllmReport>;

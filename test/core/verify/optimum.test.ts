@@ -1,0 +1,133 @@
+/**
+ * Issue 18: α* (transportOptimum) and the optimal-tree verifier that reaches it.
+ * α* is checked against the exhaustive minimum cut (every token set H, not only the sorted prefixes the
+ * closed form scans), and the verifier's flow is checked to be a feasible flow of the same value: a flow
+ * and a cut of equal value are both optimal, so this certifies the optimum without trusting either side.
+ */
+import { describe, expect, it } from 'vitest';
+import { createRng } from '../../../src/core/rng';
+import { simulate, DEFAULT_SIMULATION } from '../../../src/core/simulate';
+import { exactOutcomeLaw, transportOptimum } from '../../../src/core/theory';
+import { METHOD_IDS, VERIFIERS, VERIFIER_IDS } from '../../../src/core/verify';
+import { transportPlan } from '../../../src/core/verify/optimalTree';
+import { ROW_KINDS, treePair } from './instances';
+
+/** 1 − max over all 2^V token sets H of [draft(H)^K − target(H)]: the exhaustive minimum cut. */
+function exhaustiveMinCut(target: Float64Array, draft: Float64Array, K: number): number {
+  let worst = 0;
+  for (let set = 0; set < 1 << target.length; set++) {
+    let draftMass = 0;
+    let targetMass = 0;
+    for (let x = 0; x < target.length; x++) {
+      if (set & (1 << x)) {
+        draftMass += draft[x] as number;
+        targetMass += target[x] as number;
+      }
+    }
+    worst = Math.max(worst, draftMass ** K - targetMass);
+  }
+  return 1 - worst;
+}
+
+const ROW_CASES = [2, 3, 4, 5, 6].flatMap((V) => [1, 2, 3].flatMap((K) => ROW_KINDS.map((kind) => ({ V, K, kind }))));
+
+describe('transportOptimum: α* = 1 − max_H [draft(H)^K − target(H)]', () => {
+  it.each(ROW_CASES)('equals the exhaustive minimum cut and a feasible flow of the same value (V=$V K=$K $kind rows)', ({ V, K, kind }) => {
+    for (let seed = 0; seed < 4; seed++) {
+      const pair = treePair(V, 0, kind, 7919 * V + 97 * K + seed + 13 * ROW_KINDS.indexOf(kind));
+      const target = pair.target([]);
+      const draft = pair.draft([]);
+      const optimum = transportOptimum(target, draft, K);
+      expect(Math.abs(optimum - exhaustiveMinCut(target, draft, K))).toBeLessThan(1e-12);
+
+      const plan = transportPlan(target, draft, K);
+      expect(plan.exact).toBe(true);
+      const inflow = new Float64Array(V);
+      let total = 0;
+      let multisetMass = 0;
+      for (const { probability, tokens, flow } of plan.multisets.values()) {
+        multisetMass += probability;
+        let out = 0;
+        flow.forEach((f, i) => {
+          expect(f).toBeGreaterThanOrEqual(0);
+          out += f;
+          inflow[tokens[i] as number] = (inflow[tokens[i] as number] as number) + f;
+        });
+        expect(out).toBeLessThanOrEqual(probability + 1e-15);
+        total += out;
+      }
+      expect(multisetMass).toBeCloseTo(1, 12);
+      inflow.forEach((f, x) => expect(f).toBeLessThanOrEqual((target[x] as number) + 1e-15));
+      expect(Math.abs(total - optimum)).toBeLessThan(1e-12);
+      expect(Math.abs(plan.acceptance - optimum)).toBeLessThan(1e-12);
+    }
+  });
+
+  it('is 1 − TV at K = 1, never decreases in K, and is 1 when the rows are equal', () => {
+    const target = Float64Array.from([0.5, 0.3, 0.2, 0]);
+    const draft = Float64Array.from([0.1, 0.2, 0.3, 0.4]);
+    expect(transportOptimum(target, draft, 1)).toBeCloseTo(1 - 0.5 * (0.4 + 0.1 + 0.1 + 0.4), 15);
+    for (let K = 1; K < 8; K++) expect(transportOptimum(target, draft, K + 1)).toBeGreaterThanOrEqual(transportOptimum(target, draft, K));
+    expect(transportOptimum(target, target, 3)).toBe(1);
+  });
+
+  it('rejects bad input with a clear error', () => {
+    expect(() => transportOptimum([1], [0.5, 0.5], 2)).toThrow(/target has 1 tokens, draft 2/);
+    expect(() => transportOptimum([1], [1], 0)).toThrow(/K must be a positive integer, got 0/);
+  });
+});
+
+describe('optimal-tree at K = 1 is token-wise (identical law)', () => {
+  it.each([2, 3, 4].flatMap((V) => [1, 2, 3].map((L) => ({ V, L }))))('V=$V L=$L', ({ V, L }) => {
+    const pair = treePair(V, L, 'mixed', 211 * V + L);
+    const a = exactOutcomeLaw(VERIFIERS['optimal-tree'], pair, [], 1, L).emitted;
+    const b = exactOutcomeLaw(VERIFIERS.tokenwise, pair, [], 1, L).emitted;
+    for (const key of new Set([...a.keys(), ...b.keys()])) expect(Math.abs((a.get(key) ?? 0) - (b.get(key) ?? 0))).toBeLessThan(1e-12);
+  });
+});
+
+// A sweep the simulator runs as `npm run sim -- --json` does: random vocabularies, draft counts, closeness.
+const SWEEP = Array.from({ length: 60 }, (_, i) => {
+  const rng = createRng(18, i);
+  return {
+    instance: i,
+    V: 2 + Math.floor(rng.uniform() * 5),
+    K: 1 + Math.floor(rng.uniform() * 3),
+    closeness: Math.round(rng.uniform() * 100) / 100,
+    temperature: 0.5 + Math.round(rng.uniform() * 100) / 100,
+    seed: 1 + Math.floor(rng.uniform() * 1e6),
+  };
+});
+
+describe(`a sweep of ${SWEEP.length} random instances (V ≤ 6, K ≤ 3)`, () => {
+  // One context at L = 2: exact enumeration of K = 3 drafts of length 2 is the costly part of this file.
+  const run = (instance: (typeof SWEEP)[number], L: number, methods: typeof VERIFIER_IDS) =>
+    simulate({ ...DEFAULT_SIMULATION, ...instance, L, steps: 50, contexts: L === 1 ? 3 : 1, methods });
+
+  it('at L = 1 optimal-tree reaches transportOptimum exactly and no method exceeds it', () => {
+    for (const instance of SWEEP) {
+      const report = run(instance, 1, VERIFIER_IDS);
+      const optimal = report.methods.find((m) => m.method === 'optimal-tree');
+      if (!optimal?.exactBlockEfficiency) throw new Error('optimal-tree has no exact figure');
+      expect(Math.abs(optimal.exactBlockEfficiency - optimal.transportOptimum), `instance ${instance.instance}`).toBeLessThan(1e-9);
+      for (const method of report.methods) {
+        expect(method.exactBlockEfficiency, `${method.method} on instance ${instance.instance}`).toBeLessThanOrEqual(optimal.transportOptimum + 1e-12);
+        expect(method.exactBlockEfficiency).toBeLessThanOrEqual(method.transportOptimum + 1e-12);
+      }
+    }
+  });
+
+  it('at L = 2 optimal-tree accepts at least as much as SpecTr on every instance', () => {
+    for (const instance of SWEEP) {
+      const [spectr, optimal] = run(instance, 2, ['spectr', 'optimal-tree']).methods.map((m) => m.exactBlockEfficiency as number);
+      expect(optimal, `instance ${JSON.stringify(instance)}`).toBeGreaterThanOrEqual((spectr as number) - 1e-12);
+    }
+  }, 300_000);
+});
+
+describe('the method list', () => {
+  it('ships optimal-tree as a sixth verifier', () => {
+    expect(METHOD_IDS).toContain('optimal-tree');
+    expect(VERIFIER_IDS).toHaveLength(6);
+  });
+});

@@ -1,0 +1,73 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { ScrapeError, VLLM_METRIC_NAMES, readScrape, scrapeDelta, vllmReport } from '../../src/core/vllmMetrics';
+
+/** Fixtures written with vLLM's own metric names, help texts and labels (engine, model_name, position). */
+const after = readFileSync('test/fixtures/vllm/after.prom', 'utf8');
+const before = readFileSync('test/fixtures/vllm/before.prom', 'utf8');
+
+/** A scrape with just the spec-decode counters, one engine. */
+function scrape(drafts: number, draftTokens: number, accepted: number, perPosition: readonly number[]): string {
+  return [
+    `# TYPE ${VLLM_METRIC_NAMES.drafts} counter`,
+    `${VLLM_METRIC_NAMES.drafts}{engine="0",model_name="m"} ${drafts}`,
+    `# TYPE ${VLLM_METRIC_NAMES.draftTokens} counter`,
+    `${VLLM_METRIC_NAMES.draftTokens}{engine="0",model_name="m"} ${draftTokens}`,
+    `# TYPE ${VLLM_METRIC_NAMES.accepted} counter`,
+    `${VLLM_METRIC_NAMES.accepted}{engine="0",model_name="m"} ${accepted}`,
+    `# TYPE ${VLLM_METRIC_NAMES.acceptedPerPosition} counter`,
+    ...perPosition.map((count, i) => `${VLLM_METRIC_NAMES.acceptedPerPosition}{engine="0",model_name="m",position="${i}"} ${count}`),
+    '',
+  ].join('\n');
+}
+
+describe('reading a vLLM /metrics scrape', () => {
+  it('gives exactly the fixture’s counters, summed over engines, and the seed’s example: 100 steps accepting 180 tokens → 2.8', () => {
+    const counters = readScrape(after);
+    expect(counters).toEqual({ numDrafts: 100, numDraftTokens: 295, numAcceptedTokens: 180, acceptedPerPosition: [82, 58, 40] });
+    const report = vllmReport(counters);
+    expect(report.mean_acceptance_length).toBe(2.8);
+    expect(report.draft_acceptance_rate).toBe(180 / 295);
+    expect(report.per_position_acceptance).toEqual([0.82, 0.58, 0.4]);
+    expect(report.num_accepted_tokens_per_pos).toEqual([82, 58, 40]);
+    expect([report.R, report.I, report.grammar_survival, report.draft_yield]).toEqual([null, null, null, null]);
+    expect(report.note).toMatch(/not R or I/);
+  });
+
+  it('two scrapes give the window between them', () => {
+    const delta = scrapeDelta(readScrape(before), readScrape(after));
+    expect(delta).toEqual({ numDrafts: 90, numDraftTokens: 265, numAcceptedTokens: 160, acceptedPerPosition: [74, 51, 35] });
+    expect(vllmReport(delta).mean_acceptance_length).toBeCloseTo(1 + 160 / 90, 12);
+  });
+
+  it('shows R and I only when the user supplies them', () => {
+    const counters = readScrape(after);
+    expect(vllmReport(counters, { I: 5 })).toMatchObject({ R: 300, I: 5, D: 295, grammar_survival: 295 / 300, draft_yield: 180 / 300 });
+    expect(vllmReport(counters, { R: 400 })).toMatchObject({ R: 400, I: 105 });
+    expect(() => vllmReport(counters, { R: 10 })).toThrow(/below D = 295/);
+  });
+
+  it('each bad scrape gets its own message', () => {
+    const message = (text: string) => {
+      try {
+        readScrape(text);
+      } catch (error) {
+        expect(error).toBeInstanceOf(ScrapeError);
+        return (error as Error).message;
+      }
+      throw new Error('no error');
+    };
+    expect(message('')).toMatch(/not Prometheus text: it holds no metrics/);
+    expect(message('<!doctype html>\n<html><body>Not found</body></html>')).toMatch(/not Prometheus text/);
+    expect(message('{"num_drafts": 3}')).toMatch(/not Prometheus text/);
+    expect(message('hello world\n')).toMatch(/not Prometheus text: hello has the value "world"/);
+    expect(message('# TYPE vllm:num_requests_running gauge\nvllm:num_requests_running 3\n')).toMatch(/no speculative-decoding metrics/);
+    expect(message(scrape(10, 30, 12, [8, 4]).replace(/^vllm:spec_decode_num_draft_tokens_total.*$/m, ''))).toMatch(/lacks vllm:spec_decode_num_draft_tokens_total/);
+    expect(message(scrape(10, 30, 12, [11, 1]))).toMatch(/11 drafts accepted position 0, but there were only 10 drafts/);
+    expect(message(scrape(10, 30, 40, [10, 10, 10]))).toMatch(/40 accepted tokens exceed the 30 draft tokens/);
+    expect(message(scrape(10, 30, 12, [8, 4]).replace('position="1"', 'position="second"'))).toMatch(/position label/);
+    expect(message(scrape(10, -3, 0, []))).toMatch(/counter is a finite number ≥ 0/);
+    expect(() => scrapeDelta(readScrape(after), readScrape(before))).toThrow(/vllm:spec_decode_num_drafts_total went backwards between the scrapes \(100 before, 10 after\)/);
+    expect(() => scrapeDelta(readScrape(scrape(10, 30, 12, [8, 4])), readScrape(scrape(20, 60, 24, [7, 4])))).toThrow(/position="0"\} went backwards/);
+  });
+});
