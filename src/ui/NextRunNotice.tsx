@@ -1,18 +1,8 @@
 import type { RunParams } from '../contract/runParams';
 import { useSpec } from './storeContext';
 
-const WATCHED: readonly { key: keyof RunParams; name: string }[] = [
-  { key: 'method', name: 'method' },
-  { key: 'K', name: 'K' },
-  { key: 'L', name: 'L' },
-  { key: 'temperature', name: 'temperature' },
-  { key: 'topP', name: 'top-p' },
-  { key: 'seed', name: 'seed' },
-  { key: 'maxTokens', name: 'max tokens' },
-  { key: 'drafting', name: 'drafting' },
-  { key: 'prompt', name: 'prompt' },
-  { key: 'schemaText', name: 'schema' },
-];
+/** How a changed parameter is named in the notice, where its key would not read well. */
+const SPOKEN: Partial<Record<keyof RunParams, string>> = { topP: 'top-p', topK: 'top-k', maxTokens: 'max tokens', schemaText: 'schema', trigger: 'schema trigger' };
 
 /**
  * A run keeps the parameters it started with. While one is running or paused, settings changed in the form
@@ -23,7 +13,8 @@ export function NextRunNotice() {
   const running = useSpec((s) => s.run.params);
   const form = useSpec((s) => s.params);
   if (status !== 'running' && status !== 'paused') return null;
-  const changed = WATCHED.filter(({ key }) => form[key] !== running[key]).map(({ name }) => name);
+  const keys = new Set([...Object.keys(running), ...Object.keys(form)] as (keyof RunParams)[]);
+  const changed = [...keys].filter((key) => form[key] !== running[key]).map((key) => SPOKEN[key] ?? key);
   if (changed.length === 0) return null;
   return (
     <p className="next-run" role="status" data-testid="next-run-notice">
