@@ -132,10 +132,14 @@ export const SNAPSHOT_HEIGHT = 1080;
 const nextFrame = () => new Promise<void>((resolve) => requestAnimationFrame(() => resolve()));
 
 /**
- * The dashboard laid out at 1920 × 1080 (the `snapshot` class gives it that size and the presentation
- * layout), given two frames for the responsive charts to redraw at that size, then captured.
+ * The dashboard laid out at 1920 × 1080 in presentation style (the `snapshot` class gives it that size and
+ * layout, the `presentation` class on the root its type), given frames for the responsive charts to redraw
+ * at that size, then captured. The page returns to its own layout afterwards.
  */
 export async function snapshotDashboard(dashboard: HTMLElement): Promise<Blob> {
+  const root = document.documentElement;
+  const wasPresenting = root.classList.contains('presentation');
+  root.classList.add('presentation');
   dashboard.classList.add('snapshot');
   try {
     await nextFrame();
@@ -156,5 +160,6 @@ export async function snapshotDashboard(dashboard: HTMLElement): Promise<Blob> {
     return blob;
   } finally {
     dashboard.classList.remove('snapshot');
+    if (!wasPresenting) root.classList.remove('presentation');
   }
 }

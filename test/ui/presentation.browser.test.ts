@@ -197,7 +197,9 @@ describe('presentation mode, charts and exports in the built app', () => {
     writeFileSync(`${SCREENSHOTS}/export-${chart}.svg`, svg.bytes);
   });
 
-  it('exports the whole dashboard as one 1920 × 1080 PNG', async () => {
+  it('exports the whole dashboard as one 1920 × 1080 PNG, from the ordinary layout too', async () => {
+    await page.getByRole('button', { name: 'Presentation mode (P)' }).click();
+    await expect(page.evaluate(() => document.documentElement.classList.contains('presentation'))).resolves.toBe(false);
     const snapshot = await downloadOf(page, () => page.getByTestId('snapshot').click());
     expect(snapshot.name).toBe('speclab-dashboard-1920x1080.png');
     expect(pngSize(snapshot.bytes)).toEqual({ width: 1920, height: 1080 });
@@ -205,6 +207,7 @@ describe('presentation mode, charts and exports in the built app', () => {
     writeFileSync(`${SCREENSHOTS}/snapshot-1920x1080.png`, snapshot.bytes);
     // The page is back to its own layout.
     await expect(page.locator('.dashboard.snapshot').count()).resolves.toBe(0);
+    await expect(page.evaluate(() => document.documentElement.classList.contains('presentation'))).resolves.toBe(false);
   });
 
   it('Share says that the link was copied, and the clipboard holds it', async () => {
@@ -215,7 +218,6 @@ describe('presentation mode, charts and exports in the built app', () => {
   });
 
   it('with K > 1, shows the invalidated tokens of every draft, unchosen ones marked, and the inspector agrees', async () => {
-    await page.getByRole('button', { name: 'Presentation mode (P)' }).click();
     await page.locator('#preset').selectOption('event');
     await page.locator('#K').fill('4');
     await page.locator('#temperature').fill('1.5');
