@@ -1,6 +1,6 @@
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
-import type { FromWorker } from './contract/protocol';
+import type { FromWorker, ToWorker } from './contract/protocol';
 import { persistHistory } from './store/historyDb';
 import { createSpecStore } from './store/store';
 import { decodeShare } from './store/shareUrl';
@@ -14,6 +14,11 @@ if (!rootElement) throw new Error('SpecLab: #root element is missing from index.
 const worker = new Worker(new URL('./engine/worker.ts', import.meta.url), { type: 'module', name: 'speclab-engine' });
 const store = createSpecStore({ post: (message) => worker.postMessage(message) });
 worker.onmessage = (event: MessageEvent<FromWorker>) => store.getState().receive(event.data);
+// Test hook for test/ui/deviceLoss.browser.test.ts, present only under the ?test-hooks query flag.
+if (new URLSearchParams(location.search).has('test-hooks')) {
+  const lose: ToWorker = { type: 'lose-gpu-device' };
+  Object.assign(window, { speclabTestHooks: { loseGpuDevice: () => worker.postMessage(lose) } });
+}
 worker.onerror = (event) => store.getState().receive({ type: 'load-error', message: `the engine worker failed: ${event.message}` });
 
 try {

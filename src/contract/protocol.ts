@@ -32,7 +32,12 @@ export type ToWorker =
   | { type: 'resume' }
   | { type: 'step' }
   | { type: 'delay'; stepDelayMs: number }
-  | { type: 'cancel' };
+  | { type: 'cancel' }
+  /**
+   * Test hook, sent only by `window.speclabTestHooks` (main.tsx, present under the ?test-hooks query flag):
+   * destroys the WGSL verifier's GPU device, so the e2e test can watch the fallback to the CPU twin.
+   */
+  | { type: 'lose-gpu-device' };
 
 export interface EngineInfo {
   provider: ExecutionProvider;

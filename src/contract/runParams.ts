@@ -1,11 +1,41 @@
 /** A run's parameters as a user sets them, and the presets' defaults; free of the engine's heavy imports. */
-import { METHOD_IDS, type MethodId } from '../core/verify';
+import { METHOD_IDS, METHOD_REGISTRY, draftsUsed, type MethodId } from '../core/verify';
 import { SCHEMA_PRESETS, type SchemaPreset } from '../grammar/presets';
 
 /** A verification method, or `ar`: plain autoregressive decoding from the target, the baseline. */
 export type DecodeMethod = 'ar' | MethodId;
 export const DECODE_METHODS: readonly DecodeMethod[] = ['ar', ...METHOD_IDS];
 export type DraftingMode = 'validate' | 'constrained';
+
+export interface DecodeMethodInfo {
+  label: string;
+  description: string;
+  /** The key that selects it in the app. */
+  shortcut: string;
+}
+
+/** `ar` beside the registry's methods (src/core/verify/registry.ts), which it is not one of: it verifies nothing. */
+const AUTOREGRESSIVE: DecodeMethodInfo = {
+  label: 'Autoregressive (target only)',
+  description: 'No drafts: the target alone, one token per forward; the baseline for speed and for losslessness.',
+  shortcut: '1',
+};
+
+export function decodeMethodInfo(method: DecodeMethod): DecodeMethodInfo {
+  return method === 'ar' ? AUTOREGRESSIVE : METHOD_REGISTRY[method];
+}
+
+/** The K a run reports: the drafts it read (1 for a single-draft method); ar drafts nothing and keeps K as given. */
+export function reportedK(method: DecodeMethod, K: number): number {
+  return method === 'ar' ? K : draftsUsed(method, K);
+}
+
+/** K as a run uses it, saying why where it differs from the K asked for: "K = 1 (GBV uses one draft)". */
+export function describeK(method: DecodeMethod, K: number): string {
+  if (method === 'ar') return 'no drafts (autoregressive)';
+  const used = reportedK(method, K);
+  return used === K ? `K = ${K}` : `K = ${used} (${decodeMethodInfo(method).label} uses one draft)`;
+}
 
 export interface RunParams {
   method: DecodeMethod;

@@ -22,7 +22,10 @@ export interface DecodeResult {
 }
 
 export interface RunReport extends DecodeResult {
+  /** The parameters as the run used them: K is the drafts it read (reportedK), 1 for a single-draft method. */
   params: RunParams;
+  /** The K the caller asked for. */
+  requestedK: number;
   /** Schema keywords xgrammar does not enforce exactly (ajv still checks them). */
   unenforced: readonly string[];
   wallMs: number;

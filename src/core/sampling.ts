@@ -136,25 +136,27 @@ function binaryExponent(w: number): number {
   return exponent;
 }
 
-/** w · 2^n, exactly, for n beyond the f64 exponent range as long as the product is not. */
-function timesPowerOfTwo(w: number, n: number): number {
-  const half = Math.trunc(n / 2);
-  return w * 2 ** half * 2 ** (n - half);
-}
-
-/** Step 1 above: the whole units of each weight (each below 2^46, exact in f64). */
-export function categoricalUnits(weights: ArrayLike<number>): Float64Array {
+/**
+ * Step 1 above as two factors whose product is 2^(45 − E): w · first · second is exact and finite even where
+ * 2^(45 − E) alone would leave the f64 range (tiny or subnormal weights).
+ */
+function unitScale(weights: ArrayLike<number>): readonly [number, number] {
   let largest = 0;
   for (let i = 0; i < weights.length; i++) {
     const weight = weights[i] as number;
     if (!(weight >= 0 && weight < Infinity)) throw new RangeError(`categorical weight ${i} is ${weight}`);
-    largest = Math.max(largest, weight);
+    if (weight > largest) largest = weight;
   }
   if (largest === 0) throw new RangeError('categorical weights sum to 0');
   const shift = UNIT_BITS - 1 - binaryExponent(largest);
-  const units = new Float64Array(weights.length);
-  for (let i = 0; i < weights.length; i++) units[i] = Math.floor(timesPowerOfTwo(weights[i] as number, shift));
-  return units;
+  const half = Math.trunc(shift / 2);
+  return [2 ** half, 2 ** (shift - half)];
+}
+
+/** Step 1 above: the whole units of each weight (each below 2^46, exact in f64). */
+export function categoricalUnits(weights: ArrayLike<number>): Float64Array {
+  const [first, second] = unitScale(weights);
+  return Float64Array.from(weights as ArrayLike<number>, (w) => Math.floor(w * first * second));
 }
 
 /** A 64-bit unsigned integer as two u32 words, the layout the kernels use (WGSL has no u64). */
@@ -163,36 +165,53 @@ export interface Words64 {
   low: number;
 }
 
-/** a + units (units < 2^53), with the carry; exact. */
-function addUnits(a: Words64, units: number): Words64 {
-  let low = a.low + (units % TWO_POW_32);
-  let high = a.high + Math.floor(units / TWO_POW_32);
-  if (low >= TWO_POW_32) {
-    low -= TWO_POW_32;
-    high += 1;
-  }
-  return { high, low };
-}
+const limbsOf = (w: Words64) => [w.low & 0xffff, w.low >>> 16, w.high & 0xffff, w.high >>> 16];
 
-const below = (a: Words64, b: Words64): boolean => a.high < b.high || (a.high === b.high && a.low < b.low);
-
-/** Step 2 above: floor(U · S / 2^64) for the uniform U = (high, low) and the total units S. */
+/** Step 2 above: floor(U · S / 2^64) for the uniform U and the total units S, by 16-bit limbs (exact). */
 export function drawThreshold(uniform: Words64, total: Words64): Words64 {
-  const toBig = (w: Words64) => (BigInt(w.high) << 32n) | BigInt(w.low);
-  const threshold = (toBig(uniform) * toBig(total)) >> 64n;
-  return { high: Number(threshold >> 32n), low: Number(threshold & 0xffffffffn) };
+  const u = limbsOf(uniform);
+  const t = limbsOf(total);
+  // Column sums of limb products stay below 2^35: exact in f64.
+  const columns = [0, 0, 0, 0, 0, 0, 0, 0];
+  for (let i = 0; i < 4; i++) for (let j = 0; j < 4; j++) columns[i + j] = (columns[i + j] as number) + (u[i] as number) * (t[j] as number);
+  let carry = 0;
+  const limbs = columns.map((column) => {
+    const sum = column + carry;
+    carry = Math.floor(sum / 65536);
+    return sum % 65536;
+  });
+  return { high: (limbs[7] as number) * 65536 + (limbs[6] as number), low: (limbs[5] as number) * 65536 + (limbs[4] as number) };
 }
 
-/** The exact inverse-CDF draw for the 64-bit uniform (high, low); never returns a zero-weight token. */
+/**
+ * The exact inverse-CDF draw for the 64-bit uniform (high, low); never returns a zero-weight token. Sums
+ * are kept as (high, low) u32 words with carries, exactly as the kernel's u64 arithmetic does.
+ */
 export function drawCategorical(weights: ArrayLike<number>, high: number, low: number): number {
-  const units = categoricalUnits(weights);
-  let total: Words64 = { high: 0, low: 0 };
-  for (const u of units) total = addUnits(total, u);
-  const threshold = drawThreshold({ high, low }, total);
-  let cumulative: Words64 = { high: 0, low: 0 };
-  for (let i = 0; i < units.length; i++) {
-    cumulative = addUnits(cumulative, units[i] as number);
-    if (below(threshold, cumulative)) return i;
+  const [first, second] = unitScale(weights);
+  let totalHigh = 0;
+  let totalLow = 0;
+  for (let i = 0; i < weights.length; i++) {
+    const units = Math.floor((weights[i] as number) * first * second);
+    totalLow += units % TWO_POW_32;
+    totalHigh += Math.floor(units / TWO_POW_32);
+    if (totalLow >= TWO_POW_32) {
+      totalLow -= TWO_POW_32;
+      totalHigh += 1;
+    }
+  }
+  const threshold = drawThreshold({ high, low }, { high: totalHigh, low: totalLow });
+  let cumulativeHigh = 0;
+  let cumulativeLow = 0;
+  for (let i = 0; i < weights.length; i++) {
+    const units = Math.floor((weights[i] as number) * first * second);
+    cumulativeLow += units % TWO_POW_32;
+    cumulativeHigh += Math.floor(units / TWO_POW_32);
+    if (cumulativeLow >= TWO_POW_32) {
+      cumulativeLow -= TWO_POW_32;
+      cumulativeHigh += 1;
+    }
+    if (threshold.high < cumulativeHigh || (threshold.high === cumulativeHigh && threshold.low < cumulativeLow)) return i;
   }
   throw new Error('unreachable: the threshold lies below the total');
 }

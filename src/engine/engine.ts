@@ -7,7 +7,7 @@ import { exportCounters } from '../core/metrics';
 import type { ModelPairHandle } from '../models/loader';
 import { GrammarEngine, type CompiledSchema } from '../grammar/engine';
 import type { SchemaValidator } from '../grammar/score';
-import type { RunParams } from '../contract/runParams';
+import { reportedK, type RunParams } from '../contract/runParams';
 import type { RunReport } from '../contract/runReport';
 import type { StepRecord } from '../contract/stepRecord';
 import { cpuVerifier, type StepVerifier } from '../contract/stepVerifier';
@@ -78,7 +78,8 @@ export class SpecEngine {
     const generationMs = wallMs - result.timings.analysis;
     return {
       ...result,
-      params,
+      params: { ...params, K: reportedK(params.method, params.K) },
+      requestedK: params.K,
       unenforced: grammar?.unenforced ?? [],
       wallMs,
       generationMs,

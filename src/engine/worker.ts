@@ -4,14 +4,12 @@
  * decode loop awaits after each step, so a paused or cancelled run always stops between whole steps.
  */
 import { ort } from '../models/browserRuntime';
-import type { ExecutionProvider, FromWorker, ToWorker, VerifierChoice } from '../contract/protocol';
+import type { EngineInfo, FromWorker, ToWorker } from '../contract/protocol';
 import { DECODE_METHODS, type RunParams } from '../contract/runParams';
 import type { StepRecord } from '../contract/stepRecord';
-import { cpuVerifier, type StepVerifier } from '../contract/stepVerifier';
 import { race as raceMethods, scorecard, sweep } from './bench';
-import { SpecEngine } from './engine';
-import { GpuDeviceManager } from '../gpu/device';
-import { gpuStepVerifier } from '../gpu/stepVerifier';
+import { setupEngine, type EngineSetup } from './setup';
+import { GpuDeviceLostError, GpuUncapturedError, describeDeviceLoss } from '../gpu/device';
 import { interpretedValidator } from '../grammar/interpretedValidator';
 import { loadPair } from '../models/loader';
 import { evictModelCache, httpReader } from '../models/httpReader';
@@ -23,9 +21,12 @@ const post = (message: FromWorker) => {
 const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 const FLUSH_MS = 400;
-let engine: SpecEngine | null = null;
-/** The verifier's WebGPU device, replaced with the engine on every load. */
-let gpuDevices: GpuDeviceManager | null = null;
+/** The loaded pair, its verifier and engine, replaced on every load. */
+let setup: EngineSetup | null = null;
+/** What the latest load asked for and reported: the base of a fallback after a GPU failure. */
+let loaded: { message: LoadMessage; info: EngineInfo } | null = null;
+/** Why onnxruntime's WebGPU device was lost under the models, once it has been. */
+let modelsDeviceLoss: string | null = null;
 let active: { runId: number; controller: AbortController } | null = null;
 let paused = false;
 let stepsAllowed = 0;
@@ -36,86 +37,83 @@ const nudge = () => {
   wake = null;
 };
 
-/** A WebGPU device for the WGSL verifier, or null where WebGPU is absent. */
-async function webgpuDevices(): Promise<{ devices: GpuDeviceManager; adapter: string; software: boolean } | null> {
-  if (!('gpu' in navigator)) return null;
-  const devices = new GpuDeviceManager({ gpu: navigator.gpu });
-  try {
-    const context = await devices.context();
-    return { devices, adapter: context.adapterName, software: context.software };
-  } catch {
-    return null;
-  }
-}
+type LoadMessage = Extract<ToWorker, { type: 'load' }>;
 
-/**
- * Where the models run. 'auto' prefers WebGPU on a hardware adapter; on a software one (SwiftShader) the
- * wasm EP is an order of magnitude faster (npm run bench:models), so the models go there and say why.
- */
-function chooseProvider(requested: ExecutionProvider | 'auto', gpu: { software: boolean } | null): { provider: ExecutionProvider; fallbackReason: string | null } {
-  if (requested === 'wasm') return { provider: 'wasm', fallbackReason: null };
-  if (!gpu) return { provider: 'wasm', fallbackReason: 'no WebGPU adapter was granted' };
-  if (requested === 'auto' && gpu.software) return { provider: 'wasm', fallbackReason: 'the WebGPU adapter is software-only, where wasm runs the models faster' };
-  return { provider: 'webgpu', fallbackReason: null };
-}
-
-/** Where steps are verified; on a software adapter 'auto' keeps the CPU twin, which is faster there (npm run bench). */
-function chooseVerifier(requested: VerifierChoice, gpu: Awaited<ReturnType<typeof webgpuDevices>>): { verifier: StepVerifier; adapter: string | null; reason: string | null } {
-  if (requested === 'cpu') return { verifier: cpuVerifier, adapter: null, reason: null };
-  if (!gpu) return { verifier: cpuVerifier, adapter: null, reason: 'no WebGPU' };
-  if (requested === 'auto' && gpu.software) return { verifier: cpuVerifier, adapter: null, reason: 'software WebGPU adapter: the CPU twin is faster; choose WGSL to see the kernels run' };
-  return { verifier: gpuStepVerifier(gpu.devices), adapter: gpu.adapter, reason: null };
-}
-
-async function load(message: Extract<ToWorker, { type: 'load' }>): Promise<void> {
+/** `lossReason`: set on the reload after a lost device, to say why the models and verifier moved. */
+async function load(message: LoadMessage, lossReason: string | null = null): Promise<void> {
   const started = performance.now();
   // The previous pair's sessions and device go first: a reload must not hold two pairs in memory.
-  const previous = engine;
-  engine = null;
-  previous?.dispose();
-  await previous?.pair.draft.session.release();
-  await previous?.pair.target.session.release();
-  await gpuDevices?.dispose();
-  const gpu = await webgpuDevices();
-  gpuDevices = gpu?.devices ?? null;
-  const { provider, fallbackReason } = chooseProvider(message.provider, gpu);
-  const verification = chooseVerifier(message.verifier, gpu);
+  const previous = setup;
+  setup = null;
+  loaded = null;
+  modelsDeviceLoss = null;
+  await previous?.dispose();
   const { source } = message;
   try {
-    const pair = await loadPair(ort, { draft: httpReader(source.draftUrl, source.cache), target: httpReader(source.targetUrl, source.cache) }, provider, (file, loaded, total) =>
-      post({ type: 'progress', file, loaded, total }),
-      source.modelFile,
-    );
-    // Models and verifier both on WebGPU: the verifier moves to onnxruntime's device and reads the
-    // target's logits where the model left them.
-    const ortDevice = provider === 'webgpu' && verification.verifier.kind === 'gpu' ? pair.target.session.gpuDevice : null;
-    if (ortDevice) {
-      await gpuDevices?.dispose();
-      gpuDevices = new GpuDeviceManager({ sharedDevice: ortDevice });
-    }
-    const verifier = ortDevice && gpuDevices ? gpuStepVerifier(gpuDevices, ortDevice) : verification.verifier;
-    engine = await SpecEngine.create(pair, interpretedValidator, verifier, ortDevice !== null);
-    post({
-      type: 'ready',
-      info: {
-        provider,
-        fallbackReason,
-        draftName: pair.draft.name,
-        targetName: pair.target.name,
-        vocabSize: pair.tokenizer.vocabSize,
-        contextLength: engine.contextLength,
-        loadMs: performance.now() - started,
-        verifier: verification.verifier.kind,
-        verifierAdapter: verification.adapter,
-        verifierReason: verification.reason,
-        tokenTexts: pair.tokenizer.tokens.map((_, id) => pair.tokenizer.decode([id])),
-      },
+    setup = await setupEngine({
+      provider: message.provider,
+      verifier: message.verifier,
+      gpu: 'gpu' in navigator ? navigator.gpu : null,
+      loadPair: (provider) =>
+        loadPair(ort, { draft: httpReader(source.draftUrl, source.cache), target: httpReader(source.targetUrl, source.cache) }, provider, (file, loaded, total) => post({ type: 'progress', file, loaded, total }), source.modelFile),
+      validate: interpretedValidator,
     });
+    const current = setup;
+    const { engine, provider, fallbackReason, verifier, verifierAdapter, verifierReason } = current;
+    const { pair } = engine;
+    void current.modelsDevice?.lost.then((info) => {
+      if (setup === current) modelsDeviceLoss = describeDeviceLoss(info);
+    });
+    const info: EngineInfo = {
+      provider,
+      fallbackReason: lossReason ?? fallbackReason,
+      draftName: pair.draft.name,
+      targetName: pair.target.name,
+      vocabSize: pair.tokenizer.vocabSize,
+      contextLength: engine.contextLength,
+      loadMs: performance.now() - started,
+      verifier,
+      verifierAdapter,
+      verifierReason: lossReason ?? verifierReason,
+      tokenTexts: pair.tokenizer.tokens.map((_, id) => pair.tokenizer.decode([id])),
+    };
+    loaded = { message, info };
+    post({ type: 'ready', info });
   } catch (error) {
     // A file that failed its hash must not be served from the cache next time.
     if (error instanceof ModelLoadError) await evictModelCache();
     post({ type: 'load-error', message: errorText(error) });
   }
+}
+
+/** Why a run failed, when the cause is a GPU device that can no longer be trusted. */
+function gpuFailure(error: unknown): string | null {
+  if (modelsDeviceLoss) return modelsDeviceLoss;
+  return error instanceof GpuDeviceLostError || error instanceof GpuUncapturedError ? error.message : null;
+}
+
+/**
+ * Hands verification to the CPU twin for good after a GPU failure (and the models to wasm, by a reload,
+ * when the lost device was onnxruntime's), and returns the message the failed run ends with. Counters stay
+ * whole: the failed step produced no record, and every earlier step was complete.
+ */
+async function fallBackToCpuTwin(failure: string): Promise<string> {
+  if (!setup || !loaded) return `${failure}; continuing on the CPU twin`;
+  if (modelsDeviceLoss !== null || setup.logitsInPlace) {
+    const message: LoadMessage = { ...loaded.message, provider: 'wasm', verifier: 'cpu' };
+    enqueue(() => load(message, failure));
+    return `${failure}; continuing on the CPU twin, with the models on wasm`;
+  }
+  await setup.useCpuTwin(failure);
+  loaded.info = { ...loaded.info, verifier: 'cpu', verifierAdapter: null, verifierReason: failure };
+  post({ type: 'ready', info: loaded.info });
+  return `${failure}; continuing on the CPU twin`;
+}
+
+/** A failed run's message: a GPU failure falls back to the CPU twin first, and says so. */
+async function failureMessage(error: unknown): Promise<string> {
+  const failure = gpuFailure(error);
+  return failure ? fallBackToCpuTwin(failure) : errorText(error);
 }
 
 /**
@@ -150,7 +148,8 @@ function stepSink(runId: number) {
 }
 
 async function run(message: Extract<ToWorker, { type: 'run' }>): Promise<void> {
-  if (!engine) return post({ type: 'run-error', runId: message.runId, message: 'the models are not loaded yet' });
+  if (!setup) return post({ type: 'run-error', runId: message.runId, message: 'the models are not loaded yet' });
+  const { engine } = setup;
   const controller = new AbortController();
   active = { runId: message.runId, controller };
   paused = message.paused;
@@ -163,7 +162,7 @@ async function run(message: Extract<ToWorker, { type: 'run' }>): Promise<void> {
     post({ type: 'done', runId: message.runId, report });
   } catch (error) {
     sink.flush();
-    post({ type: 'run-error', runId: message.runId, message: errorText(error) });
+    post({ type: 'run-error', runId: message.runId, message: await failureMessage(error) });
   } finally {
     if (active?.controller === controller) active = null;
   }
@@ -173,8 +172,8 @@ async function run(message: Extract<ToWorker, { type: 'run' }>): Promise<void> {
 async function benchJob(message: Extract<ToWorker, { type: 'race' | 'sweep' | 'scorecard' }>): Promise<void> {
   const { runId } = message;
   const fail = (text: string, cancelled: boolean) => post(message.type === 'race' ? { type: 'run-error', runId, message: text } : { type: 'bench-error', runId, message: text, cancelled });
-  if (!engine) return fail('the models are not loaded yet', false);
-  const current = engine;
+  if (!setup) return fail('the models are not loaded yet', false);
+  const current = setup.engine;
   const controller = new AbortController();
   active = { runId, controller };
   const options = { signal: controller.signal, onProgress: (done: number, total: number) => post({ type: 'bench-progress', runId, done, total }) };
@@ -187,7 +186,7 @@ async function benchJob(message: Extract<ToWorker, { type: 'race' | 'sweep' | 's
     } else post({ type: 'scorecard-done', runId, rows: await scorecard(run, interpretedValidator, message.spec, options) });
   } catch (error) {
     const cancelled = controller.signal.aborted;
-    fail(cancelled ? `${message.type} cancelled` : errorText(error), cancelled);
+    fail(cancelled ? `${message.type} cancelled` : await failureMessage(error), cancelled);
   } finally {
     if (active?.controller === controller) active = null;
   }
@@ -236,6 +235,11 @@ onmessage = (event: MessageEvent<ToWorker>) => {
     case 'cancel':
       active?.controller.abort();
       nudge();
+      break;
+    case 'lose-gpu-device':
+      // The test hook (main.tsx sends it only under ?test-hooks): loses the verifier's device mid-run, as
+      // a driver reset would.
+      void setup?.verifierDevices?.context().then((context) => context.device.destroy());
       break;
   }
 };

@@ -1,7 +1,9 @@
 /**
  * WebGPU device acquisition. A context can own its device or share one (onnxruntime-web's, so that logits
- * it leaves on the GPU feed our kernels without a copy). A lost device is reported as an error event, and
- * the next `context()` call creates a fresh one.
+ * it leaves on the GPU feed our kernels without a copy). A lost device, or an error no error scope caught,
+ * is reported as an 'error' event (a GpuDeviceLostError or a GpuUncapturedError); the GPU step verifier
+ * listens, fails the step in flight with it, and the engine falls back to the CPU twin. The next
+ * `context()` call would create a fresh device.
  */
 
 /** Thrown where WebGPU cannot be had at all; the app catches it and runs the CPU verifier, visibly. */
@@ -9,8 +11,19 @@ export class WebGpuUnavailableError extends Error {
   override readonly name = 'WebGpuUnavailableError';
 }
 
+/** The device was lost (destroyed, or the driver gave up on it). */
 export class GpuDeviceLostError extends Error {
   override readonly name = 'GpuDeviceLostError';
+}
+
+/** A WebGPU error outside any error scope: the device's state can no longer be trusted. */
+export class GpuUncapturedError extends Error {
+  override readonly name = 'GpuUncapturedError';
+}
+
+/** The message a lost device is reported with. */
+export function describeDeviceLoss(info: GPUDeviceLostInfo): string {
+  return `the GPU device was lost: ${info.message || 'no message'} (${info.reason === 'destroyed' ? 'destroyed' : 'lost'})`;
 }
 
 const OPTIONAL_FEATURES: GPUFeatureName[] = ['timestamp-query', 'subgroups'];
@@ -94,14 +107,13 @@ export class GpuDeviceManager extends EventTarget {
     ) as Record<LimitName, number>;
     const context: GpuContext = { device, adapterName, software, limits, pipelines: new Map() };
     void device.lost.then((info) => {
+      // dispose() clears `current` first: a device we destroyed ourselves is not news.
       if (this.current === null) return;
       this.current = null;
-      const reason = info.reason === 'destroyed' ? 'destroyed' : 'lost';
-      const error = new GpuDeviceLostError(`the WebGPU device was ${reason}: ${info.message || 'no message'}`);
-      this.dispatchEvent(new CustomEvent<GpuDeviceLostError>('error', { detail: error }));
+      this.dispatchEvent(new CustomEvent<Error>('error', { detail: new GpuDeviceLostError(describeDeviceLoss(info)) }));
     });
     device.addEventListener('uncapturederror', (event) => {
-      const error = new Error(`WebGPU error: ${(event as GPUUncapturedErrorEvent).error.message}`);
+      const error = new GpuUncapturedError(`the GPU reported an error: ${(event as GPUUncapturedErrorEvent).error.message}`);
       this.dispatchEvent(new CustomEvent<Error>('error', { detail: error }));
     });
     return context;

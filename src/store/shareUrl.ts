@@ -2,8 +2,7 @@
  * Every run parameter and the seed in a URL fragment, so a shared link reproduces a run exactly. The
  * fragment never reaches a server; values are read back through the same validation as the controls.
  */
-import { DECODE_METHODS, type DecodeMethod } from '../contract/runParams';
-import type { RunParams } from '../contract/runParams';
+import { DECODE_METHODS, type DecodeMethod, type RunParams } from '../contract/runParams';
 import { SCHEMA_PRESETS, type SchemaPreset } from '../grammar/presets';
 
 export type PresetChoice = SchemaPreset['id'] | 'custom' | 'free';

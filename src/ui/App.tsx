@@ -2,7 +2,7 @@ import { useEffect, useRef } from 'react';
 import { Charts } from './Charts';
 import { Controls, RunBar } from './Controls';
 import { CounterPanel } from './CounterPanel';
-import { METHOD_DESCRIPTIONS } from './methodDescriptions';
+import { METHOD_IDS, methodEntry } from '../core/verify';
 import { HistoryView } from './HistoryView';
 import { RaceView } from './RaceView';
 import { ScorecardView } from './ScorecardView';
@@ -57,10 +57,10 @@ export function App() {
       <section aria-labelledby="methods-heading" className="methods-section">
         <h2 id="methods-heading">Verification methods</h2>
         <dl className="methods">
-          {METHOD_DESCRIPTIONS.map(({ id, name, summary }) => (
+          {METHOD_IDS.map((id) => (
             <div key={id} data-method={id}>
-              <dt>{name}</dt>
-              <dd>{summary}</dd>
+              <dt>{methodEntry(id).label}</dt>
+              <dd>{methodEntry(id).description}</dd>
             </div>
           ))}
         </dl>

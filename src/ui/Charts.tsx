@@ -4,8 +4,9 @@ import { derivedRatios, perPositionAcceptance, recordStep, emptyCounters, type C
 import type { StepRecord } from '../contract/stepRecord';
 import { PositionChart } from './benchParts';
 import { chartSvgToPng, composeChartSvg, type LegendEntry } from './chartExport';
-import { chartAxes, PALETTE, PLOT } from './chartParts';
+import { chartAxes, PLOT } from './chartParts';
 import { download } from './download';
+import { PALETTE } from './palette';
 import { useSpec } from './storeContext';
 
 interface ChartProps {

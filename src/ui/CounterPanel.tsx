@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from 'react';
 import { exportCounters, schemaValidRate } from '../core/metrics';
+import { describeK, reportedK } from '../contract/runParams';
 import { encodeShare } from '../store/shareUrl';
 import { CounterList, countersEntries } from './benchParts';
 import { download } from './download';
@@ -61,14 +62,14 @@ export function CounterPanel() {
   // Counters belong to the run that made them: its parameters, not the form's, head them (the form may
   // already hold the next run's K and L).
   const params = run.status === 'idle' ? formParams : run.params;
-  const slice = { method: params.method, schema: preset, K: params.K, L: params.L, temperature: params.temperature, drafting: params.drafting, seed: params.seed };
+  const slice = { method: params.method, schema: preset, K: reportedK(params.method, params.K), L: params.L, temperature: params.temperature, drafting: params.drafting, seed: params.seed };
   const exported = () => exportCounters(counters);
   return (
     <section className="counters" aria-labelledby="counter-heading">
       <div className="section-head">
         <h2 id="counter-heading">Counters</h2>
         <p className="slice" data-testid="counter-slice">
-          {METHOD_LABELS[params.method]} · schema {preset} · K={params.K} L={params.L} T={params.temperature}
+          {METHOD_LABELS[params.method]} · schema {preset} · {describeK(params.method, params.K)} · L = {params.L} · T = {params.temperature}
         </p>
         <span className="chart-exports" data-snapshot="omit">
           <button type="button" aria-label="Counters JSON" onClick={() => download('speclab-counters.json', new Blob([JSON.stringify({ slice, ...exported() }, null, 2)], { type: 'application/json' }))}>

@@ -7,7 +7,7 @@ import { Bar, BarChart, CartesianGrid, Label, Legend, Tooltip, XAxis, YAxis } fr
 import { perPositionAcceptance } from '../core/metrics';
 import type { HistoryEntry } from '../store/benchSlice';
 import { CounterList, countersEntries, PositionChart } from './benchParts';
-import { PALETTE } from './chartParts';
+import { PALETTE } from './palette';
 import { fixed, METHOD_LABELS } from './format';
 import { useSpec } from './storeContext';
 

@@ -1,4 +1,4 @@
-import type { RunParams } from '../contract/runParams';
+import { describeK, type RunParams } from '../contract/runParams';
 import { useSpec } from './storeContext';
 
 /** How a changed parameter is named in the notice, where its key would not read well. */
@@ -18,7 +18,7 @@ export function NextRunNotice() {
   if (changed.length === 0) return null;
   return (
     <p className="next-run" role="status" data-testid="next-run-notice">
-      Changed {changed.join(', ')}: applies to the next run. This run continues with K={running.K}, L={running.L}, T={running.temperature}.
+      Changed {changed.join(', ')}: applies to the next run. This run continues with {describeK(running.method, running.K)}, L = {running.L}, T = {running.temperature}.
     </p>
   );
 }

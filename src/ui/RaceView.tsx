@@ -1,7 +1,7 @@
 import { Bar, BarChart, CartesianGrid, ErrorBar, Label, XAxis, YAxis } from 'recharts';
 import { derivedRatios } from '../core/metrics';
 import { medianRange } from './benchParts';
-import { PALETTE } from './chartParts';
+import { PALETTE } from './palette';
 import { fixed, METHOD_LABELS, percent } from './format';
 import { useSpec } from './storeContext';
 

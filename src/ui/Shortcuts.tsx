@@ -1,12 +1,12 @@
 import { useEffect } from 'react';
-import { DECODE_METHODS } from '../contract/runParams';
+import { DECODE_METHODS, decodeMethodInfo } from '../contract/runParams';
 import { useSpec, useSpecStore } from './storeContext';
 
 export const SHORTCUTS: readonly [string, string][] = [
   ['Space', 'run / pause'],
   ['→', 'one verification step'],
   ['R', 'reset'],
-  ['1–5', `method: ${DECODE_METHODS.join(', ')}`],
+  ...DECODE_METHODS.map((method): [string, string] => [decodeMethodInfo(method).shortcut, `method: ${decodeMethodInfo(method).label}`]),
   ['P', 'presentation mode'],
   ['?', 'this list'],
 ];
@@ -22,7 +22,7 @@ export function useShortcuts(): void {
       const actions = store.getState();
       const target = event.target as HTMLElement | null;
       if (target && (target.closest('input, textarea, select, [contenteditable="true"]') || event.ctrlKey || event.metaKey || event.altKey)) return;
-      const method = DECODE_METHODS[Number(event.key) - 1];
+      const method = DECODE_METHODS.find((candidate) => decodeMethodInfo(candidate).shortcut === event.key);
       if (event.key === ' ') actions.togglePause();
       else if (event.key === 'ArrowRight') actions.step();
       else if (event.key === 'r' || event.key === 'R') actions.reset();

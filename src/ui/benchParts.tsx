@@ -3,7 +3,8 @@ import type { ReactNode } from 'react';
 import { Bar, BarChart, Legend } from 'recharts';
 import type { Spread } from '../core/fairTiming';
 import { derivedRatios, eligible, type Counters } from '../core/metrics';
-import { chartAxes, PALETTE, PLOT } from './chartParts';
+import { chartAxes, PLOT } from './chartParts';
+import { PALETTE } from './palette';
 import { download } from './download';
 import { fixed, percent } from './format';
 

@@ -1,9 +1,6 @@
-/** What every chart of the app shares: colours, the responsive plot box, and titled, rounded axes. */
+/** What every chart of the app shares: the responsive plot box, and titled, rounded axes (colours: palette.ts). */
 import { CartesianGrid, Tooltip, XAxis, YAxis } from 'recharts';
 import { sig3 } from './format';
-
-/** Okabe–Ito: distinguishable with every common colour-vision deficiency. */
-export const PALETTE = { R: '#0072B2', I: '#D55E00', D: '#009E73', A: '#CC79A7', other: '#E69F00', grey: '#56B4E9' };
 
 /** Fills its parent box; recharts' `responsive` follows the box as the window or the layout changes. */
 export const PLOT = { responsive: true, style: { width: '100%', height: '100%' }, margin: { top: 8, right: 16, bottom: 4, left: 4 } } as const;

@@ -1,3 +1,5 @@
+import { DECODE_METHODS, decodeMethodInfo, type DecodeMethod } from '../contract/runParams';
+
 /** Display helpers: a ratio is shown with its name and denominator, never as a bare percentage. */
 export const percent = (value: number | null) => (value === null ? '—' : `${(value * 100).toFixed(1)}%`);
 export const fixed = (value: number | null, digits = 2) => (value === null || !Number.isFinite(value) ? '—' : value.toFixed(digits));
@@ -7,14 +9,8 @@ export function visibleToken(text: string): string {
   return text.replaceAll('\n', '↵').replaceAll(' ', '·') || '∅';
 }
 
-export const METHOD_LABELS: Readonly<Record<string, string>> = {
-  ar: 'Autoregressive (target only)',
-  tokenwise: 'Token-wise',
-  gbv: 'GBV',
-  spectr: 'SpecTr',
-  'spectr-gbv': 'SpecTr-GBV',
-  'optimal-tree': 'Optimal tree',
-};
+/** The methods' labels, from the method registry. */
+export const METHOD_LABELS = Object.fromEntries(DECODE_METHODS.map((method) => [method, decodeMethodInfo(method).label])) as Readonly<Record<DecodeMethod, string>>;
 
 const THREE_SIGNIFICANT = new Intl.NumberFormat('en', { maximumSignificantDigits: 3 });
 

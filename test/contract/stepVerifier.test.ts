@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { METHOD_IDS, type VerifyProblem } from '../../src/core/verify';
 import { createRng } from '../../src/core/rng';
-import { cpuVerifier, type VerifyInput } from '../../src/contract/stepVerifier';
+import { cpuVerifier, verifierForMethod, type StepVerifier, type VerifyInput } from '../../src/contract/stepVerifier';
 
 const V = 4;
 
@@ -83,5 +83,33 @@ describe('the final token’s law, as the CPU twin records it', () => {
         expect(finalLaw?.top.find((entry) => entry.token === final)?.prob ?? 0, `${method} seed ${seed}`).toBeGreaterThan(0);
       }
     }
+  });
+});
+
+describe('a method without a WGSL kernel on a GPU run', () => {
+  // A GPU verifier that refuses optimal-tree, as the WGSL verifier does (it has no kernel for it).
+  const gpuLike: StepVerifier = {
+    kind: 'gpu',
+    verify: (request) =>
+      request.method === 'optimal-tree'
+        ? Promise.reject(new Error('the WGSL verifier has no optimal-tree kernel'))
+        : cpuVerifier.verify(request).then((result) => ({ ...result, path: 'gpu-upload' as const })),
+  };
+
+  it('is verified on the CPU twin, word for word, and the step says why', async () => {
+    const problem = randomProblem(11, 3, 3);
+    const routed = await verifierForMethod('optimal-tree', gpuLike).verify(input('optimal-tree', problem, 5));
+    const twin = await cpuVerifier.verify(input('optimal-tree', problem, 5));
+    expect(routed.path).toBe('cpu-no-kernel');
+    expect(Array.from(routed.outcome.tokens)).toEqual(Array.from(twin.outcome.tokens));
+    expect(routed.wordsUsed).toBe(twin.wordsUsed);
+  });
+
+  it('leaves the methods with a kernel on the GPU verifier, and a CPU run as it is', async () => {
+    const problem = randomProblem(12, 3, 3);
+    for (const method of METHOD_IDS.filter((m) => m !== 'optimal-tree')) {
+      expect((await verifierForMethod(method, gpuLike).verify(input(method, problem, 5))).path).toBe('gpu-upload');
+    }
+    expect((await verifierForMethod('optimal-tree', cpuVerifier).verify(input('optimal-tree', problem, 5))).path).toBe('cpu');
   });
 });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { createRng } from '../../src/core/rng';
 import { categoricalUnits, drawCategorical, drawThreshold, isTokenAllowed, logitsToProbs, maskFromAllowed, maskWordCount, summarizeDistribution } from '../../src/core/sampling';
 
 const sum = (row: Float64Array) => row.reduce((a, b) => a + b, 0);
@@ -109,9 +110,16 @@ describe('drawCategorical', () => {
     }
   });
 
-  it('thresholds floor(U · S / 2^64) in exact integers', () => {
+  it('thresholds floor(U · S / 2^64) in exact integers (against BigInt)', () => {
     expect(drawThreshold({ high: 0xffffffff, low: 0xffffffff }, { high: 0, low: 10 })).toEqual({ high: 0, low: 9 });
     expect(drawThreshold({ high: 0x80000000, low: 0 }, { high: 3, low: 0 })).toEqual({ high: 1, low: 0x80000000 });
+    const rng = createRng(5);
+    const big = (w: { high: number; low: number }) => (BigInt(w.high) << 32n) | BigInt(w.low);
+    for (let trial = 0; trial < 2000; trial++) {
+      const uniform = { high: rng.nextUint32(), low: rng.nextUint32() };
+      const total = { high: rng.nextUint32() >>> (trial % 32), low: rng.nextUint32() };
+      expect(big(drawThreshold(uniform, total))).toBe((big(uniform) * big(total)) >> 64n);
+    }
   });
 
   it('rejects empty, negative, NaN and infinite weights', () => {

@@ -21,6 +21,7 @@ describe('simulate', () => {
       gbv: 1,
       spectr: 2,
       'spectr-gbv': 2,
+      'optimal-tree': 2,
       'recursive-rejection': 2,
     });
   });

@@ -6,12 +6,12 @@
 import { Ajv } from 'ajv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { derivedRatios, eligible } from '../../src/core/metrics';
+import { draftsUsed } from '../../src/core/verify';
 import { PromptTooLongError } from '../../src/engine/decode';
-import { DECODE_METHODS } from '../../src/contract/runParams';
 import type { StepRecord } from '../../src/contract/stepRecord';
 import { SpecEngine } from '../../src/engine/engine';
 import type { RunReport } from '../../src/contract/runReport';
-import { presetParams, type RunParams } from '../../src/contract/runParams';
+import { DECODE_METHODS, presetParams, type RunParams } from '../../src/contract/runParams';
 import { gpuStepVerifier } from '../../src/gpu/stepVerifier';
 import { ajvValidator } from '../../src/grammar/ajvValidator';
 import { SCHEMA_PRESETS, type SchemaPreset } from '../../src/grammar/presets';
@@ -48,8 +48,10 @@ describe('the decode loop on the bundled models', () => {
     expect(greedy.verdict).toEqual({ kind: 'valid' });
     expectConsistent(greedy);
     for (const method of DECODE_METHODS.filter((m) => m !== 'ar')) {
-      const report = await run(preset, { method, temperature: 0 });
+      const report = await run(preset, { method, temperature: 0, K: 3 });
       expect(report.tokens, method).toEqual(greedy.tokens);
+      // A single-draft method reports the one draft it read, not the K it was given.
+      expect([report.params.K, report.requestedK], method).toEqual([draftsUsed(method, 3), 3]);
       expectConsistent(report);
     }
   });

@@ -3,38 +3,65 @@ import { GrammarEngine } from '../../src/grammar/engine';
 import { SCHEMA_PRESETS } from '../../src/grammar/presets';
 import { ajvValidator } from '../../src/grammar/ajvValidator';
 import { scoreOutput } from '../../src/grammar/score';
-import { generateCorpus, oneLineJson } from '../../tools/train/corpus';
+import { CYCLE_LENGTH, generateCorpus, generateTokenizerCorpus, oneLineJson, type CorpusKind } from '../../tools/train/corpus';
 
-const records = generateCorpus(7, 2000);
+const records = generateCorpus(7, 2100);
+const KINDS: readonly CorpusKind[] = [...SCHEMA_PRESETS.map((preset) => preset.id), 'custom'];
+
+/** Every string inside a JSON value. */
+function strings(value: unknown): string[] {
+  if (typeof value === 'string') return [value];
+  if (value !== null && typeof value === 'object') return Object.values(value).flatMap(strings);
+  return [];
+}
 
 describe('the training corpus', () => {
   it('is deterministic in its seed', () => {
     expect(generateCorpus(7, 50)).toEqual(records.slice(0, 50));
     expect(generateCorpus(8, 50)).not.toEqual(records.slice(0, 50));
+    expect(generateTokenizerCorpus(7, 50)).toEqual(generateTokenizerCorpus(7, 50));
   });
 
-  it('covers every preset evenly, and every JSON passes ajv against its preset schema', () => {
-    for (const preset of SCHEMA_PRESETS) {
-      const own = records.filter((record) => record.preset === preset.id);
-      expect(own.length).toBe(records.length / SCHEMA_PRESETS.length);
-      for (const record of own) expect(scoreOutput(ajvValidator, preset.schema, record.json, 'stopped'), record.json).toEqual({ kind: 'valid' });
+  it('covers every preset once a cycle and custom schemas twice, and every JSON passes ajv against its schema', () => {
+    for (const kind of KINDS) {
+      const own = records.filter((record) => record.preset === kind);
+      expect(own.length).toBe(((kind === 'custom' ? 2 : 1) * records.length) / CYCLE_LENGTH);
+      for (const record of own) expect(scoreOutput(ajvValidator, record.schema, record.json, 'stopped'), record.json).toEqual({ kind: 'valid' });
     }
+    for (const preset of SCHEMA_PRESETS) expect(records.find((record) => record.preset === preset.id)?.schema).toBe(preset.schema);
+  });
+
+  it('states every string value of the JSON in the prompt, so that copying can get it right', () => {
+    for (const record of records.filter((r) => r.preset !== 'sentiment')) {
+      for (const value of strings(JSON.parse(record.json))) expect(record.prompt, value).toContain(value);
+    }
+  });
+
+  it('draws open-ended values: few person names repeat, and custom schemas vary in keys, types and size', () => {
+    const names = records.filter((r) => r.preset === 'person').map((r) => (JSON.parse(r.json) as { name: string }).name);
+    expect(new Set(names).size / names.length).toBeGreaterThan(0.95);
+    const custom = records.filter((r) => r.preset === 'custom').map((r) => r.schema as { properties: Record<string, { type?: string; enum?: string[] }> });
+    const sizes = new Set(custom.map((schema) => Object.keys(schema.properties).length));
+    expect([...sizes].sort()).toEqual([1, 2, 3, 4, 5]);
+    const types = new Set(custom.flatMap((schema) => Object.values(schema.properties).map((property) => property.type ?? 'enum')));
+    expect([...types].sort()).toEqual(['boolean', 'enum', 'integer', 'number', 'string']);
+    expect(new Set(custom.flatMap((schema) => Object.keys(schema.properties))).size).toBeGreaterThan(80);
   });
 
   it('writes JSON in the layout the grammar enforces, character by character', async () => {
     // A character-level vocabulary: the grammar must accept each record's JSON exactly as written.
     const characters = Array.from({ length: 95 }, (_, i) => String.fromCharCode(32 + i));
     const engine = await GrammarEngine.create({ tokens: [...characters, '</s>'], vocabType: 'raw', stopTokenIds: [95] });
-    for (const preset of SCHEMA_PRESETS) {
-      const compiled = await engine.compile(JSON.stringify(preset.schema));
-      for (const record of records.filter((r) => r.preset === preset.id).slice(0, 20)) {
+    for (const kind of KINDS) {
+      for (const record of records.filter((r) => r.preset === kind).slice(0, 20)) {
+        const compiled = await engine.compile(JSON.stringify(record.schema));
         const matcher = await compiled.matcher();
         for (const character of record.json) expect(matcher.accept(characters.indexOf(character)), `${record.json} at ${character}`).toBe(true);
         expect(matcher.accept(95)).toBe(true);
         expect(matcher.isTerminated()).toBe(true);
         matcher.dispose();
+        compiled.dispose();
       }
-      compiled.dispose();
     }
     engine.dispose();
   });
@@ -45,7 +72,7 @@ describe('the training corpus', () => {
   });
 
   it('varies: no single completion makes up more than 2% of its preset (sentiment aside)', () => {
-    for (const preset of ['person', 'order', 'event', 'reasoning'] as const) {
+    for (const preset of ['person', 'order', 'event', 'reasoning', 'custom'] as const) {
       const counts = new Map<string, number>();
       const own = records.filter((r) => r.preset === preset);
       for (const record of own) counts.set(record.completion, (counts.get(record.completion) ?? 0) + 1);

@@ -10,8 +10,8 @@ describe('npm run sim', () => {
   it('prints one table with a row per method', async () => {
     const { stdout } = await run(['--V', '4', '--K', '2', '--L', '2', '--steps', '2000']);
     const lines = stdout.trim().split('\n');
-    expect(lines[1]).toMatch(/^method\s+drafts\s+block efficiency\s+± s\.e\.\s+exact\s+universal bound\s+A\/D$/);
-    for (const method of ['tokenwise', 'gbv', 'spectr', 'spectr-gbv', 'recursive-rejection']) {
+    expect(lines[1]).toMatch(/^method\s+drafts\s+block efficiency\s+± s\.e\.\s+exact\s+optimum \(L=1\)\s+universal bound\s+A\/D$/);
+    for (const method of ['tokenwise', 'gbv', 'spectr', 'spectr-gbv', 'optimal-tree', 'recursive-rejection']) {
       expect(lines.some((line) => new RegExp(`^${method}\\s+\\d`).test(line))).toBe(true);
     }
   });
@@ -25,6 +25,14 @@ describe('npm run sim', () => {
     for (const m of report.methods) {
       expect(table).toMatch(new RegExp(`^${m.method}\\s+${m.draftsUsed}\\s+${m.blockEfficiency.toFixed(4)}`, 'm'));
     }
+  });
+
+  it('--json reports transportOptimum beside each exact figure; at L = 1 optimal-tree reaches it', async () => {
+    const { stdout } = await run(['--V', '5', '--K', '3', '--L', '1', '--steps', '500', '--closeness', '0.3', '--json']);
+    const report = JSON.parse(stdout) as SimulationReport;
+    const optimal = report.methods.find((m) => m.method === 'optimal-tree');
+    expect(Math.abs((optimal?.exactBlockEfficiency as number) - (optimal?.transportOptimum as number))).toBeLessThan(1e-9);
+    for (const m of report.methods) expect(m.exactBlockEfficiency).toBeLessThanOrEqual((optimal?.transportOptimum as number) + 1e-12);
   });
 
   it('exits with a clear message on bad input', async () => {

@@ -110,6 +110,8 @@ describe('the built app in headless Chromium', () => {
     // The inspector is deferred: it catches up with the counters when the page is idle.
     await page.getByTestId('inspector').filter({ hasText: 'Step 2 of 2' }).waitFor();
     await expect(page.locator('.draft-grid tbody tr').count()).resolves.toBe(K);
+    // The first position: α* for these K drafts beside what this step's verifier achieved given them.
+    await expect(page.getByTestId('first-position-optimum').textContent()).resolves.toMatch(/α\* = 0\.\d{3}|α\* = 1\.000/);
     // The final token's law: its most likely tokens, heaviest first, within one unit of probability.
     const law = page.getByTestId('final-law');
     await expect(law.locator('caption').textContent()).resolves.toMatch(/The (correction|bonus) token was drawn from .*: \d+ tokens? possible/);
@@ -125,7 +127,7 @@ describe('the built app in headless Chromium', () => {
     await page.getByRole('button', { name: 'Race all methods' }).click();
     await page.getByTestId('race-repeats-note').waitFor({ timeout: 300_000 });
     const methods = await page.getByTestId('race').locator('tbody tr').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-method')));
-    expect(methods).toEqual(['ar', 'tokenwise', 'gbv', 'spectr', 'spectr-gbv']);
+    expect(methods).toEqual(['ar', 'tokenwise', 'gbv', 'spectr', 'spectr-gbv', 'optimal-tree']);
   });
 
   it('a share link reproduces the run exactly', async () => {

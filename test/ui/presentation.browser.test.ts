@@ -246,25 +246,26 @@ describe('presentation mode, charts and exports in the built app', () => {
 
   it('K and L changed during a run apply to the next run, and the counters keep the run’s heading', async () => {
     await page.locator('#K').fill('3');
-    await page.locator('#K').press('Tab');
+    await page.locator('#temperature').fill('1');
+    await page.locator('#temperature').press('Tab');
     await page.getByRole('button', { name: 'Reset' }).click();
     await page.getByRole('button', { name: 'Step', exact: true }).click();
     await page.getByTestId('run-status').filter({ hasText: 'paused' }).waitFor();
-    await expect(page.getByTestId('counter-slice').textContent()).resolves.toContain('K=3 L=4');
+    await expect(page.getByTestId('counter-slice').textContent()).resolves.toContain('K = 3 · L = 4');
     await page.locator('#K').fill('2');
     await page.locator('#L').fill('6');
     await page.locator('#L').press('Tab');
     const notice = page.getByTestId('next-run-notice');
-    await expect(notice.textContent()).resolves.toMatch(/^Changed K, L: applies to the next run\. This run continues with K=3, L=4/);
-    await expect(page.getByTestId('counter-slice').textContent()).resolves.toContain('K=3 L=4');
+    await expect(notice.textContent()).resolves.toMatch(/^Changed K, L: applies to the next run\. This run continues with K = 3, L = 4, T = 1\.$/);
+    await expect(page.getByTestId('counter-slice').textContent()).resolves.toContain('K = 3 · L = 4');
     await page.getByRole('button', { name: 'Step', exact: true }).click();
     await page.locator('[data-counter="steps"]').filter({ hasText: '2' }).waitFor();
-    await expect(page.getByTestId('counter-slice').textContent()).resolves.toContain('K=3 L=4');
+    await expect(page.getByTestId('counter-slice').textContent()).resolves.toContain('K = 3 · L = 4');
     await page.getByRole('button', { name: 'Reset' }).click();
     await expect(notice.count()).resolves.toBe(0);
     await page.getByRole('button', { name: 'Step', exact: true }).click();
     await page.getByTestId('run-status').filter({ hasText: 'paused' }).waitFor();
-    await expect(page.getByTestId('counter-slice').textContent()).resolves.toContain('K=2 L=6');
+    await expect(page.getByTestId('counter-slice').textContent()).resolves.toContain('K = 2 · L = 6');
     await page.getByRole('button', { name: 'Reset' }).click();
   });
 

@@ -5,10 +5,10 @@
  * efficiency and the draft/target cost ratio c. Runs the same in Node and in a browser page.
  */
 import { addCounters, derivedRatios, emptyCounters } from '../../src/core/metrics';
-import type { DecodeMethod } from '../../src/contract/runParams';
+import { METHOD_IDS, draftsUsed, type MethodId } from '../../src/core/verify';
 import type { StepTimings } from '../../src/contract/stepRecord';
 import { type SpecEngine } from '../../src/engine/engine';
-import { presetParams } from '../../src/contract/runParams';
+import { presetParams, type DecodeMethod } from '../../src/contract/runParams';
 import { SCHEMA_PRESETS } from '../../src/grammar/presets';
 
 export const GRID: readonly { K: number; L: number }[] = [
@@ -17,7 +17,7 @@ export const GRID: readonly { K: number; L: number }[] = [
   { K: 3, L: 2 },
   { K: 3, L: 4 },
 ];
-export const SPECULATIVE: readonly DecodeMethod[] = ['tokenwise', 'gbv', 'spectr', 'spectr-gbv', 'optimal-tree'];
+export const SPECULATIVE: readonly MethodId[] = METHOD_IDS;
 
 export interface DecodeRow {
   preset: string;
@@ -75,7 +75,8 @@ export async function runDecodeBench(engine: SpecEngine, seeds: number, costRati
     log(formatDecodeRow(rows.at(-1) as DecodeRow));
     for (const { K, L } of GRID) {
       for (const method of SPECULATIVE) {
-        if ((method === 'tokenwise' || method === 'gbv') && K > 1) continue;
+        // A single-draft method at K > 1 would repeat its K = 1 row.
+        if (draftsUsed(method, K) < K) continue;
         const result = await measure(method, K, L);
         const blockEfficiency = result.tokens / result.forwards;
         rows.push({

@@ -3,10 +3,7 @@
  * the models on `provider` and the verifier on `verifier` (on SwiftShader, wasm and the CPU twin).
  */
 import { ort } from '../../src/models/browserRuntime';
-import { SpecEngine } from '../../src/engine/engine';
-import { cpuVerifier } from '../../src/contract/stepVerifier';
-import { GpuDeviceManager } from '../../src/gpu/device';
-import { gpuStepVerifier } from '../../src/gpu/stepVerifier';
+import { setupEngine } from '../../src/engine/setup';
 import { interpretedValidator } from '../../src/grammar/interpretedValidator';
 import { httpReader } from '../../src/models/httpReader';
 import { loadPair } from '../../src/models/loader';
@@ -24,14 +21,20 @@ declare global {
 window.speclabDecodeLog = [];
 window.speclabDecodeBench = async (seeds, provider, verifier) => {
   try {
-    const pair = await loadPair(ort, { draft: httpReader('/models/speclab-draft/', false), target: httpReader('/models/speclab-target/', false) }, provider);
-    const devices = new GpuDeviceManager({ gpu: navigator.gpu });
-    const { adapterName } = await devices.context();
+    const setup = await setupEngine({
+      provider,
+      verifier,
+      gpu: navigator.gpu,
+      loadPair: (chosen) => loadPair(ort, { draft: httpReader('/models/speclab-draft/', false), target: httpReader('/models/speclab-target/', false) }, chosen),
+      validate: interpretedValidator,
+    });
+    if (setup.provider !== provider) throw new Error(`the models could not run on ${provider}: ${setup.fallbackReason}`);
+    if (setup.verifier !== verifier) throw new Error(`steps could not be verified on ${verifier}: ${setup.verifierReason}`);
+    const { pair } = setup.engine;
     const costRatio = (await timeForward(pair.draft.session, 1, 1, 15)) / (await timeForward(pair.target.session, 1, 1, 15));
-    const engine = await SpecEngine.create(pair, interpretedValidator, verifier === 'gpu' ? gpuStepVerifier(devices) : cpuVerifier);
-    const rows = await runDecodeBench(engine, seeds, costRatio, (line) => window.speclabDecodeLog.push(line));
-    engine.dispose();
-    return { adapter: adapterName, costRatio, rows };
+    const rows = await runDecodeBench(setup.engine, seeds, costRatio, (line) => window.speclabDecodeLog.push(line));
+    await setup.dispose();
+    return { adapter: setup.verifierAdapter ?? 'cpu', costRatio, rows };
   } catch (error) {
     return { error: String(error) };
   }

@@ -7,9 +7,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { parseArgs } from 'node:util';
+import { setupNodeEngine } from '../nodeEngine';
 import { createServer } from 'vite';
-import { SpecEngine } from '../../src/engine/engine';
-import { ajvValidator } from '../../src/grammar/ajvValidator';
 import { launchChromium } from '../../test/support/browser';
 import { DECODE_TABLE_HEADER, formatDecodeRow, runDecodeBench, type DecodeRow } from '../bench/decodeBench';
 import { timeForward } from '../bench/modelsBench';
@@ -34,10 +33,10 @@ export async function main(argv: string[]): Promise<number> {
 
   const pair = await loadBundledPair();
   const costRatio = (await timeForward(pair.draft.session, 1, 1, 15)) / (await timeForward(pair.target.session, 1, 1, 15));
-  const engine = await SpecEngine.create(pair, ajvValidator);
+  const { engine, dispose } = await setupNodeEngine('cpu', pair);
   console.log(`Node, wasm EP, CPU verifier; c = draft/target forward = ${costRatio.toFixed(3)}\n${DECODE_TABLE_HEADER}`);
   sections.push({ where: 'Node (onnxruntime-web wasm, 1 thread; CPU verifier)', adapter: 'cpu', costRatio, rows: await runDecodeBench(engine, seeds, costRatio, console.log) });
-  engine.dispose();
+  await dispose();
 
   if (!values['node-only']) {
     const server = await createServer({ logLevel: 'warn', server: { port: 0, host: '127.0.0.1' } });

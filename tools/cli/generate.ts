@@ -9,19 +9,12 @@
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { setupNodeEngine } from '../nodeEngine';
 import { derivedRatios } from '../../src/core/metrics';
 import type { RaceEntry } from '../../src/contract/bench';
 import { race } from '../../src/engine/bench';
-import { DECODE_METHODS, type DecodeMethod } from '../../src/contract/runParams';
-import { SpecEngine } from '../../src/engine/engine';
 import type { RunReport } from '../../src/contract/runReport';
-import { findPreset, presetParams, type RunParams } from '../../src/contract/runParams';
-import { cpuVerifier } from '../../src/contract/stepVerifier';
-import { GpuDeviceManager } from '../../src/gpu/device';
-import { gpuStepVerifier } from '../../src/gpu/stepVerifier';
-import { ajvValidator } from '../../src/grammar/ajvValidator';
-import { loadBundledPair } from '../bundled';
-import { nodeGpu } from '../nodeGpu';
+import { DECODE_METHODS, findPreset, presetParams, type DecodeMethod, type RunParams } from '../../src/contract/runParams';
 import { UsageError, numberOption, positiveInteger } from './options';
 
 
@@ -136,8 +129,9 @@ export async function main(argv: string[]): Promise<number> {
     return 2;
   }
   const { params, methods, json, verifier, repeats } = options;
-  const devices = verifier === 'gpu' ? new GpuDeviceManager({ gpu: nodeGpu() }) : null;
-  const engine = await SpecEngine.create(await loadBundledPair(), ajvValidator, devices ? gpuStepVerifier(devices) : cpuVerifier);
+  const setup = await setupNodeEngine(verifier);
+  if (setup.verifierReason) console.error(`generate: verifying on the CPU twin: ${setup.verifierReason}`);
+  const { engine } = setup;
   try {
     if (methods.length === 1) {
       const report = await engine.run({ ...params, method: methods[0] as DecodeMethod });
@@ -152,8 +146,7 @@ export async function main(argv: string[]): Promise<number> {
       }
     }
   } finally {
-    engine.dispose();
-    await devices?.dispose();
+    await setup.dispose();
   }
   return 0;
 }

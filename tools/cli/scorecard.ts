@@ -6,12 +6,11 @@
  * without it. Validity is ajv against the full schema. --json prints {rows: [...]}; otherwise a Markdown table.
  */
 import { parseArgs } from 'node:util';
+import { setupNodeEngine } from '../nodeEngine';
 import { scorecardRowJson, type ScorecardSpec } from '../../src/contract/bench';
 import { DECODE_METHODS, findPreset, type DecodeMethod } from '../../src/contract/runParams';
 import { scorecard } from '../../src/engine/bench';
-import { SpecEngine } from '../../src/engine/engine';
 import { ajvValidator } from '../../src/grammar/ajvValidator';
-import { loadBundledPair } from '../bundled';
 import { UsageError, limitedOption, parseOrExit, positiveInteger } from './options';
 
 function parse(argv: string[]): { spec: ScorecardSpec; json: boolean } {
@@ -56,7 +55,7 @@ export async function main(argv: string[]): Promise<number> {
   const options = parseOrExit('scorecard', () => parse(argv));
   if (typeof options === 'number') return options;
   const { spec, json } = options;
-  const engine = await SpecEngine.create(await loadBundledPair(), ajvValidator);
+  const { engine, dispose } = await setupNodeEngine();
   try {
     const rows = (await scorecard((params) => engine.run(params), ajvValidator, spec, { onProgress: (done, total) => console.error(`scorecard: ${done}/${total} runs`) })).map(scorecardRowJson);
     if (json) console.log(JSON.stringify({ rows }, null, 2));
@@ -67,7 +66,7 @@ export async function main(argv: string[]): Promise<number> {
       for (const row of rows) console.log(`| ${MARKDOWN_COLUMNS.map((column) => String(row[column] ?? '—')).join(' | ')} |`);
     }
   } finally {
-    engine.dispose();
+    await dispose();
   }
   return 0;
 }

@@ -6,12 +6,10 @@
  * --json prints {cells: [...]}; otherwise Markdown heatmaps, best cell in bold. Single-draft methods sweep L.
  */
 import { parseArgs } from 'node:util';
+import { setupNodeEngine } from '../nodeEngine';
 import { parseSweepList, sweepCellJson, sweepMarkdown, type SweepSpec } from '../../src/contract/bench';
 import { DECODE_METHODS, findPreset, presetParams, type DecodeMethod } from '../../src/contract/runParams';
 import { sweep, sweepCells } from '../../src/engine/bench';
-import { SpecEngine } from '../../src/engine/engine';
-import { ajvValidator } from '../../src/grammar/ajvValidator';
-import { loadBundledPair } from '../bundled';
 import { UsageError, limitedOption, parseOrExit, positiveInteger } from './options';
 
 function parse(argv: string[]): { spec: SweepSpec; preset: string; json: boolean } {
@@ -49,7 +47,7 @@ export async function main(argv: string[]): Promise<number> {
   const options = parseOrExit('sweep', () => parse(argv));
   if (typeof options === 'number') return options;
   const { spec, preset, json } = options;
-  const engine = await SpecEngine.create(await loadBundledPair(), ajvValidator);
+  const { engine, dispose } = await setupNodeEngine();
   try {
     const total = sweepCells(spec).length;
     const cells = await sweep((params) => engine.run(params), spec, { onCell: (cell) => console.error(`sweep: K=${cell.K} L=${cell.L} done (${total} cells)`) });
@@ -59,7 +57,7 @@ export async function main(argv: string[]): Promise<number> {
       for (const metric of ['meanAcceptanceLength', 'speedup', 'draftYield'] as const) console.log(`${sweepMarkdown(cells, metric)}\n`);
     }
   } finally {
-    engine.dispose();
+    await dispose();
   }
   return 0;
 }

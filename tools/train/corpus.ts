@@ -1,14 +1,26 @@
 /**
- * The training corpus for the bundled draft/target pair: seeded text → JSON extraction records for every
- * schema preset of the app (src/grammar/presets.ts). Each record is a prompt in the presets' own form and
- * the JSON in the grammar's one-line layout (": " and ", "), so that the models learn the layout the mask
- * enforces. Deterministic in the seed.
+ * The training corpus for the bundled draft/target pair: seeded text → JSON extraction records. Each record
+ * is a prompt and the JSON in the grammar's one-line layout (": " and ", "), so that the models learn the
+ * layout the mask enforces. Deterministic in the seed.
+ *
+ * Two generators:
+ * - `generateCorpus` (training and evaluation) teaches reading: the five presets' forms with values drawn
+ *   from open-ended generators (random syllables, mixed letters and digits of varied length, numbers of
+ *   varied length), so that copying from the prompt is the only way to get a field right; and custom flat
+ *   schemas of 1–5 fields with random key names and types, whose values the prompt states in varied
+ *   sentence forms, so that a schema typed into the editor works too.
+ * - `generateTokenizerCorpus` is the closed-list corpus the bundled tokenizer was trained on (five fixed
+ *   templates, 20 × 20 names); kept so that `npm run models:tokenizer` still rebuilds that file exactly.
  */
 import { createRng, type Rng } from '../../src/core/rng';
-import type { SchemaPreset } from '../../src/grammar/presets';
+import { SCHEMA_PRESETS, type SchemaPreset } from '../../src/grammar/presets';
+
+export type CorpusKind = SchemaPreset['id'] | 'custom';
 
 export interface CorpusRecord {
-  preset: SchemaPreset['id'];
+  preset: CorpusKind;
+  /** The JSON schema the completion's JSON follows (the preset's, or the record's own custom schema). */
+  schema: Record<string, unknown>;
   /** The prompt, ending where the model's output begins. */
   prompt: string;
   /** What the model should write: JSON, or free text then the trigger then JSON. */
@@ -26,6 +38,16 @@ export function oneLineJson(value: unknown): string {
   return JSON.stringify(value);
 }
 
+const presetSchema = (id: SchemaPreset['id']) => (SCHEMA_PRESETS.find((preset) => preset.id === id) as SchemaPreset).schema;
+
+const pick = <T>(rng: Rng, items: readonly T[]): T => items[Math.floor(rng.uniform() * items.length)] as T;
+const between = (rng: Rng, low: number, high: number) => low + Math.floor(rng.uniform() * (high - low + 1));
+const chance = (rng: Rng, p: number) => rng.uniform() < p;
+const capitalize = (word: string) => word.charAt(0).toUpperCase() + word.slice(1);
+
+// ---------------------------------------------------------------------------------------------------------
+// The closed-list corpus of the bundled tokenizer. Do not change: the tokenizer test rebuilds from it.
+
 const FIRST_NAMES = ['Maria', 'James', 'Aiko', 'Omar', 'Lena', 'Kwame', 'Sofia', 'Ravi', 'Elena', 'Tom', 'Nadia', 'Luis', 'Grace', 'Ivan', 'Mei', 'Pedro', 'Hana', 'Felix', 'Zara', 'Jonas'];
 const LAST_NAMES = ['Lopez', 'Smith', 'Tanaka', 'Haddad', 'Novak', 'Mensah', 'Rossi', 'Patel', 'Ivanova', 'Brown', 'Khan', 'Garcia', 'Okafor', 'Petrov', 'Chen', 'Silva', 'Kim', 'Weber', 'Ali', 'Berg'];
 const CLUBS = ['library', 'gym', 'chess club', 'choir', 'museum', 'rowing club', 'film society', 'garden club'];
@@ -40,26 +62,23 @@ const REVIEWS = {
 } as const;
 const NUMBER_WORDS = ['one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine'];
 
-const pick = <T>(rng: Rng, items: readonly T[]): T => items[Math.floor(rng.uniform() * items.length)] as T;
-const between = (rng: Rng, low: number, high: number) => low + Math.floor(rng.uniform() * (high - low + 1));
-
-function sentiment(rng: Rng): CorpusRecord {
+function closedSentiment(rng: Rng): CorpusRecord {
   const label = pick(rng, ['positive', 'negative', 'neutral'] as const);
   const json = oneLineJson({ sentiment: label });
-  return { preset: 'sentiment', prompt: `Review: ${pick(rng, REVIEWS[label])}\nJSON: `, completion: json, json };
+  return { preset: 'sentiment', schema: presetSchema('sentiment'), prompt: `Review: ${pick(rng, REVIEWS[label])}\nJSON: `, completion: json, json };
 }
 
-function person(rng: Rng): CorpusRecord {
+function closedPerson(rng: Rng): CorpusRecord {
   const name = `${pick(rng, FIRST_NAMES)} ${pick(rng, LAST_NAMES)}`;
   const age = between(rng, 18, 90);
   const member = rng.uniform() < 0.5;
   const club = pick(rng, CLUBS);
   const text = member ? `${name}, ${age}, has been a ${club} member since ${between(rng, 2001, 2025)}.` : `${name} is ${age} and has never joined the ${club}.`;
   const json = oneLineJson({ name, age, member });
-  return { preset: 'person', prompt: `Text: ${text}\nJSON: `, completion: json, json };
+  return { preset: 'person', schema: presetSchema('person'), prompt: `Text: ${text}\nJSON: `, completion: json, json };
 }
 
-function order(rng: Rng): CorpusRecord {
+function closedOrder(rng: Rng): CorpusRecord {
   const orderId = `${String.fromCharCode(65 + between(rng, 0, 25))}-${between(rng, 10, 999)}`;
   const items = Array.from({ length: between(rng, 1, 3) }, () => ({
     sku: `${pick(rng, PRODUCTS).slice(0, 1).toUpperCase()}-${between(rng, 10, 500)}`,
@@ -68,10 +87,10 @@ function order(rng: Rng): CorpusRecord {
   const total = Math.round(between(rng, 100, 50_000)) / 100;
   const listed = items.map((item) => `${NUMBER_WORDS[item.quantity - 1]} ${item.sku}`).join(' and ');
   const json = oneLineJson({ order_id: orderId, items, total });
-  return { preset: 'order', prompt: `Text: Order ${orderId}: ${listed}, ${total} in all.\nJSON: `, completion: json, json };
+  return { preset: 'order', schema: presetSchema('order'), prompt: `Text: Order ${orderId}: ${listed}, ${total} in all.\nJSON: `, completion: json, json };
 }
 
-function event(rng: Rng): CorpusRecord {
+function closedEvent(rng: Rng): CorpusRecord {
   const title = pick(rng, EVENTS);
   const date = `20${between(rng, 10, 30)}-${String(between(rng, 1, 12)).padStart(2, '0')}-${String(between(rng, 1, 28)).padStart(2, '0')}`;
   const attendees = between(rng, 1, 500);
@@ -79,13 +98,14 @@ function event(rng: Rng): CorpusRecord {
   const json = oneLineJson({ title, date, attendees, rating });
   return {
     preset: 'event',
+    schema: presetSchema('event'),
     prompt: `Text: The ${title} on ${date} drew ${attendees} people and was rated ${rating}.\nJSON: `,
     completion: json,
     json,
   };
 }
 
-function reasoning(rng: Rng): CorpusRecord {
+function closedReasoning(rng: Rng): CorpusRecord {
   const goods = pick(rng, GOODS);
   const container = pick(rng, CONTAINERS);
   const per = between(rng, 2, 24);
@@ -93,15 +113,276 @@ function reasoning(rng: Rng): CorpusRecord {
   const json = oneLineJson({ answer: per * count, confident: true });
   return {
     preset: 'reasoning',
+    schema: presetSchema('reasoning'),
     prompt: `Question: A ${container} holds ${per} ${goods}. How many ${goods} are in ${count} ${container}s? Think, then give the answer.\n`,
     completion: `${per} ${goods} per ${container} times ${count} is ${per * count}. Answer: ${json}`,
     json,
   };
 }
 
-const GENERATORS = [sentiment, person, order, event, reasoning];
+const CLOSED_GENERATORS = [closedSentiment, closedPerson, closedOrder, closedEvent, closedReasoning];
 
-/** `count` records, cycling through the presets so that each gets a fifth. */
+/** The closed-list corpus the bundled tokenizer was trained on, cycling through the five presets. */
+export function generateTokenizerCorpus(seed: number, count: number): CorpusRecord[] {
+  const rng = createRng(seed);
+  return Array.from({ length: count }, (_, i) => (CLOSED_GENERATORS[i % CLOSED_GENERATORS.length] as (rng: Rng) => CorpusRecord)(rng));
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Open-ended values: the model can only get them right by copying them from the prompt.
+
+const ONSETS = ['b', 'd', 'f', 'g', 'h', 'k', 'l', 'm', 'n', 'p', 'r', 's', 't', 'v', 'w', 'z', 'ch', 'sh', 'br', 'tr', 'kl', 'st', 'j', 'y'];
+const VOWELS = ['a', 'e', 'i', 'o', 'u', 'a', 'e', 'o', 'ai', 'ou'];
+const CODAS = ['', '', '', 'n', 'r', 'l', 's', 'k', 'm', 't'];
+
+/** A pronounceable nonsense word of `low`–`high` syllables. */
+function syllables(rng: Rng, low: number, high: number): string {
+  let word = '';
+  for (let i = between(rng, low, high); i > 0; i--) word += pick(rng, ONSETS) + pick(rng, VOWELS) + pick(rng, CODAS);
+  return word;
+}
+
+const LETTERS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ';
+const ALPHANUMERIC = 'ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnpqrstuvwxyz0123456789';
+
+function characters(rng: Rng, alphabet: string, length: number): string {
+  let text = '';
+  for (let i = 0; i < length; i++) text += alphabet.charAt(between(rng, 0, alphabet.length - 1));
+  return text;
+}
+
+/** Digits of a varied length (1–`maxDigits`), no leading zero. */
+function digits(rng: Rng, maxDigits: number): number {
+  const length = between(rng, 1, maxDigits);
+  return length === 1 ? between(rng, 0, 9) : between(rng, 10 ** (length - 1), 10 ** length - 1);
+}
+
+/** A code of mixed Latin letters and digits: "X-100", "QK-7", "b4Kz9", "TR2048". */
+function code(rng: Rng): string {
+  switch (between(rng, 0, 2)) {
+    case 0: return `${characters(rng, LETTERS, between(rng, 1, 2))}-${digits(rng, 4)}`;
+    case 1: return characters(rng, ALPHANUMERIC, between(rng, 3, 6));
+    default: return `${characters(rng, LETTERS, between(rng, 1, 3))}${digits(rng, 4)}`;
+  }
+}
+
+function personName(rng: Rng): string {
+  const first = chance(rng, 0.2) ? pick(rng, FIRST_NAMES) : capitalize(syllables(rng, 1, 3));
+  const last = chance(rng, 0.2) ? pick(rng, LAST_NAMES) : capitalize(syllables(rng, 1, 3));
+  const shape = rng.uniform();
+  if (shape < 0.1) return first;
+  if (shape < 0.2) return `${first} ${capitalize(syllables(rng, 1, 2))} ${last}`;
+  return `${first} ${last}`;
+}
+
+const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+const CLUB_KINDS = ['club', 'society', 'team', 'circle', 'guild', 'league'];
+const MORE_PRODUCTS = [...PRODUCTS, 'cable', 'hub', 'monitor', 'battery', 'sensor', 'router', 'camera', 'tripod', 'printer', 'drive', 'fan', 'clock', 'pen', 'mug', 'kettle', 'plug'];
+const EVENT_KINDS = ['meetup', 'fair', 'night', 'talk', 'open', 'festival', 'screening', 'summit', 'workshop', 'concert', 'market', 'race', 'show', 'forum'];
+const MORE_GOODS = [...GOODS, 'oranges', 'pears', 'buttons', 'shells', 'coins', 'cards', 'books', 'socks', 'cups', 'plates', 'nails', 'bolts', 'beads', 'tiles', 'seeds', 'lemons', 'muffins', 'bricks', 'balls', 'dice', 'rings', 'spoons', 'tickets', 'letters'];
+const MORE_CONTAINERS = [...CONTAINERS, 'basket', 'carton', 'bucket', 'drawer', 'shelf', 'barrel', 'sack', 'bin', 'case', 'tin', 'bowl', 'chest', 'pouch', 'rack', 'cart', 'truck'];
+
+function plural(noun: string): string {
+  return /(s|x|ch|sh)$/.test(noun) ? `${noun}es` : `${noun}s`;
+}
+
+/** A number as the text states it (either "31.50" or "31.5"), and as JSON writes it (31.5). */
+function priced(rng: Rng): { text: string; value: number } {
+  const cents = between(rng, 1, 9_999_99);
+  const value = cents / 100;
+  return { text: chance(rng, 0.5) ? value.toFixed(2) : String(value), value };
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// The presets' forms, reading open-ended values.
+
+const REVIEW_PARTS = {
+  positive: ['works perfectly', 'exceeded my hopes', 'is a joy to use', 'is worth every cent', 'feels solid and well made', 'arrived early and works great', 'has a bright, sharp screen', 'lasts for days on one charge', 'sounds wonderful', 'was easy to set up'],
+  negative: ['broke on the first day', 'stopped working after a week', 'keeps crashing', 'arrived scratched', 'is a waste of money', 'never charged properly', 'feels cheap and flimsy', 'was missing parts', 'is far too loud', 'disappointed me badly'],
+  neutral: ['arrived on Tuesday', 'comes in a plain box', 'is black and weighs about 300 grams', 'does what the manual says', 'took five days to arrive', 'has two buttons and a cable', 'is the same size as the old one', 'was delivered as stated', 'comes with a short manual', 'is sold in three colours'],
+} as const;
+const REVIEW_OPENERS = ['The', 'This', 'My new', 'Our', 'The second'];
+
+function sentiment(rng: Rng): CorpusRecord {
+  const label = pick(rng, ['positive', 'negative', 'neutral'] as const);
+  let review: string;
+  if (chance(rng, 0.2)) review = pick(rng, REVIEWS[label]);
+  else {
+    const product = chance(rng, 0.6) ? pick(rng, MORE_PRODUCTS) : syllables(rng, 1, 3);
+    review = `${pick(rng, REVIEW_OPENERS)} ${product} ${pick(rng, REVIEW_PARTS[label])}.`;
+    if (chance(rng, 0.5)) review += ` It ${pick(rng, REVIEW_PARTS[label])}.`;
+  }
+  const json = oneLineJson({ sentiment: label });
+  return { preset: 'sentiment', schema: presetSchema('sentiment'), prompt: `Review: ${review}\nJSON: `, completion: json, json };
+}
+
+function person(rng: Rng): CorpusRecord {
+  const name = personName(rng);
+  const age = between(rng, 1, 99);
+  const member = chance(rng, 0.5);
+  const club = chance(rng, 0.4) ? pick(rng, CLUBS) : `${syllables(rng, 1, 2)} ${pick(rng, CLUB_KINDS)}`;
+  const since = chance(rng, 0.5) ? pick(rng, MONTHS) : String(between(rng, 1950, 2026));
+  const forms = member
+    ? [`${name}, ${age}, has been a ${club} member since ${since}.`, `${name} (${age}) joined the ${club} in ${since}.`, `Member of the ${club}: ${name}, ${age} years old.`, `${name} is ${age} and belongs to the ${club}.`]
+    : [`${name} is ${age} and has never joined the ${club}.`, `${name}, aged ${age}, is not a member of the ${club}.`, `${name} (${age}) left the ${club} in ${since}.`, `${name}, ${age}, is not in the ${club}.`];
+  const json = oneLineJson({ name, age, member });
+  return { preset: 'person', schema: presetSchema('person'), prompt: `Text: ${pick(rng, forms)}\nJSON: `, completion: json, json };
+}
+
+function order(rng: Rng): CorpusRecord {
+  const orderId = chance(rng, 0.5) ? `${characters(rng, LETTERS, between(rng, 1, 2))}-${digits(rng, 4)}` : code(rng);
+  const items = Array.from({ length: between(rng, 1, 3) }, () => ({ sku: code(rng), quantity: between(rng, 1, 9) }));
+  const listed = items
+    .map((item) => {
+      const quantity = chance(rng, 0.7) ? (NUMBER_WORDS[item.quantity - 1] as string) : String(item.quantity);
+      if (chance(rng, 0.5)) return `${quantity} ${item.sku}`;
+      const product = chance(rng, 0.7) ? pick(rng, MORE_PRODUCTS) : syllables(rng, 1, 2);
+      return `${quantity} ${item.sku} ${item.quantity === 1 ? product : plural(product)}`;
+    })
+    .join(chance(rng, 0.5) ? ' and ' : ', ');
+  const total = priced(rng);
+  const forms = [`Order ${orderId}: ${listed}, ${total.text} in all.`, `Order ${orderId} holds ${listed}; the total is ${total.text}.`, `${capitalize(listed)} in order ${orderId}, for ${total.text}.`];
+  const json = oneLineJson({ order_id: orderId, items, total: total.value });
+  return { preset: 'order', schema: presetSchema('order'), prompt: `Text: ${pick(rng, forms)}\nJSON: `, completion: json, json };
+}
+
+function event(rng: Rng): CorpusRecord {
+  const title = chance(rng, 0.25) ? pick(rng, EVENTS) : `${chance(rng, 0.5) ? syllables(rng, 1, 3) : capitalize(syllables(rng, 1, 3))} ${pick(rng, EVENT_KINDS)}`;
+  const date = `${between(rng, 1990, 2039)}-${String(between(rng, 1, 12)).padStart(2, '0')}-${String(between(rng, 1, 28)).padStart(2, '0')}`;
+  const attendees = between(rng, 1, 500);
+  const rating = chance(rng, 0.6) ? between(rng, 0, 10) / 2 : between(rng, 0, 50) / 10;
+  const forms = [
+    `The ${title} on ${date} drew ${attendees} people and was rated ${rating}.`,
+    `At the ${title}, ${date}: ${attendees} attendees, rating ${rating}.`,
+    `On ${date}, ${attendees} people came to the ${title} and rated it ${rating}.`,
+  ];
+  const json = oneLineJson({ title, date, attendees, rating });
+  return { preset: 'event', schema: presetSchema('event'), prompt: `Text: ${pick(rng, forms)}\nJSON: `, completion: json, json };
+}
+
+function reasoning(rng: Rng): CorpusRecord {
+  const goods = chance(rng, 0.75) ? pick(rng, MORE_GOODS) : plural(syllables(rng, 1, 2));
+  const container = chance(rng, 0.75) ? pick(rng, MORE_CONTAINERS) : syllables(rng, 1, 2);
+  const per = between(rng, 2, 24);
+  const count = between(rng, 2, 9);
+  const json = oneLineJson({ answer: per * count, confident: true });
+  return {
+    preset: 'reasoning',
+    schema: presetSchema('reasoning'),
+    prompt: `Question: A ${container} holds ${per} ${goods}. How many ${goods} are in ${count} ${plural(container)}? Think, then give the answer.\n`,
+    completion: `${per} ${goods} per ${container} times ${count} is ${per * count}. Answer: ${json}`,
+    json,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Custom flat schemas: random key names and types, values stated in varied sentence forms.
+
+export const KEY_WORDS = [
+  'city', 'country', 'color', 'owner', 'title', 'price', 'count', 'weight', 'height', 'status', 'level', 'code', 'brand', 'model', 'animal', 'planet',
+  'river', 'street', 'team', 'score', 'speed', 'size', 'year', 'rank', 'author', 'language', 'tool', 'fruit', 'flavor', 'shape', 'material', 'genre',
+  'role', 'species', 'mood', 'tag', 'label', 'region', 'vendor', 'room', 'floor', 'seats', 'pages', 'votes', 'visitors', 'distance', 'duration',
+  'volume', 'temperature', 'balance', 'fee', 'open', 'active', 'verified', 'available', 'shipped', 'paid', 'public', 'urgent', 'name', 'email',
+  'category', 'priority', 'capital', 'island', 'mountain', 'lake', 'song', 'album', 'artist', 'movie', 'director', 'book', 'chapter', 'car',
+  'engine', 'pet', 'breed', 'dish', 'chef', 'school', 'teacher', 'course', 'grade', 'age', 'id', 'quantity', 'rating', 'budget', 'salary',
+  'company', 'product', 'version', 'port', 'host', 'user', 'password_hint', 'home_city', 'first_name', 'last_name', 'zip_code', 'max_speed',
+  'is_open', 'in_stock', 'unit_price', 'page_count', 'team_name', 'start_year', 'file_name', 'device',
+] as const;
+const ENUM_WORDS = ['red', 'green', 'blue', 'low', 'medium', 'high', 'small', 'large', 'new', 'used', 'open', 'closed', 'north', 'south', 'east', 'west', 'cat', 'dog', 'bird', 'gold', 'silver', 'bronze', 'draft', 'final', 'yes', 'maybe', 'daily', 'weekly', 'monthly', 'hot', 'cold', 'warm'];
+type FieldType = 'string' | 'integer' | 'number' | 'boolean' | 'enum';
+const FIELD_TYPES: readonly FieldType[] = ['string', 'string', 'integer', 'number', 'boolean', 'enum'];
+
+interface Field {
+  key: string;
+  schema: Record<string, unknown>;
+  value: string | number | boolean;
+  /** The value as the prompt states it. */
+  stated: string;
+}
+
+function stringValue(rng: Rng): string {
+  switch (between(rng, 0, 4)) {
+    case 0: return capitalize(syllables(rng, 1, 3));
+    case 1: return syllables(rng, 1, 3);
+    case 2: return `${capitalize(syllables(rng, 1, 2))} ${capitalize(syllables(rng, 1, 2))}`;
+    case 3: return code(rng);
+    default: return chance(rng, 0.5) ? pick(rng, MORE_GOODS) : `${pick(rng, FIRST_NAMES)} ${pick(rng, LAST_NAMES)}`;
+  }
+}
+
+function field(rng: Rng, key: string): Field {
+  const type = pick(rng, FIELD_TYPES);
+  switch (type) {
+    case 'string': {
+      const value = stringValue(rng);
+      return { key, schema: { type: 'string' }, value, stated: value };
+    }
+    case 'integer': {
+      const value = digits(rng, 6);
+      return { key, schema: { type: 'integer' }, value, stated: String(value) };
+    }
+    case 'number': {
+      const value = digits(rng, 4) + between(rng, 1, 99) / 100;
+      const rounded = Math.round(value * 100) / 100;
+      return { key, schema: { type: 'number' }, value: rounded, stated: String(rounded) };
+    }
+    case 'boolean': {
+      const value = chance(rng, 0.5);
+      const stated = chance(rng, 0.5) ? String(value) : value ? 'yes' : 'no';
+      return { key, schema: { type: 'boolean' }, value, stated };
+    }
+    case 'enum': {
+      const options: string[] = [];
+      const size = between(rng, 2, 4);
+      while (options.length < size) {
+        const option = chance(rng, 0.6) ? pick(rng, ENUM_WORDS) : syllables(rng, 1, 2);
+        if (!options.includes(option)) options.push(option);
+      }
+      const value = pick(rng, options);
+      return { key, schema: { enum: options }, value, stated: value };
+    }
+  }
+}
+
+function statement(rng: Rng, field: Field): string {
+  const key = chance(rng, 0.5) ? field.key.replaceAll('_', ' ') : field.key;
+  const forms = [`The ${key} is ${field.stated}.`, `${capitalize(key)}: ${field.stated}.`, `Its ${key} is ${field.stated}.`, `${key} = ${field.stated};`, `${capitalize(key)} ${field.stated}.`];
+  if (field.schema.type === 'boolean') forms.push(`${capitalize(key)}? ${field.stated}.`);
+  else forms.push(`It has ${key} ${field.stated}.`);
+  return pick(rng, forms);
+}
+
+function custom(rng: Rng): CorpusRecord {
+  const keys: string[] = [];
+  const size = between(rng, 1, 5);
+  while (keys.length < size) {
+    const key = pick(rng, KEY_WORDS);
+    if (!keys.includes(key)) keys.push(key);
+  }
+  const fields = keys.map((key) => field(rng, key));
+  const spoken = fields.map((item) => statement(rng, item));
+  // Half the prompts state the fields in another order than the schema's, so that the model looks the key up.
+  if (chance(rng, 0.5)) {
+    for (let i = spoken.length - 1; i > 0; i--) {
+      const j = between(rng, 0, i);
+      [spoken[i], spoken[j]] = [spoken[j] as string, spoken[i] as string];
+    }
+  }
+  const schema = {
+    type: 'object',
+    properties: Object.fromEntries(fields.map((item) => [item.key, item.schema])),
+    required: keys,
+    additionalProperties: false,
+  };
+  const json = oneLineJson(Object.fromEntries(fields.map((item) => [item.key, item.value])));
+  return { preset: 'custom', schema, prompt: `Text: ${spoken.join(' ')}\nJSON: `, completion: json, json };
+}
+
+/** One cycle: every preset once, and custom schemas twice. */
+const GENERATORS = [sentiment, person, order, event, reasoning, custom, custom];
+export const CYCLE_LENGTH = GENERATORS.length;
+
+/** `count` records, cycling through GENERATORS. */
 export function generateCorpus(seed: number, count: number): CorpusRecord[] {
   const rng = createRng(seed);
   return Array.from({ length: count }, (_, i) => (GENERATORS[i % GENERATORS.length] as (rng: Rng) => CorpusRecord)(rng));

@@ -1,40 +1,32 @@
-import { rngSource, type RandomSource } from '../random';
+import { rngSource } from '../random';
 import type { Rng } from '../rng';
-import { verifyGbv } from './gbv';
-import { verifyOptimalTree } from './optimalTree';
-import { verifyRecursiveRejection, verifySpectr } from './spectr';
-import { verifySpectrGbv } from './spectrGbv';
-import { verifyTokenwise } from './tokenwise';
 import type { DraftBlockView } from './view';
 import { MAX_DRAFTS, MAX_DRAFT_LENGTH } from '../../contract/limits';
-import type { MethodId, VerifierId, VerifyOutcome, VerifyProblem } from './types';
+import { METHOD_REGISTRY, type VerifierId, type Verifier } from './registry';
+import type { VerifyOutcome, VerifyProblem } from './types';
 
-export type { BlockTrace, MethodId, VerifierId, VerifyOutcome, VerifyProblem } from './types';
+export type { BlockTrace, VerifyOutcome, VerifyProblem } from './types';
 export type { DraftBlockView } from './view';
-
-export const METHOD_IDS: readonly MethodId[] = ['tokenwise', 'gbv', 'spectr', 'spectr-gbv', 'optimal-tree'];
-export const VERIFIER_IDS: readonly VerifierId[] = [...METHOD_IDS, 'recursive-rejection'];
+export {
+  GPU_VERIFIER_IDS,
+  METHOD_IDS,
+  METHOD_REGISTRY,
+  VERIFIER_IDS,
+  draftsUsed,
+  methodEntry,
+  wgslMethodCode,
+  wgslMethodConstant,
+  type MethodEntry,
+  type MethodId,
+  type Verifier,
+  type VerifierId,
+} from './registry';
 
 /** Each rule written once, over a view and a random source; `verify` and the proofs both call these. */
-export const VERIFIERS: Readonly<Record<VerifierId, (view: DraftBlockView, source: RandomSource) => VerifyOutcome>> = {
-  tokenwise: verifyTokenwise,
-  gbv: verifyGbv,
-  spectr: verifySpectr,
-  'spectr-gbv': verifySpectrGbv,
-  'optimal-tree': verifyOptimalTree,
-  'recursive-rejection': verifyRecursiveRejection,
-};
-
-/** The methods the WGSL verifier implements; the others are verified on the CPU twin whatever the backend. */
-export const GPU_VERIFIER_IDS: readonly VerifierId[] = ['tokenwise', 'gbv', 'spectr', 'spectr-gbv', 'recursive-rejection'];
-
-/** How many of the K drafts a method reads. */
-export function draftsUsed(method: VerifierId, K: number): number {
-  return method === 'tokenwise' || method === 'gbv' ? 1 : K;
-}
+export const VERIFIERS = Object.fromEntries(Object.entries(METHOD_REGISTRY).map(([id, entry]) => [id, entry.verify])) as Readonly<Record<VerifierId, Verifier>>;
 
 /** The one range of K and L (src/contract/limits.ts), re-exported for the verifiers' callers. */
-export { MAX_DRAFTS, MAX_DRAFT_LENGTH } from '../../contract/limits';
+export { MAX_DRAFTS, MAX_DRAFT_LENGTH };
 export const ROW_SUM_TOLERANCE = 1e-6;
 
 function checkRows(name: string, data: Float64Array, rows: number, V: number, rowLabel: (row: number) => string) {

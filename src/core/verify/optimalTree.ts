@@ -29,20 +29,18 @@ export interface TransportPlan {
   readonly useKSeq: boolean;
   /** Total flow: the probability that the rule accepts a candidate, over fresh candidates. */
   readonly acceptance: number;
+  /** m, and the number of classes (the flow's tokens, then the lumped class when there is one). */
+  readonly m: number;
+  readonly classes: number;
   /**
-   * For each multiset key (sorted class indices): its probability, its distinct flow classes' tokens, and the
-   * flow to each of them.
+   * Multiset r (see multisetRank) in slots r·m .. r·m + m − 1: its probability, and the flow from it to the
+   * class in each slot (classes in non-decreasing order; a repeated class carries its flow on its first slot).
    */
-  readonly multisets: ReadonlyMap<string, { probability: number; tokens: Int32Array; flow: Float64Array }>;
+  readonly probability: Float64Array;
+  readonly members: Int32Array;
+  readonly flow: Float64Array;
   /** target − inflow, floored at 0: the (unnormalised) law of the correction token. */
   readonly residual: Float64Array;
-}
-
-/** C(n + m − 1, m): multisets of size m over n classes. */
-function multisetCount(n: number, m: number): number {
-  let count = 1;
-  for (let i = 1; i <= m; i++) count = (count * (n - 1 + i)) / i;
-  return count;
 }
 
 function classTokensFor(target: Float64Array, draft: Float64Array, m: number): { tokens: number[]; exact: boolean } {
@@ -55,10 +53,28 @@ function classTokensFor(target: Float64Array, draft: Float64Array, m: number): {
   }
   const overlap = (x: number) => Math.min(target[x] as number, draft[x] as number);
   let keep = useful.length;
-  while (keep > 0 && multisetCount(keep + (lumped || keep < useful.length ? 1 : 0), m) > MULTISET_BUDGET) keep--;
+  while (keep > 0 && binomial(keep + (lumped || keep < useful.length ? 1 : 0) + m - 1, m) > MULTISET_BUDGET) keep--;
   if (keep === useful.length) return { tokens: useful, exact: true };
   const tokens = [...useful].sort((a, b) => overlap(b) - overlap(a) || (draft[b] as number) - (draft[a] as number) || a - b).slice(0, keep);
   return { tokens: tokens.sort((a, b) => a - b), exact: false };
+}
+
+/** C(n, k) for the small n and k of a plan. */
+function binomial(n: number, k: number): number {
+  if (k < 0 || k > n) return 0;
+  let value = 1;
+  for (let i = 1; i <= k; i++) value = (value * (n - k + i)) / i;
+  return Math.round(value);
+}
+
+/**
+ * The colex rank of a non-decreasing class sequence c_0 ≤ … ≤ c_{m−1}: with d_i = c_i + i strictly
+ * increasing, rank = Σ C(d_i, i + 1). Ranks run over 0 .. C(n + m − 1, m) − 1.
+ */
+function multisetRank(sorted: ArrayLike<number>): number {
+  let rank = 0;
+  for (let i = 0; i < sorted.length; i++) rank += binomial((sorted[i] as number) + i, i + 1);
+  return rank;
 }
 
 /** Every multiset of size m over n classes, as non-decreasing index arrays. */
@@ -167,67 +183,67 @@ export function transportPlan(target: Float64Array, draft: Float64Array, m: numb
   const classes = classMass.length;
   const kept = classTokens.length;
 
-  const factorial = (n: number) => {
-    let f = 1;
-    for (let i = 2; i <= n; i++) f *= i;
-    return f;
-  };
-  const entries: { key: string; classes: number[]; counts: number[]; probability: number }[] = [];
+  let factorial = 1;
+  for (let i = 2; i <= m; i++) factorial *= i;
+  const count = binomial(classes + m - 1, m);
+  const probability = new Float64Array(count);
+  const members = new Int32Array(count * m);
+  const multiplicity = new Int32Array(count * m);
   forEachMultiset(classes, m, (multiset) => {
-    let probability = factorial(m);
+    const r = multisetRank(multiset);
+    let p = factorial;
     let run = 0;
     for (let i = 0; i < m; i++) {
-      run = i > 0 && multiset[i] === multiset[i - 1] ? run + 1 : 1;
-      probability *= (classMass[multiset[i] as number] as number) / run;
+      const c = multiset[i] as number;
+      run = i > 0 && c === multiset[i - 1] ? run + 1 : 1;
+      p *= (classMass[c] as number) / run;
+      members[r * m + i] = c;
+      // The first slot of a run carries the run's length; the others 0 (no edge of their own).
+      multiplicity[r * m + i] = 0;
+      multiplicity[r * m + i - run + 1] = run;
     }
-    const classesIn = [...new Set(multiset)];
-    entries.push({ key: multiset.join(','), classes: classesIn, counts: classesIn.map((c) => multiset.filter((x) => x === c).length), probability });
+    probability[r] = p;
   });
 
   const source = 0;
   const sink = 1;
-  const network = new FlowNetwork(2 + entries.length + kept);
-  const classNode = (c: number) => 2 + entries.length + c;
-  entries.forEach((entry, s) => network.addEdge(source, 2 + s, entry.probability));
+  const network = new FlowNetwork(2 + count + kept);
+  const classNode = (c: number) => 2 + count + c;
+  for (let r = 0; r < count; r++) network.addEdge(source, 2 + r, probability[r] as number);
   for (let c = 0; c < kept; c++) network.addEdge(classNode(c), sink, target[classTokens[c] as number] as number);
   // Among the maximum flows, prefer accepting tokens that more of the candidates share: they all stay alive
   // for the next depth. Edges join in order of multiplicity, and Dinic's augments keep what was pushed.
-  const edges = entries.map((entry) => entry.classes.map(() => -1));
+  const edges = new Int32Array(count * m).fill(-1);
   let acceptance = 0;
-  for (let multiplicity = m; multiplicity >= 1; multiplicity--) {
-    entries.forEach((entry, s) => {
-      entry.classes.forEach((c, i) => {
-        if (c < kept && entry.counts[i] === multiplicity) (edges[s] as number[])[i] = network.addEdge(2 + s, classNode(c), entry.probability);
-      });
-    });
+  for (let shared = m; shared >= 1; shared--) {
+    for (let slot = 0; slot < count * m; slot++) {
+      const c = members[slot] as number;
+      if (c < kept && multiplicity[slot] === shared) edges[slot] = network.addEdge(2 + Math.floor(slot / m), classNode(c), probability[Math.floor(slot / m)] as number);
+    }
     acceptance += network.maxFlow(source, sink);
   }
 
   const inflow = new Float64Array(target.length);
-  const multisets = new Map<string, { probability: number; tokens: Int32Array; flow: Float64Array }>();
-  entries.forEach((entry, s) => {
-    const flowClasses = entry.classes.filter((c) => c < kept);
-    const flow = new Float64Array(flowClasses.length);
-    entry.classes.forEach((c, i) => {
-      const edge = (edges[s] as number[])[i] as number;
-      if (edge < 0) return;
-      const token = classTokens[c] as number;
-      flow[flowClasses.indexOf(c)] = network.flowOn(edge);
-      inflow[token] = (inflow[token] as number) + network.flowOn(edge);
-    });
-    multisets.set(entry.key, { probability: entry.probability, tokens: Int32Array.from(flowClasses, (c) => classTokens[c] as number), flow });
-  });
+  const flow = new Float64Array(count * m);
+  for (let slot = 0; slot < count * m; slot++) {
+    if ((edges[slot] as number) < 0) continue;
+    flow[slot] = network.flowOn(edges[slot] as number);
+    const token = classTokens[members[slot] as number] as number;
+    inflow[token] = (inflow[token] as number) + (flow[slot] as number);
+  }
   const residual = target.map((t, x) => Math.max(0, t - (inflow[x] as number)));
   const useKSeq = !exact && 1 - (1 - overlapMass(target, draft, optimalRho(target, draft, m))) ** m > acceptance;
-  return { classTokens, exact, useKSeq, acceptance, multisets, residual };
+  return { classTokens, exact, useKSeq, acceptance, m, classes, probability, members, flow, residual };
 }
 
 /**
  * Plans depend only on (target row, draft row, m), and a run or a proof meets the same rows again and again
- * (the proofs on every path, the simulator in every context): keep the latest plans, keyed by content.
+ * (the proofs on every path, the simulator in every context, a decode at every step's alternatives): keep
+ * the latest plans, keyed by content, up to PLAN_CACHE_SLOTS multiset slots in all (about 16 bytes each).
  */
-const PLAN_CACHE_SIZE = 256;
+const PLAN_CACHE_SLOTS = 1 << 21;
 const planCache = new Map<string, { target: Float64Array; draft: Float64Array; plan: TransportPlan }[]>();
+let cachedSlots = 0;
 
 function rowsKey(target: Float64Array, draft: Float64Array, m: number): string {
   // FNV-1a over the rows' bytes; equal keys are confirmed by comparing the rows.
@@ -240,14 +256,20 @@ function rowsKey(target: Float64Array, draft: Float64Array, m: number): string {
 }
 
 const sameRow = (a: Float64Array, b: Float64Array) => a.length === b.length && a.every((value, i) => Object.is(value, b[i]));
+const slotsOf = (plan: TransportPlan) => plan.flow.length + plan.residual.length;
 
 export function cachedTransportPlan(target: Float64Array, draft: Float64Array, m: number): TransportPlan {
   const key = rowsKey(target, draft, m);
-  const bucket = planCache.get(key) ?? [];
-  const hit = bucket.find((entry) => sameRow(entry.target, target) && sameRow(entry.draft, draft));
+  const hit = planCache.get(key)?.find((entry) => sameRow(entry.target, target) && sameRow(entry.draft, draft));
   if (hit) return hit.plan;
   const plan = transportPlan(target, draft, m);
-  if (planCache.size >= PLAN_CACHE_SIZE) planCache.delete(planCache.keys().next().value as string);
+  cachedSlots += slotsOf(plan);
+  while (cachedSlots > PLAN_CACHE_SLOTS && planCache.size > 0) {
+    const [oldestKey, oldest] = planCache.entries().next().value as [string, { plan: TransportPlan }[]];
+    for (const entry of oldest) cachedSlots -= slotsOf(entry.plan);
+    planCache.delete(oldestKey);
+  }
+  const bucket = planCache.get(key) ?? [];
   bucket.push({ target: Float64Array.from(target), draft: Float64Array.from(draft), plan });
   planCache.set(key, bucket);
   return plan;
@@ -260,23 +282,25 @@ export const transportNode: NodeRule = (target, draft, candidateToken, m, source
   const plan = cachedTransportPlan(target, draft, m);
   if (plan.useKSeq) return kSeqRule(target, draft, candidateToken, m, source);
   const lumpedClass = plan.classTokens.length;
-  const classOf = (token: number) => {
-    const c = plan.classTokens.indexOf(token);
-    return c < 0 ? lumpedClass : c;
-  };
   const candidates = Array.from({ length: m }, (_, i) => candidateToken(i));
-  const key = candidates
-    .map(classOf)
-    .sort((a, b) => a - b)
-    .join(',');
-  const entry = plan.multisets.get(key);
-  if (!entry) throw new Error(`optimal-tree: candidates [${candidates.join(',')}] could not have been drafted`);
-  // Weights: the flow to each token in the multiset, then the mass the flow left unmatched (rejection).
-  const weights = new Float64Array(entry.flow.length + 1);
-  weights.set(entry.flow);
-  weights[entry.flow.length] = Math.max(0, entry.probability - entry.flow.reduce((a, b) => a + b, 0));
+  const sorted = candidates
+    .map((token) => {
+      const c = plan.classTokens.indexOf(token);
+      return c < 0 ? lumpedClass : c;
+    })
+    .sort((a, b) => a - b);
+  if (sorted.some((c) => c >= plan.classes)) throw new Error(`optimal-tree: candidates [${candidates.join(',')}] could not have been drafted`);
+  const r = multisetRank(sorted);
+  // Weights: the flow to each slot's class, then the mass the flow left unmatched (rejection).
+  const weights = new Float64Array(m + 1);
+  let matched = 0;
+  for (let i = 0; i < m; i++) {
+    weights[i] = plan.flow[r * m + i] as number;
+    matched += weights[i] as number;
+  }
+  weights[m] = Math.max(0, (plan.probability[r] as number) - matched);
   const choice = source.categorical(weights);
-  if (choice < entry.flow.length) return { acceptedCandidate: candidates.indexOf(entry.tokens[choice] as number) };
+  if (choice < m) return { acceptedCandidate: candidates.indexOf(plan.classTokens[plan.members[r * m + choice] as number] as number) };
   return { correction: drawResidual((w) => source.categorical(w), plan.residual, target) };
 };
 

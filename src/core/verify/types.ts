@@ -1,7 +1,3 @@
-export type MethodId = 'tokenwise' | 'gbv' | 'spectr' | 'spectr-gbv' | 'optimal-tree';
-/** The shipped methods plus the multi-candidate recursive-rejection tree (Yang et al. 2024), a baseline. */
-export type VerifierId = MethodId | 'recursive-rejection';
-
 export interface VerifyProblem {
   K: number;
   L: number;

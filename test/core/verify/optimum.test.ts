@@ -45,14 +45,19 @@ describe('transportOptimum: α* = 1 − max_H [draft(H)^K − target(H)]', () =>
       const inflow = new Float64Array(V);
       let total = 0;
       let multisetMass = 0;
-      for (const { probability, tokens, flow } of plan.multisets.values()) {
+      for (let r = 0; r < plan.probability.length; r++) {
+        const probability = plan.probability[r] as number;
         multisetMass += probability;
         let out = 0;
-        flow.forEach((f, i) => {
+        for (let slot = r * K; slot < (r + 1) * K; slot++) {
+          const f = plan.flow[slot] as number;
           expect(f).toBeGreaterThanOrEqual(0);
           out += f;
-          inflow[tokens[i] as number] = (inflow[tokens[i] as number] as number) + f;
-        });
+          if (f > 0) {
+            const token = plan.classTokens[plan.members[slot] as number] as number;
+            inflow[token] = (inflow[token] as number) + f;
+          }
+        }
         expect(out).toBeLessThanOrEqual(probability + 1e-15);
         total += out;
       }

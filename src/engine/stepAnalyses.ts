@@ -1,0 +1,70 @@
+/**
+ * The teaching analyses: observers of a verified step that add what the page shows beyond the step itself
+ * (the final token's law, the exact law of the accepted length, the first position's transport optimum).
+ * They run after verification, are timed apart from generation (timings.analysis), and decide nothing.
+ */
+import { EnumerationBudgetExceeded } from '../core/enumerate';
+import type { DistributionSummary } from '../core/sampling';
+import { acceptedLengthLaw, transportOptimum } from '../core/theory';
+import { VERIFIERS, denseView, type VerifyProblem } from '../core/verify';
+import type { StepRecord } from '../contract/stepRecord';
+import { cpuVerifier, type StepVerification, type VerifyInput } from '../contract/stepVerifier';
+
+export type StepAnalysis = Pick<StepRecord, 'finalLaw' | 'lengthLaw' | 'firstPosition'>;
+
+/** What the analyses see of a step: the verifier's input and result. */
+export interface VerifiedStep {
+  input: VerifyInput;
+  verification: StepVerification;
+  /** Tokens each draft proposed (L unless it stopped early). */
+  lengths: readonly number[];
+  /** Whether the final (correction or bonus) token was output, rather than cut after a stop token. */
+  finalEmitted: boolean;
+}
+
+export async function analyseStep(step: VerifiedStep): Promise<StepAnalysis> {
+  const lengthLaw = acceptedLengthLawOf(step);
+  return {
+    finalLaw: step.finalEmitted ? await finalLawOf(step) : null,
+    lengthLaw,
+    firstPosition: firstPositionOf(step.input.problem, lengthLaw),
+  };
+}
+
+const oneHot = (size: number, at: number) => Array.from({ length: size }, (_, i) => (i === at ? 1 : 0));
+
+/** An ar step drafts nothing: it accepts no draft token, for certain. */
+export const autoregressiveAnalysis = (L: number): StepAnalysis => ({ finalLaw: null, lengthLaw: oneHot(L + 1, 0), firstPosition: null });
+
+/**
+ * The law the final token was drawn from. The kernels do not report it, so the CPU twin replays the step on
+ * the same words to show it (none where f32 rounding made the two decide differently).
+ */
+async function finalLawOf({ input, verification }: VerifiedStep): Promise<DistributionSummary | null> {
+  if (verification.finalLaw) return verification.finalLaw;
+  const tokens = verification.outcome.tokens;
+  const replay = await cpuVerifier.verify(input);
+  const same = replay.outcome.tokens.length === tokens.length && replay.outcome.tokens.every((token, i) => token === tokens[i]);
+  return same ? replay.finalLaw : null;
+}
+
+/** Exact enumeration of a step's verifier paths stops past this much work (paths × vocabulary size). */
+const LENGTH_LAW_WORK = 1 << 18;
+
+/** P(accepted = j | the step's drafts), every verifier choice enumerated; null past the work budget. */
+function acceptedLengthLawOf({ input, lengths }: VerifiedStep): number[] | null {
+  const { method, problem } = input;
+  const maxPaths = Math.max(16, Math.floor(LENGTH_LAW_WORK / problem.V));
+  try {
+    // The counted length stops at a draft's stop token, as the step's own accepted length does.
+    return Array.from(acceptedLengthLaw(VERIFIERS[method], denseView(problem), maxPaths, (outcome) => Math.min(outcome.accepted, lengths[outcome.draft] as number)));
+  } catch (error) {
+    if (error instanceof EnumerationBudgetExceeded) return null;
+    throw error;
+  }
+}
+
+/** At the first position: α*, the most any lossless verifier accepts with these drafts, and what this one does. */
+function firstPositionOf({ K, V, targetProbs, draftProbs }: VerifyProblem, lengthLaw: number[] | null): StepRecord['firstPosition'] {
+  return { optimum: transportOptimum(targetProbs.subarray(0, V), draftProbs.subarray(0, V), K), achieved: lengthLaw ? 1 - (lengthLaw[0] as number) : null };
+}

@@ -1,0 +1,11 @@
+/** The engine on the bundled pair in Node (wasm EP), for the CLI tools: the shared setup with Node's choices. */
+import type { ModelPairHandle } from '../src/models/loader';
+import { setupEngine, type EngineSetup } from '../src/engine/setup';
+import { ajvValidator } from '../src/grammar/ajvValidator';
+import { loadBundledPair } from './bundled';
+import { nodeGpu } from './nodeGpu';
+
+/** Steps verified on the CPU twin, or on Dawn's WebGPU; `pair` when the caller has loaded it already. */
+export function setupNodeEngine(verifier: 'cpu' | 'gpu' = 'cpu', pair?: ModelPairHandle): Promise<EngineSetup> {
+  return setupEngine({ provider: 'wasm', verifier, gpu: verifier === 'gpu' ? nodeGpu() : null, loadPair: pair ? () => Promise.resolve(pair) : loadBundledPair, validate: ajvValidator });
+}
