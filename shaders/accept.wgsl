@@ -4,7 +4,7 @@
 // as the CPU twin's rngSource does. All WG invocations
 // run the scalar logic together, so that each vocabulary-wide residual mass or draw is a workgroup
 // reduction (residual.wgsl, sample.wgsl); every branch reads uniform values only.
-// Requires: philox, workgroup, ratios, residual, sample.
+// Requires: verify_records, philox, workgroup, ratios, residual, sample.
 //
 // f32 numerics: probabilities come from the probs kernel in f32; h_i = Z_i / (Z_i + (1 − w_i)), with 1 − w
 // taken first so h ≤ 1, and h = 1 when the denominator is 0; ρ* is bisected until f32 can split the
@@ -14,36 +14,13 @@
 // Outcome record (u32 words at out_offset): status, draft, accepted, words consumed, the accepted tokens
 // and the final (correction or bonus) token, then the block trace (GBV and SpecTr-GBV, for the step
 // inspector): the block start, and for block positions i = 0..L the f32 bits of w_i, Z_i and h_i (NaN where
-// not computed), as BlockTrace in src/core/verify/types.ts. Status: 0 ok, 1 a probability row failed in the probs
-// kernel, 2 a drafted token lies outside the vocabulary or has draft probability 0.
+// not computed), as BlockTrace in src/core/verify/types.ts. Status (OUTCOME_STATUS in src/gpu/verifier.ts):
+// ok, a probability row failed in the probs kernel, a drafted token lies outside the vocabulary or has
+// draft probability 0, or a method code with no case here (the host throws).
 
-const METHOD_TOKENWISE: u32 = 0u;
-const METHOD_GBV: u32 = 1u;
-const METHOD_SPECTR: u32 = 2u;
-const METHOD_SPECTR_GBV: u32 = 3u;
-const METHOD_RECURSIVE_REJECTION: u32 = 4u;
-const MAX_DRAFT_LENGTH: u32 = 16u;
-const MAX_DRAFTS: u32 = 16u;
-
-struct Problem {
-  method: u32,
-  draft_count: u32,
-  draft_length: u32,
-  vocab: u32,
-  /// Float index of target row (0, 0); target rows (k, j) come first, then draft rows (k, j).
-  probs_offset: u32,
-  drafts_offset: u32,
-  scratch_offset: u32,
-  out_offset: u32,
-  key: vec2<u32>,
-  stream: u32,
-  first_word: u32,
-  /// Index of this problem's first row status from the probs kernel.
-  status_offset: u32,
-  pad0: u32,
-  pad1: u32,
-  pad2: u32,
-}
+// METHOD_* (one per registry entry with a WGSL case), MAX_DRAFTS, MAX_DRAFT_LENGTH, the OUTCOME_* status
+// codes and the Problem struct come from the generated `verify_records` module (src/gpu/shaders.ts).
+const TRACE_SLOTS: u32 = MAX_DRAFT_LENGTH + 1u;
 
 struct Decision {
   draft: u32,
@@ -62,9 +39,9 @@ const NAN_BITS: u32 = 0x7fc00000u;
 // The last GBV block's scalars as f32 bits (WGSL may not carry a NaN value, but can carry its bits); every
 // invocation holds the same values, and invocation 0 writes them out.
 var<private> trace_start: u32;
-var<private> trace_weights: array<u32, 17>;
-var<private> trace_masses: array<u32, 17>;
-var<private> trace_stops: array<u32, 17>;
+var<private> trace_weights: array<u32, TRACE_SLOTS>;
+var<private> trace_masses: array<u32, TRACE_SLOTS>;
+var<private> trace_stops: array<u32, TRACE_SLOTS>;
 var<private> trace_recorded: bool;
 
 @group(0) @binding(0) var<storage, read> problems: array<Problem>;
@@ -123,7 +100,7 @@ fn verify_tokenwise(pr: Problem, word: ptr<function, u32>) -> Decision {
 /// greedyBlock of src/core/verify/gbv.ts on d_k[start..L), the scratch row as root target when has_root.
 fn gbv_block(pr: Problem, word: ptr<function, u32>, k: u32, start: u32, has_root: bool) -> Block {
   let n = pr.draft_length - start;
-  var log_weights: array<f32, 17>;
+  var log_weights: array<f32, TRACE_SLOTS>;
   log_weights[0] = 0.0;
   for (var i = 1u; i <= n; i++) {
     let x = token(pr, k, start + i - 1u);
@@ -244,7 +221,7 @@ fn optimal_rho(pr: Problem, target_at: u32, draft: u32, m: u32) -> f32 {
 /// verifyTree of src/core/verify/spectr.ts, with K-SEQ or recursive rejection at each node.
 fn verify_tree(pr: Problem, word: ptr<function, u32>, kseq: bool) -> Decision {
   let scratch_row = scratch_source(pr.scratch_offset);
-  var candidates: array<u32, 16>;
+  var candidates: array<u32, MAX_DRAFTS>;
   for (var k = 0u; k < pr.draft_count; k++) {
     candidates[k] = k;
   }
@@ -316,29 +293,29 @@ fn check_problem(pr: Problem) -> u32 {
   let rows = pr.draft_count * (2u * pr.draft_length + 1u);
   for (var r = 0u; r < rows; r++) {
     if (row_status[pr.status_offset + r] != 0u) {
-      return 1u;
+      return OUTCOME_ROW_FAILED;
     }
   }
   for (var k = 0u; k < pr.draft_count; k++) {
     for (var j = 0u; j < pr.draft_length; j++) {
       let x = token(pr, k, j);
       if (x >= pr.vocab || probs[draft_row(pr, k, j) + x] <= 0.0) {
-        return 2u;
+        return OUTCOME_UNSAMPLEABLE_DRAFT;
       }
     }
   }
-  return 0u;
+  return OUTCOME_OK;
 }
 
 @compute @workgroup_size(WG)
 fn main(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_index) local: u32) {
   wg_enter(local);
   let pr = problems[workgroup.x];
-  let status = check_problem(pr);
+  var status = check_problem(pr);
   trace_recorded = false;
   var word = 0u;
   var decision = Decision(0u, 0u, 0u);
-  if (status == 0u) {
+  if (status == OUTCOME_OK) {
     switch (pr.method) {
       case METHOD_TOKENWISE: {
         decision = verify_tokenwise(pr, &word);
@@ -352,8 +329,11 @@ fn main(@builtin(workgroup_id) workgroup: vec3<u32>, @builtin(local_invocation_i
       case METHOD_SPECTR_GBV: {
         decision = verify_spectr_gbv(pr, &word);
       }
-      default: {
+      case METHOD_RECURSIVE_REJECTION: {
         decision = verify_tree(pr, &word, false);
+      }
+      default: {
+        status = OUTCOME_UNKNOWN_METHOD;
       }
     }
   }

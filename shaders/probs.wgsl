@@ -1,6 +1,6 @@
 // probs: logits rows to next-token probabilities, one workgroup per row, in the order of operations of
 // src/core/sampling.ts (mask, greedy at T = 0, top-k, softmax, top-p).
-// Requires: workgroup.
+// Requires: prob_records, workgroup.
 //
 // f32 numerics:
 // - Logits are ranked by an order-preserving u32 key of their f32 bits (+0 and −0 are one key), so top-k
@@ -14,19 +14,7 @@
 //   may keep a different number of tokens: a documented tie.
 // - Status per row: 0 ok, 1 every token masked out, 2 a NaN or +Infinity logit (−Infinity means banned).
 
-struct ProbRow {
-  logits_offset: u32,
-  probs_offset: u32,
-  vocab: u32,
-  /// First mask word of this row, or NO_INDEX for no mask (xgrammar layout: bit j&31 of word j>>5).
-  mask_offset: u32,
-  temperature: f32,
-  /// 0 disables top-k.
-  top_k: u32,
-  /// 1 disables top-p.
-  top_p: f32,
-  status_index: u32,
-}
+// ProbRow comes from the generated `prob_records` module (src/gpu/shaders.ts, from PROB_ROW in kernels/probs.ts).
 
 const STATUS_OK: u32 = 0u;
 const STATUS_ALL_MASKED: u32 = 1u;

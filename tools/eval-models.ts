@@ -1,5 +1,5 @@
 /**
- * npm run models:eval -- [--seed 3] [--records 20] [--acceptance-records 5] [--json FILE]
+ * npm run models:eval -- [--seed 3] [--records 20] [--acceptance-records 5] [--draft DIR] [--target DIR] [--json FILE]
  * Evaluates the bundled pair through the real engine and grammar mask (onnxruntime-web, wasm EP) on held-out
  * prompts: records of the training corpus generator (tools/train/corpus.ts) drawn from a seed neither the
  * training (seed 1) nor its stopping rule (seed 2) ever read, for every preset and for random custom schemas.
@@ -12,11 +12,11 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { parseArgs } from 'node:util';
 import { addCounters, eligible, emptyCounters, type Counters } from '../src/core/metrics';
-import { SpecEngine } from '../src/engine/engine';
+import { setupNodeEngine } from './nodeEngine';
 import type { RunParams } from '../src/contract/runParams';
-import { ajvValidator } from '../src/grammar/ajvValidator';
 import { SCHEMA_PRESETS } from '../src/grammar/presets';
-import { loadBundledPair } from './bundled';
+import { loadPair } from '../src/models/loader';
+import { BUNDLED_DRAFT_DIR, BUNDLED_TARGET_DIR, directoryReader, ort } from './bundled';
 import { CYCLE_LENGTH, generateCorpus, type CorpusKind, type CorpusRecord } from './train/corpus';
 
 const KINDS: readonly CorpusKind[] = [...SCHEMA_PRESETS.map((preset) => preset.id), 'custom'];
@@ -92,14 +92,21 @@ export function formatEvaluation(rows: readonly KindEvaluation[]): string {
 export async function main(argv: string[]): Promise<number> {
   const { values } = parseArgs({
     args: argv,
-    options: { seed: { type: 'string', default: '3' }, records: { type: 'string', default: '20' }, 'acceptance-records': { type: 'string', default: '5' }, json: { type: 'string' } },
+    options: {
+      seed: { type: 'string', default: '3' },
+      records: { type: 'string', default: '20' },
+      'acceptance-records': { type: 'string', default: '5' },
+      draft: { type: 'string', default: BUNDLED_DRAFT_DIR },
+      target: { type: 'string', default: BUNDLED_TARGET_DIR },
+      json: { type: 'string' },
+    },
   });
   const seed = Number(values.seed);
   const perKind = Number(values.records);
   const acceptanceRecords = Number(values['acceptance-records']);
   if (seed === 1 || seed === 2) throw new RangeError('seeds 1 and 2 are the training and stopping seeds; evaluate on another');
-  const pair = await loadBundledPair();
-  const engine = await SpecEngine.create(pair, ajvValidator);
+  const pair = await loadPair(ort, { draft: directoryReader(values.draft), target: directoryReader(values.target) }, 'wasm');
+  const { engine, dispose } = await setupNodeEngine('cpu', pair);
   const fits = (record: CorpusRecord) => pair.tokenizer.encode(record.prompt + record.completion).length + 1 <= engine.contextLength;
   const rows: KindEvaluation[] = [];
   try {
@@ -128,9 +135,9 @@ export async function main(argv: string[]): Promise<number> {
       console.error(`${kind}: ${percent(row.fieldsExact, row.fields)} of fields exact`);
     }
   } finally {
-    engine.dispose();
+    await dispose();
   }
-  console.log(`Held-out records of tools/train/corpus.ts, seed ${seed}; T = 0 greedy target (ar) with the grammar mask; T = 1 spectr-gbv, K = 3, L = 4, ${acceptanceRecords} prompts a preset.\n`);
+  console.log(`${values.draft} → ${values.target}. Held-out records of tools/train/corpus.ts, seed ${seed}; T = 0 greedy target (ar) with the grammar mask; T = 1 spectr-gbv, K = 3, L = 4, ${acceptanceRecords} prompts a preset.\n`);
   console.log(formatEvaluation(rows));
   if (values.json) {
     mkdirSync(dirname(values.json), { recursive: true });

@@ -4,7 +4,7 @@
  */
 import type { Spread } from '../core/fairTiming';
 import { LIMITS } from './limits';
-import { derivedRatios, eligible, schemaValidRate, type Counters, type Scorecard } from '../core/metrics';
+import { counterFields, derivedRatios, schemaValidRate, type Counters, type Scorecard } from '../core/metrics';
 import type { SchemaPreset } from '../grammar/presets';
 import type { DecodeMethod, RunParams } from './runParams';
 import type { RunReport } from './runReport';
@@ -51,24 +51,14 @@ const roundSpread = (spread: Spread, digits = 4) => ({ median: round(spread.medi
 
 /** A cell as `npm run sweep -- --json` prints it and the app exports it. */
 export function sweepCellJson(cell: SweepCell) {
-  const ratios = derivedRatios(cell.counters);
   return {
     K: cell.K,
     L: cell.L,
     seeds: cell.seeds,
-    mean_acceptance_length: round(ratios.meanAcceptanceLength),
-    conditional_acceptance: round(ratios.conditionalAcceptance),
-    draft_yield: round(ratios.draftYield),
-    grammar_survival: round(ratios.grammarSurvival),
+    ...counterFields(cell.counters, 4),
     tokens_per_second: round(cell.tokensPerSecond.median, 2),
     speedup: round(cell.speedup.median, 3),
     spread: { tokens_per_second: roundSpread(cell.tokensPerSecond, 2), speedup: roundSpread(cell.speedup, 3), mean_acceptance_length: roundSpread(cell.meanAcceptanceLength) },
-    R: cell.counters.raw,
-    I: cell.counters.invalidated,
-    D: eligible(cell.counters),
-    A: cell.counters.accepted,
-    steps: cell.counters.steps,
-    acceptance_histogram: [...cell.counters.histogram],
   };
 }
 
@@ -115,7 +105,6 @@ export interface ScorecardRow {
 
 /** A row as `npm run scorecard -- --json` prints it and the app exports it. */
 export function scorecardRowJson(row: ScorecardRow) {
-  const ratios = derivedRatios(row.counters);
   const perStep = (ms: number) => (row.counters.steps === 0 ? null : round(ms / row.counters.steps, 3));
   return {
     preset: row.preset,
@@ -132,18 +121,9 @@ export function scorecardRowJson(row: ScorecardRow) {
     schema_errors: row.card.invalid - row.parseErrors,
     truncated: row.card.truncated,
     dead_ends: row.card.deadEnds,
-    R: row.counters.raw,
-    I: row.counters.invalidated,
-    D: eligible(row.counters),
-    A: row.counters.accepted,
-    steps: row.counters.steps,
-    acceptance_histogram: [...row.counters.histogram],
+    ...counterFields(row.counters, 4),
     /** Steps that accepted the whole draft, so the target's token was a bonus, not a correction. */
     bonus_tokens: row.counters.histogram[row.counters.L] as number,
-    grammar_survival: round(ratios.grammarSurvival),
-    conditional_acceptance: round(ratios.conditionalAcceptance),
-    draft_yield: round(ratios.draftYield),
-    mean_acceptance_length: round(ratios.meanAcceptanceLength),
     draft_ms_per_step: perStep(row.draftMs),
     target_ms_per_step: perStep(row.targetMs),
     mask_ms_per_step: perStep(row.maskMs),

@@ -167,34 +167,61 @@ export function perPositionAcceptance(counters: Counters): (number | null)[] {
   return counters.acceptedAtLeast.map((count) => ratio(count, counters.steps));
 }
 
-/** Our counters with vLLM's field names beside them. */
-export function exportCounters(counters: Counters) {
+const roundTo = (value: number | null, digits: number | undefined) => (value === null || digits === undefined ? value : Number(value.toFixed(digits)));
+
+/**
+ * The counters and their ratios under the names every export uses (the CLI's JSON, the sweep, the
+ * scorecard, the counter panel's files); `digits` rounds the ratios for tables.
+ */
+export function counterFields(counters: Counters, digits?: number) {
   const derived = derivedRatios(counters);
   return {
-    speclab: {
-      R: counters.raw,
-      I: counters.invalidated,
-      D: eligible(counters),
-      A: counters.accepted,
-      steps: counters.steps,
-      distinct_R: counters.distinctRaw,
-      distinct_D: counters.distinctEligible,
-      grammar_survival: derived.grammarSurvival,
-      conditional_acceptance: derived.conditionalAcceptance,
-      draft_yield: derived.draftYield,
-      mean_acceptance_length: derived.meanAcceptanceLength,
-      accepted_length_histogram: [...counters.histogram],
-      per_position_acceptance: perPositionAcceptance(counters),
-    },
-    vllm: {
-      num_drafts: counters.steps,
-      num_draft_tokens: eligible(counters),
-      num_accepted_tokens: counters.accepted,
-      num_accepted_tokens_per_pos: [...counters.acceptedAtLeast],
-      draft_acceptance_rate: derived.conditionalAcceptance,
-      mean_acceptance_length: derived.meanAcceptanceLength,
-    },
+    R: counters.raw,
+    I: counters.invalidated,
+    D: eligible(counters),
+    A: counters.accepted,
+    steps: counters.steps,
+    acceptance_histogram: [...counters.histogram],
+    grammar_survival: roundTo(derived.grammarSurvival, digits),
+    conditional_acceptance: roundTo(derived.conditionalAcceptance, digits),
+    draft_yield: roundTo(derived.draftYield, digits),
+    mean_acceptance_length: roundTo(derived.meanAcceptanceLength, digits),
   };
+}
+
+/** Everything we count, under our names. */
+function speclabFields(counters: Counters) {
+  return {
+    ...counterFields(counters),
+    distinct_R: counters.distinctRaw,
+    distinct_D: counters.distinctEligible,
+    accepted_per_position: [...counters.acceptedAtLeast],
+    per_position_acceptance: perPositionAcceptance(counters),
+  };
+}
+
+type SpeclabFields = ReturnType<typeof speclabFields>;
+
+/**
+ * vLLM's spec-decode names for the counters it shares with us (its D is ours: grammar-invalid drafts never
+ * reach its counters). The one place the two namings meet.
+ */
+export const VLLM_NAMES = {
+  steps: 'num_drafts',
+  D: 'num_draft_tokens',
+  A: 'num_accepted_tokens',
+  accepted_per_position: 'num_accepted_tokens_per_pos',
+  conditional_acceptance: 'draft_acceptance_rate',
+  mean_acceptance_length: 'mean_acceptance_length',
+} as const satisfies Partial<Record<keyof SpeclabFields, string>>;
+
+type VllmFields = { [Field in keyof typeof VLLM_NAMES as (typeof VLLM_NAMES)[Field]]: SpeclabFields[Field] };
+
+/** Our counters with vLLM's field names beside them. */
+export function exportCounters(counters: Counters) {
+  const speclab = speclabFields(counters);
+  const vllm = Object.fromEntries(Object.entries(VLLM_NAMES).map(([ours, theirs]) => [theirs, speclab[ours as keyof typeof VLLM_NAMES]])) as VllmFields;
+  return { speclab, vllm };
 }
 
 /** How one completed output fared, judged independently of the grammar (ajv). */

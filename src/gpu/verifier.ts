@@ -1,9 +1,12 @@
 import { seedKey } from '../core/rng';
 import { maskWordCount, type SamplingParams } from '../core/sampling';
-import { MAX_DRAFTS, MAX_DRAFT_LENGTH, VERIFIER_IDS, type VerifierId, type VerifyOutcome } from '../core/verify';
+import { MAX_DRAFTS, MAX_DRAFT_LENGTH, VERIFIER_IDS, wgslMethodCode, type VerifierId, type VerifyOutcome } from '../core/verify';
 import type { GpuDeviceManager } from './device';
 import { GpuInputError, GpuWork, checkBindingSize, checkDispatch, workgroupSizeFor, type KernelProgram } from './kernel';
-import { ACCEPT, composeWgsl } from './shaders';
+import { encodeRecords, type RecordValues } from './records';
+import { ACCEPT, OUTCOME_STATUS, PROBLEM_RECORD, composeWgsl } from './shaders';
+
+type ProblemField = (typeof PROBLEM_RECORD.fields)[number]['name'];
 import { PROB_ROW_STATUS, encodeProbs, type ProbRowSpec } from './kernels/probs';
 
 /** CPU twin: the verifiers of src/core/verify, driven by rngSource(rng). */
@@ -15,20 +18,10 @@ export const acceptProgram: KernelProgram = {
   sizeIsOverridable: true,
 };
 
-/** The methods with a WGSL kernel (GPU_VERIFIER_IDS); the engine verifies the others on the CPU twin. */
-const METHOD_CODES: Readonly<Partial<Record<VerifierId, number>>> = {
-  tokenwise: 0,
-  gbv: 1,
-  spectr: 2,
-  'spectr-gbv': 3,
-  'recursive-rejection': 4,
-};
-const PROBLEM_WORDS = 16;
 const NO_INDEX = 0xffffffff;
 const OUTCOME_HEADER_WORDS = 4;
 /** Header, the emitted tokens (at most L + 1), then the block trace: its start and (w, Z, h) for i = 0..L. */
 export const outcomeWords = (L: number) => OUTCOME_HEADER_WORDS + (L + 1) + 1 + 3 * (L + 1);
-const OUTCOME_STATUS = ['ok', 'a probability row failed', 'a drafted token could not have been sampled'] as const;
 
 /** A region of a GPU buffer, in 4-byte elements. */
 export interface GpuRegion {
@@ -80,7 +73,7 @@ export function validateVerifyStep(step: GpuVerifyStep, index = 0): void {
   const where = `verify step ${index}`;
   const { K, L, V } = step;
   if (!VERIFIER_IDS.includes(step.method)) throw new GpuInputError(`${where}: unknown method '${String(step.method)}'`);
-  if (METHOD_CODES[step.method] === undefined) throw new GpuInputError(`${where}: method '${step.method}' has no WGSL kernel; verify it on the CPU twin`);
+  if (wgslMethodCode(step.method) === null) throw new GpuInputError(`${where}: method '${step.method}' has no WGSL kernel; verify it on the CPU twin`);
   if (!(Number.isInteger(K) && K >= 1 && K <= MAX_DRAFTS)) throw new GpuInputError(`${where}: K must be an integer in 1..${MAX_DRAFTS}, got ${K}`);
   if (!(Number.isInteger(L) && L >= 1 && L <= MAX_DRAFT_LENGTH)) {
     throw new GpuInputError(`${where}: L must be an integer in 1..${MAX_DRAFT_LENGTH}, got ${L}`);
@@ -102,7 +95,8 @@ export function validateVerifyStep(step: GpuVerifyStep, index = 0): void {
 
 interface Layout {
   rows: ProbRowSpec[];
-  problems: ArrayBuffer;
+  /** One Problem record per step (PROBLEM_RECORD in shaders.ts). */
+  problems: RecordValues<ProblemField>[];
   drafts: Uint32Array<ArrayBuffer>;
   logitFloats: number;
   maskWords: number;
@@ -116,7 +110,7 @@ interface Layout {
 function layOut(steps: readonly GpuVerifyStep[]): Layout {
   const layout: Layout = {
     rows: [],
-    problems: new ArrayBuffer(steps.length * PROBLEM_WORDS * 4),
+    problems: [],
     drafts: new Uint32Array(steps.reduce((n, s) => n + s.drafts.length, 0)),
     logitFloats: 0,
     maskWords: 0,
@@ -125,9 +119,8 @@ function layOut(steps: readonly GpuVerifyStep[]): Layout {
     outcomeOffsets: [],
     copies: [],
   };
-  const words = new Uint32Array(layout.problems);
   let draftsAt = 0;
-  steps.forEach((step, index) => {
+  steps.forEach((step) => {
     const { K, L, V } = step;
     const W = maskWordCount(V);
     const probsOffset = layout.logitFloats;
@@ -153,10 +146,20 @@ function layOut(steps: readonly GpuVerifyStep[]): Layout {
     addRows(K * L, step.draftLogits, step.draftMasks, step.draftSampling);
     const [key0, key1] = seedKey(step.seed);
     const outcomeOffset = layout.outcomeWords;
-    words.set(
-      [METHOD_CODES[step.method] as number, K, L, V, probsOffset, draftsAt, layout.scratchFloats, outcomeOffset, key0, key1, step.stream, step.firstWord, statusOffset],
-      index * PROBLEM_WORDS,
-    );
+    layout.problems.push({
+      method: wgslMethodCode(step.method) as number,
+      draft_count: K,
+      draft_length: L,
+      vocab: V,
+      probs_offset: probsOffset,
+      drafts_offset: draftsAt,
+      scratch_offset: layout.scratchFloats,
+      out_offset: outcomeOffset,
+      key: [key0, key1],
+      stream: step.stream,
+      first_word: step.firstWord,
+      status_offset: statusOffset,
+    });
     layout.drafts.set(step.drafts, draftsAt);
     draftsAt += step.drafts.length;
     layout.scratchFloats += V;
@@ -235,7 +238,7 @@ function encodeGroup(work: GpuWork, layout: Layout, stepCount: number, workgroup
   const outcomes = work.storage('outcomes', layout.outcomeWords * 4);
   work.dispatch(
     acceptProgram,
-    [work.upload('problems', layout.problems), probs, work.upload('drafts', layout.drafts), rowStatus, work.storage('scratch', layout.scratchFloats * 4), outcomes],
+    [work.upload('problems', encodeRecords(PROBLEM_RECORD, layout.problems)), probs, work.upload('drafts', layout.drafts), rowStatus, work.storage('scratch', layout.scratchFloats * 4), outcomes],
     stepCount,
     workgroupSize,
   );

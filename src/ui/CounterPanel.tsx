@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'react';
-import { exportCounters, schemaValidRate } from '../core/metrics';
+import { VLLM_NAMES, exportCounters, schemaValidRate } from '../core/metrics';
 import { describeK, reportedK } from '../contract/runParams';
 import { encodeShare } from '../store/shareUrl';
 import { CounterList, countersEntries } from './benchParts';
@@ -9,7 +9,7 @@ import { useSpec } from './storeContext';
 
 /** One row per counter for the CSV: our name, vLLM's name where it has one, and the value. */
 function countersCsv(exported: ReturnType<typeof exportCounters>, slice: Record<string, string | number>): string {
-  const vllmName: Record<string, string> = { steps: 'num_drafts', D: 'num_draft_tokens', A: 'num_accepted_tokens', conditional_acceptance: 'draft_acceptance_rate', mean_acceptance_length: 'mean_acceptance_length' };
+  const vllmName: Readonly<Record<string, string>> = VLLM_NAMES;
   const rows = [['name', 'vllm_name', 'value'], ...Object.entries(slice).map(([key, value]) => [key, '', String(value)])];
   for (const [key, value] of Object.entries(exported.speclab)) rows.push([key, vllmName[key] ?? '', Array.isArray(value) ? value.join(' ') : String(value)]);
   return `${rows.map((row) => row.map((cell) => (/[",\n]/.test(cell) ? `"${cell.replaceAll('"', '""')}"` : cell)).join(',')).join('\n')}\n`;

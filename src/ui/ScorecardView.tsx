@@ -8,9 +8,10 @@ import { SCHEMA_PRESETS, type SchemaPreset } from '../grammar/presets';
 import { ExportButtons, JobProgress } from './benchParts';
 import { fixed, METHOD_LABELS, percent } from './format';
 import { useSpec } from './storeContext';
+import { describeK } from '../contract/runParams';
 
 const COLUMNS: readonly { key: keyof ReturnType<typeof scorecardRowJson>; label: string; show?: (value: never) => string }[] = [
-  { key: 'schema_valid_rate', label: 'schema-valid rate (ajv rules, full schema)', show: (value: number | null) => percent(value) },
+  { key: 'schema_valid_rate', label: 'schema-valid rate (full schema, judged apart from the grammar)', show: (value: number | null) => percent(value) },
   { key: 'parse_errors', label: 'parse errors' },
   { key: 'schema_errors', label: 'schema errors' },
   { key: 'truncated', label: 'truncated' },
@@ -53,7 +54,7 @@ export function ScorecardView() {
     <section className="scorecard" aria-label="Structured-output scorecard" data-testid="scorecard">
       <h2>Structured-output scorecard: each schema on and off</h2>
       <p>
-        Runs {METHOD_LABELS[params.method]} at K={params.K}, L={params.L}, T={params.temperature}, up to {params.maxTokens} tokens (the settings above) on each chosen preset twice: with its schema
+        Runs {METHOD_LABELS[params.method]} at {describeK(params.method, params.K)}, L = {params.L}, T = {params.temperature}, up to {params.maxTokens} tokens (the settings above) on each chosen preset twice: with its schema
         enforced, and the same prompt with no schema. Validity is judged against the full schema either way.
       </p>
       <fieldset className="row">

@@ -4,7 +4,9 @@ import {
   derivedRatios,
   eligible,
   emptyCounters,
+  counterFields,
   exportCounters,
+  VLLM_NAMES,
   perPositionAcceptance,
   recordStep,
   recordCompletion,
@@ -53,6 +55,33 @@ describe('derived ratios', () => {
       mean_acceptance_length: 4,
     });
     expect(exported.speclab).toMatchObject({ R: 8, I: 2, D: 6, A: 3, steps: 1, distinct_R: 6, distinct_D: 5 });
+  });
+});
+
+describe('exported names', () => {
+  it('on random runs, every vLLM field is our counter of the same meaning, and the fields keep their identities', () => {
+    let seed = 7;
+    const next = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed % n;
+    };
+    for (let run = 0; run < 50; run++) {
+      const L = 1 + next(8);
+      let counters = emptyCounters(L);
+      for (let step = next(20); step > 0; step--) {
+        const proposed = 1 + next(3 * L);
+        const invalidated = next(proposed + 1);
+        const accepted = Math.min(L, next(proposed - invalidated + 1));
+        counters = recordStep(counters, { proposed, invalidated, distinctProposed: proposed, distinctEligible: proposed - invalidated, accepted });
+      }
+      const { speclab, vllm } = exportCounters(counters);
+      for (const [ours, theirs] of Object.entries(VLLM_NAMES)) expect(vllm[theirs as keyof typeof vllm], theirs).toEqual(speclab[ours as keyof typeof VLLM_NAMES]);
+      const fields = counterFields(counters);
+      expect(fields.D).toBe(fields.R - fields.I);
+      expect(fields.acceptance_histogram.reduce((a, b) => a + b, 0)).toBe(fields.steps);
+      expect(vllm.num_accepted_tokens_per_pos.reduce((a, b) => a + b, 0)).toBe(fields.A);
+      if (fields.steps > 0) expect(fields.mean_acceptance_length).toBeCloseTo(1 + fields.A / fields.steps, 12);
+    }
   });
 });
 

@@ -1,13 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import { sampleProblem, syntheticPair, type ModelPair } from '../../src/core/modelPair';
 import { createRng } from '../../src/core/rng';
-import { METHOD_IDS, type MethodId, type VerifyProblem } from '../../src/core/verify';
+import { GPU_VERIFIER_IDS, METHOD_IDS, type MethodId, type VerifyProblem } from '../../src/core/verify';
+import { GpuWork } from '../../src/gpu/kernel';
+import { encodeRecords } from '../../src/gpu/records';
+import { OUTCOME_STATUS, PROBLEM_RECORD } from '../../src/gpu/shaders';
 import { GpuDeviceLostError, GpuDeviceManager, WebGpuUnavailableError } from '../../src/gpu/device';
-import { GpuVerifier } from '../../src/gpu/verifier';
+import { GpuVerifier, acceptProgram, outcomeWords } from '../../src/gpu/verifier';
 import { nodeGpu, suiteDevices } from '../support/gpu';
 import { twoTokenTv } from '../support/twoTokenLaw';
 import { uploadCases, type TwinCase } from './twinHarness';
 
+/** The app's methods that have a WGSL kernel (optimal-tree is verified on the CPU twin). */
+const GPU_METHODS = METHOD_IDS.filter((method) => GPU_VERIFIER_IDS.includes(method));
 const V = 16;
 const L = 4;
 const K = 3;
@@ -50,7 +55,7 @@ describe('the GPU path (Node, Dawn on SwiftShader)', () => {
 
   const pair = syntheticPair({ V, seed: 11, temperature: 1, closeness: 0.5, logitScale: 1.5 });
 
-  it.each(METHOD_IDS)(`%s: Monte Carlo losslessness, V=${V} L=${L} K=${K}`, async (method) => {
+  it.each(GPU_METHODS)(`%s: Monte Carlo losslessness, V=${V} L=${L} K=${K}`, async (method) => {
     const MC_SAMPLES = mcSamples(method);
     const rng = createRng(7);
     const counts = new Float64Array(V * V);
@@ -75,7 +80,7 @@ describe('the GPU path (Node, Dawn on SwiftShader)', () => {
     expect(tv).toBeLessThanOrEqual(bound);
   }, HEAVY_TEST_TIMEOUT_MS);
 
-  it.each(METHOD_IDS)('%s: temperature 0 equals greedy decoding token for token', async (method) => {
+  it.each(GPU_METHODS)('%s: temperature 0 equals greedy decoding token for token', async (method) => {
     const target = syntheticPair({ V, seed: 5, temperature: 0, closeness: 0.7 });
     const drafter = syntheticPair({ V, seed: 5, temperature: 1, closeness: 0.7 });
     const greedy: ModelPair = { V, target: (p) => target.target(p), draft: (p) => drafter.draft(p) };
@@ -94,6 +99,26 @@ describe('GPU failures are loud and typed', () => {
     await expect(new GpuDeviceManager({}).context()).rejects.toBeInstanceOf(WebGpuUnavailableError);
     const noAdapter = { requestAdapter: () => Promise.resolve(null) } as unknown as GPU;
     await expect(new GpuDeviceManager({ gpu: noAdapter }).context()).rejects.toThrow(/no adapter was granted/);
+  });
+
+  it('a method code with no case in accept.wgsl writes the unknown-method status (readOutcome throws on any status but ok)', async () => {
+    const manager = new GpuDeviceManager({ gpu: nodeGpu() });
+    const context = await manager.context();
+    const work = new GpuWork(context, 'unknown method');
+    const problem = { method: 99, draft_count: 1, draft_length: 1, vocab: 4, probs_offset: 0, drafts_offset: 0, scratch_offset: 0, out_offset: 0, key: [1, 0] as const, stream: 0, first_word: 0, status_offset: 0 };
+    const outcomes = work.storage('outcomes', outcomeWords(1) * 4);
+    const bindings = [
+      work.upload('problems', encodeRecords(PROBLEM_RECORD, [problem])),
+      work.upload('probs', new Float32Array(12).fill(0.25)),
+      work.upload('drafts', new Uint32Array(1)),
+      work.upload('row status', new Uint32Array(3)),
+      work.storage('scratch', 16),
+      outcomes,
+    ];
+    work.dispatch(acceptProgram, bindings, 1, 4);
+    const [data] = await work.finish([{ buffer: outcomes, bytes: outcomeWords(1) * 4 }]);
+    expect(OUTCOME_STATUS[new Uint32Array(data as ArrayBuffer)[0] as number]).toBe('the method code has no case in accept.wgsl');
+    await manager.dispose();
   });
 
   it('a lost device raises an error event, and the next call creates a new device', async () => {

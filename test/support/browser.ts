@@ -75,11 +75,39 @@ export function suiteDevPages(): { open: (path: string) => Promise<Page> } {
 }
 
 /** Console errors and uncaught page errors, as they happen, for a test that asserts there were none. */
-export function recordProblems(page: Page): string[] {
-  const problems: string[] = [];
+export function recordProblems(page: Page, problems: string[] = []): string[] {
   page.on('console', (message) => {
     if (message.type() === 'error') problems.push(`console: ${message.text()}`);
   });
   page.on('pageerror', (error) => problems.push(`page: ${error.message}`));
   return problems;
+}
+
+/**
+ * For the enclosing suite: the built app (`buildAndPreview`) open in headless Chromium at `viewport`, with
+ * every console error and page error collected in `problems`. `page()` is the open page.
+ */
+export function suiteBuiltApp(viewport: { width: number; height: number }, setupTimeoutMs = 400_000): { page: () => Page; problems: string[] } {
+  let app: BuiltApp | undefined;
+  let browser: Browser | undefined;
+  let page: Page | undefined;
+  const problems: string[] = [];
+  beforeAll(async () => {
+    app = await buildAndPreview();
+    browser = await launchChromium();
+    page = await browser.newPage({ viewport });
+    recordProblems(page, problems);
+    await page.goto(app.url);
+  }, setupTimeoutMs);
+  afterAll(async () => {
+    await browser?.close();
+    await app?.close();
+  });
+  return {
+    page() {
+      if (!page) throw new Error('the suite has not started');
+      return page;
+    },
+    problems,
+  };
 }

@@ -1,40 +1,26 @@
 /**
- * The engineer's bench in the built app, in headless Chromium: a fair race, a 2 × 2 sweep to its heatmaps,
+ * The engineer's bench in the built app, in headless Chromium: a 2 × 2 sweep to its heatmaps,
  * the scorecard's schema-on and schema-off rows, a pasted vLLM scrape, and the run history across a reload.
  * Token budgets are tiny: these check the plumbing and the counters' identities, not speed.
  */
 import { mkdirSync, readFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
-import { buildAndPreview, launchChromium, type BuiltApp } from '../support/browser';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { suiteBuiltApp } from '../support/browser';
 
 const SCREENSHOTS = 'test-results/screenshots';
 
 describe('the bench views of the built app', () => {
-  let app: BuiltApp;
-  let browser: Browser;
+  const suite = suiteBuiltApp({ width: 1280, height: 900 });
   let page: Page;
-  const problems: string[] = [];
 
   beforeAll(async () => {
     mkdirSync(SCREENSHOTS, { recursive: true });
-    app = await buildAndPreview();
-    browser = await launchChromium();
-    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-    page.on('console', (message) => {
-      if (message.type() === 'error') problems.push(`console: ${message.text()}`);
-    });
-    page.on('pageerror', (error) => problems.push(`page: ${error.message}`));
-    await page.goto(app.url);
-    await page.getByRole('button', { name: 'Run', exact: true }).and(page.locator(':enabled')).waitFor({ timeout: 120_000 });
+    page = suite.page();
+    await page.getByRole('button', { name: 'Run', exact: true }).and(page.locator(':enabled')).waitFor({ timeout: 240_000 });
     await page.locator('#preset').selectOption('sentiment');
     await page.locator('#max-tokens').fill('12');
-  }, 400_000);
-
-  afterAll(async () => {
-    await browser?.close();
-    await app?.close();
-  });
+  }, 300_000);
 
   it('a 2 × 2 sweep completes with three heatmaps, each with its best cell marked, and consistent exports', async () => {
     const sweep = page.getByTestId('sweep');
@@ -119,6 +105,6 @@ describe('the bench views of the built app', () => {
   });
 
   it('logged no errors', () => {
-    expect(problems).toEqual([]);
+    expect(suite.problems).toEqual([]);
   });
 });

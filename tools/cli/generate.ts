@@ -10,7 +10,7 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { setupNodeEngine } from '../nodeEngine';
-import { derivedRatios } from '../../src/core/metrics';
+import { counterFields } from '../../src/core/metrics';
 import type { RaceEntry } from '../../src/contract/bench';
 import { race } from '../../src/engine/bench';
 import type { RunReport } from '../../src/contract/runReport';
@@ -67,7 +67,6 @@ function parse(argv: string[]): { params: RunParams; methods: DecodeMethod[]; js
 
 /** The --json object: our counters and vLLM's per-request names side by side. */
 export function summary(report: RunReport) {
-  const derived = derivedRatios(report.counters);
   return {
     method: report.params.method,
     K: report.params.K,
@@ -79,17 +78,9 @@ export function summary(report: RunReport) {
     verdict: report.verdict,
     ending: report.ending,
     unenforced_keywords: report.unenforced,
-    R: report.counters.raw,
-    I: report.counters.invalidated,
-    D: report.metrics.speclab.D,
-    A: report.counters.accepted,
-    steps: report.steps,
+    ...counterFields(report.counters),
     tokens: report.tokens.length,
-    grammar_survival: derived.grammarSurvival,
-    conditional_acceptance: derived.conditionalAcceptance,
-    draft_yield: derived.draftYield,
     block_efficiency: report.tokens.length / report.steps,
-    acceptance_histogram: [...report.counters.histogram],
     ...report.metrics.vllm,
     timings_ms: { ...report.timings, wall: report.wallMs, generation: report.generationMs },
     tokens_per_second: report.tokensPerSecond,

@@ -252,7 +252,7 @@ def main():
                      'batch': args.batch, 'context': args.context, 'learning_rate': args.lr,
                      'schedule': f'linear warmup over {args.warmup} steps, cosine decay to a tenth over {args.steps} steps',
                      'steps': step, 'stopped_by': stopped_by, 'seconds': round(seconds), 'threads': args.threads,
-                     'torch': torch.__version__, 'final_train_loss': round(train_loss, 4),
+                     'torch': torch.__version__, 'final_train_loss': round(train_loss, 4) if step else None,
                      'validation_loss': round(validation_loss, 4), 'history': history},
         'golden': {'computed_by': 'torch', 'note': 'logits at the last prompt position', 'prompts': golden},
     }

@@ -1,6 +1,7 @@
 import { maskWordCount, validateSamplingParams, type SamplingParams } from '../../core/sampling';
 import type { GpuContext } from '../device';
-import { PROBS, composeWgsl } from '../shaders';
+import { encodeRecords } from '../records';
+import { PROBS, PROB_ROW_RECORD, composeWgsl } from '../shaders';
 import { GpuInputError, GpuWork, checkBindingSize, checkDispatch, workgroupSizeFor, type KernelProgram } from '../kernel';
 
 /** CPU twin: logitsToProbs in src/core/sampling.ts. */
@@ -14,7 +15,6 @@ export const probsProgram: KernelProgram = {
 
 export const PROB_ROW_STATUS = ['ok', 'every token is masked out', 'a logit is NaN or +Infinity'] as const;
 const NO_INDEX = 0xffffffff;
-const ROW_WORDS = 8;
 
 export interface ProbRowSpec {
   /** Float index of the row's first logit in the logits buffer. */
@@ -41,7 +41,7 @@ export function validateProbsInputs(context: GpuContext, inputs: ProbsInputs): v
   const floats = (buffer: GPUBuffer) => buffer.size / 4;
   if (inputs.rows.length === 0) throw new GpuInputError('probs: no rows to compute');
   checkDispatch(context, 'probs', `${inputs.rows.length} rows`, inputs.rows.length);
-  checkBindingSize(context, 'probs', 'the row table', inputs.rows.length * ROW_WORDS * 4);
+  checkBindingSize(context, 'probs', 'the row table', inputs.rows.length * PROB_ROW_RECORD.words * 4);
   for (const buffer of [inputs.logits, inputs.probs, inputs.masks, inputs.status]) {
     if (buffer) checkBindingSize(context, 'probs', `buffer '${buffer.label}'`, buffer.size);
   }
@@ -70,21 +70,19 @@ export function validateProbsInputs(context: GpuContext, inputs: ProbsInputs): v
 }
 
 function rowTable(rows: readonly ProbRowSpec[]): ArrayBuffer {
-  const table = new ArrayBuffer(rows.length * ROW_WORDS * 4);
-  const words = new Uint32Array(table);
-  const floats = new Float32Array(table);
-  rows.forEach((row, i) => {
-    const base = i * ROW_WORDS;
-    words[base] = row.logitsOffset;
-    words[base + 1] = row.probsOffset;
-    words[base + 2] = row.vocab;
-    words[base + 3] = row.maskOffset ?? NO_INDEX;
-    floats[base + 4] = row.params.temperature;
-    words[base + 5] = row.params.topK ?? 0;
-    floats[base + 6] = row.params.topP ?? 1;
-    words[base + 7] = i;
-  });
-  return table;
+  return encodeRecords(
+    PROB_ROW_RECORD,
+    rows.map((row, i) => ({
+      logits_offset: row.logitsOffset,
+      probs_offset: row.probsOffset,
+      vocab: row.vocab,
+      mask_offset: row.maskOffset ?? NO_INDEX,
+      temperature: row.params.temperature,
+      top_k: row.params.topK ?? 0,
+      top_p: row.params.topP ?? 1,
+      status_index: i,
+    })),
+  );
 }
 
 /** Records the probs kernel: one workgroup per row, sized for the widest row. */

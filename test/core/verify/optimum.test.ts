@@ -9,8 +9,9 @@ import { createRng } from '../../../src/core/rng';
 import { simulate, DEFAULT_SIMULATION } from '../../../src/core/simulate';
 import { exactOutcomeLaw, transportOptimum } from '../../../src/core/theory';
 import { METHOD_IDS, VERIFIERS, VERIFIER_IDS } from '../../../src/core/verify';
-import { transportPlan } from '../../../src/core/verify/optimalTree';
-import { ROW_KINDS, treePair } from './instances';
+import { MULTISET_BUDGET, transportPlan } from '../../../src/core/verify/optimalTree';
+import { checkLossless } from './exactness';
+import { ROW_KINDS, contextFreePair, treePair } from './instances';
 
 /** 1 − max over all 2^V token sets H of [draft(H)^K − target(H)]: the exhaustive minimum cut. */
 function exhaustiveMinCut(target: Float64Array, draft: Float64Array, K: number): number {
@@ -79,6 +80,34 @@ describe('transportOptimum: α* = 1 − max_H [draft(H)^K − target(H)]', () =>
   it('rejects bad input with a clear error', () => {
     expect(() => transportOptimum([1], [0.5, 0.5], 2)).toThrow(/target has 1 tokens, draft 2/);
     expect(() => transportOptimum([1], [1], 0)).toThrow(/K must be a positive integer, got 0/);
+  });
+});
+
+describe(`past ${MULTISET_BUDGET} multisets: a restricted flow or K-SEQ, whichever accepts more`, () => {
+  // V = 22 tokens and K = 3: C(24, 3) = 2024 multisets, just over the budget.
+  const V = 22;
+  const normalise = (weights: number[]) => weights.map((w) => w / weights.reduce((a, b) => a + b, 0));
+  const cases = [
+    // Draft = target, spread over every token: K-SEQ accepts always, the flow's 20 tokens cannot.
+    { name: 'equal spread rows use K-SEQ', target: normalise(Array.from({ length: V }, (_, x) => 1 + (x % 3))), draft: normalise(Array.from({ length: V }, (_, x) => 1 + (x % 3))), useKSeq: true },
+    // Mass on 16 tokens, crumbs elsewhere: the restricted flow keeps the tokens that matter and wins.
+    {
+      name: 'concentrated rows use the restricted flow',
+      target: normalise(Array.from({ length: V }, (_, x) => (x < 16 ? 1 + ((7 * x) % 5) : 1e-3))),
+      draft: normalise(Array.from({ length: V }, (_, x) => (x < 16 ? 1 + ((3 * x) % 7) : 1e-3))),
+      useKSeq: false,
+    },
+  ];
+  it.each(cases)('$name, lossless by exact enumeration, below α*', ({ target, draft, useKSeq }) => {
+    const plan = transportPlan(Float64Array.from(target), Float64Array.from(draft), 3);
+    expect(plan.exact).toBe(false);
+    expect(plan.useKSeq).toBe(useKSeq);
+    const report = checkLossless(VERIFIERS['optimal-tree'], contextFreePair(target, draft), 3, 1);
+    // 22^3 draft paths add into each emitted pair: rounding reaches 1e-12 here, so the bound is 1e-11.
+    expect(report.maxError).toBeLessThanOrEqual(1e-11);
+    expect(Math.abs(report.totalProbability - 1)).toBeLessThanOrEqual(1e-11);
+    expect(report.expectedAccepted).toBeLessThanOrEqual(transportOptimum(target, draft, 3) + 1e-11);
+    if (!useKSeq) expect(Math.abs(report.expectedAccepted - plan.acceptance)).toBeLessThan(1e-12);
   });
 });
 
