@@ -51,7 +51,8 @@ export interface SpecState {
   preset: PresetChoice;
   params: RunParams;
   stepDelayMs: number;
-  run: { id: number; status: RunStatus; steps: StepRecord[]; counters: Counters; report: RunReport | null; error: string | null };
+  /** `params`: what this run was started with; the form may have changed since, for the next run. */
+  run: { id: number; status: RunStatus; params: RunParams; steps: StepRecord[]; counters: Counters; report: RunReport | null; error: string | null };
   /** A fair race: `done` of `total` runs (warm-ups included); the result once every round has run. */
   race: { id: number; status: 'idle' | 'running' | 'done' | 'cancelled' | 'error'; repeats: number; done: number; total: number; result: RaceResult | null; error: string | null };
   /**
@@ -101,7 +102,7 @@ export const DEFAULT_RACE_REPEATS = 3;
 
 const FIRST_PRESET = SCHEMA_PRESETS[1] ?? (SCHEMA_PRESETS[0] as (typeof SCHEMA_PRESETS)[number]);
 
-const freshRun = (id: number, L: number, status: RunStatus = 'idle') => ({ id, status, steps: [], counters: emptyCounters(L), report: null, error: null });
+const freshRun = (id: number, params: RunParams, status: RunStatus = 'idle') => ({ id, status, params, steps: [], counters: emptyCounters(params.L), report: null, error: null });
 
 /** A copy of `record` without `key`. */
 const omit = <T extends object>(record: T, key: string): T => Object.fromEntries(Object.entries(record).filter(([name]) => name !== key)) as T;
@@ -165,7 +166,7 @@ export function createSpecStore(transport: EngineTransport, options: StoreOption
       const id = nextRunId++;
       // The engine stops a race in flight at its next step boundary when a run arrives.
       if (get().race.status === 'running') set({ race: { ...get().race, status: 'cancelled' } });
-      set({ run: freshRun(id, params.L, paused ? 'paused' : 'running'), ui: { ...get().ui, selectedStep: null } });
+      set({ run: freshRun(id, params, paused ? 'paused' : 'running'), ui: { ...get().ui, selectedStep: null } });
       send({ type: 'run', runId: id, params, paused, stepDelayMs });
     };
     return {
@@ -176,7 +177,7 @@ export function createSpecStore(transport: EngineTransport, options: StoreOption
       preset: FIRST_PRESET.id,
       params: presetParams(FIRST_PRESET),
       stepDelayMs: 0,
-      run: freshRun(0, 4),
+      run: freshRun(0, presetParams(FIRST_PRESET)),
       race: { id: 0, status: 'idle', repeats: DEFAULT_RACE_REPEATS, done: 0, total: 0, result: null, error: null },
       ...benchSlice(set, get, send),
       scorecard: EMPTY_SCORECARD,
@@ -269,14 +270,14 @@ export function createSpecStore(transport: EngineTransport, options: StoreOption
         else send({ type: 'cancel' });
         // A race stops at its next step boundary, keeping the rows it finished.
         if (race.status === 'running') set({ race: { ...get().race, status: 'cancelled' } });
-        set({ run: freshRun(nextRunId++, get().params.L), ui: { ...get().ui, selectedStep: null } });
+        set({ run: freshRun(nextRunId++, get().params), ui: { ...get().ui, selectedStep: null } });
       },
       startRace() {
         if (get().engine.status !== 'ready' || !checkForm()) return;
         const { repeats } = get().race;
         const id = nextRunId++;
         // A run in flight or paused is cancelled by the race: its output goes, and it is not scored.
-        set({ race: { id, status: 'running', repeats, done: 0, total: 0, result: null, error: null }, run: freshRun(nextRunId++, get().params.L), ui: { ...get().ui, selectedStep: null } });
+        set({ race: { id, status: 'running', repeats, done: 0, total: 0, result: null, error: null }, run: freshRun(nextRunId++, get().params), ui: { ...get().ui, selectedStep: null } });
         send({ type: 'race', runId: id, params: get().params, repeats });
       },
       setRaceRepeats(repeats) {

@@ -1,4 +1,4 @@
-import { useEffect } from 'react';
+import { useEffect, useRef } from 'react';
 import { HowItWorks, HowItWorksButton } from './HowItWorks';
 import { Charts } from './Charts';
 import { Controls, RunBar } from './Controls';
@@ -10,6 +10,7 @@ import { ScorecardView } from './ScorecardView';
 import { SweepView } from './SweepView';
 import { VllmImportView } from './VllmImportView';
 import { ShortcutHelp, useShortcuts } from './Shortcuts';
+import { SnapshotButton } from './SnapshotButton';
 import { StatusBar } from './StatusBar';
 import { StepInspector } from './StepInspector';
 import { TokenStream } from './TokenStream';
@@ -19,6 +20,7 @@ import { maybeStartFirstTour } from './Tour';
 export function App() {
   const presentation = useSpec((s) => s.ui.presentation);
   const setUi = useSpec((s) => s.setUi);
+  const dashboard = useRef<HTMLDivElement>(null);
   useShortcuts();
   useEffect(maybeStartFirstTour, []);
   useEffect(() => {
@@ -39,14 +41,18 @@ export function App() {
           Shortcuts (?)
         </button>
         <HowItWorksButton />
+        <SnapshotButton dashboard={dashboard} />
       </header>
       <ShortcutHelp />
       <HowItWorks />
       <RunBar />
       <Controls />
-      <TokenStream />
-      <CounterPanel />
-      <Charts />
+      {/* What a slide shows: in presentation mode one screen, and what the snapshot captures. */}
+      <div className="dashboard" ref={dashboard}>
+        <TokenStream />
+        <CounterPanel />
+        <Charts />
+      </div>
       <StepInspector />
       <RaceView />
       <SweepView />

@@ -1,74 +1,72 @@
-import { memo, useDeferredValue, useRef, type ReactNode } from 'react';
-import { Bar, CartesianGrid, ComposedChart, Legend, Line, LineChart, Tooltip, XAxis, YAxis } from 'recharts';
+import { memo, useDeferredValue, useRef, type ReactElement, type ReactNode } from 'react';
+import { Bar, ComposedChart, Line, LineChart } from 'recharts';
 import { derivedRatios, perPositionAcceptance, recordStep, emptyCounters, type Counters } from '../core/metrics';
 import type { StepRecord } from '../contract/stepRecord';
 import { PositionChart } from './benchParts';
+import { chartSvgToPng, composeChartSvg, type LegendEntry } from './chartExport';
+import { chartAxes, PLOT } from './chartParts';
 import { download } from './download';
 import { HelpButton } from './HowItWorks';
 import type { HelpTopic } from '../store/store';
 import { PALETTE } from './palette';
 import { useSpec } from './storeContext';
 
-const WIDTH = 460;
-const HEIGHT = 220;
-
-async function svgToPng(svgText: string, width: number, height: number): Promise<Blob> {
-  const url = URL.createObjectURL(new Blob([svgText], { type: 'image/svg+xml' }));
-  try {
-    const image = new Image();
-    image.src = url;
-    await image.decode();
-    const canvas = document.createElement('canvas');
-    canvas.width = width * 2;
-    canvas.height = height * 2;
-    const context = canvas.getContext('2d');
-    if (!context) throw new Error('no 2D canvas to draw the PNG on');
-    context.fillStyle = '#ffffff';
-    context.fillRect(0, 0, canvas.width, canvas.height);
-    context.drawImage(image, 0, 0, canvas.width, canvas.height);
-    return await new Promise<Blob>((resolve, reject) => canvas.toBlob((blob) => (blob ? resolve(blob) : reject(new Error('PNG encoding failed'))), 'image/png'));
-  } finally {
-    URL.revokeObjectURL(url);
-  }
+interface ChartProps {
+  id: string;
+  /** Names what is plotted and its denominator; it heads the card and every export. */
+  title: string;
+  legend: readonly LegendEntry[];
+  points: number;
+  waiting: boolean;
+  children: ReactElement;
+  note?: ReactNode;
 }
 
 /** The part of "How it works" each chart's "?" opens. */
 const CHART_TOPICS: Readonly<Record<string, HelpTopic>> = { counters: 'counters', ratios: 'counters', 'mean-length': 'mean-length', histogram: 'histogram', 'per-position': 'verification' };
 
-/** `waiting`: no step yet, so a light placeholder stands where recharts would draw empty axes. */
-function ChartCard(props: { id: string; title: string; children: ReactNode; points: number; waiting: boolean }) {
+/**
+ * One chart in a card: title, exports, an HTML legend outside the plot (it never covers data), and the
+ * plot, which fills the card's width and the height the stylesheet gives `.chart-plot`.
+ */
+function ChartCard(props: ChartProps) {
   const frame = useRef<HTMLDivElement>(null);
-  const svgText = () => {
-    const svg = frame.current?.querySelector('svg.recharts-surface');
-    if (!svg) throw new Error(`${props.title}: the chart has not drawn yet`);
-    const copy = svg.cloneNode(true) as SVGSVGElement;
-    copy.setAttribute('xmlns', 'http://www.w3.org/2000/svg');
-    return new XMLSerializer().serializeToString(copy);
+  const compose = () => {
+    if (!frame.current) throw new Error(`${props.title}: the chart has not drawn yet`);
+    return composeChartSvg(frame.current, props.title, props.legend);
   };
   return (
-    <figure className="chart" data-chart={props.id} data-points={props.points}>
+    <figure className="chart" data-chart={props.id} data-points={props.points} aria-labelledby={`chart-title-${props.id}`}>
       <figcaption>
-        <span>
-          {props.title} <HelpButton topic={CHART_TOPICS[props.id] ?? 'counters'} />
+        <span className="chart-title-row">
+          <span id={`chart-title-${props.id}`} className="chart-title">
+            {props.title}
+          </span>{' '}
+          <HelpButton topic={CHART_TOPICS[props.id] ?? 'counters'} />
         </span>
-        <span className="chart-exports">
-          <button type="button" onClick={() => download(`${props.id}.svg`, new Blob([svgText()], { type: 'image/svg+xml' }))}>
+        <span className="chart-exports" data-snapshot="omit">
+          <button type="button" aria-label={`${props.title}: export SVG`} disabled={props.waiting} onClick={() => download(`speclab-${props.id}.svg`, new Blob([compose().text], { type: 'image/svg+xml' }))}>
             SVG
           </button>
-          <button type="button" onClick={() => void svgToPng(svgText(), WIDTH, HEIGHT).then((blob) => download(`${props.id}.png`, blob))}>
+          <button type="button" aria-label={`${props.title}: export PNG at 2×`} disabled={props.waiting} onClick={() => void chartSvgToPng(compose()).then((blob) => download(`speclab-${props.id}.png`, blob))}>
             PNG
           </button>
         </span>
       </figcaption>
-      <div ref={frame}>
-        {props.waiting ? (
-          <div className="chart-waiting" style={{ width: WIDTH, height: HEIGHT }}>
-            Waiting for the first verification step.
-          </div>
-        ) : (
-          props.children
-        )}
+      {props.legend.length > 0 && (
+        <ul className="chart-legend" aria-label="Legend">
+          {props.legend.map((entry) => (
+            <li key={entry.name}>
+              <span className={`swatch swatch-${entry.kind}`} style={{ background: entry.color }} aria-hidden="true" />
+              {entry.name}
+            </li>
+          ))}
+        </ul>
+      )}
+      <div ref={frame} className="chart-plot">
+        {props.waiting ? <div className="chart-waiting">Waiting for the first verification step.</div> : props.children}
       </div>
+      {props.note}
     </figure>
   );
 }
@@ -107,21 +105,34 @@ function expectedHistogram(steps: readonly StepRecord[], L: number): number[] | 
 
 type SeriesPoint = ReturnType<typeof cumulativeSeries>[number];
 
+type LineSpec = { key: keyof SeriesPoint; name: string; color: string };
+
+const lineLegend = (lines: readonly LineSpec[]): LegendEntry[] => lines.map(({ name, color }) => ({ name, color, kind: 'line' }));
+
 /** Lines over verification steps, drawn without animation so that live updates stay cheap. */
-function StepLines(props: { data: SeriesPoint[]; lines: { key: keyof SeriesPoint; name: string; color: string }[]; domain?: [number, number] }) {
+function StepLines(props: { data: SeriesPoint[]; lines: readonly LineSpec[]; yTitle: string; domain?: [number, number] }) {
   return (
-    <LineChart width={WIDTH} height={HEIGHT} data={props.data}>
-      <CartesianGrid strokeDasharray="3 3" />
-      <XAxis dataKey="step" />
-      <YAxis {...(props.domain ? { domain: props.domain } : {})} />
-      <Tooltip />
-      <Legend />
+    <LineChart {...PLOT} data={props.data}>
+      {chartAxes({ key: 'step', title: 'verification step' }, { title: props.yTitle, ...(props.domain ? { domain: props.domain } : {}) })}
       {props.lines.map((line) => (
         <Line key={line.key} type="monotone" name={line.name} dataKey={line.key} stroke={line.color} strokeWidth={2} dot={false} isAnimationActive={false} />
       ))}
     </LineChart>
   );
 }
+
+const COUNT_LINES: readonly LineSpec[] = [
+  { key: 'R', name: 'R raw', color: PALETTE.R },
+  { key: 'I', name: 'I invalidated', color: PALETTE.I },
+  { key: 'D', name: 'D eligible', color: PALETTE.D },
+  { key: 'A', name: 'A accepted', color: PALETTE.A },
+];
+const RATIO_LINES: readonly LineSpec[] = [
+  { key: 'survival', name: 'D/R survival', color: PALETTE.D },
+  { key: 'conditional', name: 'A/D acceptance', color: PALETTE.A },
+  { key: 'yield', name: 'A/R yield', color: PALETTE.R },
+];
+const MEAN_LINES: readonly LineSpec[] = [{ key: 'meanLength', name: '1 + A/steps', color: PALETTE.other }];
 
 export function Charts() {
   // Deferred: React draws the charts when the page is idle, so a run in progress never waits on them.
@@ -140,46 +151,46 @@ const ChartGrid = memo(function ChartGrid({ steps, counters }: { steps: readonly
   const series = cumulativeSeries(steps, L);
   const expected = expectedHistogram(steps, L);
   const histogram = counters.histogram.map((count, length) => ({ length, steps: count, ...(expected ? { expected: expected[length] } : {}) }));
-  const positions = perPositionAcceptance(counters).map((rate, i) => ({ position: i + 1, rate }));
+  const positions = perPositionAcceptance(counters);
+  const histogramLegend: LegendEntry[] = [
+    { name: 'observed', color: PALETTE.R, kind: 'bar' },
+    ...(expected ? [{ name: 'expected given the drafts', color: PALETTE.other, kind: 'line' } as const] : []),
+  ];
   return (
     <section className="charts" aria-labelledby="charts-heading">
-      <h2 id="charts-heading">Counters</h2>
+      <h2 id="charts-heading">Charts</h2>
       <div className="chart-grid">
-        <ChartCard id="counters" title="Cumulative draft tokens: R raw, I invalidated, D = R − I, A accepted" points={series.length} waiting={waiting}>
-          <StepLines data={series} lines={(['R', 'I', 'D', 'A'] as const).map((key) => ({ key, name: key, color: PALETTE[key] }))} />
-        </ChartCard>
-        <ChartCard id="ratios" title="Ratios: D/R grammar survival, A/D conditional acceptance, A/R draft yield" points={series.length} waiting={waiting}>
-          <StepLines
-            data={series}
-            domain={[0, 1]}
-            lines={[
-              { key: 'survival', name: 'D/R survival', color: PALETTE.D },
-              { key: 'conditional', name: 'A/D conditional', color: PALETTE.A },
-              { key: 'yield', name: 'A/R yield', color: PALETTE.R },
-            ]}
-          />
-        </ChartCard>
-        <ChartCard id="mean-length" title="Mean acceptance length 1 + A/steps (tokens per target forward)" points={series.length} waiting={waiting}>
-          <StepLines data={series} domain={[1, L + 1]} lines={[{ key: 'meanLength', name: '1 + A/steps', color: PALETTE.other }]} />
-        </ChartCard>
-        <ChartCard id="histogram" title={`Accepted length per step, 0..${L} (bonus token excluded); total = steps`} points={histogram.length} waiting={waiting}>
-          <ComposedChart width={WIDTH} height={HEIGHT} data={histogram}>
-            <CartesianGrid strokeDasharray="3 3" />
-            <XAxis dataKey="length" />
-            <YAxis allowDecimals={false} />
-            <Tooltip />
-            <Legend />
-            <Bar dataKey="steps" name="observed steps" fill={PALETTE.R} isAnimationActive={false} />
-            {expected && <Line dataKey="expected" name="expected given the drafts (exact)" stroke={PALETTE.other} strokeWidth={2} isAnimationActive={false} />}
+        <ChartCard
+          id="histogram"
+          title="Steps by accepted length (total = steps)"
+          legend={histogramLegend}
+          points={histogram.length}
+          waiting={waiting}
+          note={
+            <p className="chart-note" data-testid="histogram-expectation" data-expected={expected?.map((count) => count.toFixed(6)).join(' ')}>
+              {expected
+                ? 'Expected: Σ over steps of P(length | that step’s drafts), every verifier choice enumerated. Bars above or below it are the verifier’s luck; the drafts set its shape.'
+                : 'Expected line not drawn: a step had more verifier paths than exact enumeration allows (SpecTr at large K and L, or a large vocabulary).'}
+            </p>
+          }
+        >
+          <ComposedChart {...PLOT} data={histogram}>
+            {chartAxes({ key: 'length', title: `accepted draft tokens, 0..${L} (bonus excluded)` }, { title: 'steps', integer: true })}
+            <Bar dataKey="steps" name="observed" fill={PALETTE.R} isAnimationActive={false} />
+            {expected && <Line dataKey="expected" name="expected given the drafts" stroke={PALETTE.other} strokeWidth={2} isAnimationActive={false} />}
           </ComposedChart>
-          <p className="chart-note" data-testid="histogram-expectation" data-expected={expected?.map((count) => count.toFixed(6)).join(' ')}>
-            {expected
-              ? 'Expected: Σ over steps of P(length | that step’s drafts), every verifier choice enumerated. Bars above or below it are the verifier’s luck; the drafts set its shape.'
-              : 'Expected line not drawn: a step had more verifier paths than exact enumeration allows (SpecTr at large K and L, or a large vocabulary).'}
-          </p>
         </ChartCard>
-        <ChartCard id="per-position" title="Per-position acceptance: steps accepting ≥ i tokens / steps" points={positions.length} waiting={waiting}>
-          <PositionChart series={[{ name: 'this run', rates: perPositionAcceptance(counters) }]} width={WIDTH} height={HEIGHT} />
+        <ChartCard id="ratios" title="Ratios of cumulative counts: D/R, A/D, A/R" legend={lineLegend(RATIO_LINES)} points={series.length} waiting={waiting}>
+          <StepLines data={series} domain={[0, 1]} lines={RATIO_LINES} yTitle="ratio (0–1)" />
+        </ChartCard>
+        <ChartCard id="counters" title="Cumulative draft tokens R, I, D = R − I, A" legend={lineLegend(COUNT_LINES)} points={series.length} waiting={waiting}>
+          <StepLines data={series} lines={COUNT_LINES} yTitle="draft tokens" />
+        </ChartCard>
+        <ChartCard id="mean-length" title="Mean acceptance length 1 + A/steps" legend={lineLegend(MEAN_LINES)} points={series.length} waiting={waiting}>
+          <StepLines data={series} domain={[1, L + 1]} lines={MEAN_LINES} yTitle="tokens per target forward" />
+        </ChartCard>
+        <ChartCard id="per-position" title="Per-position acceptance: steps accepting ≥ i / steps" legend={[{ name: 'share of steps', color: PALETTE.D, kind: 'bar' }]} points={positions.length} waiting={waiting}>
+          <PositionChart fill series={[{ name: 'share of steps', rates: positions }]} />
         </ChartCard>
       </div>
     </section>

@@ -5,6 +5,7 @@ import { SCHEMA_PRESETS } from '../grammar/presets';
 import type { PresetChoice } from '../store/shareUrl';
 import { METHOD_LABELS } from './format';
 import { ModelPicker } from './ModelPicker';
+import { NextRunNotice } from './NextRunNotice';
 import { useShallow } from 'zustand/react/shallow';
 import { useSpec } from './storeContext';
 
@@ -110,7 +111,8 @@ export function Controls() {
     useShallow((s) => ({ setProvider: s.setProvider, setVerifier: s.setVerifier, setParams: s.setParams, choosePreset: s.choosePreset, setSchemaText: s.setSchemaText })),
   );
   return (
-    <section className="controls" aria-label="Run controls">
+    <section className="controls" aria-labelledby="settings-heading">
+      <h2 id="settings-heading">Settings</h2>
       <ModelPicker />
       <div className="row">
         <label className="field" htmlFor="provider">
@@ -155,6 +157,7 @@ export function Controls() {
           <FieldMessage field="drafting" id="drafting-error" />
         </label>
       </div>
+      <NextRunNotice />
       <div className="row">
         <label className="field" htmlFor="preset">
           <span>Schema</span>

@@ -1,3 +1,4 @@
+import { useEffect, useRef, useState } from 'react';
 import { VLLM_NAMES, exportCounters, schemaValidRate } from '../core/metrics';
 import { describeK, reportedK } from '../contract/runParams';
 import { encodeShare } from '../store/shareUrl';
@@ -19,41 +20,77 @@ function countersCsv(exported: ReturnType<typeof exportCounters>, slice: Record<
 /** The part of "How it works" each counter's "?" opens; the rest open the counters' part. */
 const COUNTER_TOPICS: Readonly<Record<string, HelpTopic>> = { steps: 'speculative', 'mean-length': 'mean-length', histogram: 'histogram' };
 
-export function CounterPanel() {
-  const counters = useSpec((s) => s.run.counters);
+type ShareState = { kind: 'idle' } | { kind: 'copied' } | { kind: 'failed'; reason: string };
+
+/** Puts the share link in the address bar and on the clipboard, and says which of the two worked. */
+function ShareButton() {
   const params = useSpec((s) => s.params);
   const preset = useSpec((s) => s.preset);
-  const scorecard = useSpec((s) => s.scorecard);
-  const slice = { method: params.method, schema: preset, K: reportedK(params.method, params.K), L: params.L, temperature: params.temperature, drafting: params.drafting, seed: params.seed };
-  const exported = () => exportCounters(counters);
-  const share = () => {
+  const [state, setState] = useState<ShareState>({ kind: 'idle' });
+  const clearTimer = useRef<ReturnType<typeof setTimeout>>(undefined);
+  useEffect(() => () => clearTimeout(clearTimer.current), []);
+  const show = (next: ShareState) => {
+    setState(next);
+    clearTimeout(clearTimer.current);
+    clearTimer.current = setTimeout(() => setState({ kind: 'idle' }), 6000);
+  };
+  const share = async () => {
     const url = `${location.origin}${location.pathname}${encodeShare({ params, preset })}`;
     history.replaceState(null, '', url);
-    void navigator.clipboard?.writeText(url).catch(() => undefined);
+    try {
+      if (!navigator.clipboard) throw new Error('this page has no clipboard access');
+      await navigator.clipboard.writeText(url);
+      show({ kind: 'copied' });
+    } catch (error) {
+      show({ kind: 'failed', reason: (error as Error).message });
+    }
   };
+  return (
+    <>
+      <button type="button" onClick={() => void share()} data-testid="share">
+        Share link
+      </button>
+      <span role="status" className="share-feedback" data-testid="share-feedback">
+        {state.kind === 'copied' && 'Link copied to the clipboard.'}
+        {state.kind === 'failed' && `Could not copy (${state.reason}); the link is in the address bar.`}
+      </span>
+    </>
+  );
+}
+
+export function CounterPanel() {
+  const counters = useSpec((s) => s.run.counters);
+  const run = useSpec((s) => s.run);
+  const formParams = useSpec((s) => s.params);
+  const preset = useSpec((s) => s.preset);
+  const scorecard = useSpec((s) => s.scorecard);
+  // Counters belong to the run that made them: its parameters, not the form's, head them (the form may
+  // already hold the next run's K and L).
+  const params = run.status === 'idle' ? formParams : run.params;
+  const slice = { method: params.method, schema: preset, K: reportedK(params.method, params.K), L: params.L, temperature: params.temperature, drafting: params.drafting, seed: params.seed };
+  const exported = () => exportCounters(counters);
   return (
     <section className="counters" aria-labelledby="counter-heading">
       <div className="section-head">
-        <h2 id="counter-heading">
+        <h2 id="counter-heading">Counters</h2>
+        <p className="slice" data-testid="counter-slice">
           {METHOD_LABELS[params.method]} · schema {preset} · {describeK(params.method, params.K)} · L = {params.L} · T = {params.temperature}
-        </h2>
-        <span className="chart-exports">
-          <button type="button" onClick={() => download('speclab-counters.json', new Blob([JSON.stringify({ slice, ...exported() }, null, 2)], { type: 'application/json' }))}>
-            Counters JSON
+        </p>
+        <span className="chart-exports" data-snapshot="omit">
+          <button type="button" aria-label="Counters JSON" onClick={() => download('speclab-counters.json', new Blob([JSON.stringify({ slice, ...exported() }, null, 2)], { type: 'application/json' }))}>
+            JSON
           </button>
-          <button type="button" onClick={() => download('speclab-counters.csv', new Blob([countersCsv(exported(), slice)], { type: 'text/csv' }))}>
-            Counters CSV
+          <button type="button" aria-label="Counters CSV" onClick={() => download('speclab-counters.csv', new Blob([countersCsv(exported(), slice)], { type: 'text/csv' }))}>
+            CSV
           </button>
-          <button type="button" onClick={share} data-testid="share">
-            Share link
-          </button>
+          <ShareButton />
         </span>
       </div>
       <CounterList
         testId="counters"
         entries={[
           ...countersEntries(counters),
-          ['schema-valid completions / completions', `${percent(schemaValidRate(scorecard))} of ${scorecard.completions} (truncated ${scorecard.truncated}, dead ends ${scorecard.deadEnds})`],
+          ['schema-valid completions', `${percent(schemaValidRate(scorecard))} of ${scorecard.completions} (truncated ${scorecard.truncated}, dead ends ${scorecard.deadEnds})`, 'scorecard', 'of all completions this session'],
         ]}
         help={(key) => <HelpButton topic={COUNTER_TOPICS[key ?? ''] ?? 'counters'} />}
       />

@@ -39,14 +39,17 @@ export function StatusBar() {
         </span>
       )}
       {engine.status === 'ready' && info && (
-        <span className={`badge badge-${info.provider === 'webgpu' ? 'available' : 'absent'}`} data-testid="provider">
-          {info.provider === 'webgpu' ? 'Models on WebGPU' : `Models on wasm (CPU)${info.fallbackReason ? `: ${info.fallbackReason}` : ''}`} · {info.draftName} → {info.targetName} · loaded in {(info.loadMs / 1000).toFixed(1)} s
-        </span>
-      )}
-      {engine.status === 'ready' && info && (
-        <span className={`badge badge-${info.verifier === 'gpu' ? 'available' : 'absent'}`} data-testid="verifier">
-          {info.verifier === 'gpu' ? `Verifier: WGSL on ${info.verifierAdapter ?? 'WebGPU'}` : `Verifier: CPU twin${info.verifierReason ? ` (${info.verifierReason})` : ''}`}
-        </span>
+        // One line that reads as information, not a warning; a click opens the reasons in full.
+        <details className="status-line" data-testid="status-line">
+          <summary title="Where the models and the verifier run (click for details)">
+            <span className={`dot dot-${info.provider === 'webgpu' ? 'gpu' : 'cpu'}`} aria-hidden="true" />
+            <span data-testid="provider">
+              {info.provider === 'webgpu' ? 'Models on WebGPU' : `Models on wasm (CPU)${info.fallbackReason ? `: ${info.fallbackReason}` : ''}`} · {info.draftName} → {info.targetName} · loaded in {(info.loadMs / 1000).toFixed(1)} s
+            </span>
+            <span className={`dot dot-${info.verifier}`} aria-hidden="true" />
+            <span data-testid="verifier">{info.verifier === 'gpu' ? `Verifier: WGSL on ${info.verifierAdapter ?? 'WebGPU'}` : `Verifier: CPU twin${info.verifierReason ? ` (${info.verifierReason})` : ''}`}</span>
+          </summary>
+        </details>
       )}
       {engine.status === 'error' && (
         <p className="error" role="alert" data-testid="load-error">

@@ -22,6 +22,29 @@ export function TokenLegend() {
   );
 }
 
+/**
+ * The tokens the grammar invalidated in one step, for every draft: the chosen draft's where they fell, and
+ * each unchosen draft's marked as such, so that I in the counters can be found token by token.
+ */
+function InvalidDraftTokens({ step, text }: { step: StepRecord; text: (token: number) => string }) {
+  return step.drafts.map((draft, k) => {
+    const valid = step.validLengths[k] ?? draft.length;
+    if (valid >= draft.length) return null;
+    const chosen = k === step.chosen;
+    const where = chosen ? `draft ${k + 1} (chosen)` : `draft ${k + 1}, which was not chosen`;
+    return (
+      <span key={k} className={`invalid-draft${chosen ? '' : ' unchosen'}`} data-draft={k} data-chosen={chosen}>
+        {!chosen && <span className="invalid-label">draft {k + 1}, not chosen:</span>}
+        {draft.slice(valid).map((token, i) => (
+          <s key={i} className="token invalid" title={`step ${step.index + 1}: ${where} left the grammar at position ${valid + 1}, so that token and the rest of the draft were invalidated`}>
+            {visibleToken(text(token))}
+          </s>
+        ))}
+      </span>
+    );
+  });
+}
+
 /** Memoised on the deferred steps, so that store updates in between do not redraw every token. */
 const Tokens = memo(function Tokens(props: {
   steps: readonly StepRecord[];
@@ -56,12 +79,7 @@ const Tokens = memo(function Tokens(props: {
               {visibleToken(text(token.token))}
             </span>
           ))}
-          {showInvalid &&
-            (step.drafts[step.chosen] ?? []).slice(step.validLengths[step.chosen] ?? 0).map((token, i) => (
-              <s key={`invalid-${i}`} className="token invalid" title={`step ${step.index + 1}: draft ${step.chosen + 1} token left the grammar here, so it and the rest of the draft were invalidated`}>
-                {visibleToken(text(token))}
-              </s>
-            ))}
+          {showInvalid && <InvalidDraftTokens step={step} text={text} />}
         </span>
       ))}
     </p>

@@ -1,8 +1,9 @@
 /** Pieces the live run's panels and the bench views share: the counter list, the per-position chart, progress. */
 import type { ReactNode } from 'react';
-import { Bar, BarChart, CartesianGrid, Label, Legend, Tooltip, XAxis, YAxis } from 'recharts';
+import { Bar, BarChart, Legend } from 'recharts';
 import type { Spread } from '../core/fairTiming';
 import { derivedRatios, eligible, type Counters } from '../core/metrics';
+import { chartAxes, PLOT } from './chartParts';
 import { PALETTE } from './palette';
 import { download } from './download';
 import { fixed, percent } from './format';
@@ -12,17 +13,19 @@ export function medianRange(spread: Spread, digits = 1, unit = ''): string {
   return `${spread.median.toFixed(digits)}${unit} [${spread.min.toFixed(digits)}–${spread.max.toFixed(digits)}]`;
 }
 
-export type CounterEntry = readonly [label: string, value: ReactNode, key?: string];
+/** `note`: a gloss (vLLM's name, the formula) shown small, and left out in presentation mode. */
+export type CounterEntry = readonly [label: string, value: ReactNode, key?: string, note?: string];
 
 /** Named counters as a definition list; `data-counter` lets tests and people point at each. `help` adds a "?" per counter. */
 export function CounterList({ entries, testId, help }: { entries: readonly CounterEntry[]; testId?: string; help?: (key: string | undefined) => ReactNode }) {
   return (
     <dl className="counter-grid" data-testid={testId}>
-      {entries.map(([label, value, key]) => (
-        <div key={label}>
+      {entries.map(([label, value, key, note]) => (
+        <div key={label} className={key ? `counter counter-${key}` : 'counter'}>
           <dt>
             {label}
             {help && <> {help(key)}</>}
+            {note && <small> ({note})</small>}
           </dt>
           <dd data-counter={key}>{value}</dd>
         </div>
@@ -40,11 +43,11 @@ export function countersEntries(counters: Counters): CounterEntry[] {
     ['D = R − I', eligible(counters), 'D'],
     ['A accepted by target', counters.accepted, 'A'],
     ['steps (target forwards)', counters.steps, 'steps'],
-    ['D/R grammar survival', percent(ratios.grammarSurvival)],
-    ['A/D conditional acceptance (vLLM draft_acceptance_rate)', percent(ratios.conditionalAcceptance)],
-    ['A/R draft yield', percent(ratios.draftYield)],
-    ['mean acceptance length 1 + A/steps', fixed(ratios.meanAcceptanceLength, 3), 'mean-length'],
-    ['accepted-length histogram 0..L', counters.histogram.join(' · '), 'histogram'],
+    ['D/R grammar survival', percent(ratios.grammarSurvival), 'survival'],
+    ['A/D conditional acceptance', percent(ratios.conditionalAcceptance), 'conditional', 'vLLM draft_acceptance_rate'],
+    ['A/R draft yield', percent(ratios.draftYield), 'yield'],
+    ['mean acceptance length', fixed(ratios.meanAcceptanceLength, 3), 'mean-length', '1 + A/steps'],
+    ['accepted-length histogram', counters.histogram.join(' · '), 'histogram', '0..L'],
   ];
 }
 
@@ -53,20 +56,17 @@ const SERIES_COLOURS = [PALETTE.D, PALETTE.A, PALETTE.R, PALETTE.other];
 /**
  * Per-position acceptance, one bar series per source (a live run, a vLLM scrape, two runs compared):
  * position i (1-based, as the draft reads) = steps that accepted at least i draft tokens / steps.
+ * `fill`: take the parent box's size (the live dashboard) instead of a fixed one. A legend is drawn (above the
+ * plot) only for two or more series.
  */
-export function PositionChart({ series, width = 460, height = 220 }: { series: readonly { name: string; rates: readonly (number | null)[] }[]; width?: number; height?: number }) {
+export function PositionChart(props: { series: readonly { name: string; rates: readonly (number | null)[] }[]; width?: number; height?: number; fill?: boolean }) {
+  const { series, width = 460, height = 220, fill = false } = props;
   const positions = Math.max(0, ...series.map((entry) => entry.rates.length));
   const data = Array.from({ length: positions }, (_, i) => Object.fromEntries([['position', i + 1], ...series.map((entry, s) => [`s${s}`, entry.rates[i] ?? null])]));
+  const size = fill ? PLOT : { width, height, margin: PLOT.margin };
   return (
-    <BarChart width={width} height={height} data={data} margin={{ bottom: 24, left: 8 }}>
-      <CartesianGrid strokeDasharray="3 3" />
-      <XAxis dataKey="position">
-        <Label value="draft position" position="insideBottom" offset={-16} />
-      </XAxis>
-      <YAxis domain={[0, 1]}>
-        <Label value="share of steps" angle={-90} position="insideLeft" />
-      </YAxis>
-      <Tooltip />
+    <BarChart {...size} data={data}>
+      {chartAxes({ key: 'position', title: 'draft position i' }, { title: 'share of steps', domain: [0, 1] })}
       {series.length > 1 && <Legend verticalAlign="top" />}
       {series.map((entry, s) => (
         <Bar key={entry.name} dataKey={`s${s}`} name={entry.name} fill={SERIES_COLOURS[s % SERIES_COLOURS.length] as string} isAnimationActive={false} />

@@ -11,3 +11,8 @@ export function visibleToken(text: string): string {
 
 /** The methods' labels, from the method registry. */
 export const METHOD_LABELS = Object.fromEntries(DECODE_METHODS.map((method) => [method, decodeMethodInfo(method).label])) as Readonly<Record<DecodeMethod, string>>;
+
+const THREE_SIGNIFICANT = new Intl.NumberFormat('en', { maximumSignificantDigits: 3 });
+
+/** Chart ticks and tooltips: three significant figures, so a reader sees 3.22, not 3.2194507377493253. */
+export const sig3 = (value: number) => (Number.isFinite(value) ? THREE_SIGNIFICANT.format(value) : '—');

@@ -77,6 +77,15 @@ export function suiteDevPages(): { open: (path: string) => Promise<Page> } {
   };
 }
 
+/** Console errors and uncaught page errors, as they happen, for a test that asserts there were none. */
+export function recordProblems(page: Page, problems: string[] = []): string[] {
+  page.on('console', (message) => {
+    if (message.type() === 'error') problems.push(`console: ${message.text()}`);
+  });
+  page.on('pageerror', (error) => problems.push(`page: ${error.message}`));
+  return problems;
+}
+
 /**
  * For the enclosing suite: the built app (`buildAndPreview`) open in headless Chromium at `viewport`, with
  * every console error and page error collected in `problems`. `page()` is the open page.
@@ -90,10 +99,7 @@ export function suiteBuiltApp(viewport: { width: number; height: number }, setup
     app = await buildAndPreview();
     browser = await launchChromium();
     page = await browser.newPage({ viewport });
-    page.on('console', (message) => {
-      if (message.type() === 'error') problems.push(`console: ${message.text()}`);
-    });
-    page.on('pageerror', (error) => problems.push(`page: ${error.message}`));
+    recordProblems(page, problems);
     await page.goto(app.url);
   }, setupTimeoutMs);
   afterAll(async () => {

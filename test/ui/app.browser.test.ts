@@ -78,9 +78,13 @@ describe('the built app in headless Chromium', () => {
     expect(shown.A).toBeLessThanOrEqual(shown.D);
     expect(shown.histogram.reduce((a, b) => a + b, 0)).toBe(shown.steps);
     expect(shown.meanLength).toBe((1 + shown.A / shown.steps).toFixed(3));
-    for (const chart of ['counters', 'ratios', 'mean-length', 'histogram', 'per-position']) {
+    // The charts are deferred: wait for each to take this run's points (a point per step, per length 0..L or
+    // per position 1..L), then check that it drew marks.
+    const L = shown.histogram.length - 1;
+    const points = { counters: shown.steps, ratios: shown.steps, 'mean-length': shown.steps, histogram: L + 1, 'per-position': L };
+    for (const [chart, count] of Object.entries(points)) {
       const figure = page.locator(`[data-chart="${chart}"]`);
-      expect(Number(await figure.getAttribute('data-points')), chart).toBeGreaterThan(0);
+      await page.locator(`[data-chart="${chart}"][data-points="${count}"]`).waitFor();
       expect(await figure.locator('.recharts-line-curve, .recharts-bar-rectangle').count(), chart).toBeGreaterThan(0);
     }
     // The histogram's exact expectation sums to the steps too, once the deferred charts have caught up.
