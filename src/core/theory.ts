@@ -136,9 +136,9 @@ export function extendWithTarget(
 }
 
 /**
- * P(accepted = j | the drafts), j = 0..L, for one verification problem: every Bernoulli choice of the
- * verifier is enumerated. Its final draw (correction or bonus) comes after the length is decided, so it does
- * not branch: it returns the first possible token. `lengthOf` reads the length from an outcome (the decode
+ * P(accepted = j | the drafts), j = 0..L, for one verification problem: every choice of the verifier is
+ * enumerated except its final draw (correction or bonus), which comes after the length is decided and which
+ * the verifier announces with a `final` note: it does not branch, and returns the first possible token. `lengthOf` reads the length from an outcome (the decode
  * loop cuts it at a stop token). Throws EnumerationBudgetExceeded past `maxRuns` paths.
  */
 export function acceptedLengthLaw(
@@ -149,13 +149,20 @@ export function acceptedLengthLaw(
 ): Float64Array {
   const law = new Float64Array(view.L + 1);
   enumerateOutcomes(
-    (source) =>
-      lengthOf(
+    (source) => {
+      // The verifiers announce each choice (`explain`); only the final token's draw is left unbranched, so a
+      // categorical that decides acceptance (optimal-tree's transport choice) is enumerated like a Bernoulli.
+      let nextIsFinal = false;
+      return lengthOf(
         verifier(view, {
+          explain: (note) => {
+            nextIsFinal = note.kind === 'final';
+          },
           bernoulli: (p) => source.bernoulli(p),
-          categorical: (weights) => Array.prototype.findIndex.call(weights, (weight: number) => weight > 0),
+          categorical: (weights) => (nextIsFinal ? Array.prototype.findIndex.call(weights, (weight: number) => weight > 0) : source.categorical(weights)),
         }),
-      ),
+      );
+    },
     (length, probability) => {
       law[length] = (law[length] as number) + probability;
     },
