@@ -1,8 +1,9 @@
 /**
  * One causal language model on onnxruntime-web, with the transformers.js/Optimum I/O contract:
  * input_ids, attention_mask, [position_ids], past_key_values.{i}.key|value, [use_cache_branch] →
- * logits, present.{i}.key|value. Layers, heads and vocabulary are read from the session's metadata;
- * names it lacks are reported by name.
+ * logits, present.{i}.key|value. Our bundled exports add [tree_attention_mask], which lets one run score
+ * a token tree. Layers, heads and vocabulary are read from the session's metadata; names it lacks are
+ * reported by name.
  */
 import type * as ort from 'onnxruntime-web';
 import { KvCache, type KvLayout } from './kvCache';
@@ -14,6 +15,20 @@ export interface ModelShape extends KvLayout {
   hasPositionIds: boolean;
   /** Older merged Optimum exports switch between prefill and decode graphs with this input. */
   hasCacheBranch: boolean;
+  /**
+   * Input `tree_attention_mask` (int64 [batch, seq, seq], 1 = new position i may attend to new position j,
+   * ANDed with causal order): one run scores a token tree. Our bundled exports have it; Hub exports lack it.
+   */
+  hasTreeMask: boolean;
+}
+
+export interface ForwardOptions {
+  /** On WebGPU, also keep the logits in their GPU buffer (ForwardResult.gpuLogits). */
+  keepLogitsOnGpu?: boolean;
+  /** batch × seq position ids, row-major; by default row r's token i sits at past.length + i. */
+  positionIds?: ArrayLike<number>;
+  /** batch × seq × seq, row-major, 1 = may attend; by default all ones (plain causal attention). */
+  treeMask?: Uint8Array;
 }
 
 export interface ForwardResult {
@@ -54,7 +69,27 @@ export function describeSession(session: ort.InferenceSession, source: string, f
   if (heads === undefined || headDim === undefined || vocab === undefined) {
     throw new ModelLoadError(`${source}: the model's metadata leaves heads, head size or vocabulary size open and no manifest gives them`);
   }
-  return { layers, heads, headDim, vocab, hasPositionIds: inputs.includes('position_ids'), hasCacheBranch: inputs.includes('use_cache_branch') };
+  return {
+    layers,
+    heads,
+    headDim,
+    vocab,
+    hasPositionIds: inputs.includes('position_ids'),
+    hasCacheBranch: inputs.includes('use_cache_branch'),
+    hasTreeMask: inputs.includes('tree_attention_mask'),
+  };
+}
+
+/**
+ * An int64 array holding `count` non-negative values, written as little-endian 32-bit word pairs so no
+ * value goes through BigInt; `valueAt` defaults every value to 1.
+ */
+function int64Array(count: number, valueAt?: (index: number) => number): BigInt64Array {
+  const array = new BigInt64Array(count);
+  if (!valueAt) return array.fill(1n);
+  const words = new Int32Array(array.buffer);
+  for (let i = 0; i < count; i++) words[2 * i] = valueAt(i);
+  return array;
 }
 
 export class ModelSession {
@@ -105,17 +140,31 @@ export class ModelSession {
    * Runs `seq` new tokens per row after `past` (whose batch must match). Row r's tokens are
    * inputIds[r*seq .. (r+1)*seq). The caller owns both the returned cache and `past`.
    */
-  async forward(inputIds: ArrayLike<number>, batch: number, seq: number, past: KvCache, options: { keepLogitsOnGpu?: boolean } = {}): Promise<ForwardResult> {
-    if (inputIds.length !== batch * seq) throw new RangeError(`${this.name}: ${inputIds.length} input ids for batch ${batch} × seq ${seq}`);
+  async forward(inputIds: ArrayLike<number>, batch: number, seq: number, past: KvCache, options: ForwardOptions = {}): Promise<ForwardResult> {
+    const { positionIds, treeMask } = options;
+    const count = batch * seq;
+    if (inputIds.length !== count) throw new RangeError(`${this.name}: ${inputIds.length} input ids for batch ${batch} × seq ${seq}`);
     if (past.batch !== batch) throw new RangeError(`${this.name}: a cache of batch ${past.batch} for an input of batch ${batch}`);
+    if (positionIds !== undefined) {
+      if (!this.shape.hasPositionIds) throw new RangeError(`${this.name}: the model has no position_ids input, so positions cannot be set`);
+      if (positionIds.length !== count) throw new RangeError(`${this.name}: ${positionIds.length} position ids for batch ${batch} × seq ${seq}`);
+    }
+    if (treeMask !== undefined) {
+      if (!this.shape.hasTreeMask) throw new RangeError(`${this.name}: the model has no tree_attention_mask input, so it cannot score a token tree in one run`);
+      if (treeMask.length !== count * seq) throw new RangeError(`${this.name}: a tree mask of ${treeMask.length} entries for batch ${batch} × seq ${seq} × seq ${seq}`);
+    }
     const { Tensor } = this.runtime;
     const total = past.length + seq;
     const feeds: Record<string, ort.Tensor> = {
-      input_ids: new Tensor('int64', BigInt64Array.from(Array.from(inputIds, BigInt)), [batch, seq]),
-      attention_mask: new Tensor('int64', new BigInt64Array(batch * total).fill(1n), [batch, total]),
+      input_ids: new Tensor('int64', int64Array(count, (i) => inputIds[i] as number), [batch, seq]),
+      attention_mask: new Tensor('int64', int64Array(batch * total), [batch, total]),
     };
     if (this.shape.hasPositionIds) {
-      feeds.position_ids = new Tensor('int64', BigInt64Array.from({ length: batch * seq }, (_, i) => BigInt(past.length + (i % seq))), [batch, seq]);
+      const positionAt = positionIds ? (i: number) => positionIds[i] as number : (i: number) => past.length + (i % seq);
+      feeds.position_ids = new Tensor('int64', int64Array(count, positionAt), [batch, seq]);
+    }
+    if (this.shape.hasTreeMask) {
+      feeds.tree_attention_mask = new Tensor('int64', int64Array(count * seq, treeMask && ((i) => treeMask[i] as number)), [batch, seq, seq]);
     }
     if (this.shape.hasCacheBranch) feeds.use_cache_branch = new Tensor('bool', new Uint8Array([past.length > 0 ? 1 : 0]), [1]);
     for (let i = 0; i < this.shape.layers; i++) {
