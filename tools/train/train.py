@@ -22,7 +22,7 @@ import numpy as np
 import torch
 
 sys.path.insert(0, os.path.dirname(__file__))
-from model import Decoder, export_onnx  # noqa: E402
+from model import INPUTS, Decoder, export_onnx  # noqa: E402
 
 TOKENIZER = 'public/models/speclab-tokenizer/tokenizer.json'
 STOP_TOKEN = '<|endoftext|>'
@@ -54,7 +54,7 @@ def loss_of(model, inputs, targets):
     batch, length = inputs.shape
     mask = torch.ones(batch, length, dtype=torch.int64)
     positions = torch.arange(length).unsqueeze(0).repeat(batch, 1)
-    logits = model(inputs, mask, positions, *model.empty_past(batch))[0]
+    logits = model(inputs, mask, positions, None, *model.empty_past(batch))[0]
     return torch.nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), targets.reshape(-1), ignore_index=-100)
 
 
@@ -84,7 +84,7 @@ def greedy(model, prompts, stop_id: int, context: int, max_new: int):
     out = [[] for _ in range(batch)]
     done = torch.zeros(batch, dtype=torch.bool)
     for _ in range(min(max_new, context - longest)):
-        logits, *past = model(ids, mask, positions, *past)
+        logits, *past = model(ids, mask, positions, None, *past)
         chosen = logits[:, -1].argmax(-1)
         for row in range(batch):
             if not done[row]:
@@ -130,6 +130,33 @@ def sha256(path: str) -> str:
         for chunk in iter(lambda: handle.read(1 << 20), b''):
             digest.update(chunk)
     return digest.hexdigest()
+
+
+def files_of(out: str):
+    """The manifest's file list: bytes and sha256 of the model and its tokenizer."""
+    return [{'path': path, 'bytes': os.path.getsize(os.path.join(out, path)), 'sha256': sha256(os.path.join(out, path))}
+            for path in ('onnx/model.onnx', 'tokenizer.json')]
+
+
+def io_of(layers: int, heads: int, head_dim: int):
+    """The manifest's io section: the exported inputs and outputs, in the graph's order."""
+    return {
+        'inputs': INPUTS + [f'past_key_values.{i}.{kind}' for i in range(layers) for kind in ('key', 'value')],
+        'outputs': ['logits'] + [f'present.{i}.{kind}' for i in range(layers) for kind in ('key', 'value')],
+        'past_shape': ['batch_size', heads, 'past_sequence_length', head_dim],
+    }
+
+
+def golden_of(model, prompts):
+    """Torch logits at each prompt's last position (one prefill, no cache), rounded to 6 decimals."""
+    golden = []
+    with torch.no_grad():
+        for prompt in prompts:
+            ids = torch.tensor([prompt['input_ids']])
+            logits = model(ids, torch.ones_like(ids), torch.arange(ids.shape[1]).unsqueeze(0), None, *model.empty_past(1))[0]
+            golden.append({'preset': prompt['preset'], 'input_ids': prompt['input_ids'],
+                           'last_logits': [round(float(x), 6) for x in logits[0, -1]]})
+    return golden
 
 
 def main():
@@ -220,15 +247,7 @@ def main():
     export_onnx(model, onnx_path)
     shutil.copyfile(TOKENIZER, os.path.join(out, 'tokenizer.json'))
 
-    golden = []
-    with torch.no_grad():
-        for prompt in json.load(open(os.path.join(args.data, 'golden-prompts.json'))):
-            ids = torch.tensor([prompt['input_ids']])
-            length = ids.shape[1]
-            logits = model(ids, torch.ones_like(ids), torch.arange(length).unsqueeze(0), *model.empty_past(1))[0]
-            golden.append({'preset': prompt['preset'], 'input_ids': prompt['input_ids'],
-                           'last_logits': [round(float(x), 6) for x in logits[0, -1]]})
-
+    golden = golden_of(model, json.load(open(os.path.join(args.data, 'golden-prompts.json'))))
     layers, heads, head_dim = args.layers, args.heads, args.width // args.heads
     manifest = {
         'name': args.name,
@@ -238,14 +257,8 @@ def main():
                          'head_dim': head_dim, 'parameters': parameters, 'dtype': 'float32'},
         'tokenizer': {'file': 'tokenizer.json', 'vocab_size': vocab, 'stop_token': STOP_TOKEN, 'stop_token_id': stop_id,
                       'special_tokens': {t['content']: t['id'] for t in tokenizer['added_tokens']}},
-        'io': {
-            'inputs': ['input_ids', 'attention_mask', 'position_ids'] +
-                      [f'past_key_values.{i}.{kind}' for i in range(layers) for kind in ('key', 'value')],
-            'outputs': ['logits'] + [f'present.{i}.{kind}' for i in range(layers) for kind in ('key', 'value')],
-            'past_shape': ['batch_size', heads, 'past_sequence_length', head_dim],
-        },
-        'files': [{'path': path, 'bytes': os.path.getsize(os.path.join(out, path)), 'sha256': sha256(os.path.join(out, path))}
-                  for path in ('onnx/model.onnx', 'tokenizer.json')],
+        'io': io_of(layers, heads, head_dim),
+        'files': files_of(out),
         'training': {'seed': args.seed, 'corpus': 'tools/train/corpus.ts, seed 1 (validation and held-out field accuracy: seed 2)',
                      'train_records': int(len(train[1])), 'train_tokens': int(len(train[0])),
                      'loss': 'cross-entropy on the completion tokens only, one record a row from position 0',
