@@ -1,26 +1,63 @@
 import { ort } from '../../src/models/browserRuntime';
 import { httpReader } from '../../src/models/httpReader';
 import { loadModel } from '../../src/models/loader';
-import { batchedAndTrimmedError, goldenError, incrementalError } from '../support/modelChecks';
+import { batchedAndTrimmedError, goldenError, incrementalError, treeScoringError } from '../support/modelChecks';
+
+/** A token tree scored in one run against the batched path, and the kept path against a fresh prefill. */
+export interface TreeChecks {
+  tree: number;
+  kept: number;
+  scale: number;
+  cacheOnGpu: boolean;
+}
 
 export interface BrowserModelsReport {
-  [name: string]: { provider: string; golden: number; incremental: number; batched: number; trimmed: number; cacheOnGpu: boolean };
+  [name: string]: {
+    provider: string;
+    golden: number;
+    incremental: number;
+    batched: number;
+    trimmed: number;
+    cacheOnGpu: boolean;
+  };
+}
+
+/** models.html?tree: the tree checks alone, per model and EP. */
+export interface BrowserTreeReport {
+  [name: string]: { wasm: TreeChecks; webgpu: TreeChecks };
 }
 
 declare global {
   interface Window {
-    speclabModels: Promise<BrowserModelsReport | { error: string }>;
+    speclabModels: Promise<BrowserModelsReport | BrowserTreeReport | { error: string }>;
   }
+}
+
+const NAMES = ['speclab-draft', 'speclab-target'];
+
+const load = (name: string, provider: 'wasm' | 'webgpu') => loadModel(ort, httpReader(`/models/${name}/`, false), provider, name);
+
+async function cacheIsOnGpu(model: Awaited<ReturnType<typeof load>>): Promise<boolean> {
+  const probe = await model.session.forward([1, 2, 3], 1, 3, model.session.emptyCache(1));
+  const onGpu = probe.cache.tensors.every((tensor) => tensor.location === 'gpu-buffer');
+  probe.cache.dispose();
+  return onGpu;
+}
+
+async function treeChecks(name: string, provider: 'wasm' | 'webgpu'): Promise<TreeChecks> {
+  const model = await load(name, provider);
+  const { tree, kept, scale } = await treeScoringError(model);
+  const cacheOnGpu = await cacheIsOnGpu(model);
+  await model.session.release();
+  return { tree, kept, scale, cacheOnGpu };
 }
 
 async function run(): Promise<BrowserModelsReport> {
   const report: BrowserModelsReport = {};
-  for (const name of ['speclab-draft', 'speclab-target']) {
-    const model = await loadModel(ort, httpReader(`/models/${name}/`, false), 'webgpu', name);
+  for (const name of NAMES) {
+    const model = await load(name, 'webgpu');
     const prompts = model.manifest?.golden.prompts ?? [];
-    const probe = await model.session.forward([1, 2, 3], 1, 3, model.session.emptyCache(1));
-    const cacheOnGpu = probe.cache.tensors.every((tensor) => tensor.location === 'gpu-buffer');
-    probe.cache.dispose();
+    const cacheOnGpu = await cacheIsOnGpu(model);
     report[name] = {
       provider: model.session.provider,
       golden: await goldenError(model),
@@ -33,4 +70,11 @@ async function run(): Promise<BrowserModelsReport> {
   return report;
 }
 
-window.speclabModels = run().catch((error: unknown) => ({ error: String(error) }));
+async function runTree(): Promise<BrowserTreeReport> {
+  const report: BrowserTreeReport = {};
+  for (const name of NAMES) report[name] = { wasm: await treeChecks(name, 'wasm'), webgpu: await treeChecks(name, 'webgpu') };
+  return report;
+}
+
+const checks = new URLSearchParams(location.search).has('tree') ? runTree() : run();
+window.speclabModels = checks.catch((error: unknown) => ({ error: String(error) }));

@@ -1,19 +1,38 @@
 import { describe, expect, it } from 'vitest';
 import { suiteDevPages } from '../support/browser';
-import type { BrowserModelsReport } from '../browser/modelsPage';
+import type { BrowserModelsReport, BrowserTreeReport } from '../browser/modelsPage';
+
+const NAMES = ['speclab-draft', 'speclab-target'];
 
 describe('the bundled models on onnxruntime-web’s WebGPU EP in headless Chromium', () => {
   const pages = suiteDevPages();
 
+  async function report<T>(path: string): Promise<T> {
+    const page = await pages.open(path);
+    const result = (await page.evaluate(() => window.speclabModels)) as T | { error: string };
+    if (result && typeof result === 'object' && 'error' in result) throw new Error(`the browser run failed: ${String(result.error)}`);
+    await page.close();
+    return result as T;
+  }
+
   it('match the golden logits, and the GPU-resident KV cache matches recomputation after broadcast, select and trim', async () => {
-    const page = await pages.open('test/browser/models.html');
-    const report = (await page.evaluate(() => window.speclabModels)) as BrowserModelsReport | { error: string };
-    if ('error' in report) throw new Error(`the browser run failed: ${report.error}`);
-    for (const name of ['speclab-draft', 'speclab-target']) {
-      const checks = report[name];
-      expect(checks?.provider).toBe('webgpu');
-      expect(checks?.cacheOnGpu, name).toBe(true);
-      for (const key of ['golden', 'incremental', 'batched', 'trimmed'] as const) expect(checks?.[key], `${name} ${key}`).toBeLessThan(1e-4);
+    const checks = await report<BrowserModelsReport>('test/browser/models.html');
+    for (const name of NAMES) {
+      expect(checks[name]?.provider).toBe('webgpu');
+      expect(checks[name]?.cacheOnGpu, name).toBe(true);
+      for (const key of ['golden', 'incremental', 'batched', 'trimmed'] as const) expect(checks[name]?.[key], `${name} ${key}`).toBeLessThan(1e-4);
+    }
+  });
+
+  it('score a token tree in one run as the batched path does, and keep one path as a fresh prefill would, on wasm and WebGPU', async () => {
+    const checks = await report<BrowserTreeReport>('test/browser/models.html?tree');
+    for (const name of NAMES) {
+      for (const provider of ['wasm', 'webgpu'] as const) {
+        const tree = checks[name]?.[provider];
+        expect(tree?.cacheOnGpu, `${name} ${provider}: the cache on the GPU`).toBe(provider === 'webgpu');
+        expect(tree?.tree, `${name} ${provider}: tree against batched`).toBeLessThan(1e-5);
+        expect(tree?.kept, `${name} ${provider}: kept path against a fresh prefill`).toBeLessThan(1e-5);
+      }
     }
   });
 });

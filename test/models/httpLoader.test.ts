@@ -1,6 +1,6 @@
 /**
  * The URL loader against a local static server laid out like the Hugging Face Hub (config.json,
- * tokenizer.json, onnx/model.onnx, no manifest): the path a presenter's real pair takes.
+ * tokenizer.json, onnx/model.onnx without our tree mask input, no manifest): the path a presenter's real pair takes.
  */
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -10,13 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ModelFileMissingError, loadPair } from '../../src/models/loader';
 import { httpReader } from '../../src/models/httpReader';
 import { BUNDLED_DRAFT_DIR, BUNDLED_TARGET_DIR, ort } from '../support/models';
-
-/** A Hub-style config.json for a bundled model, from its manifest. */
-function hubConfig(dir: string): string {
-  const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as { architecture: { vocab_size: number; context_length: number; layers: number; heads: number; width: number }; tokenizer: { stop_token_id: number } };
-  const { architecture, tokenizer } = manifest;
-  return JSON.stringify({ model_type: 'gpt2', vocab_size: architecture.vocab_size, n_positions: architecture.context_length, n_layer: architecture.layers, n_head: architecture.heads, n_embd: architecture.width, eos_token_id: tokenizer.stop_token_id });
-}
+import { hubConfig, withoutTreeMaskInput } from '../support/hubExport';
 
 describe('loading a pair by URL from a Hub-like layout', () => {
   let server: Server;
@@ -30,7 +24,7 @@ describe('loading a pair by URL from a Hub-like layout', () => {
   ] as const) {
     files.set(`/hub/${name}/config.json`, Buffer.from(hubConfig(dir)));
     files.set(`/hub/${name}/tokenizer.json`, readFileSync(join(dir, 'tokenizer.json')));
-    files.set(`/hub/${name}/onnx/model.onnx`, readFileSync(join(dir, 'onnx/model.onnx')));
+    files.set(`/hub/${name}/onnx/model.onnx`, Buffer.from(withoutTreeMaskInput(readFileSync(join(dir, 'onnx/model.onnx')))));
   }
   const otherTokenizer = JSON.parse(readFileSync(join(BUNDLED_TARGET_DIR, 'tokenizer.json'), 'utf8')) as { model: { merges: unknown[] } };
   otherTokenizer.model.merges.reverse();
@@ -67,6 +61,8 @@ describe('loading a pair by URL from a Hub-like layout', () => {
     expect(pair.draft.manifest).toBeNull();
     expect(pair.target.contextLength).toBe(128);
     expect(pair.tokenizer.stopTokenId).toBe(1024);
+    // Hub exports lack our tree mask input.
+    expect([pair.draft.session.shape.hasTreeMask, pair.target.session.shape.hasTreeMask]).toEqual([false, false]);
     expect(progress.get('target/onnx/model.onnx')).toBe((files.get('/hub/target/onnx/model.onnx') as Buffer).length);
   });
 

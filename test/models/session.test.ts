@@ -5,7 +5,8 @@ import { ModelLoadError, sha256Hex } from '../../src/models/manifest';
 import { describeSession } from '../../src/models/session';
 import { TextTokenizer, checkSameTokenizer } from '../../src/models/tokenizer';
 import { loadModel } from '../../src/models/loader';
-import { batchedAndTrimmedError, goldenError, incrementalError } from '../support/modelChecks';
+import { batchedAndTrimmedError, goldenError, incrementalError, treeScoringError } from '../support/modelChecks';
+import { hubReader } from '../support/hubExport';
 import { BUNDLED_DRAFT_DIR, BUNDLED_TARGET_DIR, bundledPair, directoryReader, loadBundledModel, ort } from '../support/models';
 import type * as ortTypes from 'onnxruntime-web';
 
@@ -47,6 +48,28 @@ describe.each(MODEL_DIRS)('bundled model %s', (dir) => {
     const { batched, trimmed } = await batchedAndTrimmedError(await loadBundledModel(dir), manifest.golden.prompts[2]?.input_ids ?? []);
     expect(batched).toBeLessThan(1e-4);
     expect(trimmed).toBeLessThan(1e-4);
+  });
+
+  it('scores a token tree in one run as the batched path does, node by node, and keeps one path as a fresh prefill would', async () => {
+    const model = await loadBundledModel(dir);
+    expect(model.session.shape.hasTreeMask).toBe(true);
+    const result = await treeScoringError(model);
+    // Two fresh context tokens, then 4 + 2 + 3 distinct draft prefixes.
+    expect(result.nodes).toBe(11);
+    // Measured: at most 4e-6 at logits of |x| up to 15 (a few float32 ulps, from other summation orders).
+    expect(result.tree).toBeLessThan(1e-5);
+    expect(result.kept).toBeLessThan(1e-5);
+  });
+
+  it('loads and runs as a Hub export without the tree mask input: same logits, and a tree mask is refused by name', async () => {
+    const bundled = await loadBundledModel(dir);
+    const hub = await loadModel(ort, hubReader(dir), 'wasm', 'hub-model');
+    expect(hub.session.shape.hasTreeMask).toBe(false);
+    const tokens = manifest.golden.prompts[1]?.input_ids ?? [];
+    const [ours, theirs] = await Promise.all([bundled, hub].map(({ session }) => session.forward(tokens, 1, tokens.length, session.emptyCache(1), { positionIds: tokens.map((_, i) => i) })));
+    expect(Array.from(theirs?.logits ?? [])).toEqual(Array.from(ours?.logits ?? []));
+    const single = hub.session.emptyCache(1);
+    await expect(hub.session.forward([1, 2], 1, 2, single, { treeMask: new Uint8Array([1, 0, 1, 1]) })).rejects.toThrow(new RangeError('hub-model: the model has no tree_attention_mask input, so it cannot score a token tree in one run'));
   });
 });
 

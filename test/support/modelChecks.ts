@@ -79,3 +79,108 @@ export async function batchedAndTrimmedError(model: LoadedModel, prompt: number[
   const recomputed = await prefill(model, [...prompt, 300, 301, 77]);
   return { batched, trimmed: maxAbsDifference(next.logits, recomputed.subarray((prompt.length + 2) * V)) };
 }
+
+/** A token tree as src/core/tokenTree.ts lays it out: the fresh context chain, then one node per distinct draft prefix. */
+interface HandTree {
+  tokens: number[];
+  /** Position id of each node: the cache length plus its depth. */
+  positions: number[];
+  /** nodes × nodes, 1 where the column is the row itself or one of its ancestors. */
+  mask: Uint8Array;
+  /** pathNode[k][j]: the node of row (k, j), j = 0..L (j = 0: the last fresh context token). */
+  pathNode: number[][];
+}
+
+function handTree(fresh: readonly number[], drafts: readonly (readonly number[])[], pastLength: number): HandTree {
+  const tokens: number[] = [];
+  const positions: number[] = [];
+  const parents: number[] = [];
+  const add = (token: number, parent: number) => {
+    tokens.push(token);
+    parents.push(parent);
+    positions.push(parent < 0 ? pastLength : (positions[parent] as number) + 1);
+    return tokens.length - 1;
+  };
+  let last = -1;
+  for (const token of fresh) last = add(token, last);
+  const byPrefix = new Map<string, number>();
+  const pathNode = drafts.map((draft) => {
+    const path = [last];
+    draft.forEach((token, j) => {
+      const key = draft.slice(0, j + 1).join(',');
+      let node = byPrefix.get(key);
+      if (node === undefined) byPrefix.set(key, (node = add(token, path[j] as number)));
+      path.push(node);
+    });
+    return path;
+  });
+  const n = tokens.length;
+  const mask = new Uint8Array(n * n);
+  for (let i = 0; i < n; i++) for (let j = i; j >= 0; j = parents[j] as number) mask[i * n + j] = 1;
+  return { tokens, positions, mask, pathNode };
+}
+
+/**
+ * K = 3 drafts of L = 4 from a real completion (d1 shares two tokens with d0, d2 one) after a golden prompt
+ * whose last two tokens are fresh (not yet in the cache); the verifier keeps d1 with 3 tokens accepted.
+ */
+function handTreeCase(model: LoadedModel) {
+  const base = model.tokenizer.encode('{"sentiment": "positive", "confidence": 0.92}');
+  return {
+    prompt: model.manifest?.golden.prompts[0]?.input_ids ?? [],
+    drafts: [base.slice(0, 4), [...base.slice(0, 2), ...base.slice(5, 7)], [...base.slice(0, 1), ...base.slice(7, 10)]],
+    chosen: { draft: 1, accepted: 3, correction: base[10] as number },
+    freshCount: 2,
+  };
+}
+
+/**
+ * A token tree (the fresh context tokens, then K drafts of L sharing prefixes) scored in one batch-1 run,
+ * position ids by depth and the tree mask, against today's batched path (K rows × (fresh + L) after a
+ * broadcast cache), node by node; then the cache cut with keepPositions to the prefix and one draft's
+ * accepted path, continued with a correction token, against a fresh prefill of that sequence. Also
+ * returns the largest |logit| seen, the scale the differences are measured against.
+ */
+export async function treeScoringError(model: LoadedModel): Promise<{ tree: number; kept: number; scale: number; nodes: number }> {
+  const { prompt, drafts, chosen, freshCount } = handTreeCase(model);
+  const V = model.session.shape.vocab;
+  const K = drafts.length;
+  const L = (drafts[0] as number[]).length;
+  const pastLength = prompt.length - freshCount;
+  const fresh = prompt.slice(pastLength);
+  const start = await model.session.forward(prompt.slice(0, pastLength), 1, pastLength, model.session.emptyCache(1));
+
+  const seq = freshCount + L;
+  const broadcast = start.cache.broadcast(K);
+  const batched = await model.session.forward(drafts.flatMap((draft) => [...fresh, ...draft]), K, seq, broadcast);
+  broadcast.dispose();
+  batched.cache.dispose();
+
+  const tree = handTree(fresh, drafts, pastLength);
+  const n = tree.tokens.length;
+  const scored = await model.session.forward(tree.tokens, 1, n, start.cache, { positionIds: tree.positions, treeMask: tree.mask });
+  start.cache.dispose();
+  let worst = 0;
+  let scale = 0;
+  const row = (logits: Float32Array, index: number) => logits.subarray(index * V, (index + 1) * V);
+  for (let k = 0; k < K; k++) {
+    // Every node on draft k's path, the fresh chain included, against its batched row.
+    for (let i = 0; i < seq; i++) {
+      const node = i < freshCount ? i : (tree.pathNode[k]?.[i - freshCount + 1] as number);
+      const expected = row(batched.logits, k * seq + i);
+      worst = Math.max(worst, maxAbsDifference(row(scored.logits, node), expected));
+      for (const value of expected) scale = Math.max(scale, Math.abs(value));
+    }
+  }
+
+  const path = (tree.pathNode[chosen.draft] as number[]).slice(1, chosen.accepted + 1);
+  const keptPositions = [...Array.from({ length: pastLength + freshCount }, (_, i) => i), ...path.map((node) => pastLength + node)];
+  const kept = scored.cache.keepPositions(keptPositions);
+  scored.cache.dispose();
+  const next = await model.session.forward([chosen.correction], 1, 1, kept);
+  kept.dispose();
+  next.cache.dispose();
+  const sequence = [...prompt, ...(drafts[chosen.draft] as number[]).slice(0, chosen.accepted), chosen.correction];
+  const recomputed = await prefill(model, sequence);
+  return { tree: worst, kept: maxAbsDifference(next.logits, row(recomputed, sequence.length - 1)), scale, nodes: n };
+}
