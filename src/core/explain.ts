@@ -4,6 +4,7 @@
  * into a prefix tree. Everything here is derived from the verifier's own notes and draws, never re-computed.
  */
 import type { DecisionNote, DecisionRecord, Draw, FinalLaw } from './trace';
+import { prefixTree } from './tokenTree';
 
 /** accepted / rejected by the verifier, never examined, or removed by the grammar before verification. */
 export type CellStatus = 'accepted' | 'rejected' | 'not-examined' | 'invalid';
@@ -294,7 +295,7 @@ function notExaminedReason(context: Context, drafts: StepShape['drafts'], k: num
 }
 
 export interface TreeNode {
-  /** The prefix's tokens joined, unique per node; '' is the root (the context). */
+  /** Unique per node: 'root' (the context), the prefix tree's node index, or 'final'. */
   id: string;
   parent: string | null;
   token: number | null;
@@ -309,44 +310,33 @@ export interface TreeNode {
 const STATUS_RANK: Readonly<Record<CellStatus, number>> = { accepted: 3, rejected: 2, invalid: 1, 'not-examined': 0 };
 
 /**
- * The step's drafts merged into a prefix tree: one node per distinct prefix (plus the root and the final
- * token's leaf), each coloured by the most telling outcome among its drafts' cells.
+ * The step's drafts merged into a prefix tree (src/core/tokenTree.ts): one node per distinct prefix (plus the
+ * root and the final token's leaf), each coloured by the most telling outcome among its drafts' cells.
  */
 export function draftTree(
   shape: StepShape,
   cells: readonly (readonly CellExplanation[])[],
   emitted: { draft: number; accepted: number; finalToken: number | null; finalOrigin: 'correction' | 'bonus' | null },
 ): TreeNode[] {
-  const nodes = new Map<string, TreeNode>();
-  nodes.set('', { id: '', parent: null, token: null, depth: 0, drafts: shape.drafts.map((_, k) => k), status: 'root', emitted: true });
-  shape.drafts.forEach((draft, k) => {
-    let parent = '';
-    draft.forEach((token, j) => {
-      const id = parent === '' ? `${token}` : `${parent},${token}`;
-      const cell = cells[k]?.[j];
-      const status = cell?.status ?? 'not-examined';
-      const existing = nodes.get(id);
-      const onPath = k === emitted.draft && j < emitted.accepted;
-      if (existing) {
-        existing.drafts.push(k);
-        existing.emitted ||= onPath;
-        if (existing.status !== 'root' && existing.status !== 'final' && STATUS_RANK[status] > STATUS_RANK[existing.status]) existing.status = status;
-      } else {
-        nodes.set(id, { id, parent, token, depth: j + 1, drafts: [k], status, emitted: onPath });
-      }
-      parent = id;
+  const tree = prefixTree(shape.drafts);
+  const idOf = (node: number) => (node === -1 ? 'root' : String(node));
+  const nodes: TreeNode[] = [{ id: 'root', parent: null, token: null, depth: 0, drafts: shape.drafts.map((_, k) => k), status: 'root', emitted: true }];
+  for (let node = 0; node < tree.size; node++) {
+    nodes.push({ id: idOf(node), parent: idOf(tree.parents[node] as number), token: tree.tokens[node] as number, depth: tree.depths[node] as number, drafts: [], status: 'not-examined', emitted: false });
+  }
+  tree.nodeOf.forEach((path, k) => {
+    path.forEach((node, j) => {
+      const entry = nodes[node + 1] as TreeNode;
+      const status = cells[k]?.[j]?.status ?? 'not-examined';
+      entry.drafts.push(k);
+      entry.emitted ||= k === emitted.draft && j < emitted.accepted;
+      if (STATUS_RANK[status] > STATUS_RANK[entry.status as CellStatus]) entry.status = status;
     });
   });
   if (emitted.finalToken !== null && emitted.finalOrigin !== null) {
-    const path = (shape.drafts[emitted.draft] ?? []).slice(0, emitted.accepted).join(',');
-    nodes.set(`final:${path}`, { id: `final:${path}`, parent: path, token: emitted.finalToken, depth: emitted.accepted + 1, drafts: [emitted.draft], status: 'final', emitted: true });
+    const parent = emitted.accepted === 0 ? -1 : (tree.nodeOf[emitted.draft]?.[emitted.accepted - 1] ?? -1);
+    nodes.push({ id: 'final', parent: idOf(parent), token: emitted.finalToken, depth: emitted.accepted + 1, drafts: [emitted.draft], status: 'final', emitted: true });
   }
-  return [...nodes.values()];
+  return nodes;
 }
 
-/** The number of distinct non-empty prefixes among the drafts: the tree's draft-token nodes. */
-export function distinctPrefixes(drafts: readonly (readonly number[])[]): number {
-  const prefixes = new Set<string>();
-  for (const draft of drafts) for (let j = 1; j <= draft.length; j++) prefixes.add(draft.slice(0, j).join(','));
-  return prefixes.size;
-}

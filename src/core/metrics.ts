@@ -6,6 +6,7 @@
  * prefixes, the distinct prefix-tree nodes are counted too (`distinctRaw`, `distinctEligible`), and both are
  * shown: "all tokens" is what the drafter computed, "distinct nodes" is what the target really had to score.
  */
+import { prefixTree } from './tokenTree';
 
 export interface StepCounts {
   /** Draft tokens proposed in this step (K·L unless a draft ended early). */
@@ -113,20 +114,15 @@ export function countDraftTokens(
 ): StepCounts {
   let proposed = 0;
   let invalidated = 0;
-  const nodes = new Set<string>();
-  const eligibleNodes = new Set<string>();
-  for (let k = 0; k < K; k++) {
-    const length = lengths[k] ?? L;
-    const valid = Math.min(validLengths[k] ?? length, length);
-    proposed += length;
-    invalidated += length - valid;
-    for (let j = 1; j <= length; j++) {
-      const node = drafts.subarray(k * L, k * L + j).join(',');
-      nodes.add(node);
-      if (j <= valid) eligibleNodes.add(node);
-    }
-  }
-  return { proposed, invalidated, distinctProposed: nodes.size, distinctEligible: eligibleNodes.size, accepted };
+  const tree = prefixTree(Array.from({ length: K }, (_, k) => drafts.subarray(k * L, k * L + (lengths[k] ?? L))));
+  const eligibleNodes = new Set<number>();
+  tree.nodeOf.forEach((nodes, k) => {
+    const valid = Math.min(validLengths[k] ?? nodes.length, nodes.length);
+    proposed += nodes.length;
+    invalidated += nodes.length - valid;
+    for (let j = 0; j < valid; j++) eligibleNodes.add(nodes[j] as number);
+  });
+  return { proposed, invalidated, distinctProposed: tree.size, distinctEligible: eligibleNodes.size, accepted };
 }
 
 export interface DerivedRatios {
