@@ -2,7 +2,7 @@
 import type { RaceResult, ScorecardRow, ScorecardSpec, SweepCell, SweepSpec } from './bench';
 import type { RunParams } from './runParams';
 import type { RunReport } from './runReport';
-import type { StepRecord } from './stepRecord';
+import type { ScoringPlan, StepRecord } from './stepRecord';
 import type { FieldErrors } from './validation';
 
 /** Where the models run: onnxruntime-web's wasm or WebGPU execution provider. */
@@ -67,6 +67,8 @@ export interface EngineInfo {
   verifierAdapter: string | null;
   /** Why the verifier is not where it was asked to be, when it is not. */
   verifierReason: string | null;
+  /** Whether the target scores each step's drafts as one token tree or as K batched rows, and why. */
+  scoring: ScoringPlan;
   /** Token strings by id, for showing tokens. */
   tokenTexts: string[];
 }

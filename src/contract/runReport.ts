@@ -19,6 +19,18 @@ export interface DecodeResult {
   timings: StepTimings;
   /** Target forwards: one per step. */
   steps: number;
+  /**
+   * Over the speculative steps: the positions the target scored, what the batched path would have scored,
+   * and the steps each path ran (all zero for ar).
+   */
+  scoring: ScoringTotals;
+}
+
+export interface ScoringTotals {
+  positions: number;
+  batchedPositions: number;
+  treeSteps: number;
+  batchedSteps: number;
 }
 
 export interface RunReport extends DecodeResult {

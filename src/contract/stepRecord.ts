@@ -25,6 +25,26 @@ export interface StepTimings {
   analysis: number;
 }
 
+/**
+ * How the target scored a step's K×(L+1) rows. 'tree': one batch-1 forward over the fresh context tokens and
+ * each distinct draft prefix once (position ids by depth, an ancestor mask); 'batched': K rows of the fresh
+ * tokens and one draft each, shared prefixes scored once per draft.
+ */
+export type ScoringPath = 'tree' | 'batched';
+
+export interface TargetScoring {
+  path: ScoringPath;
+  /** Positions the target's forward ran this step (the fresh context tokens included). */
+  positions: number;
+  /** What the batched forward runs for the same step: K × (fresh tokens + L). */
+  batchedPositions: number;
+  /** Why the batched path ran, when it did; null on the tree path. */
+  reason: string | null;
+}
+
+/** The path a pair's steps score on, and why it is the batched one when it is (the engine's ready info). */
+export type ScoringPlan = Pick<TargetScoring, 'path' | 'reason'>;
+
 export const zeroTimings = (): StepTimings => ({ draft: 0, mask: 0, target: 0, verify: 0, overhead: 0, analysis: 0 });
 
 export interface StepRecord {
@@ -40,6 +60,8 @@ export interface StepRecord {
   chosen: number;
   accepted: number;
   emitted: EmittedToken[];
+  /** How the target scored the drafts; null for ar (one row, nothing to merge). */
+  scoring: TargetScoring | null;
   /** Where the step was verified, and whether the WGSL kernels read the target's logits in place. */
   verifiedOn: VerifyPath | null;
   /** The law the final (correction or bonus) token was drawn from: its top and support; null for ar. */

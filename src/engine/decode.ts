@@ -91,6 +91,7 @@ export async function decode(models: PairModels, options: DecodeOptions, onStep?
   const tokens: number[] = [];
   let counters = emptyCounters(L);
   const totals = zeroTimings();
+  const scoring = { positions: 0, batchedPositions: 0, treeSteps: 0, batchedSteps: 0 };
   let ending: DecodeEnding = 'max-tokens';
   let steps = 0;
   try {
@@ -116,6 +117,11 @@ export async function decode(models: PairModels, options: DecodeOptions, onStep?
       steps++;
       timings.overhead = Math.max(0, now() - stepStart - timings.draft - timings.mask - timings.target - timings.verify - timings.analysis);
       for (const key of Object.keys(totals) as (keyof StepTimings)[]) totals[key] += timings[key];
+      if (record.scoring) {
+        scoring.positions += record.scoring.positions;
+        scoring.batchedPositions += record.scoring.batchedPositions;
+        scoring[record.scoring.path === 'tree' ? 'treeSteps' : 'batchedSteps']++;
+      }
       await onStep?.(record);
       if (tokens.at(-1) === stopTokenId || matcher?.isTerminated() === true) {
         ending = 'stopped';
@@ -141,7 +147,7 @@ export async function decode(models: PairModels, options: DecodeOptions, onStep?
         ? { kind: 'invalid', reason: `the trigger ${JSON.stringify(trigger)} never appeared, so the output has no JSON` }
         : scoreOutput(structure.validate, structure.schema, json, ending);
   }
-  return { tokens, text: detokenize(tokens.filter((token) => token !== stopTokenId)), json, counters, verdict, ending, constraintStart, timings: totals, steps };
+  return { tokens, text: detokenize(tokens.filter((token) => token !== stopTokenId)), json, counters, verdict, ending, constraintStart, timings: totals, steps, scoring };
 }
 
 /** One token from the target alone, under the grammar's mask where the output is constrained. */
@@ -156,6 +162,6 @@ async function autoregressiveStep(models: PairModels, options: DecodeOptions, st
   const counts: StepCounts = { proposed: 0, invalidated: 0, distinctProposed: 0, distinctEligible: 0, accepted: 0 };
   return {
     index: state.index, drafts: [], draftProbs: [], targetProbs: [], draftLengths: [], validLengths: [], chosen: 0, accepted: 0,
-    emitted: [{ token, origin: 'target', targetProb: row[token] as number }], verifiedOn: null, trace: null, counts, timings, ...autoregressiveAnalysis(options.L),
+    emitted: [{ token, origin: 'target', targetProb: row[token] as number }], scoring: null, verifiedOn: null, trace: null, counts, timings, ...autoregressiveAnalysis(options.L),
   };
 }

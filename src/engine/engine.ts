@@ -9,10 +9,10 @@ import { GrammarEngine, type CompiledSchema } from '../grammar/engine';
 import type { SchemaValidator } from '../grammar/score';
 import { reportedK, type RunParams } from '../contract/runParams';
 import type { RunReport } from '../contract/runReport';
-import type { StepRecord } from '../contract/stepRecord';
+import type { ScoringPlan, StepRecord } from '../contract/stepRecord';
 import { cpuVerifier, type StepVerifier } from '../contract/stepVerifier';
 import { decode } from './decode';
-import { CachedPairModels } from './pairModels';
+import { CachedPairModels, scoringPlan, type CachedPairOptions } from './pairModels';
 
 export class SpecEngine {
   private readonly schemas = new Map<string, Promise<CompiledSchema>>();
@@ -22,15 +22,20 @@ export class SpecEngine {
     private readonly grammar: GrammarEngine,
     private readonly validate: SchemaValidator,
     readonly verifier: StepVerifier,
-    private readonly logitsInPlace: boolean,
+    private readonly options: CachedPairOptions,
   ) {}
 
   /**
-   * `logitsInPlace`: the target's logits stay in onnxruntime's GPU buffer for `verifier`, which must then be
-   * the WGSL verifier on onnxruntime's device.
+   * `options.logitsInPlace`: the target's logits stay in onnxruntime's GPU buffer for `verifier`, which must
+   * then be the WGSL verifier on onnxruntime's device. `options.treeScoring: false` forces the batched path.
    */
-  static async create(pair: ModelPairHandle, validate: SchemaValidator, verifier: StepVerifier = cpuVerifier, logitsInPlace = false): Promise<SpecEngine> {
-    return new SpecEngine(pair, await GrammarEngine.create(pair.tokenizer.grammarVocabulary()), validate, verifier, logitsInPlace);
+  static async create(pair: ModelPairHandle, validate: SchemaValidator, verifier: StepVerifier = cpuVerifier, options: CachedPairOptions = {}): Promise<SpecEngine> {
+    return new SpecEngine(pair, await GrammarEngine.create(pair.tokenizer.grammarVocabulary()), validate, verifier, options);
+  }
+
+  /** The path the target scores drafts on, and why it is the batched one when it is. */
+  get scoring(): ScoringPlan {
+    return scoringPlan(this.pair.target.session, this.options.treeScoring);
   }
 
   get contextLength(): number {
@@ -59,7 +64,7 @@ export class SpecEngine {
     const grammar = params.schemaText === null ? null : await this.compile(params.schemaText);
     const schema = params.schemaText === null ? null : (JSON.parse(params.schemaText) as object);
     const started = performance.now();
-    const models = new CachedPairModels(this.pair.draft.session, this.pair.target.session, this.contextLength, this.logitsInPlace);
+    const models = new CachedPairModels(this.pair.draft.session, this.pair.target.session, this.contextLength, this.options);
     const result = await decode(
       models,
       {

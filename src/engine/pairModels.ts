@@ -2,9 +2,14 @@
  * What the speculative loop asks of a draft/target pair, step by step: the drafter's rows as it extends
  * K drafts, the target's K×(L+1) scores, and a commit that keeps the chosen draft's state. Two
  * implementations: real models with KV caches (ONNX), and prefix-keyed synthetic logits (tests, sim).
+ * The target scores the drafts' prefix tree in one pass where it can (src/core/tokenTree.ts), and K
+ * batched rows where it cannot; every step says which ran and why.
  */
 import type * as ort from 'onnxruntime-web';
 import type { LogitPair } from '../core/modelPair';
+import { keptPositions, tokenTree, treeInput, verifierRows, type PrefixTree } from '../core/tokenTree';
+import type { ScoringPlan, TargetScoring } from '../contract/stepRecord';
+import { USAGE } from '../gpu/kernel';
 import type { KvCache } from '../models/kvCache';
 import type { ModelSession } from '../models/session';
 
@@ -12,6 +17,22 @@ export interface ScoredRows {
   logits: Float32Array;
   /** The same K×(L+1) rows, contiguous in a GPU buffer (elements from `offset`), valid until `commit`. */
   onGpu: { buffer: GPUBuffer; offset: number } | null;
+  scoring: TargetScoring;
+}
+
+export const TREE_SCORING_OFF = 'tree scoring was turned off for this run';
+
+/** Tree scoring needs the target's tree_attention_mask input (our bundled exports have it; Hub exports do not). */
+export function scoringPlan(target: Pick<ModelSession, 'shape' | 'name'>, treeScoring = true): ScoringPlan {
+  if (!target.shape.hasTreeMask) return { path: 'batched', reason: `the target (${target.name}) has no tree_attention_mask input` };
+  return treeScoring ? { path: 'tree', reason: null } : { path: 'batched', reason: TREE_SCORING_OFF };
+}
+
+export interface CachedPairOptions {
+  /** Keep the target's logits on the GPU for a WGSL verifier on the same device. */
+  logitsInPlace?: boolean;
+  /** Score the drafts' prefix tree in one pass where the target allows it (the default); false forces the batched path. */
+  treeScoring?: boolean;
 }
 
 export interface PairModels {
@@ -22,7 +43,7 @@ export interface PairModels {
   draftFirst(context: readonly number[]): Promise<Float32Array>;
   /** K rows: each draft's next row after the token it just drew (`latest[k]`). */
   draftNext(latest: Int32Array): Promise<Float32Array>;
-  /** K×(L+1) target rows, row (k, j) after context + d_k[0..j), in one batched forward. */
+  /** K×(L+1) target rows, row (k, j) after context + d_k[0..j), in one forward (tree or batched). */
   score(context: readonly number[], drafts: Int32Array, K: number, L: number): Promise<ScoredRows>;
   /** The target's row after `context` (autoregressive decoding, the speed baseline). */
   targetNext(context: readonly number[]): Promise<Float32Array>;
@@ -31,29 +52,37 @@ export interface PairModels {
   dispose(): void;
 }
 
-/** Real models: KV caches trimmed to the emitted prefix, broadcast to K rows for drafting and scoring. */
+/**
+ * Real models: KV caches trimmed to the emitted prefix, broadcast to K rows for drafting (and for scoring on
+ * the batched path); on the tree path the target's cache keeps the emitted path through the tree.
+ */
 export class CachedPairModels implements PairModels {
   readonly V: number;
   readonly contextLength: number;
+  readonly scoring: ScoringPlan;
   /** Batch-1 caches over the first `length` tokens of the output so far. */
   private draftCache: KvCache;
   private targetCache: KvCache;
   /** Caches of the step in flight: the drafter's K rows and the target's K scored rows. */
   private draftRows: KvCache | null = null;
   private scoredRows: KvCache | null = null;
-  /** The scored logits kept on the GPU for the verifier until the step commits. */
-  private scoredLogits: ort.Tensor | null = null;
+  /** The scored K×(L+1) rows kept on the GPU for the verifier until the step commits. */
+  private scoredLogits: { buffer: GPUBuffer; release: () => void } | null = null;
+  /** The tree the step in flight scored, with the cache length before it and its fresh tokens. */
+  private scoredTree: { tree: PrefixTree; pastLength: number; freshCount: number } | null = null;
   private contextSize = 0;
+  private readonly logitsInPlace: boolean;
 
   constructor(
     private readonly draft: ModelSession,
     private readonly target: ModelSession,
     contextLength: number,
-    /** Keep the target's logits on the GPU for a WGSL verifier on the same device. */
-    private readonly logitsInPlace = false,
+    options: CachedPairOptions = {},
   ) {
     this.V = target.shape.vocab;
     this.contextLength = contextLength;
+    this.logitsInPlace = options.logitsInPlace ?? false;
+    this.scoring = scoringPlan(target, options.treeScoring);
     this.draftCache = draft.emptyCache(1);
     this.targetCache = target.emptyCache(1);
   }
@@ -88,6 +117,8 @@ export class CachedPairModels implements PairModels {
 
   async score(context: readonly number[], drafts: Int32Array, K: number, L: number): Promise<ScoredRows> {
     const fresh = CachedPairModels.uncached(context, this.targetCache);
+    this.releaseScoredLogits();
+    if (this.scoring.path === 'tree') return this.scoreTree(fresh, drafts, K, L);
     const seq = fresh.length + L;
     const ids = new Int32Array(K * seq);
     for (let k = 0; k < K; k++) {
@@ -100,15 +131,55 @@ export class CachedPairModels implements PairModels {
     const { logits, gpuLogits, cache } = await this.target.forward(ids, K, seq, past, { keepLogitsOnGpu: inPlace });
     past.dispose();
     this.scoredRows = CachedPairModels.replace(this.scoredRows, cache);
-    this.scoredLogits?.dispose();
-    this.scoredLogits = gpuLogits;
+    this.scoredTree = null;
+    if (gpuLogits) this.scoredLogits = { buffer: gpuLogits.gpuBuffer as GPUBuffer, release: () => gpuLogits.dispose() };
     // Row (k, j) is the position of the last context token plus j.
     const rows = new Float32Array(K * (L + 1) * this.V);
     for (let k = 0; k < K; k++) {
       const from = (k * seq + fresh.length - 1) * this.V;
       rows.set(logits.subarray(from, from + (L + 1) * this.V), k * (L + 1) * this.V);
     }
-    return { logits: rows, onGpu: gpuLogits ? { buffer: gpuLogits.gpuBuffer as GPUBuffer, offset: 0 } : null };
+    const scoring = { path: 'batched' as const, positions: K * seq, batchedPositions: K * seq, reason: this.scoring.reason };
+    return { logits: rows, onGpu: this.scoredLogits ? { buffer: this.scoredLogits.buffer, offset: 0 } : null, scoring };
+  }
+
+  /** One batch-1 forward over the fresh tokens and each distinct draft prefix, expanded to the verifier's rows. */
+  private async scoreTree(fresh: readonly number[], drafts: Int32Array, K: number, L: number): Promise<ScoredRows> {
+    const { V } = this;
+    const tree = tokenTree(drafts, K, L);
+    const pastLength = this.targetCache.length;
+    const input = treeInput(tree, fresh, pastLength);
+    const { logits, gpuLogits, cache } = await this.target.forward(input.inputIds, 1, input.seq, this.targetCache, {
+      keepLogitsOnGpu: this.logitsInPlace,
+      positionIds: input.positionIds,
+      treeMask: input.mask,
+    });
+    this.scoredRows = CachedPairModels.replace(this.scoredRows, cache);
+    this.scoredTree = { tree, pastLength, freshCount: fresh.length };
+    const sequenceRows = verifierRows(tree, fresh.length, L);
+    const rows = new Float32Array(K * (L + 1) * V);
+    sequenceRows.forEach((at, row) => rows.set(logits.subarray(at * V, (at + 1) * V), row * V));
+    if (gpuLogits) this.scoredLogits = this.expandOnGpu(gpuLogits, sequenceRows);
+    const scoring = { path: 'tree' as const, positions: input.seq, batchedPositions: K * (fresh.length + L), reason: null };
+    return { logits: rows, onGpu: this.scoredLogits ? { buffer: this.scoredLogits.buffer, offset: 0 } : null, scoring };
+  }
+
+  /** The node rows copied into K×(L+1) order on onnxruntime's device, so that the verifier still reads them in place. */
+  private expandOnGpu(nodeLogits: ort.Tensor, sequenceRows: Int32Array): { buffer: GPUBuffer; release: () => void } {
+    const device = this.target.gpuDevice as GPUDevice;
+    const rowBytes = this.V * 4;
+    const buffer = device.createBuffer({ label: 'tree-rows', size: sequenceRows.length * rowBytes, usage: USAGE.STORAGE | USAGE.COPY_SRC | USAGE.COPY_DST });
+    const encoder = device.createCommandEncoder({ label: 'tree-rows' });
+    sequenceRows.forEach((at, row) => encoder.copyBufferToBuffer(nodeLogits.gpuBuffer as GPUBuffer, at * rowBytes, buffer, row * rowBytes, rowBytes));
+    device.queue.submit([encoder.finish()]);
+    // The copies were submitted first: onnxruntime may reuse the node buffer only for later work.
+    nodeLogits.dispose();
+    return { buffer, release: () => buffer.destroy() };
+  }
+
+  private releaseScoredLogits(): void {
+    this.scoredLogits?.release();
+    this.scoredLogits = null;
   }
 
   async targetNext(context: readonly number[]): Promise<Float32Array> {
@@ -119,14 +190,18 @@ export class CachedPairModels implements PairModels {
   }
 
   commit(chosen: number, accepted: number): void {
-    this.scoredLogits?.dispose();
-    this.scoredLogits = null;
+    this.releaseScoredLogits();
     // The emitted tokens are the context, d_chosen[0..accepted) and a final token that no cache holds yet.
     const keep = this.contextSize + accepted;
     if (this.scoredRows) {
-      this.targetCache = CachedPairModels.replace(this.targetCache, this.scoredRows.selectRow(chosen, keep));
+      const tree = this.scoredTree;
+      const emitted = tree
+        ? this.scoredRows.keepPositions(keptPositions(tree.tree, tree.pastLength, tree.freshCount, chosen, accepted))
+        : this.scoredRows.selectRow(chosen, keep);
+      this.targetCache = CachedPairModels.replace(this.targetCache, emitted);
       this.scoredRows.dispose();
       this.scoredRows = null;
+      this.scoredTree = null;
     }
     if (this.draftRows) {
       const row = this.draftRows.batch === 1 ? 0 : chosen;
@@ -138,18 +213,27 @@ export class CachedPairModels implements PairModels {
 
   dispose(): void {
     for (const cache of [this.draftCache, this.targetCache, this.draftRows, this.scoredRows]) cache?.dispose();
-    this.scoredLogits?.dispose();
+    this.releaseScoredLogits();
   }
 }
 
-/** Synthetic logits keyed by prefix: no caches, the same answers for any call order. */
+/**
+ * Synthetic logits keyed by prefix: no caches, the same answers for any call order. On the tree path the
+ * target's row is computed once per distinct prefix (a "position" is one row computed); on the batched path
+ * once per verifier row.
+ */
 export class PrefixPairModels implements PairModels {
   readonly V: number;
   readonly contextLength = Number.POSITIVE_INFINITY;
+  readonly scoring: ScoringPlan;
   private drafting: number[][] = [];
 
-  constructor(private readonly logits: LogitPair) {
+  constructor(
+    private readonly logits: LogitPair,
+    options: { treeScoring?: boolean } = {},
+  ) {
     this.V = logits.V;
+    this.scoring = options.treeScoring === false ? { path: 'batched', reason: TREE_SCORING_OFF } : { path: 'tree', reason: null };
   }
 
   draftFirst(context: readonly number[]): Promise<Float32Array> {
@@ -166,11 +250,26 @@ export class PrefixPairModels implements PairModels {
   }
 
   score(context: readonly number[], drafts: Int32Array, K: number, L: number): Promise<ScoredRows> {
-    const rows = new Float32Array(K * (L + 1) * this.V);
-    for (let k = 0; k < K; k++) {
-      for (let j = 0; j <= L; j++) rows.set(this.logits.target([...context, ...drafts.subarray(k * L, k * L + j)]), (k * (L + 1) + j) * this.V);
+    const { V } = this;
+    const rows = new Float32Array(K * (L + 1) * V);
+    const batchedPositions = K * (L + 1);
+    if (this.scoring.path === 'batched') {
+      for (let k = 0; k < K; k++) {
+        for (let j = 0; j <= L; j++) rows.set(this.logits.target([...context, ...drafts.subarray(k * L, k * L + j)]), (k * (L + 1) + j) * V);
+      }
+      return Promise.resolve({ logits: rows, onGpu: null, scoring: { path: 'batched', positions: batchedPositions, batchedPositions, reason: this.scoring.reason } });
     }
-    return Promise.resolve({ logits: rows, onGpu: null });
+    const tree = tokenTree(drafts, K, L);
+    // Sequence index 0 is the context, 1 + n the node n (as treeInput lays them out with one fresh token).
+    const prefixes: number[][] = [[...context]];
+    const nodeRows = [Float32Array.from(this.logits.target(context))];
+    for (let n = 0; n < tree.size; n++) {
+      const prefix = [...(prefixes[(tree.parents[n] as number) + 1] as number[]), tree.tokens[n] as number];
+      prefixes.push(prefix);
+      nodeRows.push(Float32Array.from(this.logits.target(prefix)));
+    }
+    verifierRows(tree, 1, L).forEach((at, row) => rows.set(nodeRows[at] as Float32Array, row * V));
+    return Promise.resolve({ logits: rows, onGpu: null, scoring: { path: 'tree', positions: nodeRows.length, batchedPositions, reason: null } });
   }
 
   targetNext(context: readonly number[]): Promise<Float32Array> {

@@ -109,7 +109,7 @@ export async function setupEngine(request: SetupRequest): Promise<EngineSetup> {
       },
       verify: (input) => inUse.verify(input),
     };
-    const engine = await SpecEngine.create(pair, request.validate, forwarding, ortDevice !== null);
+    const engine = await SpecEngine.create(pair, request.validate, forwarding, { logitsInPlace: ortDevice !== null });
     const loaded = pair;
     const setup: EngineSetup = {
       engine,

@@ -2,7 +2,8 @@
  * One speculative step, read top to bottom: draft, mask and score, verify, observe, commit, record.
  *   1. K drafts of L tokens from the drafter, batched (in 'constrained' mode it samples under the mask);
  *   2. the grammar checks each draft and records the mask at every position (R and I counted here), and the
- *      target scores all K×(L+1) positions in one batched forward, masked at every position;
+ *      target scores all K×(L+1) rows in one forward (the drafts' prefix tree, or K batched rows), masked at
+ *      every position;
  *   3. verification (the CPU twin or the WGSL kernels);
  *   4. the teaching analyses observe the verified step (stepAnalyses.ts), timed apart from generation;
  *   5. the caches keep the emitted prefix, and the step's record is built.
@@ -71,7 +72,7 @@ export async function speculativeStep(models: PairModels, options: DecodeOptions
   const emitted = emittedTokens(outcome, accepted, input, options.stopTokenId);
   const analysis = await timed(timings, 'analysis', () => analyseStep({ input, verification: result, lengths: block.lengths, finalEmitted: emitted.length === accepted + 1 }));
   models.commit(outcome.draft, accepted);
-  return { ...stepRecord(state.index, input, block.lengths, scored.check, outcome, accepted, emitted, timings), verifiedOn: result.path, ...analysis };
+  return { ...stepRecord(state.index, input, block.lengths, scored.check, outcome, accepted, emitted, timings), scoring: scored.scoring, verifiedOn: result.path, ...analysis };
 }
 
 interface DraftBlock {
@@ -164,7 +165,7 @@ async function maskAndScore(models: PairModels, options: DecodeOptions, state: S
   const V = models.V;
   const maskWords = maskWordCount(V);
   const check: DraftGrammarCheck | null = matcher ? await timed(timings, 'mask', () => checkDrafts(matcher, block.drafts, K, L, V, block.constrainedFrom)) : null;
-  const { logits, onGpu } = await timed(timings, 'target', () => models.score(state.context, block.drafts, K, L));
+  const { logits, onGpu, scoring } = await timed(timings, 'target', () => models.score(state.context, block.drafts, K, L));
   // The probabilities are the verifier's input: their time counts as verification, as on the GPU.
   const mark = now();
   const targetProbs = new Float64Array(K * (L + 1) * V);
@@ -173,7 +174,7 @@ async function maskAndScore(models: PairModels, options: DecodeOptions, state: S
     targetProbs.set(logitsToProbs(logits.subarray(row * V, (row + 1) * V), sampling, mask), row * V);
   }
   timings.verify += now() - mark;
-  return { check, logits, onGpu, targetProbs };
+  return { check, logits, onGpu, scoring, targetProbs };
 }
 
 /** The output ends at the stop token: anything the verifier emitted after it is not output. */
@@ -199,7 +200,7 @@ function stepRecord(
   accepted: number,
   emitted: EmittedToken[],
   timings: StepTimings,
-): Omit<StepRecord, 'verifiedOn' | 'finalLaw' | 'lengthLaw' | 'firstPosition' | 'decisions'> {
+): Omit<StepRecord, 'scoring' | 'verifiedOn' | 'finalLaw' | 'lengthLaw' | 'firstPosition' | 'decisions'> {
   const { K, L, V, drafts, draftProbs, targetProbs } = problem;
   const validLengths = check ? check.validLengths : new Array<number>(K).fill(L);
   const perDraft = <T>(each: (k: number, j: number) => T) => Array.from({ length: K }, (_, k) => Array.from({ length: lengths[k] as number }, (_, j) => each(k, j)));

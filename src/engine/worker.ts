@@ -94,6 +94,7 @@ async function load(message: LoadMessage, controller: AbortController, lossReaso
       verifier,
       verifierAdapter,
       verifierReason: lossReason ?? verifierReason,
+      scoring: engine.scoring,
       tokenTexts: pair.tokenizer.tokens.map((_, id) => pair.tokenizer.decode([id])),
     };
     loaded = { message, info };

@@ -41,13 +41,16 @@ export function StatusBar() {
       {engine.status === 'ready' && info && (
         // One line that reads as information, not a warning; a click opens the reasons in full.
         <details className="status-line" data-testid="status-line">
-          <summary title="Where the models and the verifier run (click for details)">
+          <summary title="Where the models and the verifier run, and how the target scores the drafts (click for details)">
             <span className={`dot dot-${info.provider === 'webgpu' ? 'gpu' : 'cpu'}`} aria-hidden="true" />
             <span data-testid="provider">
               {info.provider === 'webgpu' ? 'Models on WebGPU' : `Models on wasm (CPU)${info.fallbackReason ? `: ${info.fallbackReason}` : ''}`} · {info.draftName} → {info.targetName} · loaded in {(info.loadMs / 1000).toFixed(1)} s
             </span>
             <span className={`dot dot-${info.verifier}`} aria-hidden="true" />
             <span data-testid="verifier">{info.verifier === 'gpu' ? `Verifier: WGSL on ${info.verifierAdapter ?? 'WebGPU'}` : `Verifier: CPU twin${info.verifierReason ? ` (${info.verifierReason})` : ''}`}</span>
+            <span data-testid="scoring-path" data-path={info.scoring.path}>
+              · {info.scoring.path === 'tree' ? 'Scoring: one token-tree pass per step' : `Scoring: K batched rows per step${info.scoring.reason ? ` (${info.scoring.reason})` : ''}`}
+            </span>
           </summary>
         </details>
       )}

@@ -1,6 +1,6 @@
 import { useCallback, useDeferredValue } from 'react';
 import type { DistributionSummary } from '../core/sampling';
-import type { EmittedToken } from '../contract/stepRecord';
+import type { EmittedToken, TargetScoring } from '../contract/stepRecord';
 import { ExplainedStep } from './ExplainedStep';
 import { FirstPositionOptimum } from './FirstPositionOptimum';
 import { fixed, visibleToken } from './format';
@@ -33,6 +33,19 @@ function FinalLaw(props: { law: DistributionSummary; origin: EmittedToken['origi
         ))}
       </tbody>
     </table>
+  );
+}
+
+/** How many positions the target's forward ran, on which path, against what the other path costs. */
+export function ScoringLine(props: { scoring: TargetScoring; drafts: number }) {
+  const { path, positions, batchedPositions, reason } = props.scoring;
+  const plural = (n: number) => `${n} position${n === 1 ? '' : 's'}`;
+  return (
+    <p data-testid="scoring" data-path={path}>
+      {path === 'tree'
+        ? `Target scored ${plural(positions)} in one tree pass (batched: ${batchedPositions}).`
+        : `Target scored ${plural(positions)} in ${props.drafts} batched row${props.drafts === 1 ? '' : 's'}${reason ? `: ${reason}` : ''}.`}
+    </p>
   );
 }
 
@@ -76,6 +89,7 @@ export function StepInspector() {
       )}
       {last && step.finalLaw && <FinalLaw law={step.finalLaw} origin={last.origin} drawn={last.token} text={text} />}
       <FirstPositionOptimum firstPosition={step.firstPosition} drafts={step.drafts.length} />
+      {step.scoring && <ScoringLine scoring={step.scoring} drafts={step.drafts.length} />}
       {step.verifiedOn && (
         <p data-testid="verified-on">
           {step.verifiedOn === 'cpu'
