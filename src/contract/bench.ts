@@ -7,7 +7,7 @@ import { LIMITS } from './limits';
 import { counterFields, derivedRatios, schemaValidRate, type Counters, type Scorecard } from '../core/metrics';
 import type { SchemaPreset } from '../grammar/presets';
 import type { DecodeMethod, RunParams } from './runParams';
-import type { RunReport } from './runReport';
+import type { PositionsPerStep, RunReport } from './runReport';
 
 export interface RaceEntry {
   method: DecodeMethod;
@@ -44,6 +44,8 @@ export interface SweepCell {
   speedup: Spread;
   /** Per seed, 1 + A/steps. */
   meanAcceptanceLength: Spread;
+  /** Target positions per step over the seeds, tree and batched. */
+  positionsPerStep: PositionsPerStep | null;
 }
 
 const round = (value: number | null, digits = 4) => (value === null ? null : Number(value.toFixed(digits)));
@@ -58,16 +60,19 @@ export function sweepCellJson(cell: SweepCell) {
     ...counterFields(cell.counters, 4),
     tokens_per_second: round(cell.tokensPerSecond.median, 2),
     speedup: round(cell.speedup.median, 3),
+    scoring_path: cell.positionsPerStep?.path ?? null,
+    positions_per_step: round(cell.positionsPerStep?.mean ?? null, 2),
+    batched_positions_per_step: round(cell.positionsPerStep?.batched ?? null, 2),
     spread: { tokens_per_second: roundSpread(cell.tokensPerSecond, 2), speedup: roundSpread(cell.speedup, 3), mean_acceptance_length: roundSpread(cell.meanAcceptanceLength) },
   };
 }
 
 /** The same cells as CSV, one row per cell, medians with min and max. */
 export function sweepCsv(cells: readonly SweepCell[]): string {
-  const header = ['K', 'L', 'seeds', 'mean_acceptance_length', 'conditional_acceptance', 'draft_yield', 'grammar_survival', 'tokens_per_second', 'tokens_per_second_min', 'tokens_per_second_max', 'speedup', 'speedup_min', 'speedup_max', 'R', 'I', 'D', 'A', 'steps'];
+  const header = ['K', 'L', 'seeds', 'mean_acceptance_length', 'conditional_acceptance', 'draft_yield', 'grammar_survival', 'tokens_per_second', 'tokens_per_second_min', 'tokens_per_second_max', 'speedup', 'speedup_min', 'speedup_max', 'scoring_path', 'positions_per_step', 'batched_positions_per_step', 'R', 'I', 'D', 'A', 'steps'];
   const rows = cells.map((cell) => {
     const json = sweepCellJson(cell);
-    return [json.K, json.L, json.seeds, json.mean_acceptance_length, json.conditional_acceptance, json.draft_yield, json.grammar_survival, json.tokens_per_second, json.spread.tokens_per_second.min, json.spread.tokens_per_second.max, json.speedup, json.spread.speedup.min, json.spread.speedup.max, json.R, json.I, json.D, json.A, json.steps];
+    return [json.K, json.L, json.seeds, json.mean_acceptance_length, json.conditional_acceptance, json.draft_yield, json.grammar_survival, json.tokens_per_second, json.spread.tokens_per_second.min, json.spread.tokens_per_second.max, json.speedup, json.spread.speedup.min, json.spread.speedup.max, json.scoring_path, json.positions_per_step, json.batched_positions_per_step, json.R, json.I, json.D, json.A, json.steps];
   });
   return `${[header, ...rows].map((row) => row.map((value) => (value === null ? '' : String(value))).join(',')).join('\n')}\n`;
 }

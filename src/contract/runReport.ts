@@ -2,7 +2,7 @@
 import type { Counters, exportCounters } from '../core/metrics';
 import type { OutputVerdict } from '../grammar/score';
 import type { RunParams } from './runParams';
-import type { StepTimings } from './stepRecord';
+import type { ScoringPath, StepTimings } from './stepRecord';
 
 export type DecodeEnding = 'stopped' | 'max-tokens' | 'context-full' | 'dead-end' | 'cancelled';
 
@@ -31,6 +31,36 @@ export interface ScoringTotals {
   batchedPositions: number;
   treeSteps: number;
   batchedSteps: number;
+}
+
+export const addScoringTotals = (a: ScoringTotals, b: ScoringTotals): ScoringTotals => ({
+  positions: a.positions + b.positions,
+  batchedPositions: a.batchedPositions + b.batchedPositions,
+  treeSteps: a.treeSteps + b.treeSteps,
+  batchedSteps: a.batchedSteps + b.batchedSteps,
+});
+
+export interface PositionsPerStep {
+  /** The path the steps ran on ('mixed' when runs summed here used both). */
+  path: ScoringPath | 'mixed';
+  /** Mean target positions per speculative step, and the batched path's for the same steps. */
+  mean: number;
+  batched: number;
+}
+
+/** Null without a speculative step: ar, or a run kept (history) from before positions were counted. */
+export function positionsPerStep(scoring: ScoringTotals | undefined): PositionsPerStep | null {
+  const steps = scoring ? scoring.treeSteps + scoring.batchedSteps : 0;
+  if (!scoring || steps === 0) return null;
+  const path = scoring.batchedSteps === 0 ? 'tree' : scoring.treeSteps === 0 ? 'batched' : 'mixed';
+  return { path, mean: scoring.positions / steps, batched: scoring.batchedPositions / steps };
+}
+
+/** "7.2 tree (batched 15.0)", "15.0 batched": the bench's positions/step cell, in the CLI and the app. */
+export function describePositions(perStep: PositionsPerStep | null): string {
+  if (!perStep) return '—';
+  if (perStep.path === 'batched') return `${perStep.mean.toFixed(1)} batched`;
+  return `${perStep.mean.toFixed(1)} ${perStep.path} (batched ${perStep.batched.toFixed(1)})`;
 }
 
 export interface RunReport extends DecodeResult {

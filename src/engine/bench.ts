@@ -6,7 +6,7 @@
  */
 import type { RaceEntry, RaceResult, ScorecardRow, ScorecardSpec, SweepCell, SweepSpec } from '../contract/bench';
 import { presetParams, type DecodeMethod, type RunParams } from '../contract/runParams';
-import type { RunReport } from '../contract/runReport';
+import { addScoringTotals, positionsPerStep, type RunReport } from '../contract/runReport';
 import { runFairly, spreadOf } from '../core/fairTiming';
 import { addCounters, derivedRatios, emptyCounters, recordCompletion, EMPTY_SCORECARD } from '../core/metrics';
 import { draftsUsed } from '../core/verify';
@@ -90,6 +90,7 @@ export async function sweep(run: Runner, spec: SweepSpec, options: BenchOptions 
       tokensPerSecond: spreadOf(reports.map((pair) => pair.own.tokensPerSecond)),
       speedup: spreadOf(reports.map((pair) => pair.own.tokensPerSecond / pair.ar.tokensPerSecond)),
       meanAcceptanceLength: spreadOf(reports.map((pair) => derivedRatios(pair.own.counters).meanAcceptanceLength ?? 1)),
+      positionsPerStep: positionsPerStep(reports.map((pair) => pair.own.scoring).reduce(addScoringTotals)),
     };
     results.push(cell);
     options.onCell?.(cell);

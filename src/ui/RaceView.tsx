@@ -1,5 +1,6 @@
 import { Bar, BarChart, CartesianGrid, ErrorBar, Label, XAxis, YAxis } from 'recharts';
 import { derivedRatios } from '../core/metrics';
+import { describePositions, positionsPerStep } from '../contract/runReport';
 import { medianRange } from './benchParts';
 import { PALETTE } from './palette';
 import { fixed, METHOD_LABELS, percent } from './format';
@@ -50,6 +51,7 @@ export function RaceView() {
                 <th scope="col">block efficiency (tokens / forward)</th>
                 <th scope="col">mean acceptance length 1 + A/steps</th>
                 <th scope="col">A/D conditional acceptance</th>
+                <th scope="col">target positions/step</th>
                 <th scope="col">tokens/s, median [min–max] of {result.repeats}</th>
                 <th scope="col">speedup over AR, median [min–max] of {result.repeats}</th>
                 <th scope="col">verdict</th>
@@ -64,6 +66,7 @@ export function RaceView() {
                   <td>{fixed(report.tokens.length / report.steps)}</td>
                   <td>{fixed(derivedRatios(report.counters).meanAcceptanceLength)}</td>
                   <td>{percent(derivedRatios(report.counters).conditionalAcceptance)}</td>
+                  <td data-testid="race-positions">{describePositions(positionsPerStep(report.scoring))}</td>
                   <td data-testid="race-rate">{medianRange(tokensPerSecond)}</td>
                   <td>{speedup ? medianRange(speedup, 2, '×') : '—'}</td>
                   <td>{report.verdict?.kind ?? 'free text'}</td>

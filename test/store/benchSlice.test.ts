@@ -21,6 +21,7 @@ const cell = (K: number, L: number): SweepCell => ({
   tokensPerSecond: spreadOf([10]),
   speedup: spreadOf([1.5]),
   meanAcceptanceLength: spreadOf([2]),
+  positionsPerStep: { path: 'tree', mean: 1 + K * L, batched: K * (L + 1) },
 });
 
 describe('the bench in the app store', () => {

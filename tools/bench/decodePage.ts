@@ -8,12 +8,13 @@ import { interpretedValidator } from '../../src/grammar/interpretedValidator';
 import { httpReader } from '../../src/models/httpReader';
 import { loadPair } from '../../src/models/loader';
 import type { ExecutionProvider } from '../../src/contract/protocol';
+import type { ScoringPlan } from '../../src/contract/stepRecord';
 import { runDecodeBench, type DecodeRow } from './decodeBench';
 import { timeForward } from './modelsBench';
 
 declare global {
   interface Window {
-    speclabDecodeBench: (seeds: number, provider: ExecutionProvider, verifier: 'gpu' | 'cpu') => Promise<{ adapter: string; costRatio: number; rows: DecodeRow[] } | { error: string }>;
+    speclabDecodeBench: (seeds: number, provider: ExecutionProvider, verifier: 'gpu' | 'cpu') => Promise<{ adapter: string; costRatio: number; scoring: ScoringPlan; rows: DecodeRow[] } | { error: string }>;
     speclabDecodeLog: string[];
   }
 }
@@ -34,7 +35,7 @@ window.speclabDecodeBench = async (seeds, provider, verifier) => {
     const costRatio = (await timeForward(pair.draft.session, 1, 1, 15)) / (await timeForward(pair.target.session, 1, 1, 15));
     const rows = await runDecodeBench(setup.engine, seeds, costRatio, (line) => window.speclabDecodeLog.push(line));
     await setup.dispose();
-    return { adapter: setup.verifierAdapter ?? 'cpu', costRatio, rows };
+    return { adapter: setup.verifierAdapter ?? 'cpu', costRatio, scoring: setup.engine.scoring, rows };
   } catch (error) {
     return { error: String(error) };
   }

@@ -10,7 +10,7 @@ import { parseArgs } from 'node:util';
 import { setupNodeEngine } from '../nodeEngine';
 import { createServer } from 'vite';
 import { launchChromium } from '../../test/support/browser';
-import { DECODE_TABLE_HEADER, formatDecodeRow, runDecodeBench, type DecodeRow } from '../bench/decodeBench';
+import { DECODE_TABLE_HEADER, describeScoring, formatDecodeRow, runDecodeBench, type DecodeRow } from '../bench/decodeBench';
 import { timeForward } from '../bench/modelsBench';
 import { loadBundledPair } from '../bundled';
 import { UsageError, parsingArguments, withUsageErrors } from './options';
@@ -19,6 +19,8 @@ interface Section {
   where: string;
   adapter: string;
   costRatio: number;
+  /** How the target scored drafts, and why when batched. */
+  scoring: string;
   rows: DecodeRow[];
 }
 
@@ -48,8 +50,9 @@ async function bench(argv: string[]): Promise<number> {
   const pair = await loadBundledPair();
   const costRatio = (await timeForward(pair.draft.session, 1, 1, 15)) / (await timeForward(pair.target.session, 1, 1, 15));
   const { engine, dispose } = await setupNodeEngine('cpu', pair);
-  console.log(`Node, wasm EP, CPU verifier; c = draft/target forward = ${costRatio.toFixed(3)}\n${DECODE_TABLE_HEADER}`);
-  sections.push({ where: 'Node (onnxruntime-web wasm, 1 thread; CPU verifier)', adapter: 'cpu', costRatio, rows: await runDecodeBench(engine, seeds, costRatio, console.log) });
+  const scoring = describeScoring(engine.scoring);
+  console.log(`Node, wasm EP, CPU verifier; c = draft/target forward = ${costRatio.toFixed(3)}; ${scoring}\n${DECODE_TABLE_HEADER}`);
+  sections.push({ where: 'Node (onnxruntime-web wasm, 1 thread; CPU verifier)', adapter: 'cpu', costRatio, scoring, rows: await runDecodeBench(engine, seeds, costRatio, console.log) });
   await dispose();
 
   if (!values['node-only']) {
@@ -62,9 +65,10 @@ async function bench(argv: string[]): Promise<number> {
       const report = await page.evaluate(([n, models, verifying]) => window.speclabDecodeBench(n, models, verifying), [seeds, provider, verifying] as const);
       if ('error' in report) throw new Error(`the Chromium run failed: ${report.error}`);
       const verifier = values.verifier === 'gpu' ? `WGSL verifier on ${report.adapter}` : 'CPU verifier';
-      console.log(`\nChromium, ${values.provider} EP, ${verifier}; c = ${report.costRatio.toFixed(3)}\n${DECODE_TABLE_HEADER}`);
+      const scoring = describeScoring(report.scoring);
+      console.log(`\nChromium, ${values.provider} EP, ${verifier}; c = ${report.costRatio.toFixed(3)}; ${scoring}\n${DECODE_TABLE_HEADER}`);
       for (const row of report.rows) console.log(formatDecodeRow(row));
-      sections.push({ where: `Chromium (onnxruntime-web ${values.provider} EP, 1 thread; ${verifier})`, ...report });
+      sections.push({ where: `Chromium (onnxruntime-web ${values.provider} EP, 1 thread; ${verifier})`, adapter: report.adapter, costRatio: report.costRatio, scoring, rows: report.rows });
     } finally {
       await browser.close();
       await server.close();
@@ -72,7 +76,7 @@ async function bench(argv: string[]): Promise<number> {
   }
 
   const markdown = sections
-    .map((section) => `### ${section.where}\n\nc = draft/target forward time (batch 1, sequence 1) = ${section.costRatio.toFixed(3)}; ${seeds} seeds per row, T = 1.\n\n${DECODE_TABLE_HEADER}\n${section.rows.map(formatDecodeRow).join('\n')}\n`)
+    .map((section) => `### ${section.where}\n\nc = draft/target forward time (batch 1, sequence 1) = ${section.costRatio.toFixed(3)}; ${seeds} seeds per row, T = 1; ${section.scoring}.\n\n${DECODE_TABLE_HEADER}\n${section.rows.map(formatDecodeRow).join('\n')}\n`)
     .join('\n');
   mkdirSync(dirname(values.out), { recursive: true });
   writeFileSync(`${values.out}.md`, markdown);
