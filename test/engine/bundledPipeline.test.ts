@@ -43,13 +43,16 @@ describe('the decode loop on the bundled models', () => {
 
   const run = (preset: SchemaPreset, overrides: Partial<RunParams>) => engine.run(presetParams(preset, overrides));
 
-  it.each(SCHEMA_PRESETS.map((preset) => [preset.id, preset] as const))('%s at T = 0: every method emits exactly the greedy target’s tokens', async (_id, preset) => {
+  it.each(SCHEMA_PRESETS.map((preset) => [preset.id, preset] as const))('%s at T = 0: every method emits exactly the greedy target’s tokens, scoring on the tree path', async (_id, preset) => {
     const greedy = await run(preset, { method: 'ar', temperature: 0 });
     expect(greedy.verdict).toEqual({ kind: 'valid' });
     expectConsistent(greedy);
+    expect(engine.scoring).toEqual({ path: 'tree', reason: null });
     for (const method of DECODE_METHODS.filter((m) => m !== 'ar')) {
-      const report = await run(preset, { method, temperature: 0, K: 3 });
+      const paths = new Set<string | undefined>();
+      const report = await engine.run(presetParams(preset, { method, temperature: 0, K: 3 }), (record) => void paths.add(record.scoring?.path));
       expect(report.tokens, method).toEqual(greedy.tokens);
+      expect([...paths], method).toEqual(['tree']);
       // A single-draft method reports the one draft it read, not the K it was given.
       expect([report.params.K, report.requestedK], method).toEqual([draftsUsed(method, 3), 3]);
       expectConsistent(report);

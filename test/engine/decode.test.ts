@@ -2,13 +2,23 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { derivedRatios, eligible } from '../../src/core/metrics';
 import { syntheticLogits } from '../../src/core/modelPair';
 import { decode, type DecodeOptions } from '../../src/engine/decode';
-import { PrefixPairModels } from '../../src/engine/pairModels';
+import { PrefixPairModels, TREE_SCORING_OFF } from '../../src/engine/pairModels';
+import type { StepRecord } from '../../src/contract/stepRecord';
 import type { LogitPair } from '../../src/core/modelPair';
 import { GrammarEngine, type CompiledSchema } from '../../src/grammar/engine';
 import type { OutputVerdict } from '../../src/grammar/score';
 import { ajvValidator } from '../../src/grammar/ajvValidator';
 import { SCHEMA_PRESETS, type SchemaPreset } from '../../src/grammar/presets';
 import { JSON_STOP, JSON_VOCAB, TRIGGER_TOKEN, decodeJson, withTriggerAfter } from '../support/jsonVocab';
+
+/** Tree nodes after the stop tokens: drafts that stopped early are padded with stop tokens, and identical paddings merge. */
+function paddingNodes(record: StepRecord): number {
+  const padded = new Set<string>();
+  record.drafts.forEach((draft) => {
+    for (let j = draft.length + 1; j <= 4; j++) padded.add(`${draft.join(',')}|${j}`);
+  });
+  return padded.size;
+}
 
 /** A one-token prompt: the synthetic logits key on the whole context. */
 const PROMPT = [JSON_STOP];
@@ -26,9 +36,9 @@ describe('the decode loop under a schema, on the CPU with synthetic logits', () 
     engine.dispose();
   });
 
-  const run = (preset: SchemaPreset, overrides: Partial<DecodeOptions> & { logits?: LogitPair; trigger?: string } = {}) => {
-    const { logits: pair = logits, trigger, ...rest } = overrides;
-    return decode(new PrefixPairModels(pair), {
+  const run = (preset: SchemaPreset, overrides: Partial<DecodeOptions> & { logits?: LogitPair; trigger?: string; treeScoring?: boolean } = {}, onStep?: (record: StepRecord) => void) => {
+    const { logits: pair = logits, trigger, treeScoring, ...rest } = overrides;
+    return decode(new PrefixPairModels(pair, treeScoring === undefined ? {} : { treeScoring }), {
       structure: { grammar: compiled.get(preset.id) as CompiledSchema, schema: preset.schema, validate: ajvValidator, ...(trigger === undefined ? {} : { trigger }) },
       prompt: PROMPT,
       detokenize: decodeJson,
@@ -41,7 +51,7 @@ describe('the decode loop under a schema, on the CPU with synthetic logits', () 
       seed: 1,
       maxTokens: 400,
       ...rest,
-    });
+    }, onStep);
   };
 
   const preset = (id: SchemaPreset['id']) => SCHEMA_PRESETS.find((p) => p.id === id) as SchemaPreset;
@@ -97,6 +107,25 @@ describe('the decode loop under a schema, on the CPU with synthetic logits', () 
     const result = await run(preset('reasoning'), { trigger: 'never in this vocabulary', maxTokens: 30 });
     expect(result.constraintStart).toBeNull();
     expect(result.verdict).toMatchObject({ kind: 'invalid', reason: expect.stringMatching(/trigger "never in this vocabulary" never appeared/) });
+  });
+
+  it('the synthetic target scores one row per distinct prefix on the tree path, the batched path says why it ran, and both decode the same tokens', async () => {
+    for (const method of ['spectr-gbv', 'tokenwise', 'spectr'] as const) {
+      const treeSteps: StepRecord[] = [];
+      const batchedSteps: StepRecord[] = [];
+      const tree = await run(preset('person'), { method }, (record) => void treeSteps.push(record));
+      const batched = await run(preset('person'), { method, treeScoring: false }, (record) => void batchedSteps.push(record));
+      expect(tree.tokens).toEqual(batched.tokens);
+      treeSteps.forEach((record, i) => {
+        // The root row, then one per distinct prefix of the K×L drafts (padding after a stop included).
+        expect(record.scoring).toEqual({ path: 'tree', positions: 1 + record.counts.distinctProposed + paddingNodes(record), batchedPositions: record.drafts.length * 5, reason: null });
+        expect(batchedSteps[i]?.scoring).toEqual({ path: 'batched', positions: record.drafts.length * 5, batchedPositions: record.drafts.length * 5, reason: TREE_SCORING_OFF });
+      });
+      expect(tree.scoring).toMatchObject({ treeSteps: tree.steps, batchedSteps: 0 });
+      // Three drafts under a schema share their first tokens often; one draft has nothing to share.
+      if (method === 'tokenwise') expect(tree.scoring.positions).toBe(batched.scoring.positions);
+      else expect(tree.scoring.positions).toBeLessThan(batched.scoring.positions);
+    }
   });
 
   it('a run cut at max tokens mid-JSON is scored as truncated', async () => {
