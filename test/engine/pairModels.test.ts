@@ -1,0 +1,130 @@
+/**
+ * CachedPairModels' bookkeeping, apart from any ONNX graph: a stand-in model whose "KV cache" holds the
+ * token ids it has seen and whose logits are a function of exactly the tokens a position may attend to
+ * (and which refuses a position id that disagrees). Tree rows, the kept path and the batched fallback are
+ * then checked against the prefix-keyed reference, step after step.
+ */
+import * as ort from 'onnxruntime-web';
+import { describe, expect, it } from 'vitest';
+import { syntheticLogits, type LogitPair } from '../../src/core/modelPair';
+import { createRng } from '../../src/core/rng';
+import type { StepRecord } from '../../src/contract/stepRecord';
+import { decode, type DecodeOptions } from '../../src/engine/decode';
+import { CachedPairModels, PrefixPairModels, TREE_SCORING_OFF } from '../../src/engine/pairModels';
+import { KvCache } from '../../src/models/kvCache';
+import type { ForwardOptions, ModelSession, ModelShape } from '../../src/models/session';
+
+const V = 12;
+const STOP = 0;
+
+/** A causal model over `next(prefix)`: its cache stores token ids (heads = headDim = 1). */
+function standIn(name: string, next: (prefix: readonly number[]) => Float64Array, hasTreeMask: boolean): ModelSession {
+  const shape: ModelShape = { layers: 1, heads: 1, headDim: 1, vocab: V, hasPositionIds: true, hasCacheBranch: false, hasTreeMask };
+  const session = {
+    name,
+    shape,
+    provider: 'wasm',
+    gpuDevice: null,
+    emptyCache: (batch: number) => KvCache.empty(ort, shape, batch, null),
+    forward(inputIds: ArrayLike<number>, batch: number, seq: number, past: KvCache, options: ForwardOptions = {}) {
+      if (options.treeMask && !hasTreeMask) throw new RangeError(`${name} has no tree_attention_mask input`);
+      const seen = past.tensors[0]?.data as Float32Array;
+      const total = past.length + seq;
+      const tokens = new Float32Array(batch * total);
+      const logits = new Float32Array(batch * seq * V);
+      for (let b = 0; b < batch; b++) {
+        const before = Array.from(seen.subarray(b * past.length, (b + 1) * past.length));
+        tokens.set(before, b * total);
+        for (let i = 0; i < seq; i++) {
+          tokens[b * total + past.length + i] = inputIds[b * seq + i] as number;
+          const visible = [...before];
+          for (let j = 0; j <= i; j++) if ((options.treeMask?.[(b * seq + i) * seq + j] ?? 1) === 1) visible.push(inputIds[b * seq + j] as number);
+          const position = options.positionIds?.[b * seq + i] ?? past.length + i;
+          if (position !== visible.length - 1) throw new Error(`${name}: position id ${position} for a token that sees ${visible.length} tokens`);
+          logits.set(next(visible), (b * seq + i) * V);
+        }
+      }
+      const cache = new KvCache([new ort.Tensor('float32', tokens, [batch, 1, total, 1]), new ort.Tensor('float32', tokens.slice(), [batch, 1, total, 1])], shape, batch, total, ort, null);
+      return Promise.resolve({ logits, gpuLogits: null, cache });
+    },
+  };
+  return session as unknown as ModelSession;
+}
+
+const logits: LogitPair = syntheticLogits({ V, seed: 11, closeness: 0.8, logitScale: 2.5 });
+const pair = (targetHasTreeMask = true) => [standIn('draft', (p) => logits.draft(p), false), standIn('target', (p) => logits.target(p), targetHasTreeMask)] as const;
+
+const options = (method: DecodeOptions['method'], seed: number): DecodeOptions => ({
+  method,
+  K: 3,
+  L: 4,
+  sampling: { temperature: 1 },
+  drafting: 'validate',
+  seed,
+  maxTokens: 40,
+  prompt: [3, 5, 7],
+  structure: null,
+  detokenize: (tokens) => tokens.join(' '),
+  stopTokenId: STOP,
+});
+
+describe('CachedPairModels', () => {
+  it('tree rows equal the prefix-keyed reference for every (k, j), step after step, whatever path was kept', async () => {
+    const [draft, target] = pair();
+    const models = new CachedPairModels(draft, target, 1000);
+    expect(models.scoring).toEqual({ path: 'tree', reason: null });
+    const rng = createRng(5, 0);
+    const context = [3, 5, 7];
+    const K = 3;
+    const L = 4;
+    for (let step = 0; step < 12; step++) {
+      await models.draftFirst(context);
+      const drafts = new Int32Array(K * L);
+      for (let k = 0; k < K; k++) {
+        const split = rng.nextUint32() % (L + 1);
+        for (let j = 0; j < L; j++) drafts[k * L + j] = k > 0 && j < split ? (drafts[j] as number) : rng.nextUint32() % 3;
+      }
+      const { logits: rows, scoring } = await models.score(context, drafts, K, L);
+      for (let k = 0; k < K; k++) {
+        for (let j = 0; j <= L; j++) {
+          const expected = Float32Array.from(logits.target([...context, ...drafts.subarray(k * L, k * L + j)]));
+          expect(rows.subarray((k * (L + 1) + j) * V, (k * (L + 1) + j + 1) * V), `step ${step}, row (${k}, ${j})`).toEqual(expected);
+        }
+      }
+      expect(scoring.path).toBe('tree');
+      expect(scoring.batchedPositions).toBe(K * ((step === 0 ? 3 : 1) + L));
+      const chosen = rng.nextUint32() % K;
+      const accepted = rng.nextUint32() % (L + 1);
+      models.commit(chosen, accepted);
+      context.push(...drafts.subarray(chosen * L, chosen * L + accepted), rng.nextUint32() % V);
+    }
+    models.dispose();
+  });
+
+  it('decodes the same tokens on the tree path, the batched path and the prefix-keyed pair, at T = 1', async () => {
+    for (const [method, seed] of [['spectr-gbv', 1], ['gbv', 2], ['spectr', 3], ['optimal-tree', 4], ['tokenwise', 5]] as const) {
+      const [draft, target] = pair();
+      const treeSteps: StepRecord[] = [];
+      const batchedSteps: StepRecord[] = [];
+      const tree = await decode(new CachedPairModels(draft, target, 1000), options(method, seed), (record) => void treeSteps.push(record));
+      const batched = await decode(new CachedPairModels(draft, target, 1000, { treeScoring: false }), options(method, seed), (record) => void batchedSteps.push(record));
+      const reference = await decode(new PrefixPairModels(logits), options(method, seed));
+      expect(tree.tokens, method).toEqual(reference.tokens);
+      expect(batched.tokens, method).toEqual(reference.tokens);
+      expect(treeSteps.map((record) => record.scoring?.path)).toEqual(treeSteps.map(() => 'tree'));
+      expect(batchedSteps.map((record) => record.scoring?.reason)).toEqual(batchedSteps.map(() => TREE_SCORING_OFF));
+      expect(tree.scoring.batchedPositions).toBe(batched.scoring.positions);
+    }
+  });
+
+  it('a target without the tree input scores K batched rows, and every step says why', async () => {
+    const [draft, target] = pair(false);
+    const models = new CachedPairModels(draft, target, 1000);
+    expect(models.scoring).toEqual({ path: 'batched', reason: 'the target (target) has no tree_attention_mask input' });
+    const steps: StepRecord[] = [];
+    const result = await decode(models, options('spectr-gbv', 9), (record) => void steps.push(record));
+    expect(result.tokens).toEqual((await decode(new PrefixPairModels(logits), options('spectr-gbv', 9))).tokens);
+    for (const record of steps) expect(record.scoring).toMatchObject({ path: 'batched', reason: 'the target (target) has no tree_attention_mask input' });
+    expect(result.scoring).toMatchObject({ treeSteps: 0, batchedSteps: result.steps });
+  });
+});
