@@ -63,6 +63,7 @@ describe('the built app in headless Chromium', () => {
   it('on a software WebGPU adapter, runs the models on wasm and verifies on the CPU twin, and says why', async () => {
     await expect(page.getByTestId('provider').textContent()).resolves.toMatch(/^Models on wasm \(CPU\): the WebGPU adapter is software-only.* · speclab-draft → speclab-target/);
     await expect(page.getByTestId('verifier').textContent()).resolves.toMatch(/^Verifier: CPU twin \(software WebGPU adapter/);
+    await expect(page.getByTestId('scoring-path').textContent()).resolves.toMatch(/Scoring: one token-tree pass per step/);
   });
 
   it.each(SCHEMA_PRESETS.map((preset) => [preset.id, preset] as const))('runs the %s preset to schema-valid JSON with consistent counters', async (id, preset) => {
@@ -192,8 +193,10 @@ describe('the built app in headless Chromium', () => {
     await page.getByTestId('provider').filter({ hasText: 'Models on WebGPU' }).waitFor({ timeout: 120_000 });
     await page.locator('#preset').selectOption('sentiment');
     expect(JSON.parse(await runToEnd(page))).toHaveProperty('sentiment');
-    // Every step after the first scores one fresh token per row, so the kernels read the logits in place.
+    // The tree's node rows are copied into the verifier's order on onnxruntime's device, so the kernels still
+    // read the logits in place.
     await expect(page.getByTestId('verified-on').textContent()).resolves.toMatch(/reading the target’s logits in place/);
+    await expect(page.getByTestId('scoring').textContent()).resolves.toMatch(/^Target scored \d+ positions? in one tree pass \(batched: \d+\)\.$/);
     await page.locator('#provider').selectOption('auto');
     await page.locator('#verifier-choice').selectOption('auto');
     await page.getByTestId('provider').filter({ hasText: 'Models on wasm' }).waitFor({ timeout: 120_000 });
