@@ -27,6 +27,13 @@ export interface PlaybackView {
 
 const s = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
+/** The target's forward, as the step's record says it ran. */
+function scoringPass(scoring: StepRecord['scoring']): string {
+  if (!scoring) return 'one forward';
+  if (scoring.path === 'tree') return `one forward over the drafts’ prefix tree (${scoring.positions} positions, where K batched rows take ${scoring.batchedPositions})`;
+  return `one batched forward (${scoring.positions} positions${scoring.reason ? `: ${scoring.reason}` : ''})`;
+}
+
 export function playbackFrames(step: StepRecord, explained: ExplainedStep, text: (token: number) => string): Frame[] {
   const proposed = step.drafts.reduce((n, draft) => n + draft.length, 0);
   const invalid = step.drafts.reduce((n, draft, k) => n + Math.max(0, draft.length - (step.validLengths[k] ?? draft.length)), 0);
@@ -42,7 +49,7 @@ export function playbackFrames(step: StepRecord, explained: ExplainedStep, text:
           ? `Grammar check: the schema allows all ${s(proposed, 'drafted token')}.`
           : `Grammar check: ${invalid} of ${s(proposed, 'drafted token')} are not allowed by the schema (struck out); the target’s p is 0 there.`,
     },
-    { phase: 'scoring', line: -1, caption: `Target scoring: one batched forward of the large model gives p at every drafted position, plus the next position of each draft.` },
+    { phase: 'scoring', line: -1, caption: `Target scoring: ${scoringPass(step.scoring)} of the large model gives p at every drafted position, plus the next position of each draft.` },
   ];
   explained.lines.forEach((line, i) => {
     const where = line.cell ? `draft ${line.cell.draft + 1}, position ${line.cell.position + 1}: ` : '';
