@@ -5,7 +5,17 @@ import { ajvValidator } from '../src/grammar/ajvValidator';
 import { loadBundledPair } from './bundled';
 import { nodeGpu } from './nodeGpu';
 
-/** Steps verified on the CPU twin, or on Dawn's WebGPU; `pair` when the caller has loaded it already. */
-export function setupNodeEngine(verifier: 'cpu' | 'gpu' = 'cpu', pair?: ModelPairHandle): Promise<EngineSetup> {
-  return setupEngine({ provider: 'wasm', verifier, gpu: verifier === 'gpu' ? nodeGpu() : null, loadPair: pair ? () => Promise.resolve(pair) : loadBundledPair, validate: ajvValidator });
+/**
+ * Steps verified on the CPU twin, or on Dawn's WebGPU; `pair` when the caller has loaded it already;
+ * `treeScoring: false` forces the batched scoring path.
+ */
+export function setupNodeEngine(verifier: 'cpu' | 'gpu' = 'cpu', pair?: ModelPairHandle, treeScoring?: boolean): Promise<EngineSetup> {
+  return setupEngine({
+    provider: 'wasm',
+    verifier,
+    gpu: verifier === 'gpu' ? nodeGpu() : null,
+    loadPair: pair ? () => Promise.resolve(pair) : loadBundledPair,
+    validate: ajvValidator,
+    ...(treeScoring === undefined ? {} : { treeScoring }),
+  });
 }

@@ -19,6 +19,8 @@ export interface SetupRequest {
   /** Loads the pair on the provider the setup chose. */
   loadPair: (provider: ExecutionProvider) => Promise<ModelPairHandle>;
   validate: SchemaValidator;
+  /** false forces the batched scoring path (benches compare the two); the tree path where the target allows it by default. */
+  treeScoring?: boolean;
 }
 
 export interface EngineSetup {
@@ -109,7 +111,7 @@ export async function setupEngine(request: SetupRequest): Promise<EngineSetup> {
       },
       verify: (input) => inUse.verify(input),
     };
-    const engine = await SpecEngine.create(pair, request.validate, forwarding, { logitsInPlace: ortDevice !== null });
+    const engine = await SpecEngine.create(pair, request.validate, forwarding, { logitsInPlace: ortDevice !== null, ...(request.treeScoring === undefined ? {} : { treeScoring: request.treeScoring }) });
     const loaded = pair;
     const setup: EngineSetup = {
       engine,

@@ -14,13 +14,13 @@ import { timeForward } from './modelsBench';
 
 declare global {
   interface Window {
-    speclabDecodeBench: (seeds: number, provider: ExecutionProvider, verifier: 'gpu' | 'cpu') => Promise<{ adapter: string; costRatio: number; scoring: ScoringPlan; rows: DecodeRow[] } | { error: string }>;
+    speclabDecodeBench: (seeds: number, provider: ExecutionProvider, verifier: 'gpu' | 'cpu', treeScoring: boolean) => Promise<{ adapter: string; costRatio: number; scoring: ScoringPlan; rows: DecodeRow[] } | { error: string }>;
     speclabDecodeLog: string[];
   }
 }
 
 window.speclabDecodeLog = [];
-window.speclabDecodeBench = async (seeds, provider, verifier) => {
+window.speclabDecodeBench = async (seeds, provider, verifier, treeScoring) => {
   try {
     const setup = await setupEngine({
       provider,
@@ -28,6 +28,7 @@ window.speclabDecodeBench = async (seeds, provider, verifier) => {
       gpu: navigator.gpu,
       loadPair: (chosen) => loadPair(ort, { draft: httpReader('/models/speclab-draft/', false), target: httpReader('/models/speclab-target/', false) }, chosen),
       validate: interpretedValidator,
+      treeScoring,
     });
     if (setup.provider !== provider) throw new Error(`the models could not run on ${provider}: ${setup.fallbackReason}`);
     if (setup.verifier !== verifier) throw new Error(`steps could not be verified on ${verifier}: ${setup.verifierReason}`);

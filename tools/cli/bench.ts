@@ -1,8 +1,9 @@
 /**
- * npm run bench -- [--seeds 2] [--node-only] [--provider wasm|webgpu] [--verifier cpu|gpu] [--out bench-results/decode]
+ * npm run bench -- [--seeds 2] [--node-only] [--provider wasm|webgpu] [--verifier cpu|gpu] [--scoring tree|batched] [--out bench-results/decode]
  * The paper's table on the bundled models: in Node (wasm EP, CPU verifier) and in headless Chromium (the
  * models on --provider, steps verified on --verifier; the defaults are the app's choices on a machine
- * whose WebGPU is software). Writes <out>.md and <out>.json.
+ * whose WebGPU is software). --scoring batched forces K batched target rows instead of the token tree.
+ * Writes <out>.md and <out>.json.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -32,24 +33,25 @@ function parse(argv: string[]) {
   const { values } = parsingArguments(() =>
     parseArgs({
       args: argv,
-      options: { seeds: { type: 'string', default: '2' }, 'node-only': { type: 'boolean', default: false }, provider: { type: 'string', default: 'wasm' }, verifier: { type: 'string', default: 'cpu' }, out: { type: 'string', default: 'bench-results/decode' } },
+      options: { seeds: { type: 'string', default: '2' }, 'node-only': { type: 'boolean', default: false }, provider: { type: 'string', default: 'wasm' }, verifier: { type: 'string', default: 'cpu' }, scoring: { type: 'string', default: 'tree' }, out: { type: 'string', default: 'bench-results/decode' } },
     }),
   );
-  const { provider, verifier } = values;
+  const { provider, verifier, scoring } = values;
+  if (scoring !== 'tree' && scoring !== 'batched') throw new UsageError(`--scoring must be tree or batched, got ${scoring}`);
   if (provider !== 'wasm' && provider !== 'webgpu') throw new UsageError(`--provider must be wasm or webgpu, got ${provider}`);
   if (verifier !== 'cpu' && verifier !== 'gpu') throw new UsageError(`--verifier must be cpu or gpu, got ${verifier}`);
   const seeds = Number(values.seeds);
   if (!(Number.isInteger(seeds) && seeds >= 1)) throw new UsageError(`--seeds must be a positive integer, got ${JSON.stringify(values.seeds)}`);
-  return { values, seeds, provider, verifier } as const;
+  return { values, seeds, provider, verifier, treeScoring: scoring === 'tree' } as const;
 }
 
 async function bench(argv: string[]): Promise<number> {
-  const { values, seeds, provider, verifier: verifying } = parse(argv);
+  const { values, seeds, provider, verifier: verifying, treeScoring } = parse(argv);
   const sections: Section[] = [];
 
   const pair = await loadBundledPair();
   const costRatio = (await timeForward(pair.draft.session, 1, 1, 15)) / (await timeForward(pair.target.session, 1, 1, 15));
-  const { engine, dispose } = await setupNodeEngine('cpu', pair);
+  const { engine, dispose } = await setupNodeEngine('cpu', pair, treeScoring);
   const scoring = describeScoring(engine.scoring);
   console.log(`Node, wasm EP, CPU verifier; c = draft/target forward = ${costRatio.toFixed(3)}; ${scoring}\n${DECODE_TABLE_HEADER}`);
   sections.push({ where: 'Node (onnxruntime-web wasm, 1 thread; CPU verifier)', adapter: 'cpu', costRatio, scoring, rows: await runDecodeBench(engine, seeds, costRatio, console.log) });
@@ -62,7 +64,7 @@ async function bench(argv: string[]): Promise<number> {
     try {
       const page = await browser.newPage();
       await page.goto(`${server.resolvedUrls?.local[0]}tools/bench/decode.html`);
-      const report = await page.evaluate(([n, models, verifying]) => window.speclabDecodeBench(n, models, verifying), [seeds, provider, verifying] as const);
+      const report = await page.evaluate(([n, models, verifying, tree]) => window.speclabDecodeBench(n, models, verifying, tree), [seeds, provider, verifying, treeScoring] as const);
       if ('error' in report) throw new Error(`the Chromium run failed: ${report.error}`);
       const verifier = values.verifier === 'gpu' ? `WGSL verifier on ${report.adapter}` : 'CPU verifier';
       const scoring = describeScoring(report.scoring);
