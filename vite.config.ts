@@ -26,11 +26,34 @@ function contentSecurityPolicy(): Plugin {
   };
 }
 
+/**
+ * `vite preview` sends `Cache-Control: no-cache` for every file, so a reload asks again for each. Files under
+ * assets/ have a content hash in their name and never change under it: they may be kept for good. (A static
+ * host should send the same for assets/; the models' names carry no hash, so they keep revalidating.)
+ */
+function immutableAssets(): Plugin {
+  return {
+    name: 'speclab-immutable-assets',
+    configurePreviewServer(server) {
+      server.middlewares.use((request, response, next) => {
+        if (request.url?.startsWith('/assets/')) {
+          const setHeader = response.setHeader.bind(response);
+          // sirv sets its own Cache-Control after this middleware runs; this one wins for hashed assets.
+          response.setHeader = (name, value) => setHeader(name, name.toLowerCase() === 'cache-control' ? 'public, max-age=31536000, immutable' : value);
+        }
+        next();
+      });
+    },
+  };
+}
+
 export default defineConfig({
-  plugins: [react(), contentSecurityPolicy()],
+  plugins: [react(), contentSecurityPolicy(), immutableAssets()],
   server: { headers: crossOriginIsolation },
   preview: { headers: { ...crossOriginIsolation, 'Content-Security-Policy': CONTENT_SECURITY_POLICY } },
   build: { target: 'es2022' },
+  // ES-module workers can split: the worker loads only the onnxruntime build its provider needs.
+  worker: { format: 'es' },
   test: {
     include: ['test/**/*.test.ts', 'test/**/*.test.tsx'],
     testTimeout: 120_000,

@@ -6,8 +6,12 @@ import { createSpecStore } from './store/store';
 import { decodeShare } from './store/shareUrl';
 import { App } from './ui/App';
 import { StoreContext } from './ui/storeContext';
+import { markPhase } from './core/timeline';
 import './ui/app.css';
 import './ui/teaching.css';
+
+// The page's modules are fetched and evaluated; the worker starts next.
+markPhase('page modules');
 
 const rootElement = document.getElementById('root');
 if (!rootElement) throw new Error('SpecLab: #root element is missing from index.html');

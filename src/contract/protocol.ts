@@ -21,8 +21,8 @@ export interface PairSource {
   modelFile: string;
 }
 
-/** The stages of a load, in order (the grammar engine is set up after the pair). */
-export type LoadPhase = 'download' | 'hash' | 'session' | 'grammar';
+/** The stages of a load, in order; the grammar engine is built right after ready (SpecEngine.prepareGrammar). */
+export type LoadPhase = 'download' | 'hash' | 'session';
 
 /** Bounds on every network read of a load. */
 export interface NetworkTimeouts {

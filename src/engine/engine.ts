@@ -13,13 +13,15 @@ import type { ScoringPlan, StepRecord } from '../contract/stepRecord';
 import { cpuVerifier, type StepVerifier } from '../contract/stepVerifier';
 import { decode } from './decode';
 import { CachedPairModels, scoringPlan, type CachedPairOptions } from './pairModels';
+import { timed } from '../core/timeline';
 
 export class SpecEngine {
   private readonly schemas = new Map<string, Promise<CompiledSchema>>();
+  /** Built on first use (or by `prepareGrammar`): the load does not wait for it. */
+  private grammar: Promise<GrammarEngine> | null = null;
 
   private constructor(
     readonly pair: ModelPairHandle,
-    private readonly grammar: GrammarEngine,
     private readonly validate: SchemaValidator,
     readonly verifier: StepVerifier,
     private readonly options: CachedPairOptions,
@@ -29,13 +31,23 @@ export class SpecEngine {
    * `options.logitsInPlace`: the target's logits stay in onnxruntime's GPU buffer for `verifier`, which must
    * then be the WGSL verifier on onnxruntime's device. `options.treeScoring: false` forces the batched path.
    */
-  static async create(pair: ModelPairHandle, validate: SchemaValidator, verifier: StepVerifier = cpuVerifier, options: CachedPairOptions = {}): Promise<SpecEngine> {
-    return new SpecEngine(pair, await GrammarEngine.create(pair.tokenizer.grammarVocabulary()), validate, verifier, options);
+  static create(pair: ModelPairHandle, validate: SchemaValidator, verifier: StepVerifier = cpuVerifier, options: CachedPairOptions = {}): SpecEngine {
+    return new SpecEngine(pair, validate, verifier, options);
   }
 
   /** The path the target scores drafts on, and why it is the batched one when it is. */
   get scoring(): ScoringPlan {
     return scoringPlan(this.pair.target.session, this.options.treeScoring);
+  }
+
+  /**
+   * Starts building the grammar engine (xgrammar's wasm, the tokenizer info and compiler), which only runs
+   * with a schema need: the worker calls this right after it reports ready. A failure is reported by the
+   * first compile, which waits for it.
+   */
+  prepareGrammar(): Promise<GrammarEngine> {
+    this.grammar ??= timed('grammar engine', () => GrammarEngine.create(this.pair.tokenizer.grammarVocabulary()));
+    return this.grammar;
   }
 
   get contextLength(): number {
@@ -51,7 +63,7 @@ export class SpecEngine {
   compile(schemaText: string): Promise<CompiledSchema> {
     let compiled = this.schemas.get(schemaText);
     if (!compiled) {
-      compiled = this.grammar.compile(schemaText);
+      compiled = this.prepareGrammar().then((grammar) => grammar.compile(schemaText));
       // A failed compile is not cached: the user fixes the text and tries again.
       compiled.catch(() => this.schemas.delete(schemaText));
       this.schemas.set(schemaText, compiled);
@@ -100,6 +112,6 @@ export class SpecEngine {
 
   dispose(): void {
     for (const compiled of this.schemas.values()) void compiled.then((schema) => schema.dispose(), () => undefined);
-    this.grammar.dispose();
+    void this.grammar?.then((grammar) => grammar.dispose(), () => undefined);
   }
 }

@@ -10,6 +10,7 @@ import { gpuStepVerifier } from '../gpu/stepVerifier';
 import type { SchemaValidator } from '../grammar/score';
 import type { ModelPairHandle } from '../models/loader';
 import { SpecEngine } from './engine';
+import { timed } from '../core/timeline';
 
 export interface SetupRequest {
   provider: ExecutionProvider | 'auto';
@@ -87,7 +88,7 @@ function chooseVerifier(requested: VerifierChoice, gpu: WebGpu | { unavailable: 
 }
 
 export async function setupEngine(request: SetupRequest): Promise<EngineSetup> {
-  const webgpu = request.provider === 'wasm' && request.verifier === 'cpu' ? null : await webgpuDevices(request.gpu);
+  const webgpu = request.provider === 'wasm' && request.verifier === 'cpu' ? null : await timed('webgpu probe', () => webgpuDevices(request.gpu));
   const { provider, fallbackReason } = chooseProvider(request.provider, webgpu);
   const verification = chooseVerifier(request.verifier, webgpu);
   let devices = verification.gpu?.devices ?? null;
@@ -111,7 +112,7 @@ export async function setupEngine(request: SetupRequest): Promise<EngineSetup> {
       },
       verify: (input) => inUse.verify(input),
     };
-    const engine = await SpecEngine.create(pair, request.validate, forwarding, { logitsInPlace: ortDevice !== null, ...(request.treeScoring === undefined ? {} : { treeScoring: request.treeScoring }) });
+    const engine = SpecEngine.create(pair, request.validate, forwarding, { logitsInPlace: ortDevice !== null, ...(request.treeScoring === undefined ? {} : { treeScoring: request.treeScoring }) });
     const loaded = pair;
     const setup: EngineSetup = {
       engine,

@@ -3,7 +3,7 @@
  * in small batches so that the page stays responsive. Pause, single steps and slow motion are gates the
  * decode loop awaits after each step, so a paused or cancelled run always stops between whole steps.
  */
-import { ort } from '../models/browserRuntime';
+import { runtimeFor } from '../models/browserRuntime';
 import type { EngineInfo, FromWorker, ToWorker } from '../contract/protocol';
 import { DECODE_METHODS, type RunParams } from '../contract/runParams';
 import type { StepRecord } from '../contract/stepRecord';
@@ -16,6 +16,10 @@ import { errorSummary, validateRunParams, type RunParamsInput } from '../contrac
 import { loadPair } from '../models/loader';
 import { evictModelCache, httpReader } from '../models/httpReader';
 import { ModelLoadError } from '../models/manifest';
+import { markPhase, timed, timedSync } from '../core/timeline';
+
+// Every module of the worker has been fetched and evaluated by now.
+markPhase('worker modules');
 
 const post = (message: FromWorker) => {
   postMessage(message);
@@ -49,6 +53,7 @@ type LoadMessage = Extract<ToWorker, { type: 'load' }>;
  */
 async function load(message: LoadMessage, controller: AbortController, lossReason: string | null = null): Promise<void> {
   if (controller.signal.aborted) return;
+  markPhase('load message');
   const started = performance.now();
   // The previous pair's sessions and device go first: a reload must not hold two pairs in memory.
   const previous = setup;
@@ -64,15 +69,14 @@ async function load(message: LoadMessage, controller: AbortController, lossReaso
       verifier: message.verifier,
       gpu: 'gpu' in navigator ? navigator.gpu : null,
       loadPair: async (provider) => {
-        const pair = await loadPair(
-          ort,
+        const runtime = await timed('runtime import', () => runtimeFor(provider));
+        const pair = await timed('load pair', () => loadPair(
+          runtime,
           { draft: httpReader(source.draftUrl, source.cache, network), target: httpReader(source.targetUrl, source.cache, network) },
           provider,
           { onProgress: (file, loaded, total) => post({ type: 'progress', file, loaded, total }), onPhase: (phase) => post({ type: 'phase', phase }) },
           source.modelFile,
-        );
-        // The grammar engine is set up next, from the pair's vocabulary.
-        post({ type: 'phase', phase: 'grammar' });
+        ));
         return pair;
       },
       validate: interpretedValidator,
@@ -95,10 +99,13 @@ async function load(message: LoadMessage, controller: AbortController, lossReaso
       verifierAdapter,
       verifierReason: lossReason ?? verifierReason,
       scoring: engine.scoring,
-      tokenTexts: pair.tokenizer.tokens.map((_, id) => pair.tokenizer.decode([id])),
+      tokenTexts: timedSync('token texts', () => pair.tokenizer.tokens.map((_, id) => pair.tokenizer.decode([id]))),
     };
     loaded = { message, info };
+    markPhase('engine ready');
     post({ type: 'ready', info });
+    // After ready, not before: only a run with a schema needs it, and that run waits for it.
+    void engine.prepareGrammar().catch(() => undefined);
   } catch (error) {
     // A file that failed its hash must not be served from the cache next time.
     if (error instanceof ModelLoadError) await evictModelCache();

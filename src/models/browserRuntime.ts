@@ -1,13 +1,32 @@
 /**
- * onnxruntime-web for the browser: its wasm files are emitted by Vite as assets and located explicitly,
- * so that the app works from any base path and under its Content-Security-Policy.
+ * onnxruntime-web for the browser, one build per execution provider: the models on wasm get the CPU-only
+ * build (a 14 MB wasm instead of the 28 MB JSEP one, and a fifth of the JavaScript), the models on WebGPU
+ * the JSEP build. Each is imported on first use, so a page that never asks for WebGPU never downloads or
+ * compiles its runtime; both can live side by side (a provider switch in one worker). The wasm file is
+ * emitted by Vite as an asset and located explicitly, so that the app works from any base path and under
+ * its Content-Security-Policy; the bundles' own loader code is used (no second script fetch).
  */
-import * as ort from 'onnxruntime-web';
-import wasmUrl from 'onnxruntime-web/ort-wasm-simd-threaded.jsep.wasm?url';
-import mjsUrl from 'onnxruntime-web/ort-wasm-simd-threaded.jsep.mjs?url';
+import type * as ort from 'onnxruntime-web';
+import cpuWasmUrl from 'onnxruntime-web/ort-wasm-simd-threaded.wasm?url';
+import jsepWasmUrl from 'onnxruntime-web/ort-wasm-simd-threaded.jsep.wasm?url';
+import type { ExecutionProvider } from '../contract/protocol';
 
-ort.env.wasm.wasmPaths = { wasm: wasmUrl, mjs: mjsUrl };
-// One thread: the engine already runs in a worker, and SwiftShader machines have few cores to share.
-ort.env.wasm.numThreads = 1;
+const runtimes = new Map<ExecutionProvider, Promise<typeof ort>>();
 
-export { ort };
+async function importRuntime(provider: ExecutionProvider): Promise<typeof ort> {
+  const runtime = provider === 'wasm' ? await import('onnxruntime-web/wasm') : await import('onnxruntime-web');
+  runtime.env.wasm.wasmPaths = { wasm: provider === 'wasm' ? cpuWasmUrl : jsepWasmUrl };
+  // One thread: the engine already runs in a worker, and SwiftShader machines have few cores to share.
+  runtime.env.wasm.numThreads = 1;
+  return runtime;
+}
+
+/** The onnxruntime build for `provider`, imported and configured once. */
+export function runtimeFor(provider: ExecutionProvider): Promise<typeof ort> {
+  let runtime = runtimes.get(provider);
+  if (!runtime) {
+    runtime = importRuntime(provider);
+    runtimes.set(provider, runtime);
+  }
+  return runtime;
+}

@@ -8,6 +8,7 @@ import { ModelLoadError, checkFile, parseManifest, type ModelManifest } from './
 import type { ExecutionProvider, LoadPhase } from '../contract/protocol';
 import { ModelSession } from './session';
 import { TextTokenizer, checkSameTokenizer } from './tokenizer';
+import { timed, timedSync } from '../core/timeline';
 
 /** Reads one file of a model directory; `onProgress` gets (bytes so far, total or null). */
 export type FileReader = (path: string, onProgress?: (loaded: number, total: number | null) => void) => Promise<Uint8Array>;
@@ -84,6 +85,47 @@ async function describe(read: FileReader, label: string): Promise<Description> {
   return { name: label, contextLength, manifest: null, stop: eos, shape: vocab === undefined ? {} : { vocab } };
 }
 
+/** A model directory's files, read and checked, not yet opened. */
+interface FetchedModel {
+  label: string;
+  description: Description;
+  tokenizerBytes: Uint8Array;
+  modelBytes: Uint8Array;
+}
+
+async function fetchModel(read: FileReader, label: string, events: LoadEvents, modelFile: string): Promise<FetchedModel> {
+  const { onProgress, onPhase } = events;
+  onPhase?.('download');
+  const description = await timed(`fetch ${label}/manifest`, () => describe(read, label));
+  const { name, manifest } = description;
+  const [tokenizerBytes, modelBytes] = await Promise.all(
+    [manifest?.tokenizer.file ?? TOKENIZER_FILE, modelFile].map(async (path) => {
+      // The manifest knows each file's size before the server says it.
+      const listed = manifest?.files.find((file) => file.path === path)?.bytes ?? null;
+      onProgress?.(`${name}/${path}`, 0, listed);
+      const bytes = await timed(`fetch ${label}/${path}`, () => read(path, (loaded, total) => onProgress?.(`${name}/${path}`, loaded, total ?? listed)));
+      if (manifest) {
+        onPhase?.('hash');
+        await timed(`sha256 ${label}/${path}`, () => checkFile(manifest, path, bytes));
+      }
+      return bytes;
+    }),
+  );
+  return { label, description, tokenizerBytes: tokenizerBytes as Uint8Array, modelBytes: modelBytes as Uint8Array };
+}
+
+async function openModel(runtime: typeof ort, fetched: FetchedModel, provider: ExecutionProvider, events: LoadEvents): Promise<LoadedModel> {
+  const { label, description, tokenizerBytes, modelBytes } = fetched;
+  const { name, manifest } = description;
+  events.onPhase?.('session');
+  const tokenizer = timedSync(`tokenizer ${label}`, () => TextTokenizer.fromJson(parseJson(tokenizerBytes, `${name}/${TOKENIZER_FILE}`), `${name}/${TOKENIZER_FILE}`, description.stop));
+  const session = await timed(`session ${label}`, () => ModelSession.create(runtime, modelBytes, { name, provider, fallbackShape: description.shape }));
+  if (session.shape.vocab !== tokenizer.vocabSize) {
+    throw new ModelLoadError(`${name}: the model scores ${session.shape.vocab} tokens but its tokenizer has ${tokenizer.vocabSize}`);
+  }
+  return { name, contextLength: description.contextLength, manifest, session, tokenizer };
+}
+
 export async function loadModel(
   runtime: typeof ort,
   read: FileReader,
@@ -92,33 +134,13 @@ export async function loadModel(
   events: LoadEvents = {},
   modelFile = MODEL_FILE,
 ): Promise<LoadedModel> {
-  const { onProgress, onPhase } = events;
-  onPhase?.('download');
-  const description = await describe(read, label);
-  const { name, manifest } = description;
-  const [tokenizerBytes, modelBytes] = await Promise.all(
-    [manifest?.tokenizer.file ?? TOKENIZER_FILE, modelFile].map(async (path) => {
-      // The manifest knows each file's size before the server says it.
-      const listed = manifest?.files.find((file) => file.path === path)?.bytes ?? null;
-      onProgress?.(`${name}/${path}`, 0, listed);
-      const bytes = await read(path, (loaded, total) => onProgress?.(`${name}/${path}`, loaded, total ?? listed));
-      if (manifest) {
-        onPhase?.('hash');
-        await checkFile(manifest, path, bytes);
-      }
-      return bytes;
-    }),
-  );
-  onPhase?.('session');
-  const tokenizerJson = parseJson(tokenizerBytes as Uint8Array, `${name}/${TOKENIZER_FILE}`);
-  const tokenizer = TextTokenizer.fromJson(tokenizerJson, `${name}/${TOKENIZER_FILE}`, description.stop);
-  const session = await ModelSession.create(runtime, modelBytes as Uint8Array, { name, provider, fallbackShape: description.shape });
-  if (session.shape.vocab !== tokenizer.vocabSize) {
-    throw new ModelLoadError(`${name}: the model scores ${session.shape.vocab} tokens but its tokenizer has ${tokenizer.vocabSize}`);
-  }
-  return { name, contextLength: description.contextLength, manifest, session, tokenizer };
+  return openModel(runtime, await fetchModel(read, label, events, modelFile), provider, events);
 }
 
+/**
+ * Both models' files are read and checked before either session opens: opening one runs onnxruntime's
+ * wasm on this thread for seconds, and a download whose body is not read meanwhile stalls.
+ */
 export async function loadPair(
   runtime: typeof ort,
   readers: { draft: FileReader; target: FileReader },
@@ -126,10 +148,8 @@ export async function loadPair(
   events: LoadEvents = {},
   modelFile = MODEL_FILE,
 ): Promise<ModelPairHandle> {
-  const [draft, target] = await Promise.all([
-    loadModel(runtime, readers.draft, provider, 'draft', events, modelFile),
-    loadModel(runtime, readers.target, provider, 'target', events, modelFile),
-  ]);
+  const [draftFiles, targetFiles] = await Promise.all([fetchModel(readers.draft, 'draft', events, modelFile), fetchModel(readers.target, 'target', events, modelFile)]);
+  const [draft, target] = await Promise.all([openModel(runtime, draftFiles, provider, events), openModel(runtime, targetFiles, provider, events)]);
   checkSameTokenizer(draft.tokenizer, target.tokenizer, draft.name, target.name);
   return { draft, target, tokenizer: target.tokenizer };
 }

@@ -16,6 +16,7 @@ import { parseNumber, validateRunParams, type FieldErrors, type RunField } from 
 import { SCHEMA_PRESETS } from '../grammar/presets';
 import type { DecodedShare, PresetChoice } from './shareUrl';
 import { benchSlice, receiveBench, type BenchActions, type BenchState } from './benchSlice';
+import { markPhase } from '../core/timeline';
 
 export interface EngineTransport {
   post(message: ToWorker): void;
@@ -324,6 +325,7 @@ export function createSpecStore(transport: EngineTransport, options: StoreOption
             if (state.compiling?.runId === message.runId) set({ compiling: null });
             break;
           case 'ready':
+            markPhase('ready');
             set({ engine: { ...state.engine, status: 'ready', info: message.info, error: null } });
             if (state.pendingAutoRun) {
               set({ pendingAutoRun: false });

@@ -7,7 +7,6 @@ const PHASES: Record<LoadPhase, string> = {
   download: 'Downloading',
   hash: 'Checking file hashes',
   session: 'Creating model sessions',
-  grammar: 'Compiling the grammar engine',
 };
 
 /** Bytes for reading: KiB below one MiB, so a small file never reads as "0.0 MiB". */

@@ -1,4 +1,4 @@
-import { ort } from '../../src/models/browserRuntime';
+import { runtimeFor } from '../../src/models/browserRuntime';
 import { httpReader } from '../../src/models/httpReader';
 import { loadModel } from '../../src/models/loader';
 import { batchedAndTrimmedError, goldenError, incrementalError, treeScoringError } from '../support/modelChecks';
@@ -35,7 +35,7 @@ declare global {
 
 const NAMES = ['speclab-draft', 'speclab-target'];
 
-const load = (name: string, provider: 'wasm' | 'webgpu') => loadModel(ort, httpReader(`/models/${name}/`, false), provider, name);
+const load = async (name: string, provider: 'wasm' | 'webgpu') => loadModel(await runtimeFor(provider), httpReader(`/models/${name}/`, false), provider, name);
 
 async function cacheIsOnGpu(model: Awaited<ReturnType<typeof load>>): Promise<boolean> {
   const probe = await model.session.forward([1, 2, 3], 1, 3, model.session.emptyCache(1));

@@ -2,7 +2,7 @@
  * bench (Chromium): the decode table in the page, with the app's choices on this machine by default:
  * the models on `provider` and the verifier on `verifier` (on SwiftShader, wasm and the CPU twin).
  */
-import { ort } from '../../src/models/browserRuntime';
+import { runtimeFor } from '../../src/models/browserRuntime';
 import { setupEngine } from '../../src/engine/setup';
 import { interpretedValidator } from '../../src/grammar/interpretedValidator';
 import { httpReader } from '../../src/models/httpReader';
@@ -26,7 +26,7 @@ window.speclabDecodeBench = async (seeds, provider, verifier, treeScoring) => {
       provider,
       verifier,
       gpu: navigator.gpu,
-      loadPair: (chosen) => loadPair(ort, { draft: httpReader('/models/speclab-draft/', false), target: httpReader('/models/speclab-target/', false) }, chosen),
+      loadPair: async (chosen) => loadPair(await runtimeFor(chosen), { draft: httpReader('/models/speclab-draft/', false), target: httpReader('/models/speclab-target/', false) }, chosen),
       validate: interpretedValidator,
       treeScoring,
     });

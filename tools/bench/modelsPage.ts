@@ -1,4 +1,4 @@
-import { ort } from '../../src/models/browserRuntime';
+import { runtimeFor } from '../../src/models/browserRuntime';
 import { httpReader } from '../../src/models/httpReader';
 import { runModelsBench, type ModelsBenchReport } from './modelsBench';
 
@@ -9,6 +9,6 @@ declare global {
 }
 
 const readers = { draft: httpReader('/models/speclab-draft/', false), target: httpReader('/models/speclab-target/', false) };
-window.speclabModelsBench = (async () => [await runModelsBench(ort, readers, 'webgpu'), await runModelsBench(ort, readers, 'wasm')])().catch((error: unknown) => ({
+window.speclabModelsBench = (async () => [await runModelsBench(await runtimeFor('webgpu'), readers, 'webgpu'), await runModelsBench(await runtimeFor('wasm'), readers, 'wasm')])().catch((error: unknown) => ({
   error: String(error),
 }));

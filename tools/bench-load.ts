@@ -1,0 +1,248 @@
+/**
+ * npm run bench:load -- [--rounds 3] [--warm-up 1] [--against <git ref>] [--reuse] [--no-first-run]
+ * The phases from navigation to "ready" (the Run button enabled) on the production build served by
+ * `vite preview`, read from the User Timing entries the page and the engine's worker record
+ * (src/core/timeline.ts) and from Resource Timing. Each round opens the app in a fresh browser profile
+ * (cold), then reloads it in the same profile (reload), then times the first run. Warm-up rounds are not
+ * counted. With --against, a build of that git ref (in a temporary worktree) alternates with this tree's
+ * build round by round, and the figures come with their ratios, round by round, so that a shared machine's
+ * drift hits both alike.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { build, preview, type PreviewServer } from 'vite';
+import { TIMELINE_PREFIX } from '../src/core/timeline';
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../test/support/browser';
+
+const { values } = parseArgs({
+  options: {
+    rounds: { type: 'string', default: '3' },
+    'warm-up': { type: 'string', default: '1' },
+    against: { type: 'string' },
+    reuse: { type: 'boolean', default: false },
+    'no-first-run': { type: 'boolean', default: false },
+  },
+});
+const rounds = Number(values.rounds);
+const warmUpRounds = Number(values['warm-up']);
+const firstRun = !values['no-first-run'];
+const repoRoot = resolve(import.meta.dirname, '..');
+const buildsDir = join(tmpdir(), 'speclab-bench-load');
+
+interface Build {
+  label: string;
+  root: string;
+  outDir: string;
+}
+
+async function buildTree(label: string, root: string, outDir: string, reuse: boolean): Promise<Build> {
+  if (!(reuse && existsSync(join(outDir, 'index.html')))) {
+    console.log(`building ${label} …`);
+    await build({ root, configFile: join(root, 'vite.config.ts'), logLevel: 'warn', build: { outDir, emptyOutDir: true } });
+  }
+  return { label, root, outDir };
+}
+
+/** A build of `ref`, made once per commit in a temporary worktree that shares this tree's node_modules. */
+async function buildRef(ref: string): Promise<Build> {
+  const commit = execFileSync('git', ['rev-parse', '--verify', `${ref}^{commit}`], { cwd: repoRoot, encoding: 'utf8' }).trim();
+  const outDir = join(buildsDir, commit);
+  if (existsSync(join(outDir, 'index.html'))) return { label: ref, root: repoRoot, outDir };
+  const worktree = mkdtempSync(join(tmpdir(), 'speclab-against-'));
+  execFileSync('git', ['worktree', 'add', '--detach', worktree, commit], { cwd: repoRoot, stdio: 'ignore' });
+  try {
+    symlinkSync(join(repoRoot, 'node_modules'), join(worktree, 'node_modules'));
+    await buildTree(ref, worktree, outDir, false);
+  } finally {
+    execFileSync('git', ['worktree', 'remove', '--force', worktree], { cwd: repoRoot, stdio: 'ignore' });
+  }
+  // Served with this tree's preview config (headers), so that only the built app differs.
+  return { label: ref, root: repoRoot, outDir };
+}
+
+/** Marks the moment the Run button becomes enabled; injected before the page's own scripts. */
+const RUN_ENABLED_WATCH = `(() => {
+  const observer = new MutationObserver(() => {
+    const run = Array.from(document.querySelectorAll('button')).find((button) => button.textContent === 'Run');
+    if (run && !run.disabled) {
+      performance.mark('${TIMELINE_PREFIX}run enabled');
+      observer.disconnect();
+    }
+  });
+  observer.observe(document, { childList: true, subtree: true, attributes: true, attributeFilter: ['disabled'] });
+})()`;
+
+/** A phase: start and end in ms from navigation; bytes over the network for a resource (0: from the cache). */
+interface Phase {
+  start: number;
+  end: number;
+  transferred?: number;
+}
+type Timeline = Map<string, Phase>;
+
+interface RawEntry {
+  name: string;
+  entryType: string;
+  startTime: number;
+  duration: number;
+  transferSize?: number;
+  responseEnd?: number;
+}
+
+const READ_ENTRIES = `({ origin: performance.timeOrigin, entries: performance.getEntries().map((e) => ({ name: e.name, entryType: e.entryType, startTime: e.startTime, duration: e.duration, transferSize: e.transferSize, responseEnd: e.responseEnd })) })`;
+
+/** Resources worth a line: the app's scripts and wasm, and the model files. */
+const resourceName = (url: string): string | null => {
+  const path = new URL(url).pathname;
+  if (/\.(wasm|onnx)$/.test(path)) return `fetch ${path.split('/').slice(-3).join('/')} (resource)`;
+  if (/\/assets\/(index|worker|ort[\w.]*)-[^/]*\.js$/.test(path)) return `fetch ${path.split('/').pop()?.replace(/-[\w-]+\.js$/, '.js')} (resource)`;
+  return null;
+};
+
+async function readTimeline(page: Page): Promise<Timeline> {
+  const timeline: Timeline = new Map();
+  const pageEntries = (await page.evaluate(READ_ENTRIES)) as { origin: number; entries: RawEntry[] };
+  const add = (entries: RawEntry[], offset: number) => {
+    for (const entry of entries) {
+      const start = entry.startTime + offset;
+      if (entry.name.startsWith(TIMELINE_PREFIX)) {
+        // A phase that ran more than once (two models) keeps its first start and last end.
+        const name = entry.name.slice(TIMELINE_PREFIX.length);
+        const seen = timeline.get(name);
+        const phase = { start, end: start + entry.duration };
+        timeline.set(name, seen ? { start: Math.min(seen.start, phase.start), end: Math.max(seen.end, phase.end) } : phase);
+      } else if (entry.entryType === 'resource') {
+        const name = resourceName(entry.name);
+        if (name) timeline.set(name, { start, end: (entry.responseEnd ?? entry.startTime) + offset, transferred: entry.transferSize ?? 0 });
+      } else if (entry.entryType === 'navigation') {
+        timeline.set('navigation response', { start: 0, end: entry.responseEnd ?? 0 });
+      }
+    }
+  };
+  add(pageEntries.entries, 0);
+  for (const worker of page.workers()) {
+    const workerEntries = (await worker.evaluate(READ_ENTRIES)) as { origin: number; entries: RawEntry[] };
+    add(workerEntries.entries, workerEntries.origin - pageEntries.origin);
+  }
+  return timeline;
+}
+
+const waitForReady = (page: Page) =>
+  // A function, not a string: Playwright would evaluate a string predicate with eval, which the CSP forbids.
+  page.waitForFunction((mark) => performance.getEntriesByName(mark).length > 0, `${TIMELINE_PREFIX}run enabled`, { polling: 200, timeout: 180_000 });
+
+/** Clicks Run and returns the ms to the run's end, watched by a MutationObserver (no polling). */
+async function timeFirstRun(page: Page): Promise<number> {
+  const finished = page.evaluate(`new Promise((resolve) => {
+    const status = document.querySelector('[data-testid="run-status"]');
+    const started = performance.now();
+    let running = false;
+    const observer = new MutationObserver(() => {
+      if (status.textContent === 'running') running = true;
+      if (running && status.textContent === 'done') { observer.disconnect(); resolve(performance.now() - started); }
+    });
+    observer.observe(status, { childList: true, characterData: true, subtree: true });
+  })`) as Promise<number>;
+  await page.getByRole('button', { name: 'Run', exact: true }).click();
+  return finished;
+}
+
+interface RoundResult {
+  cold: Timeline;
+  reload: Timeline;
+  firstRunMs: number | null;
+}
+
+async function measureRound(server: PreviewServer): Promise<RoundResult> {
+  const profile = mkdtempSync(join(tmpdir(), 'speclab-profile-'));
+  let context: BrowserContext | undefined;
+  try {
+    context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS, viewport: { width: 1280, height: 720 } });
+    await context.addInitScript(RUN_ENABLED_WATCH);
+    const page = context.pages()[0] ?? (await context.newPage());
+    await page.goto(server.resolvedUrls?.local[0] as string);
+    await waitForReady(page);
+    const cold = await readTimeline(page);
+    // The cold load's deferred work (wasm tier-up, cache writes) settles before the reload is timed.
+    await page.waitForTimeout(1000);
+    await page.reload();
+    await waitForReady(page);
+    const reload = await readTimeline(page);
+    const firstRunMs = firstRun ? await timeFirstRun(page) : null;
+    return { cold, reload, firstRunMs };
+  } finally {
+    await context?.close();
+    rmSync(profile, { recursive: true, force: true });
+  }
+}
+
+const median = (xs: number[]) => {
+  const sorted = [...xs].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+};
+const spread = (xs: number[]) => `${Math.round(Math.min(...xs))}–${Math.round(Math.max(...xs))}`;
+const figure = (xs: number[]) => (xs.length === 0 ? '' : `${Math.round(median(xs))} [${spread(xs)}]`);
+
+function printTable(title: string, timelines: Timeline[]): void {
+  const names = [...new Set(timelines.flatMap((timeline) => [...timeline.keys()]))];
+  const byStart = (name: string) => median(timelines.map((timeline) => timeline.get(name)?.start ?? Infinity));
+  names.sort((a, b) => byStart(a) - byStart(b));
+  console.log(`\n${title}: ms from navigation, median [min–max] over ${timelines.length} rounds`);
+  console.log(`${'phase'.padEnd(44)}${'start'.padStart(18)}${'end'.padStart(18)}${'duration'.padStart(18)}  network bytes`);
+  for (const name of names) {
+    const phases = timelines.map((timeline) => timeline.get(name)).filter((phase): phase is Phase => phase !== undefined);
+    const bytes = phases.map((phase) => phase.transferred).filter((value): value is number => value !== undefined);
+    console.log(
+      `${name.padEnd(44)}${figure(phases.map((p) => p.start)).padStart(18)}${figure(phases.map((p) => p.end)).padStart(18)}${figure(phases.map((p) => p.end - p.start)).padStart(18)}  ${bytes.length ? Math.round(median(bytes)) : ''}`,
+    );
+  }
+}
+
+const readyMs = (timeline: Timeline) => timeline.get('run enabled')?.start ?? NaN;
+
+mkdirSync(buildsDir, { recursive: true });
+const builds: Build[] = [await buildTree('this tree', repoRoot, join(buildsDir, 'worktree'), values.reuse)];
+if (values.against) builds.push(await buildRef(values.against));
+const servers = await Promise.all(
+  builds.map((b) => preview({ root: b.root, configFile: join(b.root, 'vite.config.ts'), logLevel: 'warn', build: { outDir: b.outDir }, preview: { port: 0, host: '127.0.0.1' } })),
+);
+const results: RoundResult[][] = builds.map(() => []);
+try {
+  for (let round = -warmUpRounds; round < rounds; round++) {
+    // Alternate which build goes first, so that neither always runs on a machine the other just warmed.
+    const order = builds.map((_, i) => i);
+    if (round % 2 !== 0) order.reverse();
+    for (const i of order) {
+      const result = await measureRound(servers[i] as PreviewServer);
+      const note = `${builds[i]?.label}: cold ${Math.round(readyMs(result.cold))} ms, reload ${Math.round(readyMs(result.reload))} ms${result.firstRunMs === null ? '' : `, first run ${Math.round(result.firstRunMs)} ms`}`;
+      console.log(round < 0 ? `warm-up round: ${note}` : `round ${round + 1}: ${note}`);
+      if (round >= 0) results[i]?.push(result);
+    }
+  }
+  builds.forEach((b, i) => {
+    const rows = results[i] as RoundResult[];
+    printTable(`${b.label}, cold (fresh profile)`, rows.map((r) => r.cold));
+    printTable(`${b.label}, reload (same profile)`, rows.map((r) => r.reload));
+    const runs = rows.map((r) => r.firstRunMs).filter((ms): ms is number => ms !== null);
+    if (runs.length) console.log(`\n${b.label}: first run after ready (click → done): ${figure(runs)} ms`);
+  });
+  console.log('\nready = the Run button enabled, ms from navigation: median [min–max]');
+  builds.forEach((b, i) => {
+    const rows = results[i] as RoundResult[];
+    console.log(`${b.label.padEnd(12)} cold ${figure(rows.map((r) => readyMs(r.cold))).padEnd(22)} reload ${figure(rows.map((r) => readyMs(r.reload)))}`);
+  });
+  if (builds.length === 2) {
+    // Ratios round by round: both builds of a round ran back to back on the same machine state.
+    const [mine, theirs] = results as [RoundResult[], RoundResult[]];
+    const ratio = (pick: (r: RoundResult) => number) => mine.map((r, i) => pick(r) / pick(theirs[i] as RoundResult));
+    const show = (xs: number[]) => `${median(xs).toFixed(2)}× [${Math.min(...xs).toFixed(2)}–${Math.max(...xs).toFixed(2)}]`;
+    console.log(`this tree / ${values.against}: cold ${show(ratio((r) => readyMs(r.cold)))}, reload ${show(ratio((r) => readyMs(r.reload)))}`);
+  }
+} finally {
+  await Promise.all(servers.map((server) => server.close()));
+}
