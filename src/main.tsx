@@ -1,53 +1,27 @@
-import { StrictMode } from 'react';
-import { createRoot } from 'react-dom/client';
-import type { FromWorker, ToWorker } from './contract/protocol';
-import { persistHistory } from './store/historyDb';
-import { createSpecStore } from './store/store';
-import { decodeShare } from './store/shareUrl';
-import { App } from './ui/App';
-import { StoreContext } from './ui/storeContext';
-import { markPhase } from './core/timeline';
-import './ui/app.css';
-import './ui/teaching.css';
-
-// The page's modules are fetched and evaluated; the worker starts next.
-markPhase('page modules');
-
-const rootElement = document.getElementById('root');
-if (!rootElement) throw new Error('SpecLab: #root element is missing from index.html');
-
-/** The engine's worker; replaced by a fresh one when a schema compile must be stopped (wasm cannot be interrupted). */
-let worker: Worker;
-const store = createSpecStore({
-  post: (message) => worker.postMessage(message),
-  restart: () => {
-    worker.terminate();
-    startWorker();
-  },
-});
-function startWorker() {
-  worker = new Worker(new URL('./engine/worker.ts', import.meta.url), { type: 'module', name: 'speclab-engine' });
-  worker.onmessage = (event: MessageEvent<FromWorker>) => store.getState().receive(event.data);
-  worker.onerror = (event) => store.getState().receive({ type: 'load-error', message: `the engine worker failed: ${event.message}` });
-}
-startWorker();
-// Test hook for test/ui/deviceLoss.browser.test.ts, present only under the ?test-hooks query flag.
-if (new URLSearchParams(location.search).has('test-hooks')) {
-  const lose: ToWorker = { type: 'lose-gpu-device' };
-  Object.assign(window, { speclabTestHooks: { loseGpuDevice: () => worker.postMessage(lose) } });
+/**
+ * The entry point. It starts the engine's worker before the UI's modules load, so that the worker's own
+ * modules download and compile alongside them, then loads the UI (src/app.tsx). The worker posts nothing
+ * before the store sends its first message.
+ */
+export interface EngineWorkers {
+  /** The worker started before the UI loaded. */
+  first: Worker;
+  /** A fresh worker, for a restart. */
+  start: () => Worker;
+  /** Why the first worker failed before the UI was there to listen, if it did. */
+  earlyError: string | null;
 }
 
-// A shared link is untrusted input: its fields are checked like the form's, and a bad one is shown, not thrown.
-const shared = decodeShare(location.hash, store.getState().params);
-if (shared) store.getState().applyShared(shared);
-store.getState().load();
-// Without IndexedDB (some private windows) the history still works, for this page's life only.
-persistHistory(store).catch((error: unknown) => console.warn(`SpecLab: the run history will not survive a reload: ${String(error)}`));
+const start = () => new Worker(new URL('./engine/worker.ts', import.meta.url), { type: 'module', name: 'speclab-engine' });
+const workers: EngineWorkers = { first: start(), start, earlyError: null };
+workers.first.onerror = (event) => {
+  workers.earlyError = event.message;
+};
 
-createRoot(rootElement).render(
-  <StrictMode>
-    <StoreContext.Provider value={store}>
-      <App />
-    </StoreContext.Provider>
-  </StrictMode>,
-);
+import('./app')
+  .then(({ mountApp }) => mountApp(workers))
+  .catch((error: unknown) => {
+    // Text only: an error message is never HTML.
+    const root = document.getElementById('root');
+    if (root) root.textContent = `SpecLab could not load its interface: ${error instanceof Error ? error.message : String(error)}`;
+  });

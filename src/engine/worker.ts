@@ -47,6 +47,21 @@ const nudge = () => {
 
 type LoadMessage = Extract<ToWorker, { type: 'load' }>;
 
+/** The most often one file's download progress is posted: each post costs the page a render. */
+const PROGRESS_MS = 100;
+
+/** Posts a file's progress at its start, at most every PROGRESS_MS while it downloads, and at its end. */
+function throttledProgress(): (file: string, loaded: number, total: number | null) => void {
+  const lastPost = new Map<string, number>();
+  return (file, loaded, total) => {
+    const now = performance.now();
+    const finished = total !== null && loaded >= total;
+    if (!finished && now - (lastPost.get(file) ?? -Infinity) < PROGRESS_MS) return;
+    lastPost.set(file, now);
+    post({ type: 'progress', file, loaded, total });
+  };
+}
+
 /**
  * `controller` aborts the load's network reads (a newer load, or Cancel). `lossReason`: set on the reload
  * after a lost device, to say why the models and verifier moved.
@@ -74,7 +89,7 @@ async function load(message: LoadMessage, controller: AbortController, lossReaso
           runtime,
           { draft: httpReader(source.draftUrl, source.cache, network), target: httpReader(source.targetUrl, source.cache, network) },
           provider,
-          { onProgress: (file, loaded, total) => post({ type: 'progress', file, loaded, total }), onPhase: (phase) => post({ type: 'phase', phase }) },
+          { onProgress: throttledProgress(), onPhase: (phase) => post({ type: 'phase', phase }) },
           source.modelFile,
         ));
         return pair;

@@ -1,0 +1,61 @@
+import { StrictMode } from 'react';
+import { createRoot } from 'react-dom/client';
+import type { FromWorker, ToWorker } from './contract/protocol';
+import { persistHistory } from './store/historyDb';
+import { createSpecStore } from './store/store';
+import { decodeShare } from './store/shareUrl';
+import { App } from './ui/App';
+import { StoreContext } from './ui/storeContext';
+import { markPhase } from './core/timeline';
+import type { EngineWorkers } from './main';
+import './ui/app.css';
+import './ui/teaching.css';
+
+/** Mounts the UI on the engine's worker, which main.tsx started before these modules loaded. */
+export function mountApp(workers: EngineWorkers): void {
+  // The UI's modules are fetched and evaluated.
+  markPhase('page modules');
+
+  const rootElement = document.getElementById('root');
+  if (!rootElement) throw new Error('SpecLab: #root element is missing from index.html');
+
+  /** The engine's worker; replaced by a fresh one when a schema compile must be stopped (wasm cannot be interrupted). */
+  let worker: Worker = workers.first;
+  const store = createSpecStore({
+    post: (message) => worker.postMessage(message),
+    restart: () => {
+      worker.terminate();
+      startWorker();
+    },
+  });
+  function listen() {
+    worker.onmessage = (event: MessageEvent<FromWorker>) => store.getState().receive(event.data);
+    worker.onerror = (event) => store.getState().receive({ type: 'load-error', message: `the engine worker failed: ${event.message}` });
+  }
+  function startWorker() {
+    worker = workers.start();
+    listen();
+  }
+  listen();
+  // Test hook for test/ui/deviceLoss.browser.test.ts, present only under the ?test-hooks query flag.
+  if (new URLSearchParams(location.search).has('test-hooks')) {
+    const lose: ToWorker = { type: 'lose-gpu-device' };
+    Object.assign(window, { speclabTestHooks: { loseGpuDevice: () => worker.postMessage(lose) } });
+  }
+
+  // A shared link is untrusted input: its fields are checked like the form's, and a bad one is shown, not thrown.
+  const shared = decodeShare(location.hash, store.getState().params);
+  if (shared) store.getState().applyShared(shared);
+  store.getState().load();
+  if (workers.earlyError !== null) store.getState().receive({ type: 'load-error', message: `the engine worker failed: ${workers.earlyError}` });
+  // Without IndexedDB (some private windows) the history still works, for this page's life only.
+  persistHistory(store).catch((error: unknown) => console.warn(`SpecLab: the run history will not survive a reload: ${String(error)}`));
+
+  createRoot(rootElement).render(
+    <StrictMode>
+      <StoreContext.Provider value={store}>
+        <App />
+      </StoreContext.Provider>
+    </StrictMode>,
+  );
+}
