@@ -84,7 +84,8 @@ async function load(message: LoadMessage, controller: AbortController, lossReaso
       verifier: message.verifier,
       gpu: 'gpu' in navigator ? navigator.gpu : null,
       loadPair: async (provider) => {
-        const runtime = await timed('runtime import', () => runtimeFor(provider));
+        // Imported while the model files download.
+        const runtime = timed('runtime import', () => runtimeFor(provider));
         const pair = await timed('load pair', () => loadPair(
           runtime,
           { draft: httpReader(source.draftUrl, source.cache, network), target: httpReader(source.targetUrl, source.cache, network) },

@@ -5,7 +5,7 @@
  */
 // The tap must be installed before xgrammar binds console.error.
 import { collectingConsoleErrors } from './consoleTap';
-import * as xgrammarModule from '@mlc-ai/web-xgrammar';
+import type * as xgrammarModule from '@mlc-ai/web-xgrammar';
 import type { CompiledGrammar, GrammarCompiler, GrammarMatcher, TokenizerInfo } from '@mlc-ai/web-xgrammar';
 import { SchemaError, checkSchema, parseSchemaText } from './schema';
 
@@ -14,11 +14,22 @@ import { SchemaError, checkSchema, parseSchemaText } from './schema';
  * `exports` nor `module` exists (Vite's SSR module runner, which the Node benchmarks use), only on
  * globalThis.xgrammar.
  */
-function resolveXgrammar(): typeof xgrammarModule.default {
-  const candidates: unknown[] = [xgrammarModule, (xgrammarModule as { default?: unknown }).default, (globalThis as { xgrammar?: unknown }).xgrammar];
+function resolveXgrammar(module: typeof xgrammarModule): typeof xgrammarModule.default {
+  const candidates: unknown[] = [module, (module as { default?: unknown }).default, (globalThis as { xgrammar?: unknown }).xgrammar];
   const api = candidates.find((candidate) => (candidate as { TokenizerInfo?: unknown } | undefined)?.TokenizerInfo);
   if (!api) throw new GrammarSetupError('the xgrammar module loaded without its API (TokenizerInfo is missing)');
   return api as typeof xgrammarModule.default;
+}
+
+let xgrammarApi: Promise<typeof xgrammarModule.default> | null = null;
+
+/**
+ * xgrammar (1 MB of JavaScript with its wasm inlined) is imported on first use, so that the engine's worker
+ * starts, and loads the models, without waiting for it.
+ */
+function loadXgrammar(): Promise<typeof xgrammarModule.default> {
+  xgrammarApi ??= import('@mlc-ai/web-xgrammar').then(resolveXgrammar);
+  return xgrammarApi;
 }
 
 export type VocabType = 'raw' | 'byte_level' | 'byte_fallback';
@@ -94,7 +105,7 @@ export class CompiledSchema {
   ) {}
 
   async matcher(): Promise<SchemaMatcher> {
-    return new SchemaMatcher(await resolveXgrammar().GrammarMatcher.createGrammarMatcher(this.compiled), this.stopTokens);
+    return new SchemaMatcher(await (await loadXgrammar()).GrammarMatcher.createGrammarMatcher(this.compiled), this.stopTokens);
   }
 
   dispose(): void {
@@ -120,7 +131,7 @@ export class GrammarEngine {
         throw new GrammarSetupError(`stop token ${id} is outside the vocabulary 0..${tokens.length - 1}`);
       }
     }
-    const xgrammar = resolveXgrammar();
+    const xgrammar = await loadXgrammar();
     const info = await xgrammar.TokenizerInfo.createTokenizerInfo([...tokens], vocabType, false, tokens.length, [...stopTokenIds]);
     const compiler = await xgrammar.GrammarCompiler.createGrammarCompiler(info);
     return new GrammarEngine(info, compiler, tokens.length, new Set(stopTokenIds));

@@ -139,17 +139,28 @@ export async function loadModel(
 
 /**
  * Both models' files are read and checked before either session opens: opening one runs onnxruntime's
- * wasm on this thread for seconds, and a download whose body is not read meanwhile stalls.
+ * wasm on this thread for seconds, and a download whose body is not read meanwhile stalls. `runtime` may
+ * still be on its way (imported while the files download). The draft opens first, so that its timeline
+ * phase carries onnxruntime's own start-up and the target's does not.
  */
 export async function loadPair(
-  runtime: typeof ort,
+  runtime: typeof ort | Promise<typeof ort>,
   readers: { draft: FileReader; target: FileReader },
   provider: ExecutionProvider,
   events: LoadEvents = {},
   modelFile = MODEL_FILE,
 ): Promise<ModelPairHandle> {
   const [draftFiles, targetFiles] = await Promise.all([fetchModel(readers.draft, 'draft', events, modelFile), fetchModel(readers.target, 'target', events, modelFile)]);
-  const [draft, target] = await Promise.all([openModel(runtime, draftFiles, provider, events), openModel(runtime, targetFiles, provider, events)]);
-  checkSameTokenizer(draft.tokenizer, target.tokenizer, draft.name, target.name);
-  return { draft, target, tokenizer: target.tokenizer };
+  const draft = await openModel(await runtime, draftFiles, provider, events);
+  let target: LoadedModel | null = null;
+  try {
+    target = await openModel(await runtime, targetFiles, provider, events);
+    checkSameTokenizer(draft.tokenizer, target.tokenizer, draft.name, target.name);
+    return { draft, target, tokenizer: target.tokenizer };
+  } catch (error) {
+    // A refused pair holds no sessions.
+    await draft.session.release();
+    await target?.session.release();
+    throw error;
+  }
 }
