@@ -95,11 +95,11 @@ interface RawEntry {
 
 const READ_ENTRIES = `({ origin: performance.timeOrigin, entries: performance.getEntries().map((e) => ({ name: e.name, entryType: e.entryType, startTime: e.startTime, duration: e.duration, transferSize: e.transferSize, responseEnd: e.responseEnd })) })`;
 
-/** Resources worth a line: the app's scripts and wasm, and the model files. */
+/** Resources worth a line: the app's scripts (lib: xgrammar) and wasm, and the model files. */
 const resourceName = (url: string): string | null => {
   const path = new URL(url).pathname;
   if (/\.(wasm|onnx)$/.test(path)) return `fetch ${path.split('/').slice(-3).join('/')} (resource)`;
-  if (/\/assets\/(index|worker|ort[\w.]*)-[^/]*\.js$/.test(path)) return `fetch ${path.split('/').pop()?.replace(/-[\w-]+\.js$/, '.js')} (resource)`;
+  if (/\/assets\/(index|app|lib|worker|ort[\w.]*)-[^/]*\.js$/.test(path)) return `fetch ${path.split('/').pop()?.replace(/-[\w-]+\.js$/, '.js')} (resource)`;
   return null;
 };
 
@@ -117,7 +117,8 @@ async function readTimeline(page: Page): Promise<Timeline> {
         timeline.set(name, seen ? { start: Math.min(seen.start, phase.start), end: Math.max(seen.end, phase.end) } : phase);
       } else if (entry.entryType === 'resource') {
         const name = resourceName(entry.name);
-        if (name) timeline.set(name, { start, end: (entry.responseEnd ?? entry.startTime) + offset, transferred: entry.transferSize ?? 0 });
+        // Chromium reports a worker script's responseEnd before its startTime: such a fetch shows as an instant.
+        if (name) timeline.set(name, { start, end: Math.max(start, (entry.responseEnd ?? 0) + offset), transferred: entry.transferSize ?? 0 });
       } else if (entry.entryType === 'navigation') {
         timeline.set('navigation response', { start: 0, end: entry.responseEnd ?? 0 });
       }
