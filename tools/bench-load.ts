@@ -5,8 +5,8 @@
  * (src/core/timeline.ts) and from Resource Timing. Each round opens the app in a fresh browser profile
  * (cold), then reloads it in the same profile (reload), then times the first run. Warm-up rounds are not
  * counted. With --against, a build of that git ref (in a temporary worktree) alternates with this tree's
- * build round by round, and the figures come with their ratios, round by round, so that a shared machine's
- * drift hits both alike.
+ * build round by round (each served with its own tree's preview config), and the figures come with their
+ * ratios, round by round, so that a shared machine's drift hits both alike.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
@@ -47,21 +47,18 @@ async function buildTree(label: string, root: string, outDir: string, reuse: boo
   return { label, root, outDir };
 }
 
-/** A build of `ref`, made once per commit in a temporary worktree that shares this tree's node_modules. */
-async function buildRef(ref: string): Promise<Build> {
+/**
+ * A build of `ref` (made once per commit), served from a temporary worktree that shares this tree's
+ * node_modules, with that ref's own preview config (its headers), exactly as it would be served.
+ * `cleanUp` removes the worktree.
+ */
+async function buildRef(ref: string, cleanUp: (() => void)[]): Promise<Build> {
   const commit = execFileSync('git', ['rev-parse', '--verify', `${ref}^{commit}`], { cwd: repoRoot, encoding: 'utf8' }).trim();
-  const outDir = join(buildsDir, commit);
-  if (existsSync(join(outDir, 'index.html'))) return { label: ref, root: repoRoot, outDir };
   const worktree = mkdtempSync(join(tmpdir(), 'speclab-against-'));
   execFileSync('git', ['worktree', 'add', '--detach', worktree, commit], { cwd: repoRoot, stdio: 'ignore' });
-  try {
-    symlinkSync(join(repoRoot, 'node_modules'), join(worktree, 'node_modules'));
-    await buildTree(ref, worktree, outDir, false);
-  } finally {
-    execFileSync('git', ['worktree', 'remove', '--force', worktree], { cwd: repoRoot, stdio: 'ignore' });
-  }
-  // Served with this tree's preview config (headers), so that only the built app differs.
-  return { label: ref, root: repoRoot, outDir };
+  cleanUp.push(() => execFileSync('git', ['worktree', 'remove', '--force', worktree], { cwd: repoRoot, stdio: 'ignore' }));
+  symlinkSync(join(repoRoot, 'node_modules'), join(worktree, 'node_modules'));
+  return buildTree(ref, worktree, join(buildsDir, commit), true);
 }
 
 /** Marks the moment the Run button becomes enabled; injected before the page's own scripts. */
@@ -207,13 +204,15 @@ function printTable(title: string, timelines: Timeline[]): void {
 const readyMs = (timeline: Timeline) => timeline.get('run enabled')?.start ?? NaN;
 
 mkdirSync(buildsDir, { recursive: true });
-const builds: Build[] = [await buildTree('this tree', repoRoot, join(buildsDir, 'worktree'), values.reuse)];
-if (values.against) builds.push(await buildRef(values.against));
-const servers = await Promise.all(
-  builds.map((b) => preview({ root: b.root, configFile: join(b.root, 'vite.config.ts'), logLevel: 'warn', build: { outDir: b.outDir }, preview: { port: 0, host: '127.0.0.1' } })),
-);
-const results: RoundResult[][] = builds.map(() => []);
+const cleanUp: (() => void)[] = [];
+let servers: PreviewServer[] = [];
 try {
+  const builds: Build[] = [await buildTree('this tree', repoRoot, join(buildsDir, 'worktree'), values.reuse)];
+  if (values.against) builds.push(await buildRef(values.against, cleanUp));
+  servers = await Promise.all(
+    builds.map((b) => preview({ root: b.root, configFile: join(b.root, 'vite.config.ts'), logLevel: 'warn', build: { outDir: b.outDir }, preview: { port: 0, host: '127.0.0.1' } })),
+  );
+  const results: RoundResult[][] = builds.map(() => []);
   for (let round = -warmUpRounds; round < rounds; round++) {
     // Alternate which build goes first, so that neither always runs on a machine the other just warmed.
     const order = builds.map((_, i) => i);
@@ -246,4 +245,5 @@ try {
   }
 } finally {
   await Promise.all(servers.map((server) => server.close()));
+  for (const step of cleanUp) step();
 }
