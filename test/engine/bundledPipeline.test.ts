@@ -37,7 +37,7 @@ describe('the decode loop on the bundled models', () => {
   let engine: SpecEngine;
   const gpu = suiteDevices();
   beforeAll(async () => {
-    engine = await SpecEngine.create(await bundledPair(), ajvValidator);
+    engine = SpecEngine.create(await bundledPair(), ajvValidator);
   });
   afterAll(() => engine.dispose());
 
@@ -84,7 +84,7 @@ describe('the decode loop on the bundled models', () => {
   });
 
   it('the WGSL verifier gives the same text and counters as the CPU twin', async () => {
-    const onGpu = await SpecEngine.create(await bundledPair(), ajvValidator, gpuStepVerifier(gpu.manager()));
+    const onGpu = SpecEngine.create(await bundledPair(), ajvValidator, gpuStepVerifier(gpu.manager()));
     try {
       for (const [preset, method] of [
         [SCHEMA_PRESETS[1], 'spectr-gbv'],

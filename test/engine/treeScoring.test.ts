@@ -76,8 +76,8 @@ describe('tree scoring on the bundled pair', () => {
   });
 
   it('at T = 1 the tree and the batched path decode the same tokens for the same seed, and each step says which ran', async () => {
-    const onTree = await SpecEngine.create(pair, ajvValidator);
-    const onBatches = await SpecEngine.create(pair, ajvValidator, undefined, { treeScoring: false });
+    const onTree = SpecEngine.create(pair, ajvValidator);
+    const onBatches = SpecEngine.create(pair, ajvValidator, undefined, { treeScoring: false });
     try {
       expect(onBatches.scoring).toEqual({ path: 'batched', reason: TREE_SCORING_OFF });
       for (const [preset, method, seed] of [
