@@ -20,6 +20,8 @@ export interface StepTimings {
   mask: number;
   target: number;
   verify: number;
+  /** KV-cache gathers: broadcasting the shared prefix to K rows, keeping the chosen row, trimming. */
+  kv: number;
   overhead: number;
   /** The teaching analyses (the final token's law, the accepted length's law): not generation. */
   analysis: number;
@@ -45,7 +47,7 @@ export interface TargetScoring {
 /** The path a pair's steps score on, and why it is the batched one when it is (the engine's ready info). */
 export type ScoringPlan = Pick<TargetScoring, 'path' | 'reason'>;
 
-export const zeroTimings = (): StepTimings => ({ draft: 0, mask: 0, target: 0, verify: 0, overhead: 0, analysis: 0 });
+export const zeroTimings = (): StepTimings => ({ draft: 0, mask: 0, target: 0, verify: 0, kv: 0, overhead: 0, analysis: 0 });
 
 export interface StepRecord {
   index: number;

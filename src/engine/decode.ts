@@ -115,7 +115,7 @@ export async function decode(models: PairModels, options: DecodeOptions, onStep?
       }
       counters = recordStep(counters, record.counts);
       steps++;
-      timings.overhead = Math.max(0, now() - stepStart - timings.draft - timings.mask - timings.target - timings.verify - timings.analysis);
+      timings.overhead = Math.max(0, now() - stepStart - timings.draft - timings.mask - timings.target - timings.verify - timings.kv - timings.analysis);
       for (const key of Object.keys(totals) as (keyof StepTimings)[]) totals[key] += timings[key];
       if (record.scoring) {
         scoring.positions += record.scoring.positions;

@@ -49,6 +49,8 @@ export interface PairModels {
   targetNext(context: readonly number[]): Promise<Float32Array>;
   /** Keeps draft `chosen` with its first `accepted` tokens as the new shared state. */
   commit(chosen: number, accepted: number): void;
+  /** Milliseconds spent gathering KV caches since the last call: the step counts them as kv, not draft or target. */
+  takeCacheMs(): number;
   dispose(): void;
 }
 
@@ -72,6 +74,7 @@ export class CachedPairModels implements PairModels {
   private scoredTree: { tree: PrefixTree; pastLength: number; freshCount: number } | null = null;
   private contextSize = 0;
   private readonly logitsInPlace: boolean;
+  private cacheMs = 0;
 
   constructor(
     private readonly draft: ModelSession,
@@ -92,6 +95,20 @@ export class CachedPairModels implements PairModels {
     return next;
   }
 
+  /** A cache gather, timed for the step's kv phase. */
+  private gathered(gather: () => KvCache): KvCache {
+    const mark = performance.now();
+    const cache = gather();
+    this.cacheMs += performance.now() - mark;
+    return cache;
+  }
+
+  takeCacheMs(): number {
+    const ms = this.cacheMs;
+    this.cacheMs = 0;
+    return ms;
+  }
+
   private static uncached(context: readonly number[], cache: KvCache): number[] {
     if (cache.length >= context.length) throw new Error(`the cache covers ${cache.length} tokens of a context of ${context.length}: nothing to run`);
     return context.slice(cache.length);
@@ -101,14 +118,14 @@ export class CachedPairModels implements PairModels {
     const fresh = CachedPairModels.uncached(context, this.draftCache);
     const { logits, cache } = await this.draft.forward(fresh, 1, fresh.length, this.draftCache);
     this.draftCache = CachedPairModels.replace(this.draftCache, cache);
-    this.draftRows = CachedPairModels.replace(this.draftRows, this.draftCache.selectRow(0));
+    this.draftRows = CachedPairModels.replace(this.draftRows, this.gathered(() => this.draftCache.selectRow(0)));
     this.contextSize = context.length;
     return logits.subarray((fresh.length - 1) * this.V);
   }
 
   async draftNext(latest: Int32Array): Promise<Float32Array> {
     const rows = this.draftRows as KvCache;
-    const past = rows.batch === latest.length ? rows : rows.broadcast(latest.length);
+    const past = rows.batch === latest.length ? rows : this.gathered(() => rows.broadcast(latest.length));
     const { logits, cache } = await this.draft.forward(latest, latest.length, 1, past);
     if (past !== rows) past.dispose();
     this.draftRows = CachedPairModels.replace(this.draftRows, cache);
@@ -125,7 +142,7 @@ export class CachedPairModels implements PairModels {
       ids.set(fresh, k * seq);
       ids.set(drafts.subarray(k * L, (k + 1) * L), k * seq + fresh.length);
     }
-    const past = this.targetCache.broadcast(K);
+    const past = this.gathered(() => this.targetCache.broadcast(K));
     // In place only when the K blocks of L + 1 rows are contiguous: one fresh token per row.
     const inPlace = this.logitsInPlace && fresh.length === 1;
     const { logits, gpuLogits, cache } = await this.target.forward(ids, K, seq, past, { keepLogitsOnGpu: inPlace });
@@ -195,9 +212,8 @@ export class CachedPairModels implements PairModels {
     const keep = this.contextSize + accepted;
     if (this.scoredRows) {
       const tree = this.scoredTree;
-      const emitted = tree
-        ? this.scoredRows.keepPositions(keptPositions(tree.tree, tree.pastLength, tree.freshCount, chosen, accepted))
-        : this.scoredRows.selectRow(chosen, keep);
+      const scored = this.scoredRows;
+      const emitted = this.gathered(() => (tree ? scored.keepPositions(keptPositions(tree.tree, tree.pastLength, tree.freshCount, chosen, accepted)) : scored.selectRow(chosen, keep)));
       this.targetCache = CachedPairModels.replace(this.targetCache, emitted);
       this.scoredRows.dispose();
       this.scoredRows = null;
@@ -205,7 +221,8 @@ export class CachedPairModels implements PairModels {
     }
     if (this.draftRows) {
       const row = this.draftRows.batch === 1 ? 0 : chosen;
-      this.draftCache = CachedPairModels.replace(this.draftCache, this.draftRows.selectRow(row, Math.min(keep, this.draftRows.length)));
+      const rows = this.draftRows;
+      this.draftCache = CachedPairModels.replace(this.draftCache, this.gathered(() => rows.selectRow(row, Math.min(keep, rows.length))));
       this.draftRows.dispose();
       this.draftRows = null;
     }
@@ -278,6 +295,10 @@ export class PrefixPairModels implements PairModels {
 
   commit(): void {
     this.drafting = [];
+  }
+
+  takeCacheMs(): number {
+    return 0;
   }
 
   dispose(): void {

@@ -44,6 +44,15 @@ export async function timed<T>(timings: StepTimings, phase: keyof StepTimings, w
   }
 }
 
+/** `timed` for a call into the models: the KV-cache gathers it makes count as kv, the rest as `phase`. */
+async function timedCall<T>(models: PairModels, timings: StepTimings, phase: keyof StepTimings, work: () => Promise<T>): Promise<T> {
+  const result = await timed(timings, phase, work);
+  const kv = models.takeCacheMs();
+  timings[phase] -= kv;
+  timings.kv += kv;
+  return result;
+}
+
 /** `options.K` is the number of drafts the method reads. */
 export async function speculativeStep(models: PairModels, options: DecodeOptions, state: StepState): Promise<StepRecord> {
   const { timings, verification, matcher } = state;
@@ -71,7 +80,7 @@ export async function speculativeStep(models: PairModels, options: DecodeOptions
   const accepted = Math.min(outcome.accepted, block.lengths[outcome.draft] as number);
   const emitted = emittedTokens(outcome, accepted, input, options.stopTokenId);
   const analysis = await timed(timings, 'analysis', () => analyseStep({ input, verification: result, lengths: block.lengths, finalEmitted: emitted.length === accepted + 1 }));
-  models.commit(outcome.draft, accepted);
+  await timedCall(models, timings, 'kv', () => Promise.resolve(models.commit(outcome.draft, accepted)));
   return { ...stepRecord(state.index, input, block.lengths, scored.check, outcome, accepted, emitted, timings), scoring: scored.scoring, verifiedOn: result.path, ...analysis };
 }
 
@@ -110,7 +119,7 @@ async function draftBlock(models: PairModels, options: DecodeOptions, state: Ste
   const stopRow = new Float64Array(V);
   stopRow[stopTokenId] = 1;
 
-  let rows = await timed(timings, 'draft', () => models.draftFirst(context));
+  let rows = await timedCall(models, timings, 'draft', () => models.draftFirst(context));
   for (let j = 0; j < L; j++) {
     for (let k = 0; k < K; k++) {
       const at = (k * L + j) * V;
@@ -148,7 +157,7 @@ async function draftBlock(models: PairModels, options: DecodeOptions, state: Ste
       if (mask) walked[k] = (walked[k] as number) + 1;
       if (token === stopTokenId) lengths[k] = j + 1;
     }
-    if (j < L - 1) rows = await timed(timings, 'draft', () => models.draftNext(Int32Array.from({ length: K }, (_, k) => drafts[k * L + j] as number)));
+    if (j < L - 1) rows = await timedCall(models, timings, 'draft', () => models.draftNext(Int32Array.from({ length: K }, (_, k) => drafts[k * L + j] as number)));
   }
 
   // The trigger may close a draft: then only its bonus position is constrained.
@@ -165,7 +174,7 @@ async function maskAndScore(models: PairModels, options: DecodeOptions, state: S
   const V = models.V;
   const maskWords = maskWordCount(V);
   const check: DraftGrammarCheck | null = matcher ? await timed(timings, 'mask', () => checkDrafts(matcher, block.drafts, K, L, V, block.constrainedFrom)) : null;
-  const { logits, onGpu, scoring } = await timed(timings, 'target', () => models.score(state.context, block.drafts, K, L));
+  const { logits, onGpu, scoring } = await timedCall(models, timings, 'target', () => models.score(state.context, block.drafts, K, L));
   // The probabilities are the verifier's input: their time counts as verification, as on the GPU.
   const mark = now();
   const targetProbs = new Float64Array(K * (L + 1) * V);

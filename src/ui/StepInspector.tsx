@@ -102,7 +102,7 @@ export function StepInspector() {
         </p>
       )}
       <p className="timings">
-        Timings (ms): draft {fixed(step.timings.draft, 1)} · mask {fixed(step.timings.mask, 1)} · target {fixed(step.timings.target, 1)} · verify {fixed(step.timings.verify, 1)} · overhead{' '}
+        Timings (ms): draft {fixed(step.timings.draft, 1)} · mask {fixed(step.timings.mask, 1)} · target {fixed(step.timings.target, 1)} · verify {fixed(step.timings.verify, 1)} · kv cache {fixed(step.timings.kv, 1)} · overhead{' '}
         {fixed(step.timings.overhead, 1)} · analyses for this inspector {fixed(step.timings.analysis, 1)}
       </p>
     </section>

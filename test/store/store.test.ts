@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { StepRecord } from '../../src/contract/stepRecord';
+import { zeroTimings, type StepRecord } from '../../src/contract/stepRecord';
 import type { ToWorker } from '../../src/contract/protocol';
 import { SCHEMA_PRESETS } from '../../src/grammar/presets';
 import { decodeShare, encodeShare } from '../../src/store/shareUrl';
@@ -29,7 +29,7 @@ const step = (index: number, accepted: number, invalidated: number): StepRecord 
   trace: null,
   decisions: null,
   counts: { proposed: 4, invalidated, distinctProposed: 4, distinctEligible: 4 - invalidated, accepted },
-  timings: { draft: 0, mask: 0, target: 0, verify: 0, overhead: 0, analysis: 0 },
+  timings: zeroTimings(),
 });
 
 describe('the app store', () => {

@@ -9,18 +9,18 @@ import { httpReader } from '../../src/models/httpReader';
 import { loadPair } from '../../src/models/loader';
 import type { ExecutionProvider } from '../../src/contract/protocol';
 import type { ScoringPlan } from '../../src/contract/stepRecord';
-import { runDecodeBench, type DecodeRow } from './decodeBench';
+import { runDecodeBench, type BenchSelection, type DecodeRow } from './decodeBench';
 import { timeForward } from './modelsBench';
 
 declare global {
   interface Window {
-    speclabDecodeBench: (seeds: number, provider: ExecutionProvider, verifier: 'gpu' | 'cpu', treeScoring: boolean) => Promise<{ adapter: string; costRatio: number; scoring: ScoringPlan; rows: DecodeRow[] } | { error: string }>;
+    speclabDecodeBench: (seeds: number, provider: ExecutionProvider, verifier: 'gpu' | 'cpu', treeScoring: boolean, selection: Omit<BenchSelection, 'cpuClock'>) => Promise<{ adapter: string; costRatio: number; scoring: ScoringPlan; rows: DecodeRow[] } | { error: string }>;
     speclabDecodeLog: string[];
   }
 }
 
 window.speclabDecodeLog = [];
-window.speclabDecodeBench = async (seeds, provider, verifier, treeScoring) => {
+window.speclabDecodeBench = async (seeds, provider, verifier, treeScoring, selection) => {
   try {
     const setup = await setupEngine({
       provider,
@@ -34,7 +34,7 @@ window.speclabDecodeBench = async (seeds, provider, verifier, treeScoring) => {
     if (setup.verifier !== verifier) throw new Error(`steps could not be verified on ${verifier}: ${setup.verifierReason}`);
     const { pair } = setup.engine;
     const costRatio = (await timeForward(pair.draft.session, 1, 1, 15)) / (await timeForward(pair.target.session, 1, 1, 15));
-    const rows = await runDecodeBench(setup.engine, seeds, costRatio, (line) => window.speclabDecodeLog.push(line));
+    const rows = await runDecodeBench(setup.engine, seeds, costRatio, (line) => window.speclabDecodeLog.push(line), selection);
     await setup.dispose();
     return { adapter: setup.verifierAdapter ?? 'cpu', costRatio, scoring: setup.engine.scoring, rows };
   } catch (error) {

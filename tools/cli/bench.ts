@@ -1,9 +1,11 @@
 /**
  * npm run bench -- [--seeds 2] [--node-only] [--provider wasm|webgpu] [--verifier cpu|gpu] [--scoring tree|batched] [--out bench-results/decode]
+ *                   [--methods tokenwise,spectr-gbv] [--grid 1x4,3x4]
  * The paper's table on the bundled models: in Node (wasm EP, CPU verifier) and in headless Chromium (the
  * models on --provider, steps verified on --verifier; the defaults are the app's choices on a machine
- * whose WebGPU is software). --scoring batched forces K batched target rows instead of the token tree.
- * Writes <out>.md and <out>.json.
+ * whose WebGPU is software), then each section's per-phase profile and its excess over the ideal.
+ * --scoring batched forces K batched target rows instead of the token tree. --methods and --grid pick rows
+ * (ar always runs). Writes <out>.md and <out>.json.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -11,7 +13,8 @@ import { parseArgs } from 'node:util';
 import { setupNodeEngine } from '../nodeEngine';
 import { createServer } from 'vite';
 import { launchChromium } from '../../test/support/browser';
-import { DECODE_TABLE_HEADER, describeScoring, formatDecodeRow, runDecodeBench, type DecodeRow } from '../bench/decodeBench';
+import { DECODE_TABLE_HEADER, GRID, SPECULATIVE, describeScoring, formatDecodeRow, profileMarkdown, runDecodeBench, type DecodeRow } from '../bench/decodeBench';
+import type { MethodId } from '../../src/core/verify';
 import { timeForward } from '../bench/modelsBench';
 import { loadBundledPair } from '../bundled';
 import { UsageError, parsingArguments, withUsageErrors } from './options';
@@ -33,7 +36,7 @@ function parse(argv: string[]) {
   const { values } = parsingArguments(() =>
     parseArgs({
       args: argv,
-      options: { seeds: { type: 'string', default: '2' }, 'node-only': { type: 'boolean', default: false }, provider: { type: 'string', default: 'wasm' }, verifier: { type: 'string', default: 'cpu' }, scoring: { type: 'string', default: 'tree' }, out: { type: 'string', default: 'bench-results/decode' } },
+      options: { seeds: { type: 'string', default: '2' }, 'node-only': { type: 'boolean', default: false }, provider: { type: 'string', default: 'wasm' }, verifier: { type: 'string', default: 'cpu' }, scoring: { type: 'string', default: 'tree' }, out: { type: 'string', default: 'bench-results/decode' }, methods: { type: 'string' }, grid: { type: 'string' } },
     }),
   );
   const { provider, verifier, scoring } = values;
@@ -42,11 +45,25 @@ function parse(argv: string[]) {
   if (verifier !== 'cpu' && verifier !== 'gpu') throw new UsageError(`--verifier must be cpu or gpu, got ${verifier}`);
   const seeds = Number(values.seeds);
   if (!(Number.isInteger(seeds) && seeds >= 1)) throw new UsageError(`--seeds must be a positive integer, got ${JSON.stringify(values.seeds)}`);
-  return { values, seeds, provider, verifier, treeScoring: scoring === 'tree' } as const;
+  const methods = values.methods === undefined ? SPECULATIVE : values.methods.split(',').map((name) => name.trim());
+  const unknown = methods.filter((name) => !(SPECULATIVE as readonly string[]).includes(name));
+  if (unknown.length > 0) throw new UsageError(`--methods: unknown ${unknown.join(', ')}; the methods are ${SPECULATIVE.join(', ')}`);
+  const grid = values.grid === undefined ? GRID : values.grid.split(',').map((entry) => {
+    const match = /^\s*(\d+)x(\d+)\s*$/.exec(entry);
+    if (!match) throw new UsageError(`--grid: ${JSON.stringify(entry)} is not KxL, such as 3x4`);
+    return { K: Number(match[1]), L: Number(match[2]) };
+  });
+  return { values, seeds, provider, verifier, treeScoring: scoring === 'tree', selection: { methods: methods as MethodId[], grid } } as const;
 }
 
+/** Process CPU time (user + system) in ms: every thread onnxruntime and V8 use, and nothing the neighbours do. */
+const cpuClock = () => {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
+};
+
 async function bench(argv: string[]): Promise<number> {
-  const { values, seeds, provider, verifier: verifying, treeScoring } = parse(argv);
+  const { values, seeds, provider, verifier: verifying, treeScoring, selection } = parse(argv);
   const sections: Section[] = [];
 
   const pair = await loadBundledPair();
@@ -54,7 +71,8 @@ async function bench(argv: string[]): Promise<number> {
   const { engine, dispose } = await setupNodeEngine('cpu', pair, treeScoring);
   const scoring = describeScoring(engine.scoring);
   console.log(`Node, wasm EP, CPU verifier; c = draft/target forward = ${costRatio.toFixed(3)}; ${scoring}\n${DECODE_TABLE_HEADER}`);
-  sections.push({ where: 'Node (onnxruntime-web wasm, 1 thread; CPU verifier)', adapter: 'cpu', costRatio, scoring, rows: await runDecodeBench(engine, seeds, costRatio, console.log) });
+  sections.push({ where: 'Node (onnxruntime-web wasm, 1 thread; CPU verifier)', adapter: 'cpu', costRatio, scoring, rows: await runDecodeBench(engine, seeds, costRatio, console.log, { ...selection, cpuClock }) });
+  console.log(`\n${profileMarkdown((sections[0] as Section).rows, costRatio)}`);
   await dispose();
 
   if (!values['node-only']) {
@@ -64,12 +82,13 @@ async function bench(argv: string[]): Promise<number> {
     try {
       const page = await browser.newPage();
       await page.goto(`${server.resolvedUrls?.local[0]}tools/bench/decode.html`);
-      const report = await page.evaluate(([n, models, verifying, tree]) => window.speclabDecodeBench(n, models, verifying, tree), [seeds, provider, verifying, treeScoring] as const);
+      const report = await page.evaluate(([n, models, verifying, tree, picked]) => window.speclabDecodeBench(n, models, verifying, tree, picked), [seeds, provider, verifying, treeScoring, selection] as const);
       if ('error' in report) throw new Error(`the Chromium run failed: ${report.error}`);
       const verifier = values.verifier === 'gpu' ? `WGSL verifier on ${report.adapter}` : 'CPU verifier';
       const scoring = describeScoring(report.scoring);
       console.log(`\nChromium, ${values.provider} EP, ${verifier}; c = ${report.costRatio.toFixed(3)}; ${scoring}\n${DECODE_TABLE_HEADER}`);
       for (const row of report.rows) console.log(formatDecodeRow(row));
+      console.log(`\n${profileMarkdown(report.rows, report.costRatio)}`);
       sections.push({ where: `Chromium (onnxruntime-web ${values.provider} EP, 1 thread; ${verifier})`, adapter: report.adapter, costRatio: report.costRatio, scoring, rows: report.rows });
     } finally {
       await browser.close();
@@ -78,7 +97,7 @@ async function bench(argv: string[]): Promise<number> {
   }
 
   const markdown = sections
-    .map((section) => `### ${section.where}\n\nc = draft/target forward time (batch 1, sequence 1) = ${section.costRatio.toFixed(3)}; ${seeds} seeds per row, T = 1; ${section.scoring}.\n\n${DECODE_TABLE_HEADER}\n${section.rows.map(formatDecodeRow).join('\n')}\n`)
+    .map((section) => `### ${section.where}\n\nc = draft/target forward time (batch 1, sequence 1) = ${section.costRatio.toFixed(3)}; ${seeds} seeds per row, T = 1; ${section.scoring}.\n\n${DECODE_TABLE_HEADER}\n${section.rows.map(formatDecodeRow).join('\n')}\n\n${profileMarkdown(section.rows, section.costRatio)}\n`)
     .join('\n');
   mkdirSync(dirname(values.out), { recursive: true });
   writeFileSync(`${values.out}.md`, markdown);
