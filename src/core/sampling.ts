@@ -64,46 +64,69 @@ export function logitsToProbs(logits: ArrayLike<number>, params: SamplingParams,
       `mask has ${mask.length} int32 words, but a vocabulary of ${vocabSize} needs ${maskWordCount(vocabSize)}`,
     );
   }
-  let candidates: number[] = [];
+  // One pass over the row, with no per-token allocation: it runs for every draft and target row of a step.
+  const allowed = new Uint8Array(vocabSize);
+  let count = 0;
+  let maxLogit = -Infinity;
+  let best = -1;
   for (let token = 0; token < vocabSize; token++) {
     const logit = logits[token] as number;
     if (Number.isNaN(logit) || logit === Infinity) throw new RangeError(`logit of token ${token} is ${logit}`);
-    if (logit !== -Infinity && (!mask || isTokenAllowed(mask, token))) candidates.push(token);
+    if (logit === -Infinity || (mask && (((mask[token >> 5] as number) >>> (token & 31)) & 1) !== 1)) continue;
+    allowed[token] = 1;
+    count++;
+    if (best === -1 || logit > (logits[best] as number)) best = token;
+    maxLogit = Math.max(maxLogit, logit);
   }
-  if (candidates.length === 0) throw new RangeError('every token is masked out: the row has no allowed token');
+  if (count === 0) throw new RangeError('every token is masked out: the row has no allowed token');
 
   const probs = new Float64Array(vocabSize);
   if (params.temperature === 0) {
-    let best = candidates[0] as number;
-    for (const token of candidates) if ((logits[token] as number) > (logits[best] as number)) best = token;
     probs[best] = 1;
     return probs;
   }
 
   const { topK = 0, topP = 1 } = params;
-  if (topK > 0 && topK < candidates.length) {
-    candidates = idsByDescendingValue(candidates, logits).slice(0, topK);
+  const allowedIds = () => {
+    const ids: number[] = [];
+    for (let token = 0; token < vocabSize; token++) if (allowed[token] === 1) ids.push(token);
+    return ids;
+  };
+  if (topK > 0 && topK < count) {
+    // The k highest, summed in that order.
+    const candidates = idsByDescendingValue(allowedIds(), logits).slice(0, topK);
+    maxLogit = -Infinity;
+    for (const token of candidates) maxLogit = Math.max(maxLogit, logits[token] as number);
+    let total = 0;
+    for (const token of candidates) {
+      const weight = Math.exp(((logits[token] as number) - maxLogit) / params.temperature);
+      probs[token] = weight;
+      total += weight;
+    }
+    for (const token of candidates) probs[token] = (probs[token] as number) / total;
+    return topP < 1 ? nucleus(probs, candidates, topP) : probs;
   }
-  let maxLogit = -Infinity;
-  for (const token of candidates) maxLogit = Math.max(maxLogit, logits[token] as number);
   let total = 0;
-  for (const token of candidates) {
+  for (let token = 0; token < vocabSize; token++) {
+    if (allowed[token] !== 1) continue;
     const weight = Math.exp(((logits[token] as number) - maxLogit) / params.temperature);
     probs[token] = weight;
     total += weight;
   }
-  for (const token of candidates) probs[token] = (probs[token] as number) / total;
+  for (let token = 0; token < vocabSize; token++) if (allowed[token] === 1) probs[token] = (probs[token] as number) / total;
+  return topP < 1 ? nucleus(probs, allowedIds(), topP) : probs;
+}
 
-  if (topP < 1) {
-    const ordered = idsByDescendingValue(candidates, probs);
-    let kept = 0;
-    let mass = 0;
-    while (kept < ordered.length && mass < topP) mass += probs[ordered[kept++] as number] as number;
-    for (let i = kept; i < ordered.length; i++) probs[ordered[i] as number] = 0;
-    for (let i = 0; i < kept; i++) {
-      const token = ordered[i] as number;
-      probs[token] = (probs[token] as number) / mass;
-    }
+/** Step 6: keeps the smallest nucleus of `candidates` whose mass reaches p, renormalised, in place. */
+function nucleus(probs: Float64Array, candidates: number[], topP: number): Float64Array {
+  const ordered = idsByDescendingValue(candidates, probs);
+  let kept = 0;
+  let mass = 0;
+  while (kept < ordered.length && mass < topP) mass += probs[ordered[kept++] as number] as number;
+  for (let i = kept; i < ordered.length; i++) probs[ordered[i] as number] = 0;
+  for (let i = 0; i < kept; i++) {
+    const token = ordered[i] as number;
+    probs[token] = (probs[token] as number) / mass;
   }
   return probs;
 }

@@ -19,6 +19,8 @@ export class SpecEngine {
   private readonly schemas = new Map<string, Promise<CompiledSchema>>();
   /** Built on first use (or by `prepareGrammar`): the load does not wait for it. */
   private grammar: Promise<GrammarEngine> | null = null;
+  /** Parsed once per text: the validators compile once per schema object. */
+  private readonly schemaObjects = new Map<string, object>();
 
   private constructor(
     readonly pair: ModelPairHandle,
@@ -71,10 +73,19 @@ export class SpecEngine {
     return compiled;
   }
 
+  private schemaObject(schemaText: string): object {
+    let schema = this.schemaObjects.get(schemaText);
+    if (!schema) {
+      schema = JSON.parse(schemaText) as object;
+      this.schemaObjects.set(schemaText, schema);
+    }
+    return schema;
+  }
+
   async run(params: RunParams, onStep?: (record: StepRecord) => void | Promise<void>, signal?: AbortSignal): Promise<RunReport> {
     const { tokenizer } = this.pair;
     const grammar = params.schemaText === null ? null : await this.compile(params.schemaText);
-    const schema = params.schemaText === null ? null : (JSON.parse(params.schemaText) as object);
+    const schema = params.schemaText === null ? null : this.schemaObject(params.schemaText);
     const started = performance.now();
     const models = new CachedPairModels(this.pair.draft.session, this.pair.target.session, this.contextLength, this.options);
     const result = await decode(

@@ -103,6 +103,14 @@ export class CachedPairModels implements PairModels {
     return cache;
   }
 
+  /** Row `row` of `rows`, first `length` positions; `rows` itself when that is all of it (no copy), else `rows` is disposed. */
+  private kept(rows: KvCache, row: number, length: number): KvCache {
+    if (rows.batch === 1 && length === rows.length) return rows;
+    const kept = this.gathered(() => rows.selectRow(row, length));
+    rows.dispose();
+    return kept;
+  }
+
   takeCacheMs(): number {
     const ms = this.cacheMs;
     this.cacheMs = 0;
@@ -142,11 +150,12 @@ export class CachedPairModels implements PairModels {
       ids.set(fresh, k * seq);
       ids.set(drafts.subarray(k * L, (k + 1) * L), k * seq + fresh.length);
     }
-    const past = this.gathered(() => this.targetCache.broadcast(K));
+    // One draft reads the cache as it is: a copy of its single row would be the same tensors.
+    const past = K === 1 ? this.targetCache : this.gathered(() => this.targetCache.broadcast(K));
     // In place only when the K blocks of L + 1 rows are contiguous: one fresh token per row.
     const inPlace = this.logitsInPlace && fresh.length === 1;
     const { logits, gpuLogits, cache } = await this.target.forward(ids, K, seq, past, { keepLogitsOnGpu: inPlace });
-    past.dispose();
+    if (past !== this.targetCache) past.dispose();
     this.scoredRows = CachedPairModels.replace(this.scoredRows, cache);
     this.scoredTree = null;
     if (gpuLogits) this.scoredLogits = { buffer: gpuLogits.gpuBuffer as GPUBuffer, release: () => gpuLogits.dispose() };
@@ -213,17 +222,20 @@ export class CachedPairModels implements PairModels {
     if (this.scoredRows) {
       const tree = this.scoredTree;
       const scored = this.scoredRows;
-      const emitted = this.gathered(() => (tree ? scored.keepPositions(keptPositions(tree.tree, tree.pastLength, tree.freshCount, chosen, accepted)) : scored.selectRow(chosen, keep)));
-      this.targetCache = CachedPairModels.replace(this.targetCache, emitted);
-      this.scoredRows.dispose();
+      const positions = tree ? keptPositions(tree.tree, tree.pastLength, tree.freshCount, chosen, accepted) : null;
+      // A kept path that is a prefix of the scored sequence (always so for one draft) needs no gather by position.
+      if (positions && !positions.every((position, i) => position === i)) {
+        this.targetCache = CachedPairModels.replace(this.targetCache, this.gathered(() => scored.keepPositions(positions)));
+        scored.dispose();
+      } else {
+        this.targetCache = CachedPairModels.replace(this.targetCache, this.kept(scored, tree ? 0 : chosen, keep));
+      }
       this.scoredRows = null;
       this.scoredTree = null;
     }
     if (this.draftRows) {
-      const row = this.draftRows.batch === 1 ? 0 : chosen;
       const rows = this.draftRows;
-      this.draftCache = CachedPairModels.replace(this.draftCache, this.gathered(() => rows.selectRow(row, Math.min(keep, rows.length))));
-      this.draftRows.dispose();
+      this.draftCache = CachedPairModels.replace(this.draftCache, this.kept(rows, rows.batch === 1 ? 0 : chosen, Math.min(keep, rows.length)));
       this.draftRows = null;
     }
   }
