@@ -1,0 +1,33 @@
+/** Where a step's time is booked: the KV-cache gathers as kv, apart from the drafter's and the target's forwards. */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { StepRecord, StepTimings } from '../../src/contract/stepRecord';
+import { SpecEngine } from '../../src/engine/engine';
+import { presetParams } from '../../src/contract/runParams';
+import { ajvValidator } from '../../src/grammar/ajvValidator';
+import { SCHEMA_PRESETS } from '../../src/grammar/presets';
+import { bundledPair } from '../support/models';
+
+describe('step timings on the bundled models', () => {
+  let engine: SpecEngine;
+  beforeAll(async () => {
+    engine = await SpecEngine.create(await bundledPair(), ajvValidator);
+  });
+  afterAll(() => engine.dispose());
+
+  const timingsOf = async (K: number) => {
+    const steps: StepTimings[] = [];
+    await engine.run(presetParams(SCHEMA_PRESETS[1] as (typeof SCHEMA_PRESETS)[number], { method: 'spectr-gbv', K, L: 4, seed: 1, temperature: 1, maxTokens: 24 }), (record: StepRecord) => {
+      steps.push({ ...record.timings });
+    });
+    return steps;
+  };
+
+  it('books the gathers of K = 3 drafts (a broadcast, then the chosen row) as kv, and no phase below zero', async () => {
+    const steps = await timingsOf(3);
+    expect(steps.length).toBeGreaterThan(1);
+    for (const timings of steps) {
+      expect(timings.kv).toBeGreaterThan(0);
+      for (const phase of Object.keys(timings) as (keyof StepTimings)[]) expect(timings[phase], phase).toBeGreaterThanOrEqual(0);
+    }
+  });
+});
