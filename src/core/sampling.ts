@@ -206,37 +206,60 @@ export function drawThreshold(uniform: Words64, total: Words64): Words64 {
   return { high: (limbs[7] as number) * 65536 + (limbs[6] as number), low: (limbs[5] as number) * 65536 + (limbs[4] as number) };
 }
 
+/** Units are summed in plain f64 over runs this long: 2^7 units below 2^46 each stay below 2^53, so exact. */
+const RUN = 128;
+/** Each weight's units, reused from draw to draw (draws are synchronous). */
+let unitScratch = new Float64Array(0);
+
 /**
  * The exact inverse-CDF draw for the 64-bit uniform (high, low); never returns a zero-weight token. Sums
- * are kept as (high, low) u32 words with carries, exactly as the kernel's u64 arithmetic does.
+ * are kept as (high, low) u32 words with carries, exactly as the kernel's u64 arithmetic does; within a
+ * run of RUN tokens they are exact in f64, so words are carried once a run, not once a token.
  */
 export function drawCategorical(weights: ArrayLike<number>, high: number, low: number): number {
   const [first, second] = unitScale(weights);
+  const count = weights.length;
+  if (unitScratch.length < count) unitScratch = new Float64Array(count);
+  const units = unitScratch;
   let totalHigh = 0;
   let totalLow = 0;
-  for (let i = 0; i < weights.length; i++) {
-    const units = Math.floor((weights[i] as number) * first * second);
-    totalLow += units % TWO_POW_32;
-    totalHigh += Math.floor(units / TWO_POW_32);
-    if (totalLow >= TWO_POW_32) {
-      totalLow -= TWO_POW_32;
-      totalHigh += 1;
+  for (let start = 0; start < count; start += RUN) {
+    let run = 0;
+    for (let i = start; i < Math.min(start + RUN, count); i++) {
+      const unit = Math.floor((weights[i] as number) * first * second);
+      units[i] = unit;
+      run += unit;
     }
+    [totalHigh, totalLow] = addWords(totalHigh, totalLow, run);
   }
   const threshold = drawThreshold({ high, low }, { high: totalHigh, low: totalLow });
   let cumulativeHigh = 0;
   let cumulativeLow = 0;
-  for (let i = 0; i < weights.length; i++) {
-    const units = Math.floor((weights[i] as number) * first * second);
-    cumulativeLow += units % TWO_POW_32;
-    cumulativeHigh += Math.floor(units / TWO_POW_32);
-    if (cumulativeLow >= TWO_POW_32) {
-      cumulativeLow -= TWO_POW_32;
-      cumulativeHigh += 1;
+  for (let start = 0; start < count; start += RUN) {
+    const end = Math.min(start + RUN, count);
+    let run = 0;
+    for (let i = start; i < end; i++) run += units[i] as number;
+    const [nextHigh, nextLow] = addWords(cumulativeHigh, cumulativeLow, run);
+    if (threshold.high < nextHigh || (threshold.high === nextHigh && threshold.low < nextLow)) {
+      // The draw is in this run: the threshold's remainder past the runs before it is below `run`, so exact in f64.
+      const remainder = (threshold.high - cumulativeHigh) * TWO_POW_32 + (threshold.low - cumulativeLow);
+      let cumulative = 0;
+      for (let i = start; i < end; i++) {
+        cumulative += units[i] as number;
+        if (remainder < cumulative) return i;
+      }
     }
-    if (threshold.high < cumulativeHigh || (threshold.high === cumulativeHigh && threshold.low < cumulativeLow)) return i;
+    cumulativeHigh = nextHigh;
+    cumulativeLow = nextLow;
   }
   throw new Error('unreachable: the threshold lies below the total');
+}
+
+/** (high, low) u32 words plus an integer below 2^53, carried into words again. */
+function addWords(high: number, low: number, amount: number): [number, number] {
+  const sumLow = low + (amount % TWO_POW_32);
+  const carry = sumLow >= TWO_POW_32 ? 1 : 0;
+  return [high + Math.floor(amount / TWO_POW_32) + carry, sumLow - carry * TWO_POW_32];
 }
 
 /** A draw on the next two words of `rng`. */

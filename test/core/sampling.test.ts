@@ -122,6 +122,27 @@ describe('drawCategorical', () => {
     }
   });
 
+  it('draws the first token whose cumulative units exceed the threshold, across runs of many tokens (against BigInt)', () => {
+    const rng = createRng(9);
+    for (let trial = 0; trial < 300; trial++) {
+      // Vocabularies that end inside, at and past runs of 128 tokens; some weights zero, some tiny.
+      const V = [1, 127, 128, 129, 300, 1025][trial % 6] as number;
+      const weights = Array.from({ length: V }, () => {
+        const u = rng.nextUint32() / 2 ** 32;
+        return u < 0.3 ? 0 : u < 0.4 ? u * 1e-12 : u ** 8;
+      });
+      weights[trial % V] = 0.5;
+      const units = [...categoricalUnits(weights)].map(BigInt);
+      const total = units.reduce((a, b) => a + b, 0n);
+      const high = rng.nextUint32();
+      const low = rng.nextUint32();
+      const threshold = (((BigInt(high) << 32n) | BigInt(low)) * total) >> 64n;
+      let cumulative = 0n;
+      const expected = units.findIndex((unit) => (cumulative += unit) > threshold);
+      expect(drawCategorical(weights, high, low)).toBe(expected);
+    }
+  });
+
   it('rejects empty, negative, NaN and infinite weights', () => {
     expect(() => drawCategorical([0, 0], 0, 0)).toThrow(/sum to 0/);
     expect(() => drawCategorical([1, -1], 0, 0)).toThrow(/weight 1/);
