@@ -10,7 +10,7 @@ import { loadPair } from '../../src/models/loader';
 import type { ExecutionProvider } from '../../src/contract/protocol';
 import type { ScoringPlan } from '../../src/contract/stepRecord';
 import { runDecodeBench, type BenchSelection, type DecodeRow } from './decodeBench';
-import { timeForward } from './modelsBench';
+import { costRatio as measureCostRatio } from './modelsBench';
 
 declare global {
   interface Window {
@@ -33,7 +33,7 @@ window.speclabDecodeBench = async (seeds, provider, verifier, treeScoring, selec
     if (setup.provider !== provider) throw new Error(`the models could not run on ${provider}: ${setup.fallbackReason}`);
     if (setup.verifier !== verifier) throw new Error(`steps could not be verified on ${verifier}: ${setup.verifierReason}`);
     const { pair } = setup.engine;
-    const costRatio = (await timeForward(pair.draft.session, 1, 1, 15)) / (await timeForward(pair.target.session, 1, 1, 15));
+    const costRatio = await measureCostRatio(pair.draft.session, pair.target.session);
     const rows = await runDecodeBench(setup.engine, seeds, costRatio, (line) => window.speclabDecodeLog.push(line), selection);
     await setup.dispose();
     return { adapter: setup.verifierAdapter ?? 'cpu', costRatio, scoring: setup.engine.scoring, rows };

@@ -53,6 +53,24 @@ export async function timeForward(session: ModelSession, batch: number, seq: num
   return median(times);
 }
 
+/**
+ * c = draft / target forward time at batch 1, sequence 1, the ideal speedup's cost ratio. The two models
+ * are timed in alternating rounds and each keeps its fastest round: on a shared machine, load only ever
+ * adds time, and a burst then misses at least one round of each model.
+ */
+export async function costRatio(draft: ModelSession, target: ModelSession, rounds = 9): Promise<number> {
+  let draftMs = Infinity;
+  let targetMs = Infinity;
+  for (let round = 0; round < rounds; round++) {
+    for (const model of round % 2 === 0 ? [draft, target] : [target, draft]) {
+      const ms = await timeForward(model, 1, 1, 5);
+      if (model === draft) draftMs = Math.min(draftMs, ms);
+      else targetMs = Math.min(targetMs, ms);
+    }
+  }
+  return draftMs / targetMs;
+}
+
 export async function runModelsBench(
   runtime: typeof ort,
   readers: { draft: FileReader; target: FileReader },

@@ -15,7 +15,7 @@ import { createServer } from 'vite';
 import { launchChromium } from '../../test/support/browser';
 import { DECODE_TABLE_HEADER, GRID, SPECULATIVE, describeScoring, formatDecodeRow, profileMarkdown, runDecodeBench, type DecodeRow } from '../bench/decodeBench';
 import type { MethodId } from '../../src/core/verify';
-import { timeForward } from '../bench/modelsBench';
+import { costRatio as measureCostRatio } from '../bench/modelsBench';
 import { loadBundledPair } from '../bundled';
 import { UsageError, parsingArguments, withUsageErrors } from './options';
 
@@ -67,7 +67,7 @@ async function bench(argv: string[]): Promise<number> {
   const sections: Section[] = [];
 
   const pair = await loadBundledPair();
-  const costRatio = (await timeForward(pair.draft.session, 1, 1, 15)) / (await timeForward(pair.target.session, 1, 1, 15));
+  const costRatio = await measureCostRatio(pair.draft.session, pair.target.session);
   const { engine, dispose } = await setupNodeEngine('cpu', pair, treeScoring);
   const scoring = describeScoring(engine.scoring);
   console.log(`Node, wasm EP, CPU verifier; c = draft/target forward = ${costRatio.toFixed(3)}; ${scoring}\n${DECODE_TABLE_HEADER}`);
