@@ -36,11 +36,13 @@ function fastUniforms(seed: number): () => number {
 
 function logitsRow(rng: Rng, V: number, anchor: Float32Array | null): Float32Array {
   const uniform = fastUniforms(rng.nextUint32());
+  const row = new Float32Array(V);
   // Draft logits lean on the target's so that acceptance is neither certain nor hopeless.
-  return Float32Array.from({ length: V }, (_, x) => {
+  for (let x = 0; x < V; x++) {
     const noise = (uniform() - 0.5) * 6;
-    return anchor ? 0.6 * (anchor[x] as number) + 0.4 * noise : noise;
-  });
+    row[x] = anchor ? 0.6 * (anchor[x] as number) + 0.4 * noise : noise;
+  }
+  return row;
 }
 
 export function randomTwinCase(
@@ -56,8 +58,8 @@ export function randomTwinCase(
   const drafts = new Int32Array(K * L);
   const draftProbs = new Float64Array(K * L * V);
   const targetProbs = new Float64Array(K * (L + 1) * V);
-  // Rows after a shared prefix are shared, as real models give them.
-  const byPrefix = new Map<string, { target: Float32Array; draft: Float32Array; mask: Int32Array | null }>();
+  // Rows after a shared prefix are shared, as real models give them (and so are their probabilities).
+  const byPrefix = new Map<string, { target: Float32Array; draft: Float32Array; mask: Int32Array | null; targetProbs: Float64Array; draftProbs: Float64Array | null }>();
   for (let k = 0; k < K; k++) {
     const prefix: number[] = [];
     for (let j = 0; j <= L; j++) {
@@ -72,19 +74,20 @@ export function randomTwinCase(
           for (let x = 0; x < V; x++) if (uniform() < 0.7) mask[x >> 5] = (mask[x >> 5] as number) | (1 << (x & 31));
           mask[0] = (mask[0] as number) | 1;
         }
-        rows = { target, draft: logitsRow(rng, V, target), mask };
+        const draft = logitsRow(rng, V, target);
+        rows = { target, draft, mask, targetProbs: logitsToProbs(target, sampling, mask ?? undefined), draftProbs: null };
         byPrefix.set(key, rows);
       }
       const targetRow = k * (L + 1) + j;
       targetLogits.set(rows.target, targetRow * V);
       if (targetMasks && rows.mask) targetMasks.set(rows.mask, targetRow * W);
-      targetProbs.set(logitsToProbs(rows.target, sampling, rows.mask ?? undefined), targetRow * V);
+      targetProbs.set(rows.targetProbs, targetRow * V);
       if (j === L) break;
       const draftRow = k * L + j;
       draftLogits.set(rows.draft, draftRow * V);
-      const draftRowProbs = logitsToProbs(rows.draft, sampling);
-      draftProbs.set(draftRowProbs, draftRow * V);
-      const token = sampleCategorical(draftRowProbs, rng);
+      rows.draftProbs ??= logitsToProbs(rows.draft, sampling);
+      draftProbs.set(rows.draftProbs, draftRow * V);
+      const token = sampleCategorical(rows.draftProbs, rng);
       drafts[draftRow] = token;
       prefix.push(token);
     }
