@@ -1,8 +1,7 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, inject } from 'vitest';
 import { build, createServer, preview, type Plugin, type PreviewServer, type ViteDevServer } from 'vite';
 
 export const CHROMIUM_PATH = '/usr/bin/chromium';
@@ -33,22 +32,55 @@ export interface BuiltApp {
 }
 
 /**
- * Builds the app into a fresh folder and serves it with `vite preview`, exactly as `npm run preview` would.
- * `previewPlugins` may add test endpoints to the preview server (a model server that never answers).
+ * Serves the app's production build with `vite preview`, exactly as `npm run preview` would. The build is the
+ * run's one shared build (`runBuild`). `previewPlugins` may add test endpoints to the preview server (a model
+ * server that never answers).
  */
 export async function buildAndPreview(previewPlugins: Plugin[] = []): Promise<BuiltApp> {
-  const outDir = mkdtempSync(join(tmpdir(), 'speclab-dist-'));
-  await build({ logLevel: 'warn', build: { outDir, emptyOutDir: true } });
+  const outDir = await runBuild();
   const server: PreviewServer = await preview({ logLevel: 'warn', build: { outDir }, preview: { port: 0, host: '127.0.0.1' }, plugins: previewPlugins });
   const url = server.resolvedUrls?.local[0];
   if (!url) throw new Error('vite preview did not report a local URL');
-  return {
-    url,
-    async close() {
-      await server.close();
-      rmSync(outDir, { recursive: true, force: true });
-    },
-  };
+  return { url, close: () => server.close() };
+}
+
+const BUILD_POLL_MS = 250;
+
+/** Whether this suite is the first to want the build: creating a folder is atomic. */
+function claimBuild(marker: string): boolean {
+  try {
+    mkdirSync(marker);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw error;
+  }
+}
+
+/**
+ * `vite build` once per run, into the folder test/support/buildFolder.ts made for it: the first suite to get
+ * here builds, and a suite in another worker that finds the build under way waits for it to finish.
+ */
+async function runBuild(): Promise<string> {
+  const folder = inject('buildFolder');
+  const outDir = join(folder, 'dist');
+  const built = join(folder, 'built');
+  const failed = join(folder, 'failed');
+  if (!claimBuild(join(folder, 'building'))) {
+    while (!existsSync(built)) {
+      if (existsSync(failed)) throw new Error(`the run's build failed in another suite: ${readFileSync(failed, 'utf8')}`);
+      await new Promise((resolve) => setTimeout(resolve, BUILD_POLL_MS));
+    }
+    return outDir;
+  }
+  try {
+    await build({ logLevel: 'warn', build: { outDir, emptyOutDir: true } });
+  } catch (error) {
+    writeFileSync(failed, String(error));
+    throw error;
+  }
+  writeFileSync(built, '');
+  return outDir;
 }
 
 /**
