@@ -1,7 +1,9 @@
+import { availableParallelism } from 'node:os';
 import type { Plugin } from 'vite';
 import { defineConfig } from 'vitest/config';
 import react from '@vitejs/plugin-react';
 import { CONTENT_SECURITY_POLICY } from './src/contract/csp.ts';
+import { LongestFirstSequencer } from './test/support/sequencer.ts';
 
 // onnxruntime-web needs SharedArrayBuffer for its threaded wasm, which needs cross-origin isolation.
 const crossOriginIsolation = {
@@ -67,11 +69,18 @@ export default defineConfig({
   worker: { format: 'es' },
   test: {
     include: ['test/**/*.test.ts', 'test/**/*.test.tsx'],
-    testTimeout: 120_000,
+    // Two files at a time even on two cores (vitest's default is one fewer than the cores): much of a file's
+    // time is spent waiting on Chromium, SwiftShader or a server, which the other file can use.
+    maxWorkers: Math.max(2, availableParallelism() - 1),
+    sequence: { sequencer: LongestFirstSequencer },
+    // One production build for every browser suite of the run (test/support/browser.ts).
+    globalSetup: ['test/support/buildFolder.ts'],
+    // Hangs are what these catch: with two files sharing the cores, a heavy test may take twice its time alone.
+    testTimeout: 300_000,
     // web-xgrammar is a UMD bundle that calls require(); inlined, Vite transforms it as it does for the app.
     server: { deps: { inline: ['@mlc-ai/web-xgrammar'] } },
     // Dawn (the `webgpu` package) finds no adapter on a GPU-less machine unless Vulkan uses SwiftShader.
     env: { VK_ICD_FILENAMES: '/usr/lib/chromium/vk_swiftshader_icd.json' },
-    hookTimeout: 120_000,
+    hookTimeout: 300_000,
   },
 });
