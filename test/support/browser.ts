@@ -91,7 +91,9 @@ export function suiteDevPages(): { open: (path: string) => Promise<Page> } {
   let server: ViteDevServer | undefined;
   let browser: Browser | undefined;
   beforeAll(async () => {
-    server = await createServer({ logLevel: 'warn', server: { port: 0, host: '127.0.0.1' } });
+    // A dependency cache per vitest worker: two suites pre-bundling into one folder at once can race on a clean clone.
+    const cacheDir = join('node_modules', '.vite', `suite-worker-${process.env.VITEST_POOL_ID ?? process.pid}`);
+    server = await createServer({ logLevel: 'warn', cacheDir, server: { port: 0, host: '127.0.0.1' } });
     await server.listen();
     browser = await launchChromium();
   });
