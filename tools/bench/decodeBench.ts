@@ -4,7 +4,8 @@
  * over `ar` measured in the same run, beside the ideal speedup BE / (L·c + 1) from the measured block
  * efficiency and the draft/target cost ratio c. Runs the same in Node and in a browser page.
  */
-import { addCounters, derivedRatios, emptyCounters } from '../../src/core/metrics';
+import { addCounters, derivedRatios, emptyCounters, type Counters } from '../../src/core/metrics';
+import { fairSchedule, spreadOf, type Spread } from '../../src/core/fairTiming';
 import { METHOD_IDS, draftsUsed, type MethodId } from '../../src/core/verify';
 import type { ScoringPlan, StepRecord, StepTimings } from '../../src/contract/stepRecord';
 import { addScoringTotals, describePositions, positionsPerStep, type PositionsPerStep, type ScoringTotals } from '../../src/contract/runReport';
@@ -32,7 +33,9 @@ export interface DecodeRow {
   conditionalAcceptance: number | null;
   draftYield: number | null;
   grammarSurvival: number | null;
+  /** The median over rounds. */
   tokensPerSecond: number;
+  /** The median over rounds of the round's tokens/s over the same round's ar tokens/s. */
   speedup: number;
   idealSpeedup: number | null;
   valid: number;
@@ -44,6 +47,11 @@ export interface DecodeRow {
   profile: PhaseProfile;
   /** Process CPU milliseconds per step, where the caller gives a CPU clock (Node); null in a page. */
   cpuMsPerStep: number | null;
+  /** Timed rounds behind the figures. */
+  rounds: number;
+  tokensPerSecondSpread: Spread;
+  /** Each round's speedup; the median is `speedup`. */
+  speedupSpread: Spread;
 }
 
 /**
@@ -64,93 +72,173 @@ export interface BenchSelection {
   methods?: readonly MethodId[];
   /** (K, L) cells to run (GRID by default). */
   grid?: readonly { K: number; L: number }[];
+  /** Timed rounds per preset (3 by default): each round runs ar and every configuration once, in that round's order. */
+  rounds?: number;
   /** Process CPU time in ms, for a noise-robust second clock on a shared machine. */
   cpuClock?: () => number;
 }
 
+export const DEFAULT_ROUNDS = 3;
+
+/** One (method, K, L) configuration of the bench; ar is K = 1, L = 0. */
+export interface BenchConfig {
+  method: DecodeMethod;
+  K: number;
+  L: number;
+}
+
 /**
- * Sums `seeds` runs of one configuration. `costRatio` is c = draft forward / target forward (batch 1,
- * sequence 1), measured by the caller.
+ * The order of each timed round, as indices into the configurations: round r starts where fairSchedule's
+ * rotation by r does, and odd rounds walk the list backwards from there, so that no configuration always
+ * runs first or right after the same one.
+ */
+export function roundOrders(count: number, rounds: number): number[][] {
+  const orders: number[][] = Array.from({ length: rounds }, () => []);
+  for (const run of fairSchedule(Array.from({ length: count }, (_, index) => index), rounds)) if (run.timed) orders[run.round]?.push(run.index);
+  return orders.map((order, round) => (round % 2 === 1 ? [...order.slice(0, 1), ...order.slice(1).reverse()] : order));
+}
+
+/** Each round's speedup: the configuration's tokens/s over the same round's ar tokens/s. */
+export function roundSpeedups(tokensPerSecond: readonly number[], arTokensPerSecond: readonly number[]): Spread {
+  if (tokensPerSecond.length !== arTokensPerSecond.length) throw new RangeError(`${tokensPerSecond.length} rounds against ar's ${arTokensPerSecond.length}`);
+  return spreadOf(tokensPerSecond.map((rate, round) => rate / (arTokensPerSecond[round] as number)));
+}
+
+/** One round of one configuration: `seeds` runs summed. */
+interface RoundResult {
+  tokens: number;
+  forwards: number;
+  ms: number;
+  valid: number;
+  counters: Counters;
+  scoring: ScoringTotals;
+  /** Summed over the round's steps, not yet per step. */
+  perStep: StepTimings;
+  profile: PhaseProfile;
+  cpuMs: number;
+  /** The emitted tokens and counters, which the seeded engine must repeat exactly in every round. */
+  fingerprint: string;
+}
+
+/**
+ * For each preset, `rounds` timed rounds of ar and every selected configuration (`seeds` seeds each), in
+ * alternating order; a row's speedup is the median over rounds of its tokens/s over that round's ar, with
+ * the range. Tokens, counters and ratios are one round's (every round must give the same); the timings and
+ * the profile are means per step over every round. `costRatio` is c = draft forward / target forward
+ * (batch 1, sequence 1), measured by the caller.
  */
 export async function runDecodeBench(engine: SpecEngine, seeds: number, costRatio: number, log: (line: string) => void, selection: BenchSelection = {}): Promise<DecodeRow[]> {
-  const { methods = SPECULATIVE, grid = GRID, cpuClock } = selection;
+  const { methods = SPECULATIVE, grid = GRID, rounds = DEFAULT_ROUNDS, cpuClock } = selection;
+  if (!(Number.isInteger(rounds) && rounds >= 1)) throw new RangeError(`rounds must be a positive integer, got ${rounds}`);
+  // A single-draft method at K > 1 would repeat its K = 1 row.
+  const configs: BenchConfig[] = [{ method: 'ar', K: 1, L: 0 }, ...grid.flatMap(({ K, L }) => methods.filter((method) => draftsUsed(method, K) === K).map((method) => ({ method, K, L })))];
+  const orders = roundOrders(configs.length, rounds);
   const rows: DecodeRow[] = [];
   // One untimed run of each method first: kernel compilation and allocator warm-up are not speed.
   for (const method of ['ar', ...methods] as const) await engine.run(presetParams(SCHEMA_PRESETS[0] as (typeof SCHEMA_PRESETS)[number], { method }));
   for (const preset of SCHEMA_PRESETS) {
-    const measure = async (method: DecodeMethod, K: number, L: number) => {
-      let tokens = 0;
-      let forwards = 0;
-      let ms = 0;
-      let valid = 0;
-      let counters = emptyCounters(Math.max(L, 1));
-      let scoring: ScoringTotals = { positions: 0, batchedPositions: 0, treeSteps: 0, batchedSteps: 0 };
-      const perStep: StepTimings = { draft: 0, mask: 0, target: 0, verify: 0, kv: 0, overhead: 0, analysis: 0 };
-      const profile = zeroProfile();
-      let cpuMs = 0;
+    const measure = async ({ method, K, L }: BenchConfig): Promise<RoundResult> => {
+      const result: RoundResult = {
+        tokens: 0, forwards: 0, ms: 0, valid: 0, counters: emptyCounters(Math.max(L, 1)), scoring: { positions: 0, batchedPositions: 0, treeSteps: 0, batchedSteps: 0 },
+        perStep: { draft: 0, mask: 0, target: 0, verify: 0, kv: 0, overhead: 0, analysis: 0 }, profile: zeroProfile(), cpuMs: 0, fingerprint: '',
+      };
+      const { profile } = result;
       const profileStep = ({ index, timings }: StepRecord) => {
         if (index === 0) profile.prefill += stepMs(timings);
         else for (const phase of ['draft', 'mask', 'target', 'verify', 'kv'] as const) profile[phase] += timings[phase];
         if (index > 0) profile.other += timings.overhead;
         profile.setup -= stepMs(timings);
       };
+      const emitted: number[][] = [];
       for (let seed = 1; seed <= seeds; seed++) {
         const cpuStart = cpuClock?.() ?? 0;
         const report = await engine.run(presetParams(preset, { method, K, L: Math.max(L, 1), seed, temperature: 1 }), profileStep);
-        cpuMs += (cpuClock?.() ?? 0) - cpuStart;
+        result.cpuMs += (cpuClock?.() ?? 0) - cpuStart;
         profile.setup += report.generationMs;
-        tokens += report.tokens.length;
-        forwards += report.steps;
-        ms += report.generationMs;
-        if (report.verdict?.kind === 'valid') valid++;
-        counters = addCounters(counters, report.counters);
-        scoring = addScoringTotals(scoring, report.scoring);
-        for (const phase of Object.keys(perStep) as (keyof StepTimings)[]) perStep[phase] += report.timings[phase];
+        result.tokens += report.tokens.length;
+        result.forwards += report.steps;
+        result.ms += report.generationMs;
+        if (report.verdict?.kind === 'valid') result.valid++;
+        result.counters = addCounters(result.counters, report.counters);
+        result.scoring = addScoringTotals(result.scoring, report.scoring);
+        for (const phase of Object.keys(result.perStep) as (keyof StepTimings)[]) result.perStep[phase] += report.timings[phase];
+        emitted.push(report.tokens);
       }
-      for (const phase of Object.keys(perStep) as (keyof StepTimings)[]) perStep[phase] /= forwards;
-      for (const phase of PROFILE_PHASES) profile[phase] /= forwards;
-      const cpuMsPerStep = cpuClock ? cpuMs / forwards : null;
-      return { tokens, forwards, tokensPerSecond: tokens / (ms / 1000), ratios: derivedRatios(counters), valid, perStep, profile, cpuMsPerStep, positionsPerStep: positionsPerStep(scoring) };
+      result.fingerprint = JSON.stringify({ emitted, counters: result.counters, forwards: result.forwards, valid: result.valid, scoring: result.scoring });
+      return result;
     };
-    const baseline = await measure('ar', 1, 0);
-    rows.push({
-      preset: preset.id, method: 'ar', K: 1, L: 0, tokens: baseline.tokens, forwards: baseline.forwards, blockEfficiency: 1, meanAcceptanceLength: 1,
-      conditionalAcceptance: null, draftYield: null, grammarSurvival: null, tokensPerSecond: baseline.tokensPerSecond, speedup: 1, idealSpeedup: 1, valid: baseline.valid, positionsPerStep: null, perStep: baseline.perStep,
-      profile: baseline.profile, cpuMsPerStep: baseline.cpuMsPerStep,
-    });
-    log(formatDecodeRow(rows.at(-1) as DecodeRow));
-    for (const { K, L } of grid) {
-      for (const method of methods) {
-        // A single-draft method at K > 1 would repeat its K = 1 row.
-        if (draftsUsed(method, K) < K) continue;
-        const result = await measure(method, K, L);
-        const blockEfficiency = result.tokens / result.forwards;
-        rows.push({
-          preset: preset.id,
-          method,
-          K,
-          L,
-          tokens: result.tokens,
-          forwards: result.forwards,
-          blockEfficiency,
-          meanAcceptanceLength: result.ratios.meanAcceptanceLength,
-          conditionalAcceptance: result.ratios.conditionalAcceptance,
-          draftYield: result.ratios.draftYield,
-          grammarSurvival: result.ratios.grammarSurvival,
-          tokensPerSecond: result.tokensPerSecond,
-          speedup: result.tokensPerSecond / baseline.tokensPerSecond,
-          idealSpeedup: blockEfficiency / (L * costRatio + 1),
-          valid: result.valid,
-          positionsPerStep: result.positionsPerStep,
-          perStep: result.perStep,
-          profile: result.profile,
-          cpuMsPerStep: result.cpuMsPerStep,
-        });
-        log(formatDecodeRow(rows.at(-1) as DecodeRow));
+    const byConfig: RoundResult[][] = configs.map(() => []);
+    for (const order of orders) for (const index of order) byConfig[index]?.push(await measure(configs[index] as BenchConfig));
+    const rates = byConfig.map((results) => results.map((result) => result.tokens / (result.ms / 1000)));
+    configs.forEach((config, index) => {
+      const results = byConfig[index] as RoundResult[];
+      const first = results[0] as RoundResult;
+      if (results.some((result) => result.fingerprint !== first.fingerprint)) {
+        throw new Error(`${preset.id} ${config.method} K = ${config.K} L = ${config.L}: the rounds emitted different tokens or counters, but the engine is seeded`);
       }
-    }
+      const allForwards = first.forwards * rounds;
+      const perStep = { ...first.perStep };
+      const profile = zeroProfile();
+      for (const phase of Object.keys(perStep) as (keyof StepTimings)[]) perStep[phase] = results.reduce((sum, result) => sum + result.perStep[phase], 0) / allForwards;
+      for (const phase of PROFILE_PHASES) profile[phase] = results.reduce((sum, result) => sum + result.profile[phase], 0) / allForwards;
+      const ratios = derivedRatios(first.counters);
+      const blockEfficiency = config.method === 'ar' ? 1 : first.tokens / first.forwards;
+      const speedupSpread = roundSpeedups(rates[index] as number[], rates[0] as number[]);
+      const tokensPerSecondSpread = spreadOf(rates[index] as number[]);
+      rows.push({
+        preset: preset.id,
+        ...config,
+        tokens: first.tokens,
+        forwards: first.forwards,
+        blockEfficiency,
+        meanAcceptanceLength: config.method === 'ar' ? 1 : ratios.meanAcceptanceLength,
+        conditionalAcceptance: config.method === 'ar' ? null : ratios.conditionalAcceptance,
+        draftYield: config.method === 'ar' ? null : ratios.draftYield,
+        grammarSurvival: config.method === 'ar' ? null : ratios.grammarSurvival,
+        tokensPerSecond: tokensPerSecondSpread.median,
+        speedup: speedupSpread.median,
+        idealSpeedup: blockEfficiency / (config.L * costRatio + 1),
+        valid: first.valid,
+        positionsPerStep: config.method === 'ar' ? null : positionsPerStep(first.scoring),
+        perStep,
+        profile,
+        cpuMsPerStep: cpuClock ? results.reduce((sum, result) => sum + result.cpuMs, 0) / allForwards : null,
+        rounds,
+        tokensPerSecondSpread,
+        speedupSpread,
+      });
+      log(formatDecodeRow(rows.at(-1) as DecodeRow));
+    });
   }
   return rows;
+}
+
+/** A (method, K, L)'s median over presets of its median speedup, beside the median of its ideal. */
+export interface PresetSummary extends BenchConfig {
+  presets: number;
+  speedup: number;
+  idealSpeedup: number | null;
+}
+
+/** The figure the goals are stated in: per speculative configuration, the median over presets of each row's median speedup. */
+export function summaryOverPresets(rows: readonly DecodeRow[]): PresetSummary[] {
+  const summaries: PresetSummary[] = [];
+  for (const row of rows) {
+    if (row.method === 'ar' || summaries.some(({ method, K, L }) => method === row.method && K === row.K && L === row.L)) continue;
+    const same = rows.filter(({ method, K, L }) => method === row.method && K === row.K && L === row.L);
+    const ideals = same.map((candidate) => candidate.idealSpeedup).filter((ideal): ideal is number => ideal !== null);
+    summaries.push({
+      method: row.method, K: row.K, L: row.L, presets: same.length,
+      speedup: spreadOf(same.map((candidate) => candidate.speedup)).median,
+      idealSpeedup: ideals.length === same.length ? spreadOf(ideals).median : null,
+    });
+  }
+  return summaries;
+}
+
+export function formatSummary(summaries: readonly PresetSummary[]): string {
+  const entries = summaries.map(({ method, K, L, speedup, idealSpeedup }) => `${method} K = ${K}, L = ${L}: ${speedup.toFixed(2)}× (ideal ${cell(idealSpeedup)}×)`);
+  return `**Median over presets** of each row's median speedup over ar: ${entries.join('; ')}`;
 }
 
 /** The table's note on how the target scored drafts, and why when batched. */
@@ -159,14 +247,14 @@ export function describeScoring(plan: ScoringPlan): string {
 }
 
 export const DECODE_TABLE_HEADER = [
-  '| preset | method | K | L | block efficiency | 1 + A/steps | A/D | A/R | D/R | tokens/s | speedup over ar | ideal speedup | valid | target positions/step | ms/step: draft · mask · target · verify · other |',
+  '| preset | method | K | L | block efficiency | 1 + A/steps | A/D | A/R | D/R | tokens/s | speedup over ar [min–max over rounds] | ideal speedup | valid | target positions/step | ms/step: draft · mask · target · verify · other |',
   '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
 ].join('\n');
 
 const cell = (value: number | null, digits = 2) => (value === null ? '—' : value.toFixed(digits));
 
 export function formatDecodeRow(row: DecodeRow): string {
-  return `| ${row.preset} | ${row.method} | ${row.K} | ${row.L || '—'} | ${cell(row.blockEfficiency)} | ${cell(row.meanAcceptanceLength)} | ${cell(row.conditionalAcceptance)} | ${cell(row.draftYield)} | ${cell(row.grammarSurvival)} | ${cell(row.tokensPerSecond, 1)} | ${cell(row.speedup)}× | ${cell(row.idealSpeedup)}× | ${row.valid} | ${describePositions(row.positionsPerStep)} | ${[row.perStep.draft, row.perStep.mask, row.perStep.target, row.perStep.verify, row.perStep.overhead].map((ms) => ms.toFixed(2)).join(' · ')} |`;
+  return `| ${row.preset} | ${row.method} | ${row.K} | ${row.L || '—'} | ${cell(row.blockEfficiency)} | ${cell(row.meanAcceptanceLength)} | ${cell(row.conditionalAcceptance)} | ${cell(row.draftYield)} | ${cell(row.grammarSurvival)} | ${cell(row.tokensPerSecond, 1)} | ${cell(row.speedup)}× [${cell(row.speedupSpread.min)}–${cell(row.speedupSpread.max)}] | ${cell(row.idealSpeedup)}× | ${row.valid} | ${describePositions(row.positionsPerStep)} | ${[row.perStep.draft, row.perStep.mask, row.perStep.target, row.perStep.verify, row.perStep.overhead].map((ms) => ms.toFixed(2)).join(' · ')} |`;
 }
 
 // ── The per-phase profile ────────────────────────────────────────────────────────────────────────────

@@ -1,11 +1,13 @@
 /**
  * npm run bench -- [--seeds 2] [--node-only] [--provider wasm|webgpu] [--verifier cpu|gpu] [--scoring tree|batched] [--out bench-results/decode]
- *                   [--methods tokenwise,spectr-gbv] [--grid 1x4,3x4]
+ *                   [--methods tokenwise,spectr-gbv] [--grid 1x4,3x4] [--rounds 3]
  * The paper's table on the bundled models: in Node (wasm EP, CPU verifier) and in headless Chromium (the
  * models on --provider, steps verified on --verifier; the defaults are the app's choices on a machine
  * whose WebGPU is software), then each section's per-phase profile and its excess over the ideal.
  * --scoring batched forces K batched target rows instead of the token tree. --methods and --grid pick rows
- * (ar always runs). Writes <out>.md and <out>.json.
+ * (ar always runs). Each preset runs --rounds timed rounds of ar and every row, in an order that rotates
+ * and alternates between rounds; a row's speedup is the median over rounds of its tokens/s over the same
+ * round's ar, with its range, and each section ends with the median over presets. Writes <out>.md and <out>.json.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -13,11 +15,11 @@ import { parseArgs } from 'node:util';
 import { setupNodeEngine } from '../nodeEngine';
 import { createServer } from 'vite';
 import { launchChromium } from '../../test/support/browser';
-import { DECODE_TABLE_HEADER, GRID, SPECULATIVE, describeScoring, formatDecodeRow, profileMarkdown, runDecodeBench, type DecodeRow } from '../bench/decodeBench';
+import { DECODE_TABLE_HEADER, DEFAULT_ROUNDS, GRID, SPECULATIVE, describeScoring, formatDecodeRow, formatSummary, profileMarkdown, runDecodeBench, summaryOverPresets, type DecodeRow } from '../bench/decodeBench';
 import type { MethodId } from '../../src/core/verify';
 import { costRatio as measureCostRatio } from '../bench/modelsBench';
 import { loadBundledPair } from '../bundled';
-import { UsageError, parsingArguments, withUsageErrors } from './options';
+import { UsageError, parsingArguments, positiveInteger, withUsageErrors } from './options';
 
 interface Section {
   where: string;
@@ -36,7 +38,7 @@ function parse(argv: string[]) {
   const { values } = parsingArguments(() =>
     parseArgs({
       args: argv,
-      options: { seeds: { type: 'string', default: '2' }, 'node-only': { type: 'boolean', default: false }, provider: { type: 'string', default: 'wasm' }, verifier: { type: 'string', default: 'cpu' }, scoring: { type: 'string', default: 'tree' }, out: { type: 'string', default: 'bench-results/decode' }, methods: { type: 'string' }, grid: { type: 'string' } },
+      options: { seeds: { type: 'string', default: '2' }, 'node-only': { type: 'boolean', default: false }, provider: { type: 'string', default: 'wasm' }, verifier: { type: 'string', default: 'cpu' }, scoring: { type: 'string', default: 'tree' }, out: { type: 'string', default: 'bench-results/decode' }, methods: { type: 'string' }, grid: { type: 'string' }, rounds: { type: 'string', default: String(DEFAULT_ROUNDS) } },
     }),
   );
   const { provider, verifier, scoring } = values;
@@ -45,6 +47,7 @@ function parse(argv: string[]) {
   if (verifier !== 'cpu' && verifier !== 'gpu') throw new UsageError(`--verifier must be cpu or gpu, got ${verifier}`);
   const seeds = Number(values.seeds);
   if (!(Number.isInteger(seeds) && seeds >= 1)) throw new UsageError(`--seeds must be a positive integer, got ${JSON.stringify(values.seeds)}`);
+  const rounds = positiveInteger('rounds', values.rounds);
   const methods = values.methods === undefined ? SPECULATIVE : values.methods.split(',').map((name) => name.trim());
   const unknown = methods.filter((name) => !(SPECULATIVE as readonly string[]).includes(name));
   if (unknown.length > 0) throw new UsageError(`--methods: unknown ${unknown.join(', ')}; the methods are ${SPECULATIVE.join(', ')}`);
@@ -53,7 +56,7 @@ function parse(argv: string[]) {
     if (!match) throw new UsageError(`--grid: ${JSON.stringify(entry)} is not KxL, such as 3x4`);
     return { K: Number(match[1]), L: Number(match[2]) };
   });
-  return { values, seeds, provider, verifier, treeScoring: scoring === 'tree', selection: { methods: methods as MethodId[], grid } } as const;
+  return { values, seeds, provider, verifier, treeScoring: scoring === 'tree', rounds, selection: { methods: methods as MethodId[], grid, rounds } } as const;
 }
 
 /** Process CPU time (user + system) in ms: every thread onnxruntime and V8 use, and nothing the neighbours do. */
@@ -63,7 +66,7 @@ const cpuClock = () => {
 };
 
 async function bench(argv: string[]): Promise<number> {
-  const { values, seeds, provider, verifier: verifying, treeScoring, selection } = parse(argv);
+  const { values, seeds, rounds, provider, verifier: verifying, treeScoring, selection } = parse(argv);
   const sections: Section[] = [];
 
   const pair = await loadBundledPair();
@@ -72,7 +75,7 @@ async function bench(argv: string[]): Promise<number> {
   const scoring = describeScoring(engine.scoring);
   console.log(`Node, wasm EP, CPU verifier; c = draft/target forward = ${costRatio.toFixed(3)}; ${scoring}\n${DECODE_TABLE_HEADER}`);
   sections.push({ where: 'Node (onnxruntime-web wasm, 1 thread; CPU verifier)', adapter: 'cpu', costRatio, scoring, rows: await runDecodeBench(engine, seeds, costRatio, console.log, { ...selection, cpuClock }) });
-  console.log(`\n${profileMarkdown((sections[0] as Section).rows, costRatio)}`);
+  console.log(`\n${formatSummary(summaryOverPresets((sections[0] as Section).rows))}\n\n${profileMarkdown((sections[0] as Section).rows, costRatio)}`);
   await dispose();
 
   if (!values['node-only']) {
@@ -88,7 +91,7 @@ async function bench(argv: string[]): Promise<number> {
       const scoring = describeScoring(report.scoring);
       console.log(`\nChromium, ${values.provider} EP, ${verifier}; c = ${report.costRatio.toFixed(3)}; ${scoring}\n${DECODE_TABLE_HEADER}`);
       for (const row of report.rows) console.log(formatDecodeRow(row));
-      console.log(`\n${profileMarkdown(report.rows, report.costRatio)}`);
+      console.log(`\n${formatSummary(summaryOverPresets(report.rows))}\n\n${profileMarkdown(report.rows, report.costRatio)}`);
       sections.push({ where: `Chromium (onnxruntime-web ${values.provider} EP, 1 thread; ${verifier})`, adapter: report.adapter, costRatio: report.costRatio, scoring, rows: report.rows });
     } finally {
       await browser.close();
@@ -97,7 +100,7 @@ async function bench(argv: string[]): Promise<number> {
   }
 
   const markdown = sections
-    .map((section) => `### ${section.where}\n\nc = draft/target forward time (batch 1, sequence 1) = ${section.costRatio.toFixed(3)}; ${seeds} seeds per row, T = 1; ${section.scoring}.\n\n${DECODE_TABLE_HEADER}\n${section.rows.map(formatDecodeRow).join('\n')}\n\n${profileMarkdown(section.rows, section.costRatio)}\n`)
+    .map((section) => `### ${section.where}\n\nc = draft/target forward time (batch 1, sequence 1) = ${section.costRatio.toFixed(3)}; ${seeds} seeds per row, T = 1; ${section.scoring}. ${rounds} timed rounds per preset in alternating order after an untimed warm-up; tokens/s and speedup are medians over rounds, each round's speedup against the same round's ar.\n\n${DECODE_TABLE_HEADER}\n${section.rows.map(formatDecodeRow).join('\n')}\n\n${formatSummary(summaryOverPresets(section.rows))}\n\n${profileMarkdown(section.rows, section.costRatio)}\n`)
     .join('\n');
   mkdirSync(dirname(values.out), { recursive: true });
   writeFileSync(`${values.out}.md`, markdown);

@@ -1,0 +1,28 @@
+/** `npm run bench` refuses bad options with one line, `bench: <message>`, and exit status 2, before it loads the models. */
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { main } from '../../tools/cli/bench';
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+describe('npm run bench: usage errors', () => {
+  it.each([
+    [['--rounds', '0'], 'bench: --rounds must be a positive integer, got 0'],
+    [['--rounds', '2.5'], 'bench: --rounds must be a positive integer, got 2.5'],
+    [['--rounds', 'many'], 'bench: --rounds must be a number, got "many"'],
+    [['--rounds', ''], 'bench: --rounds must be a number, got ""'],
+    [['--seeds', '0'], 'bench: --seeds must be a positive integer, got "0"'],
+    [['--grid', '3by4'], 'bench: --grid: "3by4" is not KxL, such as 3x4'],
+    [['--methods', 'fastest'], /^bench: --methods: unknown fastest; the methods are /],
+  ] as [string[], string | RegExp][])('%j', async (argv, expected) => {
+    const printed: string[] = [];
+    vi.spyOn(console, 'error').mockImplementation((line: string) => void printed.push(line));
+    const log = vi.spyOn(console, 'log').mockImplementation(() => undefined);
+    await expect(main(argv)).resolves.toBe(2);
+    expect(log).not.toHaveBeenCalled();
+    expect(printed).toHaveLength(1);
+    if (typeof expected === 'string') expect(printed[0]).toBe(expected);
+    else expect(printed[0]).toMatch(expected);
+  });
+});

@@ -1,0 +1,68 @@
+import { describe, expect, it } from 'vitest';
+import { spreadOf } from '../../src/core/fairTiming';
+import { formatDecodeRow, formatSummary, roundOrders, roundSpeedups, summaryOverPresets, type DecodeRow } from '../../tools/bench/decodeBench';
+import type { MethodId } from '../../src/core/verify';
+
+const row = (preset: string, method: DecodeRow['method'], K: number, L: number, speedups: number[], idealSpeedup: number | null): DecodeRow => ({
+  preset, method, K, L, tokens: 40, forwards: 20, blockEfficiency: 2, meanAcceptanceLength: null, conditionalAcceptance: null, draftYield: null, grammarSurvival: null,
+  tokensPerSecond: 100, speedup: spreadOf(speedups).median, idealSpeedup, valid: 2, positionsPerStep: null, perStep: { draft: 0, mask: 0, target: 0, verify: 0, kv: 0, overhead: 0, analysis: 0 },
+  profile: { draft: 0, mask: 0, target: 0, verify: 0, kv: 0, other: 0, prefill: 0, setup: 0 }, cpuMsPerStep: null, rounds: speedups.length, tokensPerSecondSpread: spreadOf([100]), speedupSpread: spreadOf(speedups),
+});
+
+describe("the decode bench's rounds", () => {
+  for (const [count, rounds] of [[4, 3], [3, 6], [2, 2], [1, 3]] as const) {
+    it(`${count} configurations × ${rounds} rounds: each round runs each once, and no configuration always follows the same one`, () => {
+      const orders = roundOrders(count, rounds);
+      expect(orders).toHaveLength(rounds);
+      for (const order of orders) expect([...order].sort()).toEqual(Array.from({ length: count }, (_, index) => index));
+      if (count < 2) return;
+      for (let index = 0; index < count; index++) {
+        const predecessors = new Set(orders.map((order) => order[order.indexOf(index) - 1]));
+        expect(predecessors.size).toBeGreaterThan(1);
+      }
+      // Not always the first either.
+      expect(new Set(orders.map((order) => order[0])).size).toBeGreaterThan(1);
+    });
+  }
+
+  it('starts round r at configuration r, walking forwards on even rounds and backwards on odd ones', () => {
+    expect(roundOrders(3, 3)).toEqual([[0, 1, 2], [1, 0, 2], [2, 0, 1]]);
+    expect(roundOrders(2, 2)).toEqual([[0, 1], [1, 0]]);
+  });
+
+  it("divides each round's tokens/s by the same round's ar, then takes the median and range", () => {
+    const spread = roundSpeedups([30, 20, 45], [20, 10, 30]);
+    expect(spread.median).toBeCloseTo(1.5, 12);
+    expect(spread.min).toBeCloseTo(1.5, 12);
+    expect(spread.max).toBeCloseTo(2, 12);
+    // Not the ratio of the medians (30 / 20), which pairs a slow round of one with a fast round of the other.
+    expect(roundSpeedups([10, 40, 20], [5, 40, 20]).median).toBeCloseTo(1, 12);
+    expect(() => roundSpeedups([1, 2], [1])).toThrow(/rounds/);
+  });
+
+  it('prints the median speedup with its range', () => {
+    expect(formatDecodeRow(row('person', 'tokenwise', 1, 4, [1.31, 1.52, 1.7], 2.6))).toContain('| 1.52× [1.31–1.70] | 2.60× |');
+  });
+});
+
+describe("the decode bench's summary over presets", () => {
+  const speculative = (method: MethodId, K: number, L: number, medians: number[], ideals: number[]) => medians.map((median, index) => row(`preset${index}`, method, K, L, [median - 0.1, median, median + 0.2], ideals[index] as number));
+  const rows = [
+    ...['preset0', 'preset1', 'preset2'].map((preset) => row(preset, 'ar', 1, 0, [1, 1, 1], 1)),
+    ...speculative('tokenwise', 1, 4, [1.2, 1.6, 1.5], [2.4, 3.0, 2.8]),
+    ...speculative('spectr-gbv', 3, 4, [0.9, 1.1, 0.7], [2.5, 2.9, 3.1]),
+  ];
+
+  it("takes, per speculative configuration, the median over presets of each row's median speedup and of its ideal", () => {
+    const summaries = summaryOverPresets(rows);
+    expect(summaries.map(({ method, K, L, presets }) => ({ method, K, L, presets }))).toEqual([
+      { method: 'tokenwise', K: 1, L: 4, presets: 3 },
+      { method: 'spectr-gbv', K: 3, L: 4, presets: 3 },
+    ]);
+    expect(summaries[0]?.speedup).toBeCloseTo(1.5, 12);
+    expect(summaries[0]?.idealSpeedup).toBeCloseTo(2.8, 12);
+    expect(summaries[1]?.speedup).toBeCloseTo(0.9, 12);
+    expect(summaries[1]?.idealSpeedup).toBeCloseTo(2.9, 12);
+    expect(formatSummary(summaries)).toBe('**Median over presets** of each row\'s median speedup over ar: tokenwise K = 1, L = 4: 1.50× (ideal 2.80×); spectr-gbv K = 3, L = 4: 0.90× (ideal 2.90×)');
+  });
+});
