@@ -299,7 +299,7 @@ export function profileMarkdown(rows: readonly DecodeRow[], costRatio: number): 
   const arOf = (row: DecodeRow) => rows.find((candidate) => candidate.preset === row.preset && candidate.method === 'ar');
   const speculative = rows.filter((row) => row.method !== 'ar' && arOf(row));
   return [
-    '**Per-phase profile** (ms per step, every step of every seed; the first step of a run is prefill)',
+    '**Per-phase profile** (ms per step, every step of every seed of every round, steps being one round\'s; the first step of a run is prefill)',
     '',
     PROFILE_TABLE_HEADER,
     ...rows.map((row) => formatProfileRow(row, arOf(row))),

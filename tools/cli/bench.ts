@@ -73,7 +73,7 @@ async function bench(argv: string[]): Promise<number> {
   const costRatio = await measureCostRatio(pair.draft.session, pair.target.session);
   const { engine, dispose } = await setupNodeEngine('cpu', pair, treeScoring);
   const scoring = describeScoring(engine.scoring);
-  console.log(`Node, wasm EP, CPU verifier; c = draft/target forward = ${costRatio.toFixed(3)}; ${scoring}\n${DECODE_TABLE_HEADER}`);
+  console.log(`Node, wasm EP, CPU verifier; c = draft/target forward = ${costRatio.toFixed(3)}; ${scoring}; ${rounds} timed rounds per preset, speedups the median [min–max] over rounds\n${DECODE_TABLE_HEADER}`);
   sections.push({ where: 'Node (onnxruntime-web wasm, 1 thread; CPU verifier)', adapter: 'cpu', costRatio, scoring, rows: await runDecodeBench(engine, seeds, costRatio, console.log, { ...selection, cpuClock }) });
   console.log(`\n${formatSummary(summaryOverPresets((sections[0] as Section).rows))}\n\n${profileMarkdown((sections[0] as Section).rows, costRatio)}`);
   await dispose();
