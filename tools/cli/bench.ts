@@ -89,7 +89,7 @@ async function bench(argv: string[]): Promise<number> {
       if ('error' in report) throw new Error(`the Chromium run failed: ${report.error}`);
       const verifier = values.verifier === 'gpu' ? `WGSL verifier on ${report.adapter}` : 'CPU verifier';
       const scoring = describeScoring(report.scoring);
-      console.log(`\nChromium, ${values.provider} EP, ${verifier}; c = ${report.costRatio.toFixed(3)}; ${scoring}\n${DECODE_TABLE_HEADER}`);
+      console.log(`\nChromium, ${values.provider} EP, ${verifier}; c = ${report.costRatio.toFixed(3)}; ${scoring}; ${rounds} timed rounds per preset\n${DECODE_TABLE_HEADER}`);
       for (const row of report.rows) console.log(formatDecodeRow(row));
       console.log(`\n${formatSummary(summaryOverPresets(report.rows))}\n\n${profileMarkdown(report.rows, report.costRatio)}`);
       sections.push({ where: `Chromium (onnxruntime-web ${values.provider} EP, 1 thread; ${verifier})`, adapter: report.adapter, costRatio: report.costRatio, scoring, rows: report.rows });
