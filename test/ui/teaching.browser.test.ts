@@ -118,6 +118,17 @@ describe('the teaching layer, in the built app', () => {
       await page.getByTestId('step-player').evaluate((element) => element.scrollIntoView({ block: 'start' }));
       await page.screenshot({ path: `${SCREENSHOTS}/teaching-inspector-${name}.png` });
       await page.getByTestId('draft-tree').screenshot({ path: `${SCREENSHOTS}/teaching-tree-${name}.png` });
+      // The colour legend is readable: no two of its labels overlap.
+      const boxes = await page.getByRole('list', { name: 'Draft tree colours' }).locator('li').evaluateAll((items) =>
+        items.map((item) => {
+          // The extent of the label's text itself, which may overflow a box too narrow for it.
+          const range = document.createRange();
+          range.selectNodeContents(item);
+          return range.getBoundingClientRect().toJSON() as DOMRect;
+        }),
+      );
+      const overlapping = boxes.flatMap((a, i) => boxes.slice(i + 1).filter((b) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom).map(() => i));
+      expect(overlapping, `${name}: legend labels overlap`).toEqual([]);
       await page.getByTestId('decision-grid').screenshot({ path: `${SCREENSHOTS}/teaching-grid-${name}.png` });
     }
     // The largest shape the app allows: K = 8 drafts of L = 8 tokens.
