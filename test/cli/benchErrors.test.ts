@@ -1,6 +1,7 @@
 /** `npm run bench` refuses bad options with one line, `bench: <message>`, and exit status 2, before it loads the models. */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { main } from '../../tools/cli/bench';
+import { refusal } from '../support/cliRefusal';
 
 afterEach(() => {
   vi.restoreAllMocks();
@@ -16,13 +17,8 @@ describe('npm run bench: usage errors', () => {
     [['--grid', '3by4'], 'bench: --grid: "3by4" is not KxL, such as 3x4'],
     [['--methods', 'fastest'], /^bench: --methods: unknown fastest; the methods are /],
   ] as [string[], string | RegExp][])('%j', async (argv, expected) => {
-    const printed: string[] = [];
-    vi.spyOn(console, 'error').mockImplementation((line: string) => void printed.push(line));
-    const log = vi.spyOn(console, 'log').mockImplementation(() => undefined);
-    await expect(main(argv)).resolves.toBe(2);
-    expect(log).not.toHaveBeenCalled();
-    expect(printed).toHaveLength(1);
-    if (typeof expected === 'string') expect(printed[0]).toBe(expected);
-    else expect(printed[0]).toMatch(expected);
+    const printed = await refusal(main, argv);
+    if (typeof expected === 'string') expect(printed).toBe(expected);
+    else expect(printed).toMatch(expected);
   });
 });

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { main } from '../../tools/cli/generate';
+import { refusal } from '../support/cliRefusal';
 
 const dir = mkdtempSync(join(tmpdir(), 'speclab-cli-'));
 const schemaFile = (name: string, text: string) => {
@@ -21,15 +22,7 @@ afterEach(() => {
   vi.restoreAllMocks();
 });
 
-async function refused(argv: string[]): Promise<string> {
-  const printed: string[] = [];
-  vi.spyOn(console, 'error').mockImplementation((line: string) => void printed.push(line));
-  const log = vi.spyOn(console, 'log').mockImplementation(() => undefined);
-  await expect(main(argv)).resolves.toBe(2);
-  expect(log).not.toHaveBeenCalled();
-  expect(printed).toHaveLength(1);
-  return printed[0] as string;
-}
+const refused = (argv: string[]) => refusal(main, argv);
 
 describe('npm run generate: usage and input errors', () => {
   it.each([
