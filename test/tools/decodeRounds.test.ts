@@ -3,10 +3,11 @@ import { spreadOf } from '../../src/core/fairTiming';
 import { formatDecodeRow, formatSummary, roundOrders, roundSpeedups, summaryOverPresets, type DecodeRow } from '../../tools/bench/decodeBench';
 import type { MethodId } from '../../src/core/verify';
 
-const row = (preset: string, method: DecodeRow['method'], K: number, L: number, speedups: number[], idealSpeedup: number | null): DecodeRow => ({
+const row = (preset: string, method: DecodeRow['method'], K: number, L: number, speedups: number[], idealSpeedup: number | null, decodeMs = 40): DecodeRow => ({
   preset, method, K, L, tokens: 40, forwards: 20, blockEfficiency: 2, meanAcceptanceLength: null, conditionalAcceptance: null, draftYield: null, grammarSurvival: null,
   tokensPerSecond: 100, speedup: spreadOf(speedups).median, idealSpeedup, valid: 2, positionsPerStep: null, perStep: { draft: 0, mask: 0, target: 0, verify: 0, kv: 0, overhead: 0, analysis: 0 },
   profile: { draft: 0, mask: 0, target: 0, verify: 0, kv: 0, other: 0, prefill: 0, setup: 0 }, cpuMsPerStep: null, rounds: speedups.length, tokensPerSecondSpread: spreadOf([100]), speedupSpread: spreadOf(speedups),
+  decode: { steps: 18, tokens: method === 'ar' ? 18 : 36, ms: decodeMs },
 });
 
 describe("the decode bench's rounds", () => {
@@ -46,14 +47,17 @@ describe("the decode bench's rounds", () => {
 });
 
 describe("the decode bench's summary over presets", () => {
-  const speculative = (method: MethodId, K: number, L: number, medians: number[], ideals: number[]) => medians.map((median, index) => row(`preset${index}`, method, K, L, [median - 0.1, median, median + 0.2], ideals[index] as number));
+  const speculative = (method: MethodId, K: number, L: number, medians: number[], ideals: number[], decodeMs: number[]) =>
+    medians.map((median, index) => row(`preset${index}`, method, K, L, [median - 0.1, median, median + 0.2], ideals[index] as number, decodeMs[index]));
+  // ar's steps after the first cost 40 ms for 18 tokens, so a speculative row's 18 steps cost decodeMs / 40 ar
+  // tokens each, and all L + 1 = 5 tokens a step would give 200 / decodeMs.
   const rows = [
     ...['preset0', 'preset1', 'preset2'].map((preset) => row(preset, 'ar', 1, 0, [1, 1, 1], 1)),
-    ...speculative('tokenwise', 1, 4, [1.2, 1.6, 1.5], [2.4, 3.0, 2.8]),
-    ...speculative('spectr-gbv', 3, 4, [0.9, 1.1, 0.7], [2.5, 2.9, 3.1]),
+    ...speculative('tokenwise', 1, 4, [1.2, 1.6, 1.5], [2.4, 3.0, 2.8], [100, 125, 160]),
+    ...speculative('spectr-gbv', 3, 4, [0.9, 1.1, 0.7], [2.5, 2.9, 3.1], [200, 250, 400]),
   ];
 
-  it("takes, per speculative configuration, the median over presets of each row's median speedup and of its ideal", () => {
+  it("takes, per speculative configuration, the median over presets of each row's median speedup, of its ideal and of this machine's ceiling", () => {
     const summaries = summaryOverPresets(rows);
     expect(summaries.map(({ method, K, L, presets }) => ({ method, K, L, presets }))).toEqual([
       { method: 'tokenwise', K: 1, L: 4, presets: 3 },
@@ -63,6 +67,10 @@ describe("the decode bench's summary over presets", () => {
     expect(summaries[0]?.idealSpeedup).toBeCloseTo(2.8, 12);
     expect(summaries[1]?.speedup).toBeCloseTo(0.9, 12);
     expect(summaries[1]?.idealSpeedup).toBeCloseTo(2.9, 12);
-    expect(formatSummary(summaries)).toBe('**Median over presets** of each row\'s median speedup over ar: tokenwise K = 1, L = 4: 1.50× (ideal 2.80×); spectr-gbv K = 3, L = 4: 0.90× (ideal 2.90×)');
+    expect(summaries[0]?.ceiling).toBeCloseTo(1.6, 12);
+    expect(summaries[1]?.ceiling).toBeCloseTo(0.8, 12);
+    expect(formatSummary(summaries)).toBe(
+      '**Median over presets** of each row\'s median speedup over ar, with the ideal and this machine\'s ceiling (every draft accepted, at the measured step cost): tokenwise K = 1, L = 4: 1.50× (ideal 2.80×; ceiling here 1.60×); spectr-gbv K = 3, L = 4: 0.90× (ideal 2.90×; ceiling here 0.80×)',
+    );
   });
 });

@@ -47,11 +47,19 @@ export interface DecodeRow {
   profile: PhaseProfile;
   /** Process CPU milliseconds per step, where the caller gives a CPU clock (Node); null in a page. */
   cpuMsPerStep: number | null;
+  /** The steps after each run's first (which also reads the prompt): one round's steps and tokens, and their mean ms per round. */
+  decode: DecodeSteps;
   /** Timed rounds behind the figures. */
   rounds: number;
   tokensPerSecondSpread: Spread;
   /** Each round's speedup; the median is `speedup`. */
   speedupSpread: Spread;
+}
+
+export interface DecodeSteps {
+  steps: number;
+  tokens: number;
+  ms: number;
 }
 
 /**
@@ -118,6 +126,7 @@ interface RoundResult {
   cpuMs: number;
   /** The emitted tokens and counters, which the seeded engine must repeat exactly in every round. */
   fingerprint: string;
+  decode: DecodeSteps;
 }
 
 /**
@@ -140,13 +149,20 @@ export async function runDecodeBench(engine: SpecEngine, seeds: number, costRati
     const measure = async ({ method, K, L }: BenchConfig): Promise<RoundResult> => {
       const result: RoundResult = {
         tokens: 0, forwards: 0, ms: 0, valid: 0, counters: emptyCounters(Math.max(L, 1)), scoring: { positions: 0, batchedPositions: 0, treeSteps: 0, batchedSteps: 0 },
-        perStep: { draft: 0, mask: 0, target: 0, verify: 0, kv: 0, overhead: 0, analysis: 0 }, profile: zeroProfile(), cpuMs: 0, fingerprint: '',
+        perStep: { draft: 0, mask: 0, target: 0, verify: 0, kv: 0, overhead: 0, analysis: 0 }, profile: zeroProfile(), cpuMs: 0, fingerprint: '', decode: { steps: 0, tokens: 0, ms: 0 },
       };
-      const { profile } = result;
-      const profileStep = ({ index, timings }: StepRecord) => {
-        if (index === 0) profile.prefill += stepMs(timings);
-        else for (const phase of ['draft', 'mask', 'target', 'verify', 'kv'] as const) profile[phase] += timings[phase];
-        if (index > 0) profile.other += timings.overhead;
+      const { profile, decode } = result;
+      let firstStepTokens = 0;
+      const profileStep = ({ index, timings, emitted }: StepRecord) => {
+        if (index === 0) {
+          profile.prefill += stepMs(timings);
+          firstStepTokens = emitted.length;
+        } else {
+          for (const phase of ['draft', 'mask', 'target', 'verify', 'kv'] as const) profile[phase] += timings[phase];
+          profile.other += timings.overhead;
+          decode.steps++;
+          decode.ms += stepMs(timings);
+        }
         profile.setup -= stepMs(timings);
       };
       const emitted: number[][] = [];
@@ -156,6 +172,8 @@ export async function runDecodeBench(engine: SpecEngine, seeds: number, costRati
         result.cpuMs += (cpuClock?.() ?? 0) - cpuStart;
         profile.setup += report.generationMs;
         result.tokens += report.tokens.length;
+        // A stop token inside the first step's block ends the run there; tokens after it are not output.
+        decode.tokens += report.tokens.length - Math.min(firstStepTokens, report.tokens.length);
         result.forwards += report.steps;
         result.ms += report.generationMs;
         if (report.verdict?.kind === 'valid') result.valid++;
@@ -203,6 +221,7 @@ export async function runDecodeBench(engine: SpecEngine, seeds: number, costRati
         perStep,
         profile,
         cpuMsPerStep: cpuClock ? results.reduce((sum, result) => sum + result.cpuMs, 0) / allForwards : null,
+        decode: { ...first.decode, ms: results.reduce((sum, result) => sum + result.decode.ms, 0) / rounds },
         rounds,
         tokensPerSecondSpread,
         speedupSpread,
@@ -213,11 +232,13 @@ export async function runDecodeBench(engine: SpecEngine, seeds: number, costRati
   return rows;
 }
 
-/** A (method, K, L)'s median over presets of its median speedup, beside the median of its ideal. */
+/** A (method, K, L)'s median over presets of its median speedup, beside the medians of its ideal and of this machine's ceiling. */
 export interface PresetSummary extends BenchConfig {
   presets: number;
   speedup: number;
   idealSpeedup: number | null;
+  /** `machineAllowance`'s ceiling: every draft accepted, at the measured step cost; null where a preset has none. */
+  ceiling: number | null;
 }
 
 /** The figure the goals are stated in: per speculative configuration, the median over presets of each row's median speedup. */
@@ -227,18 +248,23 @@ export function summaryOverPresets(rows: readonly DecodeRow[]): PresetSummary[] 
     if (row.method === 'ar' || summaries.some(({ method, K, L }) => method === row.method && K === row.K && L === row.L)) continue;
     const same = rows.filter(({ method, K, L }) => method === row.method && K === row.K && L === row.L);
     const ideals = same.map((candidate) => candidate.idealSpeedup).filter((ideal): ideal is number => ideal !== null);
+    const ceilings = same.map((candidate) => {
+      const ar = rows.find(({ preset, method }) => preset === candidate.preset && method === 'ar');
+      return ar ? (machineAllowance(candidate, ar)?.ceiling ?? null) : null;
+    }).filter((ceiling): ceiling is number => ceiling !== null);
     summaries.push({
       method: row.method, K: row.K, L: row.L, presets: same.length,
       speedup: spreadOf(same.map((candidate) => candidate.speedup)).median,
       idealSpeedup: ideals.length === same.length ? spreadOf(ideals).median : null,
+      ceiling: ceilings.length === same.length ? spreadOf(ceilings).median : null,
     });
   }
   return summaries;
 }
 
 export function formatSummary(summaries: readonly PresetSummary[]): string {
-  const entries = summaries.map(({ method, K, L, speedup, idealSpeedup }) => `${method} K = ${K}, L = ${L}: ${speedup.toFixed(2)}× (ideal ${cell(idealSpeedup)}×)`);
-  return `**Median over presets** of each row's median speedup over ar: ${entries.join('; ')}`;
+  const entries = summaries.map(({ method, K, L, speedup, idealSpeedup, ceiling }) => `${method} K = ${K}, L = ${L}: ${speedup.toFixed(2)}× (ideal ${cell(idealSpeedup)}×; ceiling here ${cell(ceiling)}×)`);
+  return `**Median over presets** of each row's median speedup over ar, with the ideal and this machine's ceiling (every draft accepted, at the measured step cost): ${entries.join('; ')}`;
 }
 
 /** The table's note on how the target scored drafts, and why when batched. */
@@ -294,7 +320,35 @@ export function formatExcessRow(row: DecodeRow, ar: DecodeRow, costRatio: number
   return `| ${row.preset} | ${row.method} | ${row.K} | ${row.L} | ${measured.toFixed(3)} | ${ideal.toFixed(3)} | ${(measured - ideal).toFixed(3)} | ${PROFILE_PHASES.map((phase) => excess[phase].toFixed(3)).join(' | ')} |`;
 }
 
-/** The profile table of every row, then the excess table of every speculative row against its preset's ar. */
+/**
+ * What the step's measured cost allows on this machine, from the steps after each run's first (prefill is
+ * a fixed cost that only pulls every ratio towards 1). A step costs `stepInArTokens` of ar's tokens, so
+ * that many tokens per step only break even; `speedup` is what the row's own block efficiency gives at
+ * that cost, and `ceiling` what every draft accepted (L + 1 tokens a step) would give at the same cost.
+ * Null where either row has no step after its first.
+ */
+export function machineAllowance(row: DecodeRow, ar: DecodeRow): { stepInArTokens: number; blockEfficiency: number; speedup: number; ceiling: number } | null {
+  if (row.decode.steps === 0 || ar.decode.tokens === 0) return null;
+  const arMsPerToken = ar.decode.ms / ar.decode.tokens;
+  const stepInArTokens = row.decode.ms / row.decode.steps / arMsPerToken;
+  const blockEfficiency = row.decode.tokens / row.decode.steps;
+  return { stepInArTokens, blockEfficiency, speedup: blockEfficiency / stepInArTokens, ceiling: (row.L + 1) / stepInArTokens };
+}
+
+export const ALLOWANCE_TABLE_HEADER = [
+  '| preset | method | K | L | ar ms/token | ms/step | a step in ar tokens | block efficiency | speedup | every draft accepted | block efficiency for 1.5× |',
+  '|---|---|---|---|---|---|---|---|---|---|---|',
+].join('\n');
+
+export function formatAllowanceRow(row: DecodeRow, ar: DecodeRow): string {
+  const allowance = machineAllowance(row, ar);
+  const head = `| ${row.preset} | ${row.method} | ${row.K} | ${row.L} | ${cell(ar.decode.tokens === 0 ? null : ar.decode.ms / ar.decode.tokens, 3)} | ${cell(row.decode.steps === 0 ? null : row.decode.ms / row.decode.steps, 3)}`;
+  if (allowance === null) return `${head} | — | — | — | — | — |`;
+  const { stepInArTokens, blockEfficiency, speedup, ceiling } = allowance;
+  return `${head} | ${stepInArTokens.toFixed(2)} | ${blockEfficiency.toFixed(2)} | ${speedup.toFixed(2)}× | ${ceiling.toFixed(2)}× | ${(1.5 * stepInArTokens).toFixed(2)} |`;
+}
+
+/** The profile table of every row, then the excess table of every speculative row against its preset's ar, then what the machine allows. */
 export function profileMarkdown(rows: readonly DecodeRow[], costRatio: number): string {
   const arOf = (row: DecodeRow) => rows.find((candidate) => candidate.preset === row.preset && candidate.method === 'ar');
   const speculative = rows.filter((row) => row.method !== 'ar' && arOf(row));
@@ -308,5 +362,10 @@ export function profileMarkdown(rows: readonly DecodeRow[], costRatio: number): 
     '',
     EXCESS_TABLE_HEADER,
     ...speculative.map((row) => formatExcessRow(row, arOf(row) as DecodeRow, costRatio)),
+    '',
+    `**What this machine allows** (the steps after each run's first: ar's ms per token, the row's ms per step, and that step priced in ar tokens, which is the block efficiency that only breaks even; the speedup the row's block efficiency gives at that cost, and the ceiling with every draft accepted, L + 1 tokens a step)`,
+    '',
+    ALLOWANCE_TABLE_HEADER,
+    ...speculative.map((row) => formatAllowanceRow(row, arOf(row) as DecodeRow)),
   ].join('\n');
 }
