@@ -5,7 +5,8 @@
 
 At T = 1 a drafted token is accepted with probability sum_x min(p(x), q(x)), one minus the total variation
 between the target's p and the draft's q, so a draft trained towards p rather than towards the corpus is
-accepted more. This starts from the committed draft's weights (same architecture) and trains it on the
+accepted more. This starts from the committed draft's weights (or, with --width, --layers or --heads that
+change its shape, from a fresh draft of that shape) and trains it on the
 target's own next-token distributions, KL(p || q), on the completion positions of rows of two kinds, half
 each: a corpus record (prompt and reference completion), and a corpus prompt with a completion the target
 samples at T = 1 (no grammar mask), so that the draft also meets the contexts the target itself writes. The
@@ -94,6 +95,10 @@ def main():
     parser.add_argument('--warmup', type=int, default=50)
     parser.add_argument('--seed', type=int, default=1)
     parser.add_argument('--threads', type=int, default=2)
+    parser.add_argument('--width', type=int, help="the draft's shape; the committed draft's by default")
+    parser.add_argument('--layers', type=int)
+    parser.add_argument('--heads', type=int)
+    parser.add_argument('--rows', help='a JSON file of the rows: read when it exists (same --data, --samples and --seed), else written')
     args = parser.parse_args()
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.threads)
@@ -104,17 +109,32 @@ def main():
     _, target = committed('speclab-target')
     manifest, draft = committed('speclab-draft')
     target.eval()
-    base_weights = weights_hash(draft.state_dict())
+    a = manifest['architecture']
+    shape = {'width': args.width or a['width'], 'layers': args.layers or a['layers'], 'heads': args.heads or a['heads']}
+    base_weights, base_training = weights_hash(draft.state_dict()), manifest['training']
+    if shape != {key: a[key] for key in shape}:
+        a.update(shape, head_dim=shape['width'] // shape['heads'])
+        draft = decoder_for(manifest)
+        a['parameters'] = sum(p.numel() for p in draft.parameters())
+        base_weights = base_training = None
     stop_id = manifest['tokenizer']['stop_token_id']
     context = manifest['architecture']['context_length']
 
     tokens, starts, ends, prompts = load(args.data, 'train')
-    rows = []
-    with torch.no_grad():
-        for n, i in enumerate(pick_rng.permutation(len(starts))[:args.samples]):
-            record, prompt_length = tokens[starts[i]:ends[i]].tolist(), int(prompts[i])
-            completion = record if n % 2 == 0 else sampled_completion(target, record[:prompt_length], stop_id, context, generator)
-            rows.append((completion, prompt_length))
+    picks = pick_rng.permutation(len(starts))[:args.samples]
+    if args.rows and os.path.exists(args.rows):
+        rows = [tuple(row) for row in json.load(open(args.rows))]
+        if len(rows) != len(picks) or any(row[1] != int(prompts[i]) for row, i in zip(rows, picks)):
+            raise SystemExit(f'{args.rows} holds other rows than --data, --samples and --seed pick')
+    else:
+        rows = []
+        with torch.no_grad():
+            for n, i in enumerate(picks):
+                record, prompt_length = tokens[starts[i]:ends[i]].tolist(), int(prompts[i])
+                completion = record if n % 2 == 0 else sampled_completion(target, record[:prompt_length], stop_id, context, generator)
+                rows.append((completion, prompt_length))
+        if args.rows:
+            json.dump(rows, open(args.rows, 'w'))
     print(f'{len(rows)} rows ({len(rows) // 2} sampled from the target) in {time.time() - started:.0f} s', flush=True)
 
     # Batches of similar length; the target's log-probabilities once per batch, kept in half precision.
@@ -161,15 +181,15 @@ def main():
     draft.eval()
     out = os.path.join(MODELS, 'speclab-draft')
     export_onnx(draft, os.path.join(out, 'onnx', 'model.onnx'))
-    a = manifest['architecture']
     manifest['io'] = io_of(a['layers'], a['heads'], a['head_dim'])
     manifest['files'] = files_of(out)
     manifest['golden']['prompts'] = golden_of(draft, manifest['golden']['prompts'])
     manifest['training'] = {
-        'method': 'distillation towards speclab-target: KL(target || draft) on the completion positions, from the committed weights',
+        'method': 'distillation towards speclab-target: KL(target || draft) on the completion positions, '
+                  + ('from the committed weights' if base_weights else 'from a fresh draft'),
         'target_weights_sha256': weights_hash(target.state_dict()),
         'base_weights_sha256': base_weights,
-        'base_training': manifest['training'],
+        'base_training': base_training,
         'data': f'{len(rows)} of the {len(starts)} records of the train split of tools/train/export-corpus.ts (corpus.ts, seed 1), '
                 'half of them with completions the target sampled at T = 1',
         'seed': args.seed, 'batch': args.batch, 'learning_rate': args.lr,
