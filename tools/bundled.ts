@@ -5,7 +5,10 @@ import * as ort from 'onnxruntime-web';
 import { ModelFileMissingError, loadPair, type FileReader, type ModelPairHandle } from '../src/models/loader';
 
 export const BUNDLED_DRAFT_DIR = 'public/models/speclab-draft';
-export const BUNDLED_TARGET_DIR = 'public/models/speclab-target';
+/** The bundled pair's target: the float32 target below with int8 weight products (tools/train/quantize.py). */
+export const BUNDLED_TARGET_DIR = 'public/models/speclab-target-int8';
+/** The float32 target the int8 one is quantized from; the page offers it as a second bundled pair. */
+export const FLOAT_TARGET_DIR = 'public/models/speclab-target';
 
 // One thread: Node has no cross-origin isolation to negotiate, and benchmarks compare like with like.
 ort.env.wasm.numThreads = 1;

@@ -9,6 +9,7 @@ import { GpuDeviceManager } from '../gpu/device';
 import { gpuStepVerifier } from '../gpu/stepVerifier';
 import type { SchemaValidator } from '../grammar/score';
 import type { ModelPairHandle } from '../models/loader';
+import { ProviderUnsupportedError } from '../models/manifest';
 import { SpecEngine } from './engine';
 import { timed } from '../core/timeline';
 
@@ -89,13 +90,21 @@ function chooseVerifier(requested: VerifierChoice, gpu: WebGpu | { unavailable: 
 
 export async function setupEngine(request: SetupRequest): Promise<EngineSetup> {
   const webgpu = request.provider === 'wasm' && request.verifier === 'cpu' ? null : await timed('webgpu probe', () => webgpuDevices(request.gpu));
-  const { provider, fallbackReason } = chooseProvider(request.provider, webgpu);
+  let { provider, fallbackReason } = chooseProvider(request.provider, webgpu);
   const verification = chooseVerifier(request.verifier, webgpu);
   let devices = verification.gpu?.devices ?? null;
   if (webgpu && 'devices' in webgpu && !verification.gpu) await webgpu.devices.dispose();
   let pair: ModelPairHandle | null = null;
   try {
-    pair = await request.loadPair(provider);
+    try {
+      pair = await request.loadPair(provider);
+    } catch (error) {
+      // A model that gives the right logits on wasm only (the int8 target) runs there, and the page says why.
+      if (!(provider === 'webgpu' && error instanceof ProviderUnsupportedError)) throw error;
+      provider = 'wasm';
+      fallbackReason = error.message;
+      pair = await request.loadPair(provider);
+    }
     // Models and verifier both on WebGPU: the verifier moves to onnxruntime's device and reads the
     // target's logits where the model left them.
     const ortDevice = provider === 'webgpu' && devices ? pair.target.session.gpuDevice : null;

@@ -4,7 +4,7 @@
  * and opens the session. A pair is refused unless draft and target share one tokenizer.
  */
 import type * as ort from 'onnxruntime-web';
-import { ModelLoadError, checkFile, parseManifest, type ModelManifest } from './manifest';
+import { ModelLoadError, checkFile, checkProvider, parseManifest, type ModelManifest } from './manifest';
 import type { ExecutionProvider, LoadPhase } from '../contract/protocol';
 import { ModelSession } from './session';
 import { TextTokenizer, checkSameTokenizer } from './tokenizer';
@@ -93,11 +93,13 @@ interface FetchedModel {
   modelBytes: Uint8Array;
 }
 
-async function fetchModel(read: FileReader, label: string, events: LoadEvents, modelFile: string): Promise<FetchedModel> {
+async function fetchModel(read: FileReader, label: string, provider: ExecutionProvider, events: LoadEvents, modelFile: string): Promise<FetchedModel> {
   const { onProgress, onPhase } = events;
   onPhase?.('download');
   const description = await timed(`fetch ${label}/manifest`, () => describe(read, label));
   const { name, manifest } = description;
+  // Before the model's bytes are read: a provider the manifest rules out is refused at once.
+  if (manifest) checkProvider(manifest, provider);
   const [tokenizerBytes, modelBytes] = await Promise.all(
     [manifest?.tokenizer.file ?? TOKENIZER_FILE, modelFile].map(async (path) => {
       // The manifest knows each file's size before the server says it.
@@ -134,7 +136,7 @@ export async function loadModel(
   events: LoadEvents = {},
   modelFile = MODEL_FILE,
 ): Promise<LoadedModel> {
-  return openModel(runtime, await fetchModel(read, label, events, modelFile), provider, events);
+  return openModel(runtime, await fetchModel(read, label, provider, events, modelFile), provider, events);
 }
 
 /**
@@ -150,7 +152,7 @@ export async function loadPair(
   events: LoadEvents = {},
   modelFile = MODEL_FILE,
 ): Promise<ModelPairHandle> {
-  const [draftFiles, targetFiles] = await Promise.all([fetchModel(readers.draft, 'draft', events, modelFile), fetchModel(readers.target, 'target', events, modelFile)]);
+  const [draftFiles, targetFiles] = await Promise.all([fetchModel(readers.draft, 'draft', provider, events, modelFile), fetchModel(readers.target, 'target', provider, events, modelFile)]);
   const draft = await openModel(await runtime, draftFiles, provider, events);
   let target: LoadedModel | null = null;
   try {

@@ -2,8 +2,15 @@
  * The bundled models' manifest (written by tools/train/train.py) and the integrity checks a loader runs
  * before a byte of a model reaches onnxruntime.
  */
+import type { ExecutionProvider } from '../contract/protocol';
+
 export class ModelLoadError extends Error {
   override name = 'ModelLoadError';
+}
+
+/** A model whose manifest rules out the execution provider it was asked to run on. */
+export class ProviderUnsupportedError extends ModelLoadError {
+  override name = 'ProviderUnsupportedError';
 }
 
 export interface ManifestFile {
@@ -26,6 +33,8 @@ export interface ModelManifest {
   files: ManifestFile[];
   training: Record<string, unknown>;
   golden: { prompts: GoldenPrompt[] };
+  /** The execution providers the model gives the right logits on, and why only those; absent: every one. */
+  runs_on?: { providers: ExecutionProvider[]; why: string };
 }
 
 function field(value: unknown, path: string, source: string, kind: 'number' | 'string' | 'object' | 'array'): unknown {
@@ -52,7 +61,23 @@ export function parseManifest(json: unknown, source: string): ModelManifest {
     field(entry.path, `files[${i}].path`, source, 'string');
     field(entry.sha256, `files[${i}].sha256`, source, 'string');
   });
+  if (root.runs_on !== undefined) {
+    const runsOn = field(root.runs_on, 'runs_on', source, 'object') as Record<string, unknown>;
+    const providers = field(runsOn.providers, 'runs_on.providers', source, 'array') as unknown[];
+    if (providers.length === 0 || !providers.every((provider) => provider === 'wasm' || provider === 'webgpu')) {
+      throw new ModelLoadError(`${source}: manifest field runs_on.providers must list 'wasm' or 'webgpu'`);
+    }
+    field(runsOn.why, 'runs_on.why', source, 'string');
+  }
   return json as ModelManifest;
+}
+
+/** Throws ProviderUnsupportedError where the manifest rules `provider` out. */
+export function checkProvider(manifest: ModelManifest, provider: ExecutionProvider): void {
+  const runsOn = manifest.runs_on;
+  if (runsOn && !runsOn.providers.includes(provider)) {
+    throw new ProviderUnsupportedError(`${manifest.name} runs on ${runsOn.providers.join(' or ')} only: ${runsOn.why}`);
+  }
 }
 
 export async function sha256Hex(bytes: Uint8Array): Promise<string> {

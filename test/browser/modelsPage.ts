@@ -1,6 +1,7 @@
 import { runtimeFor } from '../../src/models/browserRuntime';
 import { httpReader } from '../../src/models/httpReader';
 import { loadModel } from '../../src/models/loader';
+import { ProviderUnsupportedError } from '../../src/models/manifest';
 import { batchedAndTrimmedError, goldenError, incrementalError, treeScoringError } from '../support/modelChecks';
 
 /** A token tree scored in one run against the batched path, and the kept path against a fresh prefill. */
@@ -13,6 +14,8 @@ export interface TreeChecks {
 
 export interface BrowserModelsReport {
   [name: string]: {
+    /** The loader's refusal of WebGPU, where the manifest rules it out; the checks then ran on wasm. */
+    webgpuRefusal: string | null;
     provider: string;
     golden: number;
     incremental: number;
@@ -24,7 +27,7 @@ export interface BrowserModelsReport {
 
 /** models.html?tree: the tree checks alone, per model and EP. */
 export interface BrowserTreeReport {
-  [name: string]: { wasm: TreeChecks; webgpu: TreeChecks };
+  [name: string]: { wasm: TreeChecks; webgpu: TreeChecks | { refusal: string } };
 }
 
 declare global {
@@ -33,7 +36,7 @@ declare global {
   }
 }
 
-const NAMES = ['speclab-draft', 'speclab-target'];
+const NAMES = ['speclab-draft', 'speclab-target-int8', 'speclab-target'];
 
 const load = async (name: string, provider: 'wasm' | 'webgpu') => loadModel(await runtimeFor(provider), httpReader(`/models/${name}/`, false), provider, name);
 
@@ -42,6 +45,16 @@ async function cacheIsOnGpu(model: Awaited<ReturnType<typeof load>>): Promise<bo
   const onGpu = probe.cache.tensors.every((tensor) => tensor.location === 'gpu-buffer');
   probe.cache.dispose();
   return onGpu;
+}
+
+/** The model on WebGPU, or on wasm with the loader's refusal where its manifest rules WebGPU out. */
+async function loadOnGpu(name: string): Promise<{ model: Awaited<ReturnType<typeof load>>; webgpuRefusal: string | null }> {
+  try {
+    return { model: await load(name, 'webgpu'), webgpuRefusal: null };
+  } catch (error) {
+    if (!(error instanceof ProviderUnsupportedError)) throw error;
+    return { model: await load(name, 'wasm'), webgpuRefusal: error.message };
+  }
 }
 
 async function treeChecks(name: string, provider: 'wasm' | 'webgpu'): Promise<TreeChecks> {
@@ -55,10 +68,11 @@ async function treeChecks(name: string, provider: 'wasm' | 'webgpu'): Promise<Tr
 async function run(): Promise<BrowserModelsReport> {
   const report: BrowserModelsReport = {};
   for (const name of NAMES) {
-    const model = await load(name, 'webgpu');
+    const { model, webgpuRefusal } = await loadOnGpu(name);
     const prompts = model.manifest?.golden.prompts ?? [];
     const cacheOnGpu = await cacheIsOnGpu(model);
     report[name] = {
+      webgpuRefusal,
       provider: model.session.provider,
       golden: await goldenError(model),
       incremental: await incrementalError(model, prompts[1]?.input_ids ?? []),
@@ -72,7 +86,12 @@ async function run(): Promise<BrowserModelsReport> {
 
 async function runTree(): Promise<BrowserTreeReport> {
   const report: BrowserTreeReport = {};
-  for (const name of NAMES) report[name] = { wasm: await treeChecks(name, 'wasm'), webgpu: await treeChecks(name, 'webgpu') };
+  for (const name of NAMES) {
+    const wasm = await treeChecks(name, 'wasm');
+    const { model, webgpuRefusal } = await loadOnGpu(name);
+    await model.session.release();
+    report[name] = { wasm, webgpu: webgpuRefusal === null ? await treeChecks(name, 'webgpu') : { refusal: webgpuRefusal } };
+  }
   return report;
 }
 

@@ -10,7 +10,8 @@ import { setupEngine, type SetupRequest } from '../../src/engine/setup';
 import { GpuDeviceManager } from '../../src/gpu/device';
 import { ajvValidator } from '../../src/grammar/ajvValidator';
 import { SCHEMA_PRESETS } from '../../src/grammar/presets';
-import { loadBundledPair } from '../../tools/bundled';
+import { loadPair } from '../../src/models/loader';
+import { BUNDLED_DRAFT_DIR, BUNDLED_TARGET_DIR, directoryReader, loadBundledPair, ort } from '../../tools/bundled';
 import { nodeGpu } from '../support/gpu';
 
 /** Sets up with the bundled pair, recording the provider the setup asked the loader for. */
@@ -62,6 +63,36 @@ describe('setupEngine', () => {
     const { setup } = await setUp({ provider: 'wasm', verifier: 'auto', gpu: nodeGpu() });
     expect(setup.verifier).toBe(software ? 'cpu' : 'gpu');
     expect(setup.verifierReason).toEqual(software ? expect.stringMatching(/software WebGPU adapter/) : null);
+    await setup.dispose();
+  });
+
+  it('moves the models to wasm, saying why, when the int8 target refuses WebGPU before its bytes are read', async () => {
+    const asked: ExecutionProvider[] = [];
+    const read: string[] = [];
+    const reader = (dir: string) => {
+      const inner = directoryReader(dir);
+      return (path: string) => {
+        read.push(`${dir}/${path}`);
+        return inner(path);
+      };
+    };
+    const setup = await setupEngine({
+      provider: 'webgpu',
+      verifier: 'cpu',
+      gpu: nodeGpu(),
+      loadPair: (provider) => {
+        asked.push(provider);
+        return loadPair(ort, { draft: reader(BUNDLED_DRAFT_DIR), target: reader(BUNDLED_TARGET_DIR) }, provider);
+      },
+      validate: ajvValidator,
+    });
+    expect(asked).toEqual(['webgpu', 'wasm']);
+    expect(setup.provider).toBe('wasm');
+    expect(setup.fallbackReason).toMatch(/^speclab-target-int8 runs on wasm only: onnxruntime-web's WebGPU EP gives wrong logits/);
+    // The refused attempt read the target's manifest and nothing of its model.
+    expect(read.filter((path) => path === `${BUNDLED_TARGET_DIR}/onnx/model.onnx`)).toHaveLength(1);
+    expect(setup.engine.pair.target.name).toBe('speclab-target-int8');
+    expect(await verifiedOn(setup)).toEqual(new Set(['cpu']));
     await setup.dispose();
   });
 

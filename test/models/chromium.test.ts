@@ -1,8 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { suiteDevPages } from '../support/browser';
-import type { BrowserModelsReport, BrowserTreeReport } from '../browser/modelsPage';
+import type { BrowserModelsReport, BrowserTreeReport, TreeChecks } from '../browser/modelsPage';
 
-const NAMES = ['speclab-draft', 'speclab-target'];
+const NAMES = ['speclab-draft', 'speclab-target-int8', 'speclab-target'];
+/** Its manifest limits it to wasm: the WebGPU EP gives wrong logits for its int8 products. */
+const WASM_ONLY = 'speclab-target-int8';
+const REFUSAL = /^speclab-target-int8 runs on wasm only: onnxruntime-web's WebGPU EP gives wrong logits/;
 
 describe('the bundled models on onnxruntime-web’s WebGPU EP in headless Chromium', () => {
   const pages = suiteDevPages();
@@ -18,8 +21,10 @@ describe('the bundled models on onnxruntime-web’s WebGPU EP in headless Chromi
   it('match the golden logits, and the GPU-resident KV cache matches recomputation after broadcast, select and trim', async () => {
     const checks = await report<BrowserModelsReport>('test/browser/models.html');
     for (const name of NAMES) {
-      expect(checks[name]?.provider).toBe('webgpu');
-      expect(checks[name]?.cacheOnGpu, name).toBe(true);
+      const onGpu = name !== WASM_ONLY;
+      expect(checks[name]?.webgpuRefusal ?? null, name).toEqual(onGpu ? null : expect.stringMatching(REFUSAL));
+      expect(checks[name]?.provider).toBe(onGpu ? 'webgpu' : 'wasm');
+      expect(checks[name]?.cacheOnGpu, name).toBe(onGpu);
       for (const key of ['golden', 'incremental', 'batched', 'trimmed'] as const) expect(checks[name]?.[key], `${name} ${key}`).toBeLessThan(1e-4);
     }
   });
@@ -27,8 +32,10 @@ describe('the bundled models on onnxruntime-web’s WebGPU EP in headless Chromi
   it('score a token tree in one run as the batched path does, and keep one path as a fresh prefill would, on wasm and WebGPU', async () => {
     const checks = await report<BrowserTreeReport>('test/browser/models.html?tree');
     for (const name of NAMES) {
-      for (const provider of ['wasm', 'webgpu'] as const) {
-        const tree = checks[name]?.[provider];
+      const refused = checks[name]?.webgpu;
+      if (name === WASM_ONLY) expect(refused && 'refusal' in refused ? refused.refusal : null).toMatch(REFUSAL);
+      for (const provider of name === WASM_ONLY ? (['wasm'] as const) : (['wasm', 'webgpu'] as const)) {
+        const tree = checks[name]?.[provider] as TreeChecks | undefined;
         expect(tree?.cacheOnGpu, `${name} ${provider}: the cache on the GPU`).toBe(provider === 'webgpu');
         expect(tree?.tree, `${name} ${provider}: tree against batched`).toBeLessThan(1e-5);
         expect(tree?.kept, `${name} ${provider}: kept path against a fresh prefill`).toBeLessThan(1e-5);

@@ -1,16 +1,16 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { generateCorpus } from '../../tools/train/corpus';
-import { ModelLoadError, sha256Hex } from '../../src/models/manifest';
+import { ModelLoadError, ProviderUnsupportedError, parseManifest, sha256Hex } from '../../src/models/manifest';
 import { describeSession } from '../../src/models/session';
 import { TextTokenizer, checkSameTokenizer } from '../../src/models/tokenizer';
 import { loadModel } from '../../src/models/loader';
 import { batchedAndTrimmedError, goldenError, incrementalError, treeScoringError } from '../support/modelChecks';
 import { hubReader } from '../support/hubExport';
-import { BUNDLED_DRAFT_DIR, BUNDLED_TARGET_DIR, bundledPair, directoryReader, loadBundledModel, ort } from '../support/models';
+import { BUNDLED_DRAFT_DIR, BUNDLED_TARGET_DIR, FLOAT_TARGET_DIR, bundledPair, directoryReader, loadBundledModel, ort } from '../support/models';
 import type * as ortTypes from 'onnxruntime-web';
 
-const MODEL_DIRS = [BUNDLED_DRAFT_DIR, BUNDLED_TARGET_DIR];
+const MODEL_DIRS = [BUNDLED_DRAFT_DIR, BUNDLED_TARGET_DIR, FLOAT_TARGET_DIR];
 
 describe.each(MODEL_DIRS)('bundled model %s', (dir) => {
   const manifest = JSON.parse(readFileSync(`${dir}/manifest.json`, 'utf8')) as {
@@ -98,6 +98,20 @@ describe('loader refusals', () => {
       return bytes;
     };
     await expect(loadModel(ort, tampered, 'wasm', 'draft')).rejects.toThrow(/onnx\/model\.onnx: sha256 [0-9a-f]{64} does not match/);
+  });
+
+  it('refuses a provider the manifest rules out before reading the model, and names a malformed runs_on', async () => {
+    const read: string[] = [];
+    const honest = directoryReader(BUNDLED_TARGET_DIR);
+    const recording = (path: string) => {
+      read.push(path);
+      return honest(path);
+    };
+    await expect(loadModel(ort, recording, 'webgpu', 'target')).rejects.toThrow(ProviderUnsupportedError);
+    expect(read).toEqual(['manifest.json']);
+    const manifest = JSON.parse(readFileSync(`${BUNDLED_TARGET_DIR}/manifest.json`, 'utf8')) as Record<string, unknown>;
+    expect(() => parseManifest({ ...manifest, runs_on: { providers: ['cuda'], why: 'no' } }, 'm.json')).toThrow("m.json: manifest field runs_on.providers must list 'wasm' or 'webgpu'");
+    expect(() => parseManifest({ ...manifest, runs_on: { providers: ['wasm'] } }, 'm.json')).toThrow('m.json: manifest field runs_on.why must be a string');
   });
 
   it('reports a missing file', async () => {

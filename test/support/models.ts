@@ -1,7 +1,7 @@
 import { loadModel, type LoadedModel, type ModelPairHandle } from '../../src/models/loader';
 import { directoryReader, loadBundledPair, ort } from '../../tools/bundled';
 
-export { BUNDLED_DRAFT_DIR, BUNDLED_TARGET_DIR, directoryReader, ort } from '../../tools/bundled';
+export { BUNDLED_DRAFT_DIR, BUNDLED_TARGET_DIR, FLOAT_TARGET_DIR, directoryReader, ort } from '../../tools/bundled';
 
 export const loadBundledModel = (dir: string): Promise<LoadedModel> => loadModel(ort, directoryReader(dir), 'wasm', dir);
 

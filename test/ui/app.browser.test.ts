@@ -61,7 +61,7 @@ describe('the built app in headless Chromium', () => {
   });
 
   it('on a software WebGPU adapter, runs the models on wasm and verifies on the CPU twin, and says why', async () => {
-    await expect(page.getByTestId('provider').textContent()).resolves.toMatch(/^Models on wasm \(CPU\): the WebGPU adapter is software-only.* · speclab-draft → speclab-target/);
+    await expect(page.getByTestId('provider').textContent()).resolves.toMatch(/^Models on wasm \(CPU\): the WebGPU adapter is software-only.* · speclab-draft → speclab-target-int8/);
     await expect(page.getByTestId('verifier').textContent()).resolves.toMatch(/^Verifier: CPU twin \(software WebGPU adapter/);
     await expect(page.getByTestId('scoring-path').textContent()).resolves.toMatch(/Scoring: one token-tree pass per step/);
   });
