@@ -3,7 +3,7 @@ import { spreadOf } from '../../src/core/fairTiming';
 import { excessOverIdeal, formatAllowanceRow, formatExcessRow, machineAllowance, PROFILE_PHASES, profileMarkdown, type DecodeRow, type DecodeSteps, type PhaseProfile } from '../../tools/bench/decodeBench';
 
 const profile = (values: Partial<PhaseProfile>): PhaseProfile => ({ draft: 0, mask: 0, target: 0, verify: 0, kv: 0, other: 0, prefill: 0, setup: 0, ...values });
-const row = (method: DecodeRow['method'], K: number, L: number, phases: PhaseProfile, forwards: number, tokens: number, decode: DecodeSteps = { steps: forwards - 2, tokens: tokens - 2, ms: 0 }): DecodeRow => ({
+const row = (method: DecodeRow['method'], K: number, L: number, phases: PhaseProfile, forwards: number, tokens: number, decode: DecodeSteps = { steps: forwards - 2, tokens: tokens - 2, ms: 0, draftMs: 0 }): DecodeRow => ({
   preset: 'person', method, K, L, tokens, forwards, blockEfficiency: tokens / forwards, meanAcceptanceLength: null, conditionalAcceptance: null, draftYield: null, grammarSurvival: null,
   tokensPerSecond: 0, speedup: 0, idealSpeedup: null, valid: 0, positionsPerStep: null, perStep: { draft: 0, mask: 0, target: 0, verify: 0, kv: 0, overhead: 0, analysis: 0 }, profile: phases, cpuMsPerStep: null,
   rounds: 1, tokensPerSecondSpread: spreadOf([0]), speedupSpread: spreadOf([0]), decode,
@@ -37,8 +37,9 @@ describe("the decode bench's excess over the ideal", () => {
 
 describe('what the machine allows', () => {
   // ar: 38 tokens after the first steps in 76 ms, 2 ms a token; tokenwise: 10 steps of 7 ms emitting 32 tokens.
-  const ar = row('ar', 1, 0, profile({}), 40, 40, { steps: 38, tokens: 38, ms: 76 });
-  const tokenwise = row('tokenwise', 1, 4, profile({}), 12, 40, { steps: 10, tokens: 32, ms: 70 });
+  // 16 of tokenwise's 70 ms are drafting.
+  const ar = row('ar', 1, 0, profile({}), 40, 40, { steps: 38, tokens: 38, ms: 76, draftMs: 0 });
+  const tokenwise = row('tokenwise', 1, 4, profile({}), 12, 40, { steps: 10, tokens: 32, ms: 70, draftMs: 16 });
 
   it('prices a step in ar tokens, and gives the speedup at the measured and at full acceptance', () => {
     const allowance = machineAllowance(tokenwise, ar);
@@ -47,13 +48,15 @@ describe('what the machine allows', () => {
     expect(allowance?.speedup).toBeCloseTo(3.2 / 3.5, 12);
     // Every draft accepted: L + 1 = 5 tokens a step, at the same 3.5 ar tokens' cost.
     expect(allowance?.ceiling).toBeCloseTo(5 / 3.5, 12);
-    expect(formatAllowanceRow(tokenwise, ar)).toBe('| person | tokenwise | 1 | 4 | 2.000 | 7.000 | 3.50 | 3.20 | 0.91× | 1.43× | 5.25 |');
+    // Without its 1.6 ms of drafting a step costs 5.4 ms, 2.7 ar tokens.
+    expect(allowance?.draftingHidden).toBeCloseTo(3.2 / 2.7, 12);
+    expect(formatAllowanceRow(tokenwise, ar)).toBe('| person | tokenwise | 1 | 4 | 2.000 | 7.000 | 3.50 | 3.20 | 0.91× | 1.43× | 1.19× | 5.25 |');
   });
 
   it('has nothing to say of a row whose runs all ended in their first step', () => {
-    const short = row('tokenwise', 1, 4, profile({}), 2, 8, { steps: 0, tokens: 0, ms: 0 });
+    const short = row('tokenwise', 1, 4, profile({}), 2, 8, { steps: 0, tokens: 0, ms: 0, draftMs: 0 });
     expect(machineAllowance(short, ar)).toBeNull();
-    expect(formatAllowanceRow(short, ar)).toBe('| person | tokenwise | 1 | 4 | 2.000 | — | — | — | — | — | — |');
+    expect(formatAllowanceRow(short, ar)).toBe('| person | tokenwise | 1 | 4 | 2.000 | — | — | — | — | — | — | — |');
   });
 
   it('is the last table of the profile, one row per speculative row', () => {

@@ -60,6 +60,8 @@ export interface DecodeSteps {
   steps: number;
   tokens: number;
   ms: number;
+  /** The drafting phase's share of `ms`. */
+  draftMs: number;
 }
 
 /**
@@ -149,7 +151,7 @@ export async function runDecodeBench(engine: SpecEngine, seeds: number, costRati
     const measure = async ({ method, K, L }: BenchConfig): Promise<RoundResult> => {
       const result: RoundResult = {
         tokens: 0, forwards: 0, ms: 0, valid: 0, counters: emptyCounters(Math.max(L, 1)), scoring: { positions: 0, batchedPositions: 0, treeSteps: 0, batchedSteps: 0 },
-        perStep: { draft: 0, mask: 0, target: 0, verify: 0, kv: 0, overhead: 0, analysis: 0 }, profile: zeroProfile(), cpuMs: 0, fingerprint: '', decode: { steps: 0, tokens: 0, ms: 0 },
+        perStep: { draft: 0, mask: 0, target: 0, verify: 0, kv: 0, overhead: 0, analysis: 0 }, profile: zeroProfile(), cpuMs: 0, fingerprint: '', decode: { steps: 0, tokens: 0, ms: 0, draftMs: 0 },
       };
       const { profile, decode } = result;
       let firstStepTokens = 0;
@@ -162,6 +164,7 @@ export async function runDecodeBench(engine: SpecEngine, seeds: number, costRati
           profile.other += timings.overhead;
           decode.steps++;
           decode.ms += stepMs(timings);
+          decode.draftMs += timings.draft;
         }
         profile.setup -= stepMs(timings);
       };
@@ -221,7 +224,11 @@ export async function runDecodeBench(engine: SpecEngine, seeds: number, costRati
         perStep,
         profile,
         cpuMsPerStep: cpuClock ? results.reduce((sum, result) => sum + result.cpuMs, 0) / allForwards : null,
-        decode: { ...first.decode, ms: results.reduce((sum, result) => sum + result.decode.ms, 0) / rounds },
+        decode: {
+          ...first.decode,
+          ms: results.reduce((sum, result) => sum + result.decode.ms, 0) / rounds,
+          draftMs: results.reduce((sum, result) => sum + result.decode.draftMs, 0) / rounds,
+        },
         rounds,
         tokensPerSecondSpread,
         speedupSpread,
@@ -239,6 +246,8 @@ export interface PresetSummary extends BenchConfig {
   idealSpeedup: number | null;
   /** `machineAllowance`'s ceiling: every draft accepted, at the measured step cost; null where a preset has none. */
   ceiling: number | null;
+  /** `machineAllowance`'s bound with the step's drafting wholly hidden; null where a preset has none. */
+  draftingHidden: number | null;
 }
 
 /** The figure the goals are stated in: per speculative configuration, the median over presets of each row's median speedup. */
@@ -248,23 +257,25 @@ export function summaryOverPresets(rows: readonly DecodeRow[]): PresetSummary[] 
     if (row.method === 'ar' || summaries.some(({ method, K, L }) => method === row.method && K === row.K && L === row.L)) continue;
     const same = rows.filter(({ method, K, L }) => method === row.method && K === row.K && L === row.L);
     const ideals = same.map((candidate) => candidate.idealSpeedup).filter((ideal): ideal is number => ideal !== null);
-    const ceilings = same.map((candidate) => {
+    const allowances = same.map((candidate) => {
       const ar = rows.find(({ preset, method }) => preset === candidate.preset && method === 'ar');
-      return ar ? (machineAllowance(candidate, ar)?.ceiling ?? null) : null;
-    }).filter((ceiling): ceiling is number => ceiling !== null);
+      return ar ? machineAllowance(candidate, ar) : null;
+    });
+    const medianOf = (values: (number | undefined)[]) => (values.every((value) => value !== undefined) ? spreadOf(values as number[]).median : null);
     summaries.push({
       method: row.method, K: row.K, L: row.L, presets: same.length,
       speedup: spreadOf(same.map((candidate) => candidate.speedup)).median,
       idealSpeedup: ideals.length === same.length ? spreadOf(ideals).median : null,
-      ceiling: ceilings.length === same.length ? spreadOf(ceilings).median : null,
+      ceiling: medianOf(allowances.map((allowance) => allowance?.ceiling)),
+      draftingHidden: medianOf(allowances.map((allowance) => allowance?.draftingHidden)),
     });
   }
   return summaries;
 }
 
 export function formatSummary(summaries: readonly PresetSummary[]): string {
-  const entries = summaries.map(({ method, K, L, speedup, idealSpeedup, ceiling }) => `${method} K = ${K}, L = ${L}: ${speedup.toFixed(2)}× (ideal ${cell(idealSpeedup)}×; ceiling here ${cell(ceiling)}×)`);
-  return `**Median over presets** of each row's median speedup over ar, with the ideal and this machine's ceiling (every draft accepted, at the measured step cost): ${entries.join('; ')}`;
+  const entries = summaries.map(({ method, K, L, speedup, idealSpeedup, ceiling, draftingHidden }) => `${method} K = ${K}, L = ${L}: ${speedup.toFixed(2)}× (ideal ${cell(idealSpeedup)}×; ceiling here ${cell(ceiling)}×; drafting hidden ${cell(draftingHidden)}×)`);
+  return `**Median over presets** of each row's median speedup over ar, with the ideal, this machine's ceiling (every draft accepted, at the measured step cost) and the bound with drafting wholly hidden (at the measured block efficiency): ${entries.join('; ')}`;
 }
 
 /** The table's note on how the target scored drafts, and why when batched. */
@@ -325,27 +336,29 @@ export function formatExcessRow(row: DecodeRow, ar: DecodeRow, costRatio: number
  * a fixed cost that only pulls every ratio towards 1). A step costs `stepInArTokens` of ar's tokens, so
  * that many tokens per step only break even; `speedup` is what the row's own block efficiency gives at
  * that cost, and `ceiling` what every draft accepted (L + 1 tokens a step) would give at the same cost.
- * Null where either row has no step after its first.
+ * `draftingHidden` is the bound on drafting beside verification (on the other core): the row's block
+ * efficiency at the step's cost less all of its drafting. Null where either row has no step after its first.
  */
-export function machineAllowance(row: DecodeRow, ar: DecodeRow): { stepInArTokens: number; blockEfficiency: number; speedup: number; ceiling: number } | null {
+export function machineAllowance(row: DecodeRow, ar: DecodeRow): { stepInArTokens: number; blockEfficiency: number; speedup: number; ceiling: number; draftingHidden: number } | null {
   if (row.decode.steps === 0 || ar.decode.tokens === 0) return null;
   const arMsPerToken = ar.decode.ms / ar.decode.tokens;
   const stepInArTokens = row.decode.ms / row.decode.steps / arMsPerToken;
   const blockEfficiency = row.decode.tokens / row.decode.steps;
-  return { stepInArTokens, blockEfficiency, speedup: blockEfficiency / stepInArTokens, ceiling: (row.L + 1) / stepInArTokens };
+  const undraftedInArTokens = (row.decode.ms - row.decode.draftMs) / row.decode.steps / arMsPerToken;
+  return { stepInArTokens, blockEfficiency, speedup: blockEfficiency / stepInArTokens, ceiling: (row.L + 1) / stepInArTokens, draftingHidden: blockEfficiency / undraftedInArTokens };
 }
 
 export const ALLOWANCE_TABLE_HEADER = [
-  '| preset | method | K | L | ar ms/token | ms/step | a step in ar tokens | block efficiency | speedup | every draft accepted | block efficiency for 1.5× |',
-  '|---|---|---|---|---|---|---|---|---|---|---|',
+  '| preset | method | K | L | ar ms/token | ms/step | a step in ar tokens | block efficiency | speedup | every draft accepted | drafting hidden | block efficiency for 1.5× |',
+  '|---|---|---|---|---|---|---|---|---|---|---|---|',
 ].join('\n');
 
 export function formatAllowanceRow(row: DecodeRow, ar: DecodeRow): string {
   const allowance = machineAllowance(row, ar);
   const head = `| ${row.preset} | ${row.method} | ${row.K} | ${row.L} | ${cell(ar.decode.tokens === 0 ? null : ar.decode.ms / ar.decode.tokens, 3)} | ${cell(row.decode.steps === 0 ? null : row.decode.ms / row.decode.steps, 3)}`;
-  if (allowance === null) return `${head} | — | — | — | — | — |`;
-  const { stepInArTokens, blockEfficiency, speedup, ceiling } = allowance;
-  return `${head} | ${stepInArTokens.toFixed(2)} | ${blockEfficiency.toFixed(2)} | ${speedup.toFixed(2)}× | ${ceiling.toFixed(2)}× | ${(1.5 * stepInArTokens).toFixed(2)} |`;
+  if (allowance === null) return `${head} | — | — | — | — | — | — |`;
+  const { stepInArTokens, blockEfficiency, speedup, ceiling, draftingHidden } = allowance;
+  return `${head} | ${stepInArTokens.toFixed(2)} | ${blockEfficiency.toFixed(2)} | ${speedup.toFixed(2)}× | ${ceiling.toFixed(2)}× | ${draftingHidden.toFixed(2)}× | ${(1.5 * stepInArTokens).toFixed(2)} |`;
 }
 
 /** The profile table of every row, then the excess table of every speculative row against its preset's ar, then what the machine allows. */
@@ -363,7 +376,7 @@ export function profileMarkdown(rows: readonly DecodeRow[], costRatio: number): 
     EXCESS_TABLE_HEADER,
     ...speculative.map((row) => formatExcessRow(row, arOf(row) as DecodeRow, costRatio)),
     '',
-    `**What this machine allows** (the steps after each run's first: ar's ms per token, the row's ms per step, and that step priced in ar tokens, which is the block efficiency that only breaks even; the speedup the row's block efficiency gives at that cost, and the ceiling with every draft accepted, L + 1 tokens a step)`,
+    `**What this machine allows** (the steps after each run's first: ar's ms per token, the row's ms per step, and that step priced in ar tokens, which is the block efficiency that only breaks even; the speedup the row's block efficiency gives at that cost, the ceiling with every draft accepted, L + 1 tokens a step, and the speedup with the step's drafting wholly hidden, the bound on drafting beside verification)`,
     '',
     ALLOWANCE_TABLE_HEADER,
     ...speculative.map((row) => formatAllowanceRow(row, arOf(row) as DecodeRow)),
