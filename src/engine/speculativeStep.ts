@@ -116,6 +116,7 @@ async function draftBlock(models: PairModels, options: DecodeOptions, state: Ste
   const draftMasks = constrainedDrafting ? new Int32Array(K * L * maskWords) : null;
   const open = openMask(V);
   const prefixes = Array.from({ length: K }, () => [...tokens]);
+  let firstRow: { probs: Float64Array; mask: Int32Array | undefined } | null = null;
   const stopRow = new Float64Array(V);
   stopRow[stopTokenId] = 1;
 
@@ -149,7 +150,9 @@ async function draftBlock(models: PairModels, options: DecodeOptions, state: Ste
         });
         draftMasks?.set(mask.subarray(0, maskWords), (k * L + j) * maskWords);
       }
-      const row = logitsToProbs(logits, sampling, mask);
+      // Every draft's first position reads the same drafter row: under the same mask it is converted once.
+      const row: Float64Array = j === 0 && k > 0 && firstRow && sameValues(mask, firstRow.mask) ? firstRow.probs : logitsToProbs(logits, sampling, mask);
+      if (j === 0 && k === 0) firstRow = { probs: row, mask };
       const token = sampleCategorical(row, rng);
       draftProbs.set(row, at);
       drafts[k * L + j] = token;
@@ -167,6 +170,14 @@ async function draftBlock(models: PairModels, options: DecodeOptions, state: Ste
   return { drafts, draftProbs, draftLogits, draftMasks, lengths, constrainedFrom };
 }
 
+/** Element by element equal (or both absent): logitsToProbs gives equal rows for equal logits and masks. */
+function sameValues(a: Float32Array | Int32Array | undefined, b: Float32Array | Int32Array | undefined): boolean {
+  if (a === undefined || b === undefined) return a === b;
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
 /** The grammar's masks at every scored position, and the target's masked probabilities there. */
 async function maskAndScore(models: PairModels, options: DecodeOptions, state: StepState, block: DraftBlock) {
   const { K, L, sampling } = options;
@@ -178,9 +189,18 @@ async function maskAndScore(models: PairModels, options: DecodeOptions, state: S
   // The probabilities are the verifier's input: their time counts as verification, as on the GPU.
   const mark = now();
   const targetProbs = new Float64Array(K * (L + 1) * V);
+  const maskOf = (row: number) => (check ? check.masks.subarray(row * maskWords, (row + 1) * maskWords) : undefined);
   for (let row = 0; row < K * (L + 1); row++) {
-    const mask = check ? check.masks.subarray(row * maskWords, (row + 1) * maskWords) : undefined;
-    targetProbs.set(logitsToProbs(logits.subarray(row * V, (row + 1) * V), sampling, mask), row * V);
+    const rowLogits = logits.subarray(row * V, (row + 1) * V);
+    const mask = maskOf(row);
+    // Drafts that share a prefix are one tree node: its row, logits and mask alike, is converted once.
+    const depth = row % (L + 1);
+    let twin = -1;
+    for (let other = depth; other < row && twin === -1; other += L + 1) {
+      if (sameValues(rowLogits, logits.subarray(other * V, (other + 1) * V)) && sameValues(mask, maskOf(other))) twin = other;
+    }
+    if (twin === -1) targetProbs.set(logitsToProbs(rowLogits, sampling, mask), row * V);
+    else targetProbs.copyWithin(row * V, twin * V, (twin + 1) * V);
   }
   timings.verify += now() - mark;
   return { check, logits, onGpu, scoring, targetProbs };
