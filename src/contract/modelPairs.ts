@@ -3,7 +3,7 @@ import type { PairSource } from './protocol';
 
 const bundled = (name: string) => `${import.meta.env.BASE_URL}models/${name}/`;
 
-/** The target's weight products are int8 (tools/train/quantize.py): on a CPU they make scoring L + 1 positions cheap. */
+/** The target's weight products are int8 (tools/train/quantize.py): on a CPU each scored position costs less. */
 export const BUNDLED_PAIR: PairSource = {
   label: 'SpecLab bundled pair (offline): draft 50k parameters, target 5M (int8)',
   draftUrl: bundled('speclab-draft'),

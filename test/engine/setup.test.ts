@@ -89,7 +89,7 @@ describe('setupEngine', () => {
     expect(asked).toEqual(['webgpu', 'wasm']);
     expect(setup.provider).toBe('wasm');
     expect(setup.fallbackReason).toMatch(/^speclab-target-int8 runs on wasm only: onnxruntime-web's WebGPU EP gives wrong logits/);
-    // The refused attempt read the target's manifest and nothing of its model.
+    // The target's model file was read once, by the wasm load: the refused attempt stopped at its manifest.
     expect(read.filter((path) => path === `${BUNDLED_TARGET_DIR}/onnx/model.onnx`)).toHaveLength(1);
     expect(setup.engine.pair.target.name).toBe('speclab-target-int8');
     expect(await verifiedOn(setup)).toEqual(new Set(['cpu']));
