@@ -30,7 +30,7 @@ import torch
 sys.path.insert(0, os.path.dirname(__file__))
 from model import export_onnx  # noqa: E402
 from reexport import decoder_for, weights_hash, weights_of  # noqa: E402
-from train import files_of, golden_of, io_of, load  # noqa: E402
+from train import files_of, golden_of, io_of, load, write_manifest  # noqa: E402
 
 MODELS = 'public/models'
 
@@ -198,9 +198,7 @@ def main():
         'held_out_before': before, 'held_out_after': after, 'history': history,
     }
     manifest['export'] = {'by': 'tools/train/distill.py', 'weights_sha256': weights_hash(draft.state_dict()), 'torch': torch.__version__}
-    with open(os.path.join(out, 'manifest.json'), 'w') as handle:
-        json.dump(manifest, handle, indent=1)
-        handle.write('\n')
+    write_manifest(out, manifest)
     print(f'held out: KL {before["kl"]} → {after["kl"]}, sum min(p, q) {before["acceptance"]} → {after["acceptance"]}; wrote {out}', flush=True)
 
 

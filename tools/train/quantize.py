@@ -36,7 +36,7 @@ from torch import nn
 
 sys.path.insert(0, os.path.dirname(__file__))
 from distill import committed  # noqa: E402
-from train import batch_of, files_of, golden_of, load  # noqa: E402
+from train import batch_of, files_of, golden_of, load, write_manifest  # noqa: E402
 
 MODELS = 'public/models'
 SOURCE = 'speclab-target'
@@ -241,9 +241,7 @@ def main():
         'validation': figures,
         'torch': torch.__version__,
     }
-    with open(os.path.join(out, 'manifest.json'), 'w') as handle:
-        json.dump(manifest, handle, indent=1)
-        handle.write('\n')
+    write_manifest(out, manifest)
     print(f'wrote {out}: {os.path.getsize(os.path.join(out, "onnx", "model.onnx"))} bytes', flush=True)
 
 

@@ -25,7 +25,7 @@ from onnx import numpy_helper
 
 sys.path.insert(0, os.path.dirname(__file__))
 from model import Decoder, export_onnx  # noqa: E402
-from train import files_of, golden_of, io_of  # noqa: E402
+from train import files_of, golden_of, io_of, write_manifest  # noqa: E402
 
 GOLDEN_TOLERANCE = 1e-4
 LINEARS = ('qkv', 'attention_out', 'mlp_in', 'mlp_out')
@@ -114,9 +114,7 @@ def reexport(name: str) -> None:
         'weights_sha256': weights_hash(state),
         'torch': torch.__version__,
     }
-    with open(manifest_path, 'w') as handle:
-        json.dump(manifest, handle, indent=1)
-        handle.write('\n')
+    write_manifest(out, manifest)
     print(f'{name}: wrote {onnx_path} ({os.path.getsize(onnx_path)} bytes) and {manifest_path}', flush=True)
 
 

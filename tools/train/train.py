@@ -138,6 +138,13 @@ def files_of(out: str):
             for path in ('onnx/model.onnx', 'tokenizer.json')]
 
 
+def write_manifest(out: str, manifest) -> None:
+    """<out>/manifest.json, indented as committed, with a final newline."""
+    with open(os.path.join(out, 'manifest.json'), 'w') as handle:
+        json.dump(manifest, handle, indent=1)
+        handle.write('\n')
+
+
 def io_of(layers: int, heads: int, head_dim: int):
     """The manifest's io section: the exported inputs and outputs, in the graph's order."""
     return {
@@ -269,9 +276,7 @@ def main():
                      'validation_loss': round(validation_loss, 4), 'history': history},
         'golden': {'computed_by': 'torch', 'note': 'logits at the last prompt position', 'prompts': golden},
     }
-    with open(os.path.join(out, 'manifest.json'), 'w') as handle:
-        json.dump(manifest, handle, indent=1)
-        handle.write('\n')
+    write_manifest(out, manifest)
     print(f'wrote {out}', flush=True)
 
 
