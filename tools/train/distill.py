@@ -30,7 +30,7 @@ import torch
 sys.path.insert(0, os.path.dirname(__file__))
 from model import export_onnx  # noqa: E402
 from reexport import decoder_for, weights_hash, weights_of  # noqa: E402
-from train import files_of, golden_of, io_of, load, write_manifest  # noqa: E402
+from train import files_of, golden_of, io_of, load, with_context, write_manifest  # noqa: E402
 
 MODELS = 'public/models'
 
@@ -117,6 +117,12 @@ def main():
         draft = decoder_for(manifest)
         a['parameters'] = sum(p.numel() for p in draft.parameters())
         base_weights = base_training = None
+    if target.config['context'] > a['context_length']:
+        # The draft sees what the target sees: its positions are extended to the target's context.
+        a['context_length'] = target.config['context']
+        state = with_context(draft.state_dict(), a['context_length'])
+        draft = decoder_for(manifest)
+        draft.load_state_dict(state, strict=True)
     stop_id = manifest['tokenizer']['stop_token_id']
     context = manifest['architecture']['context_length']
 

@@ -2,4 +2,4 @@
 export const STOP_TOKEN = '<|endoftext|>';
 export const TOKENIZER_PATH = 'public/models/speclab-tokenizer/tokenizer.json';
 /** The bundled models' context: every corpus record must fit in it. */
-export const CONTEXT_LENGTH = 128;
+export const CONTEXT_LENGTH = 256;

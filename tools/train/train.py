@@ -166,6 +166,23 @@ def golden_of(model, prompts):
     return golden
 
 
+def with_context(state, context: int):
+    """state with its position embeddings extended to context: the learned positions are kept and each new one
+    starts from the last learned position, which training then moves."""
+    learned = state['position_embedding.weight']
+    if context < learned.shape[0]:
+        raise SystemExit(f'a context of {context} is shorter than the learned {learned.shape[0]}')
+    return {**state, 'position_embedding.weight': torch.cat([learned, learned[-1:].repeat(context - learned.shape[0], 1)])}
+
+
+def initial_weights(model, folder: str) -> None:
+    """Loads a committed model's weights (read back from its ONNX file) into model, at model's context."""
+    from reexport import decoder_for, weights_of
+    committed = decoder_for(json.load(open(os.path.join(folder, 'manifest.json'))))
+    state = weights_of(os.path.join(folder, 'onnx', 'model.onnx'), committed)
+    model.load_state_dict(with_context(state, model.config['context']), strict=True)
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument('--data', required=True)
@@ -184,6 +201,7 @@ def main():
     parser.add_argument('--checkpoint', help='a file to save to at each evaluation, and to resume from')
     parser.add_argument('--seed', type=int, default=1)
     parser.add_argument('--threads', type=int, default=2)
+    parser.add_argument('--init-from', help='a bundled model folder (public/models/<name>) to fine-tune from, its context extended to --context')
     args = parser.parse_args()
 
     torch.manual_seed(args.seed)
@@ -198,6 +216,9 @@ def main():
     heldout = json.load(open(os.path.join(args.data, 'heldout.json')))
 
     model = Decoder(vocab, args.context, args.width, args.layers, args.heads)
+    if args.init_from and not (args.checkpoint and os.path.exists(args.checkpoint)):
+        initial_weights(model, args.init_from)
+        print(f'{args.name}: starting from the weights of {args.init_from}', flush=True)
     parameters = sum(p.numel() for p in model.parameters())
     optimizer = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=0.01)
     step, seconds, train_loss, history, stopped_by = 0, 0.0, float('nan'), [], 'steps'
