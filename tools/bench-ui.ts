@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { build, preview } from 'vite';
 import { presetParams } from '../src/contract/runParams';
-import { SCHEMA_PRESETS, type SchemaPreset } from '../src/grammar/presets';
+import { SCHEMA_PRESETS, type SchemaPreset } from '../src/contract/presets';
 import { launchChromium } from '../test/support/browser';
 
 const { values } = parseArgs({ options: { repeats: { type: 'string', default: '6' }, screenshot: { type: 'string', default: 'test-results/bench-ui.png' } } });

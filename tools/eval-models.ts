@@ -14,7 +14,7 @@ import { parseArgs } from 'node:util';
 import { addCounters, eligible, emptyCounters, type Counters } from '../src/core/metrics';
 import { setupNodeEngine } from './nodeEngine';
 import type { RunParams } from '../src/contract/runParams';
-import { SCHEMA_PRESETS } from '../src/grammar/presets';
+import { SCHEMA_PRESETS } from '../src/contract/presets';
 import { loadPair } from '../src/models/loader';
 import { BUNDLED_DRAFT_DIR, BUNDLED_TARGET_DIR, directoryReader, ort } from './bundled';
 import { CYCLE_LENGTH, generateCorpus, type CorpusKind, type CorpusRecord } from './train/corpus';

@@ -5,7 +5,7 @@
 import type { Spread } from '../core/fairTiming';
 import { LIMITS } from './limits';
 import { counterFields, derivedRatios, schemaValidRate, type Counters, type Scorecard } from '../core/metrics';
-import type { SchemaPreset } from '../grammar/presets';
+import type { SchemaPreset } from './presets';
 import type { DecodeMethod, RunParams } from './runParams';
 import type { PositionsPerStep, RunReport } from './runReport';
 

@@ -1,6 +1,6 @@
 /** A run's parameters as a user sets them, and the presets' defaults; free of the engine's heavy imports. */
 import { METHOD_IDS, METHOD_REGISTRY, draftsUsed, type MethodId } from '../core/verify';
-import { SCHEMA_PRESETS, type SchemaPreset } from '../grammar/presets';
+import { SCHEMA_PRESETS, type SchemaPreset } from './presets';
 
 /** A verification method, or `ar`: plain autoregressive decoding from the target, the baseline. */
 export type DecodeMethod = 'ar' | MethodId;

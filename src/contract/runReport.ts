@@ -1,10 +1,17 @@
 /** What a finished run reports: its output, counters, verdict and timings, with the parameters it ran with. */
 import type { Counters, exportCounters } from '../core/metrics';
-import type { OutputVerdict } from '../grammar/score';
 import type { RunParams } from './runParams';
 import type { ScoringPath, StepTimings } from './stepRecord';
 
+/** Why an output ended; each names its own cause, so a full context is never called a token limit. */
 export type DecodeEnding = 'stopped' | 'max-tokens' | 'context-full' | 'dead-end' | 'cancelled';
+
+/** The scorecard's correctness rows for one completed output. */
+export type OutputVerdict =
+  | { kind: 'valid' }
+  | { kind: 'invalid'; reason: string }
+  | { kind: 'truncated'; reason: string }
+  | { kind: 'dead-end'; reason: string };
 
 export interface DecodeResult {
   tokens: number[];

@@ -47,7 +47,7 @@ export interface MethodReport {
   exactBlockEfficiency: number | null;
   /**
    * 1 + α* at the first position for this many i.i.d. drafts, averaged over the contexts: the block
-   * efficiency of the best lossless verifier at L = 1 (a per-position optimum; see the README).
+   * efficiency of the best lossless verifier at L = 1 (a per-position optimum; see docs/verification.md).
    */
   transportOptimum: number;
   /** 1 + the universal acceptance bound for this many i.i.d. drafts; null when too large to sum. */

@@ -6,12 +6,12 @@
  */
 import type { RaceEntry, RaceResult, ScorecardRow, ScorecardSpec, SweepCell, SweepSpec } from '../contract/bench';
 import { presetParams, type DecodeMethod, type RunParams } from '../contract/runParams';
-import { addScoringTotals, positionsPerStep, type RunReport } from '../contract/runReport';
+import { addScoringTotals, positionsPerStep, type OutputVerdict, type RunReport } from '../contract/runReport';
 import { runFairly, spreadOf } from '../core/fairTiming';
 import { addCounters, derivedRatios, emptyCounters, recordCompletion, EMPTY_SCORECARD } from '../core/metrics';
 import { draftsUsed } from '../core/verify';
-import { SCHEMA_PRESETS, type SchemaPreset } from '../grammar/presets';
-import { scoreOutput, type OutputVerdict, type SchemaValidator } from '../grammar/score';
+import { SCHEMA_PRESETS, type SchemaPreset } from '../contract/presets';
+import { scoreOutput, type SchemaValidator } from '../grammar/score';
 
 export type Runner = (params: RunParams) => Promise<RunReport>;
 

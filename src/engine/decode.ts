@@ -10,10 +10,10 @@ import { logitsToProbs, sampleCategorical, type SamplingParams } from '../core/s
 import { draftsUsed } from '../core/verify';
 import { GrammarDeadEndError } from '../grammar/draftMasks';
 import type { CompiledSchema, SchemaMatcher } from '../grammar/engine';
-import { scoreOutput, type OutputVerdict, type SchemaValidator } from '../grammar/score';
+import { scoreOutput, type SchemaValidator } from '../grammar/score';
 import type { PairModels } from './pairModels';
 import { checkNumber } from '../contract/validation';
-import type { DecodeEnding, DecodeResult } from '../contract/runReport';
+import type { DecodeEnding, DecodeResult, OutputVerdict } from '../contract/runReport';
 import { DECODE_METHODS, type DecodeMethod, type DraftingMode } from '../contract/runParams';
 import { zeroTimings, type StepRecord, type StepTimings } from '../contract/stepRecord';
 import { DRAFT_STREAM, cpuVerifier, type StepVerifier } from '../contract/stepVerifier';

@@ -1,9 +1,4 @@
-/** The scorecard's correctness rows for one completed output. */
-export type OutputVerdict =
-  | { kind: 'valid' }
-  | { kind: 'invalid'; reason: string }
-  | { kind: 'truncated'; reason: string }
-  | { kind: 'dead-end'; reason: string };
+import type { DecodeEnding, OutputVerdict } from '../contract/runReport';
 
 /**
  * Checks a value against a JSON schema, independently of the grammar: null when valid, otherwise why
@@ -12,10 +7,7 @@ export type OutputVerdict =
  */
 export type SchemaValidator = (schema: object, value: unknown) => string | null;
 
-/** Why an output ended; each names its own cause, so a full context is never called a token limit. */
-export type OutputEnding = 'stopped' | 'max-tokens' | 'context-full' | 'dead-end' | 'cancelled';
-
-const CUT_SHORT: Record<Exclude<OutputEnding, 'stopped' | 'dead-end'>, string> = {
+const CUT_SHORT: Record<Exclude<DecodeEnding, 'stopped' | 'dead-end'>, string> = {
   'max-tokens': 'max tokens reached mid-JSON',
   'context-full': "the models' context filled up mid-JSON",
   cancelled: 'the run was cancelled mid-JSON',
@@ -25,7 +17,7 @@ const CUT_SHORT: Record<Exclude<OutputEnding, 'stopped' | 'dead-end'>, string> =
  * Judges one output: JSON.parse, then the validator. An output cut short (token limit, full context,
  * cancelled) is truncated, saying which; one the grammar could not continue is a dead end.
  */
-export function scoreOutput(validate: SchemaValidator, schema: object, json: string, ending: OutputEnding): OutputVerdict {
+export function scoreOutput(validate: SchemaValidator, schema: object, json: string, ending: DecodeEnding): OutputVerdict {
   if (ending === 'dead-end') return { kind: 'dead-end', reason: 'the grammar allowed no next token' };
   let value: unknown;
   try {

@@ -6,7 +6,7 @@
 import type { LimitedParam } from '../contract/limits';
 import { parseNumber, validateRunParams, type FieldErrors, type RunParamsInput } from '../contract/validation';
 import type { RunParams } from '../contract/runParams';
-import { SCHEMA_PRESETS, type SchemaPreset } from '../grammar/presets';
+import { SCHEMA_PRESETS, type SchemaPreset } from '../contract/presets';
 
 export type PresetChoice = SchemaPreset['id'] | 'custom' | 'free';
 

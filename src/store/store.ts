@@ -13,7 +13,7 @@ import { presetParams, type RunParams } from '../contract/runParams';
 import type { RunReport } from '../contract/runReport';
 import type { StepRecord } from '../contract/stepRecord';
 import { parseNumber, validateRunParams, type FieldErrors, type RunField } from '../contract/validation';
-import { SCHEMA_PRESETS } from '../grammar/presets';
+import { SCHEMA_PRESETS } from '../contract/presets';
 import type { DecodedShare, PresetChoice } from './shareUrl';
 import { benchSlice, receiveBench, type BenchActions, type BenchState } from './benchSlice';
 import { markPhase } from '../core/timeline';

@@ -1,7 +1,7 @@
 import { LIMITS, type LimitedParam } from '../contract/limits';
 import { describeRange, type RunField } from '../contract/validation';
 import { DECODE_METHODS, type DecodeMethod } from '../contract/runParams';
-import { SCHEMA_PRESETS } from '../grammar/presets';
+import { SCHEMA_PRESETS } from '../contract/presets';
 import type { PresetChoice } from '../store/shareUrl';
 import { METHOD_LABELS } from './format';
 import { ModelPicker } from './ModelPicker';

@@ -4,7 +4,7 @@
  */
 import { useState } from 'react';
 import { scorecardCsv, scorecardRowJson } from '../contract/bench';
-import { SCHEMA_PRESETS, type SchemaPreset } from '../grammar/presets';
+import { SCHEMA_PRESETS, type SchemaPreset } from '../contract/presets';
 import { ExportButtons, JobProgress } from './benchParts';
 import { fixed, METHOD_LABELS, percent } from './format';
 import { useSpec } from './storeContext';

@@ -14,7 +14,7 @@ import type { RunReport } from '../../src/contract/runReport';
 import { DECODE_METHODS, presetParams, type RunParams } from '../../src/contract/runParams';
 import { gpuStepVerifier } from '../../src/gpu/stepVerifier';
 import { ajvValidator } from '../../src/grammar/ajvValidator';
-import { SCHEMA_PRESETS, type SchemaPreset } from '../../src/grammar/presets';
+import { SCHEMA_PRESETS, type SchemaPreset } from '../../src/contract/presets';
 import { bundledPair } from '../support/models';
 import { suiteDevices } from '../support/gpu';
 

@@ -6,9 +6,9 @@ import { PrefixPairModels, TREE_SCORING_OFF } from '../../src/engine/pairModels'
 import type { StepRecord } from '../../src/contract/stepRecord';
 import type { LogitPair } from '../../src/core/modelPair';
 import { GrammarEngine, type CompiledSchema } from '../../src/grammar/engine';
-import type { OutputVerdict } from '../../src/grammar/score';
+import type { OutputVerdict } from '../../src/contract/runReport';
 import { ajvValidator } from '../../src/grammar/ajvValidator';
-import { SCHEMA_PRESETS, type SchemaPreset } from '../../src/grammar/presets';
+import { SCHEMA_PRESETS, type SchemaPreset } from '../../src/contract/presets';
 import { JSON_STOP, JSON_VOCAB, TRIGGER_TOKEN, decodeJson, withTriggerAfter } from '../support/jsonVocab';
 
 /** Tree nodes after the stop tokens: drafts that stopped early are padded with stop tokens, and identical paddings merge. */

@@ -4,7 +4,7 @@ import type { StepRecord, StepTimings } from '../../src/contract/stepRecord';
 import { SpecEngine } from '../../src/engine/engine';
 import { presetParams } from '../../src/contract/runParams';
 import { ajvValidator } from '../../src/grammar/ajvValidator';
-import { SCHEMA_PRESETS } from '../../src/grammar/presets';
+import { SCHEMA_PRESETS } from '../../src/contract/presets';
 import { bundledPair } from '../support/models';
 
 describe('step timings on the bundled models', () => {

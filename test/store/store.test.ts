@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { zeroTimings, type StepRecord } from '../../src/contract/stepRecord';
 import type { ToWorker } from '../../src/contract/protocol';
-import { SCHEMA_PRESETS } from '../../src/grammar/presets';
+import { SCHEMA_PRESETS } from '../../src/contract/presets';
 import { decodeShare, encodeShare } from '../../src/store/shareUrl';
 import { createSpecStore } from '../../src/store/store';
 import { presetParams } from '../../src/contract/runParams';

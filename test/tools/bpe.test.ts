@@ -1,7 +1,7 @@
 import { Tokenizer } from '@huggingface/tokenizers';
 import { describe, expect, it } from 'vitest';
 import { GrammarEngine } from '../../src/grammar/engine';
-import { SCHEMA_PRESETS } from '../../src/grammar/presets';
+import { SCHEMA_PRESETS } from '../../src/contract/presets';
 import { tokenizerJson, trainByteLevelBpe } from '../../tools/train/bpe';
 import { generateCorpus } from '../../tools/train/corpus';
 

@@ -3,7 +3,7 @@ import { Ajv } from 'ajv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { BUNDLED_FLOAT_PAIR, BUNDLED_PAIR } from '../../src/contract/modelPairs';
-import { SCHEMA_PRESETS } from '../../src/grammar/presets';
+import { SCHEMA_PRESETS } from '../../src/contract/presets';
 import { buildAndPreview, launchChromium, type BuiltApp } from '../support/browser';
 
 const SCREENSHOTS = 'test-results/screenshots';

@@ -11,7 +11,7 @@ import type { ScoringPlan, StepRecord, StepTimings } from '../../src/contract/st
 import { addScoringTotals, describePositions, positionsPerStep, type PositionsPerStep, type ScoringTotals } from '../../src/contract/runReport';
 import { type SpecEngine } from '../../src/engine/engine';
 import { presetParams, type DecodeMethod } from '../../src/contract/runParams';
-import { SCHEMA_PRESETS } from '../../src/grammar/presets';
+import { SCHEMA_PRESETS } from '../../src/contract/presets';
 
 export const GRID: readonly { K: number; L: number }[] = [
   { K: 1, L: 2 },

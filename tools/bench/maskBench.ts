@@ -5,7 +5,7 @@
 import { maskWordCount } from '../../src/core/sampling';
 import { advanceOverEmitted, checkDrafts } from '../../src/grammar/draftMasks';
 import { GrammarEngine, type GrammarVocabulary } from '../../src/grammar/engine';
-import { SCHEMA_PRESETS } from '../../src/grammar/presets';
+import { SCHEMA_PRESETS } from '../../src/contract/presets';
 
 /** One valid output per preset, in the grammar's one-line layout. */
 export const SAMPLE_OUTPUTS: Record<string, string> = {

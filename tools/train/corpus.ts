@@ -13,7 +13,7 @@
  *   templates, 20 × 20 names); kept so that `npm run models:tokenizer` still rebuilds that file exactly.
  */
 import { createRng, type Rng } from '../../src/core/rng';
-import { SCHEMA_PRESETS, type SchemaPreset } from '../../src/grammar/presets';
+import { SCHEMA_PRESETS, type SchemaPreset } from '../../src/contract/presets';
 
 export type CorpusKind = SchemaPreset['id'] | 'custom';
 

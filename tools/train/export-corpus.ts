@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Tokenizer } from '@huggingface/tokenizers';
 import { generateCorpus, type CorpusRecord } from './corpus';
-import { SCHEMA_PRESETS } from '../../src/grammar/presets';
+import { SCHEMA_PRESETS } from '../../src/contract/presets';
 import { CONTEXT_LENGTH, TOKENIZER_PATH, STOP_TOKEN } from './paths';
 
 const { values, positionals } = parseArgs({

@@ -56,7 +56,7 @@ export const METHOD_REGISTRY = {
   },
   'spectr-gbv': {
     label: 'SpecTr-GBV',
-    description: 'K drafts verified as blocks, in the lossless recursive-GBV form (Lin et al. 2026; see the README).',
+    description: 'K drafts verified as blocks, in the lossless recursive-GBV form (Lin et al. 2026; see docs/verification.md).',
     drafts: 'all',
     wgslCode: 3,
     shortcut: '5',
