@@ -111,6 +111,8 @@ export class SpecEngine {
         prompt: tokenizer.encode(params.prompt),
         structure: grammar && schema ? { grammar, schema, validate: this.validate, ...(params.trigger === undefined ? {} : { trigger: params.trigger }) } : null,
         detokenize: (tokens) => tokenizer.decode(tokens),
+        tokenize: (text) => tokenizer.encode(text),
+        drafter: params.drafter ?? 'model',
         stopTokenId: tokenizer.stopTokenId,
         verifier: this.verifier,
         ...(signal ? { signal } : {}),

@@ -102,6 +102,11 @@ export class SchemaMatcher {
     return true;
   }
 
+  /** The longest text the grammar allows next whatever follows (jump-forward decoding's string); '' when none is forced. */
+  forcedString(): string {
+    return this.matcher.findJumpForwardString();
+  }
+
   rollBack(tokens: number): void {
     if (tokens <= 0) return;
     this.matcher.rollBack(tokens);
