@@ -37,8 +37,8 @@ export type ToWorker =
   | { type: 'load'; source: PairSource; provider: ExecutionProvider | 'auto'; verifier: VerifierChoice; network?: NetworkTimeouts }
   /** Starts a run; `paused` starts it waiting for `step`. `stepDelayMs` slows playback for teaching. */
   | { type: 'run'; runId: number; params: RunParams; paused: boolean; stepDelayMs: number }
-  /** Every method, warmed up, then `repeats` timed rounds in rotated order (src/engine/bench.ts). */
-  | { type: 'race'; runId: number; params: RunParams; repeats: number }
+  /** Every method, warmed up, then `repeats` timed rounds in rotated order, each over `tokenBudget` tokens (src/engine/bench.ts). */
+  | { type: 'race'; runId: number; params: RunParams; repeats: number; tokenBudget: number }
   | { type: 'sweep'; runId: number; spec: SweepSpec }
   | { type: 'scorecard'; runId: number; spec: ScorecardSpec }
   | { type: 'pause' }

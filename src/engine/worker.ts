@@ -268,7 +268,7 @@ async function benchJob(message: Extract<ToWorker, { type: 'race' | 'sweep' | 's
   const options = { signal: controller.signal, onProgress: (done: number, total: number) => post({ type: 'bench-progress', runId, done, total }) };
   const run = (params: RunParams) => current.run(params, undefined, controller.signal);
   try {
-    if (message.type === 'race') post({ type: 'race-done', runId, result: await raceMethods(run, ready ? ready.params : message.params, DECODE_METHODS, message.repeats, options) });
+    if (message.type === 'race') post({ type: 'race-done', runId, result: await raceMethods(run, ready ? ready.params : message.params, DECODE_METHODS, message.repeats, { ...options, tokenBudget: message.tokenBudget }) });
     else if (message.type === 'sweep') {
       await sweep(run, message.spec, { ...options, onCell: (cell) => post({ type: 'sweep-cell', runId, cell }) });
       post({ type: 'sweep-done', runId });
