@@ -14,6 +14,7 @@ import { interpretedValidator } from '../grammar/interpretedValidator';
 import { measureSchema, parseSchemaText } from '../grammar/schema';
 import { errorSummary, validateRunParams, type RunParamsInput } from '../contract/validation';
 import { loadPair } from '../models/loader';
+import { targetUrlFor } from '../contract/modelPairs';
 import { evictModelCache, httpReader } from '../models/httpReader';
 import { ModelLoadError } from '../models/manifest';
 import { markPhase, timed, timedSync } from '../core/timeline';
@@ -88,7 +89,7 @@ async function load(message: LoadMessage, controller: AbortController, lossReaso
         const runtime = timed('runtime import', () => runtimeFor(provider));
         const pair = await timed('load pair', () => loadPair(
           runtime,
-          { draft: httpReader(source.draftUrl, source.cache, network), target: httpReader(source.targetUrl, source.cache, network) },
+          { draft: httpReader(source.draftUrl, source.cache, network), target: httpReader(targetUrlFor(source, provider), source.cache, network) },
           provider,
           { onProgress: throttledProgress(), onPhase: (phase) => post({ type: 'phase', phase }) },
           source.modelFile,
@@ -96,9 +97,10 @@ async function load(message: LoadMessage, controller: AbortController, lossReaso
         return pair;
       },
       validate: interpretedValidator,
+      ...(message.assumeHardwareAdapter ? { assumeHardwareAdapter: true } : {}),
     });
     const current = setup;
-    const { engine, provider, fallbackReason, verifier, verifierAdapter, verifierReason } = current;
+    const { engine, provider, fallbackReason, webgpuReason, logitsInPlace, verifier, verifierAdapter, verifierReason } = current;
     const { pair } = engine;
     void current.modelsDevice?.lost.then((info) => {
       if (setup === current) modelsDeviceLoss = describeDeviceLoss(info);
@@ -106,6 +108,8 @@ async function load(message: LoadMessage, controller: AbortController, lossReaso
     const info: EngineInfo = {
       provider,
       fallbackReason: lossReason ?? fallbackReason,
+      webgpuReason,
+      logitsInPlace,
       draftName: pair.draft.name,
       targetName: pair.target.name,
       vocabSize: pair.tokenizer.vocabSize,

@@ -29,6 +29,8 @@ export interface StoreOptions {
   network?: NetworkTimeouts;
   /** A schema compile running longer than this is stopped (SCHEMA_LIMITS.compileSeconds unless a test says otherwise). */
   compileBudgetMs?: number;
+  /** Test hook (app.tsx, under ?test-hooks&hardware-adapter): every load treats the WebGPU adapter as hardware. */
+  assumeHardwareAdapter?: boolean;
 }
 
 export type RunStatus = 'idle' | 'running' | 'paused' | 'done' | 'error';
@@ -191,7 +193,7 @@ export function createSpecStore(transport: EngineTransport, options: StoreOption
       load() {
         if (get().compiling) return abandonCompile(null);
         set({ engine: { status: 'loading', progress: {}, phase: null, info: null, error: null } });
-        send({ type: 'load', source: get().pair, provider: get().provider, verifier: get().verifier, ...(options.network ? { network: options.network } : {}) });
+        send({ type: 'load', source: get().pair, provider: get().provider, verifier: get().verifier, ...(options.network ? { network: options.network } : {}), ...(options.assumeHardwareAdapter ? { assumeHardwareAdapter: true } : {}) });
       },
       cancelLoad() {
         get().setPair(BUNDLED_PAIR);
