@@ -6,13 +6,12 @@
  * without it. Validity is ajv against the full schema. --json prints {rows: [...]}; otherwise a Markdown table.
  */
 import { setupNodeEngine } from '../nodeEngine';
-import { scorecardRowJson, type ScorecardSpec } from '../../src/contract/bench';
+import { scorecardCsv, scorecardRowJson, type ScorecardSpec } from '../../src/contract/bench';
 import { DECODE_METHODS, type DecodeMethod } from '../../src/contract/runParams';
 import { scorecard } from '../../src/engine/bench';
 import { ajvValidator } from '../../src/grammar/ajvValidator';
 import { UsageError, limitedOption, positiveInteger, presetOption, rangeChecked, runCommand, type Values } from './args';
 import { COMMANDS } from './commands';
-import { toCsv } from './csv';
 
 function parse(values: Values<typeof COMMANDS.scorecard>): { spec: ScorecardSpec; json: boolean; csv: boolean } {
   const method = values.method as DecodeMethod;
@@ -44,8 +43,9 @@ export function main(argv: string[]): Promise<number> {
 async function runScorecard({ spec, json, csv }: ReturnType<typeof parse>): Promise<number> {
   const { engine, dispose } = await setupNodeEngine();
   try {
-    const rows = (await scorecard((params) => engine.run(params), ajvValidator, spec, { onProgress: (done, total) => console.error(`scorecard: ${done}/${total} runs`) })).map(scorecardRowJson);
-    if (csv) process.stdout.write(toCsv(rows));
+    const cards = await scorecard((params) => engine.run(params), ajvValidator, spec, { onProgress: (done, total) => console.error(`scorecard: ${done}/${total} runs`) });
+    const rows = cards.map(scorecardRowJson);
+    if (csv) process.stdout.write(scorecardCsv(cards));
     else if (json) console.log(JSON.stringify({ schema_version: 1, rows }, null, 2));
     else {
       const { method, K, L, temperature, maxTokens, seed } = spec.base;

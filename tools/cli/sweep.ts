@@ -6,7 +6,7 @@
  * --json prints {cells: [...]}; otherwise Markdown heatmaps, best cell in bold. Single-draft methods sweep L.
  */
 import { setupNodeEngine } from '../nodeEngine';
-import { parseSweepList, sweepCellJson, sweepCsv, sweepMarkdown, type SweepSpec } from '../../src/contract/bench';
+import { bestCell, distinguishableBest, parseSweepList, sweepCellJson, sweepCsv, sweepMarkdown, type SweepCell, type SweepSpec } from '../../src/contract/bench';
 import { DECODE_METHODS, presetParams, type DecodeMethod } from '../../src/contract/runParams';
 import { sweep, sweepCells } from '../../src/engine/bench';
 import { UsageError, limitedOption, positiveInteger, presetOption, rangeChecked, runCommand, type Values } from './args';
@@ -28,6 +28,12 @@ function parse(values: Values<typeof COMMANDS.sweep>): { spec: SweepSpec; preset
   return { spec, preset: values.preset, json: values.json, csv: values.csv };
 }
 
+/** The best speedup cell, and whether its interval overlaps no other cell's (if it does, the ranking is noise). */
+function bestSpeedupJson(cells: readonly SweepCell[]) {
+  const best = bestCell(cells, 'speedup');
+  return best === null ? null : { K: best.K, L: best.L, distinguishable: distinguishableBest(cells, best) };
+}
+
 export function main(argv: string[]): Promise<number> {
   return runCommand(COMMANDS.sweep, argv, ({ values }) => runSweep(rangeChecked(() => parse(values))));
 }
@@ -38,7 +44,7 @@ async function runSweep({ spec, preset, json, csv }: ReturnType<typeof parse>): 
     const total = sweepCells(spec).length;
     const cells = await sweep((params) => engine.run(params), spec, { onCell: (cell) => console.error(`sweep: K=${cell.K} L=${cell.L} done (${total} cells)`) });
     if (csv) process.stdout.write(sweepCsv(cells));
-    else if (json) console.log(JSON.stringify({ schema_version: 1, preset: preset, method: spec.base.method, temperature: spec.base.temperature, max_tokens: spec.base.maxTokens, seeds: spec.seeds, cells: cells.map(sweepCellJson) }, null, 2));
+    else if (json) console.log(JSON.stringify({ schema_version: 1, preset: preset, method: spec.base.method, temperature: spec.base.temperature, max_tokens: spec.base.maxTokens, seeds: spec.seeds, best_speedup: bestSpeedupJson(cells), cells: cells.map(sweepCellJson) }, null, 2));
     else {
       console.log(`${spec.base.method} on the ${preset} preset, T = ${spec.base.temperature}, ${spec.seeds} seeds from ${spec.base.seed}, at most ${spec.base.maxTokens} tokens; each method warmed up once untimed, ar and the method alternate per seed.\n`);
       for (const metric of ['meanAcceptanceLength', 'speedup', 'draftYield'] as const) console.log(`${sweepMarkdown(cells, metric)}\n`);
