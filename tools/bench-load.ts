@@ -12,26 +12,23 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
-import { build, preview, type PreviewServer } from 'vite';
+import type { BrowserContext, Page } from 'playwright-core';
+import type { PreviewServer } from 'vite';
+import { createHash } from 'node:crypto';
+import { parseOrExit } from './cli/args';
+import { COMMANDS } from './cli/commands';
 import { TIMELINE_PREFIX } from '../src/core/timeline';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../test/support/browser';
 
-const { values } = parseArgs({
-  options: {
-    rounds: { type: 'string', default: '3' },
-    'warm-up': { type: 'string', default: '1' },
-    against: { type: 'string' },
-    reuse: { type: 'boolean', default: false },
-    'no-first-run': { type: 'boolean', default: false },
-  },
-});
+const { values } = parseOrExit(COMMANDS['bench:load'], process.argv.slice(2));
+const { chromium } = await import('playwright-core');
+const { build, preview } = await import('vite');
 const rounds = Number(values.rounds);
 const warmUpRounds = Number(values['warm-up']);
 const firstRun = !values['no-first-run'];
 const repoRoot = resolve(import.meta.dirname, '..');
-const buildsDir = join(tmpdir(), 'speclab-bench-load');
+// One folder per clone (named by its path), so that two clones never overwrite each other's builds.
+const buildsDir = join(tmpdir(), `speclab-bench-load-${createHash('sha256').update(repoRoot).digest('hex').slice(0, 12)}`);
 
 interface Build {
   label: string;

@@ -5,26 +5,26 @@
  * bytes uploaded per step (K = 1).
  */
 import { readFileSync, writeFileSync } from 'node:fs';
-import { Tokenizer } from '@huggingface/tokenizers';
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
-import { getEncoding } from 'js-tiktoken';
-import { createServer } from 'vite';
-import { gpt2Vocabulary } from '../test/support/gpt2Vocab';
+import { parseOrExit } from './cli/args';
+import { COMMANDS } from './cli/commands';
 
-const { values } = parseArgs({ options: { L: { type: 'string', default: '4' }, repeats: { type: 'string', default: '30' }, json: { type: 'string' } } });
+const { values } = parseOrExit(COMMANDS['bench:mask'], process.argv.slice(2));
+const { getEncoding } = await import('js-tiktoken');
+const { createServer } = await import('vite');
+const { gpt2Vocabulary } = await import('../test/support/gpt2Vocab');
 
 /** The bundled tokenizer, as the runtime loads it. */
-function bundledTokenizer(): { tokens: string[]; stop: number; encode: (text: string) => number[] } {
+async function bundledTokenizer(): Promise<{ tokens: string[]; stop: number; encode: (text: string) => number[] }> {
   const json = JSON.parse(readFileSync('public/models/speclab-tokenizer/tokenizer.json', 'utf8')) as {
     model: { vocab: Record<string, number> };
     added_tokens: { id: number; content: string }[];
   };
   const tokens: string[] = [];
   for (const [token, id] of Object.entries(json.model.vocab)) tokens[id] = token;
-  const tokenizer = new Tokenizer(json, {});
+  const tokenizer = new (await import('@huggingface/tokenizers')).Tokenizer(json, {});
   const stop = json.added_tokens.find((t) => t.content === '<|endoftext|>')?.id as number;
   return { tokens, stop, encode: (text) => tokenizer.encode(text).ids };
 }
@@ -32,11 +32,11 @@ function bundledTokenizer(): { tokens: string[]; stop: number; encode: (text: st
 // xgrammar's UMD bundle reaches for CommonJS globals under Node; Vite's module runner does not provide them.
 Object.assign(globalThis, { require: createRequire(import.meta.url), __filename: fileURLToPath(import.meta.url), __dirname: dirname(fileURLToPath(import.meta.url)) });
 
-const server = await createServer({ logLevel: 'warn', server: { middlewareMode: true }, ssr: { noExternal: ['@mlc-ai/web-xgrammar'] } });
+const server = await createServer({ logLevel: 'warn', server: { middlewareMode: true, hmr: false, ws: false }, ssr: { noExternal: ['@mlc-ai/web-xgrammar'] } });
 try {
   const bench = (await server.ssrLoadModule('/tools/bench/maskBench.ts')) as typeof import('./bench/maskBench');
   const gpt2 = gpt2Vocabulary();
-  const bundled = bundledTokenizer();
+  const bundled = await bundledTokenizer();
   const encoder = getEncoding('gpt2');
   const rows = await bench.runMaskBench(
     [

@@ -7,13 +7,14 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
-import { build, preview } from 'vite';
 import { presetParams } from '../src/contract/runParams';
 import { SCHEMA_PRESETS, type SchemaPreset } from '../src/contract/presets';
-import { launchChromium } from '../test/support/browser';
+import { parseOrExit } from './cli/args';
+import { COMMANDS } from './cli/commands';
 
-const { values } = parseArgs({ options: { repeats: { type: 'string', default: '6' }, screenshot: { type: 'string', default: 'test-results/bench-ui.png' } } });
+const { values } = parseOrExit(COMMANDS['bench:ui'], process.argv.slice(2));
+const { build, preview } = await import('vite');
+const { launchChromium } = await import('../test/support/browser');
 const repeats = Number(values.repeats);
 const preset = SCHEMA_PRESETS[2] as SchemaPreset;
 const params = presetParams(preset, { schemaText: JSON.stringify(preset.schema, null, 2) });

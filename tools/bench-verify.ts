@@ -1,26 +1,39 @@
 /**
- * npm run bench:verify -- [--node] [--chromium] [--grid '[{"V":512,"K":4,"L":4}]'] [--json FILE]
+ * npm run bench:verify -- [--node] [--chromium] [--grid '[{"V":512,"K":4,"L":4}]'] [--methods a,b] [--json FILE]
  * Times the GPU verifier against the CPU reference for V ∈ {512, 50257, 151936}, K, L ∈ {1, 4, 8} and
- * every method, in headless Chromium and in Node (Dawn), and prints a table plus JSON. Without a GPU both
+ * every method with a WGSL kernel (the others are listed as skipped), in headless Chromium and in Node
+ * (Dawn), and prints a table plus JSON. Without a GPU both
  * run on SwiftShader, so every figure is a CPU figure: compare ratios within one run, not across machines.
  */
 import { writeFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
-import { createServer } from 'vite';
-import { launchChromium } from '../test/support/browser';
-import { TABLE_HEADER, formatRow, type BenchConfig, type BenchRow } from './bench/format';
+import { UsageError, checkOrExit, parseOrExit } from './cli/args';
+import { COMMANDS } from './cli/commands';
+import { KERNEL_METHODS, SKIPPED_METHODS, TABLE_HEADER, formatRow, type BenchConfig, type BenchRow } from './bench/format';
+import type { MethodId } from '../src/core/verify';
 
-const { values } = parseArgs({
-  options: {
-    node: { type: 'boolean', default: false },
-    chromium: { type: 'boolean', default: false },
-    grid: { type: 'string' },
-    json: { type: 'string' },
-  },
-});
+const { values } = parseOrExit(COMMANDS['bench:verify'], process.argv.slice(2));
 const both = !values.node && !values.chromium;
-const grid = values.grid ? (JSON.parse(values.grid) as BenchConfig[]) : undefined;
+const { grid, methods } = checkOrExit(COMMANDS['bench:verify'], () => {
+  let grid: BenchConfig[] | undefined;
+  if (values.grid !== undefined) {
+    try {
+      grid = JSON.parse(values.grid) as BenchConfig[];
+    } catch {
+      throw new UsageError(`--grid must be JSON such as [{"V":512,"K":4,"L":4}], got ${values.grid}`);
+    }
+    const positive = (x: unknown) => Number.isInteger(x) && (x as number) >= 1;
+    if (!Array.isArray(grid) || grid.length === 0 || !grid.every((c) => positive(c?.V) && positive(c?.K) && positive(c?.L))) throw new UsageError('--grid must be a non-empty list of {"V":n,"K":n,"L":n} with positive integers');
+  }
+  const methods = values.methods === undefined ? KERNEL_METHODS : (values.methods.split(',').map((name) => name.trim()) as MethodId[]);
+  const unknown = methods.filter((name) => !KERNEL_METHODS.includes(name));
+  if (unknown.length > 0) throw new UsageError(`--methods: ${unknown.join(', ')} cannot be timed on the GPU; the methods with a WGSL kernel are ${KERNEL_METHODS.join(', ')}`);
+  return { grid, methods };
+});
+const skipped = [...SKIPPED_METHODS, ...KERNEL_METHODS.filter((method) => !methods.includes(method)).map((method) => `${method} (not in --methods)`)];
+if (skipped.length > 0) console.log(`skipped: ${skipped.join('; ')}`);
 
+const { createServer } = await import('vite');
+const { launchChromium } = await import('../test/support/browser');
 const server = await createServer({ logLevel: 'warn', server: { port: 0, host: '127.0.0.1' } });
 await server.listen();
 const results: Record<string, { adapter: string; rows: BenchRow[] }> = {};
@@ -32,14 +45,16 @@ try {
     const devices = new GpuDeviceManager({ gpu: nodeGpu() });
     const adapter = (await devices.context()).adapterName;
     console.log(`\nNode (Dawn), adapter ${adapter}\n${TABLE_HEADER}`);
-    const rows = await bench.runVerifyBench(devices, grid ?? bench.FULL_GRID, (line) => console.log(line));
+    const rows = await bench.runVerifyBench(devices, grid ?? bench.FULL_GRID, (line) => console.log(line), methods);
     results.node = { adapter, rows };
     await devices.dispose();
   }
   if (values.chromium || both) {
     const browser = await launchChromium();
     const page = await browser.newPage();
-    const query = grid ? `?grid=${encodeURIComponent(JSON.stringify(grid))}` : '';
+    const search = new URLSearchParams({ methods: methods.join(',') });
+    if (grid) search.set('grid', JSON.stringify(grid));
+    const query = `?${search.toString()}`;
     await page.goto(`${server.resolvedUrls?.local[0]}tools/bench/bench.html${query}`);
     const report = (await page.evaluate(() => window.speclabBench)) as { adapter: string; rows: BenchRow[] } | { error: string };
     await browser.close();
@@ -51,6 +66,6 @@ try {
 } finally {
   await server.close();
 }
-const json = JSON.stringify(results, null, 2);
+const json = JSON.stringify({ schema_version: 1, skipped, ...results }, null, 2);
 if (values.json) writeFileSync(values.json, json);
 else console.log(`\n${json}`);

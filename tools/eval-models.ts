@@ -12,13 +12,14 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { parseArgs } from 'node:util';
 import { addCounters, eligible, emptyCounters, type Counters } from '../src/core/metrics';
 import { setupNodeEngine } from './nodeEngine';
 import type { RunParams } from '../src/contract/runParams';
 import { SCHEMA_PRESETS } from '../src/contract/presets';
 import { loadPair } from '../src/models/loader';
-import { BUNDLED_DRAFT_DIR, BUNDLED_TARGET_DIR, directoryReader, ort } from './bundled';
+import { directoryReader, ort } from './bundled';
+import { UsageError, runCommand, type Values } from './cli/args';
+import { COMMANDS } from './cli/commands';
 import { CYCLE_LENGTH, generateCorpus, type CorpusKind, type CorpusRecord } from './train/corpus';
 
 const KINDS: readonly CorpusKind[] = [...SCHEMA_PRESETS.map((preset) => preset.id), 'custom'];
@@ -94,22 +95,17 @@ export function formatEvaluation(rows: readonly KindEvaluation[]): string {
   return lines.join('\n');
 }
 
-export async function main(argv: string[]): Promise<number> {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      seed: { type: 'string', default: '3' },
-      records: { type: 'string', default: '20' },
-      'acceptance-records': { type: 'string', default: '5' },
-      draft: { type: 'string', default: BUNDLED_DRAFT_DIR },
-      target: { type: 'string', default: BUNDLED_TARGET_DIR },
-      json: { type: 'string' },
-    },
+export function main(argv: string[]): Promise<number> {
+  return runCommand(COMMANDS['models:eval'], argv, ({ values }) => {
+    if (values.seed === '1' || values.seed === '2') throw new UsageError('--seed: seeds 1 and 2 are the training and stopping seeds; evaluate on another');
+    return evaluate(values);
   });
+}
+
+async function evaluate(values: Values<(typeof COMMANDS)['models:eval']>): Promise<number> {
   const seed = Number(values.seed);
   const perKind = Number(values.records);
   const acceptanceRecords = Number(values['acceptance-records']);
-  if (seed === 1 || seed === 2) throw new RangeError('seeds 1 and 2 are the training and stopping seeds; evaluate on another');
   const pair = await loadPair(ort, { draft: directoryReader(values.draft), target: directoryReader(values.target) }, 'wasm');
   const { engine, dispose } = await setupNodeEngine('cpu', pair);
   const fits = (record: CorpusRecord) => pair.tokenizer.encode(record.prompt + record.completion).length + 1 <= engine.contextLength;

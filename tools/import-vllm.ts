@@ -1,15 +1,21 @@
 /**
- * npm run import:vllm -- <scrape> [--json] [--R n | --I n]
- * npm run import:vllm -- --before <scrape> --after <scrape> [--json] [--R n | --I n]
- * Reads a vLLM server's /metrics scrape (Prometheus text) and prints its speculative-decoding counters with
- * vLLM's names, summed over engines and models, and the figures derived from them (src/core/vllmMetrics.ts;
- * the app's vLLM view shows the same). Two scrapes give one benchmark window's delta. vLLM counts D and A,
- * not R or I: give --R or --I to see D/R and A/R. Bad input exits 2 with a message.
+ * npm run import:vllm -- <scrape> [--cost-ratio C] [--json] [--R n | --I n]
+ * npm run import:vllm -- --before <scrape> --after <scrape> [...]
+ * npm run import:vllm -- --url http://host:port/metrics [--interval 5] [--count N] [...]
+ * Reads a vLLM or SGLang server's /metrics (Prometheus text) and prints its speculative-decoding figures per
+ * model (model_name; engines, the replicas of one model, are summed), with vLLM's names and the figures
+ * derived from them (src/core/vllmMetrics.ts; the app's vLLM view shows the same for one model). Two scrapes
+ * give one window's delta; --url polls a live server and prints each window until stopped or --count
+ * windows. --cost-ratio advises the draft length L from the per-position acceptance. vLLM counts D and A,
+ * not R or I: give --R or --I to see D/R and A/R. `--help` lists every option (tools/cli/commands.ts).
  */
 import { readFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
-import { ScrapeError, readScrape, scrapeDelta, vllmReport, type SuppliedDraftCounts } from '../src/core/vllmMetrics';
-import { UsageError, numberOption, parseOrExit } from './cli/options';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { ScrapeError, adviseDraftLength, readMetrics, readingDelta, vllmReport, type ScrapeReading, type SuppliedDraftCounts } from '../src/core/vllmMetrics';
+import { UsageError, runCommand, type Parsed } from './cli/args';
+import { COMMANDS } from './cli/commands';
+
+const SCHEMA_VERSION = 1;
 
 function read(path: string): string {
   try {
@@ -19,65 +25,152 @@ function read(path: string): string {
   }
 }
 
-function countOption(name: string, text: string | undefined): number | undefined {
-  if (text === undefined) return undefined;
-  const value = numberOption(name, text);
-  if (!(Number.isInteger(value) && value >= 0)) throw new UsageError(`--${name} must be a whole number ≥ 0, got ${text}`);
-  return value;
-}
+type Source = { single: string } | { before: string; after: string } | { url: URL; intervalMs: number; count: number | null };
 
-function parse(argv: string[]) {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: { before: { type: 'string' }, after: { type: 'string' }, R: { type: 'string' }, I: { type: 'string' }, json: { type: 'boolean', default: false } },
-  });
+function parse({ values, positionals }: Parsed<(typeof COMMANDS)['import:vllm']>) {
   const pair = values.before !== undefined || values.after !== undefined;
   if (pair && (values.before === undefined || values.after === undefined)) throw new UsageError('give both --before <scrape> and --after <scrape>');
-  if (pair === (positionals.length > 0) || positionals.length > 1) throw new UsageError('give one scrape file, or --before <scrape> --after <scrape>');
+  const sources = [pair, positionals.length > 0, values.url !== undefined].filter(Boolean).length;
+  if (sources !== 1) throw new UsageError('give one scrape file, or --before <scrape> --after <scrape>, or --url <metrics URL>');
+  if (values.count !== undefined && values.url === undefined) throw new UsageError('--count goes with --url');
   if (values.R !== undefined && values.I !== undefined) throw new UsageError('give --R or --I, not both (R = D + I)');
   const supplied: SuppliedDraftCounts = {};
-  const R = countOption('R', values.R);
-  const I = countOption('I', values.I);
-  if (R !== undefined) supplied.R = R;
-  if (I !== undefined) supplied.I = I;
-  return { files: pair ? { before: values.before as string, after: values.after as string } : { single: positionals[0] as string }, supplied, json: values.json };
+  if (values.R !== undefined) supplied.R = Number(values.R);
+  if (values.I !== undefined) supplied.I = Number(values.I);
+  let source: Source;
+  if (values.url !== undefined) {
+    let url: URL;
+    try {
+      url = new URL(values.url);
+    } catch {
+      throw new UsageError(`--url: ${JSON.stringify(values.url)} is not a URL such as http://localhost:8000/metrics`);
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`--url must be http or https, got ${url.protocol}`);
+    source = { url, intervalMs: Number(values.interval) * 1000, count: values.count === undefined ? null : Number(values.count) };
+  } else source = pair ? { before: values.before as string, after: values.after as string } : { single: positionals[0] as string };
+  const costRatio = values['cost-ratio'] === undefined ? null : Number(values['cost-ratio']);
+  return { source, supplied, json: values.json, costRatio };
+}
+
+/** A scrape the reader refuses (no speculative-decoding metrics, a counter that went down) is the user's input: one line, exit 2. */
+function scraped<T>(read: () => T): T {
+  try {
+    return read();
+  } catch (error) {
+    if (error instanceof ScrapeError) throw new UsageError(error.message);
+    throw error;
+  }
 }
 
 const shown = (value: number | null, digits = 3) => (value === null ? '—' : Number.isInteger(value) ? String(value) : value.toFixed(digits));
 
-export function main(argv: string[]): number {
-  const options = parseOrExit('import:vllm', () => parse(argv));
-  if (typeof options === 'number') return options;
-  const { files, supplied, json } = options;
-  try {
-    const counters =
-      'single' in files ? readScrape(read(files.single), files.single) : scrapeDelta(readScrape(read(files.before), files.before), readScrape(read(files.after), files.after));
-    const report = vllmReport(counters, supplied);
-    if (json) console.log(JSON.stringify(report, null, 2));
-    else {
-      const rows: [string, string][] = [
-        ['num_drafts (verification steps)', shown(report.num_drafts)],
-        ['num_draft_tokens (D)', shown(report.num_draft_tokens)],
-        ['num_accepted_tokens (A)', shown(report.num_accepted_tokens)],
-        ['draft_acceptance_rate (A/D)', shown(report.draft_acceptance_rate)],
-        ['mean_acceptance_length (1 + A/num_drafts)', shown(report.mean_acceptance_length)],
-        ...report.per_position_acceptance.map((rate, i): [string, string] => [`acceptance at position ${i} (${report.num_accepted_tokens_per_pos[i]} / num_drafts)`, shown(rate)]),
-        ['R raw draft tokens', shown(report.R)],
-        ['I invalidated by the grammar', shown(report.I)],
-        ['D/R grammar survival', shown(report.grammar_survival)],
-        ['A/R draft yield', shown(report.draft_yield)],
-      ];
-      const width = Math.max(...rows.map(([name]) => name.length));
-      for (const [name, value] of rows) console.log(`${name.padEnd(width)}  ${value}`);
-      console.log(report.note);
+/** The JSON for one reading (a scrape, or the window between two): one entry per model. */
+export function readingJson(reading: ScrapeReading, supplied: SuppliedDraftCounts, costRatio: number | null) {
+  return {
+    schema_version: SCHEMA_VERSION,
+    models: [...reading.vllm].map(([model, counters]) => {
+      const report = scraped(() => vllmReport(counters, supplied));
+      return { model_name: model, ...report, ...(costRatio === null ? {} : { advice: adviseDraftLength(report.per_position_acceptance, costRatio) }) };
+    }),
+    sglang: [...reading.sglang].map(([model, figures]) => ({
+      model_name: model,
+      spec_accept_length: figures.acceptLength,
+      spec_accept_rate: figures.acceptRate,
+      spec_verify_calls: figures.verifyCalls,
+      note: "SGLang's accept length and rate are gauges over its own last logging window (accept length counts the bonus token, like 1 + A/num_drafts); verify calls is a counter.",
+    })),
+    warnings: reading.warnings,
+  };
+}
+
+/** A table, one column per model. */
+function printReading(json: ReturnType<typeof readingJson>): void {
+  for (const warning of json.warnings) console.error(`import:vllm: ${warning}`);
+  const table = (title: string, names: string[], rows: [string, (number | null)[]][]) => {
+    const width = Math.max(title.length, ...rows.map(([name]) => name.length));
+    const cells = (values: string[]) => values.map((value, i) => value.padStart(Math.max(12, (names[i] as string).length))).join('  ');
+    console.log(`${title.padEnd(width)}  ${cells(names)}`);
+    for (const [name, values] of rows) console.log(`${name.padEnd(width)}  ${cells(values.map((value) => shown(value)))}`);
+  };
+  if (json.models.length > 0) {
+    const models = json.models;
+    const positions = Math.max(...models.map((m) => m.per_position_acceptance.length));
+    table('vLLM, per model_name', models.map((m) => m.model_name), [
+      ['num_drafts (verification steps)', models.map((m) => m.num_drafts)],
+      ['num_draft_tokens (D)', models.map((m) => m.num_draft_tokens)],
+      ['num_accepted_tokens (A)', models.map((m) => m.num_accepted_tokens)],
+      ['draft_acceptance_rate (A/D)', models.map((m) => m.draft_acceptance_rate)],
+      ['mean_acceptance_length (1 + A/num_drafts)', models.map((m) => m.mean_acceptance_length)],
+      ...Array.from({ length: positions }, (_, i): [string, (number | null)[]] => [`acceptance at position ${i} (accepted / num_drafts)`, models.map((m) => m.per_position_acceptance[i] ?? null)]),
+      ['R raw draft tokens', models.map((m) => m.R)],
+      ['I invalidated by the grammar', models.map((m) => m.I)],
+      ['D/R grammar survival', models.map((m) => m.grammar_survival)],
+      ['A/R draft yield', models.map((m) => m.draft_yield)],
+    ]);
+    console.log((models[0] as (typeof models)[number]).note);
+    for (const model of models) {
+      if (!('advice' in model) || model.advice === undefined) continue;
+      const { advice } = model;
+      console.log(`\n${model.model_name}: expected speedup per draft length L at C = ${advice.cost_ratio} (tokens per step 1 + Σ a_i, over 1 + L·C target forwards)`);
+      for (const row of advice.rows) console.log(`  L = ${row.L}: ${row.expected_tokens_per_step.toFixed(3)} tokens per step, ${row.expected_speedup.toFixed(3)}×${row.L === advice.recommended_L ? '  ← best' : ''}`);
+      console.log(advice.recommended_L === null ? '  no per-position counters: no advice' : `  recommended L = ${advice.recommended_L} (only L up to the ${advice.rows.length} positions measured can be advised)`);
     }
+  }
+  if (json.sglang.length > 0) {
+    if (json.models.length > 0) console.log('');
+    table('SGLang, per model_name', json.sglang.map((m) => m.model_name), [
+      ['spec_accept_length (last window, gauge)', json.sglang.map((m) => m.spec_accept_length)],
+      ['spec_accept_rate (last window, gauge)', json.sglang.map((m) => m.spec_accept_rate)],
+      ['spec_verify_calls (counter)', json.sglang.map((m) => m.spec_verify_calls)],
+    ]);
+    console.log((json.sglang[0] as (typeof json.sglang)[number]).note);
+  }
+}
+
+async function scrapeUrl(url: URL): Promise<ScrapeReading> {
+  let text: string;
+  try {
+    const response = await fetch(url);
+    if (!response.ok) throw new Error(`HTTP ${response.status} ${response.statusText}`);
+    text = await response.text();
   } catch (error) {
-    if (!(error instanceof ScrapeError || error instanceof UsageError)) throw error;
-    console.error(`import:vllm: ${error.message}`);
-    return 2;
+    throw new UsageError(`cannot scrape ${url.href}: ${(error as Error).message}`);
+  }
+  return scraped(() => readMetrics(text, url.href));
+}
+
+/** Polls the URL: each window is the delta between two consecutive scrapes. */
+async function watch(source: { url: URL; intervalMs: number; count: number | null }, supplied: SuppliedDraftCounts, json: boolean, costRatio: number | null): Promise<number> {
+  let previous = await scrapeUrl(source.url);
+  let previousAt = performance.now();
+  if (!json) console.log(`watching ${source.url.href} every ${source.intervalMs / 1000} s${source.count === null ? ' (Ctrl-C to stop)' : `, ${source.count} windows`}; each window is the delta between two scrapes`);
+  for (let window = 1; source.count === null || window <= source.count; window++) {
+    await sleep(source.intervalMs);
+    const current = await scrapeUrl(source.url);
+    const now = performance.now();
+    const delta = readingJson(scraped(() => readingDelta(previous, current)), supplied, costRatio);
+    const seconds = (now - previousAt) / 1000;
+    if (json) console.log(JSON.stringify({ window, seconds, ...delta }));
+    else {
+      console.log(`\nwindow ${window} (${seconds.toFixed(1)} s)`);
+      printReading(delta);
+    }
+    previous = current;
+    previousAt = now;
   }
   return 0;
 }
 
-process.exitCode = main(process.argv.slice(2));
+export function main(argv: string[]): Promise<number> {
+  return runCommand(COMMANDS['import:vllm'], argv, (parsed) => {
+    const { source, supplied, json, costRatio } = parse(parsed);
+    if ('url' in source) return watch(source, supplied, json, costRatio);
+    const reading = scraped(() => ('single' in source ? readMetrics(read(source.single), source.single) : readingDelta(readMetrics(read(source.before), source.before), readMetrics(read(source.after), source.after))));
+    const report = readingJson(reading, supplied, costRatio);
+    if (json) console.log(JSON.stringify(report, null, 2));
+    else printReading(report);
+    return 0;
+  });
+}
+
+process.exitCode = await main(process.argv.slice(2));

@@ -6,14 +6,30 @@
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createServer } from 'vite';
+import { parseCommand, helpText, UsageError } from './cli/args';
+import { commandForViteEntry } from './cli/commands';
 
 // xgrammar's UMD bundle reaches for CommonJS globals under Node; Vite's module runner does not provide them.
 Object.assign(globalThis, { require: createRequire(import.meta.url), __filename: fileURLToPath(import.meta.url), __dirname: dirname(fileURLToPath(import.meta.url)) });
 
 const [modulePath, ...argv] = process.argv.slice(2);
 if (!modulePath) throw new Error('usage: run-in-vite.ts <module> [args…]');
-const server = await createServer({ logLevel: 'warn', server: { middlewareMode: true, hmr: false }, ssr: { noExternal: ['@mlc-ai/web-xgrammar'] } });
+// The command's options are checked (and --help answered) before Vite starts; the tool checks them again, with the app's ranges.
+const spec = commandForViteEntry(modulePath);
+if (spec) {
+  try {
+    if (parseCommand(spec, argv) === 'help') {
+      console.log(helpText(spec));
+      process.exit(0);
+    }
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    console.error(`${spec.name}: ${error.message}`);
+    process.exit(2);
+  }
+}
+const { createServer } = await import('vite');
+const server = await createServer({ logLevel: 'warn', server: { middlewareMode: true, hmr: false, ws: false }, ssr: { noExternal: ['@mlc-ai/web-xgrammar'] } });
 try {
   const tool = (await server.ssrLoadModule(modulePath)) as { main: (argv: string[]) => Promise<number> };
   process.exitCode = await tool.main(argv);

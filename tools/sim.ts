@@ -1,39 +1,20 @@
 /**
- * npm run sim -- [--V 6] [--K 2] [--L 3] [--temperature 1] [--closeness 0.5] [--seed 1] [--steps 20000]
- *                [--contexts 4] [--methods tokenwise,gbv,spectr,spectr-gbv,optimal-tree,recursive-rejection] [--json]
+ * npm run sim -- [options]; `npm run sim -- --help` lists them (tools/cli/commands.ts).
  * Runs every verification method, with no models, on synthetic context-dependent draft/target pairs.
  */
-import { parseArgs } from 'node:util';
 import { DEFAULT_SIMULATION, simulate, type SimulationOptions, type SimulationReport } from '../src/core/simulate';
 import type { VerifierId } from '../src/core/verify';
+import { UsageError, checkOrExit, parseOrExit } from './cli/args';
+import { COMMANDS } from './cli/commands';
 
 const NUMBER_OPTIONS = ['V', 'K', 'L', 'temperature', 'closeness', 'seed', 'steps', 'contexts'] as const;
 
 function parseOptions(argv: string[]): { options: SimulationOptions; json: boolean } {
-  const { values } = parseArgs({
-    args: argv,
-    strict: true,
-    options: {
-      ...Object.fromEntries(NUMBER_OPTIONS.map((name) => [name, { type: 'string' as const }])),
-      methods: { type: 'string' },
-      json: { type: 'boolean', default: false },
-      help: { type: 'boolean', default: false },
-    },
-  });
-  if (values.help) {
-    console.log(`usage: npm run sim -- [--${NUMBER_OPTIONS.join(' N] [--')} N] [--methods a,b] [--json]`);
-    process.exit(0);
-  }
+  const { values } = parseOrExit(COMMANDS.sim, argv);
   const options: SimulationOptions = { ...DEFAULT_SIMULATION };
-  for (const name of NUMBER_OPTIONS) {
-    const raw = (values as Record<string, unknown>)[name];
-    if (typeof raw !== 'string') continue;
-    const value = Number(raw);
-    if (raw.trim() === '' || !Number.isFinite(value)) throw new RangeError(`--${name} needs a number, got '${raw}'`);
-    options[name] = value;
-  }
-  if (typeof values.methods === 'string') options.methods = values.methods.split(',') as VerifierId[];
-  return { options, json: values.json === true };
+  for (const name of NUMBER_OPTIONS) options[name] = Number(values[name]);
+  if (values.methods !== undefined) options.methods = values.methods.split(',').map((method) => method.trim()) as VerifierId[];
+  return { options, json: values.json };
 }
 
 const format = (value: number | null, digits = 4) => (value === null ? '—' : value.toFixed(digits));
@@ -68,12 +49,15 @@ function printTable(report: SimulationReport): void {
   );
 }
 
-try {
-  const { options, json } = parseOptions(process.argv.slice(2));
-  const report = simulate(options);
-  if (json) console.log(JSON.stringify(report, null, 2));
-  else printTable(report);
-} catch (error) {
-  console.error(`sim: ${error instanceof Error ? error.message : String(error)}`);
-  process.exit(2);
-}
+const { options, json } = parseOptions(process.argv.slice(2));
+// simulate() checks the ranges (RangeError) before it runs a step.
+const report = checkOrExit(COMMANDS.sim, () => {
+  try {
+    return simulate(options);
+  } catch (error) {
+    if (error instanceof RangeError) throw new UsageError(error.message);
+    throw error;
+  }
+});
+if (json) console.log(JSON.stringify({ schema_version: 1, ...report }, null, 2));
+else printTable(report);

@@ -2,6 +2,7 @@
  * The engineer's bench records (races, K × L sweep cells, scorecard rows) as they cross the worker
  * boundary, and their export formats: the CLI prints and the app exports the same JSON and CSV.
  */
+import { contains, overlap, type Interval } from '../core/bootstrap';
 import type { Spread, SpeedupVerdict } from '../core/fairTiming';
 import { LIMITS } from './limits';
 import { counterFields, derivedRatios, schemaValidRate, type Counters, type Scorecard } from '../core/metrics';
@@ -51,6 +52,8 @@ export interface SweepCell {
   tokensPerSecond: Spread;
   /** Per seed, tokens/s over ar's on the same seed, timed next to it. */
   speedup: Spread;
+  /** The median speedup's 95% bootstrap interval over the seeds (src/core/bootstrap.ts). */
+  speedupInterval: Interval;
   /** Per seed, 1 + A/steps. */
   meanAcceptanceLength: Spread;
   /** Target positions per step over the seeds, tree and batched. */
@@ -72,16 +75,19 @@ export function sweepCellJson(cell: SweepCell) {
     scoring_path: cell.positionsPerStep?.path ?? null,
     positions_per_step: round(cell.positionsPerStep?.mean ?? null, 2),
     batched_positions_per_step: round(cell.positionsPerStep?.batched ?? null, 2),
+    speedup_ci95: { low: round(cell.speedupInterval.low, 3), high: round(cell.speedupInterval.high, 3) },
+    /** The interval holds 1.0: this cell cannot be told from ar on these seeds. */
+    speedup_within_noise_of_ar: contains(cell.speedupInterval, 1),
     spread: { tokens_per_second: roundSpread(cell.tokensPerSecond, 2), speedup: roundSpread(cell.speedup, 3), mean_acceptance_length: roundSpread(cell.meanAcceptanceLength) },
   };
 }
 
 /** The same cells as CSV, one row per cell, medians with min and max. */
 export function sweepCsv(cells: readonly SweepCell[]): string {
-  const header = ['K', 'L', 'seeds', 'mean_acceptance_length', 'conditional_acceptance', 'draft_yield', 'grammar_survival', 'tokens_per_second', 'tokens_per_second_min', 'tokens_per_second_max', 'speedup', 'speedup_min', 'speedup_max', 'scoring_path', 'positions_per_step', 'batched_positions_per_step', 'R', 'I', 'D', 'A', 'steps'];
+  const header = ['K', 'L', 'seeds', 'mean_acceptance_length', 'conditional_acceptance', 'draft_yield', 'grammar_survival', 'tokens_per_second', 'tokens_per_second_min', 'tokens_per_second_max', 'speedup', 'speedup_min', 'speedup_max', 'speedup_ci95_low', 'speedup_ci95_high', 'speedup_within_noise_of_ar', 'scoring_path', 'positions_per_step', 'batched_positions_per_step', 'R', 'I', 'D', 'A', 'steps'];
   const rows = cells.map((cell) => {
     const json = sweepCellJson(cell);
-    return [json.K, json.L, json.seeds, json.mean_acceptance_length, json.conditional_acceptance, json.draft_yield, json.grammar_survival, json.tokens_per_second, json.spread.tokens_per_second.min, json.spread.tokens_per_second.max, json.speedup, json.spread.speedup.min, json.spread.speedup.max, json.scoring_path, json.positions_per_step, json.batched_positions_per_step, json.R, json.I, json.D, json.A, json.steps];
+    return [json.K, json.L, json.seeds, json.mean_acceptance_length, json.conditional_acceptance, json.draft_yield, json.grammar_survival, json.tokens_per_second, json.spread.tokens_per_second.min, json.spread.tokens_per_second.max, json.speedup, json.spread.speedup.min, json.spread.speedup.max, json.speedup_ci95.low, json.speedup_ci95.high, json.speedup_within_noise_of_ar, json.scoring_path, json.positions_per_step, json.batched_positions_per_step, json.R, json.I, json.D, json.A, json.steps];
   });
   return `${[header, ...rows].map((row) => row.map((value) => (value === null ? '' : String(value))).join(',')).join('\n')}\n`;
 }
@@ -184,16 +190,35 @@ export function sweepMarkdown(cells: readonly SweepCell[], metric: SweepMetric):
   const Ks = [...new Set(cells.map((cell) => cell.K))];
   const Ls = [...new Set(cells.map((cell) => cell.L))];
   const best = bestCell(cells, metric);
-  const lines = [`**${title}**`, '', `| K \\ L | ${Ls.join(' | ')} |`, `|---|${Ls.map(() => '---:').join('|')}|`];
+  const speedup = metric === 'speedup';
+  // A speedup's best cell is bold only when its interval overlaps no other cell's: otherwise the ranking is noise.
+  const bold = best !== null && (!speedup || distinguishableBest(cells, best));
+  const lines = [`**${title}${speedup ? ', [95% bootstrap interval over seeds]' : ''}**`, '', `| K \\ L | ${Ls.join(' | ')} |`, `|---|${Ls.map(() => '---:').join('|')}|`];
   for (const K of Ks) {
     const row = Ls.map((L) => {
       const cell = cells.find((candidate) => candidate.K === K && candidate.L === L);
-      const shown = cell ? (value(cell)?.toFixed(digits) ?? '—') : '';
-      return cell === best ? `**${shown}**` : shown;
+      if (!cell) return '';
+      let shown = value(cell)?.toFixed(digits) ?? '—';
+      if (speedup) shown += ` [${cell.speedupInterval.low.toFixed(digits)}–${cell.speedupInterval.high.toFixed(digits)}]${noiseMark(cell, best)}`;
+      return cell === best && bold ? `**${shown}**` : shown;
     });
     lines.push(`| ${K} | ${row.join(' | ')} |`);
   }
+  if (speedup) lines.push('', `≈ ar: the interval holds 1.0, no faster than ar on these seeds; ≈ best: it overlaps the best cell's interval. ${bold ? 'Bold: the best cell, distinguishable from every other.' : 'No cell is bold: the best cannot be told from the others on these seeds (more seeds narrow the intervals).'}`);
   return lines.join('\n');
+}
+
+/** The best speedup cell stands out when its interval overlaps no other cell's. */
+export function distinguishableBest(cells: readonly SweepCell[], best: SweepCell): boolean {
+  return cells.every((cell) => cell === best || !overlap(cell.speedupInterval, best.speedupInterval));
+}
+
+/** ' ≈ ar' where a cell's speedup interval holds 1.0, ' ≈ best' where it overlaps the best cell's; '' otherwise. */
+export function noiseMark(cell: SweepCell, best: SweepCell | null): string {
+  const marks = [];
+  if (contains(cell.speedupInterval, 1)) marks.push('≈ ar');
+  if (best !== null && cell !== best && overlap(cell.speedupInterval, best.speedupInterval)) marks.push('≈ best');
+  return marks.length === 0 ? '' : ` ${marks.join(', ')}`;
 }
 
 /** A comma-separated list of K or L values ("1,2,3"), each checked against LIMITS; the CLI and the Sweep view both read it. */

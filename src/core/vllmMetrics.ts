@@ -7,11 +7,24 @@
  */
 import parsePrometheusTextFormat, { type PrometheusFamily } from 'parse-prometheus-text-format';
 
+/** vLLM's counters by their exposed names (prometheus_client adds `_total`; some exporters do not: both are read). */
 export const VLLM_METRIC_NAMES = {
   drafts: 'vllm:spec_decode_num_drafts_total',
   draftTokens: 'vllm:spec_decode_num_draft_tokens_total',
   accepted: 'vllm:spec_decode_num_accepted_tokens_total',
   acceptedPerPosition: 'vllm:spec_decode_num_accepted_tokens_per_pos_total',
+} as const;
+
+/**
+ * SGLang's speculative-decoding metrics. Unlike vLLM's cumulative counters, spec_accept_length and
+ * spec_accept_rate are gauges over SGLang's last logging window (accepted tokens per verify call,
+ * counting the bonus token, and accepted over drafted), so two scrapes give the later window's value,
+ * not a delta; spec_verify_calls_total counts target verify forwards.
+ */
+export const SGLANG_METRIC_NAMES = {
+  acceptLength: 'sglang:spec_accept_length',
+  acceptRate: 'sglang:spec_accept_rate',
+  verifyCalls: 'sglang:spec_verify_calls_total',
 } as const;
 
 /** Bad input, named for the person who pasted it. */
@@ -49,9 +62,14 @@ function parseText(text: string, label: string): PrometheusFamily[] {
   return families;
 }
 
-function samplesOf(families: readonly PrometheusFamily[], name: string) {
-  return families.filter((family) => family.name === name).flatMap((family) => family.metrics);
-}
+const bare = (name: string) => name.replace(/_total$/, '');
+/** A family by name, with or without `_total`. */
+const named = (family: PrometheusFamily, name: string) => bare(family.name) === bare(name);
+
+/** The label that tells models apart (vLLM and SGLang both use model_name). */
+const MODEL_LABEL = 'model_name';
+const NO_MODEL = '(no model_name label)';
+const modelOf = (labels: Record<string, string> | undefined) => labels?.[MODEL_LABEL] ?? NO_MODEL;
 
 function counterValue(name: string, text: string | undefined, label: string): number {
   const value = Number(text);
@@ -59,34 +77,107 @@ function counterValue(name: string, text: string | undefined, label: string): nu
   return value;
 }
 
-/** Reads one scrape's counters, summed over engines, models and every other label but position. */
-export function readScrape(text: string, label = 'the scrape'): VllmCounters {
+export interface SglangFigures {
+  /** Mean accepted tokens per verify call, bonus included, over SGLang's last window (a gauge). */
+  acceptLength: number | null;
+  /** Accepted over drafted tokens over the last window (a gauge). */
+  acceptRate: number | null;
+  /** Target verify forwards (a counter: deltas between scrapes are windows). */
+  verifyCalls: number | null;
+}
+
+/** One scrape, per model: vLLM's counters and SGLang's figures, and one line for each spec-decode family left unread. */
+export interface ScrapeReading {
+  vllm: Map<string, VllmCounters>;
+  sglang: Map<string, SglangFigures>;
+  warnings: string[];
+}
+
+const IGNORED_SUFFIXES = /_created$/;
+
+/** Reads one scrape per model_name (summed over engines, the replicas serving that model, and every other label but position). */
+export function readMetrics(text: string, label = 'the scrape'): ScrapeReading {
   const families = parseText(text, label);
-  const sum = (name: string) => samplesOf(families, name).reduce((total, sample) => total + counterValue(name, sample.value, label), 0);
-  const present = Object.values(VLLM_METRIC_NAMES).filter((name) => samplesOf(families, name).length > 0);
-  if (present.length === 0) {
-    throw new ScrapeError(`${label} has no speculative-decoding metrics (${Object.values(VLLM_METRIC_NAMES).join(', ')}): was the server started with --speculative-config?`);
-  }
-  const required = [VLLM_METRIC_NAMES.drafts, VLLM_METRIC_NAMES.draftTokens, VLLM_METRIC_NAMES.accepted];
-  const missing = required.filter((name) => !present.includes(name));
-  if (missing.length > 0) throw new ScrapeError(`${label} lacks ${missing.join(' and ')}, so its counters cannot be read`);
-  const byPosition = new Map<number, number>();
-  for (const sample of samplesOf(families, VLLM_METRIC_NAMES.acceptedPerPosition)) {
-    const position = Number(sample.labels?.position);
-    if (!(sample.labels?.position !== undefined && Number.isInteger(position) && position >= 0)) {
-      throw new ScrapeError(`${label}: ${VLLM_METRIC_NAMES.acceptedPerPosition} needs a position label 0, 1, …, got ${JSON.stringify(sample.labels?.position ?? null)}`);
+  const known = [...Object.values(VLLM_METRIC_NAMES), ...Object.values(SGLANG_METRIC_NAMES)];
+  const warnings = families
+    .filter((family) => /^(vllm:spec_decode|sglang:spec)/.test(family.name) && !IGNORED_SUFFIXES.test(family.name) && family.metrics.length > 0 && !known.some((name) => named(family, name)))
+    .map((family) => `${label}: ${family.name} is not read (not a speculative-decoding figure SpecLab knows)`);
+  const samples = (name: string) => families.filter((family) => named(family, name)).flatMap((family) => family.metrics);
+  const vllmNames = Object.values(VLLM_METRIC_NAMES);
+  const vllm = new Map<string, VllmCounters>();
+  const present = vllmNames.filter((name) => samples(name).length > 0);
+  if (present.length > 0) {
+    const required = [VLLM_METRIC_NAMES.drafts, VLLM_METRIC_NAMES.draftTokens, VLLM_METRIC_NAMES.accepted];
+    const missing = required.filter((name) => !present.includes(name));
+    if (missing.length > 0) throw new ScrapeError(`${label} lacks ${missing.join(' and ')}, so its counters cannot be read`);
+    const models = [...new Set(present.flatMap((name) => samples(name).map((sample) => modelOf(sample.labels))))];
+    for (const model of models) {
+      const of = (name: string) => samples(name).filter((sample) => modelOf(sample.labels) === model);
+      const sum = (name: string) => of(name).reduce((total, sample) => total + counterValue(name, sample.value, label), 0);
+      const byPosition = new Map<number, number>();
+      for (const sample of of(VLLM_METRIC_NAMES.acceptedPerPosition)) {
+        const position = Number(sample.labels?.position);
+        if (!(sample.labels?.position !== undefined && Number.isInteger(position) && position >= 0)) {
+          throw new ScrapeError(`${label}: ${VLLM_METRIC_NAMES.acceptedPerPosition} needs a position label 0, 1, …, got ${JSON.stringify(sample.labels?.position ?? null)}`);
+        }
+        byPosition.set(position, (byPosition.get(position) ?? 0) + counterValue(VLLM_METRIC_NAMES.acceptedPerPosition, sample.value, label));
+      }
+      const positions = byPosition.size === 0 ? 0 : Math.max(...byPosition.keys()) + 1;
+      const counters: VllmCounters = {
+        numDrafts: sum(VLLM_METRIC_NAMES.drafts),
+        numDraftTokens: sum(VLLM_METRIC_NAMES.draftTokens),
+        numAcceptedTokens: sum(VLLM_METRIC_NAMES.accepted),
+        acceptedPerPosition: Array.from({ length: positions }, (_, i) => byPosition.get(i) ?? 0),
+      };
+      checkCounters(counters, models.length > 1 ? `${label}, model ${model}` : label);
+      vllm.set(model, counters);
     }
-    byPosition.set(position, (byPosition.get(position) ?? 0) + counterValue(VLLM_METRIC_NAMES.acceptedPerPosition, sample.value, label));
   }
-  const positions = byPosition.size === 0 ? 0 : Math.max(...byPosition.keys()) + 1;
-  const counters: VllmCounters = {
-    numDrafts: sum(VLLM_METRIC_NAMES.drafts),
-    numDraftTokens: sum(VLLM_METRIC_NAMES.draftTokens),
-    numAcceptedTokens: sum(VLLM_METRIC_NAMES.accepted),
-    acceptedPerPosition: Array.from({ length: positions }, (_, i) => byPosition.get(i) ?? 0),
-  };
-  checkCounters(counters, label);
-  return counters;
+  const sglang = new Map<string, SglangFigures>();
+  const sglangModels = [...new Set(Object.values(SGLANG_METRIC_NAMES).flatMap((name) => samples(name).map((sample) => modelOf(sample.labels))))];
+  for (const model of sglangModels) {
+    // A gauge per model: the mean over its ranks.
+    const mean = (name: string) => {
+      const xs = samples(name).filter((sample) => modelOf(sample.labels) === model).map((sample) => counterValue(name, sample.value, label));
+      return xs.length === 0 ? null : xs.reduce((a, b) => a + b, 0) / xs.length;
+    };
+    // Tensor-parallel ranks count the same verify calls: the largest per tp_rank group; other groups (data-parallel ranks) are summed.
+    const groups = new Map<string, number>();
+    for (const sample of samples(SGLANG_METRIC_NAMES.verifyCalls).filter((sample) => modelOf(sample.labels) === model)) {
+      const key = JSON.stringify(Object.entries(sample.labels ?? {}).filter(([name]) => name !== 'tp_rank').sort());
+      groups.set(key, Math.max(groups.get(key) ?? 0, counterValue(SGLANG_METRIC_NAMES.verifyCalls, sample.value, label)));
+    }
+    sglang.set(model, { acceptLength: mean(SGLANG_METRIC_NAMES.acceptLength), acceptRate: mean(SGLANG_METRIC_NAMES.acceptRate), verifyCalls: groups.size === 0 ? null : [...groups.values()].reduce((a, b) => a + b, 0) });
+  }
+  if (vllm.size === 0 && sglang.size === 0) {
+    throw new ScrapeError(`${label} has no speculative-decoding metrics (vLLM's ${vllmNames.map(bare).join(', ')} with or without _total, or SGLang's ${Object.values(SGLANG_METRIC_NAMES).join(', ')}): was the server started with speculative decoding on?`);
+  }
+  return { vllm, sglang, warnings };
+}
+
+/**
+ * One scrape's vLLM counters, for a scrape of one model (the app's vLLM view). Several models are never
+ * summed into one figure: the message names them and points at the per-model reader.
+ */
+export function readScrape(text: string, label = 'the scrape'): VllmCounters {
+  const { vllm } = readMetrics(text, label);
+  if (vllm.size === 0) throw new ScrapeError(`${label} has no vLLM speculative-decoding counters (it has SGLang's: npm run import:vllm reads them)`);
+  if (vllm.size > 1) throw new ScrapeError(`${label} holds ${vllm.size} models (${[...vllm.keys()].join(', ')}): their figures differ and are not summed; npm run import:vllm shows each`);
+  return [...vllm.values()][0] as VllmCounters;
+}
+
+/** The window between two readings, per model: vLLM's counters as deltas, SGLang's gauges as the later window's, its verify calls as a delta. */
+export function readingDelta(before: ScrapeReading, after: ScrapeReading): ScrapeReading {
+  const vllm = new Map<string, VllmCounters>();
+  for (const [model, counters] of after.vllm) vllm.set(model, scrapeDelta(before.vllm.get(model) ?? { numDrafts: 0, numDraftTokens: 0, numAcceptedTokens: 0, acceptedPerPosition: [] }, counters));
+  const sglang = new Map<string, SglangFigures>();
+  for (const [model, figures] of after.sglang) {
+    const earlier = before.sglang.get(model)?.verifyCalls ?? null;
+    const calls = figures.verifyCalls === null ? null : earlier === null ? figures.verifyCalls : figures.verifyCalls - earlier;
+    if (calls !== null && calls < 0) throw new ScrapeError(`${SGLANG_METRIC_NAMES.verifyCalls} went backwards between the scrapes: the server restarted, or the scrapes are swapped`);
+    sglang.set(model, { ...figures, verifyCalls: calls });
+  }
+  return { vllm, sglang, warnings: [...new Set([...before.warnings, ...after.warnings])] };
 }
 
 function checkCounters(counters: VllmCounters, label: string): void {
@@ -151,3 +242,25 @@ export function vllmReport(counters: VllmCounters, supplied: SuppliedDraftCounts
 }
 
 export type VllmReport = ReturnType<typeof vllmReport>;
+
+/**
+ * Which draft length L to run, from measured per-position acceptance a_i (the fraction of drafts whose
+ * position i was accepted, which needs every earlier position accepted too) and C, one draft step's cost
+ * over one target forward: a step drafting L tokens emits 1 + Σ_{i≤L} a_i tokens on average and costs
+ * 1 + L·C target forwards, so its expected speedup over plain decoding is their ratio. Only L up to the
+ * positions measured can be advised.
+ */
+export function adviseDraftLength(perPositionAcceptance: readonly (number | null)[], costRatio: number) {
+  let tokens = 1;
+  const rows = [];
+  for (const [i, rate] of perPositionAcceptance.entries()) {
+    if (rate === null) break;
+    tokens += rate;
+    const L = i + 1;
+    rows.push({ L, expected_tokens_per_step: tokens, expected_speedup: tokens / (1 + L * costRatio) });
+  }
+  const best = rows.reduce<(typeof rows)[number] | null>((top, row) => (top === null || row.expected_speedup > top.expected_speedup ? row : top), null);
+  return { cost_ratio: costRatio, rows, recommended_L: best?.L ?? null };
+}
+
+export type DraftLengthAdvice = ReturnType<typeof adviseDraftLength>;

@@ -4,6 +4,7 @@
  * decode with given parameters), so it is the same code over the Node engine and the browser's.
  * Counters are the decode's own (src/core/metrics.ts), summed; nothing here recounts a step.
  */
+import { bootstrapInterval } from '../core/bootstrap';
 import { DEFAULT_RACE_TOKEN_BUDGET, type RaceEntry, type RaceResult, type ScorecardRow, type ScorecardSpec, type SweepCell, type SweepSpec } from '../contract/bench';
 import { presetParams, type DecodeMethod, type RunParams } from '../contract/runParams';
 import { addScoringTotals, positionsPerStep, type OutputVerdict, type RunReport } from '../contract/runReport';
@@ -127,6 +128,7 @@ export async function sweep(run: Runner, spec: SweepSpec, options: BenchOptions 
       counters: reports.map((pair) => pair.own.counters).reduce(addCounters),
       tokensPerSecond: spreadOf(reports.map((pair) => pair.own.tokensPerSecond)),
       speedup: spreadOf(reports.map((pair) => pair.own.tokensPerSecond / pair.ar.tokensPerSecond)),
+      speedupInterval: bootstrapInterval(reports.map((pair) => pair.own.tokensPerSecond / pair.ar.tokensPerSecond)),
       meanAcceptanceLength: spreadOf(reports.map((pair) => derivedRatios(pair.own.counters).meanAcceptanceLength ?? 1)),
       positionsPerStep: positionsPerStep(reports.map((pair) => pair.own.scoring).reduce(addScoringTotals)),
     };

@@ -13,7 +13,7 @@ describe('npm run bench: usage errors', () => {
     [['--rounds', '2.5'], 'bench: --rounds must be a positive integer, got 2.5'],
     [['--rounds', 'many'], 'bench: --rounds must be a number, got "many"'],
     [['--rounds', ''], 'bench: --rounds must be a number, got ""'],
-    [['--seeds', '0'], 'bench: --seeds must be a positive integer, got "0"'],
+    [['--seeds', '0'], 'bench: --seeds must be a positive integer, got 0'],
     [['--grid', '3by4'], 'bench: --grid: "3by4" is not KxL, such as 3x4'],
     [['--methods', 'fastest'], /^bench: --methods: unknown fastest; the methods are /],
     [['--drafters', 'model,oracle'], 'bench: --drafters: unknown oracle; the drafters are model, model+grammar, model+lookup, model+grammar+lookup'],

@@ -1,6 +1,8 @@
 /** `npm run bench:gpu`: --help, and bad options refused with one line and exit status 2 before Chromium starts. */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { USAGE, main } from '../../tools/cli/benchGpu';
+import { main } from '../../tools/cli/benchGpu';
+import { helpText } from '../../tools/cli/args';
+import { COMMANDS } from '../../tools/cli/commands';
 import { adapterLabel } from '../../tools/bench/gpuBench';
 import { refusal } from '../support/cliRefusal';
 
@@ -12,7 +14,7 @@ describe('npm run bench:gpu', () => {
   it.each([
     [['--seeds', '0'], 'bench:gpu: --seeds must be a positive integer, got 0'],
     [['--rounds', 'many'], 'bench:gpu: --rounds must be a number, got "many"'],
-    [['--out', ''], 'bench:gpu: --out must name a path'],
+    [['--out', ''], 'bench:gpu: --out needs a file name'],
     [['--gpu'], /^bench:gpu: Unknown option '--gpu'/],
   ] as [string[], string | RegExp][])('refuses %j', async (argv, expected) => {
     const printed = await refusal(main, argv);
@@ -24,7 +26,7 @@ describe('npm run bench:gpu', () => {
     const printed: string[] = [];
     vi.spyOn(console, 'log').mockImplementation((line: string) => void printed.push(line));
     await expect(main(['--help'])).resolves.toBe(0);
-    expect(printed).toEqual([USAGE]);
+    expect(printed).toEqual([helpText(COMMANDS['bench:gpu'])]);
   });
 
   it('labels a software adapter\'s figures as the CPU\'s', () => {

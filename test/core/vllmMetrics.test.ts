@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { ScrapeError, VLLM_METRIC_NAMES, readScrape, scrapeDelta, vllmReport } from '../../src/core/vllmMetrics';
+import { ScrapeError, VLLM_METRIC_NAMES, adviseDraftLength, readMetrics, readScrape, readingDelta, scrapeDelta, vllmReport, type VllmCounters } from '../../src/core/vllmMetrics';
 
 /** Fixtures written with vLLM's own metric names, help texts and labels (engine, model_name, position). */
 const after = readFileSync('test/fixtures/vllm/after.prom', 'utf8');
@@ -69,5 +69,46 @@ describe('reading a vLLM /metrics scrape', () => {
     expect(message(scrape(10, -3, 0, []))).toMatch(/counter is a finite number ≥ 0/);
     expect(() => scrapeDelta(readScrape(after), readScrape(before))).toThrow(/vllm:spec_decode_num_drafts_total went backwards between the scrapes \(100 before, 10 after\)/);
     expect(() => scrapeDelta(readScrape(scrape(10, 30, 12, [8, 4])), readScrape(scrape(20, 60, 24, [7, 4])))).toThrow(/position="0"\} went backwards/);
+  });
+});
+
+describe('per model, with or without _total, and SGLang', () => {
+  const fixture = (name: string) => readFileSync(`test/fixtures/vllm/${name}`, 'utf8');
+
+  it('reads bare names like _total ones, and warns once about a spec-decode family it does not read', () => {
+    const reading = readMetrics(fixture('bare.prom'), 'bare.prom');
+    expect(reading.vllm.get('m')).toEqual({ numDrafts: 100, numDraftTokens: 300, numAcceptedTokens: 180, acceptedPerPosition: [80, 60, 40] });
+    expect(reading.warnings).toEqual(['bare.prom: vllm:spec_decode_draft_latency_seconds is not read (not a speculative-decoding figure SpecLab knows)']);
+    // A bare-names "before" and a _total "after" make one window.
+    const window = readingDelta(readMetrics(fixture('bare.prom')), readMetrics(scrape(150, 450, 270, [120, 90, 60])));
+    expect(window.vllm.get('m')).toEqual({ numDrafts: 50, numDraftTokens: 150, numAcceptedTokens: 90, acceptedPerPosition: [40, 30, 20] });
+  });
+
+  it('never sums two models: each keeps its own per-position acceptance', () => {
+    const reading = readMetrics(fixture('two-models.prom'));
+    expect([...reading.vllm.keys()]).toEqual(['big-k4', 'small-k2']);
+    expect(vllmReport(reading.vllm.get('big-k4') as VllmCounters).per_position_acceptance).toEqual([0.8, 0.7, 0.56, 0.4]);
+    expect(vllmReport(reading.vllm.get('small-k2') as VllmCounters).per_position_acceptance).toEqual([0.75, 0.5]);
+    // The one-model reader (the app's view) refuses rather than summing.
+    expect(() => readScrape(fixture('two-models.prom'))).toThrow(/holds 2 models \(big-k4, small-k2\): their figures differ and are not summed/);
+  });
+
+  it("reads SGLang's gauges per model (mean over ranks) and its verify calls once per tensor-parallel group", () => {
+    const reading = readMetrics(fixture('sglang.prom'));
+    expect(reading.vllm.size).toBe(0);
+    const figures = reading.sglang.get('meta-llama/Llama-3.1-8B-Instruct');
+    expect(figures?.acceptLength).toBeCloseTo(3.1, 12);
+    expect(figures?.acceptRate).toBeCloseTo(0.5, 12);
+    expect(figures?.verifyCalls).toBe(500);
+  });
+
+  it('advises L: 100 drafts accepting 80/60/40 at positions 1–3 give L = 3 at C = 0.1 and L = 2 at C = 0.3', () => {
+    const rates = vllmReport(readMetrics(fixture('bare.prom')).vllm.get('m') as VllmCounters).per_position_acceptance;
+    const cheap = adviseDraftLength(rates, 0.1);
+    expect(cheap.recommended_L).toBe(3);
+    cheap.rows.forEach((row, i) => expect(row.expected_tokens_per_step).toBeCloseTo([1.8, 2.4, 2.8][i] as number, 12));
+    expect(cheap.rows[2]?.expected_speedup).toBeCloseTo(2.8 / 1.3, 12);
+    expect(adviseDraftLength(rates, 0.3)).toMatchObject({ cost_ratio: 0.3, recommended_L: 2 });
+    expect(adviseDraftLength([], 0.1).recommended_L).toBeNull();
   });
 });

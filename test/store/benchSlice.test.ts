@@ -1,3 +1,4 @@
+import { bootstrapInterval } from '../../src/core/bootstrap';
 import { describe, expect, it } from 'vitest';
 import type { SweepCell } from '../../src/contract/bench';
 import type { ToWorker } from '../../src/contract/protocol';
@@ -20,6 +21,7 @@ const cell = (K: number, L: number): SweepCell => ({
   counters: recordStep(emptyCounters(L), { proposed: K * L, invalidated: 0, distinctProposed: K * L, distinctEligible: K * L, accepted: 1 }),
   tokensPerSecond: spreadOf([10]),
   speedup: spreadOf([1.5]),
+  speedupInterval: bootstrapInterval([1.5]),
   meanAcceptanceLength: spreadOf([2]),
   positionsPerStep: { path: 'tree', mean: 1 + K * L, batched: K * (L + 1) },
 });

@@ -36,7 +36,7 @@ describe('npm run sim', () => {
   });
 
   it('exits with a clear message on bad input', async () => {
-    await expect(run(['--K', 'many'])).rejects.toMatchObject({ code: 2, stderr: expect.stringMatching(/--K needs a number, got 'many'/) });
+    await expect(run(['--K', 'many'])).rejects.toMatchObject({ code: 2, stderr: expect.stringMatching(/^sim: --K must be a number, got "many"\n$/) });
     await expect(run(['--bogus', '1'])).rejects.toMatchObject({ code: 2, stderr: expect.stringMatching(/bogus/) });
   });
 });

@@ -1,5 +1,10 @@
 /** Bench rows and their table format, free of GPU imports so that the Node runner can load it directly. */
-import type { MethodId } from '../../src/core/verify';
+import { METHOD_IDS, wgslMethodCode, type MethodId } from '../../src/core/verify';
+
+/** The methods with a WGSL kernel: the only ones the GPU verifier can time. */
+export const KERNEL_METHODS: readonly MethodId[] = METHOD_IDS.filter((method) => wgslMethodCode(method) !== null);
+/** The methods left out, and why. */
+export const SKIPPED_METHODS: readonly string[] = METHOD_IDS.filter((method) => wgslMethodCode(method) === null).map((method) => `${method} (no WGSL kernel; it verifies on the CPU twin only)`);
 
 export interface BenchConfig {
   V: number;

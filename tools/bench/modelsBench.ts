@@ -20,14 +20,20 @@ export interface ForwardRow {
   provider: ExecutionProvider;
   batch: number;
   seq: number;
+  /** Medians over the repeats, with their range. */
   draftMs: number;
   targetMs: number;
+  draftRange: [number, number];
+  targetRange: [number, number];
   /** target / draft at this shape. */
   ratio: number;
 }
 
 export interface ModelsBenchReport {
   provider: ExecutionProvider;
+  /** The target's directory, or why another was used. */
+  target: string;
+  repeats: number;
   loadMs: number;
   rows: ForwardRow[];
 }
@@ -35,6 +41,11 @@ export interface ModelsBenchReport {
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
 
 export async function timeForward(session: ModelSession, batch: number, seq: number, repeats: number): Promise<number> {
+  return median(await timeForwards(session, batch, seq, repeats));
+}
+
+/** Each timed forward's ms, after two untimed warm-up forwards. */
+async function timeForwards(session: ModelSession, batch: number, seq: number, repeats: number): Promise<number[]> {
   const prompt = Array.from({ length: PAST }, (_, i) => 32 + (i % 90));
   const prefill = await session.forward(prompt, 1, PAST, session.emptyCache(1));
   const past = prefill.cache.broadcast(batch);
@@ -50,7 +61,7 @@ export async function timeForward(session: ModelSession, batch: number, seq: num
     if (i >= 2) times.push(elapsed);
   }
   past.dispose();
-  return median(times);
+  return times;
 }
 
 /**
@@ -76,6 +87,7 @@ export async function runModelsBench(
   readers: { draft: FileReader; target: FileReader },
   provider: ExecutionProvider,
   repeats = 15,
+  target = 'bundled int8 target',
 ): Promise<ModelsBenchReport> {
   const started = performance.now();
   const pair = await loadPair(runtime, readers, provider);
@@ -83,21 +95,24 @@ export async function runModelsBench(
   const rows: ForwardRow[] = [];
   for (const { batch, seq } of SHAPES) {
     // Interleaved, so that drift in machine load hits both models alike.
-    const draftMs = await timeForward(pair.draft.session, batch, seq, repeats);
-    const targetMs = await timeForward(pair.target.session, batch, seq, repeats);
-    rows.push({ provider, batch, seq, draftMs, targetMs, ratio: targetMs / draftMs });
+    const draft = await timeForwards(pair.draft.session, batch, seq, repeats);
+    const targetTimes = await timeForwards(pair.target.session, batch, seq, repeats);
+    const draftMs = median(draft);
+    const targetMs = median(targetTimes);
+    rows.push({ provider, batch, seq, draftMs, targetMs, draftRange: [Math.min(...draft), Math.max(...draft)], targetRange: [Math.min(...targetTimes), Math.max(...targetTimes)], ratio: targetMs / draftMs });
   }
   await pair.draft.session.release();
   await pair.target.session.release();
-  return { provider, loadMs, rows };
+  return { provider, target, repeats, loadMs, rows };
 }
 
 export function formatModelsReport(where: string, report: ModelsBenchReport): string {
   const lines = [
-    `\n${where}, ${report.provider}: pair loaded in ${report.loadMs.toFixed(0)} ms`,
+    `\n${where}, ${report.provider}, ${report.target}: pair loaded in ${report.loadMs.toFixed(0)} ms; forward times are medians [min–max] over ${report.repeats} repeats`,
     '| provider | batch | seq | draft ms | target ms | target/draft |',
     '|---|---|---|---|---|---|',
   ];
-  for (const row of report.rows) lines.push(`| ${row.provider} | ${row.batch} | ${row.seq} | ${row.draftMs.toFixed(2)} | ${row.targetMs.toFixed(2)} | ${row.ratio.toFixed(1)}× |`);
+  const spread = (ms: number, [min, max]: [number, number]) => `${ms.toFixed(2)} [${min.toFixed(2)}–${max.toFixed(2)}]`;
+  for (const row of report.rows) lines.push(`| ${row.provider} | ${row.batch} | ${row.seq} | ${spread(row.draftMs, row.draftRange)} | ${spread(row.targetMs, row.targetRange)} | ${row.ratio.toFixed(1)}× |`);
   return lines.join('\n');
 }

@@ -6,12 +6,14 @@ import { runModelsBench, type ModelsBenchReport } from './modelsBench';
 
 declare global {
   interface Window {
-    speclabModelsBench: Promise<ModelsBenchReport[] | { error: string }>;
+    speclabModelsBench: (repeats: number) => Promise<ModelsBenchReport[] | { error: string }>;
   }
 }
 
 /** The bundled pair as the app loads it on `provider` (the float32 target on WebGPU, the int8 one on wasm). */
 const readers = (provider: ExecutionProvider) => ({ draft: httpReader(BUNDLED_PAIR.draftUrl, false), target: httpReader(targetUrlFor(BUNDLED_PAIR, provider), false) });
-window.speclabModelsBench = (async () => [await runModelsBench(await runtimeFor('webgpu'), readers('webgpu'), 'webgpu'), await runModelsBench(await runtimeFor('wasm'), readers('wasm'), 'wasm')])().catch((error: unknown) => ({
-  error: String(error),
-}));
+window.speclabModelsBench = (repeats) =>
+  (async () => [
+    await runModelsBench(await runtimeFor('webgpu'), readers('webgpu'), 'webgpu', repeats, 'bundled float32 target (the int8 one runs on wasm only)'),
+    await runModelsBench(await runtimeFor('wasm'), readers('wasm'), 'wasm', repeats),
+  ])().catch((error: unknown) => ({ error: String(error) }));

@@ -7,11 +7,11 @@
  */
 import { createRng } from '../../src/core/rng';
 import { sampleCategorical, logitsToProbs } from '../../src/core/sampling';
-import { METHOD_IDS, verify, type VerifyProblem } from '../../src/core/verify';
+import { verify, type MethodId, type VerifyProblem } from '../../src/core/verify';
 import type { GpuDeviceManager } from '../../src/gpu/device';
 import { USAGE } from '../../src/gpu/kernel';
 import { GpuVerifier, outcomeWords } from '../../src/gpu/verifier';
-import { formatRow, type BenchConfig, type BenchRow } from './format';
+import { KERNEL_METHODS, formatRow, type BenchConfig, type BenchRow } from './format';
 
 export type { BenchConfig, BenchRow } from './format';
 
@@ -52,6 +52,7 @@ export async function runVerifyBench(
   devices: GpuDeviceManager,
   grid: readonly BenchConfig[],
   log: (line: string) => void = () => undefined,
+  methods: readonly MethodId[] = KERNEL_METHODS,
 ): Promise<BenchRow[]> {
   const context = await devices.context();
   const verifier = new GpuVerifier(devices);
@@ -76,7 +77,7 @@ export async function runVerifyBench(
     };
     const targetBuffer = buffer(targetLogits);
     const draftBuffer = buffer(draftLogits);
-    for (const method of METHOD_IDS) {
+    for (const method of methods) {
       const step = {
         method,
         K,

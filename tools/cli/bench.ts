@@ -11,16 +11,17 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { parseArgs } from 'node:util';
 import { setupNodeEngine } from '../nodeEngine';
 import { createServer } from 'vite';
 import { launchChromium } from '../../test/support/browser';
-import { DECODE_TABLE_HEADER, DEFAULT_ROUNDS, GRID, SPECULATIVE, describeScoring, formatDecodeRow, formatSummary, profileMarkdown, runDecodeBench, summaryOverPresets, type DecodeRow } from '../bench/decodeBench';
+import { DECODE_TABLE_HEADER, GRID, SPECULATIVE, describeScoring, formatDecodeRow, formatSummary, profileMarkdown, runDecodeBench, summaryOverPresets, type DecodeRow } from '../bench/decodeBench';
 import type { MethodId } from '../../src/core/verify';
 import { DRAFTER_IDS, isDrafterId, type DrafterId } from '../../src/core/draftLaw';
 import { costRatio as measureCostRatio } from '../bench/modelsBench';
 import { loadBundledPair } from '../bundled';
-import { UsageError, parsingArguments, positiveInteger, withUsageErrors } from './options';
+import { UsageError, limitedOption, positiveInteger, runCommand, type Values } from './args';
+import { COMMANDS } from './commands';
+import { toCsv } from './csv';
 
 interface Section {
   where: string;
@@ -32,22 +33,12 @@ interface Section {
 }
 
 export function main(argv: string[]): Promise<number> {
-  return withUsageErrors('bench', () => bench(argv));
+  return runCommand(COMMANDS.bench, argv, ({ values }) => bench(parse(values)));
 }
 
-function parse(argv: string[]) {
-  const { values } = parsingArguments(() =>
-    parseArgs({
-      args: argv,
-      options: { seeds: { type: 'string', default: '2' }, 'node-only': { type: 'boolean', default: false }, provider: { type: 'string', default: 'wasm' }, verifier: { type: 'string', default: 'cpu' }, scoring: { type: 'string', default: 'tree' }, out: { type: 'string', default: 'bench-results/decode' }, methods: { type: 'string' }, grid: { type: 'string' }, drafters: { type: 'string', default: 'model' }, rounds: { type: 'string', default: String(DEFAULT_ROUNDS) } },
-    }),
-  );
+function parse(values: Values<typeof COMMANDS.bench>) {
   const { provider, verifier, scoring } = values;
-  if (scoring !== 'tree' && scoring !== 'batched') throw new UsageError(`--scoring must be tree or batched, got ${scoring}`);
-  if (provider !== 'wasm' && provider !== 'webgpu') throw new UsageError(`--provider must be wasm or webgpu, got ${provider}`);
-  if (verifier !== 'cpu' && verifier !== 'gpu') throw new UsageError(`--verifier must be cpu or gpu, got ${verifier}`);
-  const seeds = Number(values.seeds);
-  if (!(Number.isInteger(seeds) && seeds >= 1)) throw new UsageError(`--seeds must be a positive integer, got ${JSON.stringify(values.seeds)}`);
+  const seeds = positiveInteger('seeds', values.seeds);
   const rounds = positiveInteger('rounds', values.rounds);
   const methods = values.methods === undefined ? SPECULATIVE : values.methods.split(',').map((name) => name.trim());
   const unknown = methods.filter((name) => !(SPECULATIVE as readonly string[]).includes(name));
@@ -55,7 +46,7 @@ function parse(argv: string[]) {
   const grid = values.grid === undefined ? GRID : values.grid.split(',').map((entry) => {
     const match = /^\s*(\d+)x(\d+)\s*$/.exec(entry);
     if (!match) throw new UsageError(`--grid: ${JSON.stringify(entry)} is not KxL, such as 3x4`);
-    return { K: Number(match[1]), L: Number(match[2]) };
+    return { K: limitedOption('K', 'grid', match[1]), L: limitedOption('L', 'grid', match[2]) };
   });
   const drafters = values.drafters.split(',').map((name) => name.trim());
   const unknownDrafters = drafters.filter((name) => !isDrafterId(name));
@@ -69,8 +60,7 @@ const cpuClock = () => {
   return (user + system) / 1000;
 };
 
-async function bench(argv: string[]): Promise<number> {
-  const { values, seeds, rounds, provider, verifier: verifying, treeScoring, selection } = parse(argv);
+async function bench({ values, seeds, rounds, provider, verifier: verifying, treeScoring, selection }: ReturnType<typeof parse>): Promise<number> {
   const sections: Section[] = [];
 
   const pair = await loadBundledPair();
@@ -108,7 +98,8 @@ async function bench(argv: string[]): Promise<number> {
     .join('\n');
   mkdirSync(dirname(values.out), { recursive: true });
   writeFileSync(`${values.out}.md`, markdown);
-  writeFileSync(`${values.out}.json`, JSON.stringify(sections, null, 2));
-  console.log(`\nwrote ${values.out}.md and ${values.out}.json`);
+  writeFileSync(`${values.out}.json`, JSON.stringify({ schema_version: 1, sections }, null, 2));
+  if (values.csv) writeFileSync(`${values.out}.csv`, toCsv(sections.flatMap((section) => section.rows.map((row) => ({ where: section.adapter, cost_ratio: section.costRatio, ...row })))));
+  console.log(`\nwrote ${values.out}.md${values.csv ? `, ${values.out}.csv` : ''} and ${values.out}.json`);
   return 0;
 }

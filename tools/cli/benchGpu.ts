@@ -8,47 +8,29 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { parseArgs } from 'node:util';
 import { chromium } from 'playwright-core';
 import { createServer } from 'vite';
-import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../../test/support/browser';
+import { CHROMIUM_ARGS } from '../../test/support/browser';
 import { GRID, SPECULATIVE } from '../bench/decodeBench';
 import { adapterLabel, gpuMarkdown } from '../bench/gpuBench';
 import type { MethodId } from '../../src/core/verify';
-import { UsageError, parsingArguments, positiveInteger, withUsageErrors } from './options';
-
-export const USAGE = `usage: npm run bench:gpu -- [--quick] [--seeds N] [--rounds N] [--out PATH] [--chromium PATH]
-  --quick      one seed, one round, spectr-gbv at K = 3, L = 4 only (about 3 minutes on SwiftShader)
-  --seeds N    seeds per row (default 1)
-  --rounds N   timed rounds per preset (default 2)
-  --out PATH   writes PATH.md and PATH.json (default bench-results/gpu)
-  --chromium   the Chromium binary (default ${CHROMIUM_PATH})`;
+import { positiveInteger, runCommand, type Values } from './args';
+import { COMMANDS } from './commands';
 
 /** Chromium on a GPU machine without a display: WebGPU on Vulkan. On a machine without one, SwiftShader answers. */
 export const GPU_CHROMIUM_ARGS = [...CHROMIUM_ARGS, '--enable-features=Vulkan', '--ignore-gpu-blocklist'];
 
-export function parse(argv: string[]) {
-  const { values } = parsingArguments(() =>
-    parseArgs({
-      args: argv,
-      options: { help: { type: 'boolean', default: false }, quick: { type: 'boolean', default: false }, seeds: { type: 'string', default: '1' }, rounds: { type: 'string', default: '2' }, out: { type: 'string', default: 'bench-results/gpu' }, chromium: { type: 'string', default: CHROMIUM_PATH } },
-    }),
-  );
+export function parse(values: Values<typeof COMMANDS['bench:gpu']>) {
   const seeds = positiveInteger('seeds', values.seeds);
   const rounds = positiveInteger('rounds', values.rounds);
-  if (values.out === '') throw new UsageError('--out must name a path');
   const quick = values.quick;
   const methods: readonly MethodId[] = quick ? ['spectr-gbv'] : SPECULATIVE;
-  return { help: values.help, out: values.out, chromium: values.chromium, seeds: quick ? 1 : seeds, rounds: quick ? 1 : rounds, selection: { methods, grid: quick ? [{ K: 3, L: 4 }] : GRID, rounds: quick ? 1 : rounds } };
+  return { out: values.out, chromium: values.chromium, seeds: quick ? 1 : seeds, rounds: quick ? 1 : rounds, selection: { methods, grid: quick ? [{ K: 3, L: 4 }] : GRID, rounds: quick ? 1 : rounds } };
 }
 
 export function main(argv: string[]): Promise<number> {
-  return withUsageErrors('bench:gpu', async () => {
-    const options = parse(argv);
-    if (options.help) {
-      console.log(USAGE);
-      return 0;
-    }
+  return runCommand(COMMANDS['bench:gpu'], argv, async ({ values }) => {
+    const options = parse(values);
     const server = await createServer({ logLevel: 'warn', server: { port: 0, host: '127.0.0.1' } });
     await server.listen();
     const browser = await chromium.launch({ executablePath: options.chromium, args: GPU_CHROMIUM_ARGS });

@@ -11,7 +11,6 @@
  * are checked before the models load, by the app's own validation (src/contract/validation.ts).
  */
 import { readFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
 import { setupNodeEngine } from '../nodeEngine';
 import { errorSummary, validateRunParams } from '../../src/contract/validation';
 import type { DrafterId } from '../../src/core/draftLaw';
@@ -22,7 +21,8 @@ import type { RunReport } from '../../src/contract/runReport';
 import { DECODE_METHODS, findPreset, presetParams, type DecodeMethod, type RunParams } from '../../src/contract/runParams';
 import { PromptTooLongError } from '../../src/engine/decode';
 import { SchemaError, checkSchema, parseSchemaText } from '../../src/grammar/schema';
-import { UsageError, limitedOption, parsingArguments, positiveInteger, withUsageErrors } from './options';
+import { UsageError, limitedOption, positiveInteger, presetOption, runCommand, type Values } from './args';
+import { COMMANDS } from './commands';
 
 function readSchemaFile(path: string): string {
   try {
@@ -33,41 +33,12 @@ function readSchemaFile(path: string): string {
 }
 
 /** Reads the arguments and checks everything that can be checked without the models; throws UsageError. */
-function parse(argv: string[]): { params: RunParams; methods: DecodeMethod[]; json: boolean; verifier: 'cpu' | 'gpu'; repeats: number } {
-  const { values } = parsingArguments(() => parseArgs({
-    args: argv,
-    options: {
-      preset: { type: 'string' },
-      schema: { type: 'string' },
-      free: { type: 'boolean', default: false },
-      prompt: { type: 'string' },
-      method: { type: 'string', default: 'spectr-gbv' },
-      K: { type: 'string', default: '3' },
-      L: { type: 'string', default: '4' },
-      temperature: { type: 'string', default: '1' },
-      'top-p': { type: 'string' },
-      seed: { type: 'string', default: '1' },
-      'max-tokens': { type: 'string', default: '96' },
-      drafting: { type: 'string', default: 'validate' },
-      drafter: { type: 'string', default: 'model' },
-      trigger: { type: 'string' },
-      verifier: { type: 'string', default: 'cpu' },
-      repeats: { type: 'string', default: '3' },
-      json: { type: 'boolean', default: false },
-    },
-  }));
+function parse(values: Values<typeof COMMANDS.generate>): { params: RunParams; methods: DecodeMethod[]; json: boolean; verifier: 'cpu' | 'gpu'; repeats: number } {
   const sources = [values.preset !== undefined, values.schema !== undefined, values.free].filter(Boolean).length;
   if (sources !== 1) throw new UsageError('give exactly one of --preset <name>, --schema <file> or --free');
-  if (values.drafting !== 'validate' && values.drafting !== 'constrained') throw new UsageError(`--drafting must be validate or constrained, got ${values.drafting}`);
-  if (values.verifier !== 'cpu' && values.verifier !== 'gpu') throw new UsageError(`--verifier must be cpu or gpu, got ${values.verifier}`);
   const methods: DecodeMethod[] = values.method === 'all' ? [...DECODE_METHODS] : [values.method as DecodeMethod];
   if (!methods.every((method) => DECODE_METHODS.includes(method))) throw new UsageError(`--method must be one of ${DECODE_METHODS.join(', ')} or all`);
-  let preset;
-  try {
-    preset = values.preset === undefined ? null : findPreset(values.preset);
-  } catch (error) {
-    throw new UsageError(`--preset: ${(error as Error).message}`);
-  }
+  const preset = values.preset === undefined ? null : presetOption(values.preset);
   if (values.prompt === undefined && !preset) throw new UsageError('--prompt is required without --preset');
   const base: RunParams = preset ? presetParams(preset) : { ...presetParams(findPreset('person')), prompt: '', schemaText: values.free ? null : readSchemaFile(values.schema as string) };
   const candidate: RunParams = {
@@ -146,7 +117,7 @@ function reportVerdict(report: RunReport): void {
 }
 
 export function main(argv: string[]): Promise<number> {
-  return withUsageErrors('generate', () => generate(argv));
+  return runCommand(COMMANDS.generate, argv, ({ values }) => generate(values));
 }
 
 /** What only the models can tell (the prompt's length in tokens, xgrammar's own refusals) is an input error too. */
@@ -155,8 +126,8 @@ function asUsageError(error: unknown): never {
   throw error;
 }
 
-async function generate(argv: string[]): Promise<number> {
-  const { params, methods, json, verifier, repeats } = parse(argv);
+async function generate(values: Values<typeof COMMANDS.generate>): Promise<number> {
+  const { params, methods, json, verifier, repeats } = parse(values);
   const setup = await setupNodeEngine(verifier);
   if (setup.verifierReason) console.error(`generate: verifying on the CPU twin: ${setup.verifierReason}`);
   const { engine } = setup;

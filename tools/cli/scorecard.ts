@@ -5,34 +5,18 @@
  * the same code): one row per preset and constraint state, the schema on and the same prompt decoded
  * without it. Validity is ajv against the full schema. --json prints {rows: [...]}; otherwise a Markdown table.
  */
-import { parseArgs } from 'node:util';
 import { setupNodeEngine } from '../nodeEngine';
-import { scorecardRowJson, type ScorecardSpec } from '../../src/contract/bench';
-import { DECODE_METHODS, findPreset, type DecodeMethod } from '../../src/contract/runParams';
+import { scorecardCsv, scorecardRowJson, type ScorecardSpec } from '../../src/contract/bench';
+import { DECODE_METHODS, type DecodeMethod } from '../../src/contract/runParams';
 import { scorecard } from '../../src/engine/bench';
 import { ajvValidator } from '../../src/grammar/ajvValidator';
-import { UsageError, limitedOption, parseOrExit, positiveInteger } from './options';
+import { UsageError, limitedOption, positiveInteger, presetOption, rangeChecked, runCommand, type Values } from './args';
+import { COMMANDS } from './commands';
 
-function parse(argv: string[]): { spec: ScorecardSpec; json: boolean } {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      presets: { type: 'string', default: 'sentiment,person' },
-      seeds: { type: 'string', default: '2' },
-      seed: { type: 'string', default: '1' },
-      method: { type: 'string', default: 'spectr-gbv' },
-      K: { type: 'string', default: '3' },
-      L: { type: 'string', default: '4' },
-      temperature: { type: 'string', default: '1' },
-      'max-tokens': { type: 'string', default: '64' },
-      drafting: { type: 'string', default: 'validate' },
-      json: { type: 'boolean', default: false },
-    },
-  });
+function parse(values: Values<typeof COMMANDS.scorecard>): { spec: ScorecardSpec; json: boolean; csv: boolean } {
   const method = values.method as DecodeMethod;
   if (!DECODE_METHODS.includes(method)) throw new UsageError(`--method must be one of ${DECODE_METHODS.join(', ')}`);
-  if (values.drafting !== 'validate' && values.drafting !== 'constrained') throw new UsageError(`--drafting must be validate or constrained, got ${values.drafting}`);
-  const presets = values.presets.split(',').map((id) => findPreset(id.trim()).id);
+  const presets = values.presets.split(',').map((id) => presetOption(id.trim()).id);
   const spec: ScorecardSpec = {
     presets,
     seeds: positiveInteger('seeds', values.seeds),
@@ -46,19 +30,23 @@ function parse(argv: string[]): { spec: ScorecardSpec; json: boolean } {
       drafting: values.drafting,
     },
   };
-  return { spec, json: values.json };
+  if (values.json && values.csv) throw new UsageError('give --json or --csv, not both');
+  return { spec, json: values.json, csv: values.csv };
 }
 
 const MARKDOWN_COLUMNS = ['preset', 'constrained', 'schema_valid_rate', 'parse_errors', 'truncated', 'R', 'I', 'D', 'A', 'steps', 'grammar_survival', 'conditional_acceptance', 'draft_yield', 'mean_acceptance_length', 'mask_ms_per_step', 'tokens_per_second'] as const;
 
-export async function main(argv: string[]): Promise<number> {
-  const options = parseOrExit('scorecard', () => parse(argv));
-  if (typeof options === 'number') return options;
-  const { spec, json } = options;
+export function main(argv: string[]): Promise<number> {
+  return runCommand(COMMANDS.scorecard, argv, ({ values }) => runScorecard(rangeChecked(() => parse(values))));
+}
+
+async function runScorecard({ spec, json, csv }: ReturnType<typeof parse>): Promise<number> {
   const { engine, dispose } = await setupNodeEngine();
   try {
-    const rows = (await scorecard((params) => engine.run(params), ajvValidator, spec, { onProgress: (done, total) => console.error(`scorecard: ${done}/${total} runs`) })).map(scorecardRowJson);
-    if (json) console.log(JSON.stringify({ rows }, null, 2));
+    const cards = await scorecard((params) => engine.run(params), ajvValidator, spec, { onProgress: (done, total) => console.error(`scorecard: ${done}/${total} runs`) });
+    const rows = cards.map(scorecardRowJson);
+    if (csv) process.stdout.write(scorecardCsv(cards));
+    else if (json) console.log(JSON.stringify({ schema_version: 1, rows }, null, 2));
     else {
       const { method, K, L, temperature, maxTokens, seed } = spec.base;
       console.log(`${method}, K = ${K}, L = ${L}, T = ${temperature}, seeds ${seed}..${seed + spec.seeds - 1}, at most ${maxTokens} tokens\n`);

@@ -1,0 +1,87 @@
+/**
+ * Every command an engineer can type is declared in tools/cli/commands.ts and parsed by tools/cli/args.ts:
+ * --help prints usage with every option (exit 0); a mistake is one line `<tool>: <message>` (exit 2), before
+ * anything loads. Checked in-process for every command, and as real processes for one plain and one
+ * Vite-run command.
+ */
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { UsageError, helpText, parseCommand, type CommandSpec } from '../../tools/cli/args';
+import { COMMANDS } from '../../tools/cli/commands';
+
+const scripts = (JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: Record<string, string> }).scripts;
+/** Scripts that are not tools: the dev server, the build, the checks, and the Python/shell model build. */
+const NOT_TOOLS = ['start', 'build', 'preview', 'lint', 'typecheck', 'test', 'checks', 'models:build', 'docs:screenshot'];
+const specs: CommandSpec[] = Object.values(COMMANDS);
+
+function refusal(spec: CommandSpec, argv: string[]): string {
+  try {
+    parseCommand(spec, argv);
+  } catch (error) {
+    expect(error).toBeInstanceOf(UsageError);
+    const message = (error as Error).message;
+    expect(message.split('\n')).toHaveLength(1);
+    return message;
+  }
+  throw new Error(`${spec.name} accepted ${JSON.stringify(argv)}`);
+}
+
+describe('every command has --help and refuses mistakes in one line', () => {
+  it('declares exactly the tools package.json runs, each with its entry file', () => {
+    const tools = Object.keys(scripts).filter((name) => !NOT_TOOLS.includes(name));
+    expect(specs.map((spec) => spec.name).sort()).toEqual(tools.sort());
+    for (const spec of specs) {
+      expect(scripts[spec.name], spec.name).toContain(spec.entry.replace(/^\//, spec.viaVite ? '/' : ''));
+      if (spec.viaVite) expect(scripts[spec.name]).toContain('tools/run-in-vite.ts');
+      // The entry parses with its own spec (run-in-vite checks Vite-run ones before Vite starts, too).
+      const source = readFileSync(spec.entry.replace(/^\//, ''), 'utf8');
+      expect(source, spec.entry).toMatch(new RegExp(`COMMANDS(\\['${spec.name}'\\]|\\.${spec.name.replace(':', '_')}\\b)`));
+    }
+  });
+
+  it.each(specs.map((spec) => [spec.name, spec] as const))('%s --help lists usage, every option, its default and an example', (name, spec) => {
+    expect(parseCommand(spec, ['--help'])).toBe('help');
+    expect(parseCommand(spec, ['-h'])).toBe('help');
+    const text = helpText(spec);
+    expect(text).toContain(`usage: npm run ${name} --`);
+    for (const [option, declared] of Object.entries(spec.options)) {
+      expect(text).toContain(`--${option}`);
+      if (typeof declared.default === 'string') expect(text).toContain(`(default ${declared.default})`);
+    }
+    expect(text).toMatch(new RegExp(`examples:\\n  npm run ${name}`));
+  });
+
+  it.each(specs.map((spec) => [spec.name, spec] as const))('%s refuses an unknown flag and each bad value', (_name, spec) => {
+    expect(refusal(spec, ['--bogus'])).toMatch(/^Unknown option '--bogus'; see --help$/);
+    for (const [option, declared] of Object.entries(spec.options)) {
+      if (declared.type === 'boolean') continue;
+      const kind = declared.value;
+      if (Array.isArray(kind)) expect(refusal(spec, [`--${option}`, 'nonsense'])).toBe(`--${option} must be one of ${kind.join(', ')}, got "nonsense"`);
+      else if (kind === 'integer' || kind === 'count' || kind === 'number' || kind === 'positive-number') expect(refusal(spec, [`--${option}`, 'abc'])).toBe(`--${option} must be a number, got "abc"`);
+      expect(refusal(spec, [`--${option}`])).toMatch(new RegExp(`^Option '--${option} <value>' argument missing`));
+    }
+  });
+
+  it('checks integers, counts and positive numbers by range', () => {
+    expect(refusal(COMMANDS.sim, ['--K', '0'])).toBe('--K must be a positive integer, got 0');
+    expect(refusal(COMMANDS['models:eval'], ['--acceptance-records', '1.5'])).toBe('--acceptance-records must be a whole number ≥ 0, got 1.5');
+    expect(refusal(COMMANDS['import:vllm'], ['--interval', '0'])).toBe('--interval must be a number above 0, got 0');
+    expect(refusal(COMMANDS['import:vllm'], ['a.prom', 'b.prom'])).toBe('unexpected argument "b.prom"; see --help');
+    expect(parseCommand(COMMANDS.sim, ['--K', '3'])).toMatchObject({ values: { K: '3', V: '6', json: false } });
+  });
+
+  const run = (args: string[]) => promisify(execFile)(process.execPath, ['--import', 'tsx', ...args], { cwd: process.cwd() });
+  const failure = (args: string[]) => run(args).then(() => null, (error: { code: number; stdout: string; stderr: string }) => error);
+
+  it('as processes: a mistake is one line on stderr with exit 2; --help exits 0 before Vite starts', async () => {
+    expect(await failure(['tools/bench-verify.ts', '--node', '--methods', 'optimal-tree'])).toMatchObject({
+      code: 2,
+      stdout: '',
+      stderr: expect.stringMatching(/^bench:verify: --methods: optimal-tree cannot be timed on the GPU; the methods with a WGSL kernel are [a-z, -]+\n$/),
+    });
+    const { stdout } = await run(['tools/run-in-vite.ts', '/tools/cli/sweep.ts', '--help']);
+    expect(stdout).toBe(`${helpText(COMMANDS.sweep)}\n`);
+  });
+});

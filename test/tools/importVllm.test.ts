@@ -1,0 +1,61 @@
+/**
+ * `npm run import:vllm` as a command: per-model tables, the L advice, and the live mode against a local HTTP
+ * server whose counters grow between scrapes.
+ */
+import { execFile } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const run = (args: string[]) => promisify(execFile)(process.execPath, ['--import', 'tsx', 'tools/import-vllm.ts', ...args], { cwd: process.cwd() });
+
+/** Every scrape adds 10 drafts, 30 draft tokens, 20 accepted (8, 7, 5 at positions 0–2) for model "a" and 5 drafts (all rejected) for model "b". */
+let scrapes = 0;
+const server = createServer((request, response) => {
+  if (request.url !== '/metrics') {
+    response.writeHead(404).end('not found');
+    return;
+  }
+  const n = ++scrapes;
+  const counter = (name: string, lines: string[]) => [`# TYPE vllm:spec_decode_${name} counter`, ...lines.map((line) => `vllm:spec_decode_${name}${line}`)];
+  response.writeHead(200, { 'content-type': 'text/plain; version=0.0.4' }).end(
+    [
+      ...counter('num_drafts_total', [`{model_name="a"} ${10 * n}`, `{model_name="b"} ${5 * n}`]),
+      ...counter('num_draft_tokens_total', [`{model_name="a"} ${30 * n}`, `{model_name="b"} ${10 * n}`]),
+      ...counter('num_accepted_tokens_total', [`{model_name="a"} ${20 * n}`, `{model_name="b"} 0`]),
+      ...counter('num_accepted_tokens_per_pos_total', [`{model_name="a",position="0"} ${8 * n}`, `{model_name="a",position="1"} ${7 * n}`, `{model_name="a",position="2"} ${5 * n}`]),
+      '',
+    ].join('\n'),
+  );
+});
+let base = '';
+beforeAll(async () => {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(() => {
+  server.close();
+});
+
+describe('npm run import:vllm', () => {
+  it('--url polls a live server and prints each window per model, --count windows', async () => {
+    const { stdout } = await run(['--url', `${base}/metrics`, '--interval', '0.05', '--count', '2', '--json', '--cost-ratio', '0.1']);
+    const windows = stdout.trim().split('\n').map((line) => JSON.parse(line) as { window: number; schema_version: number; models: { model_name: string; num_drafts: number; mean_acceptance_length: number | null; per_position_acceptance: number[]; advice: { recommended_L: number } }[] });
+    expect(windows.map((w) => w.window)).toEqual([1, 2]);
+    for (const window of windows) {
+      expect(window.schema_version).toBe(1);
+      const [a, b] = window.models;
+      expect(a).toMatchObject({ model_name: 'a', num_drafts: 10, mean_acceptance_length: 3, per_position_acceptance: [0.8, 0.7, 0.5], advice: { recommended_L: 3 } });
+      expect(b).toMatchObject({ model_name: 'b', num_drafts: 5, mean_acceptance_length: 1 });
+    }
+  });
+
+  it('prints one column per model and the advice; an unreachable URL is one line, exit 2', async () => {
+    const { stdout } = await run(['test/fixtures/vllm/two-models.prom', '--cost-ratio', '0.3']);
+    expect(stdout).toMatch(/^vLLM, per model_name\s+big-k4\s+small-k2$/m);
+    expect(stdout).toMatch(/^acceptance at position 2 \(accepted \/ num_drafts\)\s+0\.560\s+—$/m);
+    expect(stdout).toMatch(/big-k4: expected speedup per draft length L at C = 0\.3[\s\S]*recommended L = 3/);
+    await expect(run(['--url', `${base}/nothing`, '--count', '1'])).rejects.toMatchObject({ code: 2, stderr: expect.stringMatching(/^import:vllm: cannot scrape http:\/\/127\.0\.0\.1:\d+\/nothing: HTTP 404 Not Found\n$/) });
+  });
+});

@@ -1,0 +1,218 @@
+/**
+ * The one argument parser of every tool (tools/cli/commands.ts declares each command): node:util parseArgs
+ * behind a declarative spec, so that every command has `--help` (usage, each option with its default, an
+ * example) and answers a mistake with one line, `<tool>: <message>`, and exit status 2, before it loads
+ * anything. Values are checked here by kind (integer, number, choice); what needs the app's rules (the
+ * ranges of src/contract/limits.ts) is checked by the tool with `limitedOption`, still before any model loads.
+ */
+import { parseArgs } from 'node:util';
+import type { LimitedParam } from '../../src/contract/limits';
+import { parseNumber } from '../../src/contract/validation';
+import { findPreset } from '../../src/contract/runParams';
+import type { SchemaPreset } from '../../src/contract/presets';
+
+/** A mistake in the command line: the tool prints it and exits with status 2, before loading any model. */
+export class UsageError extends Error {
+  override readonly name = 'UsageError';
+}
+
+/** What a string option must hold: checked before anything loads. */
+export type ValueKind = 'text' | 'file' | 'number' | 'positive-number' | 'integer' | 'count' | 'list' | readonly string[];
+
+export interface OptionSpec {
+  readonly type: 'string' | 'boolean';
+  readonly description: string;
+  readonly default?: string | boolean;
+  /** For string options: what the value must be (default 'text', anything). */
+  readonly value?: ValueKind;
+  /** The value's name in the usage line, e.g. N, FILE, URL. */
+  readonly placeholder?: string;
+}
+
+export interface CommandSpec {
+  /** The npm script, e.g. `bench:verify`. */
+  readonly name: string;
+  /** The file npm runs (through tools/run-in-vite.ts where `viaVite`). */
+  readonly entry: string;
+  readonly viaVite?: boolean;
+  readonly summary: string;
+  readonly options: Readonly<Record<string, OptionSpec>>;
+  readonly positionals?: { readonly name: string; readonly description: string; readonly max: number };
+  readonly examples: readonly string[];
+  /** Shorter (fewer-seconds) arguments the smoke test runs it with; null where the command needs something heavy (a build, a browser). */
+  readonly smoke?: readonly string[] | null;
+}
+
+type Text<O extends OptionSpec> = O extends { value: readonly (infer C extends string)[] } ? C : string;
+type ValueOf<O extends OptionSpec> = O['type'] extends 'boolean' ? boolean : O extends { default: string } ? Text<O> : Text<O> | undefined;
+export type Values<S extends CommandSpec> = { -readonly [K in keyof S['options']]: ValueOf<S['options'][K]> };
+export interface Parsed<S extends CommandSpec> {
+  values: Values<S>;
+  positionals: string[];
+}
+
+function placeholder(option: OptionSpec): string {
+  if (option.placeholder) return option.placeholder;
+  const kind = option.value;
+  if (Array.isArray(kind)) return kind.join('|');
+  return kind === 'file' ? 'FILE' : kind === 'list' ? 'a,b' : kind === 'number' || kind === 'positive-number' || kind === 'integer' || kind === 'count' ? 'N' : 'TEXT';
+}
+
+/** The --help text: usage, what it does, every option with its default, examples. */
+export function helpText(spec: CommandSpec): string {
+  const entries = Object.entries(spec.options);
+  const flag = ([name, option]: [string, OptionSpec]) => (option.type === 'boolean' ? `--${name}` : `--${name} ${placeholder(option)}`);
+  const positional = spec.positionals ? ` [${spec.positionals.name}]` : '';
+  const rows = [...entries.map((entry): [string, string] => {
+    const option = entry[1];
+    const shown = option.default === undefined || option.default === false ? '' : ` (default ${option.default === true ? 'on' : option.default})`;
+    return [flag(entry), `${option.description}${shown}`];
+  }), ['--help, -h', 'print this help and exit']] as [string, string][];
+  if (spec.positionals) rows.unshift([spec.positionals.name, spec.positionals.description]);
+  const width = Math.max(...rows.map(([name]) => name.length));
+  return [
+    `usage: npm run ${spec.name} --${positional} [options]`,
+    '',
+    spec.summary,
+    '',
+    'options:',
+    ...rows.map(([name, text]) => `  ${name.padEnd(width)}  ${text}`),
+    '',
+    'examples:',
+    ...spec.examples.map((example) => `  ${example}`),
+  ].join('\n');
+}
+
+function checkValue(name: string, kind: ValueKind, text: string): void {
+  if (Array.isArray(kind)) {
+    if (!kind.includes(text)) throw new UsageError(`--${name} must be one of ${kind.join(', ')}, got ${JSON.stringify(text)}`);
+    return;
+  }
+  if (kind === 'text') return;
+  if (kind === 'file') {
+    if (text.trim() === '') throw new UsageError(`--${name} needs a file name`);
+    return;
+  }
+  if (kind === 'list') {
+    if (text.split(',').some((item) => item.trim() === '')) throw new UsageError(`--${name} must be a comma-separated list, got ${JSON.stringify(text)}`);
+    return;
+  }
+  const value = numberOption(name, text);
+  if (kind === 'positive-number' && !(value > 0)) throw new UsageError(`--${name} must be a number above 0, got ${text}`);
+  if (kind === 'integer' && !(Number.isInteger(value) && value >= 1)) throw new UsageError(`--${name} must be a positive integer, got ${text}`);
+  if (kind === 'count' && !(Number.isInteger(value) && value >= 0)) throw new UsageError(`--${name} must be a whole number ≥ 0, got ${text}`);
+}
+
+/** Parses argv against the spec; 'help' when --help or -h was given. Throws UsageError on any mistake. */
+export function parseCommand<S extends CommandSpec>(spec: S, argv: readonly string[]): Parsed<S> | 'help' {
+  const options: Record<string, { type: 'string' | 'boolean'; short?: string }> = { help: { type: 'boolean', short: 'h' } };
+  for (const [name, option] of Object.entries(spec.options)) options[name] = { type: option.type };
+  let parsed;
+  try {
+    parsed = parseArgs({ args: [...argv], options, allowPositionals: spec.positionals !== undefined, strict: true });
+  } catch (error) {
+    const message = (error as Error).message.split('\n')[0] as string;
+    throw new UsageError(`${message.replace(/\. To specify a positional argument.*$/, '')}; see --help`);
+  }
+  if (parsed.values.help === true) return 'help';
+  const values: Record<string, string | boolean | undefined> = {};
+  for (const [name, option] of Object.entries(spec.options)) {
+    const given = parsed.values[name] as string | boolean | undefined;
+    if (typeof given === 'string') checkValue(name, option.value ?? 'text', given);
+    values[name] = given ?? option.default ?? (option.type === 'boolean' ? false : undefined);
+  }
+  const max = spec.positionals?.max ?? 0;
+  if (parsed.positionals.length > max) throw new UsageError(`unexpected argument ${JSON.stringify(parsed.positionals[max])}; see --help`);
+  return { values: values as Values<S>, positionals: parsed.positionals };
+}
+
+/** Prints a usage mistake as one line and gives the exit status (2); anything else is a bug and keeps its stack. */
+function refused(spec: CommandSpec, error: unknown): number {
+  if (!(error instanceof UsageError)) throw error;
+  console.error(`${spec.name}: ${error.message}`);
+  return 2;
+}
+
+/**
+ * Runs a command: --help prints the help (exit 0); a mistake in the options, or a UsageError the body throws
+ * (a value out of the app's range, an unreadable file), prints `<tool>: <message>` (exit 2).
+ */
+export async function runCommand<S extends CommandSpec>(spec: S, argv: readonly string[], body: (parsed: Parsed<S>) => Promise<number> | number): Promise<number> {
+  let parsed: Parsed<S> | 'help';
+  try {
+    parsed = parseCommand(spec, argv);
+  } catch (error) {
+    return refused(spec, error);
+  }
+  if (parsed === 'help') {
+    console.log(helpText(spec));
+    return 0;
+  }
+  try {
+    return await body(parsed);
+  } catch (error) {
+    return refused(spec, error);
+  }
+}
+
+/** For scripts that run at the top level: parses, or prints the help or the mistake and exits (0 or 2). */
+export function parseOrExit<S extends CommandSpec>(spec: S, argv: readonly string[]): Parsed<S> {
+  let parsed: Parsed<S> | 'help';
+  try {
+    parsed = parseCommand(spec, argv);
+  } catch (error) {
+    process.exit(refused(spec, error));
+  }
+  if (parsed === 'help') {
+    console.log(helpText(spec));
+    process.exit(0);
+  }
+  return parsed;
+}
+
+/** Runs more checks on parsed values at the top level; a UsageError prints one line and exits 2. */
+export function checkOrExit<T>(spec: CommandSpec, check: () => T): T {
+  try {
+    return check();
+  } catch (error) {
+    process.exit(refused(spec, error));
+  }
+}
+
+export function numberOption(name: string, text: string | undefined): number {
+  const value = Number(text);
+  if (text === undefined || text.trim() === '' || !Number.isFinite(value)) throw new UsageError(`--${name} must be a number, got ${JSON.stringify(text)}`);
+  return value;
+}
+
+/** A number within its parameter's range, read and checked by the app's own validation (src/contract/validation.ts). */
+export function limitedOption(param: LimitedParam, name: string, text: string | undefined): number {
+  const parsed = parseNumber(param, text ?? '');
+  if ('error' in parsed) throw new UsageError(`--${name}: ${parsed.error}`);
+  return parsed.value;
+}
+
+export function positiveInteger(name: string, text: string | undefined): number {
+  const value = numberOption(name, text);
+  if (!(Number.isInteger(value) && value >= 1)) throw new UsageError(`--${name} must be a positive integer, got ${text}`);
+  return value;
+}
+
+/** A schema preset by id; an unknown one is a usage mistake that names the presets. */
+export function presetOption(id: string): SchemaPreset {
+  try {
+    return findPreset(id);
+  } catch (error) {
+    throw new UsageError(`--preset: ${(error as Error).message}`);
+  }
+}
+
+/** Runs a check from the app's own code that throws RangeError on a bad value (src/contract), as a usage mistake. */
+export function rangeChecked<T>(check: () => T): T {
+  try {
+    return check();
+  } catch (error) {
+    if (error instanceof RangeError) throw new UsageError(error.message);
+    throw error;
+  }
+}
