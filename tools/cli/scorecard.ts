@@ -1,19 +1,21 @@
 /**
  * npm run scorecard -- --presets a,b,… --seeds N [--method id] [--K n] [--L n] [--temperature T]
- *   [--max-tokens n] [--seed first] [--drafting validate|constrained] [--json]
+ *   [--max-tokens n] [--seed first] [--drafting validate|constrained] [--json] [--fail-on-invalid]
  * The structured-output scorecard on the bundled models (src/engine/bench.ts; the app's Scorecard view runs
  * the same code): one row per preset and constraint state, the schema on and the same prompt decoded
- * without it. Validity is ajv against the full schema. --json prints {rows: [...]}; otherwise a Markdown table.
+ * without it. Validity is ajv against the full schema; an output cut short (token limit, context) counts as
+ * not valid. --json prints {rows: [...]}; otherwise a Markdown table. --fail-on-invalid: exit 1, with a
+ * one-line reason, when any constrained output is not schema-valid (the unconstrained rows are the contrast).
  */
 import { parseArgs } from 'node:util';
 import { setupNodeEngine } from '../nodeEngine';
-import { scorecardRowJson, type ScorecardSpec } from '../../src/contract/bench';
+import { scorecardRowJson, type ScorecardRow, type ScorecardSpec } from '../../src/contract/bench';
 import { DECODE_METHODS, findPreset, type DecodeMethod } from '../../src/contract/runParams';
 import { scorecard } from '../../src/engine/bench';
 import { ajvValidator } from '../../src/grammar/ajvValidator';
 import { UsageError, limitedOption, parseOrExit, positiveInteger } from './options';
 
-function parse(argv: string[]): { spec: ScorecardSpec; json: boolean } {
+function parse(argv: string[]): { spec: ScorecardSpec; json: boolean; failOnInvalid: boolean } {
   const { values } = parseArgs({
     args: argv,
     options: {
@@ -27,6 +29,7 @@ function parse(argv: string[]): { spec: ScorecardSpec; json: boolean } {
       'max-tokens': { type: 'string', default: '64' },
       drafting: { type: 'string', default: 'validate' },
       json: { type: 'boolean', default: false },
+      'fail-on-invalid': { type: 'boolean', default: false },
     },
   });
   const method = values.method as DecodeMethod;
@@ -46,7 +49,7 @@ function parse(argv: string[]): { spec: ScorecardSpec; json: boolean } {
       drafting: values.drafting,
     },
   };
-  return { spec, json: values.json };
+  return { spec, json: values.json, failOnInvalid: values['fail-on-invalid'] };
 }
 
 const MARKDOWN_COLUMNS = ['preset', 'constrained', 'schema_valid_rate', 'parse_errors', 'truncated', 'R', 'I', 'D', 'A', 'steps', 'grammar_survival', 'conditional_acceptance', 'draft_yield', 'mean_acceptance_length', 'mask_ms_per_step', 'tokens_per_second'] as const;
@@ -54,10 +57,11 @@ const MARKDOWN_COLUMNS = ['preset', 'constrained', 'schema_valid_rate', 'parse_e
 export async function main(argv: string[]): Promise<number> {
   const options = parseOrExit('scorecard', () => parse(argv));
   if (typeof options === 'number') return options;
-  const { spec, json } = options;
+  const { spec, json, failOnInvalid } = options;
   const { engine, dispose } = await setupNodeEngine();
   try {
-    const rows = (await scorecard((params) => engine.run(params), ajvValidator, spec, { onProgress: (done, total) => console.error(`scorecard: ${done}/${total} runs`) })).map(scorecardRowJson);
+    const cards = await scorecard((params) => engine.run(params), ajvValidator, spec, { onProgress: (done, total) => console.error(`scorecard: ${done}/${total} runs`) });
+    const rows = cards.map(scorecardRowJson);
     if (json) console.log(JSON.stringify({ rows }, null, 2));
     else {
       const { method, K, L, temperature, maxTokens, seed } = spec.base;
@@ -65,8 +69,21 @@ export async function main(argv: string[]): Promise<number> {
       console.log(`| ${MARKDOWN_COLUMNS.join(' | ')} |\n|${MARKDOWN_COLUMNS.map(() => '---').join('|')}|`);
       for (const row of rows) console.log(`| ${MARKDOWN_COLUMNS.map((column) => String(row[column] ?? '—')).join(' | ')} |`);
     }
+    const failure = failOnInvalid ? invalidRows(cards) : null;
+    if (failure !== null) {
+      console.error(`scorecard: ${failure}`);
+      return 1;
+    }
   } finally {
     await dispose();
   }
   return 0;
+}
+
+/** --fail-on-invalid's one line: the constrained rows with outputs that are not schema-valid; null when there are none. */
+export function invalidRows(rows: readonly ScorecardRow[]): string | null {
+  const failed = rows.filter((row) => row.constrained && row.card.valid < row.card.completions);
+  if (failed.length === 0) return null;
+  const described = failed.map(({ preset, card }) => `${preset} ${card.valid}/${card.completions} valid (${card.invalid} invalid, ${card.truncated} cut short, ${card.deadEnds} dead ends)`);
+  return `--fail-on-invalid: constrained outputs not schema-valid: ${described.join('; ')}`;
 }
