@@ -114,7 +114,9 @@ export async function decode(models: PairModels, options: DecodeOptions, onStep?
       const context = [...options.prompt, ...tokens];
       const state = { tokens, context, rng, verification, matcher, constrainedAfter, timings, index: steps };
       const record = method === 'ar' ? await autoregressiveStep(models, options, state) : await speculativeStep(models, { ...options, K }, state);
+      // A step may emit past the token budget: what lies past it is not output, so a stop token there does not end the run.
       for (const { token } of record.emitted) {
+        if (tokens.length === options.maxTokens) break;
         tokens.push(token);
         if (token === stopTokenId) break;
       }
@@ -128,7 +130,7 @@ export async function decode(models: PairModels, options: DecodeOptions, onStep?
         scoring[record.scoring.path === 'tree' ? 'treeSteps' : 'batchedSteps']++;
       }
       await onStep?.(record);
-      if (tokens.at(-1) === stopTokenId || matcher?.isTerminated() === true) {
+      if (tokens.at(-1) === stopTokenId || (matcher?.isTerminated() === true && tokens.length < options.maxTokens)) {
         ending = 'stopped';
         break;
       }
@@ -140,7 +142,6 @@ export async function decode(models: PairModels, options: DecodeOptions, onStep?
     matcher?.dispose();
     models.dispose();
   }
-  if (tokens.length > options.maxTokens) tokens.length = options.maxTokens;
   let constraintStart: number | null = null;
   if (structure) for (let i = 0; i <= tokens.length && constraintStart === null; i++) if (constrainedAfter(tokens.slice(0, i))) constraintStart = i;
   const body = (structure ? (constraintStart === null ? [] : tokens.slice(constraintStart)) : tokens).filter((token) => token !== stopTokenId);

@@ -7,7 +7,7 @@
 import { collectingConsoleErrors } from './consoleTap';
 import type * as xgrammarModule from '@mlc-ai/web-xgrammar';
 import type { CompiledGrammar, GrammarCompiler, GrammarMatcher, TokenizerInfo } from '@mlc-ai/web-xgrammar';
-import { SchemaError, checkSchema, parseSchemaText } from './schema';
+import { SchemaError, checkSchema, parseSchemaText, schemaForGrammar } from './schema';
 import { ByteGuard } from './byteGuard';
 
 /**
@@ -169,8 +169,10 @@ export class GrammarEngine {
 
   /** Compiles schema text; throws SchemaError naming the problem (syntax with line and column, or xgrammar's). */
   async compile(schemaText: string): Promise<CompiledSchema> {
-    const unenforced = checkSchema(parseSchemaText(schemaText));
-    const compiled = await capturingXgrammarErrors('schema', () => this.compiler.compileJSONSchema(schemaText, false, -1));
+    const schema = parseSchemaText(schemaText);
+    const unenforced = checkSchema(schema);
+    const grammarText = JSON.stringify(schemaForGrammar(schema));
+    const compiled = await capturingXgrammarErrors('schema', () => this.compiler.compileJSONSchema(grammarText, false, -1));
     return new CompiledSchema(compiled, unenforced, this.stopTokens, this.guard);
   }
 

@@ -2,6 +2,7 @@
  * npm run generate -- (--preset <name> | --schema <file> | --free) [--prompt <text>] [--method <id>|all]
  *   [--K n] [--L n] [--temperature t] [--top-p p] [--seed n] [--max-tokens n] [--drafting validate|constrained]
  *   [--drafter model|model+grammar|model+lookup|model+grammar+lookup] [--trigger <text>] [--verifier cpu|gpu] [--repeats n] [--json]
+ *   [--fail-on-invalid]
  * Headless generation with the bundled models (onnxruntime-web, wasm EP). Prints the text, or with --json
  * one object per method with the counters, the derived ratios, vLLM's names and timings. --method all
  * runs every method on the same prompt and seed: the race, fair (src/engine/bench.ts): each method warmed
@@ -9,6 +10,8 @@
  * Every usage or input error (an option, a parameter out of range, a schema the grammar cannot take, a
  * prompt too long for the models) prints `generate: <message>` and exits 2; the parameters and the schema
  * are checked before the models load, by the app's own validation (src/contract/validation.ts).
+ * --fail-on-invalid: exit 1, with a one-line reason, when any output is not schema-valid (invalid, cut short
+ * by the token limit or the context, or at a grammar dead end), so that CI scripts can rely on it.
  */
 import { readFileSync } from 'node:fs';
 import { setupNodeEngine } from '../nodeEngine';
@@ -33,7 +36,7 @@ function readSchemaFile(path: string): string {
 }
 
 /** Reads the arguments and checks everything that can be checked without the models; throws UsageError. */
-function parse(values: Values<typeof COMMANDS.generate>): { params: RunParams; methods: DecodeMethod[]; json: boolean; verifier: 'cpu' | 'gpu'; repeats: number } {
+function parse(values: Values<typeof COMMANDS.generate>): { params: RunParams; methods: DecodeMethod[]; json: boolean; verifier: 'cpu' | 'gpu'; repeats: number; failOnInvalid: boolean } {
   const sources = [values.preset !== undefined, values.schema !== undefined, values.free].filter(Boolean).length;
   if (sources !== 1) throw new UsageError('give exactly one of --preset <name>, --schema <file> or --free');
   const methods: DecodeMethod[] = values.method === 'all' ? [...DECODE_METHODS] : [values.method as DecodeMethod];
@@ -65,7 +68,7 @@ function parse(values: Values<typeof COMMANDS.generate>): { params: RunParams; m
     }
   }
   const repeats = positiveInteger('repeats', values.repeats);
-  return { params: checked.params, methods, json: values.json, verifier: values.verifier, repeats };
+  return { params: checked.params, methods, json: values.json, verifier: values.verifier, repeats, failOnInvalid: values['fail-on-invalid'] };
 }
 
 /** The --json object: our counters and vLLM's per-request names side by side. */
@@ -116,6 +119,14 @@ function reportVerdict(report: RunReport): void {
   if (report.verdict && report.verdict.kind !== 'valid') console.error(`${report.params.method}: ${report.verdict.kind}: ${report.verdict.reason}`);
 }
 
+/** --fail-on-invalid's one line: how many outputs are not schema-valid, and the first one's reason; null when all are. */
+export function invalidOutputs(reports: readonly RunReport[]): string | null {
+  const failed = reports.filter((report) => report.verdict !== null && report.verdict.kind !== 'valid');
+  const first = failed[0];
+  if (!first?.verdict || first.verdict.kind === 'valid') return null;
+  return `--fail-on-invalid: ${failed.length} of ${reports.length} output${reports.length === 1 ? ' is' : 's are'} not schema-valid; first, ${first.params.method}: ${first.verdict.kind}: ${first.verdict.reason}`;
+}
+
 export function main(argv: string[]): Promise<number> {
   return runCommand(COMMANDS.generate, argv, ({ values }) => generate(values));
 }
@@ -127,7 +138,8 @@ function asUsageError(error: unknown): never {
 }
 
 async function generate(values: Values<typeof COMMANDS.generate>): Promise<number> {
-  const { params, methods, json, verifier, repeats } = parse(values);
+  const { params, methods, json, verifier, repeats, failOnInvalid } = parse(values);
+  const reports: RunReport[] = [];
   const setup = await setupNodeEngine(verifier);
   if (setup.verifierReason) console.error(`generate: verifying on the CPU twin: ${setup.verifierReason}`);
   const { engine } = setup;
@@ -136,16 +148,21 @@ async function generate(values: Values<typeof COMMANDS.generate>): Promise<numbe
       const report = await engine.run({ ...params, method: methods[0] as DecodeMethod }).catch(asUsageError);
       console.log(json ? JSON.stringify(summary(report)) : report.text);
       reportVerdict(report);
+      reports.push(report);
     } else {
       const result = await race((run) => engine.run(run), params, methods, repeats).catch(asUsageError);
       if (!json) console.log(`race: ${methods.length} methods, each warmed up once untimed, then ${repeats} timed rounds in rotated order, each over at least ${result.tokenBudget} tokens per method; tokens/s and speedup are medians [min–max]`);
       for (const entry of result.entries) {
         console.log(json ? JSON.stringify(raceSummary(entry, result.repeats)) : raceLine(entry));
         reportVerdict(entry.report);
+        reports.push(entry.report);
       }
     }
   } finally {
     await setup.dispose();
   }
-  return 0;
+  const failure = failOnInvalid ? invalidOutputs(reports) : null;
+  if (failure === null) return 0;
+  console.error(`generate: ${failure}`);
+  return 1;
 }

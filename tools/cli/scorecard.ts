@@ -1,19 +1,21 @@
 /**
  * npm run scorecard -- --presets a,b,… --seeds N [--method id] [--K n] [--L n] [--temperature T]
- *   [--max-tokens n] [--seed first] [--drafting validate|constrained] [--json]
+ *   [--max-tokens n] [--seed first] [--drafting validate|constrained] [--json] [--fail-on-invalid]
  * The structured-output scorecard on the bundled models (src/engine/bench.ts; the app's Scorecard view runs
  * the same code): one row per preset and constraint state, the schema on and the same prompt decoded
- * without it. Validity is ajv against the full schema. --json prints {rows: [...]}; otherwise a Markdown table.
+ * without it. Validity is ajv against the full schema; an output cut short (token limit, context) counts as
+ * not valid. --json prints {rows: [...]}; otherwise a Markdown table. --fail-on-invalid: exit 1, with a
+ * one-line reason, when any constrained output is not schema-valid (the unconstrained rows are the contrast).
  */
 import { setupNodeEngine } from '../nodeEngine';
-import { scorecardCsv, scorecardRowJson, type ScorecardSpec } from '../../src/contract/bench';
+import { scorecardCsv, scorecardRowJson, type ScorecardRow, type ScorecardSpec } from '../../src/contract/bench';
 import { DECODE_METHODS, type DecodeMethod } from '../../src/contract/runParams';
 import { scorecard } from '../../src/engine/bench';
 import { ajvValidator } from '../../src/grammar/ajvValidator';
 import { UsageError, limitedOption, positiveInteger, presetOption, rangeChecked, runCommand, type Values } from './args';
 import { COMMANDS } from './commands';
 
-function parse(values: Values<typeof COMMANDS.scorecard>): { spec: ScorecardSpec; json: boolean; csv: boolean } {
+function parse(values: Values<typeof COMMANDS.scorecard>): { spec: ScorecardSpec; json: boolean; csv: boolean; failOnInvalid: boolean } {
   const method = values.method as DecodeMethod;
   if (!DECODE_METHODS.includes(method)) throw new UsageError(`--method must be one of ${DECODE_METHODS.join(', ')}`);
   const presets = values.presets.split(',').map((id) => presetOption(id.trim()).id);
@@ -31,7 +33,7 @@ function parse(values: Values<typeof COMMANDS.scorecard>): { spec: ScorecardSpec
     },
   };
   if (values.json && values.csv) throw new UsageError('give --json or --csv, not both');
-  return { spec, json: values.json, csv: values.csv };
+  return { spec, json: values.json, csv: values.csv, failOnInvalid: values['fail-on-invalid'] };
 }
 
 const MARKDOWN_COLUMNS = ['preset', 'constrained', 'schema_valid_rate', 'parse_errors', 'truncated', 'R', 'I', 'D', 'A', 'steps', 'grammar_survival', 'conditional_acceptance', 'draft_yield', 'mean_acceptance_length', 'mask_ms_per_step', 'tokens_per_second'] as const;
@@ -40,7 +42,7 @@ export function main(argv: string[]): Promise<number> {
   return runCommand(COMMANDS.scorecard, argv, ({ values }) => runScorecard(rangeChecked(() => parse(values))));
 }
 
-async function runScorecard({ spec, json, csv }: ReturnType<typeof parse>): Promise<number> {
+async function runScorecard({ spec, json, csv, failOnInvalid }: ReturnType<typeof parse>): Promise<number> {
   const { engine, dispose } = await setupNodeEngine();
   try {
     const cards = await scorecard((params) => engine.run(params), ajvValidator, spec, { onProgress: (done, total) => console.error(`scorecard: ${done}/${total} runs`) });
@@ -53,8 +55,21 @@ async function runScorecard({ spec, json, csv }: ReturnType<typeof parse>): Prom
       console.log(`| ${MARKDOWN_COLUMNS.join(' | ')} |\n|${MARKDOWN_COLUMNS.map(() => '---').join('|')}|`);
       for (const row of rows) console.log(`| ${MARKDOWN_COLUMNS.map((column) => String(row[column] ?? '—')).join(' | ')} |`);
     }
+    const failure = failOnInvalid ? invalidRows(cards) : null;
+    if (failure !== null) {
+      console.error(`scorecard: ${failure}`);
+      return 1;
+    }
   } finally {
     await dispose();
   }
   return 0;
+}
+
+/** --fail-on-invalid's one line: the constrained rows with outputs that are not schema-valid; null when there are none. */
+export function invalidRows(rows: readonly ScorecardRow[]): string | null {
+  const failed = rows.filter((row) => row.constrained && row.card.valid < row.card.completions);
+  if (failed.length === 0) return null;
+  const described = failed.map(({ preset, card }) => `${preset} ${card.valid}/${card.completions} valid (${card.invalid} invalid, ${card.truncated} cut short, ${card.deadEnds} dead ends)`);
+  return `--fail-on-invalid: constrained outputs not schema-valid: ${described.join('; ')}`;
 }

@@ -1,0 +1,108 @@
+/**
+ * Schema-valid by construction, fuzzed: random schemas from the subset the app supports, decoded through the
+ * real grammar engine and the real decode() by an adversary that picks uniformly among the allowed tokens at
+ * T = 1, over a byte-level vocabulary that can spell raw control bytes and broken UTF-8. Every run that stops
+ * by itself must be valid UTF-8, parse, and pass ajv. Seeded: a failure prints the seed and the schema.
+ * CI runs SCHEMAS schemas × every method; SCHEMA_FUZZ_RUNS=<schemas> SCHEMA_FUZZ_SEED=<n> search deeper locally.
+ */
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { LogitPair } from '../../src/core/modelPair';
+import { DECODE_METHODS } from '../../src/contract/runParams';
+import { decode } from '../../src/engine/decode';
+import { PrefixPairModels } from '../../src/engine/pairModels';
+import { ajvValidator } from '../../src/grammar/ajvValidator';
+import { BYTE_TO_CHAR } from '../../src/grammar/byteGuard';
+import { GrammarEngine } from '../../src/grammar/engine';
+
+/** Every single byte, then pieces that cross the lexical boundaries: multi-byte characters whole and split, a control byte after a letter, escapes. */
+const PIECES: number[][] = [
+  ...Array.from({ length: 256 }, (_, b) => [b]),
+  ...['{"', '":', '", "', '"}', ', "', 'true', 'false', 'null', '\\u00', '\\n', '12', '-0.5', 'e+', '日本', '😀', 'ab', '"ab"'].map((text) => [...new TextEncoder().encode(text)]),
+  [0x61, 0x05], [0x22, 0x1f], [0xe6, 0x97], [0xa5, 0x22], [0xf0, 0x9f, 0x98], [0xc0, 0x80], [0xed, 0xa0, 0x80], [0x80, 0x80],
+];
+const TOKENS = [...PIECES.map((bytes) => bytes.map((b) => BYTE_TO_CHAR[b]).join('')), '<|stop|>'];
+const STOP = TOKENS.length - 1;
+const V = TOKENS.length;
+
+const bytesOf = (tokens: readonly number[]) => Uint8Array.from(tokens.flatMap((token) => PIECES[token] ?? []));
+/** As a byte-level tokenizer decodes: broken UTF-8 turns into U+FFFD, silently. */
+const detokenize = (tokens: readonly number[]) => new TextDecoder().decode(bytesOf(tokens));
+
+/**
+ * The adversary: a flat target (uniform over whatever the mask allows) and a drafter that disagrees with it
+ * (random logits keyed on the last token), so rejections and bonus rows are exercised too.
+ */
+function adversary(seed: number): LogitPair {
+  let state = seed >>> 0;
+  const random = () => {
+    state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
+    return state / 2 ** 32;
+  };
+  const rows = Array.from({ length: V }, () => Float64Array.from({ length: V }, () => 3 * random()));
+  return { V, target: () => new Float64Array(V), draft: (prefix) => rows[prefix.at(-1) ?? 0] as Float64Array };
+}
+
+const SCHEMAS = Number(process.env.SCHEMA_FUZZ_RUNS ?? 120);
+
+type Schema = Record<string, unknown>;
+// Enums are left out: xgrammar's enum grammar was found to let through values it does not list (see the report on issue 25).
+const stringSchema: fc.Arbitrary<Schema> = fc.record({ type: fc.constant('string'), minLength: fc.integer({ min: 0, max: 3 }), maxLength: fc.integer({ min: 3, max: 6 }) }, { requiredKeys: ['type', 'maxLength'] });
+const leaf: fc.Arbitrary<Schema> = fc.oneof(
+  stringSchema,
+  // Numeric bounds are left out: xgrammar enforces them only approximately, and lists them as unenforced (schema.ts).
+  fc.constant({ type: 'integer' }),
+  fc.constant({ type: 'number' }),
+  fc.constant({ type: 'boolean' }),
+  fc.constant({ type: 'null' }),
+);
+const schemaArbitrary: fc.Arbitrary<Schema> = fc.letrec<{ node: Schema; object: Schema }>((tie) => ({
+  node: fc.oneof({ depthSize: 'small', withCrossShrink: true }, leaf, tie('object'), fc.record({ type: fc.constant('array'), items: tie('node'), minItems: fc.integer({ min: 0, max: 1 }), maxItems: fc.integer({ min: 1, max: 3 }) })),
+  object: fc
+    .uniqueArray(fc.tuple(fc.constantFrom('a', 'b', 'c', 'name'), tie('node'), fc.boolean()), { minLength: 1, maxLength: 3, selector: ([name]) => name })
+    .map((entries) => ({
+      type: 'object',
+      properties: Object.fromEntries(entries.map(([name, child]) => [name, child])),
+      required: entries.filter(([, , required]) => required).map(([name]) => name),
+      additionalProperties: false,
+    })),
+})).object;
+
+describe('schema-valid by construction, fuzzed', () => {
+  let engine: GrammarEngine;
+  beforeAll(async () => {
+    engine = await GrammarEngine.create({ tokens: TOKENS, vocabType: 'byte_level', stopTokenIds: [STOP] });
+  });
+  afterAll(() => engine.dispose());
+
+  it('every output that stops by itself is UTF-8, parses and passes ajv, for every method', async () => {
+    let stopped = 0;
+    let runs = 0;
+    await fc.assert(
+      fc.asyncProperty(schemaArbitrary, fc.integer({ min: 0, max: 2 ** 31 - 1 }), async (schema, seed) => {
+        const grammar = await engine.compile(JSON.stringify(schema));
+        const pair = adversary(seed);
+        try {
+          for (const method of DECODE_METHODS) {
+            const result = await decode(new PrefixPairModels(pair), {
+              method, K: 2, L: 3, sampling: { temperature: 1 }, drafting: seed % 2 === 0 ? 'validate' : 'constrained', seed, maxTokens: 60,
+              prompt: [STOP], structure: { grammar, schema, validate: ajvValidator }, detokenize, stopTokenId: STOP,
+            });
+            runs++;
+            if (result.ending !== 'stopped') continue;
+            stopped++;
+            const label = `${method} seed ${seed}: ${JSON.stringify(schema)} → ${JSON.stringify(result.json)}`;
+            const body = result.tokens.filter((token) => token !== STOP);
+            expect(() => new TextDecoder('utf-8', { fatal: true }).decode(bytesOf(body)), label).not.toThrow();
+            expect(result.verdict, label).toEqual({ kind: 'valid' });
+          }
+        } finally {
+          grammar.dispose();
+        }
+      }),
+      { seed: Number(process.env.SCHEMA_FUZZ_SEED ?? 25), numRuns: SCHEMAS },
+    );
+    expect(runs).toBe(SCHEMAS * DECODE_METHODS.length);
+    expect(stopped).toBeGreaterThan(runs / 2);
+  });
+});
