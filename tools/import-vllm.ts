@@ -6,18 +6,11 @@
  * the app's vLLM view shows the same). Two scrapes give one benchmark window's delta. vLLM counts D and A,
  * not R or I: give --R or --I to see D/R and A/R. Bad input exits 2 with a message.
  */
-import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { ScrapeError, readScrape, scrapeDelta, vllmReport, type SuppliedDraftCounts } from '../src/core/vllmMetrics';
-import { UsageError, numberOption, parseOrExit } from './cli/options';
+import { UsageError, numberOption, parseOrExit, readInputFile, terminalSafe } from './cli/options';
 
-function read(path: string): string {
-  try {
-    return readFileSync(path, 'utf8');
-  } catch (error) {
-    throw new UsageError(`cannot read ${path}: ${(error as Error).message}`);
-  }
-}
+const read = (path: string) => readInputFile(path, 'cannot read');
 
 function countOption(name: string, text: string | undefined): number | undefined {
   if (text === undefined) return undefined;
@@ -74,7 +67,7 @@ export function main(argv: string[]): number {
     }
   } catch (error) {
     if (!(error instanceof ScrapeError || error instanceof UsageError)) throw error;
-    console.error(`import:vllm: ${error.message}`);
+    console.error(`import:vllm: ${terminalSafe(error.message, { maxChars: 2000 })}`);
     return 2;
   }
   return 0;

@@ -93,4 +93,6 @@ export type FromWorker =
   /** A sweep or scorecard failed or was cancelled. */
   | { type: 'bench-error'; runId: number; message: string; cancelled: boolean }
   /** `errors`: the worker's own check of the parameters, by field. */
-  | { type: 'run-error'; runId: number; message: string; errors?: FieldErrors };
+  | { type: 'run-error'; runId: number; message: string; errors?: FieldErrors }
+  /** The grammar engine's wasm trapped: the page restarts the worker and reloads the pair (the error came first). */
+  | { type: 'engine-trapped' };

@@ -12,6 +12,7 @@ import { setupEngine, type EngineSetup } from './setup';
 import { GpuDeviceLostError, GpuUncapturedError, describeDeviceLoss } from '../gpu/device';
 import { interpretedValidator } from '../grammar/interpretedValidator';
 import { measureSchema, parseSchemaText } from '../grammar/schema';
+import { isGrammarTrap } from '../grammar/engine';
 import { errorSummary, validateRunParams, type RunParamsInput } from '../contract/validation';
 import { loadPair } from '../models/loader';
 import { evictModelCache, httpReader } from '../models/httpReader';
@@ -24,7 +25,15 @@ markPhase('worker modules');
 const post = (message: FromWorker) => {
   postMessage(message);
 };
-const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));
+const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error)) + (isGrammarTrap(error) ? TRAP_NOTE : '');
+
+/** What a trapped grammar engine's error adds; the page is told to restart this worker right after. */
+const TRAP_NOTE = '. The grammar engine is restarted and the models reload; then the next run works.';
+
+/** After a wasm trap this worker's xgrammar may be corrupt: the page replaces the worker. */
+function reportTrap(error: unknown): void {
+  if (isGrammarTrap(error)) post({ type: 'engine-trapped' });
+}
 
 const FLUSH_MS = 400;
 /** The loaded pair, its verifier and engine, replaced on every load. */
@@ -194,6 +203,7 @@ async function prepare(runId: number, params: unknown): Promise<{ engine: Engine
       await engine.compile(schemaText);
     } catch (error) {
       post({ type: 'run-error', runId, message: errorText(error) });
+      reportTrap(error);
       return null;
     } finally {
       post({ type: 'compiled', runId });
@@ -249,6 +259,7 @@ async function run(message: Extract<ToWorker, { type: 'run' }>): Promise<void> {
   } catch (error) {
     sink.flush();
     post({ type: 'run-error', runId: message.runId, message: await failureMessage(error) });
+    reportTrap(error);
   } finally {
     if (active?.controller === controller) active = null;
   }
@@ -276,6 +287,7 @@ async function benchJob(message: Extract<ToWorker, { type: 'race' | 'sweep' | 's
   } catch (error) {
     const cancelled = controller.signal.aborted;
     fail(cancelled ? `${message.type} cancelled` : await failureMessage(error), cancelled);
+    reportTrap(error);
   } finally {
     if (active?.controller === controller) active = null;
   }

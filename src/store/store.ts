@@ -362,6 +362,13 @@ export function createSpecStore(transport: EngineTransport, options: StoreOption
           case 'race-done':
             if (message.runId === state.race.id && state.race.status === 'running') set({ race: { ...state.race, status: 'done', result: message.result } });
             break;
+          case 'engine-trapped':
+            // The error (shown already) says the engine restarts; the fresh worker reloads the pair.
+            clearTimeout(compileTimer);
+            set({ compiling: null });
+            transport.restart();
+            get().load();
+            break;
           case 'run-error':
             if (message.errors) set({ form: { ...state.form, errors: { ...state.form.errors, ...message.errors } } });
             if (message.runId === state.run.id) set({ run: { ...state.run, status: 'error', error: message.message } });

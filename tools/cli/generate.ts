@@ -10,9 +10,9 @@
  * prompt too long for the models) prints `generate: <message>` and exits 2; the parameters and the schema
  * are checked before the models load, by the app's own validation (src/contract/validation.ts).
  */
-import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { setupNodeEngine } from '../nodeEngine';
+import { CLI_LIMITS } from '../../src/contract/limits';
 import { errorSummary, validateRunParams } from '../../src/contract/validation';
 import { counterFields } from '../../src/core/metrics';
 import type { RaceEntry } from '../../src/contract/bench';
@@ -21,15 +21,9 @@ import type { RunReport } from '../../src/contract/runReport';
 import { DECODE_METHODS, findPreset, presetParams, type DecodeMethod, type RunParams } from '../../src/contract/runParams';
 import { PromptTooLongError } from '../../src/engine/decode';
 import { SchemaError, checkSchema, parseSchemaText } from '../../src/grammar/schema';
-import { UsageError, limitedOption, parsingArguments, positiveInteger, withUsageErrors } from './options';
+import { UsageError, limitedOption, parsingArguments, positiveInteger, readInputFile, terminalSafe, withUsageErrors } from './options';
 
-function readSchemaFile(path: string): string {
-  try {
-    return readFileSync(path, 'utf8');
-  } catch (error) {
-    throw new UsageError(`--schema ${path}: ${(error as Error).message}`);
-  }
-}
+const readSchemaFile = (path: string) => readInputFile(path, '--schema');
 
 /** Reads the arguments and checks everything that can be checked without the models; throws UsageError. */
 function parse(argv: string[]): { params: RunParams; methods: DecodeMethod[]; json: boolean; verifier: 'cpu' | 'gpu'; repeats: number } {
@@ -90,7 +84,7 @@ function parse(argv: string[]): { params: RunParams; methods: DecodeMethod[]; js
       throw error;
     }
   }
-  const repeats = positiveInteger('repeats', values.repeats);
+  const repeats = positiveInteger('repeats', values.repeats, CLI_LIMITS.repeats);
   return { params: checked.params, methods, json: values.json, verifier: values.verifier, repeats };
 }
 
@@ -128,15 +122,18 @@ function raceSummary(entry: RaceEntry, repeats: number) {
   };
 }
 
+/** Model output is printed whole (512 tokens at most), but escaped: a model can write escape sequences too. */
+const MODEL_TEXT_CHARS = 20_000;
+
 function raceLine({ method, report, tokensPerSecond, speedup }: RaceEntry): string {
   const perForward = (report.tokens.length / report.steps).toFixed(2);
   const rate = `${tokensPerSecond.median.toFixed(1)} tok/s [${tokensPerSecond.min.toFixed(1)}–${tokensPerSecond.max.toFixed(1)}]`;
   const faster = speedup ? `, ${speedup.median.toFixed(2)}× ar [${speedup.min.toFixed(2)}–${speedup.max.toFixed(2)}]` : '';
-  return `${method.padEnd(11)} ${String(report.tokens.length).padStart(4)} tokens, ${String(report.steps).padStart(3)} target forwards (${perForward}/forward), ${rate}${faster}, ${report.verdict?.kind ?? 'free text'}: ${report.text}`;
+  return `${method.padEnd(11)} ${String(report.tokens.length).padStart(4)} tokens, ${String(report.steps).padStart(3)} target forwards (${perForward}/forward), ${rate}${faster}, ${report.verdict?.kind ?? 'free text'}: ${terminalSafe(report.text, { maxChars: MODEL_TEXT_CHARS })}`;
 }
 
 function reportVerdict(report: RunReport): void {
-  if (report.verdict && report.verdict.kind !== 'valid') console.error(`${report.params.method}: ${report.verdict.kind}: ${report.verdict.reason}`);
+  if (report.verdict && report.verdict.kind !== 'valid') console.error(`${report.params.method}: ${report.verdict.kind}: ${terminalSafe(report.verdict.reason, { maxChars: MODEL_TEXT_CHARS })}`);
 }
 
 export function main(argv: string[]): Promise<number> {
@@ -157,7 +154,7 @@ async function generate(argv: string[]): Promise<number> {
   try {
     if (methods.length === 1) {
       const report = await engine.run({ ...params, method: methods[0] as DecodeMethod }).catch(asUsageError);
-      console.log(json ? JSON.stringify(summary(report)) : report.text);
+      console.log(json ? JSON.stringify(summary(report)) : terminalSafe(report.text, { keepLines: true, maxChars: MODEL_TEXT_CHARS }));
       reportVerdict(report);
     } else {
       const result = await race((run) => engine.run(run), params, methods, repeats).catch(asUsageError);
