@@ -270,8 +270,10 @@ async function benchJob(message: Extract<ToWorker, { type: 'race' | 'sweep' | 's
   const { runId } = message;
   const fail = (text: string, cancelled: boolean) => post(message.type === 'race' ? { type: 'run-error', runId, message: text } : { type: 'bench-error', runId, message: text, cancelled });
   // A race checks its parameters and compiles its schema as a run does; sweeps and scorecards vary their own.
-  const ready = message.type === 'race' ? await prepare(runId, message.params) : null;
-  if (message.type === 'race' && !ready) return;
+  // A sweep's schema is compiled the same way, under the page's compile budget (its cells then reuse it).
+  const ready = message.type === 'race' ? await prepare(runId, message.params) : message.type === 'sweep' ? await prepare(runId, message.spec.base) : null;
+  // prepare() has reported why (a run error under this job's id).
+  if (message.type !== 'scorecard' && !ready) return;
   if (!setup) return fail('the models are not loaded yet', false);
   const current = setup.engine;
   const controller = new AbortController();

@@ -22,6 +22,8 @@ export function useShortcuts(): void {
       const actions = store.getState();
       const target = event.target as HTMLElement | null;
       if (target && (target.closest('input, textarea, select, [contenteditable="true"]') || event.ctrlKey || event.metaKey || event.altKey)) return;
+      // Space on a focused button presses that button ("Race all methods"), not Run as well.
+      if (event.key === ' ' && target?.closest('button, a[href], summary, [role="button"]')) return;
       const method = DECODE_METHODS.find((candidate) => decodeMethodInfo(candidate).shortcut === event.key);
       if (event.key === ' ') actions.togglePause();
       else if (event.key === 'ArrowRight') actions.step();
