@@ -5,8 +5,10 @@
  * training (seed 1) nor its stopping rule (seed 2) ever read, for every preset and for random custom schemas.
  * - At T = 0 (the greedy target, `ar`): field exact-match against the record's JSON, the schema-valid rate
  *   (ajv on every output), and for the reasoning preset how often the free text reaches its trigger.
- * - At T = 1 with spectr-gbv, K = 3, L = 4: A/D (vLLM's draft_acceptance_rate, over every draft's tokens),
- *   A over distinct prefix-tree nodes, and the mean acceptance length 1 + A/steps.
+ * - At T = 1 with one draft (tokenwise, L = 4): A/D, the share of drafted tokens the target accepts.
+ * - At T = 1 with spectr-gbv, K = 3, L = 4: A/D (vLLM's draft_acceptance_rate, over every draft's tokens,
+ *   so at most about 1/3 when the drafts differ), A over distinct prefix-tree nodes, and the mean
+ *   acceptance length 1 + A/steps.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -27,6 +29,8 @@ export interface KindEvaluation {
   fields: number;
   fieldsExact: number;
   schemaValid: number;
+  /** One draft at T = 1 (tokenwise): accepted over drafted grammar-valid tokens. */
+  singleDraft: { A: number; D: number };
   /** Outputs whose free text reached the trigger (presets with a trigger only). */
   reachedTrigger: number | null;
   acceptance: { runs: number; A: number; D: number; distinctD: number; steps: number };
@@ -77,13 +81,14 @@ const ratio = (value: number | null) => (value === null ? '—' : value.toFixed(
 
 export function formatEvaluation(rows: readonly KindEvaluation[]): string {
   const lines = [
-    '| preset | prompts | field exact-match (T = 0) | schema-valid | reaches "Answer: " | A/D (T = 1) | A/distinct D | mean acceptance length |',
-    '|---|---|---|---|---|---|---|---|',
+    '| preset | prompts | field exact-match (T = 0) | schema-valid | reaches "Answer: " | A/D, K = 1 (T = 1) | A/D, K = 3 | A/distinct D, K = 3 | mean acceptance length, K = 3 |',
+    '|---|---|---|---|---|---|---|---|---|',
   ];
   for (const row of rows) {
     const { A, D, distinctD, steps } = row.acceptance;
+    const single = row.singleDraft;
     lines.push(
-      `| ${row.kind} | ${row.records} | ${percent(row.fieldsExact, row.fields)} (${row.fieldsExact}/${row.fields}) | ${percent(row.schemaValid, row.records)} | ${row.reachedTrigger === null ? '—' : percent(row.reachedTrigger, row.records)} | ${ratio(D ? A / D : null)} | ${ratio(distinctD ? A / distinctD : null)} | ${ratio(steps ? 1 + A / steps : null)} |`,
+      `| ${row.kind} | ${row.records} | ${percent(row.fieldsExact, row.fields)} (${row.fieldsExact}/${row.fields}) | ${percent(row.schemaValid, row.records)} | ${row.reachedTrigger === null ? '—' : percent(row.reachedTrigger, row.records)} | ${ratio(single.D ? single.A / single.D : null)} | ${ratio(D ? A / D : null)} | ${ratio(distinctD ? A / distinctD : null)} | ${ratio(steps ? 1 + A / steps : null)} |`,
     );
   }
   return lines.join('\n');
@@ -111,8 +116,9 @@ export async function main(argv: string[]): Promise<number> {
   const rows: KindEvaluation[] = [];
   try {
     for (const [kind, records] of heldOut(seed, perKind, fits)) {
-      const row: KindEvaluation = { kind, records: records.length, fields: 0, fieldsExact: 0, schemaValid: 0, reachedTrigger: null, acceptance: { runs: 0, A: 0, D: 0, distinctD: 0, steps: 0 } };
+      const row: KindEvaluation = { kind, records: records.length, fields: 0, fieldsExact: 0, schemaValid: 0, reachedTrigger: null, acceptance: { runs: 0, A: 0, D: 0, distinctD: 0, steps: 0 }, singleDraft: { A: 0, D: 0 } };
       let counters: Counters = emptyCounters(4);
+      let singleDraftCounters: Counters = emptyCounters(4);
       for (const [index, record] of records.entries()) {
         const params = paramsOf(record, {});
         const report = await engine.run(params);
@@ -127,17 +133,20 @@ export async function main(argv: string[]): Promise<number> {
         if (index < acceptanceRecords) {
           const sampled = await engine.run(paramsOf(record, { method: 'spectr-gbv', K: 3, L: 4, temperature: 1, seed: index + 1 }));
           counters = addCounters(counters, sampled.counters);
+          const single = await engine.run(paramsOf(record, { method: 'tokenwise', K: 1, L: 4, temperature: 1, seed: index + 1 }));
+          singleDraftCounters = addCounters(singleDraftCounters, single.counters);
           row.acceptance.runs++;
         }
       }
       row.acceptance = { runs: row.acceptance.runs, A: counters.accepted, D: eligible(counters), distinctD: counters.distinctEligible, steps: counters.steps };
+      row.singleDraft = { A: singleDraftCounters.accepted, D: eligible(singleDraftCounters) };
       rows.push(row);
       console.error(`${kind}: ${percent(row.fieldsExact, row.fields)} of fields exact`);
     }
   } finally {
     await dispose();
   }
-  console.log(`${values.draft} → ${values.target}. Held-out records of tools/train/corpus.ts, seed ${seed}; T = 0 greedy target (ar) with the grammar mask; T = 1 spectr-gbv, K = 3, L = 4, ${acceptanceRecords} prompts a preset.\n`);
+  console.log(`${values.draft} → ${values.target}. Held-out records of tools/train/corpus.ts, seed ${seed}; T = 0 greedy target (ar) with the grammar mask; T = 1 tokenwise (K = 1) and spectr-gbv (K = 3), L = 4, ${acceptanceRecords} prompts a preset.\n`);
   console.log(formatEvaluation(rows));
   if (values.json) {
     mkdirSync(dirname(values.json), { recursive: true });

@@ -1,4 +1,5 @@
 /** A run's parameters as a user sets them, and the presets' defaults; free of the engine's heavy imports. */
+import type { DrafterId } from '../core/draftLaw';
 import { METHOD_IDS, METHOD_REGISTRY, draftsUsed, type MethodId } from '../core/verify';
 import { SCHEMA_PRESETS, type SchemaPreset } from './presets';
 
@@ -47,6 +48,8 @@ export interface RunParams {
   seed: number;
   maxTokens: number;
   drafting: DraftingMode;
+  /** Where draft tokens come from (src/core/draftLaw.ts); absent: the draft model alone. */
+  drafter?: DrafterId;
   prompt: string;
   /** JSON-schema text, or null for free text. */
   schemaText: string | null;

@@ -1,4 +1,5 @@
 /** What one decode step reports: the record the engine streams to the page, one per target forward. */
+import type { DraftSource } from '../core/draftLaw';
 import type { StepCounts } from '../core/metrics';
 import type { DistributionSummary } from '../core/sampling';
 import type { DecisionRecord } from '../core/trace';
@@ -58,6 +59,8 @@ export interface StepRecord {
   /** Tokens each draft proposed (L unless it stopped early) and how many of them the grammar allowed. */
   draftLengths: number[];
   validLengths: number[];
+  /** Where each proposed token came from: the draft model, the schema's forced text, or prompt lookup. */
+  draftSources: DraftSource[][];
   /** The draft whose prefix was emitted, and how many of its tokens. */
   chosen: number;
   accepted: number;

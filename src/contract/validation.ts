@@ -3,11 +3,12 @@
  * from limits.ts. Every check returns messages by field and never throws: a caller shows them next to the
  * field (form, link), prints them (CLI) or sends them back (worker).
  */
+import { DRAFTER_IDS, isDrafterId, type DrafterId } from '../core/draftLaw';
 import { LIMITS, type LimitedParam, type NumericLimit } from './limits';
 import { DECODE_METHODS, type DecodeMethod, type DraftingMode, type RunParams } from './runParams';
 
 /** Every field a message can be attached to. */
-export type RunField = LimitedParam | 'method' | 'drafting' | 'prompt' | 'schemaText' | 'trigger';
+export type RunField = LimitedParam | 'method' | 'drafting' | 'drafter' | 'prompt' | 'schemaText' | 'trigger';
 export type FieldErrors = Partial<Record<RunField, string>>;
 
 export const DRAFTING_MODES: readonly DraftingMode[] = ['validate', 'constrained'];
@@ -71,6 +72,7 @@ export function validateRunParams(input: RunParamsInput): Validated {
   }
   if (!DECODE_METHODS.includes(input.method as DecodeMethod)) errors.method = `unknown method ${JSON.stringify(input.method)}; use one of ${DECODE_METHODS.join(', ')}`;
   if (!DRAFTING_MODES.includes(input.drafting as DraftingMode)) errors.drafting = `drafting must be ${DRAFTING_MODES.join(' or ')}; got ${JSON.stringify(input.drafting)}`;
+  if (input.drafter !== undefined && !isDrafterId(input.drafter)) errors.drafter = `drafter must be one of ${DRAFTER_IDS.join(', ')}; got ${JSON.stringify(input.drafter)}`;
   if (typeof input.prompt !== 'string' || input.prompt.trim().length === 0) errors.prompt = 'the prompt is empty';
   if (input.schemaText !== null && typeof input.schemaText !== 'string') errors.schemaText = 'the schema must be JSON-schema text, or none for free text';
   if (input.trigger !== undefined && (typeof input.trigger !== 'string' || input.trigger === '')) errors.trigger = 'the trigger must be non-empty text';
@@ -88,6 +90,7 @@ export function validateRunParams(input: RunParamsInput): Validated {
     ...(input.topP === undefined ? {} : { topP: numbers.topP }),
     ...(input.topK === undefined ? {} : { topK: numbers.topK }),
     ...(input.trigger === undefined ? {} : { trigger: input.trigger as string }),
+    ...(input.drafter === undefined ? {} : { drafter: input.drafter as DrafterId }),
   };
   return { ok: true, params };
 }

@@ -257,6 +257,8 @@ export function explainStep(decisions: readonly DecisionRecord[], shape: StepSha
   const explained = drafts.map((draft, k) =>
     draft.map((token, j): CellExplanation => {
       const invalid = j >= (validLengths[k] ?? draft.length);
+      // I counts from a draft's first disallowed token to its end: only that first one is what the schema refused.
+      const why = j === validLengths[k] ? 'not allowed by the schema here' : 'after an invalid token';
       const known = cells[k]?.[j];
       if (known) {
         // K-SEQ: a candidate rejected before another candidate with the same token was accepted stays in the tree.
@@ -266,11 +268,11 @@ export function explainStep(decisions: readonly DecisionRecord[], shape: StepSha
           return { ...known, status: 'accepted', line: `${known.line}; but ${draftName(acceptedDraft)}’s same token was accepted, so this draft stays in the tree` };
         }
         if (!invalid || known.status === 'accepted') return known;
-        return { ...known, status: 'invalid', line: `${known.line} — not allowed by the schema here (p = 0)` };
+        return { ...known, status: 'invalid', line: `${known.line} — ${why} (p = 0)` };
       }
       const reason = notExaminedReason(context, drafts, k, j, token);
       if (reason.sharesAccepted) return { status: 'accepted', examined: false, line: reason.line, decision: null };
-      return { status: invalid ? 'invalid' : 'not-examined', examined: false, line: invalid ? `not allowed by the schema here; ${reason.line}` : reason.line, decision: null };
+      return { status: invalid ? 'invalid' : 'not-examined', examined: false, line: invalid ? `${why}; ${reason.line}` : reason.line, decision: null };
     }),
   );
   return { cells: explained, lines, chosen, accepted, finalToken, finalLine };

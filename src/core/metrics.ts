@@ -6,7 +6,55 @@
  * prefixes, the distinct prefix-tree nodes are counted too (`distinctRaw`, `distinctEligible`), and both are
  * shown: "all tokens" is what the drafter computed, "distinct nodes" is what the target really had to score.
  */
+import { DRAFT_SOURCES, type DraftSource } from './draftLaw';
 import { prefixTree } from './tokenTree';
+
+/** Drafted, invalidated and accepted tokens of one source (src/core/draftLaw.ts); R, I and A split by where the tokens came from. */
+export interface SourceCounts {
+  readonly drafted: number;
+  readonly invalidated: number;
+  readonly accepted: number;
+}
+export type BySource = Readonly<Record<DraftSource, SourceCounts>>;
+
+export const emptyBySource = (): BySource => ({
+  model: { drafted: 0, invalidated: 0, accepted: 0 },
+  grammar: { drafted: 0, invalidated: 0, accepted: 0 },
+  lookup: { drafted: 0, invalidated: 0, accepted: 0 },
+});
+
+function addBySource(a: BySource, b: BySource): BySource {
+  const sum = (source: DraftSource): SourceCounts => ({
+    drafted: a[source].drafted + b[source].drafted,
+    invalidated: a[source].invalidated + b[source].invalidated,
+    accepted: a[source].accepted + b[source].accepted,
+  });
+  return { model: sum('model'), grammar: sum('grammar'), lookup: sum('lookup') };
+}
+
+/**
+ * One step's tokens by source: every proposed token of every draft is drafted; those from a draft's first
+ * grammar-invalid token on are invalidated; the chosen draft's first `accepted` are accepted.
+ */
+export function countBySource(
+  sources: readonly (readonly DraftSource[])[],
+  lengths: readonly number[],
+  validLengths: readonly number[],
+  chosen: number,
+  accepted: number,
+): BySource {
+  const counts = Object.fromEntries(DRAFT_SOURCES.map((source) => [source, { drafted: 0, invalidated: 0, accepted: 0 }])) as Record<DraftSource, { drafted: number; invalidated: number; accepted: number }>;
+  sources.forEach((each, k) => {
+    const length = Math.min(each.length, lengths[k] ?? each.length);
+    for (let j = 0; j < length; j++) {
+      const entry = counts[each[j] as DraftSource];
+      entry.drafted++;
+      if (j >= (validLengths[k] ?? length)) entry.invalidated++;
+      if (k === chosen && j < accepted) entry.accepted++;
+    }
+  });
+  return counts;
+}
 
 export interface StepCounts {
   /** Draft tokens proposed in this step (K·L unless a draft ended early). */
@@ -19,6 +67,8 @@ export interface StepCounts {
   distinctEligible: number;
   /** Draft tokens the verifier accepted (0..L). */
   accepted: number;
+  /** The same tokens by source, where the step recorded them (speculative steps do). */
+  bySource?: BySource;
 }
 
 export interface Counters {
@@ -34,6 +84,8 @@ export interface Counters {
   readonly histogram: readonly number[];
   /** acceptedAtLeast[i] = steps that accepted i + 1 or more draft tokens, i = 0..L−1. */
   readonly acceptedAtLeast: readonly number[];
+  /** raw, invalidated and accepted by source: model, grammar (forced by the schema), lookup (the prompt's own words). */
+  readonly bySource: BySource;
 }
 
 export function emptyCounters(L: number): Counters {
@@ -48,12 +100,13 @@ export function emptyCounters(L: number): Counters {
     distinctEligible: 0,
     histogram: new Array<number>(L + 1).fill(0),
     acceptedAtLeast: new Array<number>(L).fill(0),
+    bySource: emptyBySource(),
   };
 }
 
 function checkStep(counters: Counters, step: StepCounts): void {
   const { proposed, invalidated, distinctProposed, distinctEligible, accepted } = step;
-  for (const [name, value] of Object.entries(step)) {
+  for (const [name, value] of Object.entries({ proposed, invalidated, distinctProposed, distinctEligible, accepted })) {
     if (!(Number.isInteger(value) && value >= 0)) throw new RangeError(`step ${name} must be a non-negative integer, got ${value}`);
   }
   if (invalidated > proposed) throw new RangeError(`step invalidated ${invalidated} of only ${proposed} proposed tokens`);
@@ -80,6 +133,7 @@ export function recordStep(counters: Counters, step: StepCounts): Counters {
     distinctEligible: counters.distinctEligible + step.distinctEligible,
     histogram: counters.histogram.map((count, length) => (length === step.accepted ? count + 1 : count)),
     acceptedAtLeast: counters.acceptedAtLeast.map((count, i) => (step.accepted > i ? count + 1 : count)),
+    bySource: step.bySource ? addBySource(counters.bySource, step.bySource) : counters.bySource,
   };
 }
 
@@ -97,6 +151,7 @@ export function addCounters(a: Counters, b: Counters): Counters {
     distinctEligible: a.distinctEligible + b.distinctEligible,
     histogram: sum(a.histogram, b.histogram),
     acceptedAtLeast: sum(a.acceptedAtLeast, b.acceptedAtLeast),
+    bySource: addBySource(a.bySource, b.bySource),
   };
 }
 
@@ -182,6 +237,7 @@ export function counterFields(counters: Counters, digits?: number) {
     conditional_acceptance: roundTo(derived.conditionalAcceptance, digits),
     draft_yield: roundTo(derived.draftYield, digits),
     mean_acceptance_length: roundTo(derived.meanAcceptanceLength, digits),
+    by_source: counters.bySource,
   };
 }
 

@@ -5,6 +5,7 @@
  * Output may be free text until a trigger string (reasoning, then JSON); the grammar starts right after it.
  */
 import { emptyCounters, recordStep, type StepCounts } from '../core/metrics';
+import type { DrafterId } from '../core/draftLaw';
 import { createRng } from '../core/rng';
 import { logitsToProbs, sampleCategorical, type SamplingParams } from '../core/sampling';
 import { draftsUsed } from '../core/verify';
@@ -43,6 +44,10 @@ export interface DecodeOptions {
   structure: Structure | null;
   /** Output token ids to text. */
   detokenize: (tokens: readonly number[]) => string;
+  /** Text to its canonical token ids: the schema's forced text is drafted in these (drafter with 'grammar'). */
+  tokenize?: (text: string) => number[];
+  /** Where draft tokens come from (src/core/draftLaw.ts); 'model' (the default) draws them all from the draft model. */
+  drafter?: DrafterId;
   stopTokenId: number;
   /** Checked between steps: a cancelled run ends after a whole step, with consistent state. */
   signal?: AbortSignal;
@@ -161,7 +166,7 @@ async function autoregressiveStep(models: PairModels, options: DecodeOptions, st
   if (matcher && mask && !matcher.accept(token)) throw new Error(`the grammar refused token ${token} that its own mask allowed`);
   const counts: StepCounts = { proposed: 0, invalidated: 0, distinctProposed: 0, distinctEligible: 0, accepted: 0 };
   return {
-    index: state.index, drafts: [], draftProbs: [], targetProbs: [], draftLengths: [], validLengths: [], chosen: 0, accepted: 0,
+    index: state.index, drafts: [], draftProbs: [], targetProbs: [], draftLengths: [], validLengths: [], draftSources: [], chosen: 0, accepted: 0,
     emitted: [{ token, origin: 'target', targetProb: row[token] as number }], scoring: null, verifiedOn: null, trace: null, counts, timings, ...autoregressiveAnalysis(options.L),
   };
 }

@@ -87,6 +87,16 @@ export class SpecEngine {
     const grammar = params.schemaText === null ? null : await this.compile(params.schemaText);
     const schema = params.schemaText === null ? null : this.schemaObject(params.schemaText);
     const started = performance.now();
+    // Time spent in onStep (the UI's pause, single-stepping, slow motion) is the presenter's, not the engine's:
+    // tokens/s leaves it out, so Step–pause–Resume reads as fast as a straight run.
+    let waitedMs = 0;
+    const timedOnStep =
+      onStep &&
+      (async (record: StepRecord) => {
+        const before = performance.now();
+        await onStep(record);
+        waitedMs += performance.now() - before;
+      });
     const models = new CachedPairModels(this.pair.draft.session, this.pair.target.session, this.contextLength, this.options);
     const result = await decode(
       models,
@@ -101,14 +111,16 @@ export class SpecEngine {
         prompt: tokenizer.encode(params.prompt),
         structure: grammar && schema ? { grammar, schema, validate: this.validate, ...(params.trigger === undefined ? {} : { trigger: params.trigger }) } : null,
         detokenize: (tokens) => tokenizer.decode(tokens),
+        tokenize: (text) => tokenizer.encode(text),
+        drafter: params.drafter ?? 'model',
         stopTokenId: tokenizer.stopTokenId,
         verifier: this.verifier,
         ...(signal ? { signal } : {}),
       },
-      onStep,
+      timedOnStep,
     );
     const wallMs = performance.now() - started;
-    const generationMs = wallMs - result.timings.analysis;
+    const generationMs = wallMs - result.timings.analysis - waitedMs;
     return {
       ...result,
       params: { ...params, K: reportedK(params.method, params.K) },

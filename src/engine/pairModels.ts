@@ -143,6 +143,8 @@ export class CachedPairModels implements PairModels {
   async score(context: readonly number[], drafts: Int32Array, K: number, L: number): Promise<ScoredRows> {
     const fresh = CachedPairModels.uncached(context, this.targetCache);
     this.releaseScoredLogits();
+    // A step whose drafts all came from free sources never called the drafter: the context is known here too.
+    this.contextSize = context.length;
     if (this.scoring.path === 'tree') return this.scoreTree(fresh, drafts, K, L);
     const seq = fresh.length + L;
     const ids = new Int32Array(K * seq);

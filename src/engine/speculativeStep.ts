@@ -8,9 +8,10 @@
  *   4. the teaching analyses observe the verified step (stepAnalyses.ts), timed apart from generation;
  *   5. the caches keep the emitted prefix, and the step's record is built.
  */
-import { countDraftTokens } from '../core/metrics';
+import { countBySource, countDraftTokens } from '../core/metrics';
 import type { createRng } from '../core/rng';
 import { logitsToProbs, maskWordCount, sampleCategorical } from '../core/sampling';
+import { drafterSources, lookupProposal, type DraftSource } from '../core/draftLaw';
 import type { MethodId, VerifyOutcome } from '../core/verify';
 import type { EmittedToken, StepRecord, StepTimings } from '../contract/stepRecord';
 import { verifierForMethod, type StepVerifier, type VerifyInput } from '../contract/stepVerifier';
@@ -81,7 +82,7 @@ export async function speculativeStep(models: PairModels, options: DecodeOptions
   const emitted = emittedTokens(outcome, accepted, input, options.stopTokenId);
   const analysis = await timed(timings, 'analysis', () => analyseStep({ input, verification: result, lengths: block.lengths, finalEmitted: emitted.length === accepted + 1 }));
   await timedCall(models, timings, 'kv', () => Promise.resolve(models.commit(outcome.draft, accepted)));
-  return { ...stepRecord(state.index, input, block.lengths, scored.check, outcome, accepted, emitted, timings), scoring: scored.scoring, verifiedOn: result.path, ...analysis };
+  return { ...stepRecord(state.index, input, block, scored.check, outcome, accepted, emitted, timings), scoring: scored.scoring, verifiedOn: result.path, ...analysis };
 }
 
 interface DraftBlock {
@@ -90,6 +91,8 @@ interface DraftBlock {
   draftProbs: Float64Array;
   draftLogits: Float32Array;
   draftMasks: Int32Array | null;
+  /** Where each proposed token came from (src/core/draftLaw.ts), per draft. */
+  sources: DraftSource[][];
   /** Tokens each draft proposed: L, or up to its stop token. */
   lengths: number[];
   /** The first position of each draft the grammar constrains (L + 1: none). */
@@ -97,8 +100,71 @@ interface DraftBlock {
 }
 
 /**
- * Drafting, one batched drafter forward per position. Constrained drafting samples each draft under its own
- * mask, so the matcher walks the drafts one after another within a position: accept, read, roll back.
+ * The free sources of a drafter after one draft's prefix: the schema's forced text (its canonical
+ * tokenization, drafted token by token) and prompt lookup. Each answer is a pure function of the context
+ * and the draft's tokens so far, the same for every draft that reaches the same prefix, so the K drafts stay
+ * i.i.d. (src/core/draftLaw.ts). A forced span is read once where it begins and followed while the draft
+ * follows it.
+ */
+class FreeSources {
+  private readonly spans: ({ from: number; tokens: number[] } | null)[];
+
+  constructor(
+    private readonly options: DecodeOptions,
+    private readonly state: StepState,
+    K: number,
+  ) {
+    this.spans = new Array<{ from: number; tokens: number[] } | null>(K).fill(null);
+  }
+
+  /** The proposal after draft k's first j tokens (`prefix` is the output so far and those tokens). */
+  async propose(k: number, j: number, prefix: readonly number[]): Promise<{ source: DraftSource; token: number } | null> {
+    const { grammar, lookup } = drafterSources(this.options.drafter ?? 'model');
+    if (grammar) {
+      const token = await this.forced(k, j, prefix);
+      if (token !== null) return { source: 'grammar', token };
+    }
+    if (lookup) {
+      const token = lookupProposal([...this.state.context, ...prefix.slice(this.state.tokens.length)]);
+      if (token !== null) return { source: 'lookup', token };
+    }
+    return null;
+  }
+
+  private async forced(k: number, j: number, prefix: readonly number[]): Promise<number | null> {
+    const { matcher, constrainedAfter, timings } = this.state;
+    const tokenize = this.options.tokenize;
+    if (!matcher || !tokenize || !constrainedAfter(prefix)) return null;
+    // A draft on a span drafted its tokens with q = 1, so it follows the span to its end.
+    const span = this.spans[k];
+    if (span && j - span.from < span.tokens.length) return span.tokens[j - span.from] as number;
+    this.spans[k] = null;
+    // The grammar's state after this prefix: walk the draft's constrained tokens (all, or none is read), read, roll back.
+    const text = await timed(timings, 'mask', async () => {
+      const constrained = prefix.slice(this.state.tokens.length).filter((_, i) => constrainedAfter(prefix.slice(0, this.state.tokens.length + i)));
+      let walked = 0;
+      for (const token of constrained) {
+        if (!matcher.accept(token)) break;
+        walked++;
+      }
+      const forced = walked === constrained.length ? matcher.forcedString() : '';
+      matcher.rollBack(walked);
+      return forced;
+    });
+    if (text === '') return null;
+    const tokens = tokenize(text);
+    if (tokens.length === 0) return null;
+    this.spans[k] = { from: j, tokens };
+    return tokens[0] as number;
+  }
+}
+
+/**
+ * Drafting, one batched drafter forward per position the draft model is needed at. Constrained drafting
+ * samples each draft under its own mask, so the matcher walks the drafts one after another within a
+ * position: accept, read, roll back. Where every draft's next token comes from a free source (the
+ * schema's forced text, prompt lookup), the drafter is not called; it catches up on those tokens only if a
+ * later position needs it.
  */
 async function draftBlock(models: PairModels, options: DecodeOptions, state: StepState): Promise<DraftBlock> {
   const { K, L, sampling, stopTokenId } = options;
@@ -107,6 +173,7 @@ async function draftBlock(models: PairModels, options: DecodeOptions, state: Ste
   const drafts = new Int32Array(K * L);
   const draftProbs = new Float64Array(K * L * V);
   const draftLogits = new Float32Array(K * L * V);
+  const sources = Array.from({ length: K }, (): DraftSource[] => []);
   const constrainedFrom = new Array<number>(K).fill(L + 1);
   const lengths = new Array<number>(K).fill(L);
   const walked = new Array<number>(K).fill(0);
@@ -116,58 +183,91 @@ async function draftBlock(models: PairModels, options: DecodeOptions, state: Ste
   const draftMasks = constrainedDrafting ? new Int32Array(K * L * maskWords) : null;
   const open = openMask(V);
   const prefixes = Array.from({ length: K }, () => [...tokens]);
+  const free = new FreeSources(options, state, K);
   let firstRow: { probs: Float64Array; mask: Int32Array | undefined } | null = null;
   const stopRow = new Float64Array(V);
   stopRow[stopTokenId] = 1;
+  // The drafter's rows for position `rowsAt` (−1: not called yet this step).
+  let rows: Float32Array = new Float32Array(0);
+  let rowsAt = -1;
+  const drafterRows = async (j: number): Promise<Float32Array> => {
+    if (rowsAt < 0) {
+      rows = await timedCall(models, timings, 'draft', () => models.draftFirst(context));
+      rowsAt = 0;
+    }
+    while (rowsAt < j) {
+      const at = rowsAt;
+      rows = await timedCall(models, timings, 'draft', () => models.draftNext(Int32Array.from({ length: K }, (_, k) => drafts[k * L + at] as number)));
+      rowsAt++;
+    }
+    return rows;
+  };
 
-  let rows = await timedCall(models, timings, 'draft', () => models.draftFirst(context));
   for (let j = 0; j < L; j++) {
     for (let k = 0; k < K; k++) {
       const at = (k * L + j) * V;
-      const logits = rows.subarray((K > 1 && j > 0 ? k : 0) * V, ((K > 1 && j > 0 ? k : 0) + 1) * V);
-      draftLogits.set(logits, at);
       draftMasks?.set(open, (k * L + j) * maskWords);
       if (j >= (lengths[k] as number)) {
         // A draft that reached the stop token is over: padding no counter sees and the output never reaches.
         // Its logits row says so too, so that the GPU recomputes the same certain stop.
-        draftProbs.set(stopRow, at);
-        draftLogits.fill(-1e30, at, at + V);
-        draftLogits[at + stopTokenId] = 0;
+        setPointMass(draftProbs, draftLogits, at, V, stopTokenId);
         drafts[k * L + j] = stopTokenId;
         continue;
       }
       const prefix = prefixes[k] as number[];
       const constrained = constrainedAfter(prefix);
       if (constrained) constrainedFrom[k] = Math.min(constrainedFrom[k] as number, j);
-      let mask: Int32Array | undefined;
-      if (constrainedDrafting && constrained) {
-        mask = await timed(timings, 'mask', async () => {
-          // Walk this draft's accepted tokens, read the mask, and roll back: xgrammar has no fork.
-          for (let i = prefix.length - (walked[k] as number); i < prefix.length; i++) matcher.accept(prefix[i] as number);
-          const read = await matcher.mask();
-          matcher.rollBack(walked[k] as number);
-          return read;
-        });
-        draftMasks?.set(mask.subarray(0, maskWords), (k * L + j) * maskWords);
+      const proposed = await free.propose(k, j, prefix);
+      let token: number;
+      if (proposed) {
+        // q = 1 on the proposal: the verifier keeps it with probability p(token).
+        setPointMass(draftProbs, draftLogits, at, V, proposed.token);
+        token = proposed.token;
+        sources[k]?.push(proposed.source);
+        if (constrainedDrafting && constrained) walked[k] = (walked[k] as number) + 1;
+      } else {
+        const all = await drafterRows(j);
+        const logits = all.subarray((K > 1 && j > 0 ? k : 0) * V, ((K > 1 && j > 0 ? k : 0) + 1) * V);
+        draftLogits.set(logits, at);
+        let mask: Int32Array | undefined;
+        if (constrainedDrafting && constrained) {
+          mask = await timed(timings, 'mask', async () => {
+            // Walk this draft's accepted tokens, read the mask, and roll back: xgrammar has no fork.
+            let accepted = 0;
+            for (let i = prefix.length - (walked[k] as number); i < prefix.length; i++) if (matcher.accept(prefix[i] as number)) accepted++;
+            const read = await matcher.mask();
+            matcher.rollBack(accepted);
+            return read;
+          });
+          draftMasks?.set(mask.subarray(0, maskWords), (k * L + j) * maskWords);
+        }
+        // Every draft's first position reads the same drafter row: under the same mask it is converted once.
+        const row: Float64Array = j === 0 && k > 0 && firstRow && sameValues(mask, firstRow.mask) ? firstRow.probs : logitsToProbs(logits, sampling, mask);
+        if (j === 0 && k === 0) firstRow = { probs: row, mask };
+        token = sampleCategorical(row, rng);
+        draftProbs.set(row, at);
+        sources[k]?.push('model');
+        if (mask) walked[k] = (walked[k] as number) + 1;
       }
-      // Every draft's first position reads the same drafter row: under the same mask it is converted once.
-      const row: Float64Array = j === 0 && k > 0 && firstRow && sameValues(mask, firstRow.mask) ? firstRow.probs : logitsToProbs(logits, sampling, mask);
-      if (j === 0 && k === 0) firstRow = { probs: row, mask };
-      const token = sampleCategorical(row, rng);
-      draftProbs.set(row, at);
       drafts[k * L + j] = token;
       prefix.push(token);
-      if (mask) walked[k] = (walked[k] as number) + 1;
       if (token === stopTokenId) lengths[k] = j + 1;
     }
-    if (j < L - 1) rows = await timedCall(models, timings, 'draft', () => models.draftNext(Int32Array.from({ length: K }, (_, k) => drafts[k * L + j] as number)));
   }
 
   // The trigger may close a draft: then only its bonus position is constrained.
   prefixes.forEach((prefix, k) => {
     if ((constrainedFrom[k] as number) > L && (lengths[k] as number) === L && constrainedAfter(prefix)) constrainedFrom[k] = L;
   });
-  return { drafts, draftProbs, draftLogits, draftMasks, lengths, constrainedFrom };
+  return { drafts, draftProbs, draftLogits, draftMasks, sources, lengths, constrainedFrom };
+}
+
+/** A certain token: probability 1, and logits that every sampling setting turns into the same point mass. */
+function setPointMass(probs: Float64Array, logits: Float32Array, at: number, V: number, token: number): void {
+  probs.fill(0, at, at + V);
+  probs[at + token] = 1;
+  logits.fill(-1e30, at, at + V);
+  logits[at + token] = 0;
 }
 
 /** Element by element equal (or both absent): logitsToProbs gives equal rows for equal logits and masks. */
@@ -223,7 +323,7 @@ function emittedTokens(outcome: VerifyOutcome, accepted: number, { problem }: Ve
 function stepRecord(
   index: number,
   { problem }: VerifyInput,
-  lengths: number[],
+  { lengths, sources }: Pick<DraftBlock, 'lengths' | 'sources'>,
   check: DraftGrammarCheck | null,
   outcome: VerifyOutcome,
   accepted: number,
@@ -241,12 +341,13 @@ function stepRecord(
     draftProbs: perDraft((k, j) => draftProbs[(k * L + j) * V + token(k, j)] as number),
     targetProbs: perDraft((k, j) => targetProbs[(k * (L + 1) + j) * V + token(k, j)] as number),
     draftLengths: lengths,
+    draftSources: sources.map((each, k) => each.slice(0, lengths[k])),
     validLengths: validLengths.map((valid, k) => Math.min(valid, lengths[k] as number)),
     chosen: outcome.draft,
     accepted,
     emitted,
     trace: trace ? { start: trace.start, weights: Array.from(trace.weights), masses: Array.from(trace.masses), stops: Array.from(trace.stops) } : null,
-    counts: countDraftTokens(drafts, K, L, validLengths, accepted, lengths),
+    counts: { ...countDraftTokens(drafts, K, L, validLengths, accepted, lengths), bySource: countBySource(sources, lengths, validLengths, outcome.draft, accepted) },
     timings,
   };
 }

@@ -8,6 +8,7 @@ import { collectingConsoleErrors } from './consoleTap';
 import type * as xgrammarModule from '@mlc-ai/web-xgrammar';
 import type { CompiledGrammar, GrammarCompiler, GrammarMatcher, TokenizerInfo } from '@mlc-ai/web-xgrammar';
 import { SchemaError, checkSchema, parseSchemaText } from './schema';
+import { ByteGuard } from './byteGuard';
 
 /**
  * The UMD bundle's API arrives as named exports (Vite's build and dev server, vitest), or, where neither
@@ -68,8 +69,14 @@ function capturingXgrammarErrors<T>(what: string, call: () => Promise<T>): Promi
   });
 }
 
-/** A grammar matcher: the grammar state after the tokens it accepted. */
+/**
+ * A grammar matcher: the grammar state after the tokens it accepted. Its masks are xgrammar's with the byte
+ * guard's applied (byteGuard.ts): no raw control character inside a string, no byte that breaks UTF-8.
+ */
 export class SchemaMatcher {
+  /** The byte guard's state after each accepted token, the initial state first. */
+  private readonly guardStates: number[];
+
   /**
    * Tracked here rather than asked of xgrammar: a matcher terminates exactly when it accepts a stop token,
    * and one wasm call per token is a measurable share of the per-position mask cost.
@@ -79,23 +86,44 @@ export class SchemaMatcher {
   constructor(
     private readonly matcher: GrammarMatcher,
     private readonly stopTokens: ReadonlySet<number>,
-  ) {}
-
-  /** The allowed next tokens, in xgrammar's int32 bitmask layout. */
-  mask(): Promise<Int32Array> {
-    return this.matcher.getNextTokenBitmask();
+    private readonly guard: ByteGuard,
+  ) {
+    this.guardStates = [guard.initial];
   }
 
-  /** Advances over `token`; false (and no change) when the grammar does not allow it. */
+  private get guardState(): number {
+    return this.guardStates[this.guardStates.length - 1] as number;
+  }
+
+  /** The allowed next tokens, in xgrammar's int32 bitmask layout. */
+  async mask(): Promise<Int32Array> {
+    const grammar = await this.matcher.getNextTokenBitmask();
+    const guard = this.guard.allowed(this.guardState);
+    const mask = new Int32Array(grammar.length);
+    for (let i = 0; i < mask.length; i++) mask[i] = (grammar[i] as number) & (guard[i] ?? 0);
+    return mask;
+  }
+
+  /** Advances over `token`; false (and no change) when the grammar or the byte guard does not allow it. */
   accept(token: number): boolean {
+    const next = this.guard.next(this.guardState, token);
+    if (next < 0) return false;
     const accepted = this.matcher.acceptToken(token);
-    if (accepted && this.stopTokens.has(token)) this.terminated = true;
-    return accepted;
+    if (!accepted) return false;
+    this.guardStates.push(next);
+    if (this.stopTokens.has(token)) this.terminated = true;
+    return true;
+  }
+
+  /** The longest text the grammar allows next whatever follows (jump-forward decoding's string); '' when none is forced. */
+  forcedString(): string {
+    return this.matcher.findJumpForwardString();
   }
 
   rollBack(tokens: number): void {
     if (tokens <= 0) return;
     this.matcher.rollBack(tokens);
+    this.guardStates.length = Math.max(1, this.guardStates.length - tokens);
     // Rolling back at least one token undoes the stop token, the last one a terminated matcher accepted.
     this.terminated = false;
   }
@@ -115,10 +143,11 @@ export class CompiledSchema {
     /** Keywords xgrammar will not enforce exactly, by path: show them to the user. */
     readonly unenforced: readonly string[],
     private readonly stopTokens: ReadonlySet<number>,
+    private readonly guard: ByteGuard,
   ) {}
 
   async matcher(): Promise<SchemaMatcher> {
-    return new SchemaMatcher(await (await loadXgrammar()).GrammarMatcher.createGrammarMatcher(this.compiled), this.stopTokens);
+    return new SchemaMatcher(await (await loadXgrammar()).GrammarMatcher.createGrammarMatcher(this.compiled), this.stopTokens, this.guard);
   }
 
   dispose(): void {
@@ -132,6 +161,7 @@ export class GrammarEngine {
     private readonly compiler: GrammarCompiler,
     readonly vocabSize: number,
     private readonly stopTokens: ReadonlySet<number>,
+    private readonly guard: ByteGuard,
   ) {}
 
   static async create(vocabulary: GrammarVocabulary): Promise<GrammarEngine> {
@@ -147,14 +177,14 @@ export class GrammarEngine {
     const xgrammar = await loadXgrammar();
     const info = await xgrammar.TokenizerInfo.createTokenizerInfo([...tokens], vocabType, false, tokens.length, [...stopTokenIds]);
     const compiler = await xgrammar.GrammarCompiler.createGrammarCompiler(info);
-    return new GrammarEngine(info, compiler, tokens.length, new Set(stopTokenIds));
+    return new GrammarEngine(info, compiler, tokens.length, new Set(stopTokenIds), new ByteGuard(vocabulary));
   }
 
   /** Compiles schema text; throws SchemaError naming the problem (syntax with line and column, or xgrammar's). */
   async compile(schemaText: string): Promise<CompiledSchema> {
     const unenforced = checkSchema(parseSchemaText(schemaText));
     const compiled = await capturingXgrammarErrors('schema', () => this.compiler.compileJSONSchema(schemaText, false, -1));
-    return new CompiledSchema(compiled, unenforced, this.stopTokens);
+    return new CompiledSchema(compiled, unenforced, this.stopTokens, this.guard);
   }
 
   dispose(): void {

@@ -47,6 +47,7 @@ export function encodeShare({ params, preset }: SharedRun): string {
   if (params.topP !== undefined) query.set('p', String(params.topP));
   if (preset === 'custom' && params.schemaText !== null) query.set('schema', params.schemaText);
   if (params.trigger !== undefined) query.set('trigger', params.trigger);
+  if (params.drafter !== undefined) query.set('drafter', params.drafter);
   return `#run?${query.toString()}`;
 }
 
@@ -61,6 +62,7 @@ export function decodeShare(hash: string, fallback: RunParams): DecodedShare | n
     drafting: query.get('drafting'),
     prompt: query.get('prompt') ?? '',
     ...(query.get('trigger') === null ? {} : { trigger: query.get('trigger') }),
+    ...(query.get('drafter') === null ? {} : { drafter: query.get('drafter') }),
   };
   for (const [name, key] of NUMBER_KEYS) {
     const raw = query.get(key);

@@ -92,7 +92,7 @@ export function CounterPanel() {
           ...countersEntries(counters),
           ['schema-valid completions', `${percent(schemaValidRate(scorecard))} of ${scorecard.completions} (truncated ${scorecard.truncated}, dead ends ${scorecard.deadEnds})`, 'scorecard', 'of all completions this session'],
         ]}
-        help={(key) => <HelpButton topic={COUNTER_TOPICS[key ?? ''] ?? 'counters'} />}
+        help={(key, label) => <HelpButton topic={COUNTER_TOPICS[key ?? ''] ?? 'counters'} about={label} />}
       />
     </section>
   );

@@ -1,6 +1,7 @@
 import type { CellExplanation, ExplainedStep } from '../core/explain';
 import type { StepRecord } from '../contract/stepRecord';
-import { fixed } from './format';
+import { useEffect, useRef } from 'react';
+import { fixed, prob } from './format';
 import { HelpButton } from './HowItWorks';
 import type { PlaybackView } from './playback';
 
@@ -23,11 +24,20 @@ function revealed(view: PlaybackView | null, cell: CellExplanation) {
 export function DecisionGrid(props: { step: StepRecord; explained: ExplainedStep; text: (token: number) => string; view: PlaybackView | null }) {
   const { step, explained, text, view } = props;
   const width = Math.max(...step.drafts.map((draft) => draft.length));
+  // During a replay, which draft was chosen is an outcome: it shows at the emission, not before.
+  const outcome = !view || view.phase === 'emission';
+  const scroller = useRef<HTMLDivElement>(null);
+  const current = view?.cell ? `${view.cell.draft},${view.cell.position}` : null;
+  useEffect(() => {
+    // The replay's highlighted cell stays in view however wide the grid is.
+    if (current) scroller.current?.querySelector('td.current')?.scrollIntoView({ block: 'nearest', inline: 'nearest' });
+  }, [current]);
   return (
-    <div className="grid-scroll">
+    <div className="grid-scroll" ref={scroller}>
       <table className="draft-grid" data-testid="decision-grid">
         <caption>
-          {step.drafts.length} draft{step.drafts.length > 1 ? 's' : ''}: draft {step.chosen + 1} was chosen, {step.accepted} of its tokens accepted. Each cell: token, q = draft probability, p = masked target
+          {step.drafts.length} draft{step.drafts.length > 1 ? 's' : ''}
+          {outcome ? `: draft ${step.chosen + 1} was chosen, ${step.accepted} of its tokens accepted` : ''}. Each cell: token, q = draft probability, p = masked target
           probability, and the test the verifier made, with its uniform u.
         </caption>
         <thead>
@@ -42,10 +52,10 @@ export function DecisionGrid(props: { step: StepRecord; explained: ExplainedStep
         </thead>
         <tbody>
           {step.drafts.map((draft, k) => (
-            <tr key={k} className={k === step.chosen ? 'chosen' : undefined}>
+            <tr key={k} className={outcome && k === step.chosen ? 'chosen' : undefined}>
               <th scope="row">
                 {k + 1}
-                {k === step.chosen ? ' (chosen)' : ''}
+                {outcome && k === step.chosen ? ' (chosen)' : ''}
               </th>
               {draft.map((token, j) => {
                 const cell = explained.cells[k]?.[j];
@@ -58,8 +68,8 @@ export function DecisionGrid(props: { step: StepRecord; explained: ExplainedStep
                   <td key={j} className={`cell ${status}${current ? ' current' : ''}`} data-cell={`${k},${j}`} data-token={token} data-status={status}>
                     <code>{text(token)}</code>
                     <small>
-                      q {fixed(step.draftProbs[k]?.[j] ?? null, 3)}
-                      {show.scores ? ` · p ${fixed(step.targetProbs[k]?.[j] ?? null, 3)}` : ''}
+                      q {prob(step.draftProbs[k]?.[j] ?? null)}
+                      {show.scores ? ` · p ${prob(step.targetProbs[k]?.[j] ?? null)}` : ''}
                     </small>
                     {show.decision ? (
                       <small className="decision-line" data-examined={cell.examined}>
@@ -67,7 +77,7 @@ export function DecisionGrid(props: { step: StepRecord; explained: ExplainedStep
                         {cell.line}
                       </small>
                     ) : invalid ? (
-                      <small className="decision-line">not allowed by the schema here</small>
+                      <small className="decision-line">{j === step.validLengths[k] ? 'not allowed by the schema here' : 'after an invalid token'}</small>
                     ) : null}
                   </td>
                 );

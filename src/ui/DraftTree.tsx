@@ -16,7 +16,7 @@ const STATUS_TEXT: Readonly<Record<TreeNode['status'], string>> = {
   accepted: 'accepted',
   rejected: 'rejected',
   'not-examined': 'not examined',
-  invalid: 'not allowed by the schema',
+  invalid: 'struck out by the schema (the first disallowed token, or after one)',
 };
 
 function label(text: string): string {
@@ -85,7 +85,9 @@ export function DraftTree(props: {
           const data = node.data;
           if (data.status === 'final' && !showFinal) return null;
           const { x, y } = layout.at(node);
-          const status = data.status === 'root' || data.status === 'final' || showOutcome ? data.status : 'pending';
+          // The grammar's verdict is known from the grammar phase on: struck-out tokens show struck, as its caption says.
+          const struck = data.status === 'invalid' && view?.phase !== 'drafting';
+          const status = data.status === 'root' || data.status === 'final' || showOutcome || struck ? data.status : 'pending';
           const kind = data.status === 'root' ? 'root' : data.status === 'final' ? 'final' : 'prefix';
           const tokenText = data.token === null ? 'context' : text(data.token);
           const title = `${tokenText}: ${data.status === 'final' ? `${finalOrigin ?? 'final'} token` : STATUS_TEXT[data.status]}${data.status !== 'root' ? ` · draft${data.drafts.length > 1 ? 's' : ''} ${data.drafts.map((k) => k + 1).join(', ')}` : ''}`;
@@ -111,7 +113,7 @@ export function DraftTree(props: {
           <li className="swatch status-accepted">accepted</li>
           <li className="swatch status-rejected">rejected</li>
           <li className="swatch status-not-examined">not examined</li>
-          <li className="swatch status-invalid">not allowed by the schema</li>
+          <li className="swatch status-invalid">struck out by the schema</li>
           <li className="swatch final-correction">correction</li>
           <li className="swatch final-bonus">bonus</li>
           <li className="swatch emitted-path">emitted path (thick)</li>

@@ -1,4 +1,4 @@
-import { useMemo, useState } from 'react';
+import { useMemo, useState, type ReactNode } from 'react';
 import { draftTree, explainStep } from '../core/explain';
 import type { StepRecord } from '../contract/stepRecord';
 import { BlockTrace, DecisionGrid, DecisionList } from './DecisionLines';
@@ -7,8 +7,12 @@ import { HelpButton } from './HowItWorks';
 import { playbackFrames, viewAt } from './playback';
 import { StepPlayer } from './StepPlayer';
 
-/** One speculative step, explained: the player, the draft tree, the grid of decisions, and their order. */
-export function ExplainedStep(props: { step: StepRecord; text: (token: number) => string }) {
+/**
+ * One speculative step, explained: the player, the draft tree, the grid of decisions, and their order.
+ * `outcome` (the final token, its law, α*) shows only when no replay is under way or the replay has reached
+ * the emission: a replay lets a class predict each decision before it is shown.
+ */
+export function ExplainedStep(props: { step: StepRecord; text: (token: number) => string; outcome: ReactNode }) {
   const { step, text } = props;
   const [frame, setFrame] = useState<number | null>(null);
   const last = step.emitted.at(-1);
@@ -34,7 +38,12 @@ export function ExplainedStep(props: { step: StepRecord; text: (token: number) =
       </h3>
       <DecisionGrid step={step} explained={explained} text={text} view={view} />
       <DecisionList explained={explained} view={view} />
-      {step.trace && (!view || view.phase === 'verification' || view.phase === 'emission') && <BlockTrace trace={step.trace} chosen={step.chosen} />}
+      {(!view || view.phase === 'emission') && (
+        <div data-testid="step-outcome">
+          {props.outcome}
+          {step.trace && <BlockTrace trace={step.trace} chosen={step.chosen} />}
+        </div>
+      )}
     </div>
   );
 }

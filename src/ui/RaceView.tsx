@@ -5,6 +5,7 @@ import { medianRange } from './benchParts';
 import { PALETTE } from './palette';
 import { fixed, METHOD_LABELS, percent } from './format';
 import { useSpec } from './storeContext';
+import { RACE_EFFICIENCY_NOTE } from './howItWorksText';
 
 const REPEAT_CHOICES = [1, 3, 5, 10];
 
@@ -74,6 +75,9 @@ export function RaceView() {
               ))}
             </tbody>
           </table>
+          <p className="chart-note" data-testid="race-efficiency-note">
+            {RACE_EFFICIENCY_NOTE}
+          </p>
           <figure className="chart" data-chart="race">
             <figcaption>Tokens per second by method: median of {result.repeats} timed rounds, whiskers min–max</figcaption>
             <BarChart width={560} height={240} data={chart} margin={{ bottom: 24, left: 12 }}>

@@ -80,15 +80,23 @@ export function StepInspector() {
       {step.drafts.length === 0 ? (
         <p>Autoregressive step: the target sampled {last ? `“${text(last.token)}” (p = ${fixed(last.targetProb, 4)})` : 'nothing'}.</p>
       ) : (
-        <ExplainedStep key={index} step={step} text={text} />
+        <ExplainedStep
+          key={index}
+          step={step}
+          text={text}
+          outcome={
+            <>
+              {last && (
+                <p>
+                  Final token: <code>{text(last.token)}</code> ({last.origin}, target p = {fixed(last.targetProb, 4)}).
+                </p>
+              )}
+              {last && step.finalLaw && <FinalLaw law={step.finalLaw} origin={last.origin} drawn={last.token} text={text} />}
+              <FirstPositionOptimum firstPosition={step.firstPosition} drafts={step.drafts.length} />
+            </>
+          }
+        />
       )}
-      {last && step.drafts.length > 0 && (
-        <p>
-          Final token: <code>{text(last.token)}</code> ({last.origin}, target p = {fixed(last.targetProb, 4)}).
-        </p>
-      )}
-      {last && step.finalLaw && <FinalLaw law={step.finalLaw} origin={last.origin} drawn={last.token} text={text} />}
-      <FirstPositionOptimum firstPosition={step.firstPosition} drafts={step.drafts.length} />
       {step.scoring && <ScoringLine scoring={step.scoring} drafts={step.drafts.length} />}
       {step.verifiedOn && (
         <p data-testid="verified-on">

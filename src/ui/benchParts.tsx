@@ -7,6 +7,7 @@ import { chartAxes, PLOT } from './chartParts';
 import { PALETTE } from './palette';
 import { download } from './download';
 import { fixed, percent } from './format';
+import { DISTINCT_ACCEPTANCE_NOTE } from './howItWorksText';
 
 /** A median with its range, as read aloud: "12.3 [10.1–14.0]". */
 export function medianRange(spread: Spread, digits = 1, unit = ''): string {
@@ -17,14 +18,14 @@ export function medianRange(spread: Spread, digits = 1, unit = ''): string {
 export type CounterEntry = readonly [label: string, value: ReactNode, key?: string, note?: string];
 
 /** Named counters as a definition list; `data-counter` lets tests and people point at each. `help` adds a "?" per counter. */
-export function CounterList({ entries, testId, help }: { entries: readonly CounterEntry[]; testId?: string; help?: (key: string | undefined) => ReactNode }) {
+export function CounterList({ entries, testId, help }: { entries: readonly CounterEntry[]; testId?: string; help?: (key: string | undefined, label: string) => ReactNode }) {
   return (
     <dl className="counter-grid" data-testid={testId}>
       {entries.map(([label, value, key, note]) => (
         <div key={label} className={key ? `counter counter-${key}` : 'counter'}>
           <dt>
             {label}
-            {help && <> {help(key)}</>}
+            {help && <> {help(key, label)}</>}
             {note && <small> ({note})</small>}
           </dt>
           <dd data-counter={key}>{value}</dd>
@@ -45,6 +46,7 @@ export function countersEntries(counters: Counters): CounterEntry[] {
     ['steps (target forwards)', counters.steps, 'steps'],
     ['D/R grammar survival', percent(ratios.grammarSurvival), 'survival'],
     ['A/D conditional acceptance', percent(ratios.conditionalAcceptance), 'conditional', 'vLLM draft_acceptance_rate'],
+    ['A over distinct drafted tokens', percent(ratios.distinctConditionalAcceptance), 'distinct', DISTINCT_ACCEPTANCE_NOTE],
     ['A/R draft yield', percent(ratios.draftYield), 'yield'],
     ['mean acceptance length', fixed(ratios.meanAcceptanceLength, 3), 'mean-length', '1 + A/steps'],
     ['accepted-length histogram', counters.histogram.join(' · '), 'histogram', '0..L'],

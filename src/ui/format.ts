@@ -16,3 +16,10 @@ const THREE_SIGNIFICANT = new Intl.NumberFormat('en', { maximumSignificantDigits
 
 /** Chart ticks and tooltips: three significant figures, so a reader sees 3.22, not 3.2194507377493253. */
 export const sig3 = (value: number) => (Number.isFinite(value) ? THREE_SIGNIFICANT.format(value) : '—');
+
+/** A probability that keeps small values visible: 0.412, 0.0031, 2.4e-7 (never "0.000" for a positive p). */
+export function prob(value: number | null): string {
+  if (value === null || !Number.isFinite(value)) return '—';
+  if (value === 0 || value >= 0.01) return value.toFixed(3);
+  return value >= 1e-4 ? value.toPrecision(2) : value.toExponential(1);
+}

@@ -14,6 +14,8 @@ export interface Frame {
   caption: string;
   /** Verification frames: the decision lines shown so far (index into explained.lines, inclusive). */
   line: number;
+  /** A question frame: the test of `line` is asked (u and its threshold) but its outcome is not yet shown. */
+  question?: boolean;
 }
 
 /** What the grid and the tree show at a frame; null shows everything (no playback). */
@@ -23,6 +25,18 @@ export interface PlaybackView {
   revealedDecision: number;
   /** The cell the current decision tested. */
   cell: { draft: number; position: number } | null;
+}
+
+/**
+ * The question a decision line answers, asked before its outcome: "u = 0.412 < min(1, p/q) = 0.830 →
+ * accepted" becomes "u = 0.412; threshold min(1, p/q) = 0.830: accept?". Null for a line that tests nothing.
+ */
+export function questionOf(line: string): string | null {
+  const test = /^u = (\S+) [<≥] (.+?) = (\S+?) → /.exec(line);
+  if (!test) return null;
+  const [, u, threshold, value] = test;
+  if (threshold?.startsWith('F(')) return `u = ${u}: which candidate does the transport plan’s cumulative flow F pick, if any?`;
+  return `u = ${u}; threshold ${threshold} = ${value}: ${threshold?.startsWith('h_') ? 'keep the block up to here?' : 'accept?'}`;
 }
 
 const s = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
@@ -47,12 +61,14 @@ export function playbackFrames(step: StepRecord, explained: ExplainedStep, text:
       caption:
         invalid === 0
           ? `Grammar check: the schema allows all ${s(proposed, 'drafted token')}.`
-          : `Grammar check: ${invalid} of ${s(proposed, 'drafted token')} are not allowed by the schema (struck out); the target’s p is 0 there.`,
+          : `Grammar check: ${invalid} of ${s(proposed, 'drafted token')} are struck out — the first token the schema does not allow in a draft, and every token after it in that draft; the target’s p is 0 there.`,
     },
     { phase: 'scoring', line: -1, caption: `Target scoring: ${scoringPass(step.scoring)} of the large model gives p at every drafted position, plus the next position of each draft.` },
   ];
   explained.lines.forEach((line, i) => {
     const where = line.cell ? `draft ${line.cell.draft + 1}, position ${line.cell.position + 1}: ` : '';
+    const question = questionOf(line.text);
+    if (question) frames.push({ phase: 'verification', line: i, question: true, caption: `Verification ${i + 1} of ${explained.lines.length} — ${where}${question} (the next frame answers)` });
     frames.push({ phase: 'verification', line: i, caption: `Verification ${i + 1} of ${explained.lines.length} — ${where}${line.text}` });
   });
   const accepted = step.emitted.filter((token) => token.origin === 'draft').length;
@@ -68,5 +84,7 @@ export function playbackFrames(step: StepRecord, explained: ExplainedStep, text:
 
 export function viewAt(frame: Frame, explained: ExplainedStep): PlaybackView {
   const line = frame.line >= 0 ? explained.lines[frame.line] : undefined;
-  return { phase: frame.phase, revealedDecision: line?.decision ?? -1, cell: frame.phase === 'verification' ? (line?.cell ?? null) : null };
+  // A question frame reveals the decisions before this one, not this one.
+  const revealed = frame.question ? (frame.line > 0 ? explained.lines[frame.line - 1] : undefined) : line;
+  return { phase: frame.phase, revealedDecision: revealed?.decision ?? -1, cell: frame.phase === 'verification' ? (line?.cell ?? null) : null };
 }

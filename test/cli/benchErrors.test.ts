@@ -16,6 +16,7 @@ describe('npm run bench: usage errors', () => {
     [['--seeds', '0'], 'bench: --seeds must be a positive integer, got "0"'],
     [['--grid', '3by4'], 'bench: --grid: "3by4" is not KxL, such as 3x4'],
     [['--methods', 'fastest'], /^bench: --methods: unknown fastest; the methods are /],
+    [['--drafters', 'model,oracle'], 'bench: --drafters: unknown oracle; the drafters are model, model+grammar, model+lookup, model+grammar+lookup'],
   ] as [string[], string | RegExp][])('%j', async (argv, expected) => {
     const printed = await refusal(main, argv);
     if (typeof expected === 'string') expect(printed).toBe(expected);

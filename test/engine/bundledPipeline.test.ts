@@ -115,7 +115,7 @@ describe('the decode loop on the bundled models', () => {
 
   it('refuses a prompt longer than the context, naming both lengths', async () => {
     await expect(run(SCHEMA_PRESETS[0] as SchemaPreset, { prompt: 'word '.repeat(400) })).rejects.toThrow(PromptTooLongError);
-    await expect(run(SCHEMA_PRESETS[0] as SchemaPreset, { prompt: 'word '.repeat(400) })).rejects.toThrow(/the prompt is \d+ tokens and one step needs \d+ more positions; the models see 128, so the prompt must be at most \d+ tokens/);
+    await expect(run(SCHEMA_PRESETS[0] as SchemaPreset, { prompt: 'word '.repeat(400) })).rejects.toThrow(/the prompt is \d+ tokens and one step needs \d+ more positions; the models see 256, so the prompt must be at most \d+ tokens/);
   });
 
   it('a cancelled run stops between whole steps, and the engine runs again afterwards', async () => {

@@ -4,6 +4,7 @@
  * threshold set from the degrees of freedom at α = 1e-6, and shown to catch a broken verifier.
  */
 import { describe, expect, it } from 'vitest';
+import type { DrafterId } from '../../src/core/draftLaw';
 import { syntheticLogits, type LogitPair } from '../../src/core/modelPair';
 import { logitsToProbs } from '../../src/core/sampling';
 import { decode } from '../../src/engine/decode';
@@ -71,9 +72,9 @@ function chiSquare(counts: Float64Array, law: Float64Array, n: number): { statis
   return { statistic, df: cells - 1 };
 }
 
-async function sampleCounts(method: DecodeMethod, verifier?: StepVerifier): Promise<Float64Array> {
+async function sampleCounts(method: DecodeMethod, verifier?: StepVerifier, drafter?: DrafterId, samples = SAMPLES): Promise<Float64Array> {
   const counts = new Float64Array(V ** TOKENS);
-  for (let seed = 1; seed <= SAMPLES; seed++) {
+  for (let seed = 1; seed <= samples; seed++) {
     const { tokens } = await decode(new PrefixPairModels(logits), {
       method,
       K: 2,
@@ -87,6 +88,7 @@ async function sampleCounts(method: DecodeMethod, verifier?: StepVerifier): Prom
       detokenize: (ids) => ids.join(' '),
       stopTokenId: STOP,
       ...(verifier ? { verifier } : {}),
+      ...(drafter ? { drafter } : {}),
     });
     expect(tokens).toHaveLength(TOKENS);
     const cell = tokens.reduce((acc, token) => acc * V + token, 0);
@@ -111,6 +113,15 @@ describe(`the decode loop is lossless (first ${TOKENS} tokens, ${SAMPLES} seeds,
 
   it.each(DECODE_METHODS)('%s follows the target’s sequence law', async (method) => {
     const { statistic, df } = chiSquare(await sampleCounts(method), law, SAMPLES);
+    expect(df).toBeGreaterThan(10);
+    expect(statistic).toBeLessThan(chiSquareThreshold(df));
+  });
+
+  // Prompt lookup drafts with q = 1 wherever the last 1–3 tokens recur (often, with V = 5): fewer seeds per
+  // method keep the test short; the exact proof is test/core/draftLaw.test.ts.
+  it.each(DECODE_METHODS.filter((method) => method !== 'ar'))('%s with prompt lookup follows the target’s sequence law', async (method) => {
+    const samples = SAMPLES / 4;
+    const { statistic, df } = chiSquare(await sampleCounts(method, undefined, 'model+lookup', samples), law, samples);
     expect(df).toBeGreaterThan(10);
     expect(statistic).toBeLessThan(chiSquareThreshold(df));
   });

@@ -59,7 +59,7 @@ describe('loading a pair by URL from a Hub-like layout', () => {
     const progress = new Map<string, number>();
     const pair = await loadPair(ort, { draft: httpReader(`${base}/hub/draft/`, false), target: httpReader(`${base}/hub/target`, false) }, 'wasm', { onProgress: (file, loaded) => progress.set(file, loaded) });
     expect(pair.draft.manifest).toBeNull();
-    expect(pair.target.contextLength).toBe(128);
+    expect(pair.target.contextLength).toBe(256);
     expect(pair.tokenizer.stopTokenId).toBe(1024);
     // Hub exports lack our tree mask input.
     expect([pair.draft.session.shape.hasTreeMask, pair.target.session.shape.hasTreeMask]).toEqual([false, false]);

@@ -5,7 +5,7 @@ import { ModelLoadError, ProviderUnsupportedError, parseManifest, sha256Hex } fr
 import { describeSession } from '../../src/models/session';
 import { TextTokenizer, checkSameTokenizer } from '../../src/models/tokenizer';
 import { loadModel } from '../../src/models/loader';
-import { batchedAndTrimmedError, goldenError, incrementalError, treeScoringError } from '../support/modelChecks';
+import { batchedAndTrimmedError, goldenError, goldenTolerance, incrementalError, treeScoringError } from '../support/modelChecks';
 import { hubReader } from '../support/hubExport';
 import { BUNDLED_DRAFT_DIR, BUNDLED_TARGET_DIR, FLOAT_TARGET_DIR, bundledPair, directoryReader, loadBundledModel, ort } from '../support/models';
 import type * as ortTypes from 'onnxruntime-web';
@@ -35,9 +35,9 @@ describe.each(MODEL_DIRS)('bundled model %s', (dir) => {
     expect(model.session.shape.vocab).toBe(model.tokenizer.vocabSize);
   });
 
-  it('reproduces the golden torch logits within 1e-4 on the wasm EP', async () => {
+  it(`reproduces the golden torch logits within ${goldenTolerance(dir)} on the wasm EP`, async () => {
     expect(manifest.golden.prompts.length).toBeGreaterThan(0);
-    expect(await goldenError(await loadBundledModel(dir))).toBeLessThan(1e-4);
+    expect(await goldenError(await loadBundledModel(dir))).toBeLessThan(goldenTolerance(dir));
   });
 
   it('gives the same logits token by token through the KV cache as one full prefill', async () => {

@@ -17,6 +17,7 @@ const step = (index: number, accepted: number, invalidated: number): StepRecord 
   draftProbs: [[0.5, 0.5, 0.5, 0.5]],
   targetProbs: [[0.5, 0.5, 0.5, 0.5]],
   draftLengths: [4],
+  draftSources: [['model', 'model', 'model', 'model']],
   validLengths: [4 - invalidated],
   chosen: 0,
   accepted,

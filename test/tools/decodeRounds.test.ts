@@ -4,7 +4,7 @@ import { formatDecodeRow, formatSummary, roundOrders, roundSpeedups, summaryOver
 import type { MethodId } from '../../src/core/verify';
 
 const row = (preset: string, method: DecodeRow['method'], K: number, L: number, speedups: number[], idealSpeedup: number | null, decodeMs = 40): DecodeRow => ({
-  preset, method, K, L, tokens: 40, forwards: 20, blockEfficiency: 2, meanAcceptanceLength: null, conditionalAcceptance: null, draftYield: null, grammarSurvival: null,
+  preset, method, K, L, drafter: 'model', tokens: 40, forwards: 20, blockEfficiency: 2, meanAcceptanceLength: null, conditionalAcceptance: null, draftYield: null, grammarSurvival: null,
   tokensPerSecond: 100, speedup: spreadOf(speedups).median, idealSpeedup, valid: 2, positionsPerStep: null, perStep: { draft: 0, mask: 0, target: 0, verify: 0, kv: 0, overhead: 0, analysis: 0 },
   profile: { draft: 0, mask: 0, target: 0, verify: 0, kv: 0, other: 0, prefill: 0, setup: 0 }, cpuMsPerStep: null, rounds: speedups.length, tokensPerSecondSpread: spreadOf([100]), speedupSpread: spreadOf(speedups),
   decode: { steps: 18, tokens: method === 'ar' ? 18 : 36, ms: decodeMs, draftMs: method === 'ar' ? 0 : decodeMs / 4 },
@@ -47,6 +47,15 @@ describe("the decode bench's rounds", () => {
 });
 
 describe("the decode bench's summary over presets", () => {
+  it('keeps each drafter a configuration of its own, labelled by its drafter', () => {
+    const plain = row('preset0', 'tokenwise', 1, 4, [1.2], 2);
+    const free = { ...row('preset0', 'tokenwise', 1, 4, [1.7], 2), drafter: 'model+grammar+lookup' as const };
+    const summaries = summaryOverPresets([row('preset0', 'ar', 1, 0, [1], 1), plain, free]);
+    expect(summaries.map(({ drafter, speedup }) => [drafter, speedup])).toEqual([['model', 1.2], ['model+grammar+lookup', 1.7]]);
+    expect(formatDecodeRow(free)).toContain('| tokenwise (model+grammar+lookup) | 1 | 4 |');
+    expect(formatSummary(summaries)).toContain('tokenwise (model+grammar+lookup) K = 1, L = 4: 1.70×');
+  });
+
   const speculative = (method: MethodId, K: number, L: number, medians: number[], ideals: number[], decodeMs: number[]) =>
     medians.map((median, index) => row(`preset${index}`, method, K, L, [median - 0.1, median, median + 0.2], ideals[index] as number, decodeMs[index]));
   // ar's steps after the first cost 40 ms for 18 tokens, so a speculative row's 18 steps cost decodeMs / 40 ar

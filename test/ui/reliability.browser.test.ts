@@ -143,8 +143,9 @@ describe('the built app under hostile input', { timeout: 300_000 }, () => {
     const before = await scorecard.textContent();
     await page.getByRole('button', { name: 'Race all methods' }).click();
     await expect(page.getByTestId('run-status').textContent()).resolves.toBe('idle');
-    await expect(stepsShown.count()).resolves.toBe(0);
-    await expect(page.locator('[data-counter="steps"]').textContent()).resolves.toBe('0');
+    // The token stream and counters render from deferred values: they follow the store a frame or two later.
+    await expect.poll(() => stepsShown.count(), { timeout: 10_000 }).toBe(0);
+    await expect.poll(() => page.locator('[data-counter="steps"]').textContent(), { timeout: 10_000 }).toBe('0');
     await page.getByRole('heading', { name: /Race: every method.*\(running…/ }).waitFor({ timeout: 10_000 });
     await page.getByRole('button', { name: 'Reset', exact: true }).click();
     await page.getByRole('heading', { name: /Race: every method.*\(cancelled\)/ }).waitFor({ timeout: 10_000 });

@@ -7,6 +7,7 @@
 import { addCounters, derivedRatios, emptyCounters, type Counters } from '../../src/core/metrics';
 import { fairSchedule, spreadOf, type Spread } from '../../src/core/fairTiming';
 import { METHOD_IDS, draftsUsed, type MethodId } from '../../src/core/verify';
+import type { DrafterId } from '../../src/core/draftLaw';
 import type { ScoringPlan, StepRecord, StepTimings } from '../../src/contract/stepRecord';
 import { addScoringTotals, describePositions, positionsPerStep, type PositionsPerStep, type ScoringTotals } from '../../src/contract/runReport';
 import { type SpecEngine } from '../../src/engine/engine';
@@ -21,11 +22,8 @@ export const GRID: readonly { K: number; L: number }[] = [
 ];
 export const SPECULATIVE: readonly MethodId[] = METHOD_IDS;
 
-export interface DecodeRow {
+export interface DecodeRow extends BenchConfig {
   preset: string;
-  method: DecodeMethod;
-  K: number;
-  L: number;
   tokens: number;
   forwards: number;
   blockEfficiency: number;
@@ -82,6 +80,8 @@ export interface BenchSelection {
   methods?: readonly MethodId[];
   /** (K, L) cells to run (GRID by default). */
   grid?: readonly { K: number; L: number }[];
+  /** Drafters to run each speculative configuration with (['model'] by default): one row per drafter. */
+  drafters?: readonly DrafterId[];
   /** Timed rounds per preset (3 by default): each round runs ar and every configuration once, in that round's order. */
   rounds?: number;
   /** Process CPU time in ms, for a noise-robust second clock on a shared machine. */
@@ -90,12 +90,17 @@ export interface BenchSelection {
 
 export const DEFAULT_ROUNDS = 3;
 
-/** One (method, K, L) configuration of the bench; ar is K = 1, L = 0. */
+/** One (method, K, L, drafter) configuration of the bench; ar is K = 1, L = 0, drafter model. */
 export interface BenchConfig {
   method: DecodeMethod;
   K: number;
   L: number;
+  /** Where draft tokens come from (src/core/draftLaw.ts). */
+  drafter: DrafterId;
 }
+
+/** The method column: the method, with its drafter where it is not the draft model alone. */
+export const configLabel = ({ method, drafter }: Pick<BenchConfig, 'method' | 'drafter'>): string => (drafter === 'model' ? method : `${method} (${drafter})`);
 
 /**
  * The order of each timed round, as indices into the configurations: round r starts where fairSchedule's
@@ -139,16 +144,19 @@ interface RoundResult {
  * (batch 1, sequence 1), measured by the caller.
  */
 export async function runDecodeBench(engine: SpecEngine, seeds: number, costRatio: number, log: (line: string) => void, selection: BenchSelection = {}): Promise<DecodeRow[]> {
-  const { methods = SPECULATIVE, grid = GRID, rounds = DEFAULT_ROUNDS, cpuClock } = selection;
+  const { methods = SPECULATIVE, grid = GRID, rounds = DEFAULT_ROUNDS, cpuClock, drafters = ['model'] } = selection;
   if (!(Number.isInteger(rounds) && rounds >= 1)) throw new RangeError(`rounds must be a positive integer, got ${rounds}`);
   // A single-draft method at K > 1 would repeat its K = 1 row.
-  const configs: BenchConfig[] = [{ method: 'ar', K: 1, L: 0 }, ...grid.flatMap(({ K, L }) => methods.filter((method) => draftsUsed(method, K) === K).map((method) => ({ method, K, L })))];
+  const configs: BenchConfig[] = [
+    { method: 'ar', K: 1, L: 0, drafter: 'model' },
+    ...grid.flatMap(({ K, L }) => methods.filter((method) => draftsUsed(method, K) === K).flatMap((method) => drafters.map((drafter) => ({ method, K, L, drafter })))),
+  ];
   const orders = roundOrders(configs.length, rounds);
   const rows: DecodeRow[] = [];
   // One untimed run of each method first: kernel compilation and allocator warm-up are not speed.
   for (const method of ['ar', ...methods] as const) await engine.run(presetParams(SCHEMA_PRESETS[0] as (typeof SCHEMA_PRESETS)[number], { method }));
   for (const preset of SCHEMA_PRESETS) {
-    const measure = async ({ method, K, L }: BenchConfig): Promise<RoundResult> => {
+    const measure = async ({ method, K, L, drafter }: BenchConfig): Promise<RoundResult> => {
       const result: RoundResult = {
         tokens: 0, forwards: 0, ms: 0, valid: 0, counters: emptyCounters(Math.max(L, 1)), scoring: { positions: 0, batchedPositions: 0, treeSteps: 0, batchedSteps: 0 },
         perStep: { draft: 0, mask: 0, target: 0, verify: 0, kv: 0, overhead: 0, analysis: 0 }, profile: zeroProfile(), cpuMs: 0, fingerprint: '', decode: { steps: 0, tokens: 0, ms: 0, draftMs: 0 },
@@ -171,7 +179,7 @@ export async function runDecodeBench(engine: SpecEngine, seeds: number, costRati
       const emitted: number[][] = [];
       for (let seed = 1; seed <= seeds; seed++) {
         const cpuStart = cpuClock?.() ?? 0;
-        const report = await engine.run(presetParams(preset, { method, K, L: Math.max(L, 1), seed, temperature: 1 }), profileStep);
+        const report = await engine.run(presetParams(preset, { method, K, L: Math.max(L, 1), seed, temperature: 1, drafter }), profileStep);
         result.cpuMs += (cpuClock?.() ?? 0) - cpuStart;
         profile.setup += report.generationMs;
         result.tokens += report.tokens.length;
@@ -195,7 +203,7 @@ export async function runDecodeBench(engine: SpecEngine, seeds: number, costRati
       const results = byConfig[index] as RoundResult[];
       const first = results[0] as RoundResult;
       if (results.some((result) => result.fingerprint !== first.fingerprint)) {
-        throw new Error(`${preset.id} ${config.method} K = ${config.K} L = ${config.L}: the rounds emitted different tokens or counters, but the engine is seeded`);
+        throw new Error(`${preset.id} ${configLabel(config)} K = ${config.K} L = ${config.L}: the rounds emitted different tokens or counters, but the engine is seeded`);
       }
       const allForwards = first.forwards * rounds;
       const perStep = { ...first.perStep };
@@ -254,8 +262,9 @@ export interface PresetSummary extends BenchConfig {
 export function summaryOverPresets(rows: readonly DecodeRow[]): PresetSummary[] {
   const summaries: PresetSummary[] = [];
   for (const row of rows) {
-    if (row.method === 'ar' || summaries.some(({ method, K, L }) => method === row.method && K === row.K && L === row.L)) continue;
-    const same = rows.filter(({ method, K, L }) => method === row.method && K === row.K && L === row.L);
+    const sameConfig = ({ method, K, L, drafter }: BenchConfig) => method === row.method && K === row.K && L === row.L && drafter === row.drafter;
+    if (row.method === 'ar' || summaries.some(sameConfig)) continue;
+    const same = rows.filter(sameConfig);
     const ideals = same.map((candidate) => candidate.idealSpeedup).filter((ideal): ideal is number => ideal !== null);
     const allowances = same.map((candidate) => {
       const ar = rows.find(({ preset, method }) => preset === candidate.preset && method === 'ar');
@@ -263,7 +272,7 @@ export function summaryOverPresets(rows: readonly DecodeRow[]): PresetSummary[] 
     });
     const medianOf = (values: (number | undefined)[]) => (values.every((value) => value !== undefined) ? spreadOf(values as number[]).median : null);
     summaries.push({
-      method: row.method, K: row.K, L: row.L, presets: same.length,
+      method: row.method, K: row.K, L: row.L, drafter: row.drafter, presets: same.length,
       speedup: spreadOf(same.map((candidate) => candidate.speedup)).median,
       idealSpeedup: ideals.length === same.length ? spreadOf(ideals).median : null,
       ceiling: medianOf(allowances.map((allowance) => allowance?.ceiling)),
@@ -274,7 +283,7 @@ export function summaryOverPresets(rows: readonly DecodeRow[]): PresetSummary[] 
 }
 
 export function formatSummary(summaries: readonly PresetSummary[]): string {
-  const entries = summaries.map(({ method, K, L, speedup, idealSpeedup, ceiling, draftingHidden }) => `${method} K = ${K}, L = ${L}: ${speedup.toFixed(2)}× (ideal ${cell(idealSpeedup)}×; ceiling here ${cell(ceiling)}×; drafting hidden ${cell(draftingHidden)}×)`);
+  const entries = summaries.map(({ method, K, L, drafter, speedup, idealSpeedup, ceiling, draftingHidden }) => `${configLabel({ method, drafter })} K = ${K}, L = ${L}: ${speedup.toFixed(2)}× (ideal ${cell(idealSpeedup)}×; ceiling here ${cell(ceiling)}×; drafting hidden ${cell(draftingHidden)}×)`);
   return `**Median over presets** of each row's median speedup over ar, with the ideal, this machine's ceiling (every draft accepted, at the measured step cost) and the bound with drafting wholly hidden (at the measured block efficiency): ${entries.join('; ')}`;
 }
 
@@ -291,7 +300,7 @@ export const DECODE_TABLE_HEADER = [
 const cell = (value: number | null, digits = 2) => (value === null ? '—' : value.toFixed(digits));
 
 export function formatDecodeRow(row: DecodeRow): string {
-  return `| ${row.preset} | ${row.method} | ${row.K} | ${row.L || '—'} | ${cell(row.blockEfficiency)} | ${cell(row.meanAcceptanceLength)} | ${cell(row.conditionalAcceptance)} | ${cell(row.draftYield)} | ${cell(row.grammarSurvival)} | ${cell(row.tokensPerSecond, 1)} | ${cell(row.speedup)}× [${cell(row.speedupSpread.min)}–${cell(row.speedupSpread.max)}] | ${cell(row.idealSpeedup)}× | ${row.valid} | ${describePositions(row.positionsPerStep)} | ${[row.perStep.draft, row.perStep.mask, row.perStep.target, row.perStep.verify, row.perStep.overhead].map((ms) => ms.toFixed(2)).join(' · ')} |`;
+  return `| ${row.preset} | ${configLabel(row)} | ${row.K} | ${row.L || '—'} | ${cell(row.blockEfficiency)} | ${cell(row.meanAcceptanceLength)} | ${cell(row.conditionalAcceptance)} | ${cell(row.draftYield)} | ${cell(row.grammarSurvival)} | ${cell(row.tokensPerSecond, 1)} | ${cell(row.speedup)}× [${cell(row.speedupSpread.min)}–${cell(row.speedupSpread.max)}] | ${cell(row.idealSpeedup)}× | ${row.valid} | ${describePositions(row.positionsPerStep)} | ${[row.perStep.draft, row.perStep.mask, row.perStep.target, row.perStep.verify, row.perStep.overhead].map((ms) => ms.toFixed(2)).join(' · ')} |`;
 }
 
 // ── The per-phase profile ────────────────────────────────────────────────────────────────────────────
@@ -305,7 +314,7 @@ export const PROFILE_TABLE_HEADER = [
 export function formatProfileRow(row: DecodeRow, ar: DecodeRow | undefined): string {
   const cpuSpeedup = row.cpuMsPerStep !== null && ar?.cpuMsPerStep ? (row.blockEfficiency * ar.cpuMsPerStep) / row.cpuMsPerStep : null;
   const phases = PROFILE_PHASES.map((phase) => row.profile[phase].toFixed(3)).join(' | ');
-  return `| ${row.preset} | ${row.method} | ${row.K} | ${row.L || '—'} | ${row.forwards} | ${profileTotal(row.profile).toFixed(3)} | ${phases} | ${cell(row.cpuMsPerStep, 3)} | ${cpuSpeedup === null ? '—' : `${cpuSpeedup.toFixed(2)}×`} |`;
+  return `| ${row.preset} | ${configLabel(row)} | ${row.K} | ${row.L || '—'} | ${row.forwards} | ${profileTotal(row.profile).toFixed(3)} | ${phases} | ${cell(row.cpuMsPerStep, 3)} | ${cpuSpeedup === null ? '—' : `${cpuSpeedup.toFixed(2)}×`} |`;
 }
 
 /**
@@ -328,7 +337,7 @@ export const EXCESS_TABLE_HEADER = [
 
 export function formatExcessRow(row: DecodeRow, ar: DecodeRow, costRatio: number): string {
   const { measured, ideal, excess } = excessOverIdeal(row, ar, costRatio);
-  return `| ${row.preset} | ${row.method} | ${row.K} | ${row.L} | ${measured.toFixed(3)} | ${ideal.toFixed(3)} | ${(measured - ideal).toFixed(3)} | ${PROFILE_PHASES.map((phase) => excess[phase].toFixed(3)).join(' | ')} |`;
+  return `| ${row.preset} | ${configLabel(row)} | ${row.K} | ${row.L} | ${measured.toFixed(3)} | ${ideal.toFixed(3)} | ${(measured - ideal).toFixed(3)} | ${PROFILE_PHASES.map((phase) => excess[phase].toFixed(3)).join(' | ')} |`;
 }
 
 /**
@@ -355,7 +364,7 @@ export const ALLOWANCE_TABLE_HEADER = [
 
 export function formatAllowanceRow(row: DecodeRow, ar: DecodeRow): string {
   const allowance = machineAllowance(row, ar);
-  const head = `| ${row.preset} | ${row.method} | ${row.K} | ${row.L} | ${cell(ar.decode.tokens === 0 ? null : ar.decode.ms / ar.decode.tokens, 3)} | ${cell(row.decode.steps === 0 ? null : row.decode.ms / row.decode.steps, 3)}`;
+  const head = `| ${row.preset} | ${configLabel(row)} | ${row.K} | ${row.L} | ${cell(ar.decode.tokens === 0 ? null : ar.decode.ms / ar.decode.tokens, 3)} | ${cell(row.decode.steps === 0 ? null : row.decode.ms / row.decode.steps, 3)}`;
   if (allowance === null) return `${head} | — | — | — | — | — | — |`;
   const { stepInArTokens, blockEfficiency, speedup, ceiling, draftingHidden } = allowance;
   return `${head} | ${stepInArTokens.toFixed(2)} | ${blockEfficiency.toFixed(2)} | ${speedup.toFixed(2)}× | ${ceiling.toFixed(2)}× | ${draftingHidden.toFixed(2)}× | ${(1.5 * stepInArTokens).toFixed(2)} |`;

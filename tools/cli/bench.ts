@@ -1,11 +1,11 @@
 /**
  * npm run bench -- [--seeds 2] [--node-only] [--provider wasm|webgpu] [--verifier cpu|gpu] [--scoring tree|batched] [--out bench-results/decode]
- *                   [--methods tokenwise,spectr-gbv] [--grid 1x4,3x4] [--rounds 3]
+ *                   [--methods tokenwise,spectr-gbv] [--grid 1x4,3x4] [--drafters model,model+grammar+lookup] [--rounds 3]
  * The paper's table on the bundled models: in Node (wasm EP, CPU verifier) and in headless Chromium (the
  * models on --provider, steps verified on --verifier; the defaults are the app's choices on a machine
  * whose WebGPU is software), then each section's per-phase profile and its excess over the ideal.
  * --scoring batched forces K batched target rows instead of the token tree. --methods and --grid pick rows
- * (ar always runs). Each preset runs --rounds timed rounds of ar and every row, in an order that rotates
+ * (ar always runs); --drafters runs each row with each drafter (src/core/draftLaw.ts; model by default). Each preset runs --rounds timed rounds of ar and every row, in an order that rotates
  * and alternates between rounds; a row's speedup is the median over rounds of its tokens/s over the same
  * round's ar, with its range, and each section ends with the median over presets. Writes <out>.md and <out>.json.
  */
@@ -17,6 +17,7 @@ import { createServer } from 'vite';
 import { launchChromium } from '../../test/support/browser';
 import { DECODE_TABLE_HEADER, DEFAULT_ROUNDS, GRID, SPECULATIVE, describeScoring, formatDecodeRow, formatSummary, profileMarkdown, runDecodeBench, summaryOverPresets, type DecodeRow } from '../bench/decodeBench';
 import type { MethodId } from '../../src/core/verify';
+import { DRAFTER_IDS, isDrafterId, type DrafterId } from '../../src/core/draftLaw';
 import { costRatio as measureCostRatio } from '../bench/modelsBench';
 import { loadBundledPair } from '../bundled';
 import { UsageError, parsingArguments, positiveInteger, withUsageErrors } from './options';
@@ -38,7 +39,7 @@ function parse(argv: string[]) {
   const { values } = parsingArguments(() =>
     parseArgs({
       args: argv,
-      options: { seeds: { type: 'string', default: '2' }, 'node-only': { type: 'boolean', default: false }, provider: { type: 'string', default: 'wasm' }, verifier: { type: 'string', default: 'cpu' }, scoring: { type: 'string', default: 'tree' }, out: { type: 'string', default: 'bench-results/decode' }, methods: { type: 'string' }, grid: { type: 'string' }, rounds: { type: 'string', default: String(DEFAULT_ROUNDS) } },
+      options: { seeds: { type: 'string', default: '2' }, 'node-only': { type: 'boolean', default: false }, provider: { type: 'string', default: 'wasm' }, verifier: { type: 'string', default: 'cpu' }, scoring: { type: 'string', default: 'tree' }, out: { type: 'string', default: 'bench-results/decode' }, methods: { type: 'string' }, grid: { type: 'string' }, drafters: { type: 'string', default: 'model' }, rounds: { type: 'string', default: String(DEFAULT_ROUNDS) } },
     }),
   );
   const { provider, verifier, scoring } = values;
@@ -56,7 +57,10 @@ function parse(argv: string[]) {
     if (!match) throw new UsageError(`--grid: ${JSON.stringify(entry)} is not KxL, such as 3x4`);
     return { K: Number(match[1]), L: Number(match[2]) };
   });
-  return { values, seeds, provider, verifier, treeScoring: scoring === 'tree', rounds, selection: { methods: methods as MethodId[], grid, rounds } } as const;
+  const drafters = values.drafters.split(',').map((name) => name.trim());
+  const unknownDrafters = drafters.filter((name) => !isDrafterId(name));
+  if (unknownDrafters.length > 0) throw new UsageError(`--drafters: unknown ${unknownDrafters.join(', ')}; the drafters are ${DRAFTER_IDS.join(', ')}`);
+  return { values, seeds, provider, verifier, treeScoring: scoring === 'tree', rounds, selection: { methods: methods as MethodId[], grid, rounds, drafters: drafters as DrafterId[] } } as const;
 }
 
 /** Process CPU time (user + system) in ms: every thread onnxruntime and V8 use, and nothing the neighbours do. */

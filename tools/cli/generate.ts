@@ -1,7 +1,7 @@
 /**
  * npm run generate -- (--preset <name> | --schema <file> | --free) [--prompt <text>] [--method <id>|all]
  *   [--K n] [--L n] [--temperature t] [--top-p p] [--seed n] [--max-tokens n] [--drafting validate|constrained]
- *   [--trigger <text>] [--verifier cpu|gpu] [--repeats n] [--json]
+ *   [--drafter model|model+grammar|model+lookup|model+grammar+lookup] [--trigger <text>] [--verifier cpu|gpu] [--repeats n] [--json]
  * Headless generation with the bundled models (onnxruntime-web, wasm EP). Prints the text, or with --json
  * one object per method with the counters, the derived ratios, vLLM's names and timings. --method all
  * runs every method on the same prompt and seed: the race, fair (src/engine/bench.ts): each method warmed
@@ -14,6 +14,7 @@ import { parseArgs } from 'node:util';
 import { setupNodeEngine } from '../nodeEngine';
 import { CLI_LIMITS } from '../../src/contract/limits';
 import { errorSummary, validateRunParams } from '../../src/contract/validation';
+import type { DrafterId } from '../../src/core/draftLaw';
 import { counterFields } from '../../src/core/metrics';
 import type { RaceEntry } from '../../src/contract/bench';
 import { race } from '../../src/engine/bench';
@@ -42,6 +43,7 @@ function parse(argv: string[]): { params: RunParams; methods: DecodeMethod[]; js
       seed: { type: 'string', default: '1' },
       'max-tokens': { type: 'string', default: '96' },
       drafting: { type: 'string', default: 'validate' },
+      drafter: { type: 'string', default: 'model' },
       trigger: { type: 'string' },
       verifier: { type: 'string', default: 'cpu' },
       repeats: { type: 'string', default: '3' },
@@ -70,6 +72,7 @@ function parse(argv: string[]): { params: RunParams; methods: DecodeMethod[]; js
     seed: limitedOption('seed', 'seed', values.seed),
     maxTokens: limitedOption('maxTokens', 'max-tokens', values['max-tokens']),
     drafting: values.drafting,
+    drafter: values.drafter as DrafterId,
     ...(values['top-p'] === undefined ? {} : { topP: limitedOption('topP', 'top-p', values['top-p']) }),
     ...(values.prompt === undefined ? {} : { prompt: values.prompt.replaceAll('\\n', '\n') }),
     ...(values.trigger === undefined ? {} : { trigger: values.trigger }),
@@ -96,6 +99,7 @@ export function summary(report: RunReport) {
     L: report.params.L,
     temperature: report.params.temperature,
     seed: report.params.seed,
+    drafter: report.params.drafter ?? 'model',
     text: report.text,
     schema_valid: report.verdict === null ? null : report.verdict.kind === 'valid',
     verdict: report.verdict,

@@ -123,6 +123,7 @@ def main():
         state = with_context(draft.state_dict(), a['context_length'])
         draft = decoder_for(manifest)
         draft.load_state_dict(state, strict=True)
+        a['parameters'] = sum(p.numel() for p in draft.parameters())
     stop_id = manifest['tokenizer']['stop_token_id']
     context = manifest['architecture']['context_length']
 

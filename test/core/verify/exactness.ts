@@ -9,10 +9,10 @@ export interface LosslessnessReport {
 }
 
 /** Spec §5's exact check of one verifier on one instance. */
-export function checkLossless(verifier: Verifier, pair: ModelPair, K: number, L: number): LosslessnessReport {
-  const law = exactOutcomeLaw(verifier, pair, [], K, L);
-  const produced = extendWithTarget(pair, [], law.emitted, L + 1);
-  const expected = targetSequenceLaw(pair, [], L + 1);
+export function checkLossless(verifier: Verifier, pair: ModelPair, K: number, L: number, context: readonly number[] = []): LosslessnessReport {
+  const law = exactOutcomeLaw(verifier, pair, context, K, L);
+  const produced = extendWithTarget(pair, context, law.emitted, L + 1);
+  const expected = targetSequenceLaw(pair, context, L + 1);
   let maxError = 0;
   for (const key of new Set([...produced.keys(), ...expected.keys()])) {
     maxError = Math.max(maxError, Math.abs((produced.get(key) ?? 0) - (expected.get(key) ?? 0)));

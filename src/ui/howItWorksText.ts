@@ -1,0 +1,101 @@
+/**
+ * Every sentence SpecLab uses to teach, in one place: "How it works" (each topic's explanation and worked
+ * example) and the notes that sit beside the figures they explain (A/D beside the counters, block efficiency
+ * beside mean acceptance length in the race). Checked line by line against shared/spec/verification.md;
+ * test/ui/howItWorksText.test.ts pins the key claims, so a rewrite cannot drop them silently.
+ */
+import type { HelpTopic } from '../store/store';
+
+export const TOPIC_TITLES: Readonly<Record<HelpTopic, string>> = {
+  speculative: 'Speculative decoding, and why it is lossless',
+  residual: 'The residual and the bonus token',
+  verification: 'Token-wise vs block verification',
+  drafts: 'Multiple drafts: SpecTr and SpecTr-GBV',
+  counters: 'The grammar mask and the counters R, I, D, A',
+  'mean-length': 'Mean acceptance length',
+  histogram: 'The histogram and its expected line',
+  inspector: 'Reading the step inspector',
+};
+
+export interface TopicText {
+  /** Paragraphs of the explanation. */
+  body: readonly string[];
+  example: string;
+}
+
+/** Short plain explanations, one worked example each, in the order a lecture would take them. */
+export const TOPIC_TEXT: Readonly<Record<HelpTopic, TopicText>> = {
+  speculative: {
+    body: [
+      'A small draft model guesses the next few tokens, each drawn from its distribution q; the large target model scores all of them in one forward pass, giving its distribution p at each position.',
+      'A drafted token x is kept with probability min(1, p(x)/q(x)): always when the target likes it at least as much as the draft did, less often when the draft over-proposed it. A rejected guess is replaced by a token drawn from the residual (what the target wanted that the draft did not cover), and the step ends there.',
+      'Done this way, every output token has exactly the target’s distribution: the same distribution as sampling the target alone, not the same text (the random draws differ), at fewer target forwards.',
+    ],
+    example:
+      'The draft proposes “cat” with q = 0.5; the target gives it p = 0.3. We keep it when u < min(1, p/q) = 0.6. Drawn u = 0.412 → accepted. Over many runs “cat” is proposed and kept with probability q · min(1, p/q) = 0.5 · 0.6 = 0.3: exactly the target’s p.',
+  },
+  residual: {
+    body: [
+      'When a draft token is rejected, the replacement (the correction token) comes from the residual normalise(max(0, p − q)): the target’s probability that the draft did not already cover.',
+      'When every draft token is accepted, the target’s forward has already computed its distribution for the next position, so one more token comes free: the bonus token, drawn straight from p.',
+    ],
+    example:
+      'Three tokens with p = (0.5, 0.3, 0.2) and q = (0.2, 0.6, 0.2): max(0, p − q) = (0.3, 0, 0), so after a rejection the correction is token 1 for sure. The draft already covers all of the target’s probability for tokens 2 and 3.',
+  },
+  verification: {
+    body: [
+      'Token-wise verification tests draft tokens one by one, each with u < min(1, p/q), and stops at the first rejection.',
+      'Block verification (GBV) judges the whole block of n drafted tokens. It keeps a running weight w_i = min(1, w_(i−1) · p_i/q_i) (w_0 = 1): how much of the first i tokens the target still backs. Z_i is the residual mass left if the block stops after i tokens. h_i is the chance to stop at i: h_i = Z_i / (Z_i + 1 − w_i) for i < n, and h_n = w_n. The verifier scans i = n, n − 1, …, 1 and keeps the first i whose test u < h_i passes (τ = i); if none passes, τ = 0.',
+      'A bad token early on no longer forces the block to stop there if the target backs the block as a whole; the output keeps exactly the target’s distribution.',
+    ],
+    example:
+      'Two tokens, q = (2/3, 1/3) and p = (1/3, 2/3) at every position, L = 2: the expected number of accepted tokens is 10/9 ≈ 1.11 token-wise and 11/9 ≈ 1.22 with GBV, with the same output distribution.',
+  },
+  drafts: {
+    body: [
+      'With K drafts, more guesses can match the target. SpecTr walks the drafts position by position: the drafts that agree with what was accepted so far are the candidates, and K-SEQ tests them in turn with a scaled threshold min(1, p/(ρ*·q)).',
+      'ρ* is the scaling K-SEQ solves for at each position, given q, p and the number of candidates m: the largest that keeps the output exactly the target’s distribution once the K-SEQ residual is drawn after all candidates fail. β is the chance that one candidate is accepted at that scaling.',
+      'SpecTr-GBV block-verifies draft 1; if it stops early, the next unused draft that agrees with the accepted prefix is block-verified from there, with the previous block’s residual as its first target.',
+    ],
+    example:
+      'Drafts “the cat sat” and “the dog ran”. GBV on draft 1 accepts “the” and stops (τ = 1). Draft 2 agrees with “the”, so it is verified from position 2: if its block passes, the step emits “the dog ran” plus a bonus token instead of “the” plus a correction.',
+  },
+  counters: {
+    body: [
+      'R counts every token the drafter proposed. I counts, in each draft, the tokens from the first one the grammar (the JSON schema’s mask) did not allow to the end of that draft: the first is what the schema refused, the later ones come after an invalid token, and the verifier can accept none of them. D = R − I are the eligible tokens, and A the ones the target accepted.',
+      'Three ratios answer three questions: grammar survival D/R, conditional acceptance A/D (what vLLM calls the draft acceptance rate), and end-to-end yield A/R.',
+      'With K drafts, D counts every draft’s tokens but the step emits from one path through them, so A/D is at most about 1/K even when the drafts are good. A over the distinct drafted tokens (each shared prefix counted once) is shown beside it, and the JSON export carries both.',
+    ],
+    example:
+      'R = 1,000 drafted tokens, I = 200 invalidated, so D = 800; the target accepts A = 600. Grammar survival = 800/1,000 = 80%; conditional acceptance = 600/800 = 75%; end-to-end yield = 600/1,000 = 60%.',
+  },
+  'mean-length': {
+    body: [
+      'Mean acceptance length is how many tokens one verification step produces: 1 + A / steps (the 1 is the correction or bonus token every step emits). Plain decoding is 1.',
+      'Block efficiency, in the race table, is the tokens actually output divided by the target forwards. The two differ only at the end of a run: the step that reaches the stop token or the token limit may have accepted tokens past it, which A counts but the output drops.',
+    ],
+    example: '100 steps that accept 180 draft tokens in all: 1 + 180/100 = 2.8 tokens per target forward, whatever the draft length L.',
+  },
+  histogram: {
+    body: [
+      'The histogram counts steps by how many draft tokens they accepted (0 to L, the final token not counted).',
+      'Its expected line is exact, not simulated: for each step, given that step’s drafts, SpecLab enumerates every choice the verifier could have made and sums the probabilities of each accepted length; summed over steps, that is how many steps we expect in each bar.',
+    ],
+    example: 'Two steps whose distributions are (0.5, 0.5, 0) and (0.2, 0.3, 0.5) for 0, 1, 2 accepted tokens: the expected line is at 0.7, 0.8 and 0.5 steps.',
+  },
+  inspector: {
+    body: [
+      'Each cell of the grid states the test the verifier made there, with its drawn uniform u: “u = 0.412 < min(1, p/q) = 0.830 → accepted”. Cells the verifier never needed say “not examined”, and why; a draft’s first token the schema forbade says so, and the tokens after it say “after an invalid token”.',
+      'The draft tree merges the drafts’ shared prefixes. “Play this step” replays the recorded step phase by phase: each test is first asked (u and its threshold), and its answer shows on the next frame, so a class can predict it.',
+    ],
+    example:
+      'Token-wise, draft “a b c”: u = 0.20 < 0.90 → a accepted; u = 0.70 ≥ 0.40 → b rejected; c is not examined. The step emits “a” and a correction drawn from normalise(max(0, p − q)) at position 2.',
+  },
+};
+
+/** Beside A/D in the counter panel. */
+export const DISTINCT_ACCEPTANCE_NOTE = 'A/D is at most about 1/K with K drafts; A over distinct drafted tokens';
+
+/** Under the race table, where block efficiency and mean acceptance length stand side by side. */
+export const RACE_EFFICIENCY_NOTE =
+  'Block efficiency is the tokens output per target forward; mean acceptance length is 1 + A/steps. They differ only at the end of a run: the step that reaches the stop token or the token limit may accept tokens past it, which A counts but the output drops.';

@@ -1,0 +1,122 @@
+/**
+ * The free drafters in the decode loop (src/core/draftLaw.ts): the schema's forced text and prompt lookup
+ * beside the draft model. Their losslessness is proved in test/core/draftLaw.test.ts (exact enumeration)
+ * and test/engine/lossless.test.ts (χ² through decode); here, that they draft, are counted by source, and
+ * save draft-model calls.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DRAFTER_IDS, DRAFT_SOURCES, drafterSources, type DrafterId } from '../../src/core/draftLaw';
+import { syntheticLogits } from '../../src/core/modelPair';
+import { decode } from '../../src/engine/decode';
+import { PrefixPairModels } from '../../src/engine/pairModels';
+import type { StepRecord } from '../../src/contract/stepRecord';
+import { GrammarEngine, type CompiledSchema } from '../../src/grammar/engine';
+import { ajvValidator } from '../../src/grammar/ajvValidator';
+import { SCHEMA_PRESETS, type SchemaPreset } from '../../src/contract/presets';
+import type { DraftingMode } from '../../src/contract/runParams';
+import { JSON_STOP, JSON_VOCAB, decodeJson } from '../support/jsonVocab';
+
+const logits = syntheticLogits({ V: JSON_VOCAB.length, seed: 3, closeness: 0.6, logitScale: 1.5 });
+const PROMPT = [JSON_STOP];
+
+/** The raw vocabulary's canonical tokenization: longest match first. */
+function tokenizeJson(text: string): number[] {
+  const ids: number[] = [];
+  for (let at = 0; at < text.length; ) {
+    let best = -1;
+    JSON_VOCAB.forEach((token, id) => {
+      if (id !== JSON_STOP && token.length > 0 && text.startsWith(token, at) && (best === -1 || token.length > (JSON_VOCAB[best] as string).length)) best = id;
+    });
+    if (best === -1) throw new Error(`no token spells ${JSON.stringify(text.slice(at))}`);
+    ids.push(best);
+    at += (JSON_VOCAB[best] as string).length;
+  }
+  return ids;
+}
+
+/** The synthetic pair, counting the drafter's forwards. */
+class CountingModels extends PrefixPairModels {
+  draftCalls = 0;
+  override draftFirst(context: readonly number[]) {
+    this.draftCalls++;
+    return super.draftFirst(context);
+  }
+  override draftNext(latest: Int32Array) {
+    this.draftCalls++;
+    return super.draftNext(latest);
+  }
+}
+
+describe('free drafters in the decode loop', () => {
+  let engine: GrammarEngine;
+  const compiled = new Map<string, CompiledSchema>();
+  const preset = (id: SchemaPreset['id']) => SCHEMA_PRESETS.find((p) => p.id === id) as SchemaPreset;
+  beforeAll(async () => {
+    engine = await GrammarEngine.create({ tokens: JSON_VOCAB, vocabType: 'raw', stopTokenIds: [JSON_STOP] });
+    for (const id of ['person', 'order'] as const) compiled.set(id, await engine.compile(JSON.stringify(preset(id).schema)));
+  });
+  afterAll(() => {
+    for (const grammar of compiled.values()) grammar.dispose();
+    engine.dispose();
+  });
+
+  async function run(id: 'person' | 'order', drafter: DrafterId, method: 'tokenwise' | 'spectr-gbv', seed: number, drafting: DraftingMode = 'validate') {
+    const models = new CountingModels(logits);
+    const steps: StepRecord[] = [];
+    const result = await decode(
+      models,
+      {
+        structure: { grammar: compiled.get(id) as CompiledSchema, schema: preset(id).schema, validate: ajvValidator },
+        prompt: PROMPT,
+        detokenize: decodeJson,
+        tokenize: tokenizeJson,
+        drafter,
+        stopTokenId: JSON_STOP,
+        method,
+        K: method === 'tokenwise' ? 1 : 3,
+        L: 4,
+        sampling: { temperature: 1 },
+        drafting,
+        seed,
+        maxTokens: 200,
+      },
+      (record) => void steps.push(record),
+    );
+    return { result, steps, draftCalls: models.draftCalls };
+  }
+
+  it.each(DRAFTER_IDS)('%s: valid JSON, every drafted token has a source, the sources sum to R, I and A', async (drafter) => {
+    const { grammar, lookup } = drafterSources(drafter);
+    for (const method of ['tokenwise', 'spectr-gbv'] as const) {
+      const { result, steps } = await run('person', drafter, method, 2);
+      expect(['valid', 'truncated'], result.json).toContain(result.verdict?.kind);
+      const { bySource, raw, invalidated, accepted } = result.counters;
+      const total = (field: 'drafted' | 'invalidated' | 'accepted') => DRAFT_SOURCES.reduce((sum, source) => sum + bySource[source][field], 0);
+      expect([total('drafted'), total('invalidated'), total('accepted')]).toEqual([raw, invalidated, accepted]);
+      for (const step of steps) expect(step.draftSources.map((each) => each.length)).toEqual(step.draftLengths);
+      expect(bySource.grammar.drafted > 0, 'grammar drafted').toBe(grammar);
+      if (!lookup) expect(bySource.lookup.drafted).toBe(0);
+      if (grammar) expect(bySource.grammar.accepted).toBeGreaterThan(0);
+    }
+  });
+
+  it('a forced token is certain under the masked target: every grammar draft the grammar allows is accepted unless the draft already broke off', async () => {
+    const { result } = await run('order', 'model+grammar', 'tokenwise', 3);
+    const { grammar } = result.counters.bySource;
+    expect(grammar.drafted).toBeGreaterThan(10);
+    expect(grammar.accepted / (grammar.drafted - grammar.invalidated)).toBeGreaterThan(0.5);
+  });
+
+  it('steps drafted from the schema alone make fewer draft-model calls, and fewer steps', async () => {
+    const plain = await run('order', 'model', 'tokenwise', 4);
+    const free = await run('order', 'model+grammar', 'tokenwise', 4);
+    expect(free.draftCalls / free.result.tokens.length).toBeLessThan(plain.draftCalls / plain.result.tokens.length);
+    expect(free.result.steps / free.result.tokens.length).toBeLessThan(plain.result.steps / plain.result.tokens.length);
+  });
+
+  it('constrained drafting takes the free sources too', async () => {
+    const { result } = await run('person', 'model+grammar+lookup', 'spectr-gbv', 5, 'constrained');
+    expect(['valid', 'truncated'], result.json).toContain(result.verdict?.kind);
+    expect(result.counters.bySource.grammar.drafted).toBeGreaterThan(0);
+  });
+});

@@ -1,0 +1,42 @@
+import { describe, expect, it } from 'vitest';
+import { HELP_TOPICS } from '../../src/store/store';
+import { DISTINCT_ACCEPTANCE_NOTE, RACE_EFFICIENCY_NOTE, TOPIC_TEXT, TOPIC_TITLES } from '../../src/ui/howItWorksText';
+
+const all = (topic: keyof typeof TOPIC_TEXT) => [...TOPIC_TEXT[topic].body, TOPIC_TEXT[topic].example].join(' ');
+
+describe('the sentences that teach', () => {
+  it('has a title, a body and a worked example for every help topic', () => {
+    for (const topic of HELP_TOPICS) {
+      expect(TOPIC_TITLES[topic].length).toBeGreaterThan(0);
+      expect(TOPIC_TEXT[topic].body.length).toBeGreaterThan(0);
+      expect(TOPIC_TEXT[topic].example.length).toBeGreaterThan(0);
+    }
+  });
+
+  it('says a drafted token is kept with probability min(1, p/q), and that the output has the target’s distribution, not its text', () => {
+    const text = all('speculative');
+    expect(text).toContain('kept with probability min(1, p(x)/q(x))');
+    expect(text).toContain('same distribution as sampling the target alone, not the same text');
+    expect(text).not.toMatch(/kept only with the probability the target would have given it|same text, sampled faster/);
+  });
+
+  it('defines h_i and ρ* where it uses them', () => {
+    expect(all('verification')).toMatch(/h_i = Z_i \/ \(Z_i \+ 1 − w_i\) for i < n, and h_n = w_n/);
+    expect(all('verification')).toContain('w_i = min(1, w_(i−1) · p_i/q_i)');
+    expect(all('drafts')).toMatch(/ρ\* is the scaling K-SEQ solves for/);
+    expect(all('residual')).toContain('normalise(max(0, p − q))');
+  });
+
+  it('counts I from the first disallowed token to the end of its draft, and bounds A/D by about 1/K', () => {
+    expect(all('counters')).toContain('from the first one the grammar (the JSON schema’s mask) did not allow to the end of that draft');
+    expect(all('counters')).toContain('after an invalid token');
+    expect(all('counters')).toContain('A/D is at most about 1/K');
+    expect(DISTINCT_ACCEPTANCE_NOTE).toContain('at most about 1/K');
+  });
+
+  it('explains why block efficiency and mean acceptance length differ', () => {
+    expect(all('mean-length')).toContain('1 + A / steps');
+    expect(RACE_EFFICIENCY_NOTE).toMatch(/Block efficiency is the tokens output per target forward; mean acceptance length is 1 \+ A\/steps/);
+    expect(RACE_EFFICIENCY_NOTE).toContain('stop token or the token limit');
+  });
+});

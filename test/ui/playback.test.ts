@@ -1,0 +1,21 @@
+import { describe, expect, it } from 'vitest';
+import { questionOf } from '../../src/ui/playback';
+
+describe('a replay asks before it answers', () => {
+  it('turns a token test into its question, without the verdict', () => {
+    const question = questionOf('u = 0.412 < min(1, p/q) = 0.830 → accepted');
+    expect(question).toBe('u = 0.412; threshold min(1, p/q) = 0.830: accept?');
+    expect(question).not.toMatch(/accepted|rejected|<|≥/);
+  });
+
+  it('asks a block test whether the block is kept up to there, with h_i’s formula', () => {
+    const question = questionOf('u = 0.700 ≥ h_1 = Z_1/(Z_1 + 1 − w_1) = 0.100/(0.100 + 1 − 0.500) = 0.167 → not accepted up to here: τ = 0, the block keeps none of its tokens');
+    expect(question).toBe('u = 0.700; threshold h_1 = Z_1/(Z_1 + 1 − w_1) = 0.100/(0.100 + 1 − 0.500) = 0.167: keep the block up to here?');
+  });
+
+  it('does not name the token a transport choice picks, and asks nothing of a line that tests nothing', () => {
+    expect(questionOf('u = 0.300 < F(“cat”) = 0.400 → “cat” accepted (the transport plan’s flow)')).not.toContain('cat');
+    expect(questionOf('draft 2 is block-verified from position 1')).toBeNull();
+    expect(questionOf('u = 0.120 → “}” at position 3, drawn from the residual')).toBeNull();
+  });
+});
