@@ -49,10 +49,12 @@ export const SCHEMA_LIMITS = {
   compileSeconds: 10,
 } as const;
 
-/** Bounds on every network read of a model load: the response's headers, and any gap in its body. */
+/** Bounds on every network read of a model load: the response's headers, any gap in its body, and its pace. */
 export const NETWORK_LIMITS = {
   requestSeconds: 15,
   stallSeconds: 15,
+  /** A body slower than this on average (after its first stallSeconds) is stopped: 2 GB at 1 KiB / 2 s ends. */
+  minimumBytesPerSecond: 4096,
 } as const;
 
 /**

@@ -30,6 +30,11 @@ export interface NetworkTimeouts {
   requestMs: number;
   /** A body may go this long without a byte. */
   stallMs: number;
+  /**
+   * Past `stallMs` from its first byte, a body arriving slower than this on average is stopped: a trickle
+   * that never stalls still ends (NETWORK_LIMITS.minimumBytesPerSecond unless a test says otherwise).
+   */
+  minBytesPerSecond?: number;
 }
 
 export type ToWorker =

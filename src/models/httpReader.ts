@@ -71,6 +71,7 @@ async function readBody(
   url: URL,
   guard: ReturnType<typeof watchdog>,
   stallMs: number,
+  minBytesPerSecond: number,
   onProgress?: (loaded: number, total: number | null) => void,
   maxBytes: number | null = null,
 ): Promise<Uint8Array<ArrayBuffer>> {
@@ -86,12 +87,18 @@ async function readBody(
   const reader = response.body.getReader();
   const chunks: Uint8Array[] = [];
   let loaded = 0;
+  const started = performance.now();
   for (;;) {
     guard.arm(stallMs, 'send any data');
     const { done, value } = await reader.read();
     if (done) break;
     chunks.push(value);
     loaded += value.length;
+    const seconds = (performance.now() - started) / 1000;
+    if (seconds * 1000 > stallMs && loaded / seconds < minBytesPerSecond) {
+      void reader.cancel().catch(() => undefined);
+      throw new NetworkTimeoutError(`the server at ${url.origin} sent ${loaded} bytes in ${seconds.toFixed(0)} s, slower than ${minBytesPerSecond} bytes/s: the download was stopped (${url.href})`);
+    }
     if (maxBytes !== null && loaded > maxBytes) {
       void reader.cancel().catch(() => undefined);
       throw tooLarge(`more than ${maxBytes} bytes`);
@@ -136,7 +143,7 @@ export function httpReader(baseUrl: string, cache: boolean, options: HttpReaderO
         if (response.headers.get('content-type')?.includes('text/html')) {
           throw new ModelFileMissingError(`${url.href} is a web page, not a model file: is ${base} the address of a model directory?`);
         }
-        const bytes = await readBody(response, url, guard, timeouts.stallMs, onProgress, maxBytes ?? null);
+        const bytes = await readBody(response, url, guard, timeouts.stallMs, timeouts.minBytesPerSecond ?? NETWORK_LIMITS.minimumBytesPerSecond, onProgress, maxBytes ?? null);
         await store?.put(url.href, new Response(bytes, { headers: { 'content-type': 'application/octet-stream' } }));
         return bytes;
       } catch (error) {

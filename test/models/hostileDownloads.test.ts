@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FileTooLargeError, httpReader } from '../../src/models/httpReader';
+import { FileTooLargeError, NetworkTimeoutError, httpReader } from '../../src/models/httpReader';
 import { parseManifest } from '../../src/models/manifest';
 
 const SHORT = { requestMs: 2000, stallMs: 2000 };
@@ -50,6 +50,31 @@ describe('a model file larger than the manifest lists', () => {
     await expect(read).rejects.toThrow(/is more than 346000 bytes, but 346000 bytes at most were expected/);
     expect(Math.max(...progress)).toBeLessThanOrEqual(346_000);
     expect(sent).toBeLessThan(10 * 1024 * 1024);
+  });
+});
+
+describe('a download that trickles', () => {
+  let server: Server;
+  let base = '';
+  beforeAll(async () => {
+    server = createServer((_request, response) => {
+      // 1 KiB every 50 ms, never stalling long enough for the stall timer: only its pace stops it.
+      response.writeHead(200, { 'content-length': 2 * 1024 ** 3 });
+      const timer = setInterval(() => (response.destroyed ? clearInterval(timer) : response.write(Buffer.alloc(1024))), 50);
+      response.on('close', () => clearInterval(timer));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+
+  it('is stopped once it has run past the stall time slower than the minimum pace, though it never stalls', async () => {
+    const read = httpReader(`${base}/`, false, { timeouts: { requestMs: 2000, stallMs: 400, minBytesPerSecond: 1024 * 1024 } })('onnx/model.onnx');
+    await expect(read).rejects.toThrow(NetworkTimeoutError);
+    await expect(read).rejects.toThrow(/slower than 1048576 bytes\/s: the download was stopped/);
   });
 });
 
