@@ -21,13 +21,19 @@ export function mountApp(workers: EngineWorkers): void {
 
   /** The engine's worker; replaced by a fresh one when a schema compile must be stopped (wasm cannot be interrupted). */
   let worker: Worker = workers.first;
-  const store = createSpecStore({
-    post: (message) => worker.postMessage(message),
-    restart: () => {
-      worker.terminate();
-      startWorker();
+  const query = new URLSearchParams(location.search);
+  const testHooks = query.has('test-hooks');
+  const store = createSpecStore(
+    {
+      post: (message) => worker.postMessage(message),
+      restart: () => {
+        worker.terminate();
+        startWorker();
+      },
     },
-  });
+    // Test hook for test/ui/hardwareDefault.browser.test.ts: the setup treats SwiftShader as a hardware adapter.
+    testHooks && query.has('hardware-adapter') ? { assumeHardwareAdapter: true } : {},
+  );
   function listen() {
     worker.onmessage = (event: MessageEvent<FromWorker>) => store.getState().receive(event.data);
     worker.onerror = (event) => store.getState().receive({ type: 'load-error', message: `the engine worker failed: ${event.message}` });
@@ -38,7 +44,7 @@ export function mountApp(workers: EngineWorkers): void {
   }
   listen();
   // Test hook for test/ui/deviceLoss.browser.test.ts, present only under the ?test-hooks query flag.
-  if (new URLSearchParams(location.search).has('test-hooks')) {
+  if (testHooks) {
     const lose: ToWorker = { type: 'lose-gpu-device' };
     Object.assign(window, { speclabTestHooks: { loseGpuDevice: () => worker.postMessage(lose) } });
   }

@@ -2,25 +2,34 @@
  * The engineer's bench records (races, K × L sweep cells, scorecard rows) as they cross the worker
  * boundary, and their export formats: the CLI prints and the app exports the same JSON and CSV.
  */
-import type { Spread } from '../core/fairTiming';
+import type { Spread, SpeedupVerdict } from '../core/fairTiming';
 import { LIMITS } from './limits';
 import { counterFields, derivedRatios, schemaValidRate, type Counters, type Scorecard } from '../core/metrics';
 import type { SchemaPreset } from './presets';
 import type { DecodeMethod, RunParams } from './runParams';
 import type { PositionsPerStep, RunReport } from './runReport';
 
+/** A race times at least this many tokens per method per round (several seeds' runs if need be). */
+export const DEFAULT_RACE_TOKEN_BUDGET = 300;
+
 export interface RaceEntry {
   method: DecodeMethod;
-  /** The first timed run (every round decodes the same tokens: same prompt and seed). */
+  /** The first timed run, on the race's seed (the table's counters and text). */
   report: RunReport;
+  /** The fewest tokens one round of this method was timed over (at least the race's budget). */
+  tokensTimed: number;
   tokensPerSecond: Spread;
   /** Per round, this method's tokens/s over ar's in the same round; null without ar in the race. */
   speedup: Spread | null;
+  /** How the speedup's spread sits against 1× (null for ar itself or without ar). */
+  verdict: SpeedupVerdict | null;
 }
 
 export interface RaceResult {
   /** Timed rounds each figure rests on (after one untimed warm-up per method). */
   repeats: number;
+  /** Tokens each method's round was timed over, at least. */
+  tokenBudget: number;
   entries: RaceEntry[];
 }
 

@@ -1,23 +1,35 @@
 /** The model pairs the page offers: the bundled pair (offline, int8 or float32 target) and Hub pairs that share a tokenizer. */
-import type { PairSource } from './protocol';
+import type { ExecutionProvider, PairSource } from './protocol';
 
 const bundled = (name: string) => `${import.meta.env.BASE_URL}models/${name}/`;
 
-/** The target's weight products are int8 (tools/train/quantize.py): on a CPU each scored position costs less. */
+/**
+ * On wasm the target's weight products are int8 (tools/train/quantize.py): on a CPU each scored position costs
+ * less. onnxruntime-web's WebGPU EP gives wrong logits for those products, so on WebGPU the pair loads the
+ * float32 target the int8 one was quantized from (README: "Which target on which backend").
+ */
 export const BUNDLED_PAIR: PairSource = {
-  label: 'SpecLab bundled pair (offline): draft 50k parameters, target 5M (int8)',
+  label: 'SpecLab bundled pair (offline): draft 50k parameters, target 5M (int8 on wasm, float32 on WebGPU)',
   draftUrl: bundled('speclab-draft'),
   targetUrl: bundled('speclab-target-int8'),
+  webgpuTargetUrl: bundled('speclab-target'),
   cache: false,
   modelFile: 'onnx/model.onnx',
 };
 
 /** The same pair with the float32 target the int8 one was quantized from. */
 export const BUNDLED_FLOAT_PAIR: PairSource = {
-  ...BUNDLED_PAIR,
-  label: 'SpecLab bundled pair (offline): draft 50k parameters, target 5M (float32)',
+  label: 'SpecLab bundled pair (offline): draft 50k parameters, target 5M (float32 on wasm and WebGPU)',
+  draftUrl: BUNDLED_PAIR.draftUrl,
   targetUrl: bundled('speclab-target'),
+  cache: false,
+  modelFile: BUNDLED_PAIR.modelFile,
 };
+
+/** The target directory a pair loads on `provider`. */
+export function targetUrlFor(pair: PairSource, provider: ExecutionProvider): string {
+  return provider === 'webgpu' ? (pair.webgpuTargetUrl ?? pair.targetUrl) : pair.targetUrl;
+}
 
 const hub = (repo: string) => `https://huggingface.co/${repo}/resolve/main/`;
 
@@ -25,6 +37,6 @@ const hub = (repo: string) => `https://huggingface.co/${repo}/resolve/main/`;
 export const MODEL_PAIRS: readonly PairSource[] = [
   BUNDLED_PAIR,
   BUNDLED_FLOAT_PAIR,
-  { label: 'SmolLM2-135M-Instruct → SmolLM2-360M-Instruct (onnx-community, needs internet)', draftUrl: hub('onnx-community/SmolLM2-135M-Instruct'), targetUrl: hub('onnx-community/SmolLM2-360M-Instruct'), cache: true, modelFile: 'onnx/model.onnx' },
-  { label: 'distilgpt2 → gpt2 (Xenova, needs internet)', draftUrl: hub('Xenova/distilgpt2'), targetUrl: hub('Xenova/gpt2'), cache: true, modelFile: 'onnx/decoder_model_merged.onnx' },
+  { label: 'SmolLM2-135M-Instruct → SmolLM2-360M-Instruct (onnx-community, needs internet; wasm or WebGPU)', draftUrl: hub('onnx-community/SmolLM2-135M-Instruct'), targetUrl: hub('onnx-community/SmolLM2-360M-Instruct'), cache: true, modelFile: 'onnx/model.onnx' },
+  { label: 'distilgpt2 → gpt2 (Xenova, needs internet; wasm or WebGPU)', draftUrl: hub('Xenova/distilgpt2'), targetUrl: hub('Xenova/gpt2'), cache: true, modelFile: 'onnx/decoder_model_merged.onnx' },
 ];

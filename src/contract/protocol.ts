@@ -15,6 +15,11 @@ export interface PairSource {
   label: string;
   draftUrl: string;
   targetUrl: string;
+  /**
+   * The target to load instead when the models run on WebGPU: the bundled int8 target gives wrong logits on
+   * onnxruntime-web's WebGPU EP, so on WebGPU the pair uses the float32 target it was quantized from.
+   */
+  webgpuTargetUrl?: string;
   /** Keep downloads in the Cache API (remote pairs); the bundled pair is served locally. */
   cache: boolean;
   /** The ONNX file inside each directory (Hub exports name it differently). */
@@ -39,11 +44,12 @@ export interface NetworkTimeouts {
 
 export type ToWorker =
   /** A load cancels the one in flight; `network` bounds every read (tests shorten it). */
-  | { type: 'load'; source: PairSource; provider: ExecutionProvider | 'auto'; verifier: VerifierChoice; network?: NetworkTimeouts }
+  /** `assumeHardwareAdapter`: test hook (?test-hooks&hardware-adapter) that makes the setup treat the adapter as hardware. */
+  | { type: 'load'; source: PairSource; provider: ExecutionProvider | 'auto'; verifier: VerifierChoice; network?: NetworkTimeouts; assumeHardwareAdapter?: boolean }
   /** Starts a run; `paused` starts it waiting for `step`. `stepDelayMs` slows playback for teaching. */
   | { type: 'run'; runId: number; params: RunParams; paused: boolean; stepDelayMs: number }
-  /** Every method, warmed up, then `repeats` timed rounds in rotated order (src/engine/bench.ts). */
-  | { type: 'race'; runId: number; params: RunParams; repeats: number }
+  /** Every method, warmed up, then `repeats` timed rounds in rotated order, each over `tokenBudget` tokens (src/engine/bench.ts). */
+  | { type: 'race'; runId: number; params: RunParams; repeats: number; tokenBudget: number }
   | { type: 'sweep'; runId: number; spec: SweepSpec }
   | { type: 'scorecard'; runId: number; spec: ScorecardSpec }
   | { type: 'pause' }
@@ -61,6 +67,10 @@ export interface EngineInfo {
   provider: ExecutionProvider;
   /** Why the preferred provider was not used, when it was not. */
   fallbackReason: string | null;
+  /** Why the models run on WebGPU, when they do: a hardware adapter, or the choice of WebGPU (with the adapter's name). */
+  webgpuReason: string | null;
+  /** Whether the WGSL verifier reads the target's logits where onnxruntime left them (models and verifier on one device). */
+  logitsInPlace: boolean;
   draftName: string;
   targetName: string;
   vocabSize: number;

@@ -4,10 +4,10 @@
  * decode with given parameters), so it is the same code over the Node engine and the browser's.
  * Counters are the decode's own (src/core/metrics.ts), summed; nothing here recounts a step.
  */
-import type { RaceEntry, RaceResult, ScorecardRow, ScorecardSpec, SweepCell, SweepSpec } from '../contract/bench';
+import { DEFAULT_RACE_TOKEN_BUDGET, type RaceEntry, type RaceResult, type ScorecardRow, type ScorecardSpec, type SweepCell, type SweepSpec } from '../contract/bench';
 import { presetParams, type DecodeMethod, type RunParams } from '../contract/runParams';
 import { addScoringTotals, positionsPerStep, type OutputVerdict, type RunReport } from '../contract/runReport';
-import { runFairly, spreadOf } from '../core/fairTiming';
+import { runFairly, speedupVerdict, spreadOf } from '../core/fairTiming';
 import { addCounters, derivedRatios, emptyCounters, recordCompletion, EMPTY_SCORECARD } from '../core/metrics';
 import { draftsUsed } from '../core/verify';
 import { SCHEMA_PRESETS, type SchemaPreset } from '../contract/presets';
@@ -22,21 +22,59 @@ export interface BenchOptions {
 
 // ── Races ────────────────────────────────────────────────────────────────────────────────────────────
 
-/** Every method on the same prompt and seed: warmed up, order rotated per round, medians with spreads. */
-export async function race(run: Runner, params: RunParams, methods: readonly DecodeMethod[], repeats: number, options: BenchOptions = {}): Promise<RaceResult> {
-  const reports = await runFairly(methods, repeats, (method) => run({ ...params, method }), options);
+/**
+ * One timed sample of a method: runs on seeds seed, seed + 1, … until together they output at least
+ * `tokenBudget` tokens, timed as their tokens over their summed generation time. A single ~30-token run is
+ * over too fast for its tokens/s to mean anything; a budget makes every method do comparable work.
+ */
+async function budgetedSample(run: Runner, params: RunParams, tokenBudget: number, signal?: AbortSignal): Promise<{ first: RunReport; tokens: number; runs: number; tokensPerSecond: number }> {
+  let tokens = 0;
+  let ms = 0;
+  let first: RunReport | null = null;
+  let runs = 0;
+  while (tokens < tokenBudget && runs < MAX_RUNS_PER_SAMPLE) {
+    if (runs > 0) signal?.throwIfAborted();
+    const report = await run({ ...params, seed: params.seed + runs });
+    first ??= report;
+    tokens += report.tokens.length;
+    ms += report.generationMs;
+    runs++;
+  }
+  return { first: first as RunReport, tokens, runs, tokensPerSecond: tokens / (ms / 1000) };
+}
+
+/** A sample never takes more runs than this, whatever the budget (a run always outputs at least one token). */
+const MAX_RUNS_PER_SAMPLE = 200;
+
+/**
+ * Every method on the same prompt and seeds: warmed up, order rotated per round, each round's figure over a
+ * budget of at least `tokenBudget` tokens, medians with spreads, and a verdict that says "within noise"
+ * where a speedup's spread reaches 1×.
+ */
+export async function race(run: Runner, params: RunParams, methods: readonly DecodeMethod[], repeats: number, options: BenchOptions & { tokenBudget?: number } = {}): Promise<RaceResult> {
+  const tokenBudget = options.tokenBudget ?? DEFAULT_RACE_TOKEN_BUDGET;
+  if (!(Number.isInteger(tokenBudget) && tokenBudget >= 1)) throw new RangeError(`the token budget must be a positive integer, got ${tokenBudget}`);
+  const samples = await runFairly(
+    methods,
+    repeats,
+    async (method, timed) => (timed ? budgetedSample(run, { ...params, method }, tokenBudget, options.signal) : budgetedSample(run, { ...params, method }, 1)),
+    options,
+  );
   const arIndex = methods.indexOf('ar');
   const entries = methods.map((method, i): RaceEntry => {
-    const own = reports[i] as RunReport[];
-    const ar = arIndex === -1 ? null : (reports[arIndex] as RunReport[]);
+    const own = samples[i] as Awaited<ReturnType<typeof budgetedSample>>[];
+    const ar = arIndex === -1 ? null : (samples[arIndex] as typeof own);
+    const speedup = ar ? spreadOf(own.map((sample, round) => sample.tokensPerSecond / (ar[round] as (typeof own)[number]).tokensPerSecond)) : null;
     return {
       method,
-      report: own[0] as RunReport,
-      tokensPerSecond: spreadOf(own.map((report) => report.tokensPerSecond)),
-      speedup: ar ? spreadOf(own.map((report, round) => report.tokensPerSecond / (ar[round] as RunReport).tokensPerSecond)) : null,
+      report: (own[0] as (typeof own)[number]).first,
+      tokensTimed: Math.min(...own.map((sample) => sample.tokens)),
+      tokensPerSecond: spreadOf(own.map((sample) => sample.tokensPerSecond)),
+      speedup,
+      verdict: method === 'ar' || !speedup ? null : speedupVerdict(speedup),
     };
   });
-  return { repeats, entries };
+  return { repeats, tokenBudget, entries };
 }
 
 // ── K × L sweeps ─────────────────────────────────────────────────────────────────────────────────────

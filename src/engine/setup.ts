@@ -23,6 +23,8 @@ export interface SetupRequest {
   validate: SchemaValidator;
   /** false forces the batched scoring path (benches compare the two); the tree path where the target allows it by default. */
   treeScoring?: boolean;
+  /** Test hook (?test-hooks&hardware-adapter): treat the WebGPU adapter as hardware, to check what a GPU machine gets. */
+  assumeHardwareAdapter?: boolean;
 }
 
 export interface EngineSetup {
@@ -30,6 +32,8 @@ export interface EngineSetup {
   provider: ExecutionProvider;
   /** Why the preferred provider was not used, when it was not. */
   fallbackReason: string | null;
+  /** Why the models run on WebGPU, when they do: a hardware adapter, or WebGPU was chosen (with the adapter's name). */
+  webgpuReason: string | null;
   verifier: 'cpu' | 'gpu';
   /** The WebGPU adapter the verifier runs on, when it does. */
   verifierAdapter: string | null;
@@ -57,27 +61,34 @@ interface WebGpu {
 }
 
 /** A WebGPU device for the WGSL verifier, or why there is none (absent, or no adapter or device granted). */
-async function webgpuDevices(gpu: GPU | null): Promise<WebGpu | { unavailable: string }> {
+async function webgpuDevices(gpu: GPU | null, assumeHardware: boolean): Promise<WebGpu | { unavailable: string }> {
   if (!gpu) return { unavailable: 'no WebGPU' };
   const devices = new GpuDeviceManager({ gpu });
   try {
     const context = await devices.context();
-    return { devices, adapter: context.adapterName, software: context.software };
+    return { devices, adapter: context.adapterName, software: context.software && !assumeHardware };
   } catch (error) {
     await devices.dispose();
     return { unavailable: error instanceof Error ? error.message : String(error) };
   }
 }
 
+interface ProviderChoice {
+  provider: ExecutionProvider;
+  fallbackReason: string | null;
+  webgpuReason: string | null;
+}
+
 /**
  * Where the models run. 'auto' prefers WebGPU on a hardware adapter; on a software one (SwiftShader) the
  * wasm EP is an order of magnitude faster (npm run bench:models), so the models go there and say why.
  */
-function chooseProvider(requested: ExecutionProvider | 'auto', gpu: WebGpu | { unavailable: string } | null): { provider: ExecutionProvider; fallbackReason: string | null } {
-  if (requested === 'wasm') return { provider: 'wasm', fallbackReason: null };
-  if (!gpu || 'unavailable' in gpu) return { provider: 'wasm', fallbackReason: 'no WebGPU adapter was granted' };
-  if (requested === 'auto' && gpu.software) return { provider: 'wasm', fallbackReason: 'the WebGPU adapter is software-only, where wasm runs the models faster' };
-  return { provider: 'webgpu', fallbackReason: null };
+function chooseProvider(requested: ExecutionProvider | 'auto', gpu: WebGpu | { unavailable: string } | null): ProviderChoice {
+  if (requested === 'wasm') return { provider: 'wasm', fallbackReason: null, webgpuReason: null };
+  if (!gpu || 'unavailable' in gpu) return { provider: 'wasm', fallbackReason: 'no WebGPU adapter was granted', webgpuReason: null };
+  if (requested === 'auto' && gpu.software) return { provider: 'wasm', fallbackReason: 'the WebGPU adapter is software-only, where wasm runs the models faster', webgpuReason: null };
+  const webgpuReason = requested === 'auto' ? `hardware adapter: ${gpu.adapter}` : `chosen, on ${gpu.software ? 'the software adapter' : 'the adapter'} ${gpu.adapter}`;
+  return { provider: 'webgpu', fallbackReason: null, webgpuReason };
 }
 
 /** Where steps are verified; on a software adapter 'auto' keeps the CPU twin, which is faster there (npm run bench). */
@@ -89,8 +100,8 @@ function chooseVerifier(requested: VerifierChoice, gpu: WebGpu | { unavailable: 
 }
 
 export async function setupEngine(request: SetupRequest): Promise<EngineSetup> {
-  const webgpu = request.provider === 'wasm' && request.verifier === 'cpu' ? null : await timed('webgpu probe', () => webgpuDevices(request.gpu));
-  let { provider, fallbackReason } = chooseProvider(request.provider, webgpu);
+  const webgpu = request.provider === 'wasm' && request.verifier === 'cpu' ? null : await timed('webgpu probe', () => webgpuDevices(request.gpu, request.assumeHardwareAdapter === true));
+  let { provider, fallbackReason, webgpuReason } = chooseProvider(request.provider, webgpu);
   const verification = chooseVerifier(request.verifier, webgpu);
   let devices = verification.gpu?.devices ?? null;
   if (webgpu && 'devices' in webgpu && !verification.gpu) await webgpu.devices.dispose();
@@ -103,6 +114,7 @@ export async function setupEngine(request: SetupRequest): Promise<EngineSetup> {
       if (!(provider === 'webgpu' && error instanceof ProviderUnsupportedError)) throw error;
       provider = 'wasm';
       fallbackReason = error.message;
+      webgpuReason = null;
       pair = await request.loadPair(provider);
     }
     // Models and verifier both on WebGPU: the verifier moves to onnxruntime's device and reads the
@@ -127,6 +139,7 @@ export async function setupEngine(request: SetupRequest): Promise<EngineSetup> {
       engine,
       provider,
       fallbackReason,
+      webgpuReason,
       verifier: inUse.kind,
       verifierAdapter: verification.gpu?.adapter ?? null,
       verifierReason: verification.reason,

@@ -15,6 +15,7 @@ import { measureSchema, parseSchemaText } from '../grammar/schema';
 import { isGrammarTrap } from '../grammar/engine';
 import { errorSummary, validateRunParams, type RunParamsInput } from '../contract/validation';
 import { loadPair } from '../models/loader';
+import { targetUrlFor } from '../contract/modelPairs';
 import { evictModelCache, httpReader } from '../models/httpReader';
 import { ModelLoadError } from '../models/manifest';
 import { markPhase, timed, timedSync } from '../core/timeline';
@@ -97,7 +98,7 @@ async function load(message: LoadMessage, controller: AbortController, lossReaso
         const runtime = timed('runtime import', () => runtimeFor(provider));
         const pair = await timed('load pair', () => loadPair(
           runtime,
-          { draft: httpReader(source.draftUrl, source.cache, network), target: httpReader(source.targetUrl, source.cache, network) },
+          { draft: httpReader(source.draftUrl, source.cache, network), target: httpReader(targetUrlFor(source, provider), source.cache, network) },
           provider,
           { onProgress: throttledProgress(), onPhase: (phase) => post({ type: 'phase', phase }) },
           source.modelFile,
@@ -105,9 +106,10 @@ async function load(message: LoadMessage, controller: AbortController, lossReaso
         return pair;
       },
       validate: interpretedValidator,
+      ...(message.assumeHardwareAdapter ? { assumeHardwareAdapter: true } : {}),
     });
     const current = setup;
-    const { engine, provider, fallbackReason, verifier, verifierAdapter, verifierReason } = current;
+    const { engine, provider, fallbackReason, webgpuReason, logitsInPlace, verifier, verifierAdapter, verifierReason } = current;
     const { pair } = engine;
     void current.modelsDevice?.lost.then((info) => {
       if (setup === current) modelsDeviceLoss = describeDeviceLoss(info);
@@ -115,6 +117,8 @@ async function load(message: LoadMessage, controller: AbortController, lossReaso
     const info: EngineInfo = {
       provider,
       fallbackReason: lossReason ?? fallbackReason,
+      webgpuReason,
+      logitsInPlace,
       draftName: pair.draft.name,
       targetName: pair.target.name,
       vocabSize: pair.tokenizer.vocabSize,
@@ -281,7 +285,7 @@ async function benchJob(message: Extract<ToWorker, { type: 'race' | 'sweep' | 's
   const options = { signal: controller.signal, onProgress: (done: number, total: number) => post({ type: 'bench-progress', runId, done, total }) };
   const run = (params: RunParams) => current.run(params, undefined, controller.signal);
   try {
-    if (message.type === 'race') post({ type: 'race-done', runId, result: await raceMethods(run, ready ? ready.params : message.params, DECODE_METHODS, message.repeats, options) });
+    if (message.type === 'race') post({ type: 'race-done', runId, result: await raceMethods(run, ready ? ready.params : message.params, DECODE_METHODS, message.repeats, { ...options, tokenBudget: message.tokenBudget }) });
     else if (message.type === 'sweep') {
       await sweep(run, message.spec, { ...options, onCell: (cell) => post({ type: 'sweep-cell', runId, cell }) });
       post({ type: 'sweep-done', runId });

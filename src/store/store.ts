@@ -6,7 +6,7 @@
 import { createStore } from 'zustand/vanilla';
 import { emptyCounters, recordStep, recordCompletion, EMPTY_SCORECARD, type Counters, type Scorecard, type CompletionKind } from '../core/metrics';
 import { SCHEMA_LIMITS, type LimitedParam } from '../contract/limits';
-import type { RaceResult } from '../contract/bench';
+import { DEFAULT_RACE_TOKEN_BUDGET, type RaceResult } from '../contract/bench';
 import { BUNDLED_PAIR } from '../contract/modelPairs';
 import type { EngineInfo, ExecutionProvider, FromWorker, LoadPhase, NetworkTimeouts, PairSource, ToWorker, VerifierChoice } from '../contract/protocol';
 import { presetParams, type RunParams } from '../contract/runParams';
@@ -29,6 +29,8 @@ export interface StoreOptions {
   network?: NetworkTimeouts;
   /** A schema compile running longer than this is stopped (SCHEMA_LIMITS.compileSeconds unless a test says otherwise). */
   compileBudgetMs?: number;
+  /** Test hook (app.tsx, under ?test-hooks&hardware-adapter): every load treats the WebGPU adapter as hardware. */
+  assumeHardwareAdapter?: boolean;
 }
 
 export type RunStatus = 'idle' | 'running' | 'paused' | 'done' | 'error';
@@ -55,7 +57,7 @@ export interface SpecState {
   /** `params`: what this run was started with; the form may have changed since, for the next run. */
   run: { id: number; status: RunStatus; params: RunParams; steps: StepRecord[]; counters: Counters; report: RunReport | null; error: string | null };
   /** A fair race: `done` of `total` runs (warm-ups included); the result once every round has run. */
-  race: { id: number; status: 'idle' | 'running' | 'done' | 'cancelled' | 'error'; repeats: number; done: number; total: number; result: RaceResult | null; error: string | null };
+  race: { id: number; status: 'idle' | 'running' | 'done' | 'cancelled' | 'error'; repeats: number; tokenBudget: number; done: number; total: number; result: RaceResult | null; error: string | null };
   /**
    * The number fields as typed (kept as text until they are checked, on blur or Run) and every field's
    * message. Run stays disabled while any message stands; a message goes when its cause is fixed.
@@ -90,6 +92,7 @@ export interface SpecActions {
   reset(): void;
   startRace(): void;
   setRaceRepeats(repeats: number): void;
+  setRaceTokenBudget(tokenBudget: number): void;
   setStepDelay(ms: number): void;
   setUi(ui: Partial<SpecState['ui']>): void;
   applyShared(shared: DecodedShare): void;
@@ -181,7 +184,7 @@ export function createSpecStore(transport: EngineTransport, options: StoreOption
       params: presetParams(FIRST_PRESET),
       stepDelayMs: 0,
       run: freshRun(0, presetParams(FIRST_PRESET)),
-      race: { id: 0, status: 'idle', repeats: DEFAULT_RACE_REPEATS, done: 0, total: 0, result: null, error: null },
+      race: { id: 0, status: 'idle', repeats: DEFAULT_RACE_REPEATS, tokenBudget: DEFAULT_RACE_TOKEN_BUDGET, done: 0, total: 0, result: null, error: null },
       ...benchSlice(set, get, send),
       // A sweep compiling its schema cannot hear a cancel (wasm cannot be interrupted): the compile is abandoned.
       cancelBench() {
@@ -197,7 +200,7 @@ export function createSpecStore(transport: EngineTransport, options: StoreOption
       load() {
         if (get().compiling) return abandonCompile(null);
         set({ engine: { status: 'loading', progress: {}, phase: null, info: null, error: null } });
-        send({ type: 'load', source: get().pair, provider: get().provider, verifier: get().verifier, ...(options.network ? { network: options.network } : {}) });
+        send({ type: 'load', source: get().pair, provider: get().provider, verifier: get().verifier, ...(options.network ? { network: options.network } : {}), ...(options.assumeHardwareAdapter ? { assumeHardwareAdapter: true } : {}) });
       },
       cancelLoad() {
         get().setPair(BUNDLED_PAIR);
@@ -282,14 +285,17 @@ export function createSpecStore(transport: EngineTransport, options: StoreOption
       },
       startRace() {
         if (get().engine.status !== 'ready' || !checkForm()) return;
-        const { repeats } = get().race;
+        const { repeats, tokenBudget } = get().race;
         const id = nextRunId++;
         // A run in flight or paused is cancelled by the race: its output goes, and it is not scored.
-        set({ race: { id, status: 'running', repeats, done: 0, total: 0, result: null, error: null }, run: freshRun(nextRunId++, get().params), ui: { ...get().ui, selectedStep: null } });
-        send({ type: 'race', runId: id, params: get().params, repeats });
+        set({ race: { id, status: 'running', repeats, tokenBudget, done: 0, total: 0, result: null, error: null }, run: freshRun(nextRunId++, get().params), ui: { ...get().ui, selectedStep: null } });
+        send({ type: 'race', runId: id, params: get().params, repeats, tokenBudget });
       },
       setRaceRepeats(repeats) {
         set({ race: { ...get().race, repeats } });
+      },
+      setRaceTokenBudget(tokenBudget) {
+        set({ race: { ...get().race, tokenBudget } });
       },
       setStepDelay(ms) {
         set({ stepDelayMs: ms });

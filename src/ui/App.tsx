@@ -23,7 +23,12 @@ export function App() {
   const setUi = useSpec((s) => s.setUi);
   const dashboard = useRef<HTMLDivElement>(null);
   useShortcuts();
-  useEffect(maybeStartFirstTour, []);
+  // The tour waits until the models have loaded (or failed): before that the status line is still growing
+  // and would move the buttons its first stop points at.
+  const settled = useSpec((s) => s.engine.status === 'ready' || s.engine.status === 'error');
+  useEffect(() => {
+    if (settled) requestAnimationFrame(maybeStartFirstTour);
+  }, [settled]);
   useEffect(() => {
     document.documentElement.classList.toggle('presentation', presentation);
     if (presentation && !document.fullscreenElement) void document.documentElement.requestFullscreen?.().catch(() => undefined);

@@ -23,13 +23,13 @@ interface ChartProps {
 }
 
 /** The part of "How it works" each chart's "?" opens. */
-const CHART_TOPICS: Readonly<Record<string, HelpTopic>> = { counters: 'counters', ratios: 'counters', 'mean-length': 'mean-length', histogram: 'histogram', 'per-position': 'verification' };
+const CHART_TOPICS: Readonly<Record<string, HelpTopic>> = { counters: 'counters', ratios: 'counters', 'mean-length': 'mean-length', histogram: 'histogram', 'per-position': 'verification', race: 'mean-length' };
 
 /**
  * One chart in a card: title, exports, an HTML legend outside the plot (it never covers data), and the
  * plot, which fills the card's width and the height the stylesheet gives `.chart-plot`.
  */
-function ChartCard(props: ChartProps) {
+export function ChartCard(props: ChartProps) {
   const frame = useRef<HTMLDivElement>(null);
   const compose = () => {
     if (!frame.current) throw new Error(`${props.title}: the chart has not drawn yet`);

@@ -1,33 +1,66 @@
-import { Bar, BarChart, CartesianGrid, ErrorBar, Label, XAxis, YAxis } from 'recharts';
+import { Bar, BarChart, CartesianGrid, ErrorBar, XAxis, YAxis } from 'recharts';
+import { DEFAULT_RACE_TOKEN_BUDGET, type RaceEntry } from '../contract/bench';
+import { MIN_ROUNDS_FOR_VERDICT, spreadsOverlap, type SpeedupVerdict, type Spread } from '../core/fairTiming';
+import { ChartCard } from './Charts';
+import { PLOT } from './chartParts';
 import { derivedRatios } from '../core/metrics';
 import { describePositions, positionsPerStep } from '../contract/runReport';
 import { medianRange } from './benchParts';
 import { PALETTE } from './palette';
-import { fixed, METHOD_LABELS, percent } from './format';
+import { fixed, METHOD_LABELS, percent, sig3 } from './format';
 import { useSpec } from './storeContext';
 import { RACE_EFFICIENCY_NOTE } from './howItWorksText';
 
 const REPEAT_CHOICES = [1, 3, 5, 10];
 
 
+const BUDGET_CHOICES = [50, 100, DEFAULT_RACE_TOKEN_BUDGET, 1000];
+
+const VERDICT_TEXT: Readonly<Record<SpeedupVerdict, string>> = {
+  faster: 'faster than AR in every round',
+  slower: 'slower than AR in every round',
+  'within noise': 'within noise (its rounds straddle 1×)',
+  'too few rounds': `too few rounds to tell (${MIN_ROUNDS_FOR_VERDICT} or more give a spread)`,
+};
+
+/** Pairs of methods whose speedup ranges overlap: the race cannot rank them. */
+function overlapping(entries: readonly RaceEntry[]): string[] {
+  const rated = entries.filter((entry): entry is RaceEntry & { speedup: Spread } => entry.method !== 'ar' && entry.speedup !== null && entry.speedup.n >= MIN_ROUNDS_FOR_VERDICT);
+  const pairs: string[] = [];
+  rated.forEach((a, i) => rated.slice(i + 1).forEach((b) => spreadsOverlap(a.speedup, b.speedup) && pairs.push(`${METHOD_LABELS[a.method]} and ${METHOD_LABELS[b.method]}`)));
+  return pairs;
+}
+
 export function RaceView() {
   const race = useSpec((s) => s.race);
   const setRaceRepeats = useSpec((s) => s.setRaceRepeats);
+  const setRaceTokenBudget = useSpec((s) => s.setRaceTokenBudget);
   const result = race.result;
   const chart = (result?.entries ?? []).map((entry) => ({
-    method: entry.method,
+    method: METHOD_LABELS[entry.method],
     median: entry.tokensPerSecond.median,
     range: [entry.tokensPerSecond.median - entry.tokensPerSecond.min, entry.tokensPerSecond.max - entry.tokensPerSecond.median],
   }));
+  const ties = result ? overlapping(result.entries) : [];
   return (
     <section className="race" aria-labelledby="race-heading" data-testid="race">
-      <h2 id="race-heading">Race: every method, same prompt and seed {race.status === 'running' ? `(running… ${race.done} of ${race.total || '?'} runs)` : race.status === 'cancelled' ? '(cancelled)' : ''}</h2>
+      <h2 id="race-heading">Race: every method, same prompt and seeds {race.status === 'running' ? `(running… ${race.done} of ${race.total || '?'} samples)` : race.status === 'cancelled' ? '(cancelled)' : ''}</h2>
       <label className="field inline" htmlFor="race-repeats">
         <span>Timed rounds per race</span>
         <select id="race-repeats" value={race.repeats} onChange={(event) => setRaceRepeats(Number(event.target.value))} disabled={race.status === 'running'}>
           {REPEAT_CHOICES.map((repeats) => (
             <option key={repeats} value={repeats}>
               {repeats}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label className="field inline" htmlFor="race-budget">
+        <span>Tokens per method per round</span>
+        <select id="race-budget" value={race.tokenBudget} onChange={(event) => setRaceTokenBudget(Number(event.target.value))} disabled={race.status === 'running'}>
+          {BUDGET_CHOICES.map((budget) => (
+            <option key={budget} value={budget}>
+              {budget}
             </option>
           ))}
         </select>
@@ -40,59 +73,67 @@ export function RaceView() {
       {result && (
         <>
           <p className="chart-note" data-testid="race-repeats-note">
-            Each method ran once untimed to warm up, then {result.repeats} timed {result.repeats === 1 ? 'round' : 'rounds'} with the order rotated every round, so no method always goes first. Times are
-            medians over the {result.repeats} {result.repeats === 1 ? 'round' : 'rounds'} [min–max]; speedup compares each round with AR in the same round.
+            Each method ran once untimed to warm up, then {result.repeats} timed {result.repeats === 1 ? 'round' : 'rounds'} with the order rotated every round, so no method always goes first. Each round
+            times at least {result.tokenBudget} tokens per method (runs on the seed, then seed + 1, … until the budget is met). Times are medians over the {result.repeats}{' '}
+            {result.repeats === 1 ? 'round' : 'rounds'} [min–max]; speedup compares each round with AR in the same round.
           </p>
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">method</th>
-                <th scope="col">tokens</th>
-                <th scope="col">target forwards</th>
-                <th scope="col">block efficiency (tokens / forward)</th>
-                <th scope="col">mean acceptance length 1 + A/steps</th>
-                <th scope="col">A/D conditional acceptance</th>
-                <th scope="col">target positions/step</th>
-                <th scope="col">tokens/s, median [min–max] of {result.repeats}</th>
-                <th scope="col">speedup over AR, median [min–max] of {result.repeats}</th>
-                <th scope="col">verdict</th>
-              </tr>
-            </thead>
-            <tbody>
-              {result.entries.map(({ method, report, tokensPerSecond, speedup }) => (
-                <tr key={method} data-method={method}>
-                  <th scope="row">{METHOD_LABELS[method]}</th>
-                  <td>{report.tokens.length}</td>
-                  <td>{report.steps}</td>
-                  <td>{fixed(report.tokens.length / report.steps)}</td>
-                  <td>{fixed(derivedRatios(report.counters).meanAcceptanceLength)}</td>
-                  <td>{percent(derivedRatios(report.counters).conditionalAcceptance)}</td>
-                  <td data-testid="race-positions">{describePositions(positionsPerStep(report.scoring))}</td>
-                  <td data-testid="race-rate">{medianRange(tokensPerSecond)}</td>
-                  <td>{speedup ? medianRange(speedup, 2, '×') : '—'}</td>
-                  <td>{report.verdict?.kind ?? 'free text'}</td>
+          <div className="table-scroll">
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">method</th>
+                  <th scope="col">tokens (first run)</th>
+                  <th scope="col">target forwards</th>
+                  <th scope="col">block efficiency (tokens / forward)</th>
+                  <th scope="col">mean acceptance length 1 + A/steps</th>
+                  <th scope="col">A/D conditional acceptance</th>
+                  <th scope="col">target positions/step</th>
+                  <th scope="col">tokens timed per round</th>
+                  <th scope="col">tokens/s, median [min–max] of {result.repeats}</th>
+                  <th scope="col">speedup over AR, median [min–max] of {result.repeats}</th>
+                  <th scope="col">against AR</th>
+                  <th scope="col">output</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {result.entries.map(({ method, report, tokensPerSecond, speedup, tokensTimed, verdict }) => (
+                  <tr key={method} data-method={method}>
+                    <th scope="row">{METHOD_LABELS[method]}</th>
+                    <td>{report.tokens.length}</td>
+                    <td>{report.steps}</td>
+                    <td>{fixed(report.tokens.length / report.steps)}</td>
+                    <td>{fixed(derivedRatios(report.counters).meanAcceptanceLength)}</td>
+                    <td>{percent(derivedRatios(report.counters).conditionalAcceptance)}</td>
+                    <td data-testid="race-positions">{describePositions(positionsPerStep(report.scoring))}</td>
+                    <td>{tokensTimed}</td>
+                    <td data-testid="race-rate">{medianRange(tokensPerSecond)}</td>
+                    <td data-testid="race-speedup">{speedup ? medianRange(speedup, 2, '×') : '—'}</td>
+                    <td data-testid="race-verdict">{verdict ? VERDICT_TEXT[verdict] : 'the baseline'}</td>
+                    <td>{report.verdict?.kind ?? 'free text'}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
           <p className="chart-note" data-testid="race-efficiency-note">
             {RACE_EFFICIENCY_NOTE}
           </p>
-          <figure className="chart" data-chart="race">
-            <figcaption>Tokens per second by method: median of {result.repeats} timed rounds, whiskers min–max</figcaption>
-            <BarChart width={560} height={240} data={chart} margin={{ bottom: 24, left: 12 }}>
+          {ties.length > 0 && (
+            <p className="chart-note" data-testid="race-ties">
+              Within noise of each other (their speedup ranges overlap): {ties.join('; ')}.
+            </p>
+          )}
+          <ChartCard id="race" title={`Tokens per second by method: median of ${result.repeats} timed rounds, whiskers min–max`} legend={[]} points={chart.length} waiting={false}>
+            <BarChart {...PLOT} data={chart} margin={{ ...PLOT.margin, bottom: 24, left: 12 }}>
               <CartesianGrid strokeDasharray="3 3" />
-              <XAxis dataKey="method">
-                <Label value="method" position="insideBottom" offset={-16} />
-              </XAxis>
-              <YAxis>
-                <Label value="tokens/s" angle={-90} position="insideLeft" />
-              </YAxis>
+              {/* Every method named under its bar (recharts would drop labels that crowd). */}
+              <XAxis dataKey="method" interval={0} tick={{ fill: '#222222' }} height={46} label={{ value: 'method', position: 'insideBottom', offset: 2, fill: '#111111' }} />
+              <YAxis tick={{ fill: '#222222' }} tickFormatter={sig3} width={64} label={{ value: 'tokens/s', angle: -90, position: 'insideLeft', offset: 8, style: { textAnchor: 'middle' }, fill: '#111111' }} />
               <Bar dataKey="median" name="median tokens/s" fill={PALETTE.R} isAnimationActive={false}>
                 <ErrorBar dataKey="range" width={6} stroke={PALETTE.I} />
               </Bar>
             </BarChart>
-          </figure>
+          </ChartCard>
           <div className="race-texts">
             {result.entries.map(({ method, report }) => (
               <details key={method} data-method={method}>

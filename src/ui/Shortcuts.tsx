@@ -22,7 +22,7 @@ export function useShortcuts(): void {
       const actions = store.getState();
       const target = event.target as HTMLElement | null;
       if (target && (target.closest('input, textarea, select, [contenteditable="true"]') || event.ctrlKey || event.metaKey || event.altKey)) return;
-      // Space on a focused button presses that button ("Race all methods"), not Run as well.
+      // Space on a focused button (or link, or summary) presses it, as everywhere else: it is not "run / pause" then.
       if (event.key === ' ' && target?.closest('button, a[href], summary, [role="button"]')) return;
       const method = DECODE_METHODS.find((candidate) => decodeMethodInfo(candidate).shortcut === event.key);
       if (event.key === ' ') actions.togglePause();

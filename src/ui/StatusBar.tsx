@@ -43,10 +43,10 @@ export function StatusBar() {
           <summary title="Where the models and the verifier run, and how the target scores the drafts (click for details)">
             <span className={`dot dot-${info.provider === 'webgpu' ? 'gpu' : 'cpu'}`} aria-hidden="true" />
             <span data-testid="provider">
-              {info.provider === 'webgpu' ? 'Models on WebGPU' : `Models on wasm (CPU)${info.fallbackReason ? `: ${info.fallbackReason}` : ''}`} · {info.draftName} → {info.targetName} · loaded in {(info.loadMs / 1000).toFixed(1)} s
+              {info.provider === 'webgpu' ? `Models on WebGPU${info.webgpuReason ? ` (${info.webgpuReason})` : ''}` : `Models on wasm (CPU)${info.fallbackReason ? `: ${info.fallbackReason}` : ''}`} · {info.draftName} → {info.targetName} · loaded in {(info.loadMs / 1000).toFixed(1)} s
             </span>
             <span className={`dot dot-${info.verifier}`} aria-hidden="true" />
-            <span data-testid="verifier">{info.verifier === 'gpu' ? `Verifier: WGSL on ${info.verifierAdapter ?? 'WebGPU'}` : `Verifier: CPU twin${info.verifierReason ? ` (${info.verifierReason})` : ''}`}</span>
+            <span data-testid="verifier" data-logits-in-place={String(info.logitsInPlace)}>{info.verifier === 'gpu' ? `Verifier: WGSL on ${info.verifierAdapter ?? 'WebGPU'}${info.logitsInPlace ? ", reading the target's logits in place" : ''}` : `Verifier: CPU twin${info.verifierReason ? ` (${info.verifierReason})` : ''}`}</span>
             <span data-testid="scoring-path" data-path={info.scoring.path}>
               · {info.scoring.path === 'tree' ? 'Scoring: one token-tree pass per step' : `Scoring: K batched rows per step${info.scoring.reason ? ` (${info.scoring.reason})` : ''}`}
             </span>

@@ -20,7 +20,11 @@ const STOPS: readonly DriveStep[] = [
   { element: '.counters', popover: { title: 'Counters', description: 'R drafted, I invalidated by the grammar, D eligible, A accepted; and the three ratios that keep them apart.' } },
   { element: '.charts', popover: { title: 'Charts', description: 'How the counters grow, the accepted-length histogram with its exact expected line, and acceptance by position.' } },
   { element: '.inspector', popover: { title: 'Every decision, and one step in slow motion', description: 'The inspector shows each test with its drawn u, the drafts as a tree, and “Play this step”.' } },
+  { element: '.run-bar', popover: { title: 'Your turn', description: 'Press Step now: one verification step runs and pauses, and the inspector explains it.' } },
 ];
+
+/** The tour showing now, if any: one at a time, however often it is asked for (React StrictMode runs effects twice). */
+let current: ReturnType<typeof driver> | null = null;
 
 function dismissed(): boolean {
   try {
@@ -39,6 +43,7 @@ function remember(): void {
 }
 
 export function startTour(): void {
+  if (current) return;
   const stops = STOPS.filter((stop) => typeof stop.element !== 'string' || document.querySelector(stop.element));
   // Every way out (Escape, the close button, the overlay, Done) passes here; driver.js's onDestroyed is
   // skipped when the tour closes before its first stop has settled.
@@ -50,8 +55,10 @@ export function startTour(): void {
     onDestroyStarted: () => {
       remember();
       tour.destroy();
+      current = null;
     },
   });
+  current = tour;
   tour.drive();
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fairSchedule, runFairly, spreadOf } from '../../src/core/fairTiming';
+import { fairSchedule, runFairly, speedupVerdict, spreadOf, spreadsOverlap } from '../../src/core/fairTiming';
 import { DECODE_METHODS, type DecodeMethod, type RunParams } from '../../src/contract/runParams';
 import type { RunReport } from '../../src/contract/runReport';
 import { race } from '../../src/engine/bench';
@@ -13,6 +13,18 @@ describe('spreadOf', () => {
   it('refuses an empty or non-finite sample', () => {
     expect(() => spreadOf([])).toThrow(/at least one sample/);
     expect(() => spreadOf([1, Number.NaN])).toThrow(/finite/);
+  });
+});
+
+describe('speedupVerdict', () => {
+  it('calls a method faster or slower only when every round agrees, and within noise when the rounds straddle 1×', () => {
+    expect(speedupVerdict(spreadOf([1.2, 1.3, 1.25]))).toBe('faster');
+    expect(speedupVerdict(spreadOf([0.6, 0.7, 0.8]))).toBe('slower');
+    // The race: 1.70× and 0.69× for the same work.
+    expect(speedupVerdict(spreadOf([1.7, 0.69, 1.1]))).toBe('within noise');
+    expect(speedupVerdict(spreadOf([1.7]))).toBe('too few rounds');
+    expect(spreadsOverlap(spreadOf([1, 2]), spreadOf([1.5, 3]))).toBe(true);
+    expect(spreadsOverlap(spreadOf([1, 1.2]), spreadOf([1.5, 3]))).toBe(false);
   });
 });
 
@@ -92,7 +104,7 @@ function simulatedMachine(methods: readonly DecodeMethod[]) {
     calls++;
     order.push(params.method);
     // Only the fields the race reads: it ranks runs by tokens/s over the same 50 tokens.
-    return { params, tokensPerSecond: 50 / (ms / 1000) } as RunReport;
+    return { params, tokens: new Array<number>(50).fill(0), generationMs: ms, tokensPerSecond: 50 / (ms / 1000) } as RunReport;
   };
   return { runner, order };
 }
@@ -109,7 +121,7 @@ describe('race fairness (the schedule, on a simulated machine)', () => {
 
   it('warmed up and rotated, the first method is not the slowest: every method gets the same median', async () => {
     const { runner, order } = simulatedMachine(DECODE_METHODS);
-    const result = await race(runner, params, DECODE_METHODS, DECODE_METHODS.length);
+    const result = await race(runner, params, DECODE_METHODS, DECODE_METHODS.length, { tokenBudget: 50 });
     expect(order.slice(0, DECODE_METHODS.length)).toEqual(DECODE_METHODS);
     const medians = result.entries.map((entry) => entry.tokensPerSecond.median);
     for (const median of medians) expect(median).toBeCloseTo(medians[0] as number, 9);
@@ -123,7 +135,7 @@ describe('race fairness (the schedule, on a simulated machine)', () => {
 
   it('with fewer rounds than methods, who goes first still changes every round', async () => {
     const { runner, order } = simulatedMachine(DECODE_METHODS);
-    await race(runner, params, DECODE_METHODS, 3);
+    await race(runner, params, DECODE_METHODS, 3, { tokenBudget: 50 });
     const firsts = [0, 1, 2].map((round) => order[DECODE_METHODS.length * (round + 1)]);
     expect(new Set(firsts).size).toBe(3);
   });

@@ -115,7 +115,7 @@ describe('the bench on the bundled models', () => {
   it('a race on real runs: every method once untimed, then rotated rounds; one report per method', async () => {
     runs.length = 0;
     const params = presetParams(findPreset('sentiment'), { maxTokens: 6 });
-    const result = await race(run, params, DECODE_METHODS, 2);
+    const result = await race(run, params, DECODE_METHODS, 2, { tokenBudget: 1 });
     expect(runs.slice(0, DECODE_METHODS.length).map((report) => report.params.method)).toEqual(DECODE_METHODS);
     expect(runs).toHaveLength(DECODE_METHODS.length * 3);
     expect(runs[DECODE_METHODS.length * 2]?.params.method).toBe(DECODE_METHODS[1]);
@@ -123,6 +123,20 @@ describe('the bench on the bundled models', () => {
     for (const entry of result.entries) {
       expect(entry.tokensPerSecond.n).toBe(2);
       expectIdentities(entry.report.counters);
+      // Two rounds leave no spread to judge by: no method is called faster or slower.
+      expect(entry.verdict).toBe(entry.method === 'ar' ? null : 'too few rounds');
     }
+  });
+
+  it('a race with a token budget times each round over at least that many tokens, on successive seeds', async () => {
+    runs.length = 0;
+    const params = presetParams(findPreset('sentiment'), { maxTokens: 4, seed: 5 });
+    const result = await race(run, params, ['ar', 'gbv'], 1, { tokenBudget: 10 });
+    expect(result.tokenBudget).toBe(10);
+    for (const entry of result.entries) expect(entry.tokensTimed).toBeGreaterThanOrEqual(10);
+    // After the two warm-ups, each timed sample took several runs, on seeds 5, 6, 7, …
+    const timedAr = runs.slice(2).filter((report) => report.params.method === 'ar');
+    expect(timedAr.length).toBeGreaterThanOrEqual(3);
+    expect(timedAr.map((report) => report.params.seed)).toEqual(timedAr.map((_, i) => 5 + i));
   });
 });

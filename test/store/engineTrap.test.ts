@@ -9,7 +9,7 @@ import { GrammarTrapError, isGrammarTrap } from '../../src/grammar/engine';
 import { SchemaError } from '../../src/grammar/schema';
 import { createSpecStore } from '../../src/store/store';
 
-const INFO: EngineInfo = { provider: 'wasm', fallbackReason: null, draftName: 'd', targetName: 't', vocabSize: 10, contextLength: 128, loadMs: 1, verifier: 'cpu', verifierAdapter: null, verifierReason: null, scoring: { path: 'tree', reason: null }, tokenTexts: [] };
+const INFO: EngineInfo = { provider: 'wasm', fallbackReason: null, webgpuReason: null, logitsInPlace: false, draftName: 'd', targetName: 't', vocabSize: 10, contextLength: 128, loadMs: 1, verifier: 'cpu', verifierAdapter: null, verifierReason: null, scoring: { path: 'tree', reason: null }, tokenTexts: [] };
 
 afterEach(() => {
   vi.useRealTimers();

@@ -5,7 +5,7 @@
 import { runtimeFor } from '../../src/models/browserRuntime';
 import { setupEngine } from '../../src/engine/setup';
 import { interpretedValidator } from '../../src/grammar/interpretedValidator';
-import { BUNDLED_PAIR } from '../../src/contract/modelPairs';
+import { BUNDLED_PAIR, targetUrlFor } from '../../src/contract/modelPairs';
 import { httpReader } from '../../src/models/httpReader';
 import { loadPair } from '../../src/models/loader';
 import type { ExecutionProvider } from '../../src/contract/protocol';
@@ -27,7 +27,7 @@ window.speclabDecodeBench = async (seeds, provider, verifier, treeScoring, selec
       provider,
       verifier,
       gpu: navigator.gpu,
-      loadPair: async (chosen) => loadPair(await runtimeFor(chosen), { draft: httpReader(BUNDLED_PAIR.draftUrl, false), target: httpReader(BUNDLED_PAIR.targetUrl, false) }, chosen),
+      loadPair: async (chosen) => loadPair(await runtimeFor(chosen), { draft: httpReader(BUNDLED_PAIR.draftUrl, false), target: httpReader(targetUrlFor(BUNDLED_PAIR, chosen), false) }, chosen),
       validate: interpretedValidator,
       treeScoring,
     });

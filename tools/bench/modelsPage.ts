@@ -1,5 +1,6 @@
 import { runtimeFor } from '../../src/models/browserRuntime';
-import { BUNDLED_PAIR } from '../../src/contract/modelPairs';
+import { BUNDLED_PAIR, targetUrlFor } from '../../src/contract/modelPairs';
+import type { ExecutionProvider } from '../../src/contract/protocol';
 import { httpReader } from '../../src/models/httpReader';
 import { runModelsBench, type ModelsBenchReport } from './modelsBench';
 
@@ -9,7 +10,8 @@ declare global {
   }
 }
 
-const readers = { draft: httpReader(BUNDLED_PAIR.draftUrl, false), target: httpReader(BUNDLED_PAIR.targetUrl, false) };
-window.speclabModelsBench = (async () => [await runModelsBench(await runtimeFor('webgpu'), readers, 'webgpu'), await runModelsBench(await runtimeFor('wasm'), readers, 'wasm')])().catch((error: unknown) => ({
+/** The bundled pair as the app loads it on `provider` (the float32 target on WebGPU, the int8 one on wasm). */
+const readers = (provider: ExecutionProvider) => ({ draft: httpReader(BUNDLED_PAIR.draftUrl, false), target: httpReader(targetUrlFor(BUNDLED_PAIR, provider), false) });
+window.speclabModelsBench = (async () => [await runModelsBench(await runtimeFor('webgpu'), readers('webgpu'), 'webgpu'), await runModelsBench(await runtimeFor('wasm'), readers('wasm'), 'wasm')])().catch((error: unknown) => ({
   error: String(error),
 }));

@@ -123,16 +123,18 @@ function raceSummary(entry: RaceEntry, repeats: number) {
     tokens_per_second_spread: entry.tokensPerSecond,
     speedup: entry.speedup?.median ?? null,
     speedup_spread: entry.speedup,
+    tokens_timed: entry.tokensTimed,
+    verdict_vs_ar: entry.verdict,
   };
 }
 
 /** Model output is printed whole (512 tokens at most), but escaped: a model can write escape sequences too. */
 const MODEL_TEXT_CHARS = 20_000;
 
-function raceLine({ method, report, tokensPerSecond, speedup }: RaceEntry): string {
+function raceLine({ method, report, tokensPerSecond, speedup, verdict }: RaceEntry): string {
   const perForward = (report.tokens.length / report.steps).toFixed(2);
   const rate = `${tokensPerSecond.median.toFixed(1)} tok/s [${tokensPerSecond.min.toFixed(1)}–${tokensPerSecond.max.toFixed(1)}]`;
-  const faster = speedup ? `, ${speedup.median.toFixed(2)}× ar [${speedup.min.toFixed(2)}–${speedup.max.toFixed(2)}]` : '';
+  const faster = speedup ? `, ${speedup.median.toFixed(2)}× ar [${speedup.min.toFixed(2)}–${speedup.max.toFixed(2)}]${verdict ? ` (${verdict})` : ''}` : '';
   return `${method.padEnd(11)} ${String(report.tokens.length).padStart(4)} tokens, ${String(report.steps).padStart(3)} target forwards (${perForward}/forward), ${rate}${faster}, ${report.verdict?.kind ?? 'free text'}: ${terminalSafe(report.text, { maxChars: MODEL_TEXT_CHARS })}`;
 }
 
@@ -162,7 +164,7 @@ async function generate(argv: string[]): Promise<number> {
       reportVerdict(report);
     } else {
       const result = await race((run) => engine.run(run), params, methods, repeats).catch(asUsageError);
-      if (!json) console.log(`race: ${methods.length} methods, each warmed up once untimed, then ${repeats} timed rounds in rotated order; tokens/s and speedup are medians [min–max]`);
+      if (!json) console.log(`race: ${methods.length} methods, each warmed up once untimed, then ${repeats} timed rounds in rotated order, each over at least ${result.tokenBudget} tokens per method; tokens/s and speedup are medians [min–max]`);
       for (const entry of result.entries) {
         console.log(json ? JSON.stringify(raceSummary(entry, result.repeats)) : raceLine(entry));
         reportVerdict(entry.report);

@@ -1,0 +1,34 @@
+/** `npm run bench:gpu`: --help, and bad options refused with one line and exit status 2 before Chromium starts. */
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { USAGE, main } from '../../tools/cli/benchGpu';
+import { adapterLabel } from '../../tools/bench/gpuBench';
+import { refusal } from '../support/cliRefusal';
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+describe('npm run bench:gpu', () => {
+  it.each([
+    [['--seeds', '0'], 'bench:gpu: --seeds must be a positive integer, got 0'],
+    [['--rounds', 'many'], 'bench:gpu: --rounds must be a number, got "many"'],
+    [['--out', ''], 'bench:gpu: --out must name a path'],
+    [['--gpu'], /^bench:gpu: Unknown option '--gpu'/],
+  ] as [string[], string | RegExp][])('refuses %j', async (argv, expected) => {
+    const printed = await refusal(main, argv);
+    if (typeof expected === 'string') expect(printed).toBe(expected);
+    else expect(printed).toMatch(expected);
+  });
+
+  it('--help prints the usage and exits 0', async () => {
+    const printed: string[] = [];
+    vi.spyOn(console, 'log').mockImplementation((line: string) => void printed.push(line));
+    await expect(main(['--help'])).resolves.toBe(0);
+    expect(printed).toEqual([USAGE]);
+  });
+
+  it('labels a software adapter\'s figures as the CPU\'s', () => {
+    expect(adapterLabel({ adapter: 'google / swiftshader', software: true })).toBe('google / swiftshader (software adapter: CPU figures)');
+    expect(adapterLabel({ adapter: 'nvidia / hopper', software: false })).toBe('nvidia / hopper (hardware adapter)');
+  });
+});

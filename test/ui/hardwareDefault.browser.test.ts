@@ -1,0 +1,68 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, Page } from 'playwright-core';
+import { buildAndPreview, launchChromium, type BuiltApp } from '../support/browser';
+
+/** A greedy (T = 0) run of the short 'sentiment' preset to its end; the tokens it produced. */
+async function greedyTokens(page: Page): Promise<string> {
+  await page.locator('#preset').selectOption('sentiment');
+  await page.locator('#temperature').fill('0');
+  await page.locator('#temperature').press('Tab');
+  await page.getByRole('button', { name: 'Run', exact: true }).click();
+  await page.getByTestId('run-status').filter({ hasText: /^(done|error)$/ }).waitFor({ timeout: 180_000 });
+  expect(await page.getByTestId('run-error').textContent({ timeout: 10 }).catch(() => null)).toBeNull();
+  return (await page.getByTestId('token-stream').getAttribute('data-text')) ?? '';
+}
+
+// Which backend the default pair gets: WebGPU on a hardware adapter (here SwiftShader, reported as hardware by
+// the ?test-hooks&hardware-adapter hook), wasm on a software adapter or without WebGPU.
+describe('the default pair follows the hardware, in the built app', () => {
+  let app: BuiltApp;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    app = await buildAndPreview();
+    browser = await launchChromium();
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await app?.close();
+  });
+
+  it('on a hardware adapter, runs the float32 target and the WGSL verifier on WebGPU, reading the logits in place', async () => {
+    const page = await browser.newPage();
+    await page.goto(`${app.url}?test-hooks&hardware-adapter`);
+    await page.getByTestId('provider').waitFor({ timeout: 120_000 });
+    await expect(page.getByTestId('provider').textContent()).resolves.toMatch(/^Models on WebGPU \(hardware adapter: .+\) · speclab-draft → speclab-target · /);
+    await expect(page.getByTestId('verifier').textContent()).resolves.toMatch(/^Verifier: WGSL on .+, reading the target's logits in place$/);
+    await expect(page.getByTestId('verifier').getAttribute('data-logits-in-place')).resolves.toBe('true');
+    expect(JSON.parse(await greedyTokens(page))).toHaveProperty('sentiment');
+    await expect(page.getByTestId('verified-on').textContent()).resolves.toMatch(/reading the target’s logits in place/);
+    await page.close();
+  });
+
+  it('forced to WebGPU on SwiftShader, the default pair gives the same T = 0 tokens as on wasm', async () => {
+    const page = await browser.newPage();
+    await page.goto(app.url);
+    await page.getByTestId('provider').filter({ hasText: /^Models on wasm \(CPU\): the WebGPU adapter is software-only/ }).waitFor({ timeout: 120_000 });
+    const onWasm = await greedyTokens(page);
+    await page.locator('#provider').selectOption('webgpu');
+    await page.getByTestId('provider').filter({ hasText: /^Models on WebGPU \(chosen, on the software adapter .+\) · speclab-draft → speclab-target · / }).waitFor({ timeout: 120_000 });
+    const onWebgpu = await greedyTokens(page);
+    expect(onWasm).not.toBe('');
+    expect(onWebgpu).toBe(onWasm);
+    await page.close();
+  });
+
+  it('without WebGPU, the default pair runs on wasm and says why', async () => {
+    const plain = await launchChromium({ webgpu: false });
+    try {
+      const page = await plain.newPage();
+      await page.goto(app.url);
+      await page.getByTestId('provider').waitFor({ timeout: 120_000 });
+      await expect(page.getByTestId('provider').textContent()).resolves.toMatch(/^Models on wasm \(CPU\): no WebGPU adapter was granted · speclab-draft → speclab-target-int8 · /);
+    } finally {
+      await plain.close();
+    }
+  });
+});
