@@ -2,10 +2,11 @@ import { availableParallelism } from 'node:os';
 import type { Plugin } from 'vite';
 import { defineConfig } from 'vitest/config';
 import react from '@vitejs/plugin-react';
-import { CONTENT_SECURITY_POLICY } from './src/contract/csp.ts';
+import { CONTENT_SECURITY_POLICY, SECURITY_HEADERS } from './src/contract/csp.ts';
 import { LongestFirstSequencer } from './test/support/sequencer.ts';
 
 // onnxruntime-web needs SharedArrayBuffer for its threaded wasm, which needs cross-origin isolation.
+// public/_headers repeats these and the preview's other headers for a static host (test/contract/headers.test.ts).
 const crossOriginIsolation = {
   'Cross-Origin-Opener-Policy': 'same-origin',
   'Cross-Origin-Embedder-Policy': 'require-corp',
@@ -63,7 +64,7 @@ function previewHeaders(): Plugin {
 export default defineConfig({
   plugins: [react(), contentSecurityPolicy(), previewHeaders()],
   server: { headers: crossOriginIsolation },
-  preview: { headers: { ...crossOriginIsolation, 'Content-Security-Policy': CONTENT_SECURITY_POLICY } },
+  preview: { headers: { ...crossOriginIsolation, ...SECURITY_HEADERS, 'Content-Security-Policy': CONTENT_SECURITY_POLICY } },
   build: { target: 'es2022' },
   // ES-module workers can split: the worker loads only the onnxruntime build its provider needs.
   worker: { format: 'es' },

@@ -9,21 +9,16 @@
  * windows. --cost-ratio advises the draft length L from the per-position acceptance. vLLM counts D and A,
  * not R or I: give --R or --I to see D/R and A/R. `--help` lists every option (tools/cli/commands.ts).
  */
-import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ScrapeError, adviseDraftLength, readMetrics, readingDelta, vllmReport, type ScrapeReading, type SuppliedDraftCounts } from '../src/core/vllmMetrics';
 import { UsageError, runCommand, type Parsed } from './cli/args';
+import { readInputFile } from './cli/input';
+import { terminalSafe } from './cli/terminalSafe';
 import { COMMANDS } from './cli/commands';
 
 const SCHEMA_VERSION = 1;
 
-function read(path: string): string {
-  try {
-    return readFileSync(path, 'utf8');
-  } catch (error) {
-    throw new UsageError(`cannot read ${path}: ${(error as Error).message}`);
-  }
-}
+const read = (path: string) => readInputFile(path, 'cannot read');
 
 type Source = { single: string } | { before: string; after: string } | { url: URL; intervalMs: number; count: number | null };
 
@@ -88,8 +83,10 @@ function printReading(json: ReturnType<typeof readingJson>): void {
   for (const warning of json.warnings) console.error(`import:vllm: ${warning}`);
   const table = (title: string, names: string[], rows: [string, (number | null)[]][]) => {
     const width = Math.max(title.length, ...rows.map(([name]) => name.length));
-    const cells = (values: string[]) => values.map((value, i) => value.padStart(Math.max(12, (names[i] as string).length))).join('  ');
-    console.log(`${title.padEnd(width)}  ${cells(names)}`);
+    // Model names are the scrape's labels: untrusted text, escaped before it reaches the terminal.
+    const safeNames = names.map((name) => terminalSafe(name, { maxChars: 60 }));
+    const cells = (values: string[]) => values.map((value, i) => value.padStart(Math.max(12, (safeNames[i] as string).length))).join('  ');
+    console.log(`${title.padEnd(width)}  ${cells(safeNames)}`);
     for (const [name, values] of rows) console.log(`${name.padEnd(width)}  ${cells(values.map((value) => shown(value)))}`);
   };
   if (json.models.length > 0) {

@@ -27,3 +27,13 @@ export function connectAllowed(url: URL, origin: string): boolean {
 export function connectBlockedMessage(url: URL): string {
   return `${url.href} is blocked by the app's Content-Security-Policy (connect-src ${CONNECT_SOURCES.join(' ')}): serve the models over https:// or from this app's own origin`;
 }
+
+/**
+ * Headers every response of the app should carry besides the CSP: no MIME sniffing, and no framing by other
+ * sites (the app is not embeddable from another origin; a same-origin frame, such as a test page, still
+ * works). `vite preview` sends them, and public/_headers asks a static host (Netlify, Cloudflare Pages) to.
+ */
+export const SECURITY_HEADERS = {
+  'X-Content-Type-Options': 'nosniff',
+  'X-Frame-Options': 'SAMEORIGIN',
+} as const;

@@ -40,11 +40,60 @@ export const SCHEMA_LIMITS = {
   properties: 20_000,
   /** Values in one enum. */
   enumValues: 10_000,
+  /**
+   * The schema with every local $ref written out: its sub-schemas, and its depth. A few KB of $defs that each
+   * reference the next twice expand to billions of sub-schemas, which the output check would walk one by one.
+   */
+  expandedNodes: 100_000,
+  expandedDepth: 128,
   compileSeconds: 10,
 } as const;
 
-/** Bounds on every network read of a model load: the response's headers, and any gap in its body. */
+/** Bounds on every network read of a model load: the response's headers, any gap in its body, and its pace. */
 export const NETWORK_LIMITS = {
   requestSeconds: 15,
   stallSeconds: 15,
+  /** A body slower than this on average (after its first stallSeconds) is stopped: 2 GB at 1 KiB / 2 s ends. */
+  minimumBytesPerSecond: 4096,
+} as const;
+
+/**
+ * What an imported vLLM /metrics scrape may hold (app and `npm run import:vllm`): a real scrape is tens of
+ * kilobytes with a handful of positions, so these leave wide room while keeping parsing and charts bounded.
+ */
+export const SCRAPE_LIMITS = {
+  /** Characters of scrape text, before it is parsed. */
+  bytes: 8 * 1024 * 1024,
+  /** Samples (series) across the whole scrape. */
+  series: 50_000,
+  /** Draft positions: position labels must be decimal integers below this. */
+  positions: 1024,
+  /** Any counter, and any sum of counters, must stay exact in a double. */
+  counterMax: 2 ** 53,
+} as const;
+
+/** Per-position charts show at most this many bars; a longer list is summarised (its first positions shown, the rest counted). */
+export const CHART_POSITIONS = 64;
+
+/** What the command-line tools read: input files are refused past `fileBytes` before they are read whole. */
+export const CLI_LIMITS = {
+  /** A schema or scrape file, in bytes. */
+  fileBytes: 8 * 1024 * 1024,
+  /** Timed rounds of a race (--repeats). */
+  repeats: 100,
+  /** Characters of one line of untrusted text echoed to the terminal. */
+  echoChars: 200,
+} as const;
+
+/** The ranges a model manifest's fields must lie in: a manifest is untrusted, like any downloaded file. */
+export const MANIFEST_LIMITS = {
+  /** Tokens of context. */
+  contextLength: { min: 8, max: 131_072 },
+  vocabSize: { min: 2, max: 1_000_000 },
+  /** layers, heads and head_dim. */
+  dimension: { min: 1, max: 65_536 },
+  /** One listed file, in bytes (4 GiB). */
+  fileBytes: 4 * 1024 ** 3,
+  /** manifest.json or a Hub config.json, in bytes. */
+  descriptionBytes: 1024 * 1024,
 } as const;

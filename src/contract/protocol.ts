@@ -35,6 +35,11 @@ export interface NetworkTimeouts {
   requestMs: number;
   /** A body may go this long without a byte. */
   stallMs: number;
+  /**
+   * Past `stallMs` from its first byte, a body arriving slower than this on average is stopped: a trickle
+   * that never stalls still ends (NETWORK_LIMITS.minimumBytesPerSecond unless a test says otherwise).
+   */
+  minBytesPerSecond?: number;
 }
 
 export type ToWorker =
@@ -103,4 +108,6 @@ export type FromWorker =
   /** A sweep or scorecard failed or was cancelled. */
   | { type: 'bench-error'; runId: number; message: string; cancelled: boolean }
   /** `errors`: the worker's own check of the parameters, by field. */
-  | { type: 'run-error'; runId: number; message: string; errors?: FieldErrors };
+  | { type: 'run-error'; runId: number; message: string; errors?: FieldErrors }
+  /** The grammar engine's wasm trapped: the page restarts the worker and reloads the pair (the error came first). */
+  | { type: 'engine-trapped' };

@@ -31,13 +31,17 @@ export function checkNumber(name: LimitedParam, value: unknown): string | null {
   return value > limit.max ? problem : null;
 }
 
+/** A decimal number, with an optional sign, fraction and exponent ("3", "-0.5", ".5", "1e9"). */
+const DECIMAL = /^[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?$/;
+
 /**
  * Reads a number as a person typed it (form field, link, command line): the whole text must be a
  * number; "", "1e", "3 drafts" are refused rather than half-read.
  */
 export function parseNumber(name: LimitedParam, text: string): { value: number } | { error: string } {
   const trimmed = text.trim();
-  const value = trimmed === '' ? Number.NaN : Number(trimmed);
+  // Decimal only: Number() would also read "0x3", "0b11" and "0o3" as 3.
+  const value = DECIMAL.test(trimmed) ? Number(trimmed) : Number.NaN;
   const error = checkNumber(name, Number.isNaN(value) ? text : value);
   return error === null ? { value } : { error };
 }
@@ -69,7 +73,7 @@ export function validateRunParams(input: RunParamsInput): Validated {
   if (!DECODE_METHODS.includes(input.method as DecodeMethod)) errors.method = `unknown method ${JSON.stringify(input.method)}; use one of ${DECODE_METHODS.join(', ')}`;
   if (!DRAFTING_MODES.includes(input.drafting as DraftingMode)) errors.drafting = `drafting must be ${DRAFTING_MODES.join(' or ')}; got ${JSON.stringify(input.drafting)}`;
   if (input.drafter !== undefined && !isDrafterId(input.drafter)) errors.drafter = `drafter must be one of ${DRAFTER_IDS.join(', ')}; got ${JSON.stringify(input.drafter)}`;
-  if (typeof input.prompt !== 'string' || input.prompt.length === 0) errors.prompt = 'the prompt is empty';
+  if (typeof input.prompt !== 'string' || input.prompt.trim().length === 0) errors.prompt = 'the prompt is empty';
   if (input.schemaText !== null && typeof input.schemaText !== 'string') errors.schemaText = 'the schema must be JSON-schema text, or none for free text';
   if (input.trigger !== undefined && (typeof input.trigger !== 'string' || input.trigger === '')) errors.trigger = 'the trigger must be non-empty text';
   if (Object.keys(errors).length > 0) return { ok: false, errors };
@@ -99,6 +103,10 @@ export function modelDirectoryUrl(text: string): { url: URL } | { error: string 
   } catch {
     return { error: `${JSON.stringify(text)} is not a URL: give the full address of a model directory, such as https://huggingface.co/<owner>/<model>/resolve/main/` };
   }
+  if (url.username !== '' || url.password !== '') {
+    // The address is not repeated: it holds a password.
+    return { error: `the address of ${url.host} holds a user name or password (user:password@); give the address without them` };
+  }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') return { error: `${url.href} is not a web address (http:// or https://)` };
   return { url };
 }
@@ -106,4 +114,40 @@ export function modelDirectoryUrl(text: string): { url: URL } | { error: string 
 /** All of a run's problems on one line, field by field, for a log or the command line. */
 export function errorSummary(errors: FieldErrors): string {
   return Object.values(errors).join('; ');
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isCount = (value: unknown): value is number => typeof value === 'number' && Number.isInteger(value) && value >= 0;
+const isCountList = (value: unknown, length?: number): boolean => Array.isArray(value) && (length === undefined || value.length === length) && value.every(isCount);
+const VERDICT_KINDS = ['valid', 'invalid', 'truncated', 'dead-end'];
+
+/**
+ * What is wrong with a run report read back from storage (the history in IndexedDB), or null when every
+ * field the app reads is there with the right type: its parameters (checked like a link's), tokens, text,
+ * verdict, counters and metrics. A stored record is untrusted: another version, another tab or a person
+ * with the developer tools may have written it.
+ */
+export function checkRunReport(value: unknown): string | null {
+  if (!isRecord(value)) return 'the report is missing';
+  if (!isRecord(value.params)) return 'the run parameters are missing';
+  const params = validateRunParams(value.params as RunParamsInput);
+  if (!params.ok) return `the run parameters are invalid (${errorSummary(params.errors)})`;
+  if (!isCountList(value.tokens)) return 'the tokens are not a list of token ids';
+  if (typeof value.text !== 'string') return 'the output text is missing';
+  const verdict = value.verdict;
+  if (verdict !== null && !(isRecord(verdict) && VERDICT_KINDS.includes(verdict.kind as string))) return 'the verdict is not one of valid, invalid, truncated, dead-end';
+  const counters = value.counters;
+  if (!isRecord(counters)) return 'the counters are missing';
+  const L = counters.L;
+  if (!(isCount(L) && L >= 1 && L <= LIMITS.L.max)) return 'the counters have no draft length L';
+  for (const name of ['steps', 'raw', 'invalidated', 'accepted', 'distinctRaw', 'distinctEligible']) {
+    if (!isCount(counters[name])) return `the counter ${name} is not a count`;
+  }
+  if (!isCountList(counters.histogram, L + 1) || !isCountList(counters.acceptedAtLeast, L)) return 'the accepted-length histogram does not match L';
+  if (typeof value.tokensPerSecond !== 'number' || !Number.isFinite(value.tokensPerSecond)) return 'tokens/s is not a number';
+  const speclab = isRecord(value.metrics) ? value.metrics.speclab : undefined;
+  if (!isRecord(speclab)) return 'the exported metrics are missing';
+  const mean = speclab.mean_acceptance_length;
+  if (!(mean === null || (typeof mean === 'number' && Number.isFinite(mean)))) return 'the mean acceptance length is not a number';
+  return null;
 }

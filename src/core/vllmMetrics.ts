@@ -6,6 +6,7 @@
  * Shared by `npm run import:vllm` and the app's vLLM view.
  */
 import parsePrometheusTextFormat, { type PrometheusFamily } from 'parse-prometheus-text-format';
+import { SCRAPE_LIMITS } from '../contract/limits';
 
 /** vLLM's counters by their exposed names (prometheus_client adds `_total`; some exporters do not: both are read). */
 export const VLLM_METRIC_NAMES = {
@@ -44,12 +45,17 @@ export interface VllmCounters {
 const METRIC_NAME = /^[a-zA-Z_:][a-zA-Z0-9_:]*$/;
 
 function parseText(text: string, label: string): PrometheusFamily[] {
+  if (text.length > SCRAPE_LIMITS.bytes) {
+    throw new ScrapeError(`${label} is ${(text.length / 2 ** 20).toFixed(1)} MiB of text; a scrape may be at most ${SCRAPE_LIMITS.bytes / 2 ** 20} MiB (a vLLM /metrics page is tens of kilobytes)`);
+  }
   let families: PrometheusFamily[];
   try {
     families = parsePrometheusTextFormat(text);
   } catch (error) {
     throw new ScrapeError(`${label} is not Prometheus text: ${(error as Error).message}`);
   }
+  const series = families.reduce((total, family) => total + family.metrics.length, 0);
+  if (series > SCRAPE_LIMITS.series) throw new ScrapeError(`${label} holds ${series} series; a scrape may hold at most ${SCRAPE_LIMITS.series}`);
   if (families.length === 0) throw new ScrapeError(`${label} is not Prometheus text: it holds no metrics (paste the whole page a vLLM server serves at /metrics)`);
   for (const family of families) {
     if (!METRIC_NAME.test(family.name)) throw new ScrapeError(`${label} is not Prometheus text: ${JSON.stringify(family.name.slice(0, 40))} is not a metric name`);
@@ -73,9 +79,39 @@ const modelOf = (labels: Record<string, string> | undefined) => labels?.[MODEL_L
 
 function counterValue(name: string, text: string | undefined, label: string): number {
   const value = Number(text);
-  if (!(Number.isFinite(value) && value >= 0)) throw new ScrapeError(`${label}: ${name} is ${text}; a counter is a finite number ≥ 0`);
+  if (!(Number.isFinite(value) && value >= 0 && value <= SCRAPE_LIMITS.counterMax)) {
+    throw new ScrapeError(`${label}: ${name} is ${String(text).slice(0, 40)}; a counter is a finite number from 0 to 2^53`);
+  }
   return value;
 }
+
+/** Adds counters, refusing a sum past 2^53, where a double stops counting exactly. */
+function addCounts(total: number, value: number, name: string, label: string): number {
+  const sum = total + value;
+  if (sum > SCRAPE_LIMITS.counterMax) throw new ScrapeError(`${label}: ${name} sums past 2^53 over its series, beyond what can be counted exactly`);
+  return sum;
+}
+
+/** A sample's labels as one key, so that a series listed twice is refused rather than counted twice. */
+const seriesKey = (name: string, labels: Record<string, string> | undefined) =>
+  `${name}{${Object.entries(labels ?? {})
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([key, value]) => `${key}=${JSON.stringify(value)}`)
+    .join(',')}}`;
+
+function checkDuplicates(families: readonly PrometheusFamily[], label: string): void {
+  const seen = new Set<string>();
+  for (const name of Object.values(VLLM_METRIC_NAMES)) {
+    for (const sample of families.filter((family) => named(family, name)).flatMap((family) => family.metrics)) {
+      const key = seriesKey(name, sample.labels);
+      if (seen.has(key)) throw new ScrapeError(`${label}: the series ${key.slice(0, 120)} appears twice; each series must be listed once`);
+      seen.add(key);
+    }
+  }
+}
+
+/** A position label: a decimal integer 0, 1, … below SCRAPE_LIMITS.positions ("0x2", "1e1", "02" are refused). */
+const POSITION = /^(0|[1-9][0-9]{0,3})$/;
 
 export interface SglangFigures {
   /** Mean accepted tokens per verify call, bonus included, over SGLang's last window (a gauge). */
@@ -110,17 +146,22 @@ export function readMetrics(text: string, label = 'the scrape'): ScrapeReading {
     const required = [VLLM_METRIC_NAMES.drafts, VLLM_METRIC_NAMES.draftTokens, VLLM_METRIC_NAMES.accepted];
     const missing = required.filter((name) => !present.includes(name));
     if (missing.length > 0) throw new ScrapeError(`${label} lacks ${missing.join(' and ')}, so its counters cannot be read`);
+    checkDuplicates(families, label);
     const models = [...new Set(present.flatMap((name) => samples(name).map((sample) => modelOf(sample.labels))))];
     for (const model of models) {
       const of = (name: string) => samples(name).filter((sample) => modelOf(sample.labels) === model);
-      const sum = (name: string) => of(name).reduce((total, sample) => total + counterValue(name, sample.value, label), 0);
+      const sum = (name: string) => of(name).reduce((total, sample) => addCounts(total, counterValue(name, sample.value, label), name, label), 0);
       const byPosition = new Map<number, number>();
       for (const sample of of(VLLM_METRIC_NAMES.acceptedPerPosition)) {
-        const position = Number(sample.labels?.position);
-        if (!(sample.labels?.position !== undefined && Number.isInteger(position) && position >= 0)) {
-          throw new ScrapeError(`${label}: ${VLLM_METRIC_NAMES.acceptedPerPosition} needs a position label 0, 1, …, got ${JSON.stringify(sample.labels?.position ?? null)}`);
+        const text = sample.labels?.position;
+        const position = Number(text);
+        if (!(text !== undefined && POSITION.test(text) && position < SCRAPE_LIMITS.positions)) {
+          throw new ScrapeError(
+            `${label}: ${VLLM_METRIC_NAMES.acceptedPerPosition} needs a position label 0, 1, … below ${SCRAPE_LIMITS.positions} in decimal, got ${JSON.stringify(text?.slice(0, 40) ?? null)}`,
+          );
         }
-        byPosition.set(position, (byPosition.get(position) ?? 0) + counterValue(VLLM_METRIC_NAMES.acceptedPerPosition, sample.value, label));
+        const count = counterValue(VLLM_METRIC_NAMES.acceptedPerPosition, sample.value, label);
+        byPosition.set(position, addCounts(byPosition.get(position) ?? 0, count, VLLM_METRIC_NAMES.acceptedPerPosition, label));
       }
       const positions = byPosition.size === 0 ? 0 : Math.max(...byPosition.keys()) + 1;
       const counters: VllmCounters = {

@@ -12,6 +12,7 @@ import { setupEngine, type EngineSetup } from './setup';
 import { GpuDeviceLostError, GpuUncapturedError, describeDeviceLoss } from '../gpu/device';
 import { interpretedValidator } from '../grammar/interpretedValidator';
 import { measureSchema, parseSchemaText } from '../grammar/schema';
+import { isGrammarTrap } from '../grammar/engine';
 import { errorSummary, validateRunParams, type RunParamsInput } from '../contract/validation';
 import { loadPair } from '../models/loader';
 import { targetUrlFor } from '../contract/modelPairs';
@@ -25,7 +26,15 @@ markPhase('worker modules');
 const post = (message: FromWorker) => {
   postMessage(message);
 };
-const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));
+const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error)) + (isGrammarTrap(error) ? TRAP_NOTE : '');
+
+/** What a trapped grammar engine's error adds; the page is told to restart this worker right after. */
+const TRAP_NOTE = '. The grammar engine is restarted and the models reload; then the next run works.';
+
+/** After a wasm trap this worker's xgrammar may be corrupt: the page replaces the worker. */
+function reportTrap(error: unknown): void {
+  if (isGrammarTrap(error)) post({ type: 'engine-trapped' });
+}
 
 const FLUSH_MS = 400;
 /** The loaded pair, its verifier and engine, replaced on every load. */
@@ -198,6 +207,7 @@ async function prepare(runId: number, params: unknown): Promise<{ engine: Engine
       await engine.compile(schemaText);
     } catch (error) {
       post({ type: 'run-error', runId, message: errorText(error) });
+      reportTrap(error);
       return null;
     } finally {
       post({ type: 'compiled', runId });
@@ -253,6 +263,7 @@ async function run(message: Extract<ToWorker, { type: 'run' }>): Promise<void> {
   } catch (error) {
     sink.flush();
     post({ type: 'run-error', runId: message.runId, message: await failureMessage(error) });
+    reportTrap(error);
   } finally {
     if (active?.controller === controller) active = null;
   }
@@ -263,8 +274,10 @@ async function benchJob(message: Extract<ToWorker, { type: 'race' | 'sweep' | 's
   const { runId } = message;
   const fail = (text: string, cancelled: boolean) => post(message.type === 'race' ? { type: 'run-error', runId, message: text } : { type: 'bench-error', runId, message: text, cancelled });
   // A race checks its parameters and compiles its schema as a run does; sweeps and scorecards vary their own.
-  const ready = message.type === 'race' ? await prepare(runId, message.params) : null;
-  if (message.type === 'race' && !ready) return;
+  // A sweep's schema is compiled the same way, under the page's compile budget (its cells then reuse it).
+  const ready = message.type === 'race' ? await prepare(runId, message.params) : message.type === 'sweep' ? await prepare(runId, message.spec.base) : null;
+  // prepare() has reported why (a run error under this job's id).
+  if (message.type !== 'scorecard' && !ready) return;
   if (!setup) return fail('the models are not loaded yet', false);
   const current = setup.engine;
   const controller = new AbortController();
@@ -280,6 +293,7 @@ async function benchJob(message: Extract<ToWorker, { type: 'race' | 'sweep' | 's
   } catch (error) {
     const cancelled = controller.signal.aborted;
     fail(cancelled ? `${message.type} cancelled` : await failureMessage(error), cancelled);
+    reportTrap(error);
   } finally {
     if (active?.controller === controller) active = null;
   }

@@ -46,12 +46,25 @@ export class GrammarSetupError extends Error {
   override readonly name = 'GrammarSetupError';
 }
 
+/**
+ * xgrammar's wasm trapped (memory access out of bounds, unreachable) rather than aborting with a message: its
+ * memory may be corrupt, so every later call could fail. The engine's worker is restarted on this error.
+ */
+export class GrammarTrapError extends SchemaError {}
+
+/** Whether an error is a wasm trap (not xgrammar's own abort with a message, after which it still works). */
+export function isGrammarTrap(error: unknown): boolean {
+  if (error instanceof GrammarTrapError) return true;
+  return error instanceof WebAssembly.RuntimeError && !error.message.startsWith('Aborted(');
+}
+
 /** Runs an xgrammar call and turns its bare wasm abort into an error carrying the message it printed. */
 function capturingXgrammarErrors<T>(what: string, call: () => Promise<T>): Promise<T> {
   return collectingConsoleErrors(call, (printed, error) => {
     const detail = printed
       .map((line) => line.replace(/^\[FATAL\] \S+: /, '').trim())
       .filter((line) => line && !line.startsWith('Aborted('));
+    if (isGrammarTrap(error)) return new GrammarTrapError(`xgrammar crashed on the ${what} (${detail.join('; ') || String(error)})`);
     return new SchemaError(`xgrammar rejected the ${what}: ${detail.join('; ') || String(error)}`);
   });
 }

@@ -59,6 +59,9 @@ export function parseSchemaText(text: string): unknown {
   }
 }
 
+/** Keywords whose value is one sub-schema: `not` and `if` nest like any other (5,000 nested `not`s trap xgrammar). */
+const SINGLE_SUBSCHEMAS = ['items', 'additionalProperties', 'contains', 'not', 'if', 'then', 'else', 'propertyNames', 'unevaluatedProperties', 'unevaluatedItems'] as const;
+
 /** Sub-schemas of a schema node: what nesting and property counts are measured over. */
 function children(record: Record<string, unknown>): unknown[] {
   const found: unknown[] = [];
@@ -66,7 +69,7 @@ function children(record: Record<string, unknown>): unknown[] {
     const group = record[key];
     if (group && typeof group === 'object') found.push(...Object.values(group));
   }
-  for (const key of ['items', 'additionalProperties', 'contains'] as const) if (record[key] !== undefined) found.push(record[key]);
+  for (const key of SINGLE_SUBSCHEMAS) if (record[key] !== undefined) found.push(record[key]);
   for (const key of ['anyOf', 'oneOf', 'allOf', 'prefixItems'] as const) {
     const list = record[key];
     if (Array.isArray(list)) found.push(...list);
@@ -104,6 +107,60 @@ export function measureSchema(schema: unknown): SchemaSize {
 
 const count = (n: number) => n.toLocaleString('en-US');
 
+/** The target of a local $ref ("#", "#/$defs/a"), or undefined for any other reference. */
+function localTarget(root: unknown, ref: string): unknown {
+  if (ref === '#') return root;
+  if (!ref.startsWith('#/')) return undefined;
+  let node: unknown = root;
+  for (const part of ref.slice(2).split('/')) {
+    const key = decodeURIComponent(part).replaceAll('~1', '/').replaceAll('~0', '~');
+    if (typeof node !== 'object' || node === null || !Object.hasOwn(node, key)) return undefined;
+    node = (node as Record<string, unknown>)[key];
+  }
+  return node;
+}
+
+/**
+ * The schema's size with its local $refs written out, refused past SCHEMA_LIMITS.expandedNodes sub-schemas or
+ * expandedDepth levels: a validator walks the expansion, so a small schema of shared $defs can take exponential
+ * time (or overflow the stack through a long $ref chain). A $ref back into its own expansion (a recursive
+ * schema) is a loop, not an expansion, and counts once. Each sub-schema's size is computed once.
+ */
+function checkExpansion(root: unknown): void {
+  const sizes = new Map<object, { nodes: number; depth: number }>();
+  const active = new Set<object>();
+  const tooDeep = () => new SchemaError(`the schema, with its $refs written out, nests more than ${SCHEMA_LIMITS.expandedDepth} levels deep; the limit is ${SCHEMA_LIMITS.expandedDepth}`);
+  const visit = (node: unknown, level: number): { nodes: number; depth: number } => {
+    if (typeof node !== 'object' || node === null || Array.isArray(node)) return { nodes: 0, depth: 0 };
+    const known = sizes.get(node);
+    if (known) {
+      if (level + known.depth > SCHEMA_LIMITS.expandedDepth + 1) throw tooDeep();
+      return known;
+    }
+    if (active.has(node)) return { nodes: 1, depth: 1 };
+    if (level > SCHEMA_LIMITS.expandedDepth) throw tooDeep();
+    active.add(node);
+    const record = node as Record<string, unknown>;
+    const parts = children(record);
+    if (typeof record.$ref === 'string') parts.push(localTarget(root, record.$ref));
+    let nodes = 1;
+    let depth = 1;
+    for (const child of parts) {
+      const size = visit(child, level + 1);
+      nodes += size.nodes;
+      depth = Math.max(depth, size.depth + 1);
+      if (nodes > SCHEMA_LIMITS.expandedNodes) {
+        throw new SchemaError(`the schema, with its $refs written out, has more than ${count(SCHEMA_LIMITS.expandedNodes)} sub-schemas; the limit is ${count(SCHEMA_LIMITS.expandedNodes)}`);
+      }
+    }
+    active.delete(node);
+    const size = { nodes, depth };
+    sizes.set(node, size);
+    return size;
+  };
+  visit(root, 1);
+}
+
 /** Refuses what the grammar compiler or the validators cannot digest, naming the problem and the limit. */
 function checkDigestible(schema: unknown): void {
   if (typeof schema === 'boolean') {
@@ -122,6 +179,19 @@ function checkDigestible(schema: unknown): void {
   }
   if (size.enumValues > SCHEMA_LIMITS.enumValues) {
     throw new SchemaError(`an enum in the schema lists ${count(size.enumValues)} values; the limit is ${count(SCHEMA_LIMITS.enumValues)}`);
+  }
+  checkExpansion(schema);
+}
+
+/**
+ * A property name reaches xgrammar inside its grammar text: a quote, a backslash or a control character would
+ * end the string early and be read as grammar (or fail as "Rule … is not defined"), so such names are refused,
+ * and so is `__proto__`, which plain objects built from the schema would take as their prototype.
+ */
+function checkPropertyName(name: string, path: string): void {
+  // eslint-disable-next-line no-control-regex
+  if (/["\\\u0000-\u001f\u007f]/u.test(name) || name === '__proto__') {
+    throw new SchemaError(`${path}.properties: the property name ${JSON.stringify(name.slice(0, 40))} is not allowed; names may not hold quotes, backslashes or control characters, nor be __proto__`);
   }
 }
 
@@ -158,10 +228,13 @@ export function checkSchema(schema: unknown): string[] {
     for (const key of ['properties', '$defs', 'definitions', 'patternProperties'] as const) {
       const group = record[key];
       if (group && typeof group === 'object') {
-        for (const [name, child] of Object.entries(group)) walk(child, `${path}.${key}.${name}`);
+        for (const [name, child] of Object.entries(group)) {
+          if (key === 'properties') checkPropertyName(name, path);
+          walk(child, `${path}.${key}.${name}`);
+        }
       }
     }
-    for (const key of ['items', 'additionalProperties', 'contains'] as const) {
+    for (const key of SINGLE_SUBSCHEMAS) {
       if (record[key] !== undefined && typeof record[key] !== 'boolean') walk(record[key], `${path}.${key}`);
     }
     for (const key of ['anyOf', 'oneOf', 'allOf', 'prefixItems'] as const) {

@@ -61,24 +61,48 @@ function watchdog(url: URL, outer: AbortSignal | undefined) {
   };
 }
 
+/** A file larger than expected (the size its manifest lists): stopped at the first byte past that size, and not retried. */
+export class FileTooLargeError extends ModelLoadError {
+  override name = 'FileTooLargeError';
+}
+
 async function readBody(
   response: Response,
+  url: URL,
   guard: ReturnType<typeof watchdog>,
   stallMs: number,
+  minBytesPerSecond: number,
   onProgress?: (loaded: number, total: number | null) => void,
+  maxBytes: number | null = null,
 ): Promise<Uint8Array<ArrayBuffer>> {
   const length = Number(response.headers.get('content-length'));
   const total = Number.isFinite(length) && length > 0 ? length : null;
-  if (!response.body) return new Uint8Array(await response.arrayBuffer());
+  const tooLarge = (bytes: string) => new FileTooLargeError(`${url.href} is ${bytes}, but ${maxBytes} bytes at most were expected (the size the manifest lists): the download was stopped`);
+  if (maxBytes !== null && total !== null && total > maxBytes) throw tooLarge(`${total} bytes (Content-Length)`);
+  if (!response.body) {
+    const whole = new Uint8Array(await response.arrayBuffer());
+    if (maxBytes !== null && whole.length > maxBytes) throw tooLarge(`${whole.length} bytes`);
+    return whole;
+  }
   const reader = response.body.getReader();
   const chunks: Uint8Array[] = [];
   let loaded = 0;
+  const started = performance.now();
   for (;;) {
     guard.arm(stallMs, 'send any data');
     const { done, value } = await reader.read();
     if (done) break;
     chunks.push(value);
     loaded += value.length;
+    const seconds = (performance.now() - started) / 1000;
+    if (seconds * 1000 > stallMs && loaded / seconds < minBytesPerSecond) {
+      void reader.cancel().catch(() => undefined);
+      throw new NetworkTimeoutError(`the server at ${url.origin} sent ${loaded} bytes in ${seconds.toFixed(0)} s, slower than ${minBytesPerSecond} bytes/s: the download was stopped (${url.href})`);
+    }
+    if (maxBytes !== null && loaded > maxBytes) {
+      void reader.cancel().catch(() => undefined);
+      throw tooLarge(`more than ${maxBytes} bytes`);
+    }
     onProgress?.(loaded, total);
   }
   const bytes = new Uint8Array(loaded);
@@ -94,7 +118,7 @@ async function readBody(
 export function httpReader(baseUrl: string, cache: boolean, options: HttpReaderOptions = {}): FileReader {
   const base = baseUrl.endsWith('/') ? baseUrl : `${baseUrl}/`;
   const timeouts = options.timeouts ?? DEFAULT_TIMEOUTS;
-  return async (path, onProgress) => {
+  return async (path, onProgress, maxBytes) => {
     // Relative to the page in a browser; Node callers pass an absolute URL.
     const url = new URL(path, typeof location === 'undefined' ? base : new URL(base, location.href));
     // The worker applies the page's connect-src itself: a <meta> policy does not reach it.
@@ -119,13 +143,13 @@ export function httpReader(baseUrl: string, cache: boolean, options: HttpReaderO
         if (response.headers.get('content-type')?.includes('text/html')) {
           throw new ModelFileMissingError(`${url.href} is a web page, not a model file: is ${base} the address of a model directory?`);
         }
-        const bytes = await readBody(response, guard, timeouts.stallMs, onProgress);
+        const bytes = await readBody(response, url, guard, timeouts.stallMs, timeouts.minBytesPerSecond ?? NETWORK_LIMITS.minimumBytesPerSecond, onProgress, maxBytes ?? null);
         await store?.put(url.href, new Response(bytes, { headers: { 'content-type': 'application/octet-stream' } }));
         return bytes;
       } catch (error) {
         lastError = guard.explain(error);
         // A missing file will not appear by asking again; a silent server or a cancelled load is not retried.
-        if (lastError instanceof ModelFileMissingError || lastError instanceof NetworkTimeoutError || lastError instanceof LoadCancelledError) break;
+        if (lastError instanceof ModelFileMissingError || lastError instanceof NetworkTimeoutError || lastError instanceof LoadCancelledError || lastError instanceof FileTooLargeError) break;
       } finally {
         guard.done();
       }

@@ -6,12 +6,14 @@
 import type * as ort from 'onnxruntime-web';
 import { ModelLoadError, checkFile, checkProvider, parseManifest, type ModelManifest } from './manifest';
 import type { ExecutionProvider, LoadPhase } from '../contract/protocol';
+import { MANIFEST_LIMITS } from '../contract/limits';
 import { ModelSession } from './session';
 import { TextTokenizer, checkSameTokenizer } from './tokenizer';
 import { timed, timedSync } from '../core/timeline';
 
 /** Reads one file of a model directory; `onProgress` gets (bytes so far, total or null). */
-export type FileReader = (path: string, onProgress?: (loaded: number, total: number | null) => void) => Promise<Uint8Array>;
+/** Reads one file of a model directory; `maxBytes` (the manifest's size) stops a larger one at its first extra byte. */
+export type FileReader = (path: string, onProgress?: (loaded: number, total: number | null) => void, maxBytes?: number) => Promise<Uint8Array>;
 
 
 export interface LoadEvents {
@@ -68,18 +70,22 @@ interface Description {
  */
 async function describe(read: FileReader, label: string): Promise<Description> {
   try {
-    const manifest = parseManifest(parseJson(await read('manifest.json'), `${label}/manifest.json`), `${label}/manifest.json`);
+    const manifest = parseManifest(parseJson(await read('manifest.json', undefined, MANIFEST_LIMITS.descriptionBytes), `${label}/manifest.json`), `${label}/manifest.json`);
     const { heads, head_dim: headDim, vocab_size: vocab, context_length: contextLength } = manifest.architecture;
     return { name: manifest.name, contextLength, manifest, stop: manifest.tokenizer.stop_token, shape: { heads, headDim, vocab } };
   } catch (error) {
     if (!(error instanceof ModelFileMissingError)) throw error;
   }
-  const config = parseJson(await read('config.json'), `${label}/config.json`) as Record<string, unknown>;
+  const config = parseJson(await read('config.json', undefined, MANIFEST_LIMITS.descriptionBytes), `${label}/config.json`) as Record<string, unknown>;
   const number = (...keys: string[]) => keys.map((key) => config[key]).find((value): value is number => typeof value === 'number');
   const contextLength = number('n_positions', 'max_position_embeddings');
   const eos = number('eos_token_id');
   if (contextLength === undefined || eos === undefined) {
     throw new ModelLoadError(`${label}: neither manifest.json nor a config.json with n_positions (or max_position_embeddings) and eos_token_id`);
+  }
+  const { min, max } = MANIFEST_LIMITS.contextLength;
+  if (!(Number.isInteger(contextLength) && contextLength >= min && contextLength <= max)) {
+    throw new ModelLoadError(`${label}/config.json: the context length must be an integer from ${min} to ${max}, got ${contextLength}`);
   }
   const vocab = number('vocab_size');
   return { name: label, contextLength, manifest: null, stop: eos, shape: vocab === undefined ? {} : { vocab } };
@@ -105,7 +111,7 @@ async function fetchModel(read: FileReader, label: string, provider: ExecutionPr
       // The manifest knows each file's size before the server says it.
       const listed = manifest?.files.find((file) => file.path === path)?.bytes ?? null;
       onProgress?.(`${name}/${path}`, 0, listed);
-      const bytes = await timed(`fetch ${label}/${path}`, () => read(path, (loaded, total) => onProgress?.(`${name}/${path}`, loaded, total ?? listed)));
+      const bytes = await timed(`fetch ${label}/${path}`, () => read(path, (loaded, total) => onProgress?.(`${name}/${path}`, loaded, total ?? listed), listed ?? undefined));
       if (manifest) {
         onPhase?.('hash');
         await timed(`sha256 ${label}/${path}`, () => checkFile(manifest, path, bytes));

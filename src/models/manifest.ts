@@ -2,6 +2,7 @@
  * The bundled models' manifest (written by tools/train/train.py) and the integrity checks a loader runs
  * before a byte of a model reaches onnxruntime.
  */
+import { MANIFEST_LIMITS } from '../contract/limits';
 import type { ExecutionProvider } from '../contract/protocol';
 
 export class ModelLoadError extends Error {
@@ -43,14 +44,30 @@ function field(value: unknown, path: string, source: string, kind: 'number' | 's
   return value;
 }
 
+function inRange(value: number, range: { min: number; max: number }, path: string, source: string): void {
+  if (!(Number.isInteger(value) && value >= range.min && value <= range.max)) {
+    throw new ModelLoadError(`${source}: manifest field ${path} must be an integer from ${range.min} to ${range.max}, got ${value}`);
+  }
+}
+
+/** A file named by the manifest must lie in the model's own directory: no other site, no way up. */
+function relativePath(path: string, name: string, source: string): void {
+  if (path === '' || path.startsWith('/') || path.includes('\\') || /^[a-z][a-z0-9+.-]*:/i.test(path) || path.split('/').some((part) => part === '..' || part === '.')) {
+    throw new ModelLoadError(`${source}: manifest field ${name} must be a file in the model's own directory, got ${JSON.stringify(path.slice(0, 80))}`);
+  }
+}
+
 /** Checks the fields the runtime relies on, naming the first one that is missing or malformed. */
 export function parseManifest(json: unknown, source: string): ModelManifest {
   const root = field(json, '(root)', source, 'object') as Record<string, unknown>;
   field(root.name, 'name', source, 'string');
   const architecture = field(root.architecture, 'architecture', source, 'object') as Record<string, unknown>;
-  for (const key of ['vocab_size', 'context_length', 'layers', 'heads', 'head_dim']) field(architecture[key], `architecture.${key}`, source, 'number');
+  for (const key of ['vocab_size', 'context_length', 'layers', 'heads', 'head_dim']) {
+    const range = key === 'vocab_size' ? MANIFEST_LIMITS.vocabSize : key === 'context_length' ? MANIFEST_LIMITS.contextLength : MANIFEST_LIMITS.dimension;
+    inRange(field(architecture[key], `architecture.${key}`, source, 'number') as number, range, `architecture.${key}`, source);
+  }
   const tokenizer = field(root.tokenizer, 'tokenizer', source, 'object') as Record<string, unknown>;
-  field(tokenizer.file, 'tokenizer.file', source, 'string');
+  relativePath(field(tokenizer.file, 'tokenizer.file', source, 'string') as string, 'tokenizer.file', source);
   field(tokenizer.stop_token_id, 'tokenizer.stop_token_id', source, 'number');
   const io = field(root.io, 'io', source, 'object') as Record<string, unknown>;
   field(io.inputs, 'io.inputs', source, 'array');
@@ -58,7 +75,8 @@ export function parseManifest(json: unknown, source: string): ModelManifest {
   const files = field(root.files, 'files', source, 'array') as unknown[];
   files.forEach((file, i) => {
     const entry = field(file, `files[${i}]`, source, 'object') as Record<string, unknown>;
-    field(entry.path, `files[${i}].path`, source, 'string');
+    relativePath(field(entry.path, `files[${i}].path`, source, 'string') as string, `files[${i}].path`, source);
+    if (entry.bytes !== undefined) inRange(field(entry.bytes, `files[${i}].bytes`, source, 'number') as number, { min: 1, max: MANIFEST_LIMITS.fileBytes }, `files[${i}].bytes`, source);
     field(entry.sha256, `files[${i}].sha256`, source, 'string');
   });
   if (root.runs_on !== undefined) {

@@ -22,6 +22,8 @@ export class TextTokenizer {
     readonly byteLevel: boolean,
     /** Identifies the vocabulary, merges and special tokens: equal iff two tokenizers split text alike. */
     readonly fingerprint: string,
+    /** The special tokens' texts, which typed text may hold but must not become. */
+    private readonly specials: readonly string[],
   ) {}
 
   /** `stop` is the stop token's text, or its id (a Hub config's eos_token_id). */
@@ -39,15 +41,40 @@ export class TextTokenizer {
     if (holes !== -1 || tokens.length === 0) throw new ModelLoadError(`${source}: token ids are not contiguous (id ${holes} is missing)`);
     const byteLevel = parsed.pre_tokenizer?.type === 'ByteLevel' || parsed.decoder?.type === 'ByteLevel';
     const fingerprint = JSON.stringify([parsed.model.type, tokens, parsed.model.merges ?? [], parsed.pre_tokenizer ?? null]);
-    return new TextTokenizer(new Tokenizer(json as object, {}), tokens, stopId, byteLevel, fingerprint);
+    const specials = (parsed.added_tokens ?? []).filter((token) => token.special !== false && token.content.length > 1).map((token) => token.content);
+    return new TextTokenizer(new Tokenizer(json as object, {}), tokens, stopId, byteLevel, fingerprint, specials);
   }
 
   get vocabSize(): number {
     return this.tokens.length;
   }
 
+  /**
+   * Text as the user typed it: a special token's text in it (`<|endoftext|>` typed into a prompt) is encoded
+   * as ordinary text, never as the special token itself, so a prompt cannot smuggle in the stop token.
+   */
   encode(text: string): number[] {
-    return this.tokenizer.encode(text, { add_special_tokens: false }).ids;
+    const raw = (part: string) => (part === '' ? [] : this.tokenizer.encode(part, { add_special_tokens: false }).ids);
+    const ids: number[] = [];
+    let start = 0;
+    for (let at = this.nextSpecial(text, 0); at !== null; at = this.nextSpecial(text, start)) {
+      ids.push(...raw(text.slice(start, at.index)));
+      // Its first character apart: what is left can no longer match the special token.
+      ids.push(...raw(at.special.slice(0, 1)), ...raw(at.special.slice(1)));
+      start = at.index + at.special.length;
+    }
+    ids.push(...raw(text.slice(start)));
+    return ids;
+  }
+
+  /** The first special token's text in `text` at or after `from`. */
+  private nextSpecial(text: string, from: number): { index: number; special: string } | null {
+    let found: { index: number; special: string } | null = null;
+    for (const special of this.specials) {
+      const index = text.indexOf(special, from);
+      if (index !== -1 && (found === null || index < found.index)) found = { index, special };
+    }
+    return found;
   }
 
   decode(ids: readonly number[]): string {

@@ -31,6 +31,8 @@ export interface BenchState {
   sweep: BenchJob & { spec: SweepSpec | null; cells: SweepCell[] };
   scorecardTable: BenchJob & { spec: ScorecardSpec | null; rows: ScorecardRow[] };
   history: HistoryEntry[];
+  /** What was wrong with the stored history (records dropped on load, a clear in another tab); null when nothing. */
+  historyNotice: string | null;
 }
 
 export interface BenchActions {
@@ -40,7 +42,7 @@ export interface BenchActions {
   cancelBench(): void;
   /** Adds a finished run to the history (newest first, at most HISTORY_LIMIT). */
   remember(entry: HistoryEntry): void;
-  setHistory(entries: HistoryEntry[]): void;
+  setHistory(entries: HistoryEntry[], notice?: string | null): void;
   clearHistory(): void;
 }
 
@@ -54,6 +56,7 @@ export function benchSlice(set: StoreApi<BenchState>['setState'], get: () => Ben
     sweep: { ...idleJob(), spec: null, cells: [] },
     scorecardTable: { ...idleJob(), spec: null, rows: [] },
     history: [],
+    historyNotice: null,
     startSweep(spec) {
       const id = nextBenchId--;
       set({ sweep: { ...idleJob(), id, status: 'running', spec, cells: [] } });
@@ -70,11 +73,11 @@ export function benchSlice(set: StoreApi<BenchState>['setState'], get: () => Ben
     remember(entry) {
       set({ history: [entry, ...get().history.filter((kept) => kept.id !== entry.id)].slice(0, HISTORY_LIMIT) });
     },
-    setHistory(entries) {
-      set({ history: entries.slice(0, HISTORY_LIMIT) });
+    setHistory(entries, notice = null) {
+      set({ history: entries.slice(0, HISTORY_LIMIT), historyNotice: notice });
     },
     clearHistory() {
-      set({ history: [] });
+      set({ history: [], historyNotice: null });
     },
   };
 }

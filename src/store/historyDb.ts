@@ -1,12 +1,17 @@
 /**
  * The run history in IndexedDB, so that a reload keeps the last runs. `persistHistory` loads what was kept
  * into the store, records every finished run, and empties the database when the store's history is cleared.
+ * A stored record is untrusted: each is checked on load (checkRunReport), and a bad one is dropped with a
+ * notice rather than shown. A clear is told to the page's other tabs, which empty their lists too.
  */
+import { checkRunReport } from '../contract/validation';
 import { HISTORY_LIMIT, type HistoryEntry } from './benchSlice';
 import type { SpecStore } from './store';
 
 const DB_NAME = 'speclab-history';
 const STORE = 'runs';
+/** The channel on which one tab tells the others that it cleared the history. */
+export const HISTORY_CHANNEL = 'speclab-history';
 
 function request<T>(req: IDBRequest<T>): Promise<T> {
   return new Promise((resolve, reject) => {
@@ -25,6 +30,32 @@ async function transact<T>(db: IDBDatabase, mode: IDBTransactionMode, work: (sto
   return request(work(db.transaction(STORE, mode).objectStore(STORE)));
 }
 
+/** A stored record as a history entry, or what is wrong with it. */
+export function checkHistoryRecord(value: unknown): { entry: HistoryEntry } | { error: string } {
+  if (typeof value !== 'object' || value === null) return { error: 'it is not a record' };
+  const { id, finishedAt, report } = value as Record<string, unknown>;
+  if (typeof id !== 'string' || id === '') return { error: 'it has no id' };
+  if (typeof finishedAt !== 'number' || !Number.isFinite(finishedAt)) return { error: `${JSON.stringify(id.slice(0, 40))} has no finishing time` };
+  const problem = checkRunReport(report);
+  if (problem !== null) return { error: `${JSON.stringify(id.slice(0, 40))}: ${problem}` };
+  return { entry: value as HistoryEntry };
+}
+
+/** The valid records, newest first, and a notice naming how many were dropped and why (the first reason). */
+export function readHistoryRecords(records: readonly unknown[]): { entries: HistoryEntry[]; notice: string | null } {
+  const entries: HistoryEntry[] = [];
+  const errors: string[] = [];
+  for (const record of records) {
+    const checked = checkHistoryRecord(record);
+    if ('entry' in checked) entries.push(checked.entry);
+    else errors.push(checked.error);
+  }
+  entries.sort((a, b) => b.finishedAt - a.finishedAt);
+  const notice =
+    errors.length === 0 ? null : `${errors.length} stored ${errors.length === 1 ? 'run was' : 'runs were'} unreadable and ${errors.length === 1 ? 'was' : 'were'} dropped (${errors[0]}).`;
+  return { entries, notice };
+}
+
 /** Newest first, at most HISTORY_LIMIT: older entries are deleted as new ones arrive. */
 async function save(db: IDBDatabase, entry: HistoryEntry): Promise<void> {
   await transact(db, 'readwrite', (store) => store.put(entry));
@@ -33,10 +64,26 @@ async function save(db: IDBDatabase, entry: HistoryEntry): Promise<void> {
   for (const old of stale) await transact(db, 'readwrite', (store) => store.delete(old.id));
 }
 
-export async function persistHistory(store: SpecStore, factory: IDBFactory = indexedDB): Promise<void> {
+export async function persistHistory(store: SpecStore, factory: IDBFactory = indexedDB, channel: BroadcastChannel | null = openChannel()): Promise<void> {
   const db = await open(factory);
-  const kept = await transact(db, 'readonly', (objects) => objects.getAll() as IDBRequest<HistoryEntry[]>);
-  store.getState().setHistory(kept.sort((a, b) => b.finishedAt - a.finishedAt));
+  const stored = await transact(db, 'readonly', (objects) => objects.getAll() as IDBRequest<unknown[]>);
+  const { entries, notice } = readHistoryRecords(stored);
+  if (notice !== null) {
+    // The unreadable records go, so that the notice is shown once.
+    const keep = new Set(entries.map((entry) => entry.id));
+    const ids = await transact(db, 'readonly', (objects) => objects.getAllKeys());
+    for (const id of ids) if (typeof id !== 'string' || !keep.has(id)) await transact(db, 'readwrite', (objects) => objects.delete(id));
+  }
+  store.getState().setHistory(entries, notice);
+  let clearedElsewhere = false;
+  if (channel) {
+    channel.onmessage = (event: MessageEvent<unknown>) => {
+      if (event.data !== 'cleared' || store.getState().history.length === 0) return;
+      clearedElsewhere = true;
+      store.getState().setHistory([], 'The history was cleared in another tab.');
+      clearedElsewhere = false;
+    };
+  }
   store.subscribe((state, previous) => {
     const report = state.run.report;
     if (report && report !== previous.run.report) {
@@ -44,6 +91,14 @@ export async function persistHistory(store: SpecStore, factory: IDBFactory = ind
       state.remember(entry);
       void save(db, entry);
     }
-    if (state.history.length === 0 && previous.history.length > 0) void transact(db, 'readwrite', (objects) => objects.clear());
+    if (state.history.length === 0 && previous.history.length > 0 && !clearedElsewhere) {
+      void transact(db, 'readwrite', (objects) => objects.clear());
+      channel?.postMessage('cleared');
+    }
   });
+}
+
+/** The cross-tab channel, where the browser has one. */
+function openChannel(): BroadcastChannel | null {
+  return typeof BroadcastChannel === 'undefined' ? null : new BroadcastChannel(HISTORY_CHANNEL);
 }

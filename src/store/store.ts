@@ -157,6 +157,8 @@ export function createSpecStore(transport: EngineTransport, options: StoreOption
       if (message !== null && compiling.runId === run.id) set({ run: { ...run, status: 'error', error: message } });
       if (message !== null && compiling.runId === race.id) set({ race: { ...race, status: 'error', error: message } });
       if (compiling.runId === race.id && race.status === 'running') set({ race: { ...get().race, status: message === null ? 'cancelled' : 'error' } });
+      const { sweep } = get();
+      if (compiling.runId === sweep.id && sweep.status === 'running') set({ sweep: { ...sweep, status: message === null ? 'cancelled' : 'error', error: message } });
       get().load();
     };
     const replaceParams = (next: RunParams) => {
@@ -184,6 +186,11 @@ export function createSpecStore(transport: EngineTransport, options: StoreOption
       run: freshRun(0, presetParams(FIRST_PRESET)),
       race: { id: 0, status: 'idle', repeats: DEFAULT_RACE_REPEATS, tokenBudget: DEFAULT_RACE_TOKEN_BUDGET, done: 0, total: 0, result: null, error: null },
       ...benchSlice(set, get, send),
+      // A sweep compiling its schema cannot hear a cancel (wasm cannot be interrupted): the compile is abandoned.
+      cancelBench() {
+        if (get().compiling?.runId === get().sweep.id) abandonCompile(null);
+        else send({ type: 'cancel' });
+      },
       scorecard: EMPTY_SCORECARD,
       ui: { presentation: false, showInvalid: false, selectedStep: null, help: false, howItWorks: null },
       pendingAutoRun: false,
@@ -368,10 +375,19 @@ export function createSpecStore(transport: EngineTransport, options: StoreOption
           case 'race-done':
             if (message.runId === state.race.id && state.race.status === 'running') set({ race: { ...state.race, status: 'done', result: message.result } });
             break;
+          case 'engine-trapped':
+            // The error (shown already) says the engine restarts; the fresh worker reloads the pair.
+            clearTimeout(compileTimer);
+            set({ compiling: null });
+            transport.restart();
+            get().load();
+            break;
           case 'run-error':
             if (message.errors) set({ form: { ...state.form, errors: { ...state.form.errors, ...message.errors } } });
             if (message.runId === state.run.id) set({ run: { ...state.run, status: 'error', error: message.message } });
             else if (message.runId === state.race.id) set({ race: { ...state.race, status: 'error', error: message.message } });
+            // A sweep's schema is checked and compiled like a run's, and refused the same way.
+            else if (message.runId === state.sweep.id) set({ sweep: { ...state.sweep, status: 'error', error: message.message } });
             break;
         }
       },

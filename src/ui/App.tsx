@@ -9,6 +9,7 @@ import { RaceView } from './RaceView';
 import { ScorecardView } from './ScorecardView';
 import { SweepView } from './SweepView';
 import { VllmImportView } from './VllmImportView';
+import { PanelBoundary } from './PanelBoundary';
 import { ShortcutHelp, useShortcuts } from './Shortcuts';
 import { SnapshotButton } from './SnapshotButton';
 import { StatusBar } from './StatusBar';
@@ -38,7 +39,9 @@ export function App() {
       <header>
         <h1>SpecLab</h1>
         <p className="tagline">Speculative decoding, run for real in your browser, with a JSON-schema mask at every step.</p>
-        <StatusBar />
+        <PanelBoundary name="status">
+          <StatusBar />
+        </PanelBoundary>
         <button type="button" className="presentation-toggle" aria-pressed={presentation} onClick={() => setUi({ presentation: !presentation })}>
           Presentation mode (P)
         </button>
@@ -49,21 +52,45 @@ export function App() {
         <SnapshotButton dashboard={dashboard} />
       </header>
       <ShortcutHelp />
-      <HowItWorks />
-      <RunBar />
-      <Controls />
+      <PanelBoundary name="How it works">
+        <HowItWorks />
+      </PanelBoundary>
+      <PanelBoundary name="run bar">
+        <RunBar />
+      </PanelBoundary>
+      <PanelBoundary name="controls">
+        <Controls />
+      </PanelBoundary>
       {/* What a slide shows: in presentation mode one screen, and what the snapshot captures. */}
       <div className="dashboard" ref={dashboard}>
-        <TokenStream />
-        <CounterPanel />
-        <Charts />
+        <PanelBoundary name="token stream">
+          <TokenStream />
+        </PanelBoundary>
+        <PanelBoundary name="counters">
+          <CounterPanel />
+        </PanelBoundary>
+        <PanelBoundary name="charts">
+          <Charts />
+        </PanelBoundary>
       </div>
-      <StepInspector />
-      <RaceView />
-      <SweepView />
-      <ScorecardView />
-      <HistoryView />
-      <VllmImportView />
+      <PanelBoundary name="step inspector">
+        <StepInspector />
+      </PanelBoundary>
+      <PanelBoundary name="race">
+        <RaceView />
+      </PanelBoundary>
+      <PanelBoundary name="sweep">
+        <SweepView />
+      </PanelBoundary>
+      <PanelBoundary name="scorecard">
+        <ScorecardView />
+      </PanelBoundary>
+      <PanelBoundary name="run history">
+        <HistoryView />
+      </PanelBoundary>
+      <PanelBoundary name="vLLM import">
+        <VllmImportView />
+      </PanelBoundary>
       <section aria-labelledby="methods-heading" className="methods-section">
         <h2 id="methods-heading">Verification methods</h2>
         <dl className="methods">

@@ -63,6 +63,7 @@ function Compare({ pair }: { pair: readonly [HistoryEntry, HistoryEntry] }) {
 export function HistoryView() {
   const history = useSpec((s) => s.history);
   const clearHistory = useSpec((s) => s.clearHistory);
+  const notice = useSpec((s) => s.historyNotice);
   const [chosen, setChosen] = useState<string[]>([]);
   const toggle = (id: string) => setChosen(chosen.includes(id) ? chosen.filter((kept) => kept !== id) : [...chosen, id].slice(-2));
   const pair = chosen.map((id) => history.find((entry) => entry.id === id)).filter((entry): entry is HistoryEntry => entry !== undefined);
@@ -81,6 +82,11 @@ export function HistoryView() {
           Clear history
         </button>
       </div>
+      {notice !== null && (
+        <p className="error" role="status" data-testid="history-notice">
+          {notice}
+        </p>
+      )}
       {history.length === 0 ? (
         <p>No finished runs yet. Every run you finish is kept here (the last 20); tick two to compare them.</p>
       ) : (

@@ -4,6 +4,7 @@
  * never rendered as HTML.
  */
 import { useState, type DragEvent } from 'react';
+import { CHART_POSITIONS, SCRAPE_LIMITS } from '../contract/limits';
 import { ScrapeError, readScrape, scrapeDelta, vllmReport, type VllmReport } from '../core/vllmMetrics';
 import { CounterList, PositionChart } from './benchParts';
 import { fixed, percent } from './format';
@@ -12,7 +13,8 @@ function ScrapeBox({ id, label, value, onChange }: { id: string; label: string; 
   const onDrop = (event: DragEvent<HTMLTextAreaElement>) => {
     event.preventDefault();
     const file = event.dataTransfer.files[0];
-    if (file) void file.text().then(onChange);
+    // At most one byte past the limit is read, so that a huge file is refused by readScrape, not loaded whole.
+    if (file) void file.slice(0, SCRAPE_LIMITS.bytes + 1).text().then(onChange);
   };
   return (
     <label className="field wide" htmlFor={id}>
@@ -99,8 +101,12 @@ export function VllmImportView() {
           <p>{report.note}</p>
           {report.per_position_acceptance.length > 0 && (
             <figure className="chart" data-chart="vllm-per-position">
-              <figcaption>Per-position acceptance: num_accepted_tokens_per_pos / num_drafts</figcaption>
-              <PositionChart series={[{ name: 'vLLM', rates: report.per_position_acceptance }]} />
+              <figcaption>
+                Per-position acceptance: num_accepted_tokens_per_pos / num_drafts
+                {report.per_position_acceptance.length > CHART_POSITIONS &&
+                  ` (the first ${CHART_POSITIONS} of ${report.per_position_acceptance.length} positions are drawn; “npm run import:vllm -- --json” lists them all)`}
+              </figcaption>
+              <PositionChart series={[{ name: 'vLLM', rates: report.per_position_acceptance.slice(0, CHART_POSITIONS) }]} />
             </figure>
           )}
         </>

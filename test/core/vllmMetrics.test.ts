@@ -66,7 +66,7 @@ describe('reading a vLLM /metrics scrape', () => {
     expect(message(scrape(10, 30, 12, [11, 1]))).toMatch(/11 drafts accepted position 0, but there were only 10 drafts/);
     expect(message(scrape(10, 30, 40, [10, 10, 10]))).toMatch(/40 accepted tokens exceed the 30 draft tokens/);
     expect(message(scrape(10, 30, 12, [8, 4]).replace('position="1"', 'position="second"'))).toMatch(/position label/);
-    expect(message(scrape(10, -3, 0, []))).toMatch(/counter is a finite number ≥ 0/);
+    expect(message(scrape(10, -3, 0, []))).toMatch(/-3; a counter is a finite number from 0 to 2\^53/);
     expect(() => scrapeDelta(readScrape(after), readScrape(before))).toThrow(/vllm:spec_decode_num_drafts_total went backwards between the scrapes \(100 before, 10 after\)/);
     expect(() => scrapeDelta(readScrape(scrape(10, 30, 12, [8, 4])), readScrape(scrape(20, 60, 24, [7, 4])))).toThrow(/position="0"\} went backwards/);
   });
@@ -110,5 +110,43 @@ describe('per model, with or without _total, and SGLang', () => {
     expect(cheap.rows[2]?.expected_speedup).toBeCloseTo(2.8 / 1.3, 12);
     expect(adviseDraftLength(rates, 0.3)).toMatchObject({ cost_ratio: 0.3, recommended_L: 2 });
     expect(adviseDraftLength([], 0.1).recommended_L).toBeNull();
+  });
+});
+
+describe('a hostile scrape is refused in one line, bounded in time and memory', () => {
+  const base = scrape(10, 30, 12, [6, 4, 2]);
+  const withPosition = (position: string, count = '1') => `${base}${VLLM_METRIC_NAMES.acceptedPerPosition}{engine="1",model_name="m",position="${position}"} ${count}\n`;
+
+  it.each([
+    ['100000000', /position label 0, 1, … below 1024 in decimal, got "100000000"/],
+    ['4294967296', /below 1024 in decimal, got "4294967296"/],
+    ['1024', /below 1024/],
+    ['0x2', /in decimal, got "0x2"/],
+    ['1e1', /in decimal, got "1e1"/],
+    ['02', /in decimal, got "02"/],
+    ['-1', /in decimal, got "-1"/],
+  ])('position="%s"', (position, message) => {
+    expect(() => readScrape(withPosition(position))).toThrow(message);
+  });
+
+  it('a position up to 1023 is read, with the positions between counted as 0', () => {
+    expect(readScrape(withPosition('1023')).acceptedPerPosition).toHaveLength(1024);
+  });
+
+  it('counters of 1e308, or summing past 2^53, are refused instead of reaching Infinity', () => {
+    expect(() => readScrape(scrape(1e308, 30, 12, []))).toThrow(/a counter is a finite number from 0 to 2\^53/);
+    const twoEngines = `${scrape(2 ** 52, 2 ** 52, 0, [])}${VLLM_METRIC_NAMES.drafts}{engine="1",model_name="m"} ${2 ** 52 + 2}\n`;
+    expect(() => readScrape(twoEngines)).toThrow(/sums past 2\^53/);
+  });
+
+  it('a series listed twice is refused rather than counted twice', () => {
+    const doubled = `${base}${VLLM_METRIC_NAMES.drafts}{model_name="m",engine="0"} 10\n`;
+    expect(() => readScrape(doubled)).toThrow(/appears twice/);
+  });
+
+  it('more than 8 MiB of text, or more than 50,000 series, is refused before it is summed', () => {
+    expect(() => readScrape(base + '#'.repeat(8 * 1024 * 1024))).toThrow(/a scrape may be at most 8 MiB/);
+    const many = Array.from({ length: 50_001 }, (_, i) => `other_metric{i="${i}"} 1`).join('\n');
+    expect(() => readScrape(`${base}${many}\n`)).toThrow(/holds 50007 series; a scrape may hold at most 50000/);
   });
 });

@@ -47,3 +47,44 @@ describe('endings named precisely', () => {
     expect(scoreOutput(ajvValidator, schema, '{"s": "aaaa', 'cancelled')).toMatchObject({ reason: expect.stringMatching(/^the run was cancelled mid-JSON/) });
   });
 });
+
+describe('hostile schemas within the plain limits', () => {
+  const chain = (levels: number, combinator: 'anyOf' | 'allOf' | 'oneOf', refsEach: number) => ({
+    type: 'object',
+    properties: { v: { $ref: '#/$defs/a0' } },
+    $defs: Object.fromEntries(
+      Array.from({ length: levels }, (_, i) => [`a${i}`, i === levels - 1 ? { type: 'integer' } : { [combinator]: Array.from({ length: refsEach }, () => ({ $ref: `#/$defs/a${i + 1}` })) }]),
+    ),
+  });
+
+  it('refuses $defs that each reference the next twice (2 KB expanding to 2^31 sub-schemas) before any validator walks them', () => {
+    const schema = chain(31, 'anyOf', 2);
+    expect(JSON.stringify(schema).length).toBeLessThan(3000);
+    expect(() => checkSchema(schema)).toThrow('the schema, with its $refs written out, has more than 100,000 sub-schemas; the limit is 100,000');
+  });
+
+  it('refuses a long allOf/oneOf $ref chain with the expanded depth limit, not a stack overflow', () => {
+    expect(() => checkSchema(chain(2000, 'allOf', 1))).toThrow(`nests more than ${SCHEMA_LIMITS.expandedDepth} levels deep`);
+    expect(() => checkSchema(chain(2000, 'oneOf', 1))).toThrow(/with its \$refs written out, nests more than 128/);
+  });
+
+  it('keeps small shared $defs and recursive schemas', () => {
+    expect(() => checkSchema(chain(6, 'anyOf', 2))).not.toThrow();
+    const tree = { type: 'object', properties: { name: { type: 'string' }, children: { type: 'array', items: { $ref: '#' } } } };
+    expect(() => checkSchema(tree)).not.toThrow();
+  });
+
+  it('counts `not` and `if` in the nesting depth (5,000 nested `not`s are refused before xgrammar)', () => {
+    let schema: object = { type: 'string' };
+    for (let i = 0; i < 5000; i++) schema = { not: schema };
+    expect(() => checkSchema({ type: 'object', properties: { x: schema } })).toThrow(/nests more than 32 levels deep/);
+    let conditional: object = { type: 'string' };
+    for (let i = 0; i < 100; i++) conditional = { if: conditional };
+    expect(() => checkSchema(conditional)).toThrow(/nests more than 32 levels deep/);
+  });
+
+  it.each(['a"b', 'a\\b', 'a\u0000b', 'x\ny', '__proto__'])('refuses the property name %j', (name) => {
+    const schema = JSON.parse(`{"type":"object","properties":{${JSON.stringify(name)}:{"type":"string"}}}`) as unknown;
+    expect(() => checkSchema(schema)).toThrow(/is not allowed; names may not hold quotes, backslashes or control characters, nor be __proto__/);
+  });
+});

@@ -135,4 +135,12 @@ describe('loader refusals', () => {
     expect(() => checkSameTokenizer(original, other, 'draft', 'target')).toThrow('draft and target use different tokenizers (both have 1025 tokens but split text differently)');
     expect(() => TextTokenizer.fromJson(json, 'c.json', '<|eos|>')).toThrow(ModelLoadError);
   });
+
+  it('encodes a typed <|endoftext|> as text, never as the stop token', () => {
+    const json = JSON.parse(readFileSync(`${BUNDLED_DRAFT_DIR}/tokenizer.json`, 'utf8')) as object;
+    const tokenizer = TextTokenizer.fromJson(json, 'a', '<|endoftext|>');
+    const ids = tokenizer.encode('say <|endoftext|> then {"a": 1}<|endoftext|>');
+    expect(ids).not.toContain(tokenizer.stopTokenId);
+    expect(tokenizer.decode(ids)).toBe('say <|endoftext|> then {"a": 1}<|endoftext|>');
+  });
 });

@@ -9,6 +9,7 @@ import { parseArgs } from 'node:util';
 import type { LimitedParam } from '../../src/contract/limits';
 import { parseNumber } from '../../src/contract/validation';
 import { findPreset } from '../../src/contract/runParams';
+import { terminalSafe } from './terminalSafe';
 import type { SchemaPreset } from '../../src/contract/presets';
 
 /** A mistake in the command line: the tool prints it and exits with status 2, before loading any model. */
@@ -129,7 +130,7 @@ export function parseCommand<S extends CommandSpec>(spec: S, argv: readonly stri
 /** Prints a usage mistake as one line and gives the exit status (2); anything else is a bug and keeps its stack. */
 function refused(spec: CommandSpec, error: unknown): number {
   if (!(error instanceof UsageError)) throw error;
-  console.error(`${spec.name}: ${error.message}`);
+  console.error(`${spec.name}: ${terminalSafe(error.message, { maxChars: 2000 })}`);
   return 2;
 }
 
@@ -192,9 +193,9 @@ export function limitedOption(param: LimitedParam, name: string, text: string | 
   return parsed.value;
 }
 
-export function positiveInteger(name: string, text: string | undefined): number {
+export function positiveInteger(name: string, text: string | undefined, max = Number.MAX_SAFE_INTEGER): number {
   const value = numberOption(name, text);
-  if (!(Number.isInteger(value) && value >= 1)) throw new UsageError(`--${name} must be a positive integer, got ${text}`);
+  if (!(Number.isInteger(value) && value >= 1 && value <= max)) throw new UsageError(`--${name} must be a positive integer${max < Number.MAX_SAFE_INTEGER ? ` up to ${max}` : ''}, got ${text}`);
   return value;
 }
 

@@ -13,8 +13,8 @@
  * --fail-on-invalid: exit 1, with a one-line reason, when any output is not schema-valid (invalid, cut short
  * by the token limit or the context, or at a grammar dead end), so that CI scripts can rely on it.
  */
-import { readFileSync } from 'node:fs';
 import { setupNodeEngine } from '../nodeEngine';
+import { CLI_LIMITS } from '../../src/contract/limits';
 import { errorSummary, validateRunParams } from '../../src/contract/validation';
 import type { DrafterId } from '../../src/core/draftLaw';
 import { counterFields } from '../../src/core/metrics';
@@ -26,14 +26,10 @@ import { PromptTooLongError } from '../../src/engine/decode';
 import { SchemaError, checkSchema, parseSchemaText } from '../../src/grammar/schema';
 import { UsageError, limitedOption, positiveInteger, presetOption, runCommand, type Values } from './args';
 import { COMMANDS } from './commands';
+import { readInputFile } from './input';
+import { terminalSafe } from './terminalSafe';
 
-function readSchemaFile(path: string): string {
-  try {
-    return readFileSync(path, 'utf8');
-  } catch (error) {
-    throw new UsageError(`--schema ${path}: ${(error as Error).message}`);
-  }
-}
+const readSchemaFile = (path: string) => readInputFile(path, '--schema');
 
 /** Reads the arguments and checks everything that can be checked without the models; throws UsageError. */
 function parse(values: Values<typeof COMMANDS.generate>): { params: RunParams; methods: DecodeMethod[]; json: boolean; verifier: 'cpu' | 'gpu'; repeats: number; failOnInvalid: boolean } {
@@ -67,7 +63,7 @@ function parse(values: Values<typeof COMMANDS.generate>): { params: RunParams; m
       throw error;
     }
   }
-  const repeats = positiveInteger('repeats', values.repeats);
+  const repeats = positiveInteger('repeats', values.repeats, CLI_LIMITS.repeats);
   return { params: checked.params, methods, json: values.json, verifier: values.verifier, repeats, failOnInvalid: values['fail-on-invalid'] };
 }
 
@@ -108,15 +104,18 @@ function raceSummary(entry: RaceEntry, repeats: number) {
   };
 }
 
+/** Model output is printed whole (512 tokens at most), but escaped: a model can write escape sequences too. */
+const MODEL_TEXT_CHARS = 20_000;
+
 function raceLine({ method, report, tokensPerSecond, speedup, verdict }: RaceEntry): string {
   const perForward = (report.tokens.length / report.steps).toFixed(2);
   const rate = `${tokensPerSecond.median.toFixed(1)} tok/s [${tokensPerSecond.min.toFixed(1)}–${tokensPerSecond.max.toFixed(1)}]`;
   const faster = speedup ? `, ${speedup.median.toFixed(2)}× ar [${speedup.min.toFixed(2)}–${speedup.max.toFixed(2)}]${verdict ? ` (${verdict})` : ''}` : '';
-  return `${method.padEnd(11)} ${String(report.tokens.length).padStart(4)} tokens, ${String(report.steps).padStart(3)} target forwards (${perForward}/forward), ${rate}${faster}, ${report.verdict?.kind ?? 'free text'}: ${report.text}`;
+  return `${method.padEnd(11)} ${String(report.tokens.length).padStart(4)} tokens, ${String(report.steps).padStart(3)} target forwards (${perForward}/forward), ${rate}${faster}, ${report.verdict?.kind ?? 'free text'}: ${terminalSafe(report.text, { maxChars: MODEL_TEXT_CHARS })}`;
 }
 
 function reportVerdict(report: RunReport): void {
-  if (report.verdict && report.verdict.kind !== 'valid') console.error(`${report.params.method}: ${report.verdict.kind}: ${report.verdict.reason}`);
+  if (report.verdict && report.verdict.kind !== 'valid') console.error(`${report.params.method}: ${report.verdict.kind}: ${terminalSafe(report.verdict.reason, { maxChars: MODEL_TEXT_CHARS })}`);
 }
 
 /** --fail-on-invalid's one line: how many outputs are not schema-valid, and the first one's reason; null when all are. */
@@ -146,7 +145,7 @@ async function generate(values: Values<typeof COMMANDS.generate>): Promise<numbe
   try {
     if (methods.length === 1) {
       const report = await engine.run({ ...params, method: methods[0] as DecodeMethod }).catch(asUsageError);
-      console.log(json ? JSON.stringify(summary(report)) : report.text);
+      console.log(json ? JSON.stringify(summary(report)) : terminalSafe(report.text, { keepLines: true, maxChars: MODEL_TEXT_CHARS }));
       reportVerdict(report);
       reports.push(report);
     } else {

@@ -1,0 +1,67 @@
+/**
+ * The CLIs against hostile input: files read with a size limit (an endless /dev/zero is refused, not read
+ * to the end of memory), --repeats bounded, and nothing from a file or a model echoed raw to the terminal.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { main } from '../../tools/cli/generate';
+import { readInputFile } from '../../tools/cli/input';
+import { terminalSafe } from '../../tools/cli/terminalSafe';
+import { refusal } from '../support/cliRefusal';
+
+const dir = mkdtempSync(join(tmpdir(), 'speclab-hostile-'));
+const file = (name: string, text: string) => {
+  const path = join(dir, name);
+  writeFileSync(path, text);
+  return path;
+};
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+describe('terminal-safe output', () => {
+  it('escapes control characters and escape sequences, and cuts long lines', () => {
+    expect(terminalSafe('\u001b[2J\u001b]0;pwned\u0007ok')).toBe('\\x1b[2J\\x1b]0;pwned\\x07ok');
+    expect(terminalSafe('a\nb\r\u009bc\u202ed')).toBe('a\\nb\\x0d\\x9bc\\u{202e}d');
+    expect(terminalSafe('x'.repeat(5_000_000))).toBe(`${'x'.repeat(200)}… (4999800 more characters)`);
+    expect(terminalSafe('line one\n\tline \u001btwo', { keepLines: true })).toBe('line one\n\tline \\x1btwo');
+  });
+});
+
+describe('input files are read with a size limit', () => {
+  it('reads a small file whole, and refuses a file past the limit or an endless device before reading it all', () => {
+    expect(readInputFile(file('small.json', '{"type":"object"}'), '--schema')).toBe('{"type":"object"}');
+    expect(() => readInputFile(file('big.json', 'x'.repeat(2049)), '--schema', 2048)).toThrow(/is larger than 0.001953125 MiB/);
+    expect(() => readInputFile('/dev/zero', '--schema')).toThrow('--schema /dev/zero is larger than 8 MiB, the most an input file may be');
+  });
+
+  it('generate refuses --schema /dev/zero and --repeats 1e9 with exit 2, one line', async () => {
+    expect(await refusal(main, ['--schema', '/dev/zero', '--prompt', 'hi'])).toBe('generate: --schema /dev/zero is larger than 8 MiB, the most an input file may be');
+    expect(await refusal(main, ['--preset', 'person', '--method', 'all', '--repeats', '1e9'])).toBe('generate: --repeats must be a positive integer up to 100, got 1e9');
+  });
+
+  it('a path with escape sequences is echoed escaped', async () => {
+    expect(await refusal(main, ['--schema', '/nonexistent/\u001b[2Jx', '--prompt', 'hi'])).toMatch(/^generate: --schema \/nonexistent\/\\x1b\[2Jx: ENOENT/);
+  });
+});
+
+describe('npm run import:vllm', () => {
+  it('prints an invalid scrape line escaped and cut, never raw, and exits 2', async () => {
+    const scrape = file('evil.prom', `vllm:spec_decode_num_drafts_total{engine="0"} \u001b[2J\u001b]0;pwned\u0007${'9'.repeat(5000)}\n`);
+    const run = promisify(execFile)('npx', ['tsx', 'tools/import-vllm.ts', scrape], { cwd: process.cwd() });
+    const failure = await run.then(
+      () => null,
+      (error: { code: number; stderr: string; stdout: string }) => error,
+    );
+    expect(failure?.code).toBe(2);
+    expect(failure?.stdout).toBe('');
+    expect(failure?.stderr).not.toContain('\u001b');
+    expect(failure?.stderr.length).toBeLessThan(2500);
+    expect(failure?.stderr.trim().split('\n')).toHaveLength(1);
+  });
+});

@@ -1,0 +1,97 @@
+/** Downloads are bounded by the manifest's sizes, and a manifest's fields by sane ranges. */
+import { readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FileTooLargeError, NetworkTimeoutError, httpReader } from '../../src/models/httpReader';
+import { parseManifest } from '../../src/models/manifest';
+
+const SHORT = { requestMs: 2000, stallMs: 2000 };
+
+describe('a model file larger than the manifest lists', () => {
+  let server: Server;
+  let base = '';
+  let sent = 0;
+
+  beforeAll(async () => {
+    server = createServer((request, response) => {
+      if (request.url?.startsWith('/claims-2gb/')) {
+        // Says 2 GB, then trickles.
+        response.writeHead(200, { 'content-length': 2 * 1024 ** 3 });
+        response.write(Buffer.alloc(1024));
+        return;
+      }
+      // No Content-Length (chunked): 64 KiB pieces for as long as the client reads.
+      response.writeHead(200);
+      const push = () => {
+        if (response.destroyed || sent > 50 * 1024 * 1024) return void response.end();
+        sent += 65536;
+        response.write(Buffer.alloc(65536), () => setImmediate(push));
+      };
+      push();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+
+  it('is refused from its Content-Length before the body is read', async () => {
+    const read = httpReader(`${base}/claims-2gb/`, false, { timeouts: SHORT })('onnx/model.onnx', undefined, 346_000);
+    await expect(read).rejects.toThrow(FileTooLargeError);
+    await expect(read).rejects.toThrow(/is 2147483648 bytes \(Content-Length\), but 346000 bytes at most were expected/);
+  });
+
+  it('is stopped at the first chunk past the listed size when the server gives no length', async () => {
+    const progress: number[] = [];
+    const read = httpReader(`${base}/endless/`, false, { timeouts: SHORT })('onnx/model.onnx', (loaded) => progress.push(loaded), 346_000);
+    await expect(read).rejects.toThrow(/is more than 346000 bytes, but 346000 bytes at most were expected/);
+    expect(Math.max(...progress)).toBeLessThanOrEqual(346_000);
+    expect(sent).toBeLessThan(10 * 1024 * 1024);
+  });
+});
+
+describe('a download that trickles', () => {
+  let server: Server;
+  let base = '';
+  beforeAll(async () => {
+    server = createServer((_request, response) => {
+      // 1 KiB every 50 ms, never stalling long enough for the stall timer: only its pace stops it.
+      response.writeHead(200, { 'content-length': 2 * 1024 ** 3 });
+      const timer = setInterval(() => (response.destroyed ? clearInterval(timer) : response.write(Buffer.alloc(1024))), 50);
+      response.on('close', () => clearInterval(timer));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+
+  it('is stopped once it has run past the stall time slower than the minimum pace, though it never stalls', async () => {
+    const read = httpReader(`${base}/`, false, { timeouts: { requestMs: 2000, stallMs: 400, minBytesPerSecond: 1024 * 1024 } })('onnx/model.onnx');
+    await expect(read).rejects.toThrow(NetworkTimeoutError);
+    await expect(read).rejects.toThrow(/slower than 1048576 bytes\/s: the download was stopped/);
+  });
+});
+
+describe('manifest fields in range', () => {
+  const manifest = JSON.parse(readFileSync('public/models/speclab-draft/manifest.json', 'utf8')) as Record<string, Record<string, unknown>>;
+  const withArchitecture = (change: Record<string, unknown>) => ({ ...manifest, architecture: { ...manifest.architecture, ...change } });
+  const withTokenizerFile = (file: string) => ({ ...manifest, tokenizer: { ...manifest.tokenizer, file } });
+
+  it('accepts the bundled manifest', () => {
+    expect(() => parseManifest(manifest, 'm.json')).not.toThrow();
+  });
+
+  it.each([-5, 1e9, 2.5])('refuses context_length %s', (value) => {
+    expect(() => parseManifest(withArchitecture({ context_length: value }), 'm.json')).toThrow(`m.json: manifest field architecture.context_length must be an integer from 8 to 131072, got ${value}`);
+  });
+
+  it.each(['https://evil.example/tokenizer.json', '../other/tokenizer.json', '/etc/tokenizer.json', '//evil.example/t.json', 'data:,{}'])('refuses tokenizer.file %s', (file) => {
+    expect(() => parseManifest(withTokenizerFile(file), 'm.json')).toThrow(/manifest field tokenizer.file must be a file in the model's own directory/);
+  });
+});

@@ -1,0 +1,61 @@
+/** Stored run history is untrusted: a malformed record is dropped with a notice, never shown, never a blank page. */
+import { describe, expect, it } from 'vitest';
+import { findPreset, presetParams } from '../../src/contract/runParams';
+import type { RunReport } from '../../src/contract/runReport';
+import { emptyCounters, exportCounters } from '../../src/core/metrics';
+import { readHistoryRecords } from '../../src/store/historyDb';
+import { createSpecStore } from '../../src/store/store';
+
+function goodReport(): RunReport {
+  const params = presetParams(findPreset('person'));
+  const counters = emptyCounters(params.L);
+  return {
+    params,
+    requestedK: params.K,
+    tokens: [1, 2, 3],
+    text: '{}',
+    json: '{}',
+    counters,
+    verdict: { kind: 'valid' },
+    ending: 'stopped',
+    constraintStart: 0,
+    timings: {} as RunReport['timings'],
+    steps: 0,
+    scoring: { positions: 0, batchedPositions: 0, treeSteps: 0, batchedSteps: 0 },
+    unenforced: [],
+    wallMs: 1,
+    generationMs: 1,
+    tokensPerSecond: 3,
+    metrics: exportCounters(counters),
+  };
+}
+
+describe('stored history records', () => {
+  it('keeps the good ones newest first and drops each malformed one (null report, id alone, empty report, bad params, wrong histogram)', () => {
+    const good = goodReport();
+    const records: unknown[] = [
+      { id: 'old', finishedAt: 1, report: good },
+      { id: 'x', finishedAt: 5, report: null },
+      { id: 'y' },
+      { id: 'z', finishedAt: 6, report: {} },
+      { id: 'p', finishedAt: 7, report: { ...good, params: { ...good.params, K: 1e9 } } },
+      { id: 'h', finishedAt: 8, report: { ...good, counters: { ...good.counters, histogram: [1] } } },
+      null,
+      'text',
+      { id: 'new', finishedAt: 2, report: good },
+    ];
+    const { entries, notice } = readHistoryRecords(records);
+    expect(entries.map((entry) => entry.id)).toEqual(['new', 'old']);
+    expect(notice).toBe('7 stored runs were unreadable and were dropped ("x": the report is missing).');
+  });
+
+  it('gives no notice when every record is good, and the store shows the notice until the history is cleared', () => {
+    expect(readHistoryRecords([{ id: 'a', finishedAt: 1, report: goodReport() }]).notice).toBeNull();
+    const store = createSpecStore({ post: () => undefined, restart: () => undefined });
+    const { entries, notice } = readHistoryRecords([{ id: 'x', finishedAt: 1, report: null }]);
+    store.getState().setHistory(entries, notice);
+    expect(store.getState().historyNotice).toMatch(/^1 stored run was unreadable and was dropped/);
+    store.getState().clearHistory();
+    expect(store.getState().historyNotice).toBeNull();
+  });
+});

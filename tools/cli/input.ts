@@ -1,0 +1,38 @@
+/** Input files named on the command line, read with a bound (CLI_LIMITS): /dev/zero or a huge file is refused, not read whole. */
+import { closeSync, openSync, readSync } from 'node:fs';
+import { CLI_LIMITS } from '../../src/contract/limits';
+import { UsageError } from './args';
+import { terminalSafe } from './terminalSafe';
+
+/**
+ * Reads an input file given on the command line, at most CLI_LIMITS.fileBytes: a larger file, or an endless
+ * one (/dev/zero, a pipe that never closes its size), is refused once the limit is passed, before it is read whole.
+ */
+export function readInputFile(path: string, option: string, maxBytes: number = CLI_LIMITS.fileBytes): string {
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch (error) {
+    throw new UsageError(`${option} ${terminalSafe(path)}: ${(error as Error).message}`);
+  }
+  try {
+    const buffer = Buffer.alloc(Math.min(maxBytes + 1, 1 << 20));
+    const chunks: Buffer[] = [];
+    let total = 0;
+    for (;;) {
+      let read: number;
+      try {
+        read = readSync(fd, buffer, 0, buffer.length, null);
+      } catch (error) {
+        throw new UsageError(`${option} ${terminalSafe(path)}: ${(error as Error).message}`);
+      }
+      if (read === 0) break;
+      total += read;
+      if (total > maxBytes) throw new UsageError(`${option} ${terminalSafe(path)} is larger than ${maxBytes / 2 ** 20} MiB, the most an input file may be`);
+      chunks.push(Buffer.from(buffer.subarray(0, read)));
+    }
+    return Buffer.concat(chunks).toString('utf8');
+  } finally {
+    closeSync(fd);
+  }
+}
