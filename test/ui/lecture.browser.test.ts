@@ -62,6 +62,8 @@ describe('a lecture, in the built app', () => {
     await expect(caption.textContent()).resolves.not.toMatch(/→/);
     const asked = page.locator('[data-testid="decision-grid"] td.current');
     await expect(asked.getAttribute('data-status')).resolves.toBe('pending');
+    // The tree gives nothing away either: no node shows an outcome the frames have not reached.
+    await expect(page.locator('[data-testid="draft-tree"] .tree-node.status-accepted, [data-testid="draft-tree"] .tree-node.status-not-examined').count()).resolves.toBe(0);
     await page.screenshot({ path: `${SCREENSHOTS}/lecture-replay-question.png` });
     await page.keyboard.press('ArrowRight');
     await expect(page.getByTestId('step-caption').textContent()).resolves.toMatch(/→/);
@@ -103,6 +105,8 @@ describe('a lecture, in the built app', () => {
     for (const viewport of PROJECTORS) {
       await page.setViewportSize(viewport);
       await page.evaluate(() => window.scrollTo(0, 0));
+      // No hover card left over from a click covers the dashboard.
+      await page.mouse.move(viewport.width - 2, viewport.height - 2);
       const name = `${viewport.width}x${viewport.height}`;
       await page.screenshot({ path: `${SCREENSHOTS}/lecture-presentation-${name}.png` });
       // Nothing is cut off at the sides; from 1280 × 720 up, output and counters are in view from the top too.
