@@ -32,8 +32,10 @@ export function DraftTree(props: {
   text: (token: number) => string;
   finalOrigin: 'correction' | 'bonus' | null;
   view: PlaybackView | null;
+  /** During a replay's verification: whether the decisions revealed so far settle this node. */
+  decided?: (node: TreeNode) => boolean;
 }) {
-  const { nodes, text, finalOrigin, view } = props;
+  const { nodes, text, finalOrigin, view, decided } = props;
   const layout = useMemo(() => {
     const root = stratify<TreeNode>()
       .id((node) => `p:${node.id}`)
@@ -87,7 +89,8 @@ export function DraftTree(props: {
           const { x, y } = layout.at(node);
           // The grammar's verdict is known from the grammar phase on: struck-out tokens show struck, as its caption says.
           const struck = data.status === 'invalid' && view?.phase !== 'drafting';
-          const status = data.status === 'root' || data.status === 'final' || showOutcome || struck ? data.status : 'pending';
+          const known = showFinal || (showOutcome && (decided?.(data) ?? true));
+          const status = data.status === 'root' || data.status === 'final' || known || struck ? data.status : 'pending';
           const kind = data.status === 'root' ? 'root' : data.status === 'final' ? 'final' : 'prefix';
           const tokenText = data.token === null ? 'context' : text(data.token);
           const title = `${tokenText}: ${data.status === 'final' ? `${finalOrigin ?? 'final'} token` : STATUS_TEXT[data.status]}${data.status !== 'root' ? ` · draft${data.drafts.length > 1 ? 's' : ''} ${data.drafts.map((k) => k + 1).join(', ')}` : ''}`;

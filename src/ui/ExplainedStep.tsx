@@ -32,7 +32,16 @@ export function ExplainedStep(props: { step: StepRecord; text: (token: number) =
       <h3>
         Draft tree <HelpButton topic="drafts" />
       </h3>
-      <DraftTree nodes={nodes} text={text} finalOrigin={finalOrigin} view={view} />
+      <DraftTree
+        nodes={nodes}
+        text={text}
+        finalOrigin={finalOrigin}
+        view={view}
+        decided={(node) => node.drafts.some((k) => {
+          const decision = explained.cells[k]?.[node.depth - 1]?.decision;
+          return decision !== null && decision !== undefined && view !== null && decision <= view.revealedDecision;
+        })}
+      />
       <h3>
         Every decision, with its numbers <HelpButton topic="inspector" />
       </h3>

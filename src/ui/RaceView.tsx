@@ -72,7 +72,7 @@ export function RaceView() {
       )}
       {result && (
         <>
-          <p className="chart-note" data-testid="race-repeats-note">
+          <p className="chart-note-dark" data-testid="race-repeats-note">
             Each method ran once untimed to warm up, then {result.repeats} timed {result.repeats === 1 ? 'round' : 'rounds'} with the order rotated every round, so no method always goes first. Each round
             times at least {result.tokenBudget} tokens per method (runs on the seed, then seed + 1, … until the budget is met). Times are medians over the {result.repeats}{' '}
             {result.repeats === 1 ? 'round' : 'rounds'} [min–max]; speedup compares each round with AR in the same round.
@@ -115,11 +115,11 @@ export function RaceView() {
               </tbody>
             </table>
           </div>
-          <p className="chart-note" data-testid="race-efficiency-note">
+          <p className="chart-note-dark" data-testid="race-efficiency-note">
             {RACE_EFFICIENCY_NOTE}
           </p>
           {ties.length > 0 && (
-            <p className="chart-note" data-testid="race-ties">
+            <p className="chart-note-dark" data-testid="race-ties">
               Within noise of each other (their speedup ranges overlap): {ties.join('; ')}.
             </p>
           )}

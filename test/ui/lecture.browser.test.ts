@@ -1,0 +1,131 @@
+/**
+ * A lecture that goes right (issue 26), in the built app: the replay asks before it answers, Space presses a
+ * focused button, and presentation mode fits three projectors with no serious or critical axe violation.
+ * Screenshots go to test-results/screenshots (lecture-*.png).
+ */
+import { mkdirSync } from 'node:fs';
+import AxeBuilder from '@axe-core/playwright';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { suiteBuiltApp } from '../support/browser';
+
+const SCREENSHOTS = 'test-results/screenshots';
+const PROJECTORS = [
+  { width: 1024, height: 768 },
+  { width: 1280, height: 720 },
+  { width: 1920, height: 1080 },
+] as const;
+
+/** Serious and critical violations only, each as "rule: first target". */
+async function axeProblems(page: Page): Promise<string[]> {
+  // Legacy mode runs axe in the page itself; the default opens a helper page, which needs a context of our own.
+  const { violations } = await new AxeBuilder({ page }).setLegacyMode(true).analyze();
+  return violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical').map((violation) => `${violation.id}: ${violation.nodes[0]?.target.join(' ')}`);
+}
+
+async function step(page: Page, count: number) {
+  await page.getByRole('button', { name: 'Step', exact: true }).click();
+  await page.getByTestId('inspector').filter({ hasText: `Step ${count} of ${count}` }).waitFor({ timeout: 120_000 });
+}
+
+describe('a lecture, in the built app', () => {
+  const suite = suiteBuiltApp(PROJECTORS[0]);
+  let page: Page;
+
+  beforeAll(async () => {
+    mkdirSync(SCREENSHOTS, { recursive: true });
+    page = suite.page();
+    await page.getByTestId('provider').waitFor({ timeout: 120_000 });
+  }, 150_000);
+
+  it('the replay shows no outcome before its phase, and asks each test before it answers', async () => {
+    await page.locator('#method').selectOption('spectr-gbv');
+    await page.locator('#K').fill('3');
+    await page.locator('#K').press('Tab');
+    await step(page, 1);
+    // A step with a rejection has more to hide than one that accepted everything.
+    for (let n = 2; n <= 8 && (await page.locator('[data-testid="decision-grid"] td[data-status="rejected"]').count()) === 0; n++) await step(page, n);
+    const player = page.getByTestId('step-player');
+    await player.focus();
+    await page.keyboard.press('Home');
+    await expect(player.getAttribute('data-phase')).resolves.toBe('drafting');
+    await expect(page.getByTestId('decision-grid').textContent()).resolves.not.toMatch(/chosen/);
+    for (const hidden of ['step-outcome', 'final-law', 'final-line', 'first-position-optimum']) await expect(page.getByTestId(hidden).count(), hidden).resolves.toBe(0);
+    await player.evaluate((element) => element.scrollIntoView({ block: 'start' }));
+    await page.screenshot({ path: `${SCREENSHOTS}/lecture-replay-drafting.png` });
+    await page.keyboard.press('ArrowRight');
+    await expect(player.getAttribute('data-phase')).resolves.toBe('grammar');
+    // On to the first frame that asks a test: u and its threshold, no verdict, its cell still pending.
+    const caption = page.getByTestId('step-caption');
+    for (let i = 0; i < 40 && !/: (accept|keep the block up to here)\?/.test((await caption.textContent()) ?? ''); i++) await page.keyboard.press('ArrowRight');
+    await expect(caption.textContent()).resolves.toMatch(/Verification \d+ of \d+ — .*u = \d\.\d+; threshold .*\?/);
+    await expect(caption.textContent()).resolves.not.toMatch(/→/);
+    const asked = page.locator('[data-testid="decision-grid"] td.current');
+    await expect(asked.getAttribute('data-status')).resolves.toBe('pending');
+    // The tree gives nothing away either: no node shows an outcome the frames have not reached.
+    await expect(page.locator('[data-testid="draft-tree"] .tree-node.status-accepted, [data-testid="draft-tree"] .tree-node.status-not-examined').count()).resolves.toBe(0);
+    await page.screenshot({ path: `${SCREENSHOTS}/lecture-replay-question.png` });
+    await page.keyboard.press('ArrowRight');
+    await expect(page.getByTestId('step-caption').textContent()).resolves.toMatch(/→/);
+    await expect(asked.getAttribute('data-status')).resolves.not.toBe('pending');
+    await expect(page.getByTestId('step-outcome').count()).resolves.toBe(0);
+    await page.keyboard.press('End');
+    await expect(player.getAttribute('data-phase')).resolves.toBe('emission');
+    await page.getByTestId('step-outcome').waitFor();
+    await expect(page.getByTestId('decision-grid').textContent()).resolves.toMatch(/\(chosen\)/);
+    await page.screenshot({ path: `${SCREENSHOTS}/lecture-replay-emission.png` });
+    // Inspector open, replay at its end: nothing serious for a screen reader or a low-contrast projector.
+    expect(await axeProblems(page)).toEqual([]);
+  });
+
+  it('Space on a focused button presses it instead of resuming the run', async () => {
+    await expect(page.getByTestId('run-status').textContent()).resolves.toBe('paused');
+    await page.getByRole('button', { name: 'Reset' }).focus();
+    await page.keyboard.press(' ');
+    await expect(page.locator('[data-counter="steps"]').textContent()).resolves.toBe('0');
+    await expect(page.getByTestId('run-status').textContent()).resolves.not.toBe('running');
+  });
+
+  it('“How it works” reads without serious or critical axe violations, and its “?” buttons have distinct names', async () => {
+    await step(page, 1);
+    const names = await page.locator('.counters .help-q').evaluateAll((buttons) => buttons.map((button) => button.getAttribute('aria-label')));
+    expect(names.length).toBeGreaterThan(1);
+    expect(new Set(names).size).toBe(names.length);
+    await page.getByRole('button', { name: 'How it works', exact: true }).click();
+    await page.getByTestId('how-it-works').waitFor();
+    const problems = await axeProblems(page);
+    await page.getByTestId('how-it-works').getByRole('button', { name: 'Close' }).click();
+    expect(problems).toEqual([]);
+  });
+
+  it('presentation mode at 1024 × 768, 1280 × 720 and 1920 × 1080: nothing cut off at the sides, the status line in full, and from 1280 × 720 up output, counters and the first chart row’s x axis in view', async () => {
+    await page.getByRole('button', { name: 'Run', exact: true }).click();
+    await page.getByTestId('run-status').filter({ hasText: /^(done|error)$/ }).waitFor({ timeout: 180_000 });
+    await page.keyboard.press('p');
+    for (const viewport of PROJECTORS) {
+      await page.setViewportSize(viewport);
+      await page.evaluate(() => window.scrollTo(0, 0));
+      // No hover card left over from a click covers the dashboard.
+      await page.mouse.move(viewport.width - 2, viewport.height - 2);
+      const name = `${viewport.width}x${viewport.height}`;
+      await page.screenshot({ path: `${SCREENSHOTS}/lecture-presentation-${name}.png` });
+      // Nothing is cut off at the sides; from 1280 × 720 up, output and counters are in view from the top too.
+      for (const selector of ['.stream', '.counters', '[data-testid="status-line"]', '.charts']) {
+        const b = await page.locator(selector).first().boundingBox();
+        expect(b, `${selector} at ${name}`).not.toBeNull();
+        if (!b) continue;
+        expect(b.x >= 0 && b.x + b.width <= viewport.width + 0.5, `${selector} at ${name}: ${JSON.stringify(b)}`).toBe(true);
+        if (viewport.width >= 1280 && selector !== '.charts') expect(b.y + b.height <= viewport.height + 0.5, `${selector} at ${name}: ${JSON.stringify(b)}`).toBe(true);
+      }
+      // At 1024 × 768 the status line is not cut to "M.. V..": it wraps on a row of its own.
+      const clipped = await page.getByTestId('status-line').evaluate((element) => [element, ...element.querySelectorAll('summary, summary > span')].some((part) => part.scrollWidth > part.clientWidth + 1));
+      if (viewport.width < 1280) expect(clipped, `status line clipped at ${name}`).toBe(false);
+      // From 1280 × 720 up, the first chart's x axis (its tick labels) is on screen.
+      const axis = await page.locator('.chart .recharts-xAxis').first().boundingBox();
+      if (viewport.width >= 1280) expect(axis && axis.y + axis.height <= viewport.height + 0.5, `first chart row's x axis at ${name}: ${JSON.stringify(axis)}`).toBe(true);
+      expect(await axeProblems(page), name).toEqual([]);
+    }
+    await page.keyboard.press('p');
+    expect(suite.problems).toEqual([]);
+  });
+});
