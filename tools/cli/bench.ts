@@ -14,7 +14,7 @@ import { dirname } from 'node:path';
 import { setupNodeEngine } from '../nodeEngine';
 import { createServer } from 'vite';
 import { launchChromium } from '../../test/support/browser';
-import { DECODE_TABLE_HEADER, GRID, SPECULATIVE, describeScoring, formatDecodeRow, formatSummary, profileMarkdown, runDecodeBench, summaryOverPresets, type DecodeRow } from '../bench/decodeBench';
+import { DECODE_TABLE_HEADER, GRID, SPECULATIVE, decodeRowJson, describeScoring, formatDecodeRow, formatSummary, profileMarkdown, runDecodeBench, summaryOverPresets, type DecodeRow } from '../bench/decodeBench';
 import type { MethodId } from '../../src/core/verify';
 import { costRatio as measureCostRatio } from '../bench/modelsBench';
 import { loadBundledPair } from '../bundled';
@@ -94,8 +94,9 @@ async function bench({ values, seeds, rounds, provider, verifier: verifying, tre
     .join('\n');
   mkdirSync(dirname(values.out), { recursive: true });
   writeFileSync(`${values.out}.md`, markdown);
-  writeFileSync(`${values.out}.json`, JSON.stringify({ schema_version: 1, sections }, null, 2));
-  if (values.csv) writeFileSync(`${values.out}.csv`, toCsv(sections.flatMap((section) => section.rows.map((row) => ({ where: section.adapter, cost_ratio: section.costRatio, ...row })))));
+  const json = sections.map((section) => ({ where: section.where, adapter: section.adapter, cost_ratio: section.costRatio, scoring: section.scoring, rows: section.rows.map(decodeRowJson) }));
+  writeFileSync(`${values.out}.json`, JSON.stringify({ schema_version: 1, sections: json }, null, 2));
+  if (values.csv) writeFileSync(`${values.out}.csv`, toCsv(json.flatMap((section) => section.rows.map((row) => ({ adapter: section.adapter, cost_ratio: section.cost_ratio, ...row })))));
   console.log(`\nwrote ${values.out}.md${values.csv ? `, ${values.out}.csv` : ''} and ${values.out}.json`);
   return 0;
 }
