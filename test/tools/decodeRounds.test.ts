@@ -1,4 +1,5 @@
 import { emptyCounters } from '../../src/core/metrics';
+import { toCsv } from '../../tools/cli/csv';
 import { describe, expect, it } from 'vitest';
 import { spreadOf } from '../../src/core/fairTiming';
 import { decodeRowJson, formatDecodeRow, formatSummary, roundOrders, roundSpeedups, summaryOverPresets, type DecodeRow } from '../../tools/bench/decodeBench';
@@ -85,5 +86,11 @@ describe("the bench's JSON rows", () => {
     expect(json).toMatchObject({ preset: 'person', method: 'tokenwise', K: 1, L: 4, block_efficiency: 2, tokens_per_second: 100, ideal_speedup: 2.6, R: 0, I: 0, D: 0, A: 0, steps: 0 });
     expect(Object.keys(json).filter((key) => /[a-z][A-Z]/.test(key))).toEqual([]);
     expect(json).not.toHaveProperty('counters');
+  });
+});
+
+describe('--csv', () => {
+  it('writes scalar columns only, quoting where needed, never an object', () => {
+    expect(toCsv([{ a: 1, b: null, c: { x: 1 } }, { a: 'x,y', b: { x: 2 }, c: null }])).toBe('a\n1\n"x,y"\n');
   });
 });

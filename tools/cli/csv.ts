@@ -16,7 +16,9 @@ function cell(value: unknown): string {
 
 export function toCsv(rows: readonly object[]): string {
   const scalar = (value: unknown) => value === null || ['string', 'number', 'boolean'].includes(typeof value);
-  const columns = [...new Set(rows.flatMap((row) => Object.entries(row).filter(([, value]) => scalar(value)).map(([key]) => key)))];
+  const keys = [...new Set(rows.flatMap((row) => Object.keys(row)))];
+  // A column holds scalars (or null) in every row; one that holds an object anywhere stays in the JSON.
+  const columns = keys.filter((key) => rows.every((row) => scalar((row as Record<string, unknown>)[key] ?? null)));
   const lines = [columns.map(snake).join(','), ...rows.map((row) => columns.map((column) => cell((row as Record<string, unknown>)[column])).join(','))];
   return `${lines.join('\n')}\n`;
 }
