@@ -32,7 +32,7 @@ async function bundledTokenizer(): Promise<{ tokens: string[]; stop: number; enc
 // xgrammar's UMD bundle reaches for CommonJS globals under Node; Vite's module runner does not provide them.
 Object.assign(globalThis, { require: createRequire(import.meta.url), __filename: fileURLToPath(import.meta.url), __dirname: dirname(fileURLToPath(import.meta.url)) });
 
-const server = await createServer({ logLevel: 'warn', server: { middlewareMode: true }, ssr: { noExternal: ['@mlc-ai/web-xgrammar'] } });
+const server = await createServer({ logLevel: 'warn', server: { middlewareMode: true, hmr: false, ws: false }, ssr: { noExternal: ['@mlc-ai/web-xgrammar'] } });
 try {
   const bench = (await server.ssrLoadModule('/tools/bench/maskBench.ts')) as typeof import('./bench/maskBench');
   const gpt2 = gpt2Vocabulary();

@@ -29,7 +29,7 @@ if (spec) {
   }
 }
 const { createServer } = await import('vite');
-const server = await createServer({ logLevel: 'warn', server: { middlewareMode: true, hmr: false }, ssr: { noExternal: ['@mlc-ai/web-xgrammar'] } });
+const server = await createServer({ logLevel: 'warn', server: { middlewareMode: true, hmr: false, ws: false }, ssr: { noExternal: ['@mlc-ai/web-xgrammar'] } });
 try {
   const tool = (await server.ssrLoadModule(modulePath)) as { main: (argv: string[]) => Promise<number> };
   process.exitCode = await tool.main(argv);
