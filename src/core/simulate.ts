@@ -3,7 +3,7 @@ import { sampleProblem, syntheticPair } from './modelPair';
 import { createRng } from './rng';
 import { EnumerationBudgetExceeded } from './enumerate';
 import { exactOutcomeLaw, transportOptimum, universalAcceptanceBound } from './theory';
-import { VERIFIERS, VERIFIER_IDS, draftsUsed, verify, type VerifierId } from './verify';
+import { MAX_DRAFTS, MAX_DRAFT_LENGTH, VERIFIERS, VERIFIER_IDS, draftsUsed, verify, type VerifierId } from './verify';
 
 export interface SimulationOptions {
   V: number;
@@ -69,8 +69,8 @@ function validate(options: SimulationOptions): void {
     }
   };
   integer('V', options.V, 2, 4096);
-  integer('K', options.K, 1, 16);
-  integer('L', options.L, 1, 16);
+  integer('K', options.K, 1, MAX_DRAFTS);
+  integer('L', options.L, 1, MAX_DRAFT_LENGTH);
   integer('steps', options.steps, 1, 10_000_000);
   integer('contexts', options.contexts, 1, Math.min(1024, options.V * options.V));
   for (const method of options.methods) {

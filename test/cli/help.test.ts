@@ -65,7 +65,7 @@ describe('every command has --help and refuses mistakes in one line', () => {
   });
 
   it('checks integers, counts and positive numbers by range', () => {
-    expect(refusal(COMMANDS.sim, ['--K', '0'])).toBe('--K must be a positive integer, got 0');
+    expect(refusal(COMMANDS['bench:mask'], ['--L', '0'])).toBe('--L must be a positive integer, got 0');
     expect(refusal(COMMANDS['models:eval'], ['--acceptance-records', '1.5'])).toBe('--acceptance-records must be a whole number ≥ 0, got 1.5');
     expect(refusal(COMMANDS['import:vllm'], ['--interval', '0'])).toBe('--interval must be a number above 0, got 0');
     expect(refusal(COMMANDS['import:vllm'], ['a.prom', 'b.prom'])).toBe('unexpected argument "b.prom"; see --help');

@@ -39,7 +39,7 @@ describe('simulate', () => {
   });
 
   it.each([
-    [{ K: 0 }, /K must be an integer in 1\.\.16, got 0/],
+    [{ K: 0 }, /K must be an integer in 1\.\.8, got 0/],
     [{ V: 1 }, /V must be an integer in 2\.\.4096/],
     [{ contexts: 50, V: 4 }, /contexts must be an integer in 1\.\.16/],
     [{ methods: ['fast'] as never }, /unknown method 'fast'/],

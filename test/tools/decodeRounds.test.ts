@@ -1,10 +1,12 @@
+import { emptyCounters } from '../../src/core/metrics';
+import { toCsv } from '../../tools/cli/csv';
 import { describe, expect, it } from 'vitest';
 import { spreadOf } from '../../src/core/fairTiming';
-import { formatDecodeRow, formatSummary, roundOrders, roundSpeedups, summaryOverPresets, type DecodeRow } from '../../tools/bench/decodeBench';
+import { decodeRowJson, formatDecodeRow, formatSummary, roundOrders, roundSpeedups, summaryOverPresets, type DecodeRow } from '../../tools/bench/decodeBench';
 import type { MethodId } from '../../src/core/verify';
 
 const row = (preset: string, method: DecodeRow['method'], K: number, L: number, speedups: number[], idealSpeedup: number | null, decodeMs = 40): DecodeRow => ({
-  preset, method, K, L, drafter: 'model', tokens: 40, forwards: 20, blockEfficiency: 2, meanAcceptanceLength: null, conditionalAcceptance: null, draftYield: null, grammarSurvival: null,
+  preset, method, K, L, drafter: 'model', tokens: 40, forwards: 20, blockEfficiency: 2, meanAcceptanceLength: null, conditionalAcceptance: null, draftYield: null, grammarSurvival: null, counters: emptyCounters(Math.max(L, 1)),
   tokensPerSecond: 100, speedup: spreadOf(speedups).median, idealSpeedup, valid: 2, positionsPerStep: null, perStep: { draft: 0, mask: 0, target: 0, verify: 0, kv: 0, overhead: 0, analysis: 0 },
   profile: { draft: 0, mask: 0, target: 0, verify: 0, kv: 0, other: 0, prefill: 0, setup: 0 }, cpuMsPerStep: null, rounds: speedups.length, tokensPerSecondSpread: spreadOf([100]), speedupSpread: spreadOf(speedups),
   decode: { steps: 18, tokens: method === 'ar' ? 18 : 36, ms: decodeMs, draftMs: method === 'ar' ? 0 : decodeMs / 4 },
@@ -84,5 +86,20 @@ describe("the decode bench's summary over presets", () => {
     expect(formatSummary(summaries)).toBe(
       '**Median over presets** of each row\'s median speedup over ar, with the ideal, this machine\'s ceiling (every draft accepted, at the measured step cost) and the bound with drafting wholly hidden (at the measured block efficiency): tokenwise K = 1, L = 4: 1.50× (ideal 2.80×; ceiling here 1.60×; drafting hidden 0.85×); spectr-gbv K = 3, L = 4: 0.90× (ideal 2.90×; ceiling here 0.80×; drafting hidden 0.43×)',
     );
+  });
+});
+
+describe("the bench's JSON rows", () => {
+  it('use snake_case keys and carry R, I, D, A and steps beside the ratios', () => {
+    const json = decodeRowJson(row('person', 'tokenwise', 1, 4, [1.3, 1.5], 2.6));
+    expect(json).toMatchObject({ preset: 'person', method: 'tokenwise', K: 1, L: 4, block_efficiency: 2, tokens_per_second: 100, ideal_speedup: 2.6, R: 0, I: 0, D: 0, A: 0, steps: 0 });
+    expect(Object.keys(json).filter((key) => /[a-z][A-Z]/.test(key))).toEqual([]);
+    expect(json).not.toHaveProperty('counters');
+  });
+});
+
+describe('--csv', () => {
+  it('writes scalar columns only, quoting where needed, never an object', () => {
+    expect(toCsv([{ a: 1, b: null, c: { x: 1 } }, { a: 'x,y', b: { x: 2 }, c: null }])).toBe('a\n1\n"x,y"\n');
   });
 });

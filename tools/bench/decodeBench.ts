@@ -4,7 +4,8 @@
  * over `ar` measured in the same run, beside the ideal speedup BE / (L·c + 1) from the measured block
  * efficiency and the draft/target cost ratio c. Runs the same in Node and in a browser page.
  */
-import { addCounters, derivedRatios, emptyCounters, type Counters } from '../../src/core/metrics';
+import { addCounters, counterFields, derivedRatios, emptyCounters, type Counters } from '../../src/core/metrics';
+import { snakeKeys } from '../cli/csv';
 import { fairSchedule, spreadOf, type Spread } from '../../src/core/fairTiming';
 import { METHOD_IDS, draftsUsed, type MethodId } from '../../src/core/verify';
 import type { DrafterId } from '../../src/core/draftLaw';
@@ -31,6 +32,8 @@ export interface DecodeRow extends BenchConfig {
   conditionalAcceptance: number | null;
   draftYield: number | null;
   grammarSurvival: number | null;
+  /** One round's counters (every round gives the same: the engine is seeded): R, I, D, A, steps. */
+  counters: Counters;
   /** The median over rounds. */
   tokensPerSecond: number;
   /** The median over rounds of the round's tokens/s over the same round's ar tokens/s. */
@@ -224,6 +227,7 @@ export async function runDecodeBench(engine: SpecEngine, seeds: number, costRati
         conditionalAcceptance: config.method === 'ar' ? null : ratios.conditionalAcceptance,
         draftYield: config.method === 'ar' ? null : ratios.draftYield,
         grammarSurvival: config.method === 'ar' ? null : ratios.grammarSurvival,
+        counters: first.counters,
         tokensPerSecond: tokensPerSecondSpread.median,
         speedup: speedupSpread.median,
         idealSpeedup: blockEfficiency / (config.L * costRatio + 1),
@@ -390,4 +394,11 @@ export function profileMarkdown(rows: readonly DecodeRow[], costRatio: number): 
     ALLOWANCE_TABLE_HEADER,
     ...speculative.map((row) => formatAllowanceRow(row, arOf(row) as DecodeRow)),
   ].join('\n');
+}
+
+/** A row as the bench's JSON and CSV write it: snake_case keys, vLLM-style counters (R, I, D, A, steps) beside the ratios. */
+export function decodeRowJson(row: DecodeRow) {
+  const { counters, ...rest } = row;
+  const { R, I, D, A, steps } = counterFields(counters);
+  return { ...(snakeKeys(rest) as Record<string, unknown>), R, I, D, A, steps };
 }

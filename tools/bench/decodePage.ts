@@ -12,10 +12,11 @@ import type { ExecutionProvider } from '../../src/contract/protocol';
 import type { ScoringPlan } from '../../src/contract/stepRecord';
 import { runDecodeBench, type BenchSelection, type DecodeRow } from './decodeBench';
 import { costRatio as measureCostRatio } from './modelsBench';
+import type { Spread } from '../../src/core/fairTiming';
 
 declare global {
   interface Window {
-    speclabDecodeBench: (seeds: number, provider: ExecutionProvider, verifier: 'gpu' | 'cpu', treeScoring: boolean, selection: Omit<BenchSelection, 'cpuClock'>) => Promise<{ adapter: string; costRatio: number; scoring: ScoringPlan; rows: DecodeRow[] } | { error: string }>;
+    speclabDecodeBench: (seeds: number, provider: ExecutionProvider, verifier: 'gpu' | 'cpu', treeScoring: boolean, selection: Omit<BenchSelection, 'cpuClock'>) => Promise<{ adapter: string; costRatio: number; costRatioSpread: Spread; scoring: ScoringPlan; rows: DecodeRow[] } | { error: string }>;
     speclabDecodeLog: string[];
   }
 }
@@ -34,10 +35,11 @@ window.speclabDecodeBench = async (seeds, provider, verifier, treeScoring, selec
     if (setup.provider !== provider) throw new Error(`the models could not run on ${provider}: ${setup.fallbackReason}`);
     if (setup.verifier !== verifier) throw new Error(`steps could not be verified on ${verifier}: ${setup.verifierReason}`);
     const { pair } = setup.engine;
-    const costRatio = await measureCostRatio(pair.draft.session, pair.target.session);
+    const costRatioSpread = await measureCostRatio(pair.draft.session, pair.target.session);
+    const costRatio = costRatioSpread.median;
     const rows = await runDecodeBench(setup.engine, seeds, costRatio, (line) => window.speclabDecodeLog.push(line), selection);
     await setup.dispose();
-    return { adapter: setup.verifierAdapter ?? 'cpu', costRatio, scoring: setup.engine.scoring, rows };
+    return { adapter: setup.verifierAdapter ?? 'cpu', costRatio, costRatioSpread, scoring: setup.engine.scoring, rows };
   } catch (error) {
     return { error: String(error) };
   }

@@ -7,6 +7,7 @@ import type * as ort from 'onnxruntime-web';
 import { loadPair, type FileReader } from '../../src/models/loader';
 import type { ExecutionProvider } from '../../src/contract/protocol';
 import type { ModelSession } from '../../src/models/session';
+import { spreadOf, type Spread } from '../../src/core/fairTiming';
 
 export const PAST = 40;
 export const SHAPES: readonly { batch: number; seq: number }[] = [
@@ -65,21 +66,18 @@ async function timeForwards(session: ModelSession, batch: number, seq: number, r
 }
 
 /**
- * c = draft / target forward time at batch 1, sequence 1, the ideal speedup's cost ratio. The two models
- * are timed in alternating rounds and each keeps its fastest round: on a shared machine, load only ever
- * adds time, and a burst then misses at least one round of each model.
+ * c = draft / target forward time at batch 1, sequence 1, the ideal speedup's cost ratio: the median over
+ * rounds of each round's ratio, with its spread. The two models are timed in alternating order round by
+ * round, so that a burst of load on a shared machine hits one round's pair, not one model.
  */
-export async function costRatio(draft: ModelSession, target: ModelSession, rounds = 9): Promise<number> {
-  let draftMs = Infinity;
-  let targetMs = Infinity;
+export async function costRatio(draft: ModelSession, target: ModelSession, rounds = 9): Promise<Spread> {
+  const ratios: number[] = [];
   for (let round = 0; round < rounds; round++) {
-    for (const model of round % 2 === 0 ? [draft, target] : [target, draft]) {
-      const ms = await timeForward(model, 1, 1, 5);
-      if (model === draft) draftMs = Math.min(draftMs, ms);
-      else targetMs = Math.min(targetMs, ms);
-    }
+    const ms = new Map<ModelSession, number>();
+    for (const model of round % 2 === 0 ? [draft, target] : [target, draft]) ms.set(model, await timeForward(model, 1, 1, 5));
+    ratios.push((ms.get(draft) as number) / (ms.get(target) as number));
   }
-  return draftMs / targetMs;
+  return spreadOf(ratios);
 }
 
 export async function runModelsBench(

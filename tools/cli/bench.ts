@@ -14,19 +14,22 @@ import { dirname } from 'node:path';
 import { setupNodeEngine } from '../nodeEngine';
 import { createServer } from 'vite';
 import { launchChromium } from '../../test/support/browser';
-import { DECODE_TABLE_HEADER, GRID, SPECULATIVE, describeScoring, formatDecodeRow, formatSummary, profileMarkdown, runDecodeBench, summaryOverPresets, type DecodeRow } from '../bench/decodeBench';
+import { DECODE_TABLE_HEADER, GRID, SPECULATIVE, decodeRowJson, describeScoring, formatDecodeRow, formatSummary, profileMarkdown, runDecodeBench, summaryOverPresets, type DecodeRow } from '../bench/decodeBench';
 import type { MethodId } from '../../src/core/verify';
 import { DRAFTER_IDS, isDrafterId, type DrafterId } from '../../src/core/draftLaw';
 import { costRatio as measureCostRatio } from '../bench/modelsBench';
 import { loadBundledPair } from '../bundled';
 import { UsageError, limitedOption, positiveInteger, runCommand, type Values } from './args';
 import { COMMANDS } from './commands';
+import type { Spread } from '../../src/core/fairTiming';
 import { toCsv } from './csv';
 
 interface Section {
   where: string;
   adapter: string;
+  /** c, the median over alternating rounds, and its spread. */
   costRatio: number;
+  costRatioSpread: Spread;
   /** How the target scored drafts, and why when batched. */
   scoring: string;
   rows: DecodeRow[];
@@ -54,6 +57,9 @@ function parse(values: Values<typeof COMMANDS.bench>) {
   return { values, seeds, provider, verifier, treeScoring: scoring === 'tree', rounds, selection: { methods: methods as MethodId[], grid, rounds, drafters: drafters as DrafterId[] } } as const;
 }
 
+/** c as the median [min–max] over its n alternating rounds. */
+const shownC = (c: Spread) => `${c.median.toFixed(3)} [${c.min.toFixed(3)}–${c.max.toFixed(3)}, median of ${c.n} rounds]`;
+
 /** Process CPU time (user + system) in ms: every thread onnxruntime and V8 use, and nothing the neighbours do. */
 const cpuClock = () => {
   const { user, system } = process.cpuUsage();
@@ -64,11 +70,12 @@ async function bench({ values, seeds, rounds, provider, verifier: verifying, tre
   const sections: Section[] = [];
 
   const pair = await loadBundledPair();
-  const costRatio = await measureCostRatio(pair.draft.session, pair.target.session);
+  const costRatioSpread = await measureCostRatio(pair.draft.session, pair.target.session);
+  const costRatio = costRatioSpread.median;
   const { engine, dispose } = await setupNodeEngine('cpu', pair, treeScoring);
   const scoring = describeScoring(engine.scoring);
-  console.log(`Node, wasm EP, CPU verifier; c = draft/target forward = ${costRatio.toFixed(3)}; ${scoring}; ${rounds} timed rounds per preset, speedups the median [min–max] over rounds\n${DECODE_TABLE_HEADER}`);
-  sections.push({ where: 'Node (onnxruntime-web wasm, 1 thread; CPU verifier)', adapter: 'cpu', costRatio, scoring, rows: await runDecodeBench(engine, seeds, costRatio, console.log, { ...selection, cpuClock }) });
+  console.log(`Node, wasm EP, CPU verifier; c = draft/target forward = ${shownC(costRatioSpread)}; ${scoring}; ${rounds} timed rounds per preset, speedups the median [min–max] over rounds\n${DECODE_TABLE_HEADER}`);
+  sections.push({ where: 'Node (onnxruntime-web wasm, 1 thread; CPU verifier)', adapter: 'cpu', costRatio, costRatioSpread, scoring, rows: await runDecodeBench(engine, seeds, costRatio, console.log, { ...selection, cpuClock }) });
   console.log(`\n${formatSummary(summaryOverPresets((sections[0] as Section).rows))}\n\n${profileMarkdown((sections[0] as Section).rows, costRatio)}`);
   await dispose();
 
@@ -83,10 +90,10 @@ async function bench({ values, seeds, rounds, provider, verifier: verifying, tre
       if ('error' in report) throw new Error(`the Chromium run failed: ${report.error}`);
       const verifier = values.verifier === 'gpu' ? `WGSL verifier on ${report.adapter}` : 'CPU verifier';
       const scoring = describeScoring(report.scoring);
-      console.log(`\nChromium, ${values.provider} EP, ${verifier}; c = ${report.costRatio.toFixed(3)}; ${scoring}; ${rounds} timed rounds per preset\n${DECODE_TABLE_HEADER}`);
+      console.log(`\nChromium, ${values.provider} EP, ${verifier}; c = ${shownC(report.costRatioSpread)}; ${scoring}; ${rounds} timed rounds per preset\n${DECODE_TABLE_HEADER}`);
       for (const row of report.rows) console.log(formatDecodeRow(row));
       console.log(`\n${formatSummary(summaryOverPresets(report.rows))}\n\n${profileMarkdown(report.rows, report.costRatio)}`);
-      sections.push({ where: `Chromium (onnxruntime-web ${values.provider} EP, 1 thread; ${verifier})`, adapter: report.adapter, costRatio: report.costRatio, scoring, rows: report.rows });
+      sections.push({ where: `Chromium (onnxruntime-web ${values.provider} EP, 1 thread; ${verifier})`, adapter: report.adapter, costRatio: report.costRatio, costRatioSpread: report.costRatioSpread, scoring, rows: report.rows });
     } finally {
       await browser.close();
       await server.close();
@@ -94,12 +101,13 @@ async function bench({ values, seeds, rounds, provider, verifier: verifying, tre
   }
 
   const markdown = sections
-    .map((section) => `### ${section.where}\n\nc = draft/target forward time (batch 1, sequence 1) = ${section.costRatio.toFixed(3)}; ${seeds} seeds per row, T = 1; ${section.scoring}. ${rounds} timed rounds per preset in alternating order after an untimed warm-up; tokens/s and speedup are medians over rounds, each round's speedup against the same round's ar.\n\n${DECODE_TABLE_HEADER}\n${section.rows.map(formatDecodeRow).join('\n')}\n\n${formatSummary(summaryOverPresets(section.rows))}\n\n${profileMarkdown(section.rows, section.costRatio)}\n`)
+    .map((section) => `### ${section.where}\n\nc = draft/target forward time (batch 1, sequence 1) = ${shownC(section.costRatioSpread)}; ${seeds} seeds per row, T = 1; ${section.scoring}. ${rounds} timed rounds per preset in alternating order after an untimed warm-up; tokens/s and speedup are medians over rounds, each round's speedup against the same round's ar.\n\n${DECODE_TABLE_HEADER}\n${section.rows.map(formatDecodeRow).join('\n')}\n\n${formatSummary(summaryOverPresets(section.rows))}\n\n${profileMarkdown(section.rows, section.costRatio)}\n`)
     .join('\n');
   mkdirSync(dirname(values.out), { recursive: true });
   writeFileSync(`${values.out}.md`, markdown);
-  writeFileSync(`${values.out}.json`, JSON.stringify({ schema_version: 1, sections }, null, 2));
-  if (values.csv) writeFileSync(`${values.out}.csv`, toCsv(sections.flatMap((section) => section.rows.map((row) => ({ where: section.adapter, cost_ratio: section.costRatio, ...row })))));
+  const json = sections.map((section) => ({ where: section.where, adapter: section.adapter, cost_ratio: section.costRatio, cost_ratio_spread: section.costRatioSpread, scoring: section.scoring, rows: section.rows.map(decodeRowJson) }));
+  writeFileSync(`${values.out}.json`, JSON.stringify({ schema_version: 1, sections: json }, null, 2));
+  if (values.csv) writeFileSync(`${values.out}.csv`, toCsv(json.flatMap((section) => section.rows.map((row) => ({ adapter: section.adapter, cost_ratio: section.cost_ratio, ...row })))));
   console.log(`\nwrote ${values.out}.md${values.csv ? `, ${values.out}.csv` : ''} and ${values.out}.json`);
   return 0;
 }

@@ -14,9 +14,9 @@ export const COMMANDS = {
     entry: 'tools/sim.ts',
     summary: 'Runs every verification method, with no models, on synthetic context-dependent draft/target pairs: block efficiency with its standard error, the exact figure, the optimum and the universal bound.',
     options: {
-      V: { type: 'string', value: 'integer', default: '6', description: 'vocabulary size (2..4096)' },
-      K: { type: 'string', value: 'integer', default: '2', description: 'drafts per step (1..16)' },
-      L: { type: 'string', value: 'integer', default: '3', description: 'draft length (1..16)' },
+      V: { type: 'string', value: 'number', default: '6', description: 'vocabulary size (2..4096)' },
+      K: { type: 'string', value: 'number', default: '2', description: 'drafts per step (1..8)' },
+      L: { type: 'string', value: 'number', default: '3', description: 'draft length (1..8)' },
       temperature: { type: 'string', value: 'number', default: '1', description: 'sampling temperature' },
       closeness: { type: 'string', value: 'number', default: '0.5', description: 'draft closeness to the target, 0 independent .. 1 identical' },
       seed: { type: 'string', value: 'number', default: '1', description: 'random seed' },
