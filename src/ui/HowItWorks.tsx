@@ -58,11 +58,18 @@ const TOPICS: Readonly<Record<HelpTopic, { body: ReactNode; example: ReactNode }
   },
   drafts: {
     body: (
-      <p>
-        With K drafts, more guesses can match the target. SpecTr walks the drafts position by position: the drafts that agree with what was accepted so far are the candidates, and K-SEQ tests them in turn
-        with a scaled threshold min(1, p/(ρ*·q)). SpecTr-GBV block-verifies draft 1; if it stops early, the next unused draft that agrees with the accepted prefix is block-verified from there, with the
-        previous block’s residual as its first target.
-      </p>
+      <>
+        <p>
+          With K drafts, more guesses can match the target. SpecTr walks the drafts position by position: the drafts that agree with what was accepted so far are the candidates, and K-SEQ tests them in turn
+          with a scaled threshold min(1, p/(ρ*·q)). SpecTr-GBV block-verifies draft 1; if it stops early, the next unused draft that agrees with the accepted prefix is block-verified from there, with the
+          previous block’s residual as its first target.
+        </p>
+        <p>
+          Drafts need not all come from the draft model (“Drafts from”). Where the schema forces the next text (a key, a quote, a brace), it is drafted without calling the model: forced by the schema,
+          q = 1, kept with probability p(x). Prompt lookup drafts the token that followed the last one to three tokens earlier in the prompt or output, also with q = 1. Every draft follows the same rule
+          after the same prefix, so the K drafts stay independent draws from one law and every method stays lossless. The counters split drafted, invalidated and accepted tokens by source.
+        </p>
+      </>
     ),
     example: (
       <p>
