@@ -108,6 +108,8 @@ interface DraftBlock {
  */
 class FreeSources {
   private readonly spans: ({ from: number; tokens: number[] } | null)[];
+  /** The forced text after each prefix this step read it at: drafts that share a prefix read it once. */
+  private readonly forcedAfter = new Map<string, string>();
 
   constructor(
     private readonly options: DecodeOptions,
@@ -140,7 +142,8 @@ class FreeSources {
     if (span && j - span.from < span.tokens.length) return span.tokens[j - span.from] as number;
     this.spans[k] = null;
     // The grammar's state after this prefix: walk the draft's constrained tokens (all, or none is read), read, roll back.
-    const text = await timed(timings, 'mask', async () => {
+    const key = prefix.slice(this.state.tokens.length).join(',');
+    const text = this.forcedAfter.get(key) ?? await timed(timings, 'mask', async () => {
       const constrained = prefix.slice(this.state.tokens.length).filter((_, i) => constrainedAfter(prefix.slice(0, this.state.tokens.length + i)));
       let walked = 0;
       for (const token of constrained) {
@@ -149,6 +152,7 @@ class FreeSources {
       }
       const forced = walked === constrained.length ? matcher.forcedString() : '';
       matcher.rollBack(walked);
+      this.forcedAfter.set(key, forced);
       return forced;
     });
     if (text === '') return null;

@@ -1,3 +1,4 @@
+import { DRAFTER_IDS, DRAFTER_INFO, type DrafterId } from '../core/draftLaw';
 import { LIMITS, type LimitedParam } from '../contract/limits';
 import { describeRange, type RunField } from '../contract/validation';
 import { DECODE_METHODS, type DecodeMethod } from '../contract/runParams';
@@ -155,6 +156,17 @@ export function Controls() {
             <option value="constrained">constrained (draft under the mask: I = 0)</option>
           </select>
           <FieldMessage field="drafting" id="drafting-error" />
+        </label>
+        <label className="field" htmlFor="drafter">
+          <span>Drafts from</span>
+          <select id="drafter" value={params.drafter ?? 'model'} onChange={(event) => actions.setParams({ drafter: event.target.value as DrafterId })}>
+            {DRAFTER_IDS.map((drafter) => (
+              <option key={drafter} value={drafter} title={DRAFTER_INFO[drafter].description}>
+                {DRAFTER_INFO[drafter].label}
+              </option>
+            ))}
+          </select>
+          <FieldMessage field="drafter" id="drafter-error" />
         </label>
       </div>
       <NextRunNotice />

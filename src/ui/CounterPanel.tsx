@@ -13,7 +13,14 @@ import { useSpec } from './storeContext';
 function countersCsv(exported: ReturnType<typeof exportCounters>, slice: Record<string, string | number>): string {
   const vllmName: Readonly<Record<string, string>> = VLLM_NAMES;
   const rows = [['name', 'vllm_name', 'value'], ...Object.entries(slice).map(([key, value]) => [key, '', String(value)])];
-  for (const [key, value] of Object.entries(exported.speclab)) rows.push([key, vllmName[key] ?? '', Array.isArray(value) ? value.join(' ') : String(value)]);
+  for (const [key, value] of Object.entries(exported.speclab)) {
+    if (key === 'by_source') {
+      // One row per source and count: by_source.grammar.accepted.
+      for (const [source, counts] of Object.entries(exported.speclab.by_source)) for (const [name, count] of Object.entries(counts)) rows.push([`by_source.${source}.${name}`, '', String(count)]);
+      continue;
+    }
+    rows.push([key, vllmName[key] ?? '', Array.isArray(value) ? value.join(' ') : String(value)]);
+  }
   return `${rows.map((row) => row.map((cell) => (/[",\n]/.test(cell) ? `"${cell.replaceAll('"', '""')}"` : cell)).join(',')).join('\n')}\n`;
 }
 
@@ -67,7 +74,7 @@ export function CounterPanel() {
   // Counters belong to the run that made them: its parameters, not the form's, head them (the form may
   // already hold the next run's K and L).
   const params = run.status === 'idle' ? formParams : run.params;
-  const slice = { method: params.method, schema: preset, K: reportedK(params.method, params.K), L: params.L, temperature: params.temperature, drafting: params.drafting, seed: params.seed };
+  const slice = { method: params.method, schema: preset, K: reportedK(params.method, params.K), L: params.L, temperature: params.temperature, drafting: params.drafting, drafter: params.drafter ?? 'model', seed: params.seed };
   const exported = () => exportCounters(counters);
   return (
     <section className="counters" aria-labelledby="counter-heading">

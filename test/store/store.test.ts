@@ -75,6 +75,8 @@ describe('share links', () => {
     expect(decodeShare(encodeShare({ params, preset: preset.id }), fallback)).toEqual({ params, preset: preset.id, errors: {}, text: {} });
     const custom = { ...params, schemaText: '{"type": "object", "properties": {"x": {"enum": ["#", "&"]}}}', trigger: 'Answer: ' };
     expect(decodeShare(encodeShare({ params: custom, preset: 'custom' }), fallback)).toEqual({ params: custom, preset: 'custom', errors: {}, text: {} });
+    const drafted = { ...params, drafter: 'model+grammar+lookup' } as const;
+    expect(decodeShare(encodeShare({ params: drafted, preset: preset.id }), fallback)).toEqual({ params: drafted, preset: preset.id, errors: {}, text: {} });
   });
 
   it('report a broken link by field, never throwing', () => {
@@ -85,5 +87,6 @@ describe('share links', () => {
     expect(bad?.errors.K).toMatch(/K drafts must be an integer from 1 to 8; got "x"/);
     expect(bad?.text.K).toBe('x');
     expect(bad?.params.K).toBe(fallback.K);
+    expect(decodeShare('#run?method=gbv&K=1&L=1&t=1&seed=1&max=1&drafting=validate&drafter=oracle&preset=person', fallback)?.errors.drafter).toMatch(/drafter must be one of model, model\+grammar/);
   });
 });
