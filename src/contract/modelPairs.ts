@@ -6,7 +6,7 @@ const bundled = (name: string) => `${import.meta.env.BASE_URL}models/${name}/`;
 /**
  * On wasm the target's weight products are int8 (tools/train/quantize.py): on a CPU each scored position costs
  * less. onnxruntime-web's WebGPU EP gives wrong logits for those products, so on WebGPU the pair loads the
- * float32 target the int8 one was quantized from (README: "Which target on which backend").
+ * float32 target the int8 one was quantized from (README: "Which target on which backend"; docs/models.md: "The int8 target").
  */
 export const BUNDLED_PAIR: PairSource = {
   label: 'SpecLab bundled pair (offline): draft 50k parameters, target 5M (int8 on wasm, float32 on WebGPU)',

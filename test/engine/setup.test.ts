@@ -15,7 +15,7 @@ import { BUNDLED_DRAFT_DIR, BUNDLED_TARGET_DIR, directoryReader, loadBundledPair
 import { nodeGpu } from '../support/gpu';
 
 /** Sets up with the bundled pair, recording the provider the setup asked the loader for. */
-async function setUp(request: Pick<SetupRequest, 'provider' | 'verifier' | 'gpu'>) {
+async function setUp(request: Pick<SetupRequest, 'provider' | 'verifier' | 'gpu' | 'assumeHardwareAdapter'>) {
   const asked: ExecutionProvider[] = [];
   const setup = await setupEngine({
     ...request,
@@ -63,6 +63,14 @@ describe('setupEngine', () => {
     const { setup } = await setUp({ provider: 'wasm', verifier: 'auto', gpu: nodeGpu() });
     expect(setup.verifier).toBe(software ? 'cpu' : 'gpu');
     expect(setup.verifierReason).toEqual(software ? expect.stringMatching(/software WebGPU adapter/) : null);
+    await setup.dispose();
+  });
+
+  it("'auto' on a hardware adapter (the test hook's claim) asks for the models on WebGPU and says why", async () => {
+    const { setup, asked } = await setUp({ provider: 'auto', verifier: 'cpu', gpu: nodeGpu(), assumeHardwareAdapter: true });
+    expect(asked).toEqual(['webgpu']);
+    expect([setup.provider, setup.fallbackReason]).toEqual(['webgpu', null]);
+    expect(setup.webgpuReason).toMatch(/^hardware adapter: .+/);
     await setup.dispose();
   });
 
