@@ -4,6 +4,7 @@ import { defineConfig } from 'vitest/config';
 import react from '@vitejs/plugin-react';
 import { CONTENT_SECURITY_POLICY } from './src/contract/csp.ts';
 import { LongestFirstSequencer } from './test/support/sequencer.ts';
+import { serviceWorker } from './tools/serviceWorkerPlugin.ts';
 
 // onnxruntime-web needs SharedArrayBuffer for its threaded wasm, which needs cross-origin isolation.
 const crossOriginIsolation = {
@@ -61,7 +62,7 @@ function previewHeaders(): Plugin {
 }
 
 export default defineConfig({
-  plugins: [react(), contentSecurityPolicy(), previewHeaders()],
+  plugins: [react(), contentSecurityPolicy(), previewHeaders(), serviceWorker()],
   server: { headers: crossOriginIsolation },
   preview: { headers: { ...crossOriginIsolation, 'Content-Security-Policy': CONTENT_SECURITY_POLICY } },
   build: { target: 'es2022' },

@@ -48,3 +48,12 @@ export const NETWORK_LIMITS = {
   requestSeconds: 15,
   stallSeconds: 15,
 } as const;
+
+/** What a talk file (src/store/talk.ts) may hold: a talk is untrusted input like a share link. */
+export const TALK_LIMITS = {
+  /** The file's size in characters. */
+  fileChars: 1_000_000,
+  scenes: 200,
+  /** A title's or a caption's length in characters. */
+  captionChars: 500,
+} as const;
