@@ -71,10 +71,11 @@ export interface SpecState {
   /** A run to start once the models are ready (a shared link). */
   pendingAutoRun: boolean;
   /**
-   * Talk mode (./talk.ts): the open talk and the scene on screen, or null; `stopAt` is the step the scene's
-   * run pauses at (null: it runs to the end); `pending` starts the scene once the models are ready.
+   * Talk mode (./talk.ts): the open talk and the scene on screen, or null; `stop` indexes the scene's list
+   * of step counts and `stopAt` is the count its run pauses at (null: it runs to the end, or races);
+   * `pending` starts the scene once the models are ready.
    */
-  talk: { talk: Talk; scene: number; stopAt: number | null; pending: boolean } | null;
+  talk: { talk: Talk; scene: number; stop: number; stopAt: number | null; pending: boolean } | null;
   /** Why the last talk file could not be opened. */
   talkError: string | null;
 }
@@ -103,17 +104,20 @@ export interface SpecActions {
   applyShared(shared: DecodedShare): void;
   /** Opens a talk file's text at its first scene, or says why it cannot (`talkError`). */
   openTalk(source: string): void;
-  /** Shows scene `index` (clamped to the talk): its pair, provider, layout and run, stopped where it says. */
-  goToScene(index: number): void;
-  /** The clicker's "next": one more step while a scene is paused at its step, else the next scene. */
+  /** Shows scene `index` (clamped to the talk): its pair, provider, layout and run, paused at its `stop`th step count (the last when `stop` is past it). */
+  goToScene(index: number, stop?: number): void;
+  /** The clicker's "next": on to the scene's next step count while it is paused at one, else the next scene. */
   talkNext(): void;
-  /** The clicker's "back": the scene before (its seeded run again, so the same tokens). */
+  /** The clicker's "back": the scene's step count before (its seeded run again, so the same tokens), else the scene before at its last. */
   talkPrevious(): void;
   leaveTalk(): void;
   receive(message: FromWorker): void;
 }
 
 export type SpecStore = ReturnType<typeof createSpecStore>;
+
+/** Past any scene's last stop: goToScene clamps it to the last. */
+const MAX_STOPS_INDEX = Number.MAX_SAFE_INTEGER;
 
 /** Timed rounds a race runs after its warm-up, unless told otherwise. */
 export const DEFAULT_RACE_REPEATS = 3;
@@ -194,7 +198,7 @@ export function createSpecStore(transport: EngineTransport, options: StoreOption
       if (!talk || !scene) return;
       set({ talk: { ...talk, pending: false } });
       if (scene.stop === 'race') get().startRace();
-      else beginRun(scene.stop !== 'end');
+      else beginRun(Array.isArray(scene.stop));
     };
     return {
       engine: { status: 'idle', progress: {}, phase: null, info: null, error: null },
@@ -338,10 +342,10 @@ export function createSpecStore(transport: EngineTransport, options: StoreOption
       openTalk(source) {
         const parsed = parseTalk(source);
         if ('error' in parsed) return set({ talkError: parsed.error });
-        set({ talkError: null, talk: { talk: parsed.talk, scene: 0, stopAt: null, pending: false } });
+        set({ talkError: null, talk: { talk: parsed.talk, scene: 0, stop: 0, stopAt: null, pending: false } });
         get().goToScene(0);
       },
-      goToScene(index) {
+      goToScene(index, stop = 0) {
         const talk = get().talk;
         if (!talk) return;
         const at = Math.min(Math.max(index, 0), talk.talk.scenes.length - 1);
@@ -350,8 +354,10 @@ export function createSpecStore(transport: EngineTransport, options: StoreOption
         if (get().run.status === 'running' || get().run.status === 'paused' || get().race.status === 'running') get().reset();
         const pair = BUNDLED_PAIR_IDS[scene.pair] ?? BUNDLED_PAIR;
         const reload = pair.label !== get().pair.label || scene.provider !== get().provider || get().engine.status === 'error';
+        const stops = Array.isArray(scene.stop) ? scene.stop : [];
+        const stopIndex = Math.min(stop, Math.max(stops.length - 1, 0));
         set({
-          talk: { talk: talk.talk, scene: at, stopAt: typeof scene.stop === 'number' ? scene.stop : null, pending: true },
+          talk: { talk: talk.talk, scene: at, stop: stopIndex, stopAt: stops[stopIndex] ?? null, pending: true },
           ui: { ...get().ui, presentation: scene.presentation, selectedStep: null },
           preset: scene.run.preset,
           params: scene.run.params,
@@ -366,14 +372,19 @@ export function createSpecStore(transport: EngineTransport, options: StoreOption
       talkNext() {
         const { talk, run } = get();
         if (!talk) return;
-        if (talk.stopAt !== null && run.status === 'paused' && !talk.pending && run.steps.length >= talk.stopAt) {
-          set({ talk: { ...talk, stopAt: talk.stopAt + 1 } });
+        const stop = talk.talk.scenes[talk.scene]?.stop;
+        const next = Array.isArray(stop) ? stop[talk.stop + 1] : undefined;
+        if (next !== undefined && talk.stopAt !== null && run.status === 'paused' && !talk.pending && run.steps.length >= talk.stopAt) {
+          // The same run steps on: the 'paused' handler asks for steps until the new count.
+          set({ talk: { ...talk, stop: talk.stop + 1, stopAt: next } });
           send({ type: 'step' });
         } else if (talk.scene + 1 < talk.talk.scenes.length) get().goToScene(talk.scene + 1);
       },
       talkPrevious() {
         const talk = get().talk;
-        if (talk && talk.scene > 0) get().goToScene(talk.scene - 1);
+        if (!talk) return;
+        if (talk.stop > 0) get().goToScene(talk.scene, talk.stop - 1);
+        else if (talk.scene > 0) get().goToScene(talk.scene - 1, MAX_STOPS_INDEX);
       },
       leaveTalk() {
         set({ talk: null });

@@ -25,8 +25,14 @@ export type ViewName = (typeof VIEWS)[number];
 const RUN_KEYS = ['method', 'K', 'L', 't', 'seed', 'max', 'drafting', 'preset', 'prompt', 'p', 'schema', 'trigger'] as const;
 const SCENE_KEYS = ['caption', 'run', 'pair', 'provider', 'presentation', 'stop', 'view'] as const;
 
-/** Where a scene's run stops: after its last step, after `n` steps (then paused), or a race of every method. */
-export type SceneStop = 'end' | 'race' | number;
+/**
+ * Where a scene's run stops: after its last step, a race of every method, or paused after each of a list of
+ * step counts in turn (the clicker's "next" goes on to the next count; a number is a list of one).
+ */
+export type SceneStop = 'end' | 'race' | number[];
+
+/** The most stops one scene may list. */
+const MAX_STOPS = 64;
 
 export interface TalkScene {
   caption: string;
@@ -81,10 +87,13 @@ function parseRun(value: unknown, where: string): DecodedShare {
   return decoded;
 }
 
+const isStepCount = (value: unknown): value is number => typeof value === 'number' && Number.isInteger(value) && value >= 1 && value <= 512;
+
 function parseStop(value: unknown, where: string): SceneStop {
   if (value === undefined || value === 'end' || value === 'race') return value ?? 'end';
-  if (typeof value === 'number' && Number.isInteger(value) && value >= 1 && value <= 512) return value;
-  throw new TalkError(`${where}: "stop" must be "end", "race" or a whole number of steps from 1 to 512`);
+  if (isStepCount(value)) return [value];
+  if (Array.isArray(value) && value.length > 0 && value.length <= MAX_STOPS && value.every(isStepCount) && value.every((count, i) => i === 0 || count > (value[i - 1] as number))) return value;
+  throw new TalkError(`${where}: "stop" must be "end", "race", a whole number of steps from 1 to 512, or a rising list of at most ${MAX_STOPS} of them`);
 }
 
 function parseScene(value: unknown, index: number): TalkScene {
@@ -138,7 +147,8 @@ export function parseTalk(source: string): { talk: Talk } | { error: string } {
 export function sceneJson(scene: Omit<TalkScene, 'run'> & { run: { params: RunParams; preset: DecodedShare['preset'] } }): Record<string, unknown> {
   const query = new URLSearchParams(encodeShare(scene.run).slice('#run?'.length));
   const run = Object.fromEntries([...query.entries()].map(([key, value]) => [key, ['K', 'L', 't', 'seed', 'max', 'p'].includes(key) ? Number(value) : value]));
-  return { caption: scene.caption, run, pair: scene.pair, provider: scene.provider, presentation: scene.presentation, stop: scene.stop, view: scene.view };
+  const stop = Array.isArray(scene.stop) && scene.stop.length === 1 ? scene.stop[0] : scene.stop;
+  return { caption: scene.caption, run, pair: scene.pair, provider: scene.provider, presentation: scene.presentation, stop, view: scene.view };
 }
 
 /** A talk file's text from scenes made by `sceneJson`. */

@@ -77,7 +77,7 @@ export function TalkRecorder() {
   const [view, setView] = useState<ViewName>('output');
   const add = () => {
     const pair = pairLabel.includes('float32') ? 'bundled-float32' : 'bundled';
-    const stop = current.status === 'paused' && current.steps > 0 ? current.steps : 'end';
+    const stop = current.status === 'paused' && current.steps > 0 ? [current.steps] : 'end';
     setScenes([...scenes, sceneJson({ caption: '', run: { params: current.params, preset: current.preset }, pair, provider: current.provider, presentation: current.presentation, stop, view })]);
   };
   return (

@@ -23,7 +23,7 @@ describe('talk files', () => {
     const parsed = parseTalk(talk([{ caption: 'GBV, two steps', run: { preset: 'person', method: 'gbv', K: 2, seed: 7 }, stop: 2, view: 'inspector' }, { run: { method: 'ar' }, stop: 'race', pair: 'bundled-float32', provider: 'wasm', presentation: false }]));
     if (!('talk' in parsed)) throw new Error(parsed.error);
     const [first, second] = parsed.talk.scenes;
-    expect(first).toMatchObject({ caption: 'GBV, two steps', stop: 2, view: 'inspector', pair: 'bundled', provider: 'auto', presentation: true, run: { preset: 'person', params: { method: 'gbv', K: 2, seed: 7, L: 4 } } });
+    expect(first).toMatchObject({ caption: 'GBV, two steps', stop: [2], view: 'inspector', pair: 'bundled', provider: 'auto', presentation: true, run: { preset: 'person', params: { method: 'gbv', K: 2, seed: 7, L: 4 } } });
     expect(first?.run.params.schemaText).toContain('"name"');
     expect(second).toMatchObject({ caption: '', stop: 'race', view: 'output', pair: 'bundled-float32', provider: 'wasm', presentation: false, run: { params: { method: 'ar' } } });
   });
@@ -38,7 +38,8 @@ describe('talk files', () => {
     expect(error(talk([{ run: { colour: 'red' } }]))).toContain('scene 1: "run" has an unknown key "colour"');
     expect(error(talk([{ view: 'everything' }]))).toContain('scene 1: "view" must be one of output, counters');
     expect(error(talk([{ pair: 'https://evil.example/' }]))).toContain('"pair" must be one of bundled, bundled-float32');
-    expect(error(talk([{ stop: 0 }]))).toContain('"stop" must be "end", "race" or a whole number');
+    expect(error(talk([{ stop: 0 }]))).toContain('"stop" must be "end", "race", a whole number of steps from 1 to 512, or a rising list');
+    expect(error(talk([{ stop: [3, 2] }]))).toContain('a rising list');
     expect(error(talk([{ caption: 'x'.repeat(TALK_LIMITS.captionChars + 1) }]))).toContain(`at most ${TALK_LIMITS.captionChars}`);
     expect(error(talk([{ script: '<img onerror=alert(1)>' }]))).toContain('unknown key "script"');
   });
@@ -58,11 +59,11 @@ describe('talk files', () => {
     expect('talk' in parsed && parsed.talk.scenes.length).toBeGreaterThanOrEqual(7);
   });
 
-  it('drives the store: a scene stops at its step, "next" steps on then moves to the next scene, "back" reruns the scene before', () => {
+  it('drives the store: a scene stops at its first step count, "next" steps on to the next count then moves to the next scene, "back" reruns back', () => {
     const sent: ToWorker[] = [];
     const store = createSpecStore({ post: (message) => sent.push(message), restart: () => undefined });
     store.getState().receive(READY);
-    store.getState().openTalk(talk([{ caption: 'one', run: { seed: 3 }, stop: 2 }, { caption: 'two', run: { method: 'ar', seed: 3 } }]));
+    store.getState().openTalk(talk([{ caption: 'one', run: { seed: 3 }, stop: [2, 3] }, { caption: 'two', run: { method: 'ar', seed: 3 } }]));
     expect(store.getState().talk?.scene).toBe(0);
     const run = sent.find((message) => message.type === 'run') as Extract<ToWorker, { type: 'run' }>;
     expect(run).toMatchObject({ paused: true, params: { seed: 3 } });
@@ -74,7 +75,10 @@ describe('talk files', () => {
     store.getState().receive({ type: 'paused', runId: run.runId, paused: true });
     expect(sent.filter((message) => message.type === 'step')).toHaveLength(1);
     store.getState().talkNext();
-    expect(store.getState().talk?.stopAt).toBe(3);
+    expect(store.getState().talk).toMatchObject({ stop: 1, stopAt: 3 });
+    expect(sent.filter((message) => message.type === 'step')).toHaveLength(2);
+    store.getState().receive({ type: 'steps', runId: run.runId, records: [fakeStep] });
+    store.getState().receive({ type: 'paused', runId: run.runId, paused: true });
     expect(sent.filter((message) => message.type === 'step')).toHaveLength(2);
     store.getState().receive({ type: 'done', runId: run.runId, report: { counters: store.getState().run.counters, verdict: null, ending: 'max-tokens' } as unknown as RunReport });
     store.getState().talkNext();
@@ -82,6 +86,9 @@ describe('talk files', () => {
     expect(sent.at(-1)).toMatchObject({ type: 'run', paused: false, params: { method: 'ar', seed: 3 } });
     store.getState().talkPrevious();
     expect(sent.at(-1)).toMatchObject({ type: 'run', paused: true, params: { seed: 3 } });
+    expect(store.getState().talk).toMatchObject({ scene: 0, stop: 1, stopAt: 3 });
+    store.getState().talkPrevious();
+    expect(store.getState().talk).toMatchObject({ scene: 0, stop: 0, stopAt: 2 });
     store.getState().leaveTalk();
     expect(store.getState().talk).toBeNull();
     store.getState().openTalk('not json');
