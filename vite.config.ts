@@ -4,6 +4,7 @@ import { defineConfig } from 'vitest/config';
 import react from '@vitejs/plugin-react';
 import { CONTENT_SECURITY_POLICY, SECURITY_HEADERS } from './src/contract/csp.ts';
 import { LongestFirstSequencer } from './test/support/sequencer.ts';
+import { serviceWorker } from './tools/serviceWorkerPlugin.ts';
 
 // onnxruntime-web needs SharedArrayBuffer for its threaded wasm, which needs cross-origin isolation.
 // public/_headers repeats these and the preview's other headers for a static host (test/contract/headers.test.ts).
@@ -62,7 +63,7 @@ function previewHeaders(): Plugin {
 }
 
 export default defineConfig({
-  plugins: [react(), contentSecurityPolicy(), previewHeaders()],
+  plugins: [react(), contentSecurityPolicy(), previewHeaders(), serviceWorker()],
   server: { headers: crossOriginIsolation },
   preview: { headers: { ...crossOriginIsolation, ...SECURITY_HEADERS, 'Content-Security-Policy': CONTENT_SECURITY_POLICY } },
   build: { target: 'es2022' },

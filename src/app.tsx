@@ -5,6 +5,7 @@ import { persistHistory } from './store/historyDb';
 import { createSpecStore } from './store/store';
 import { decodeShare } from './store/shareUrl';
 import { App } from './ui/App';
+import { parseEmbed } from './ui/embed';
 import { StoreContext } from './ui/storeContext';
 import { markPhase } from './core/timeline';
 import type { EngineWorkers } from './main';
@@ -52,6 +53,10 @@ export function mountApp(workers: EngineWorkers): void {
   // A shared link is untrusted input: its fields are checked like the form's, and a bad one is shown, not thrown.
   const shared = decodeShare(location.hash, store.getState().params);
   if (shared) store.getState().applyShared(shared);
+  if (new URLSearchParams(location.search).get('present') === '1') store.getState().setUi({ presentation: true });
+  // An embed in a slide runs as soon as the models are ready: the link's run, or the first preset's.
+  const embed = parseEmbed(location.search);
+  if (embed && !('error' in embed) && !shared) store.setState({ pendingAutoRun: true });
   store.getState().load();
   if (workers.earlyError !== null) store.getState().receive({ type: 'load-error', message: `the engine worker failed: ${workers.earlyError}` });
   // Without IndexedDB (some private windows) the history still works, for this page's life only.

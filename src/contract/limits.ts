@@ -97,3 +97,12 @@ export const MANIFEST_LIMITS = {
   /** manifest.json or a Hub config.json, in bytes. */
   descriptionBytes: 1024 * 1024,
 } as const;
+
+/** What a talk file (src/store/talk.ts) may hold: a talk is untrusted input like a share link. */
+export const TALK_LIMITS = {
+  /** The file's size in characters. */
+  fileChars: 1_000_000,
+  scenes: 200,
+  /** A title's or a caption's length in characters. */
+  captionChars: 500,
+} as const;

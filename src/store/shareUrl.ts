@@ -7,12 +7,25 @@ import type { LimitedParam } from '../contract/limits';
 import { parseNumber, validateRunParams, type FieldErrors, type RunParamsInput } from '../contract/validation';
 import type { RunParams } from '../contract/runParams';
 import { SCHEMA_PRESETS, type SchemaPreset } from '../contract/presets';
+import { BUNDLED_PAIR_IDS } from '../contract/modelPairs';
+import type { ExecutionProvider } from '../contract/protocol';
 
 export type PresetChoice = SchemaPreset['id'] | 'custom' | 'free';
+
+export const PROVIDERS: readonly (ExecutionProvider | 'auto')[] = ['auto', 'wasm', 'webgpu'];
+
+/** Where and how a shared run is shown: the bundled pair by name (BUNDLED_PAIR_IDS), the runtime, presentation mode. */
+export interface ShareSetup {
+  pair: string;
+  provider: ExecutionProvider | 'auto';
+  presentation: boolean;
+}
 
 export interface SharedRun {
   params: RunParams;
   preset: PresetChoice;
+  /** Absent from links made before these keys existed (and from a Hub pair's link: the Hub pair is not named). */
+  setup?: ShareSetup;
 }
 
 /** A link read back: the run (valid fields, the fallback's value elsewhere), and each bad field's text and message. */
@@ -20,6 +33,8 @@ export interface DecodedShare extends SharedRun {
   errors: FieldErrors;
   /** What the link said for each number field it got wrong, to show in that field. */
   text: Partial<Record<LimitedParam, string>>;
+  /** What is wrong with the link's pair, runtime or presentation keys, if anything. */
+  setupError?: string;
 }
 
 /** Link keys of the number fields. */
@@ -32,7 +47,7 @@ const NUMBER_KEYS: readonly [LimitedParam, string][] = [
   ['topP', 'p'],
 ];
 
-export function encodeShare({ params, preset }: SharedRun): string {
+export function encodeShare({ params, preset, setup }: SharedRun): string {
   const query = new URLSearchParams({
     method: params.method,
     K: String(params.K),
@@ -48,6 +63,11 @@ export function encodeShare({ params, preset }: SharedRun): string {
   if (preset === 'custom' && params.schemaText !== null) query.set('schema', params.schemaText);
   if (params.trigger !== undefined) query.set('trigger', params.trigger);
   if (params.drafter !== undefined) query.set('drafter', params.drafter);
+  if (setup) {
+    query.set('pair', setup.pair);
+    query.set('runtime', setup.provider);
+    query.set('present', setup.presentation ? '1' : '0');
+  }
   return `#run?${query.toString()}`;
 }
 
@@ -92,5 +112,18 @@ export function decodeShare(hash: string, fallback: RunParams): DecodedShare | n
       candidate[name] = fallback[name];
     }
   }
-  return { preset, params: candidate as RunParams, errors, text };
+  const setup = decodeSetup(query);
+  return { preset, params: candidate as RunParams, errors, text, ...setup };
+}
+
+/** The link's pair, runtime and presentation keys: absent together, or each checked (a missing one takes its default). */
+function decodeSetup(query: URLSearchParams): { setup?: ShareSetup; setupError?: string } {
+  const pair = query.get('pair');
+  const runtime = query.get('runtime');
+  const present = query.get('present');
+  if (pair === null && runtime === null && present === null) return {};
+  if (pair !== null && !(pair in BUNDLED_PAIR_IDS)) return { setupError: `the link's pair ${JSON.stringify(pair)} is not one of ${Object.keys(BUNDLED_PAIR_IDS).join(', ')}` };
+  if (runtime !== null && !PROVIDERS.includes(runtime as ExecutionProvider)) return { setupError: `the link's runtime ${JSON.stringify(runtime)} is not one of ${PROVIDERS.join(', ')}` };
+  if (present !== null && present !== '0' && present !== '1') return { setupError: `the link's present ${JSON.stringify(present)} must be 0 or 1` };
+  return { setup: { pair: pair ?? 'bundled', provider: (runtime ?? 'auto') as ExecutionProvider | 'auto', presentation: present === '1' } };
 }

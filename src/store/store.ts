@@ -7,7 +7,7 @@ import { createStore } from 'zustand/vanilla';
 import { emptyCounters, recordStep, recordCompletion, EMPTY_SCORECARD, type Counters, type Scorecard, type CompletionKind } from '../core/metrics';
 import { SCHEMA_LIMITS, type LimitedParam } from '../contract/limits';
 import { DEFAULT_RACE_TOKEN_BUDGET, type RaceResult } from '../contract/bench';
-import { BUNDLED_PAIR } from '../contract/modelPairs';
+import { BUNDLED_PAIR, BUNDLED_PAIR_IDS } from '../contract/modelPairs';
 import type { EngineInfo, ExecutionProvider, FromWorker, LoadPhase, NetworkTimeouts, PairSource, ToWorker, VerifierChoice } from '../contract/protocol';
 import { presetParams, type RunParams } from '../contract/runParams';
 import type { RunReport } from '../contract/runReport';
@@ -15,6 +15,7 @@ import type { StepRecord } from '../contract/stepRecord';
 import { parseNumber, validateRunParams, type FieldErrors, type RunField } from '../contract/validation';
 import { SCHEMA_PRESETS } from '../contract/presets';
 import type { DecodedShare, PresetChoice } from './shareUrl';
+import { parseTalk, type Talk } from './talk';
 import { benchSlice, receiveBench, type BenchActions, type BenchState } from './benchSlice';
 import { markPhase } from '../core/timeline';
 
@@ -71,6 +72,14 @@ export interface SpecState {
   ui: { presentation: boolean; showInvalid: boolean; selectedStep: number | null; help: boolean; howItWorks: HelpTopic | null };
   /** A run to start once the models are ready (a shared link). */
   pendingAutoRun: boolean;
+  /**
+   * Talk mode (./talk.ts): the open talk and the scene on screen, or null; `stop` indexes the scene's list
+   * of step counts and `stopAt` is the count its run pauses at (null: it runs to the end, or races);
+   * `pending` starts the scene once the models are ready.
+   */
+  talk: { talk: Talk; scene: number; stop: number; stopAt: number | null; pending: boolean } | null;
+  /** Why the last talk file could not be opened. */
+  talkError: string | null;
 }
 
 export interface SpecActions {
@@ -96,10 +105,22 @@ export interface SpecActions {
   setStepDelay(ms: number): void;
   setUi(ui: Partial<SpecState['ui']>): void;
   applyShared(shared: DecodedShare): void;
+  /** Opens a talk file's text at its first scene, or says why it cannot (`talkError`). */
+  openTalk(source: string): void;
+  /** Shows scene `index` (clamped to the talk): its pair, provider, layout and run, paused at its `stop`th step count (the last when `stop` is past it). */
+  goToScene(index: number, stop?: number): void;
+  /** The clicker's "next": on to the scene's next step count while it is paused at one, else the next scene. */
+  talkNext(): void;
+  /** The clicker's "back": the scene's step count before (its seeded run again, so the same tokens), else the scene before at its last. */
+  talkPrevious(): void;
+  leaveTalk(): void;
   receive(message: FromWorker): void;
 }
 
 export type SpecStore = ReturnType<typeof createSpecStore>;
+
+/** Past any scene's last stop: goToScene clamps it to the last. */
+const MAX_STOPS_INDEX = Number.MAX_SAFE_INTEGER;
 
 /** Timed rounds a race runs after its warm-up, unless told otherwise. */
 export const DEFAULT_RACE_REPEATS = 3;
@@ -175,6 +196,15 @@ export function createSpecStore(transport: EngineTransport, options: StoreOption
       set({ run: freshRun(id, params, paused ? 'paused' : 'running'), ui: { ...get().ui, selectedStep: null } });
       send({ type: 'run', runId: id, params, paused, stepDelayMs });
     };
+    /** The open scene's run: a race, or a seeded run paused at its step or run to the end. */
+    const startScene = () => {
+      const talk = get().talk;
+      const scene = talk?.talk.scenes[talk.scene];
+      if (!talk || !scene) return;
+      set({ talk: { ...talk, pending: false } });
+      if (scene.stop === 'race') get().startRace();
+      else beginRun(Array.isArray(scene.stop));
+    };
     return {
       engine: { status: 'idle', progress: {}, phase: null, info: null, error: null },
       provider: 'auto',
@@ -194,6 +224,8 @@ export function createSpecStore(transport: EngineTransport, options: StoreOption
       scorecard: EMPTY_SCORECARD,
       ui: { presentation: false, showInvalid: false, selectedStep: null, help: false, howItWorks: null },
       pendingAutoRun: false,
+      talk: null,
+      talkError: null,
       form: { text: {}, errors: {} },
       compiling: null,
 
@@ -304,14 +336,71 @@ export function createSpecStore(transport: EngineTransport, options: StoreOption
       setUi(ui) {
         set({ ui: { ...get().ui, ...ui } });
       },
-      applyShared({ preset, params, errors, text }) {
+      applyShared({ preset, params, errors, text, setup, setupError }) {
         // A link with a bad field loads with the field marked and waits for the user; a good one runs.
-        const valid = Object.keys(errors).length === 0;
+        const valid = Object.keys(errors).length === 0 && setupError === undefined;
         set({ preset, params, form: { text, errors }, pendingAutoRun: valid });
+        if (setupError !== undefined) set({ run: { ...get().run, status: 'error', error: `This link cannot be used as it is: ${setupError}.` } });
+        if (setup) {
+          const pair = BUNDLED_PAIR_IDS[setup.pair] ?? BUNDLED_PAIR;
+          const reload = pair.label !== get().pair.label || setup.provider !== get().provider;
+          set({ pair, provider: setup.provider, ui: { ...get().ui, presentation: setup.presentation } });
+          if (reload && get().engine.status !== 'idle') return get().load();
+        }
         if (valid && get().engine.status === 'ready') {
           set({ pendingAutoRun: false });
           beginRun(false);
         }
+      },
+      openTalk(source) {
+        const parsed = parseTalk(source);
+        if ('error' in parsed) return set({ talkError: parsed.error });
+        set({ talkError: null, talk: { talk: parsed.talk, scene: 0, stop: 0, stopAt: null, pending: false } });
+        get().goToScene(0);
+      },
+      goToScene(index, stop = 0) {
+        const talk = get().talk;
+        if (!talk) return;
+        const at = Math.min(Math.max(index, 0), talk.talk.scenes.length - 1);
+        const scene = talk.talk.scenes[at];
+        if (!scene) return;
+        if (get().run.status === 'running' || get().run.status === 'paused' || get().race.status === 'running') get().reset();
+        const pair = BUNDLED_PAIR_IDS[scene.pair] ?? BUNDLED_PAIR;
+        const reload = pair.label !== get().pair.label || scene.provider !== get().provider || get().engine.status === 'error';
+        const stops = Array.isArray(scene.stop) ? scene.stop : [];
+        const stopIndex = Math.min(stop, Math.max(stops.length - 1, 0));
+        set({
+          talk: { talk: talk.talk, scene: at, stop: stopIndex, stopAt: stops[stopIndex] ?? null, pending: true },
+          ui: { ...get().ui, presentation: scene.presentation, selectedStep: null },
+          preset: scene.run.preset,
+          params: scene.run.params,
+          form: { text: {}, errors: {} },
+          pair,
+          provider: scene.provider,
+          pendingAutoRun: false,
+        });
+        if (reload) get().load();
+        else if (get().engine.status === 'ready') startScene();
+      },
+      talkNext() {
+        const { talk, run } = get();
+        if (!talk) return;
+        const stop = talk.talk.scenes[talk.scene]?.stop;
+        const next = Array.isArray(stop) ? stop[talk.stop + 1] : undefined;
+        if (next !== undefined && talk.stopAt !== null && run.status === 'paused' && !talk.pending && run.steps.length >= talk.stopAt) {
+          // The same run steps on: the 'paused' handler asks for steps until the new count.
+          set({ talk: { ...talk, stop: talk.stop + 1, stopAt: next } });
+          send({ type: 'step' });
+        } else if (talk.scene + 1 < talk.talk.scenes.length) get().goToScene(talk.scene + 1);
+      },
+      talkPrevious() {
+        const talk = get().talk;
+        if (!talk) return;
+        if (talk.stop > 0) get().goToScene(talk.scene, talk.stop - 1);
+        else if (talk.scene > 0) get().goToScene(talk.scene - 1, MAX_STOPS_INDEX);
+      },
+      leaveTalk() {
+        set({ talk: null });
       },
 
       receive(message) {
@@ -344,6 +433,7 @@ export function createSpecStore(transport: EngineTransport, options: StoreOption
               set({ pendingAutoRun: false });
               beginRun(false);
             }
+            if (state.talk?.pending) startScene();
             break;
           case 'load-error':
             set({ engine: { ...state.engine, status: 'error', error: message.message } });
@@ -357,6 +447,8 @@ export function createSpecStore(transport: EngineTransport, options: StoreOption
           }
           case 'paused':
             if (message.runId === state.run.id && state.run.status === 'running') set({ run: { ...state.run, status: 'paused' } });
+            // A talk's scene steps on by itself to the step it stops at.
+            if (message.runId === state.run.id && state.talk?.stopAt != null && state.run.steps.length < state.talk.stopAt) send({ type: 'step' });
             break;
           case 'done': {
             if (message.runId !== state.run.id) break;

@@ -13,10 +13,17 @@ import { PanelBoundary } from './PanelBoundary';
 import { ShortcutHelp, useShortcuts } from './Shortcuts';
 import { SnapshotButton } from './SnapshotButton';
 import { StatusBar } from './StatusBar';
+import { OfflineStatus } from './OfflineStatus';
 import { StepInspector } from './StepInspector';
 import { TokenStream } from './TokenStream';
 import { useSpec } from './storeContext';
 import { maybeStartFirstTour } from './Tour';
+import { TalkMode, TalkRecorder } from './TalkMode';
+import { parseEmbed } from './embed';
+import { VIEW_SELECTORS } from './views';
+
+/** `?embed=`, read once: the page's query does not change while it is open. */
+const EMBED = parseEmbed(location.search);
 
 export function App() {
   const presentation = useSpec((s) => s.ui.presentation);
@@ -29,6 +36,25 @@ export function App() {
   useEffect(() => {
     if (settled) requestAnimationFrame(maybeStartFirstTour);
   }, [settled]);
+  // An embed shows its view alone: the view is marked, and the stylesheet hides everything else (app.css).
+  useEffect(() => {
+    if (!EMBED || 'error' in EMBED) return;
+    const root = document.documentElement;
+    root.classList.add('embed');
+    root.classList.toggle('embed-controls', EMBED.controls);
+    const mark = () => {
+      const target = document.querySelector(VIEW_SELECTORS[EMBED.view]);
+      if (target && !target.classList.contains('embed-target')) {
+        document.querySelector('.embed-target')?.classList.remove('embed-target');
+        target.classList.add('embed-target');
+      }
+    };
+    // Some views appear only once a run has steps (the tree, the inspector).
+    const observer = new MutationObserver(mark);
+    observer.observe(document.body, { childList: true, subtree: true });
+    mark();
+    return () => observer.disconnect();
+  }, []);
   useEffect(() => {
     document.documentElement.classList.toggle('presentation', presentation);
     if (presentation && !document.fullscreenElement) void document.documentElement.requestFullscreen?.().catch(() => undefined);
@@ -36,12 +62,18 @@ export function App() {
   }, [presentation]);
   return (
     <main className="shell">
+      {EMBED && 'error' in EMBED && (
+        <p className="error" role="alert" data-testid="embed-error">
+          {EMBED.error}
+        </p>
+      )}
       <header>
         <h1>SpecLab</h1>
         <p className="tagline">Speculative decoding, run for real in your browser, with a JSON-schema mask at every step.</p>
         <PanelBoundary name="status">
           <StatusBar />
         </PanelBoundary>
+        <OfflineStatus />
         <button type="button" className="presentation-toggle" aria-pressed={presentation} onClick={() => setUi({ presentation: !presentation })}>
           Presentation mode (P)
         </button>
@@ -50,7 +82,9 @@ export function App() {
         </button>
         <HowItWorksButton />
         <SnapshotButton dashboard={dashboard} />
+        <TalkRecorder />
       </header>
+      <TalkMode />
       <ShortcutHelp />
       <PanelBoundary name="How it works">
         <HowItWorks />

@@ -7,7 +7,8 @@ import { download } from './download';
 import { METHOD_LABELS, percent } from './format';
 import { HelpButton } from './HowItWorks';
 import type { HelpTopic } from '../store/store';
-import { useSpec } from './storeContext';
+import { useSpec, useSpecStore } from './storeContext';
+import { bundledPairId } from '../contract/modelPairs';
 
 /** One row per counter for the CSV: our name, vLLM's name where it has one, and the value. */
 function countersCsv(exported: ReturnType<typeof exportCounters>, slice: Record<string, string | number>): string {
@@ -33,6 +34,7 @@ type ShareState = { kind: 'idle' } | { kind: 'copied' } | { kind: 'failed'; reas
 function ShareButton() {
   const params = useSpec((s) => s.params);
   const preset = useSpec((s) => s.preset);
+  const store = useSpecStore();
   const [state, setState] = useState<ShareState>({ kind: 'idle' });
   const clearTimer = useRef<ReturnType<typeof setTimeout>>(undefined);
   useEffect(() => () => clearTimeout(clearTimer.current), []);
@@ -42,7 +44,10 @@ function ShareButton() {
     clearTimer.current = setTimeout(() => setState({ kind: 'idle' }), 6000);
   };
   const share = async () => {
-    const url = `${location.origin}${location.pathname}${encodeShare({ params, preset })}`;
+    const { pair, provider, ui } = store.getState();
+    const pairId = bundledPairId(pair);
+    const setup = pairId === null ? {} : { setup: { pair: pairId, provider, presentation: ui.presentation } };
+    const url = `${location.origin}${location.pathname}${encodeShare({ params, preset, ...setup })}`;
     history.replaceState(null, '', url);
     try {
       if (!navigator.clipboard) throw new Error('this page has no clipboard access');

@@ -1,4 +1,5 @@
-import { useMemo, useState, type ReactNode } from 'react';
+import { useMemo, useRef, useState, type ReactNode } from 'react';
+import { flushSync } from 'react-dom';
 import { draftTree, explainStep } from '../core/explain';
 import type { StepRecord } from '../contract/stepRecord';
 import { BlockTrace, DecisionGrid, DecisionList } from './DecisionLines';
@@ -6,6 +7,8 @@ import { DraftTree } from './DraftTree';
 import { HelpButton } from './HowItWorks';
 import { playbackFrames, viewAt } from './playback';
 import { StepPlayer } from './StepPlayer';
+import { download } from './download';
+import { exportReplayGif, REPLAY_HEIGHT, REPLAY_WIDTH } from './replayExport';
 
 /**
  * One speculative step, explained: the player, the draft tree, the grid of decisions, and their order.
@@ -23,11 +26,34 @@ export function ExplainedStep(props: { step: StepRecord; text: (token: number) =
     const nodes = draftTree(shape, explained.cells, { draft: step.chosen, accepted: step.accepted, finalToken: finalOrigin && last ? last.token : null, finalOrigin });
     return { explained, nodes, frames: playbackFrames(step, explained, text) };
   }, [step, text, finalOrigin, last]);
+  const panel = useRef<HTMLDivElement>(null);
+  const [exporting, setExporting] = useState<{ busy: boolean; error: string | null }>({ busy: false, error: null });
+  const exportStep = async () => {
+    if (!panel.current) return;
+    setExporting({ busy: true, error: null });
+    try {
+      const gif = await exportReplayGif(panel.current, frames.length, (at) => flushSync(() => setFrame(at)));
+      download(`speclab-step-${step.index + 1}-${REPLAY_WIDTH}x${REPLAY_HEIGHT}.gif`, gif);
+      setExporting({ busy: false, error: null });
+    } catch (error) {
+      setExporting({ busy: false, error: `Export failed: ${error instanceof Error ? error.message : String(error)}` });
+    }
+  };
   const current = frame === null ? undefined : frames[frame];
   const view = current ? viewAt(current, explained) : null;
   return (
-    <div className="explained-step">
+    <div className="explained-step" ref={panel}>
       <StepPlayer frames={frames} frame={frame} setFrame={setFrame} />
+      <p className="replay-export">
+        <button type="button" onClick={() => void exportStep()} disabled={exporting.busy} data-testid="export-step">
+          {exporting.busy ? 'Exporting the replay…' : `Export this step (GIF, ${REPLAY_WIDTH} × ${REPLAY_HEIGHT})`}
+        </button>
+        {exporting.error !== null && (
+          <span className="error" role="alert">
+            {exporting.error}
+          </span>
+        )}
+      </p>
       {step.decisions === null && <p className="error">This step’s decisions were not recorded: the CPU twin’s replay of the GPU’s step differed by f32 rounding, so only the outcome is shown.</p>}
       <h3>
         Draft tree <HelpButton topic="drafts" />

@@ -8,6 +8,9 @@ export const SHORTCUTS: readonly [string, string][] = [
   ['R', 'reset'],
   ...DECODE_METHODS.map((method): [string, string] => [decodeMethodInfo(method).shortcut, `method: ${decodeMethodInfo(method).label}`]),
   ['P', 'presentation mode'],
+  ['PageDown / → / Space', 'in a talk: next step or scene'],
+  ['PageUp / ←', 'in a talk: previous scene'],
+  ['Esc', 'leave the talk'],
   ['?', 'this list'],
 ];
 
@@ -22,6 +25,13 @@ export function useShortcuts(): void {
       const actions = store.getState();
       const target = event.target as HTMLElement | null;
       if (target && (target.closest('input, textarea, select, [contenteditable="true"]') || event.ctrlKey || event.metaKey || event.altKey)) return;
+      // In a talk, the keys a presentation clicker sends move through the scenes.
+      if (actions.talk) {
+        if (event.key === 'PageDown' || event.key === 'ArrowRight' || event.key === ' ') actions.talkNext();
+        else if (event.key === 'PageUp' || event.key === 'ArrowLeft') actions.talkPrevious();
+        else if (event.key === 'Escape') actions.leaveTalk();
+        if (['PageDown', 'ArrowRight', ' ', 'PageUp', 'ArrowLeft', 'Escape'].includes(event.key)) return event.preventDefault();
+      }
       // Space on a focused button (or link, or summary) presses it, as everywhere else: it is not "run / pause" then.
       if (event.key === ' ' && target?.closest('button, a[href], summary, [role="button"]')) return;
       const method = DECODE_METHODS.find((candidate) => decodeMethodInfo(candidate).shortcut === event.key);

@@ -62,8 +62,9 @@ export function startTour(): void {
   tour.drive();
 }
 
-/** The first visit's tour, unless it was dismissed before, the page is automated, or ?tour=off. */
+/** The first visit's tour, unless it was dismissed before, the page is automated, ?tour=off, or the page is a talk or an embed. */
 export function maybeStartFirstTour(): void {
-  if (navigator.webdriver || new URLSearchParams(location.search).get('tour') === 'off' || dismissed()) return;
+  const query = new URLSearchParams(location.search);
+  if (navigator.webdriver || query.get('tour') === 'off' || query.has('talk') || query.has('embed') || dismissed()) return;
   startTour();
 }

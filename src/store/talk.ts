@@ -1,0 +1,157 @@
+/**
+ * Talk files (docs/presenting.md#talk-mode): a versioned JSON list of scenes a presentation clicker steps
+ * through. A scene's run is written with the share link's keys and read back through the share link's one
+ * decoder (./shareUrl.ts), so a talk is checked exactly as a link or the form is. A talk file is untrusted
+ * input: every field is checked, a problem is one message naming the scene and the field, and captions are
+ * only ever rendered as text.
+ */
+import { TALK_LIMITS } from '../contract/limits';
+import { BUNDLED_PAIR_IDS } from '../contract/modelPairs';
+import type { ExecutionProvider } from '../contract/protocol';
+import { presetParams, type RunParams } from '../contract/runParams';
+import { SCHEMA_PRESETS } from '../contract/presets';
+import { decodeShare, encodeShare, PROVIDERS, type DecodedShare } from './shareUrl';
+
+export const TALK_FORMAT = 'speclab-talk';
+export const TALK_VERSION = 1;
+
+/** What a scene shows, by name; the same names as `?embed=` (src/ui/embed.ts). */
+export const VIEWS = ['output', 'counters', 'inspector', 'tree', 'race', 'chart-histogram', 'chart-ratios', 'chart-counters', 'chart-mean-length', 'chart-per-position'] as const;
+export type ViewName = (typeof VIEWS)[number];
+
+/** A talk names only the bundled pairs (BUNDLED_PAIR_IDS), which need no network. */
+
+/** The share link's keys, which a scene's `run` may set. */
+const RUN_KEYS = ['method', 'K', 'L', 't', 'seed', 'max', 'drafting', 'preset', 'prompt', 'p', 'schema', 'trigger'] as const;
+const SCENE_KEYS = ['caption', 'run', 'pair', 'provider', 'presentation', 'stop', 'view'] as const;
+
+/**
+ * Where a scene's run stops: after its last step, a race of every method, or paused after each of a list of
+ * step counts in turn (the clicker's "next" goes on to the next count; a number is a list of one).
+ */
+export type SceneStop = 'end' | 'race' | number[];
+
+/** The most stops one scene may list. */
+const MAX_STOPS = 64;
+
+export interface TalkScene {
+  caption: string;
+  run: DecodedShare;
+  pair: string;
+  provider: ExecutionProvider | 'auto';
+  presentation: boolean;
+  stop: SceneStop;
+  view: ViewName;
+}
+
+export interface Talk {
+  title: string;
+  scenes: TalkScene[];
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const list = (names: readonly string[]) => names.join(', ');
+
+function unknownKey(record: Record<string, unknown>, allowed: readonly string[]): string | undefined {
+  return Object.keys(record).find((key) => !allowed.includes(key));
+}
+
+function text(value: unknown, what: string): string {
+  if (typeof value !== 'string') throw new TalkError(`${what} must be a string`);
+  if (value.length > TALK_LIMITS.captionChars) throw new TalkError(`${what} is ${value.length} characters; at most ${TALK_LIMITS.captionChars}`);
+  return value;
+}
+
+class TalkError extends Error {}
+
+function parseRun(value: unknown, where: string): DecodedShare {
+  if (value === undefined) value = {};
+  if (!isRecord(value)) throw new TalkError(`${where}: "run" must be an object with the share link's keys (${list(RUN_KEYS)})`);
+  const extra = unknownKey(value, RUN_KEYS);
+  if (extra !== undefined) throw new TalkError(`${where}: "run" has an unknown key ${JSON.stringify(extra)}; the keys are ${list(RUN_KEYS)}`);
+  for (const [key, field] of Object.entries(value)) {
+    if (typeof field !== 'string' && typeof field !== 'number') throw new TalkError(`${where}: run.${key} must be a string or a number`);
+  }
+  // Keys the scene leaves out take the preset's defaults (the first preset's when it names none).
+  const presetId = typeof value.preset === 'string' ? value.preset : (SCHEMA_PRESETS[0]?.id ?? 'custom');
+  const preset = SCHEMA_PRESETS.find((candidate) => candidate.id === presetId) ?? SCHEMA_PRESETS[0];
+  if (!preset) throw new TalkError('no presets');
+  const defaults: RunParams = presetParams(preset);
+  const query = new URLSearchParams(encodeShare({ params: defaults, preset: preset.id }).slice('#run?'.length));
+  for (const [key, field] of Object.entries(value)) query.set(key, String(field));
+  const decoded = decodeShare(`#run?${query.toString()}`, defaults);
+  if (!decoded) throw new TalkError(`${where}: "run" could not be read`);
+  const problem = Object.values(decoded.errors)[0];
+  // The share link's messages say "the link's K"; in a talk it is the scene's.
+  if (problem !== undefined) throw new TalkError(`${where}: ${problem.replace(/^the link/, 'the run')}`);
+  return decoded;
+}
+
+const isStepCount = (value: unknown): value is number => typeof value === 'number' && Number.isInteger(value) && value >= 1 && value <= 512;
+
+function parseStop(value: unknown, where: string): SceneStop {
+  if (value === undefined || value === 'end' || value === 'race') return value ?? 'end';
+  if (isStepCount(value)) return [value];
+  if (Array.isArray(value) && value.length > 0 && value.length <= MAX_STOPS && value.every(isStepCount) && value.every((count, i) => i === 0 || count > (value[i - 1] as number))) return value;
+  throw new TalkError(`${where}: "stop" must be "end", "race", a whole number of steps from 1 to 512, or a rising list of at most ${MAX_STOPS} of them`);
+}
+
+function parseScene(value: unknown, index: number): TalkScene {
+  const where = `scene ${index + 1}`;
+  if (!isRecord(value)) throw new TalkError(`${where} must be an object`);
+  const extra = unknownKey(value, SCENE_KEYS);
+  if (extra !== undefined) throw new TalkError(`${where} has an unknown key ${JSON.stringify(extra)}; the keys are ${list(SCENE_KEYS)}`);
+  const pair = value.pair ?? 'bundled';
+  if (typeof pair !== 'string' || !(pair in BUNDLED_PAIR_IDS)) throw new TalkError(`${where}: "pair" must be one of ${list(Object.keys(BUNDLED_PAIR_IDS))}`);
+  const provider = value.provider ?? 'auto';
+  if (!PROVIDERS.includes(provider as ExecutionProvider)) throw new TalkError(`${where}: "provider" must be one of ${list(PROVIDERS)}`);
+  const presentation = value.presentation ?? true;
+  if (typeof presentation !== 'boolean') throw new TalkError(`${where}: "presentation" must be true or false`);
+  const view = value.view ?? 'output';
+  if (!VIEWS.includes(view as ViewName)) throw new TalkError(`${where}: "view" must be one of ${list(VIEWS)}`);
+  return {
+    caption: text(value.caption ?? '', `${where}: "caption"`),
+    run: parseRun(value.run, where),
+    pair,
+    provider: provider as ExecutionProvider | 'auto',
+    presentation,
+    stop: parseStop(value.stop, where),
+    view: view as ViewName,
+  };
+}
+
+/** A talk file's text read back: the talk, or one message that says what is wrong and where. Never throws. */
+export function parseTalk(source: string): { talk: Talk } | { error: string } {
+  try {
+    if (source.length > TALK_LIMITS.fileChars) throw new TalkError(`the file is ${source.length} characters; a talk may have at most ${TALK_LIMITS.fileChars}`);
+    let json: unknown;
+    try {
+      json = JSON.parse(source);
+    } catch (error) {
+      throw new TalkError(`it is not JSON (${error instanceof Error ? error.message : String(error)})`);
+    }
+    if (!isRecord(json) || json.format !== TALK_FORMAT) throw new TalkError(`it is not a talk: a talk is a JSON object with "format": "${TALK_FORMAT}"`);
+    if (json.version !== TALK_VERSION) throw new TalkError(`"version" must be ${TALK_VERSION} (this file says ${JSON.stringify(json.version ?? null)})`);
+    const extra = unknownKey(json, ['format', 'version', 'title', 'scenes']);
+    if (extra !== undefined) throw new TalkError(`unknown key ${JSON.stringify(extra)}; the keys are format, version, title, scenes`);
+    if (!Array.isArray(json.scenes) || json.scenes.length === 0) throw new TalkError('"scenes" must be a non-empty list');
+    if (json.scenes.length > TALK_LIMITS.scenes) throw new TalkError(`${json.scenes.length} scenes; a talk may have at most ${TALK_LIMITS.scenes}`);
+    return { talk: { title: text(json.title ?? '', '"title"'), scenes: json.scenes.map(parseScene) } };
+  } catch (error) {
+    if (error instanceof TalkError) return { error: `This talk file cannot be used: ${error.message}.` };
+    throw error;
+  }
+}
+
+/** A scene holding the run as it stands, for "Add to talk": the share link's keys, and the scene's other fields. */
+export function sceneJson(scene: Omit<TalkScene, 'run'> & { run: { params: RunParams; preset: DecodedShare['preset'] } }): Record<string, unknown> {
+  const query = new URLSearchParams(encodeShare(scene.run).slice('#run?'.length));
+  const run = Object.fromEntries([...query.entries()].map(([key, value]) => [key, ['K', 'L', 't', 'seed', 'max', 'p'].includes(key) ? Number(value) : value]));
+  const stop = Array.isArray(scene.stop) && scene.stop.length === 1 ? scene.stop[0] : scene.stop;
+  return { caption: scene.caption, run, pair: scene.pair, provider: scene.provider, presentation: scene.presentation, stop, view: scene.view };
+}
+
+/** A talk file's text from scenes made by `sceneJson`. */
+export function talkJson(title: string, scenes: readonly Record<string, unknown>[]): string {
+  return `${JSON.stringify({ format: TALK_FORMAT, version: TALK_VERSION, title, scenes }, null, 2)}\n`;
+}

@@ -1,0 +1,18 @@
+/**
+ * Where each named view (src/store/talk.ts `VIEWS`: what a talk's scene shows and what `?embed=` renders)
+ * is on the page: a CSS selector for its element.
+ */
+import type { ViewName } from '../store/talk';
+
+export const VIEW_SELECTORS: Record<ViewName, string> = {
+  output: 'section.stream',
+  counters: 'section.counters',
+  inspector: 'section.inspector',
+  tree: '[data-testid="draft-tree"]',
+  race: 'section.race',
+  'chart-histogram': 'figure[data-chart="histogram"]',
+  'chart-ratios': 'figure[data-chart="ratios"]',
+  'chart-counters': 'figure[data-chart="counters"]',
+  'chart-mean-length': 'figure[data-chart="mean-length"]',
+  'chart-per-position': 'figure[data-chart="per-position"]',
+};

@@ -1,0 +1,167 @@
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, Page } from 'playwright-core';
+import { buildAndPreview, launchChromium, recordProblems, type BuiltApp } from '../support/browser';
+
+const SCREENSHOTS = 'test-results/screenshots';
+
+/** Three scenes: a run to the end, a run paused at step 2 then 3, and multiple drafts to the end. */
+const TALK = JSON.stringify({
+  format: 'speclab-talk',
+  version: 1,
+  title: 'three scenes',
+  scenes: [
+    { caption: 'The target alone.', run: { preset: 'sentiment', method: 'ar', seed: 5, max: 12 }, view: 'output' },
+    { caption: 'One draft, two steps, then three.', run: { preset: 'person', method: 'tokenwise', K: 1, L: 4, seed: 5, max: 48 }, stop: [2, 3], view: 'inspector' },
+    { caption: 'Three drafts to the end.', run: { preset: 'sentiment', method: 'spectr-gbv', K: 3, L: 4, seed: 5, max: 24 }, view: 'chart-histogram' },
+  ],
+});
+const BAD_TALK = JSON.stringify({ format: 'speclab-talk', version: 1, scenes: [{ run: { K: 99 } }] });
+
+/** A GIF's screen size and image count, read by walking its blocks (LZW data is skipped, not decoded). */
+function gifFrames(bytes: Buffer): { width: number; height: number; frames: number } {
+  expect(bytes.subarray(0, 6).toString('latin1')).toBe('GIF89a');
+  const skipSubBlocks = (at: number) => {
+    while (bytes[at] !== 0) at += (bytes[at] ?? 0) + 1;
+    return at + 1;
+  };
+  const colourTable = (packed: number) => (packed & 0x80 ? 3 * 2 ** ((packed & 7) + 1) : 0);
+  let at = 13 + colourTable(bytes[10] ?? 0);
+  let frames = 0;
+  for (;;) {
+    const block = bytes[at];
+    if (block === 0x3b) break;
+    if (block === 0x21) at = skipSubBlocks(at + 2);
+    else if (block === 0x2c) {
+      frames++;
+      at = skipSubBlocks(at + 10 + colourTable(bytes[at + 9] ?? 0) + 1);
+    } else throw new Error(`GIF: unexpected block 0x${block?.toString(16)} at ${at}`);
+  }
+  return { width: bytes.readUInt16LE(6), height: bytes.readUInt16LE(8), frames };
+}
+
+const status = (page: Page) => page.getByTestId('run-status');
+const tokens = (page: Page) => page.getByTestId('token-stream').first().getAttribute('data-text');
+
+/** The scene on screen: its counter and caption, and the run stopped where the scene says. */
+async function expectScene(page: Page, scene: number, caption: string, stopped: 'done' | 'paused', steps?: number): Promise<void> {
+  await expect(page.getByTestId('talk-counter').textContent()).resolves.toBe(`scene ${scene} / 3`);
+  await expect(page.getByTestId('talk-caption').textContent()).resolves.toBe(caption);
+  await status(page).filter({ hasText: new RegExp(`^${stopped}$`) }).waitFor({ timeout: 120_000 });
+  if (steps !== undefined) await page.locator(`[data-counter="steps"]`).filter({ hasText: new RegExp(`^${steps}$`) }).waitFor({ timeout: 60_000 });
+}
+
+describe('on stage: offline after one visit, a talk driven by a clicker, one view in a frame', () => {
+  let app: BuiltApp;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    mkdirSync(SCREENSHOTS, { recursive: true });
+    [app, browser] = await Promise.all([buildAndPreview(), launchChromium({ webgpu: false })]);
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await app?.close();
+  });
+
+  it('after one visit, the app reloads and runs a generation to the end with the network off', async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 720 } });
+    const page = await context.newPage();
+    const problems = recordProblems(page);
+    // ?sw: under automation the app registers its service worker only when asked (src/ui/OfflineStatus.tsx).
+    await page.goto(`${app.url}?sw`);
+    await page.getByTestId('offline-status').and(page.locator('[data-state="ready"]')).waitFor({ timeout: 180_000 });
+    await expect(page.getByTestId('offline-status').textContent()).resolves.toBe('offline: ready');
+    await context.setOffline(true);
+    await page.reload();
+    await page.getByTestId('status-line').waitFor({ timeout: 120_000 });
+    await page.locator('#max-tokens').fill('16');
+    await page.getByRole('button', { name: 'Run', exact: true }).click();
+    await status(page).filter({ hasText: /^(done|error)$/ }).waitFor({ timeout: 120_000 });
+    await expect(status(page).textContent()).resolves.toBe('done');
+    expect((await tokens(page))?.length).toBeGreaterThan(0);
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it('PageDown and PageUp step through a three-scene talk, showing the same tokens on a second pass; a step exports as a GIF; a malformed talk is named; ?present=1 opens presentation mode', async () => {
+    // No service worker here, so that the page's routes see every request.
+    const context = await browser.newContext({ viewport: { width: 1280, height: 720 }, serviceWorkers: 'block', acceptDownloads: true });
+    await context.route((url) => url.pathname === '/stage-talk.json', (route) => route.fulfill({ contentType: 'application/json', body: TALK }));
+    await context.route((url) => url.pathname === '/bad-talk.json', (route) => route.fulfill({ contentType: 'application/json', body: BAD_TALK }));
+    const page = await context.newPage();
+    const problems = recordProblems(page);
+    await page.goto(`${app.url}?talk=/stage-talk.json`);
+    await expectScene(page, 1, 'The target alone.', 'done');
+    const first = await tokens(page);
+    await page.keyboard.press('PageDown');
+    await expectScene(page, 2, 'One draft, two steps, then three.', 'paused', 2);
+    await page.keyboard.press('PageDown');
+    await expectScene(page, 2, 'One draft, two steps, then three.', 'paused', 3);
+    await page.keyboard.press('PageDown');
+    await expectScene(page, 3, 'Three drafts to the end.', 'done');
+    const third = await tokens(page);
+    await page.screenshot({ path: `${SCREENSHOTS}/talk-mode-1280x720.png` });
+    // "Export this step": the last step's replay as a GIF.
+    const [download] = await Promise.all([page.waitForEvent('download', { timeout: 120_000 }), page.getByTestId('export-step').click()]);
+    const gif = readFileSync(await download.path());
+    writeFileSync(`${SCREENSHOTS}/${download.suggestedFilename()}`, gif);
+    const decoded = gifFrames(gif);
+    expect(decoded).toMatchObject({ width: 1280, height: 720 });
+    expect(decoded.frames).toBeGreaterThanOrEqual(10);
+    await page.keyboard.press('PageUp');
+    await expectScene(page, 2, 'One draft, two steps, then three.', 'paused', 3);
+    await page.keyboard.press('PageUp');
+    await expectScene(page, 2, 'One draft, two steps, then three.', 'paused', 2);
+    await page.keyboard.press('PageUp');
+    await expectScene(page, 1, 'The target alone.', 'done');
+    expect(await tokens(page)).toBe(first);
+    await page.keyboard.press('PageDown');
+    await expectScene(page, 2, 'One draft, two steps, then three.', 'paused', 2);
+    await page.keyboard.press('PageDown');
+    await page.keyboard.press('PageDown');
+    await expectScene(page, 3, 'Three drafts to the end.', 'done');
+    expect(await tokens(page)).toBe(third);
+    await page.keyboard.press('Escape');
+    await page.getByTestId('talk-bar').waitFor({ state: 'detached' });
+
+    await page.goto(`${app.url}?talk=/bad-talk.json`);
+    await expect(page.getByTestId('talk-error').textContent()).resolves.toMatch(/^This talk file cannot be used: scene 1: the run's K: /);
+    await page.goto(`${app.url}?present=1`);
+    await page.waitForFunction(() => document.documentElement.classList.contains('presentation'));
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it('?embed=tree and ?embed=chart-histogram fill an 800 × 450 frame with that view alone', async () => {
+    const context = await browser.newContext({ viewport: { width: 1000, height: 1100 }, serviceWorkers: 'block' });
+    const page = await context.newPage();
+    const problems = recordProblems(page);
+    // A slide page that is cross-origin isolated itself, as the engine needs (docs/presenting.md#embeds).
+    const slide = `<!doctype html><iframe id="tree" src="/?embed=tree" width="800" height="450" allow="cross-origin-isolated"></iframe><iframe id="chart" src="/?embed=chart-histogram" width="800" height="450" allow="cross-origin-isolated"></iframe>`;
+    await context.route(
+      (url) => url.pathname === '/slide.html',
+      (route) => route.fulfill({ contentType: 'text/html', headers: { 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp' }, body: slide }),
+    );
+    await page.goto(`${app.url}slide.html`);
+    for (const [frameId, selector] of [
+      ['tree', '[data-testid="draft-tree"]'],
+      ['chart', 'figure[data-chart="histogram"] .recharts-bar-rectangle'],
+    ] as const) {
+      const frame = page.frameLocator(`#${frameId}`);
+      await frame.locator(selector).first().waitFor({ state: 'attached', timeout: 180_000 });
+      const target = await frame.locator('.embed-target').boundingBox();
+      const outer = await page.locator(`#${frameId}`).boundingBox();
+      if (!target || !outer) throw new Error('no box');
+      // The view fills the frame (less the frame's 2 px border).
+      expect(Math.abs(target.width - 800)).toBeLessThan(1);
+      expect(Math.abs(target.height - 450)).toBeLessThan(1);
+      expect(Math.abs(target.x - outer.x - 2)).toBeLessThan(1);
+      await expect(frame.getByRole('heading', { name: 'SpecLab' }).isVisible()).resolves.toBe(false);
+      await expect(frame.locator('section.counters').isVisible()).resolves.toBe(false);
+    }
+    await page.screenshot({ path: `${SCREENSHOTS}/embeds-800x450.png` });
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+});
