@@ -35,15 +35,17 @@ export function CounterList({ entries, testId, help }: { entries: readonly Count
   );
 }
 
-/** A run's counters and ratios, as the counter panel, the history and the comparison show them. */
 /** "model 12 · 0 · 7 | schema 9 · 0 · 9 | lookup 3 · 1 · 1": R, I and A split by where the draft tokens came from. */
 export function sourceBreakdown({ bySource }: Counters): string {
   const names = { model: 'model', grammar: 'schema', lookup: 'lookup' } as const;
   return (['model', 'grammar', 'lookup'] as const).map((source) => `${names[source]} ${bySource[source].drafted} · ${bySource[source].invalidated} · ${bySource[source].accepted}`).join(' | ');
 }
 
+/** A run's counters and ratios, as the counter panel, the history and the comparison show them. */
 export function countersEntries(counters: Counters): CounterEntry[] {
   const ratios = derivedRatios(counters);
+  // The split by source says something only when a free drafter proposed tokens; with the draft model alone it repeats R, I and A.
+  const freeDrafts = counters.bySource.grammar.drafted + counters.bySource.lookup.drafted > 0;
   return [
     ['R raw draft tokens', counters.raw, 'R'],
     ['I invalidated by grammar', counters.invalidated, 'I'],
@@ -56,7 +58,7 @@ export function countersEntries(counters: Counters): CounterEntry[] {
     ['A/R draft yield', percent(ratios.draftYield), 'yield'],
     ['mean acceptance length', fixed(ratios.meanAcceptanceLength, 3), 'mean-length', '1 + A/steps'],
     ['accepted-length histogram', counters.histogram.join(' · '), 'histogram', '0..L'],
-    ['drafted · invalidated · accepted by source', sourceBreakdown(counters), 'by-source', 'model · schema (q = 1) · lookup (q = 1)'],
+    ...(freeDrafts ? [['drafted · invalidated · accepted by source', sourceBreakdown(counters), 'by-source', 'model · schema (q = 1) · lookup (q = 1)'] satisfies CounterEntry] : []),
   ];
 }
 
