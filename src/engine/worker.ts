@@ -44,6 +44,14 @@ let loaded: { message: LoadMessage; info: EngineInfo } | null = null;
 /** Why onnxruntime's WebGPU device was lost under the models, once it has been. */
 let modelsDeviceLoss: string | null = null;
 let active: { runId: number; controller: AbortController } | null = null;
+/**
+ * Jobs (runs, races, sweeps, scorecards) are numbered as they arrive; each cancels every job before it, and
+ * a cancel cancels every job so far. A job still queued, or still compiling its schema, when it is cancelled
+ * must not start: `active` only reaches a job once it runs.
+ */
+let jobsArrived = 0;
+let jobsCancelled = 0;
+const cancelledJob = (job: number) => job <= jobsCancelled;
 /** The load in flight: a new load (or Cancel, which loads the bundled pair) aborts its network reads. */
 let loading: AbortController | null = null;
 let paused = false;
@@ -247,9 +255,11 @@ function stepSink(runId: number) {
   return { onStep, flush };
 }
 
-async function run(message: Extract<ToWorker, { type: 'run' }>): Promise<void> {
+async function run(message: Extract<ToWorker, { type: 'run' }>, job: number): Promise<void> {
+  // A cancelled run is gone from the page already (its id is stale there): nothing to report.
+  if (cancelledJob(job)) return;
   const ready = await prepare(message.runId, message.params);
-  if (!ready) return;
+  if (!ready || cancelledJob(job)) return;
   const controller = new AbortController();
   active = { runId: message.runId, controller };
   paused = message.paused;
@@ -270,14 +280,16 @@ async function run(message: Extract<ToWorker, { type: 'run' }>): Promise<void> {
 }
 
 /** A race, sweep or scorecard: cancellable like a run, reporting progress as it goes. */
-async function benchJob(message: Extract<ToWorker, { type: 'race' | 'sweep' | 'scorecard' }>): Promise<void> {
+async function benchJob(message: Extract<ToWorker, { type: 'race' | 'sweep' | 'scorecard' }>, job: number): Promise<void> {
   const { runId } = message;
   const fail = (text: string, cancelled: boolean) => post(message.type === 'race' ? { type: 'run-error', runId, message: text } : { type: 'bench-error', runId, message: text, cancelled });
+  if (cancelledJob(job)) return fail(`${message.type} cancelled`, true);
   // A race checks its parameters and compiles its schema as a run does; sweeps and scorecards vary their own.
   // A sweep's schema is compiled the same way, under the page's compile budget (its cells then reuse it).
   const ready = message.type === 'race' ? await prepare(runId, message.params) : message.type === 'sweep' ? await prepare(runId, message.spec.base) : null;
   // prepare() has reported why (a run error under this job's id).
   if (message.type !== 'scorecard' && !ready) return;
+  if (cancelledJob(job)) return fail(`${message.type} cancelled`, true);
   if (!setup) return fail('the models are not loaded yet', false);
   const current = setup.engine;
   const controller = new AbortController();
@@ -301,6 +313,12 @@ async function benchJob(message: Extract<ToWorker, { type: 'race' | 'sweep' | 's
 
 // onnxruntime sessions run one call at a time: a new run starts after the one it cancels has stopped.
 let queue: Promise<void> = Promise.resolve();
+/** A new job cancels every one before it, running or queued. */
+function newJob(): number {
+  jobsCancelled = jobsArrived;
+  active?.controller.abort();
+  return ++jobsArrived;
+}
 const enqueue = (work: () => Promise<void>) => {
   queue = queue.then(work, work);
 };
@@ -317,18 +335,20 @@ onmessage = (event: MessageEvent<ToWorker>) => {
       enqueue(() => load(message, controller));
       break;
     }
-    case 'run':
-      active?.controller.abort();
+    case 'run': {
+      const job = newJob();
       nudge();
-      enqueue(() => run(message));
+      enqueue(() => run(message, job));
       break;
+    }
     case 'race':
     case 'sweep':
-    case 'scorecard':
-      active?.controller.abort();
+    case 'scorecard': {
+      const job = newJob();
       nudge();
-      enqueue(() => benchJob(message));
+      enqueue(() => benchJob(message, job));
       break;
+    }
     case 'pause':
       paused = true;
       break;
@@ -344,6 +364,7 @@ onmessage = (event: MessageEvent<ToWorker>) => {
       stepDelayMs = message.stepDelayMs;
       break;
     case 'cancel':
+      jobsCancelled = jobsArrived;
       active?.controller.abort();
       nudge();
       break;

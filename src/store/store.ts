@@ -477,7 +477,8 @@ export function createSpecStore(transport: EngineTransport, options: StoreOption
           case 'run-error':
             if (message.errors) set({ form: { ...state.form, errors: { ...state.form.errors, ...message.errors } } });
             if (message.runId === state.run.id) set({ run: { ...state.run, status: 'error', error: message.message } });
-            else if (message.runId === state.race.id) set({ race: { ...state.race, status: 'error', error: message.message } });
+            // A race the page already stopped (Reset, a new run) stays cancelled when the worker reports its end.
+            else if (message.runId === state.race.id && state.race.status === 'running') set({ race: { ...state.race, status: 'error', error: message.message } });
             // A sweep's schema is checked and compiled like a run's, and refused the same way.
             else if (message.runId === state.sweep.id) set({ sweep: { ...state.sweep, status: 'error', error: message.message } });
             break;

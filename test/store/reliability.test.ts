@@ -134,6 +134,9 @@ describe('races and runs cancel each other cleanly', () => {
     store.getState().receive({ type: 'bench-progress', runId: race, done: 1, total: 10 });
     store.getState().receive({ type: 'race-done', runId: race, result: {} as RaceResult });
     expect(store.getState().race).toMatchObject({ status: 'cancelled', done: 0, result: null });
+    // The worker's own word that the race ended cancelled does not turn it into an error.
+    store.getState().receive({ type: 'run-error', runId: race, message: 'race cancelled' });
+    expect(store.getState().race).toMatchObject({ status: 'cancelled', error: null });
   });
 });
 
