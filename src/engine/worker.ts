@@ -313,10 +313,15 @@ async function benchJob(message: Extract<ToWorker, { type: 'race' | 'sweep' | 's
 
 // onnxruntime sessions run one call at a time: a new run starts after the one it cancels has stopped.
 let queue: Promise<void> = Promise.resolve();
-/** A new job cancels every one before it, running or queued. */
-function newJob(): number {
+/** Cancels every job so far, running or queued. */
+function cancelJobs(): void {
   jobsCancelled = jobsArrived;
   active?.controller.abort();
+}
+
+/** A new job cancels every one before it. */
+function newJob(): number {
+  cancelJobs();
   return ++jobsArrived;
 }
 const enqueue = (work: () => Promise<void>) => {
@@ -364,8 +369,7 @@ onmessage = (event: MessageEvent<ToWorker>) => {
       stepDelayMs = message.stepDelayMs;
       break;
     case 'cancel':
-      jobsCancelled = jobsArrived;
-      active?.controller.abort();
+      cancelJobs();
       nudge();
       break;
     case 'lose-gpu-device':
