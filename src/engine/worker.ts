@@ -37,6 +37,24 @@ function reportTrap(error: unknown): void {
 }
 
 const FLUSH_MS = 400;
+
+/**
+ * onnxruntime's wasm calls resolve within the task that made them, so a decode loop never lets this worker
+ * read its messages: without a turn, Cancel or Pause would wait for the whole run, race or sweep (a race cut
+ * by Reset ran on for about a minute). A zero-delay macrotask through a MessageChannel (setTimeout is
+ * clamped to 4 ms once nested), at most every TURN_MS; the engine leaves time spent here out of tokens/s.
+ */
+const TURN_MS = 50;
+const turns = new MessageChannel();
+let lastTurn = 0;
+async function readMessagesNow(): Promise<void> {
+  if (performance.now() - lastTurn < TURN_MS) return;
+  await new Promise<void>((resolve) => {
+    turns.port1.onmessage = () => resolve();
+    turns.port2.postMessage(null);
+  });
+  lastTurn = performance.now();
+}
 /** The loaded pair, its verifier and engine, replaced on every load. */
 let setup: EngineSetup | null = null;
 /** What the latest load asked for and reported: the base of a fallback after a GPU failure. */
@@ -242,6 +260,7 @@ function stepSink(runId: number) {
   const onStep = async (record: StepRecord) => {
     pending.push(record);
     if (paused || stepDelayMs > 0 || performance.now() - lastFlush > FLUSH_MS) flush();
+    await readMessagesNow();
     if (stepDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, stepDelayMs));
     if (paused && stepsAllowed > 0) {
       stepsAllowed--;
@@ -295,7 +314,7 @@ async function benchJob(message: Extract<ToWorker, { type: 'race' | 'sweep' | 's
   const controller = new AbortController();
   active = { runId, controller };
   const options = { signal: controller.signal, onProgress: (done: number, total: number) => post({ type: 'bench-progress', runId, done, total }) };
-  const run = (params: RunParams) => current.run(params, undefined, controller.signal);
+  const run = (params: RunParams) => current.run(params, readMessagesNow, controller.signal);
   try {
     if (message.type === 'race') post({ type: 'race-done', runId, result: await raceMethods(run, ready ? ready.params : message.params, DECODE_METHODS, message.repeats, { ...options, tokenBudget: message.tokenBudget }) });
     else if (message.type === 'sweep') {

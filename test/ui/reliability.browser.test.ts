@@ -37,6 +37,22 @@ function recordLoadBanner() {
   }).observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
 }
 
+/** How each job the worker ran ended, as the worker said it: a race's result or its cancellation. */
+function recordJobEndings() {
+  const endings: string[] = [];
+  (window as unknown as { jobEndings: string[] }).jobEndings = endings;
+  const NativeWorker = window.Worker;
+  window.Worker = class extends NativeWorker {
+    constructor(...args: ConstructorParameters<typeof Worker>) {
+      super(...args);
+      this.addEventListener('message', (event: MessageEvent<{ type: string; message?: string }>) => {
+        if (event.data.type === 'race-done') endings.push('race-done');
+        if (event.data.type === 'run-error') endings.push(`run-error: ${event.data.message ?? ''}`);
+      });
+    }
+  };
+}
+
 const wideSchema = (properties: number) =>
   JSON.stringify({ type: 'object', properties: Object.fromEntries(Array.from({ length: properties }, (_, i) => [`field_${i}`, { type: 'integer' }])) });
 
@@ -49,6 +65,7 @@ describe('the built app under hostile input', { timeout: 300_000 }, () => {
     const page = await browser.newPage({ viewport: { width: 1280, height: 720 } });
     page.on('pageerror', (error) => problems.push(`page: ${error.message}`));
     await page.addInitScript(recordLoadBanner);
+    await page.addInitScript(recordJobEndings);
     await page.goto(`${app.url}${hash}`);
     if (waitForModels) await page.getByTestId('provider').waitFor({ timeout: 120_000 });
     return page;
@@ -149,6 +166,10 @@ describe('the built app under hostile input', { timeout: 300_000 }, () => {
     await page.getByRole('heading', { name: /Race: every method.*\(running…/ }).waitFor({ timeout: 10_000 });
     await page.getByRole('button', { name: 'Reset', exact: true }).click();
     await page.getByRole('heading', { name: /Race: every method.*\(cancelled\)/ }).waitFor({ timeout: 10_000 });
+    // The worker itself stopped the race: it read the cancel mid-race instead of finishing the race first.
+    const jobEndings = () => page.evaluate(() => (window as unknown as { jobEndings: string[] }).jobEndings);
+    await expect.poll(jobEndings, { timeout: 60_000 }).not.toEqual([]);
+    await expect(jobEndings()).resolves.toEqual(['run-error: race cancelled']);
     await expect(scorecard.textContent()).resolves.toBe(before);
     await runPresetToEnd(page, 'person');
     await expect(scorecard.textContent()).resolves.toMatch(/ of 1 \(truncated 0,/);
