@@ -12,6 +12,7 @@ export interface TreeChecks {
   cacheOnGpu: boolean;
 }
 
+/** Per model: the checks on the EP it runs on (WebGPU unless its manifest rules it out), then the tree checks on each EP. */
 export interface BrowserModelsReport {
   [name: string]: {
     /** The loader's refusal of WebGPU, where the manifest rules it out; the checks then ran on wasm. */
@@ -22,17 +23,13 @@ export interface BrowserModelsReport {
     batched: number;
     trimmed: number;
     cacheOnGpu: boolean;
+    tree: { wasm: TreeChecks; webgpu: TreeChecks | { refusal: string } };
   };
-}
-
-/** models.html?tree: the tree checks alone, per model and EP. */
-export interface BrowserTreeReport {
-  [name: string]: { wasm: TreeChecks; webgpu: TreeChecks | { refusal: string } };
 }
 
 declare global {
   interface Window {
-    speclabModels: Promise<BrowserModelsReport | BrowserTreeReport | { error: string }>;
+    speclabModels: Promise<BrowserModelsReport | { error: string }>;
   }
 }
 
@@ -57,31 +54,25 @@ async function loadOnGpu(name: string): Promise<{ model: Awaited<ReturnType<type
   }
 }
 
-async function treeChecks(name: string, provider: 'wasm' | 'webgpu'): Promise<TreeChecks> {
-  const model = await load(name, provider);
+type Model = Awaited<ReturnType<typeof load>>;
+
+async function treeChecks(model: Model): Promise<TreeChecks> {
   const { tree, kept, scale } = await treeScoringError(model);
-  const cacheOnGpu = await cacheIsOnGpu(model);
-  await model.session.release();
-  return { tree, kept, scale, cacheOnGpu };
+  return { tree, kept, scale, cacheOnGpu: await cacheIsOnGpu(model) };
 }
 
-/** The tree checks on WebGPU, or the loader's refusal where the model's manifest rules WebGPU out. */
-async function treeChecksOnGpu(name: string): Promise<TreeChecks | { refusal: string }> {
-  try {
-    return await treeChecks(name, 'webgpu');
-  } catch (error) {
-    if (!(error instanceof ProviderUnsupportedError)) throw error;
-    return { refusal: error.message };
-  }
-}
-
+/**
+ * One page for every check: a second page would lose the WebGPU EP's compiled kernels, which SwiftShader
+ * takes most of a minute to build again. Each model's WebGPU session serves its logit checks and its tree
+ * checks; a fresh wasm session its wasm tree checks.
+ */
 async function run(): Promise<BrowserModelsReport> {
   const report: BrowserModelsReport = {};
   for (const name of NAMES) {
     const { model, webgpuRefusal } = await loadOnGpu(name);
     const prompts = model.manifest?.golden.prompts ?? [];
     const cacheOnGpu = await cacheIsOnGpu(model);
-    report[name] = {
+    const checks = {
       webgpuRefusal,
       provider: model.session.provider,
       golden: await goldenError(model),
@@ -89,16 +80,13 @@ async function run(): Promise<BrowserModelsReport> {
       ...(await batchedAndTrimmedError(model, prompts[2]?.input_ids ?? [])),
       cacheOnGpu,
     };
+    const onGpu = webgpuRefusal === null ? await treeChecks(model) : { refusal: webgpuRefusal };
+    const onWasm = webgpuRefusal === null ? await load(name, 'wasm') : model;
+    report[name] = { ...checks, tree: { wasm: await treeChecks(onWasm), webgpu: onGpu } };
     await model.session.release();
+    if (onWasm !== model) await onWasm.session.release();
   }
   return report;
 }
 
-async function runTree(): Promise<BrowserTreeReport> {
-  const report: BrowserTreeReport = {};
-  for (const name of NAMES) report[name] = { wasm: await treeChecks(name, 'wasm'), webgpu: await treeChecksOnGpu(name) };
-  return report;
-}
-
-const checks = new URLSearchParams(location.search).has('tree') ? runTree() : run();
-window.speclabModels = checks.catch((error: unknown) => ({ error: String(error) }));
+window.speclabModels = run().catch((error: unknown) => ({ error: String(error) }));

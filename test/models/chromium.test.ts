@@ -1,7 +1,7 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { suiteDevPages } from '../support/browser';
 import { goldenTolerance } from '../support/modelChecks';
-import type { BrowserModelsReport, BrowserTreeReport, TreeChecks } from '../browser/modelsPage';
+import type { BrowserModelsReport, TreeChecks } from '../browser/modelsPage';
 
 const NAMES = ['speclab-draft', 'speclab-target-int8', 'speclab-target'];
 /** Its manifest limits it to wasm: the WebGPU EP gives wrong logits for its int8 products. */
@@ -11,16 +11,17 @@ const REFUSAL = /^speclab-target-int8 runs on wasm only: onnxruntime-web's WebGP
 describe('the bundled models on onnxruntime-web’s WebGPU EP in headless Chromium', () => {
   const pages = suiteDevPages();
 
-  async function report<T>(path: string): Promise<T> {
-    const page = await pages.open(path);
-    const result = (await page.evaluate(() => window.speclabModels)) as T | { error: string };
-    if (result && typeof result === 'object' && 'error' in result) throw new Error(`the browser run failed: ${String(result.error)}`);
+  // One page runs every check (test/browser/modelsPage.ts says why); each test reads its part.
+  let checks: BrowserModelsReport;
+  beforeAll(async () => {
+    const page = await pages.open('test/browser/models.html');
+    const result = await page.evaluate(() => window.speclabModels);
+    if ('error' in result) throw new Error(`the browser run failed: ${String(result.error)}`);
     await page.close();
-    return result as T;
-  }
+    checks = result as BrowserModelsReport;
+  });
 
-  it('match the golden logits, and the GPU-resident KV cache matches recomputation after broadcast, select and trim', async () => {
-    const checks = await report<BrowserModelsReport>('test/browser/models.html');
+  it('match the golden logits, and the GPU-resident KV cache matches recomputation after broadcast, select and trim', () => {
     for (const name of NAMES) {
       const onGpu = name !== WASM_ONLY;
       expect(checks[name]?.webgpuRefusal ?? null, name).toEqual(onGpu ? null : expect.stringMatching(REFUSAL));
@@ -31,13 +32,12 @@ describe('the bundled models on onnxruntime-web’s WebGPU EP in headless Chromi
     }
   });
 
-  it('score a token tree in one run as the batched path does, and keep one path as a fresh prefill would, on wasm and WebGPU', async () => {
-    const checks = await report<BrowserTreeReport>('test/browser/models.html?tree');
+  it('score a token tree in one run as the batched path does, and keep one path as a fresh prefill would, on wasm and WebGPU', () => {
     for (const name of NAMES) {
-      const refused = checks[name]?.webgpu;
+      const refused = checks[name]?.tree.webgpu;
       if (name === WASM_ONLY) expect(refused && 'refusal' in refused ? refused.refusal : null).toMatch(REFUSAL);
       for (const provider of name === WASM_ONLY ? (['wasm'] as const) : (['wasm', 'webgpu'] as const)) {
-        const tree = checks[name]?.[provider] as TreeChecks | undefined;
+        const tree = checks[name]?.tree[provider] as TreeChecks | undefined;
         expect(tree?.cacheOnGpu, `${name} ${provider}: the cache on the GPU`).toBe(provider === 'webgpu');
         expect(tree?.tree, `${name} ${provider}: tree against batched`).toBeLessThan(1e-5);
         expect(tree?.kept, `${name} ${provider}: kept path against a fresh prefill`).toBeLessThan(1e-5);
