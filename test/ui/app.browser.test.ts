@@ -136,17 +136,26 @@ describe('the built app in headless Chromium', () => {
     await expect(page.getByTestId('race-verdict').nth(1).textContent()).resolves.toMatch(/too few rounds/);
   });
 
-  it('a share link reproduces the run exactly', async () => {
+  it('a share link reproduces the run exactly, and round-trips the pair, the runtime and presentation mode', async () => {
     await page.locator('#preset').selectOption('event');
     await page.locator('#seed').fill('7');
     const text = await runToEnd(page);
     await page.getByTestId('share').click();
-    const shared = page.url();
-    expect(shared).toContain('#run?');
+    const shared = new URL(page.url());
+    const setupKeys = (url: URL) => Object.fromEntries(['pair', 'runtime', 'present'].map((key) => [key, new URLSearchParams(url.hash.slice('#run?'.length)).get(key)]));
+    expect(shared.hash).toMatch(/^#run\?/);
+    expect(setupKeys(shared)).toEqual({ pair: 'bundled', runtime: 'auto', present: '0' });
+    // The link carries the pair, the runtime and presentation mode too: opened with wasm chosen and presentation
+    // on, the run is the same, and the page's own link says so back.
+    shared.hash = shared.hash.replace('runtime=auto', 'runtime=wasm').replace('present=0', 'present=1');
     const other = await browser.newPage();
-    await other.goto(shared);
+    await other.goto(shared.href);
     await other.getByTestId('run-status').filter({ hasText: 'done' }).waitFor({ timeout: 180_000 });
     await expect(other.getByTestId('token-stream').getAttribute('data-text')).resolves.toBe(text);
+    await expect(other.evaluate(() => document.documentElement.classList.contains('presentation'))).resolves.toBe(true);
+    await expect(other.getByTestId('provider').textContent()).resolves.toMatch(/^Models on wasm .* · speclab-draft → speclab-target-int8 · /);
+    await other.getByTestId('share').click();
+    expect(setupKeys(new URL(other.url()))).toEqual({ pair: 'bundled', runtime: 'wasm', present: '1' });
     await other.close();
   });
 
