@@ -137,12 +137,9 @@ describe('on stage: offline after one visit, a talk driven by a clicker, one vie
     const context = await browser.newContext({ viewport: { width: 1000, height: 1100 }, serviceWorkers: 'block' });
     const page = await context.newPage();
     const problems = recordProblems(page);
-    // A slide page that is cross-origin isolated itself, as the engine needs (docs/presenting.md#embeds).
-    const slide = `<!doctype html><iframe id="tree" src="/?embed=tree" width="800" height="450" allow="cross-origin-isolated"></iframe><iframe id="chart" src="/?embed=chart-histogram" width="800" height="450" allow="cross-origin-isolated"></iframe>`;
-    await context.route(
-      (url) => url.pathname === '/slide.html',
-      (route) => route.fulfill({ contentType: 'text/html', headers: { 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp' }, body: slide }),
-    );
+    // A plain slide page on the app's origin (docs/presenting.md#embeds): no isolation headers are needed.
+    const slide = `<!doctype html><iframe id="tree" src="/?embed=tree" width="800" height="450"></iframe><iframe id="chart" src="/?embed=chart-histogram" width="800" height="450"></iframe>`;
+    await context.route((url) => url.pathname === '/slide.html', (route) => route.fulfill({ contentType: 'text/html', body: slide }));
     await page.goto(`${app.url}slide.html`);
     for (const [frameId, selector] of [
       ['tree', '[data-testid="draft-tree"]'],
