@@ -69,13 +69,13 @@ class Int8Product(nn.Module):
         return product if self.bias is None else product + self.bias
 
 
-class Int8Decoder(nn.Module):
-    """A Decoder whose tied output projection is an Int8Product (the input embedding stays float32): it reads
-    ln_final's output and replaces the float32 logits."""
+class OutputProjectedDecoder(nn.Module):
+    """A Decoder whose tied output projection is replaced by `output_projection` (a quantized product), while the
+    input embedding stays float32: it reads ln_final's output and replaces the float32 logits."""
 
-    def __init__(self, decoder, output_product: Int8Product):
+    def __init__(self, decoder, output_projection):
         super().__init__()
-        self.decoder, self.output_product = decoder, output_product
+        self.decoder, self.output_projection = decoder, output_projection
         self.config = decoder.config
 
     def empty_past(self, batch: int):
@@ -88,7 +88,7 @@ class Int8Decoder(nn.Module):
             _, *present = self.decoder(*inputs)
         finally:
             hook.remove()
-        return (self.output_product(hidden[0]), *present)
+        return (self.output_projection(hidden[0]), *present)
 
 
 def products_of(model):
@@ -131,7 +131,7 @@ def quantized_copy(model, ranges):
         for name in ('qkv', 'attention_out', 'mlp_in', 'mlp_out'):
             linear = getattr(block, name)
             setattr(block, name, Int8Product(linear.weight.detach(), linear.bias.detach(), ranges.pop(0)))
-    return Int8Decoder(copy, Int8Product(copy.token_embedding.weight.detach(), None, ranges.pop(0)))
+    return OutputProjectedDecoder(copy, Int8Product(copy.token_embedding.weight.detach(), None, ranges.pop(0)))
 
 
 def distance(model, quantized, data):

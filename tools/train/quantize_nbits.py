@@ -34,7 +34,7 @@ from onnx import helper, numpy_helper
 
 sys.path.insert(0, os.path.dirname(__file__))
 from distill import committed  # noqa: E402
-from quantize import MODELS, SOURCE, distance, products_of  # noqa: E402
+from quantize import MODELS, SOURCE, OutputProjectedDecoder, distance, products_of  # noqa: E402
 from train import files_of, golden_of, load, write_manifest  # noqa: E402
 
 
@@ -87,31 +87,10 @@ def quantized_copy(model, bits: int, block_size: int):
     return copy
 
 
-class NBitsDecoder(torch.nn.Module):
-    """A Decoder whose tied output projection multiplies by the dequantized embedding while the input embedding
-    (a Gather in the graph, left in float32) keeps the original one."""
-
-    def __init__(self, decoder, output_weight: torch.Tensor):
-        super().__init__()
-        self.decoder, self.output_weight = decoder, output_weight
-        self.config = decoder.config
-
-    def empty_past(self, batch: int):
-        return self.decoder.empty_past(batch)
-
-    def forward(self, *inputs):
-        hidden = []
-        hook = self.decoder.ln_final.register_forward_hook(lambda _, __, output: hidden.append(output))
-        try:
-            _, *present = self.decoder(*inputs)
-        finally:
-            hook.remove()
-        return (hidden[0] @ self.output_weight.t(), *present)
-
-
 def nbits_decoder(model, bits: int, block_size: int):
     output = torch.from_numpy(dequantized(*blockwise(model.token_embedding.weight.detach().numpy(), bits, block_size)))
-    return NBitsDecoder(quantized_copy(model, bits, block_size), output)
+    # The input embedding (a Gather in the graph) keeps its float32 weights; only the output product is quantized.
+    return OutputProjectedDecoder(quantized_copy(model, bits, block_size), lambda hidden: hidden @ output.t())
 
 
 def rewrite(source_path: str, out_path: str, model, bits: int, block_size: int, accuracy_level: int) -> None:
