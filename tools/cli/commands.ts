@@ -5,6 +5,7 @@
  */
 import type { CommandSpec } from './args';
 import { DRAFTER_IDS } from '../../src/core/draftLaw';
+import { DEFAULT_SAMPLE_TOKEN_BUDGET } from '../../src/contract/bench';
 
 const SPECULATIVE_METHODS = 'tokenwise, gbv, spectr, spectr-gbv, recursive-rejection, optimal-tree';
 
@@ -173,13 +174,14 @@ export const COMMANDS = {
     name: 'sweep',
     entry: '/tools/cli/sweep.ts',
     viaVite: true,
-    summary: 'A K × L sweep on the bundled models: per cell the summed counters, the ratios, tokens/s and the speedup over ar with a 95% bootstrap interval over seeds; cells whose interval holds 1.0 or overlaps the best cell\'s are marked as noise, and the best is bold only when it stands out.',
+    summary: 'A K × L sweep on the bundled models: per cell the summed counters, the ratios, tokens/s and the speedup over ar with a 95% bootstrap interval over --seeds samples, each run to --token-budget tokens; cells whose interval holds 1.0 or overlaps the best cell\'s are marked as noise, and the best is bold only when it stands out.',
     options: {
       preset: { type: 'string', default: 'person', description: 'schema preset' },
       method: { type: 'string', default: 'spectr-gbv', placeholder: 'ID', description: SPECULATIVE_METHODS },
       K: { type: 'string', value: 'list', default: '1,2,3', description: 'K values' },
       L: { type: 'string', value: 'list', default: '2,4,6', description: 'L values' },
-      seeds: { type: 'string', value: 'integer', default: '2', description: 'seeds per cell' },
+      seeds: { type: 'string', value: 'integer', default: '4', description: 'samples per cell (the bootstrap\'s units), each on its own successive seeds' },
+      'token-budget': { type: 'string', value: 'integer', default: String(DEFAULT_SAMPLE_TOKEN_BUDGET), description: 'a sample runs seeds until ar and the method have each output this many tokens' },
       seed: { type: 'string', default: '1', placeholder: 'N', description: 'first seed' },
       temperature: { type: 'string', default: '1', placeholder: 'T', description: 'sampling temperature' },
       'max-tokens': { type: 'string', default: '48', placeholder: 'N', description: 'tokens per run at most' },
@@ -194,10 +196,11 @@ export const COMMANDS = {
     name: 'scorecard',
     entry: '/tools/cli/scorecard.ts',
     viaVite: true,
-    summary: 'The structured-output scorecard on the bundled models: one row per preset and constraint state (the schema on, and the same prompt without it); validity is ajv against the full schema; tokens/s with a 95% bootstrap interval over seeds.',
+    summary: 'The structured-output scorecard on the bundled models: one row per preset and constraint state (the schema on, and the same prompt without it); validity is ajv against the full schema; tokens/s, and the schema-on row\'s speed over schema-off on the same seeds, with 95% bootstrap intervals over --seeds samples run to --token-budget tokens, marked "within noise" where the ratio\'s interval holds 1.0.',
     options: {
       presets: { type: 'string', value: 'list', default: 'sentiment,person', description: 'presets' },
-      seeds: { type: 'string', value: 'integer', default: '2', description: 'seeds per row' },
+      seeds: { type: 'string', value: 'integer', default: '3', description: 'samples per preset (the bootstrap\'s units), each on its own successive seeds' },
+      'token-budget': { type: 'string', value: 'integer', default: String(DEFAULT_SAMPLE_TOKEN_BUDGET), description: 'a sample runs seeds until the schema-on and schema-off decodes have each output this many tokens' },
       seed: { type: 'string', default: '1', placeholder: 'N', description: 'first seed' },
       method: { type: 'string', default: 'spectr-gbv', placeholder: 'ID', description: `ar, ${SPECULATIVE_METHODS}` },
       K: { type: 'string', default: '3', placeholder: 'N', description: 'drafts per step' },
