@@ -43,6 +43,7 @@ function parse(values: Values<typeof COMMANDS.bench>) {
   const { provider, verifier, scoring } = values;
   const seeds = positiveInteger('seeds', values.seeds);
   const rounds = positiveInteger('rounds', values.rounds);
+  const tokenBudget = positiveInteger('token-budget', values['token-budget'], 100_000);
   const methods = values.methods === undefined ? SPECULATIVE : values.methods.split(',').map((name) => name.trim());
   const unknown = methods.filter((name) => !(SPECULATIVE as readonly string[]).includes(name));
   if (unknown.length > 0) throw new UsageError(`--methods: unknown ${unknown.join(', ')}; the methods are ${SPECULATIVE.join(', ')}`);
@@ -54,7 +55,7 @@ function parse(values: Values<typeof COMMANDS.bench>) {
   const drafters = values.drafters.split(',').map((name) => name.trim());
   const unknownDrafters = drafters.filter((name) => !isDrafterId(name));
   if (unknownDrafters.length > 0) throw new UsageError(`--drafters: unknown ${unknownDrafters.join(', ')}; the drafters are ${DRAFTER_IDS.join(', ')}`);
-  return { values, seeds, provider, verifier, treeScoring: scoring === 'tree', rounds, selection: { methods: methods as MethodId[], grid, rounds, drafters: drafters as DrafterId[] } } as const;
+  return { values, seeds, provider, verifier, treeScoring: scoring === 'tree', rounds, selection: { methods: methods as MethodId[], grid, rounds, tokenBudget, drafters: drafters as DrafterId[] } } as const;
 }
 
 /** c as the median [min–max] over its n alternating rounds. */
@@ -101,7 +102,7 @@ async function bench({ values, seeds, rounds, provider, verifier: verifying, tre
   }
 
   const markdown = sections
-    .map((section) => `### ${section.where}\n\nc = draft/target forward time (batch 1, sequence 1) = ${shownC(section.costRatioSpread)}; ${seeds} seeds per row, T = 1; ${section.scoring}. ${rounds} timed rounds per preset in alternating order after an untimed warm-up; tokens/s and speedup are medians over rounds, each round's speedup against the same round's ar.\n\n${DECODE_TABLE_HEADER}\n${section.rows.map(formatDecodeRow).join('\n')}\n\n${formatSummary(summaryOverPresets(section.rows))}\n\n${profileMarkdown(section.rows, section.costRatio)}\n`)
+    .map((section) => `### ${section.where}\n\nc = draft/target forward time (batch 1, sequence 1) = ${shownC(section.costRatioSpread)}; ${seeds} seeds per row (more until a round has output ${selection.tokenBudget} tokens), T = 1; ${section.scoring}. ${rounds} timed rounds per preset in alternating order after an untimed warm-up; tokens/s and speedup are medians over rounds, each round's speedup against the same round's ar.\n\n${DECODE_TABLE_HEADER}\n${section.rows.map(formatDecodeRow).join('\n')}\n\n${formatSummary(summaryOverPresets(section.rows))}\n\n${profileMarkdown(section.rows, section.costRatio)}\n`)
     .join('\n');
   mkdirSync(dirname(values.out), { recursive: true });
   writeFileSync(`${values.out}.md`, markdown);

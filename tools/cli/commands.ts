@@ -149,6 +149,7 @@ export const COMMANDS = {
       methods: { type: 'string', value: 'list', description: 'rows to run (default every speculative method; ar always runs)' },
       grid: { type: 'string', value: 'list', placeholder: 'KxL,…', description: 'K×L configurations, e.g. 1x4,3x4' },
       rounds: { type: 'string', value: 'integer', default: '3', description: 'timed rounds per preset' },
+      'token-budget': { type: 'string', value: 'integer', default: String(DEFAULT_SAMPLE_TOKEN_BUDGET), description: 'a round of a row runs seeds past --seeds until it has output this many tokens' },
       drafters: { type: 'string', value: 'list', default: 'model', description: `drafters to compare, a row each (${DRAFTER_IDS.join(', ')})` },
       csv: { type: 'boolean', description: 'also write <out>.csv' },
     },
