@@ -7,6 +7,8 @@ import type { CommandSpec } from './args';
 import { DRAFTER_IDS } from '../../src/core/draftLaw';
 import { DEFAULT_SAMPLE_TOKEN_BUDGET } from '../../src/contract/bench';
 
+const PAIR = { type: 'string', placeholder: 'DRAFT,TARGET', description: 'the model pair to measure, each a local directory or an http(s) URL in the Hub layout (tokenizer.json, onnx/model.onnx); default the bundled pair' } as const;
+
 const SPECULATIVE_METHODS = 'tokenwise, gbv, spectr, spectr-gbv, recursive-rejection, optimal-tree';
 
 export const COMMANDS = {
@@ -50,12 +52,13 @@ export const COMMANDS = {
       drafter: { type: 'string', value: [...DRAFTER_IDS], default: 'model', description: 'where drafts come from: the draft model, plus the schema\'s forced text and/or the prompt\'s words' },
       trigger: { type: 'string', description: 'free text until this string, then the schema' },
       verifier: { type: 'string', value: ['cpu', 'gpu'], default: 'cpu', description: 'verify on the CPU twin or the WGSL kernels (Dawn)' },
+      pair: PAIR,
       repeats: { type: 'string', value: 'integer', default: '3', description: 'timed rounds of --method all' },
       json: { type: 'boolean', description: 'one JSON object per method' },
       'fail-on-invalid': { type: 'boolean', description: 'exit 1, with the first reason, when any output is not schema-valid' },
     },
-    examples: ['npm run generate -- --preset person', 'npm run generate -- --free --prompt "Once" --method all --json'],
-    smoke: ['--preset', 'sentiment', '--method', 'tokenwise', '--max-tokens', '8', '--json'],
+    examples: ['npm run generate -- --preset person', 'npm run generate -- --free --prompt "Once" --method all --json', 'npm run generate -- --preset person --pair ./my-draft,https://huggingface.co/org/target/resolve/main/'],
+    smoke: ['--preset', 'sentiment', '--method', 'tokenwise', '--max-tokens', '8', '--json', '--pair', 'public/models/speclab-draft,public/models/speclab-target-int8'],
   },
   'bench:verify': {
     name: 'bench:verify',
@@ -152,6 +155,7 @@ export const COMMANDS = {
       'token-budget': { type: 'string', value: 'integer', default: String(DEFAULT_SAMPLE_TOKEN_BUDGET), description: 'a round of a row runs seeds past --seeds until it has output this many tokens' },
       drafters: { type: 'string', value: 'list', default: 'model', description: `drafters to compare, a row each (${DRAFTER_IDS.join(', ')})` },
       csv: { type: 'boolean', description: 'also write <out>.csv' },
+      pair: { ...PAIR, description: `${PAIR.description}; needs --node-only` },
     },
     examples: ['npm run bench -- --node-only --grid 3x4 --rounds 3', 'npm run bench -- --provider webgpu --verifier gpu'],
     smoke: null,
@@ -189,8 +193,9 @@ export const COMMANDS = {
       drafting: { type: 'string', value: ['validate', 'constrained'], default: 'validate', description: 'drafts checked after, or masked while drafting' },
       json: { type: 'boolean', description: 'print {schema_version, cells: […]}' },
       csv: { type: 'boolean', description: 'print one CSV row per cell' },
+      pair: PAIR,
     },
-    examples: ['npm run sweep -- --K 1,3 --L 2,4 --seeds 4', 'npm run sweep -- --method tokenwise --L 1,2,3,4 --csv'],
+    examples: ['npm run sweep -- --K 1,3 --L 2,4 --seeds 4', 'npm run sweep -- --method tokenwise --L 1,2,3,4 --csv', 'npm run sweep -- --pair public/models/speclab-draft,public/models/speclab-target'],
     smoke: null,
   },
   scorecard: {
@@ -211,6 +216,7 @@ export const COMMANDS = {
       drafting: { type: 'string', value: ['validate', 'constrained'], default: 'validate', description: 'drafts checked after, or masked while drafting' },
       json: { type: 'boolean', description: 'print {schema_version, rows: […]}' },
       csv: { type: 'boolean', description: 'print one CSV row per row' },
+      pair: PAIR,
       'fail-on-invalid': { type: 'boolean', description: 'exit 1, with the first reason, when any constrained output is not schema-valid' },
     },
     examples: ['npm run scorecard -- --presets person --seeds 4', 'npm run scorecard -- --method tokenwise --csv'],
@@ -246,6 +252,7 @@ export const COMMANDS = {
       'acceptance-records': { type: 'string', value: 'count', default: '5', description: 'records per preset also decoded at T = 1' },
       draft: { type: 'string', value: 'file', default: 'public/models/speclab-draft', placeholder: 'DIR', description: 'draft model directory' },
       target: { type: 'string', value: 'file', default: 'public/models/speclab-target-int8', placeholder: 'DIR', description: 'target model directory' },
+      pair: { ...PAIR, description: `${PAIR.description}; instead of --draft and --target` },
       json: { type: 'string', value: 'file', description: 'also write the rows to FILE' },
     },
     examples: ['npm run models:eval -- --records 5', 'npm run models:eval -- --json bench-results/eval.json'],

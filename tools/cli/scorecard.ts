@@ -14,8 +14,9 @@ import { scorecard } from '../../src/engine/bench';
 import { ajvValidator } from '../../src/grammar/ajvValidator';
 import { UsageError, limitedOption, positiveInteger, presetOption, rangeChecked, runCommand, type Values } from './args';
 import { COMMANDS } from './commands';
+import { loadPairOption, parsePairOption, type PairLocation } from './pair';
 
-function parse(values: Values<typeof COMMANDS.scorecard>): { spec: ScorecardSpec; json: boolean; csv: boolean; failOnInvalid: boolean } {
+function parse(values: Values<typeof COMMANDS.scorecard>): { spec: ScorecardSpec; json: boolean; csv: boolean; failOnInvalid: boolean; pair: PairLocation | null } {
   const method = values.method as DecodeMethod;
   if (!DECODE_METHODS.includes(method)) throw new UsageError(`--method must be one of ${DECODE_METHODS.join(', ')}`);
   const presets = values.presets.split(',').map((id) => presetOption(id.trim()).id);
@@ -34,7 +35,7 @@ function parse(values: Values<typeof COMMANDS.scorecard>): { spec: ScorecardSpec
     },
   };
   if (values.json && values.csv) throw new UsageError('give --json or --csv, not both');
-  return { spec, json: values.json, csv: values.csv, failOnInvalid: values['fail-on-invalid'] };
+  return { spec, json: values.json, csv: values.csv, failOnInvalid: values['fail-on-invalid'], pair: values.pair === undefined ? null : parsePairOption(values.pair) };
 }
 
 const MARKDOWN_COLUMNS = ['preset', 'constrained', 'completions', 'schema_valid_rate', 'parse_errors', 'truncated', 'R', 'I', 'D', 'A', 'steps', 'grammar_survival', 'conditional_acceptance', 'draft_yield', 'mean_acceptance_length', 'mask_ms_per_step', 'tokens_per_second', 'speedup_over_free'] as const;
@@ -43,16 +44,16 @@ export function main(argv: string[]): Promise<number> {
   return runCommand(COMMANDS.scorecard, argv, ({ values }) => runScorecard(rangeChecked(() => parse(values))));
 }
 
-async function runScorecard({ spec, json, csv, failOnInvalid }: ReturnType<typeof parse>): Promise<number> {
-  const { engine, dispose } = await setupNodeEngine();
+async function runScorecard({ spec, json, csv, failOnInvalid, pair }: ReturnType<typeof parse>): Promise<number> {
+  const { engine, dispose } = await setupNodeEngine('cpu', pair === null ? undefined : await loadPairOption(pair));
   try {
     const cards = await scorecard((params) => engine.run(params), ajvValidator, spec, { onProgress: (done, total) => console.error(`scorecard: ${done}/${total} runs`) });
     const rows = cards.map(scorecardRowJson);
     if (csv) process.stdout.write(scorecardCsv(cards));
-    else if (json) console.log(JSON.stringify({ schema_version: 1, samples: spec.seeds, token_budget: spec.tokenBudget, rows }, null, 2));
+    else if (json) console.log(JSON.stringify({ schema_version: 1, samples: spec.seeds, token_budget: spec.tokenBudget, pair: pair ?? 'bundled', rows }, null, 2));
     else {
       const { method, K, L, temperature, maxTokens, seed } = spec.base;
-      console.log(`${method}, K = ${K}, L = ${L}, T = ${temperature}, at most ${maxTokens} tokens a run; per preset ${spec.seeds} samples on successive seeds from ${seed}, each run until the schema-on and schema-off decodes have output ${spec.tokenBudget} tokens\n`);
+      console.log(`${pair === null ? '' : `${pair.draft} → ${pair.target}: `}${method}, K = ${K}, L = ${L}, T = ${temperature}, at most ${maxTokens} tokens a run; per preset ${spec.seeds} samples on successive seeds from ${seed}, each run until the schema-on and schema-off decodes have output ${spec.tokenBudget} tokens\n`);
       console.log(`| ${MARKDOWN_COLUMNS.join(' | ')} |\n|${MARKDOWN_COLUMNS.map(() => '---').join('|')}|`);
       for (const row of rows) console.log(`| ${MARKDOWN_COLUMNS.map((column) => scorecardMarkdownCell(row, column)).join(' | ')} |`);
       console.log(`\ntokens/s: median over samples [95% bootstrap interval]; speedup_over_free: the schema-on decode's tokens/s over schema-off's on the same seeds; ≈ 1: its interval holds 1.0, so the schema's effect on speed is within noise.`);
