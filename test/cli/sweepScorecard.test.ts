@@ -1,11 +1,16 @@
 /**
- * `npm run sweep` and `npm run scorecard` end to end, in this process (their Vite start-up is the generate
- * smoke run's): the smallest budgeted run of each prints JSON with the intervals and noise flags, the sweep
- * on a --pair of local directories.
+ * `npm run sweep`, `scorecard`, `bench --node-only` and `models:eval` end to end, in this process (their Vite
+ * start-up is the generate smoke run's): the smallest budgeted run of each, with the intervals and noise
+ * flags in its JSON, the sweep and the evaluation on a --pair of local directories.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { main as sweep } from '../../tools/cli/sweep';
 import { main as scorecard } from '../../tools/cli/scorecard';
+import { main as bench } from '../../tools/cli/bench';
+import { main as evaluate } from '../../tools/eval-models';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 afterEach(() => {
   vi.restoreAllMocks();
@@ -19,7 +24,7 @@ async function printed(main: (argv: string[]) => Promise<number>, argv: string[]
   return JSON.parse(lines.join('\n')) as Record<string, unknown>;
 }
 
-describe('sweep and scorecard, smallest runs', () => {
+describe('the decoding tools, smallest runs', () => {
   it('sweep --json on a local --pair: a cell per (K, L) with its samples, runs, interval and noise flag', async () => {
     const json = await printed(sweep, ['--method', 'tokenwise', '--L', '1,2', '--seeds', '2', '--token-budget', '6', '--max-tokens', '4', '--pair', 'public/models/speclab-draft,public/models/speclab-target-int8', '--json']);
     expect(json).toMatchObject({ schema_version: 1, token_budget: 6, seeds: 2, pair: { draft: 'public/models/speclab-draft', target: 'public/models/speclab-target-int8' } });
@@ -40,5 +45,25 @@ describe('sweep and scorecard, smallest runs', () => {
     expect([on?.constrained, off?.constrained]).toEqual([true, false]);
     expect(on?.speedup_over_free_ci95?.low).toBe(on?.speedup_over_free);
     expect(off?.speedup_over_free).toBeNull();
+  });
+
+  it('bench --node-only, smallest: rows with speedup intervals in the JSON and the CSV', async () => {
+    const out = join(mkdtempSync(join(tmpdir(), 'speclab-bench-')), 'decode');
+    vi.spyOn(console, 'log').mockImplementation(() => undefined);
+    vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    await expect(bench(['--node-only', '--grid', '1x2', '--methods', 'tokenwise', '--rounds', '1', '--seeds', '1', '--token-budget', '1', '--csv', '--out', out])).resolves.toBe(0);
+    const json = JSON.parse(readFileSync(`${out}.json`, 'utf8')) as { schema_version: number; sections: { rows: Record<string, unknown>[] }[] };
+    expect(json.schema_version).toBe(1);
+    const rows = json.sections[0]?.rows ?? [];
+    expect(rows.filter((row) => row.method === 'tokenwise').every((row) => typeof row.speedup_within_noise_of_ar === 'boolean')).toBe(true);
+    expect(readFileSync(`${out}.csv`, 'utf8').split('\n')[0]).toContain('speedup_ci95_low');
+  });
+
+  it('models:eval on a local --pair, one record a preset', async () => {
+    const lines: string[] = [];
+    vi.spyOn(console, 'log').mockImplementation((line: string) => void lines.push(line));
+    vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    await expect(evaluate(['--records', '1', '--acceptance-records', '0', '--pair', 'public/models/speclab-draft,public/models/speclab-target-int8'])).resolves.toBe(0);
+    expect(lines.join('\n')).toMatch(/^public\/models\/speclab-draft → public\/models\/speclab-target-int8\./);
   });
 });
