@@ -3,6 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as ort from 'onnxruntime-web';
 import { ModelFileMissingError, loadPair, type FileReader, type ModelPairHandle } from '../src/models/loader';
+import { httpReader } from '../src/models/httpReader';
 
 export const BUNDLED_DRAFT_DIR = 'public/models/speclab-draft';
 /** The bundled pair's target: the float32 target below with int8 weight products (tools/train/quantize.py). */
@@ -25,6 +26,14 @@ export const directoryReader =
     }
   };
 
+/** A model directory on disk, or over http(s) (no Cache API in Node: read each time). */
+export const readerAt = (location: string): FileReader => (/^https?:\/\//i.test(location) ? httpReader(location, false) : directoryReader(location));
+
+/** A pair in the Hub layout (tools/cli/pair.ts reads `--pair`), each model a directory or a URL, on the wasm EP. */
+export function loadPairAt(location: { draft: string; target: string }): Promise<ModelPairHandle> {
+  return loadPair(ort, { draft: readerAt(location.draft), target: readerAt(location.target) }, 'wasm');
+}
+
 export function loadBundledPair(): Promise<ModelPairHandle> {
-  return loadPair(ort, { draft: directoryReader(BUNDLED_DRAFT_DIR), target: directoryReader(BUNDLED_TARGET_DIR) }, 'wasm');
+  return loadPairAt({ draft: BUNDLED_DRAFT_DIR, target: BUNDLED_TARGET_DIR });
 }

@@ -16,10 +16,9 @@ import { addCounters, eligible, emptyCounters, type Counters } from '../src/core
 import { setupNodeEngine } from './nodeEngine';
 import type { RunParams } from '../src/contract/runParams';
 import { SCHEMA_PRESETS } from '../src/contract/presets';
-import { loadPair } from '../src/models/loader';
-import { directoryReader, ort } from './bundled';
 import { UsageError, runCommand, type Values } from './cli/args';
 import { COMMANDS } from './cli/commands';
+import { loadPairOption, parsePairOption } from './cli/pair';
 import { CYCLE_LENGTH, generateCorpus, type CorpusKind, type CorpusRecord } from './train/corpus';
 
 const KINDS: readonly CorpusKind[] = [...SCHEMA_PRESETS.map((preset) => preset.id), 'custom'];
@@ -106,7 +105,8 @@ async function evaluate(values: Values<(typeof COMMANDS)['models:eval']>): Promi
   const seed = Number(values.seed);
   const perKind = Number(values.records);
   const acceptanceRecords = Number(values['acceptance-records']);
-  const pair = await loadPair(ort, { draft: directoryReader(values.draft), target: directoryReader(values.target) }, 'wasm');
+  const location = values.pair === undefined ? { draft: values.draft, target: values.target } : parsePairOption(values.pair);
+  const pair = await loadPairOption(location);
   const { engine, dispose } = await setupNodeEngine('cpu', pair);
   const fits = (record: CorpusRecord) => pair.tokenizer.encode(record.prompt + record.completion).length + 1 <= engine.contextLength;
   const rows: KindEvaluation[] = [];
@@ -142,7 +142,7 @@ async function evaluate(values: Values<(typeof COMMANDS)['models:eval']>): Promi
   } finally {
     await dispose();
   }
-  console.log(`${values.draft} → ${values.target}. Held-out records of tools/train/corpus.ts, seed ${seed}; T = 0 greedy target (ar) with the grammar mask; T = 1 tokenwise (K = 1) and spectr-gbv (K = 3), L = 4, ${acceptanceRecords} prompts a preset.\n`);
+  console.log(`${location.draft} → ${location.target}. Held-out records of tools/train/corpus.ts, seed ${seed}; T = 0 greedy target (ar) with the grammar mask; T = 1 tokenwise (K = 1) and spectr-gbv (K = 3), L = 4, ${acceptanceRecords} prompts a preset.\n`);
   console.log(formatEvaluation(rows));
   if (values.json) {
     mkdirSync(dirname(values.json), { recursive: true });

@@ -10,7 +10,7 @@
  * not R or I: give --R or --I to see D/R and A/R. `--help` lists every option (tools/cli/commands.ts).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ScrapeError, adviseDraftLength, readMetrics, readingDelta, vllmReport, type ScrapeReading, type SuppliedDraftCounts } from '../src/core/vllmMetrics';
+import { ScrapeError, adviseDraftLength, readMetrics, modelReports, readingDelta, type ScrapeReading, type SuppliedDraftCounts } from '../src/core/vllmMetrics';
 import { UsageError, runCommand, type Parsed } from './cli/args';
 import { readInputFile } from './cli/input';
 import { terminalSafe } from './cli/terminalSafe';
@@ -63,10 +63,7 @@ const shown = (value: number | null, digits = 3) => (value === null ? '—' : Nu
 export function readingJson(reading: ScrapeReading, supplied: SuppliedDraftCounts, costRatio: number | null) {
   return {
     schema_version: SCHEMA_VERSION,
-    models: [...reading.vllm].map(([model, counters]) => {
-      const report = scraped(() => vllmReport(counters, supplied));
-      return { model_name: model, ...report, ...(costRatio === null ? {} : { advice: adviseDraftLength(report.per_position_acceptance, costRatio) }) };
-    }),
+    models: scraped(() => modelReports(reading, supplied)).map(({ model, report }) => ({ model_name: model, ...report, ...(costRatio === null ? {} : { advice: adviseDraftLength(report.per_position_acceptance, costRatio) }) })),
     sglang: [...reading.sglang].map(([model, figures]) => ({
       model_name: model,
       spec_accept_length: figures.acceptLength,

@@ -13,6 +13,9 @@ import type { PositionsPerStep, RunReport } from './runReport';
 /** A race times at least this many tokens per method per round (several seeds' runs if need be). */
 export const DEFAULT_RACE_TOKEN_BUDGET = 300;
 
+/** The CLI's sweep and scorecard run each sample until both sides have output this many tokens (the app's views: one run per sample). */
+export const DEFAULT_SAMPLE_TOKEN_BUDGET = 96;
+
 export interface RaceEntry {
   method: DecodeMethod;
   /** The first timed run, on the race's seed (the table's counters and text). */
@@ -39,22 +42,28 @@ export interface SweepSpec {
   base: RunParams;
   Ks: readonly number[];
   Ls: readonly number[];
-  /** Seeds base.seed … base.seed + seeds − 1. */
+  /** Samples per cell (the bootstrap's units), each on its own successive seeds from base.seed. */
   seeds: number;
+  /** Each sample runs seeds until ar and the method have each output at least this many tokens (1 by default: one run each). */
+  tokenBudget?: number;
 }
 
 export interface SweepCell {
   K: number;
   L: number;
+  /** Samples, each run to the token budget. */
   seeds: number;
-  /** Summed over the seeds. */
+  /** The method's runs over every sample (at least one per sample) and the tokens they output. */
+  runs: number;
+  tokens: number;
+  /** Summed over every run. */
   counters: Counters;
   tokensPerSecond: Spread;
-  /** Per seed, tokens/s over ar's on the same seed, timed next to it. */
+  /** Per sample, tokens/s over ar's on the same seeds, timed next to it. */
   speedup: Spread;
-  /** The median speedup's 95% bootstrap interval over the seeds (src/core/bootstrap.ts). */
+  /** The median speedup's 95% bootstrap interval over the samples (src/core/bootstrap.ts). */
   speedupInterval: Interval;
-  /** Per seed, 1 + A/steps. */
+  /** Per sample, 1 + A/steps. */
   meanAcceptanceLength: Spread;
   /** Target positions per step over the seeds, tree and batched. */
   positionsPerStep: PositionsPerStep | null;
@@ -63,19 +72,24 @@ export interface SweepCell {
 const round = (value: number | null, digits = 4) => (value === null ? null : Number(value.toFixed(digits)));
 const roundSpread = (spread: Spread, digits = 4) => ({ median: round(spread.median, digits), min: round(spread.min, digits), q1: round(spread.q1, digits), q3: round(spread.q3, digits), max: round(spread.max, digits), n: spread.n });
 
+/** A 95% interval in the JSON: {low, high}. */
+export const intervalJson = (interval: Interval, digits: number) => ({ low: round(interval.low, digits), high: round(interval.high, digits) });
+
 /** A cell as `npm run sweep -- --json` prints it and the app exports it. */
 export function sweepCellJson(cell: SweepCell) {
   return {
     K: cell.K,
     L: cell.L,
     seeds: cell.seeds,
+    runs: cell.runs,
+    tokens: cell.tokens,
     ...counterFields(cell.counters, 4),
     tokens_per_second: round(cell.tokensPerSecond.median, 2),
     speedup: round(cell.speedup.median, 3),
     scoring_path: cell.positionsPerStep?.path ?? null,
     positions_per_step: round(cell.positionsPerStep?.mean ?? null, 2),
     batched_positions_per_step: round(cell.positionsPerStep?.batched ?? null, 2),
-    speedup_ci95: { low: round(cell.speedupInterval.low, 3), high: round(cell.speedupInterval.high, 3) },
+    speedup_ci95: intervalJson(cell.speedupInterval, 3),
     /** The interval holds 1.0: this cell cannot be told from ar on these seeds. */
     speedup_within_noise_of_ar: contains(cell.speedupInterval, 1),
     spread: { tokens_per_second: roundSpread(cell.tokensPerSecond, 2), speedup: roundSpread(cell.speedup, 3), mean_acceptance_length: roundSpread(cell.meanAcceptanceLength) },
@@ -84,17 +98,20 @@ export function sweepCellJson(cell: SweepCell) {
 
 /** The same cells as CSV, one row per cell, medians with min and max. */
 export function sweepCsv(cells: readonly SweepCell[]): string {
-  const header = ['K', 'L', 'seeds', 'mean_acceptance_length', 'conditional_acceptance', 'draft_yield', 'grammar_survival', 'tokens_per_second', 'tokens_per_second_min', 'tokens_per_second_max', 'speedup', 'speedup_min', 'speedup_max', 'speedup_ci95_low', 'speedup_ci95_high', 'speedup_within_noise_of_ar', 'scoring_path', 'positions_per_step', 'batched_positions_per_step', 'R', 'I', 'D', 'A', 'steps'];
+  const header = ['K', 'L', 'seeds', 'runs', 'tokens', 'mean_acceptance_length', 'conditional_acceptance', 'draft_yield', 'grammar_survival', 'tokens_per_second', 'tokens_per_second_min', 'tokens_per_second_max', 'speedup', 'speedup_min', 'speedup_max', 'speedup_ci95_low', 'speedup_ci95_high', 'speedup_within_noise_of_ar', 'scoring_path', 'positions_per_step', 'batched_positions_per_step', 'R', 'I', 'D', 'A', 'steps'];
   const rows = cells.map((cell) => {
     const json = sweepCellJson(cell);
-    return [json.K, json.L, json.seeds, json.mean_acceptance_length, json.conditional_acceptance, json.draft_yield, json.grammar_survival, json.tokens_per_second, json.spread.tokens_per_second.min, json.spread.tokens_per_second.max, json.speedup, json.spread.speedup.min, json.spread.speedup.max, json.speedup_ci95.low, json.speedup_ci95.high, json.speedup_within_noise_of_ar, json.scoring_path, json.positions_per_step, json.batched_positions_per_step, json.R, json.I, json.D, json.A, json.steps];
+    return [json.K, json.L, json.seeds, json.runs, json.tokens, json.mean_acceptance_length, json.conditional_acceptance, json.draft_yield, json.grammar_survival, json.tokens_per_second, json.spread.tokens_per_second.min, json.spread.tokens_per_second.max, json.speedup, json.spread.speedup.min, json.spread.speedup.max, json.speedup_ci95.low, json.speedup_ci95.high, json.speedup_within_noise_of_ar, json.scoring_path, json.positions_per_step, json.batched_positions_per_step, json.R, json.I, json.D, json.A, json.steps];
   });
   return `${[header, ...rows].map((row) => row.map((value) => (value === null ? '' : String(value))).join(',')).join('\n')}\n`;
 }
 
 export interface ScorecardSpec {
   presets: readonly SchemaPreset['id'][];
+  /** Samples per preset (the bootstrap's units), each on its own successive seeds from base.seed. */
   seeds: number;
+  /** Each sample runs seeds until the schema-on and schema-off decodes have each output this many tokens (1 by default: one run each). */
+  tokenBudget?: number;
   /** Method, K, L, temperature, max tokens, drafting and first seed for every row. */
   base: Pick<RunParams, 'method' | 'K' | 'L' | 'temperature' | 'maxTokens' | 'drafting' | 'seed'>;
 }
@@ -108,6 +125,8 @@ export interface ScorecardRow {
   temperature: number;
   seedFirst: number;
   seedLast: number;
+  /** Samples (each run to the token budget) behind the tokens/s figures. */
+  samples: number;
   card: Scorecard;
   /** Outputs that did not parse as JSON (truncated ones not included). */
   parseErrors: number;
@@ -118,8 +137,13 @@ export interface ScorecardRow {
   maskMs: number;
   generationMs: number;
   tokens: number;
+  /** Per sample. */
   tokensPerSecond: Spread;
-  /** Per seed, generation milliseconds per emitted token. */
+  /** The median tokens/s's 95% bootstrap interval over the samples. */
+  tokensPerSecondInterval: Interval;
+  /** On the schema-on row: per sample, its tokens/s over the schema-off decode's on the same seeds, and that median's interval; null on the schema-off row. */
+  overFree: { spread: Spread; interval: Interval } | null;
+  /** Per sample, generation milliseconds per emitted token. */
   interTokenMs: Spread;
 }
 
@@ -148,23 +172,37 @@ export function scorecardRowJson(row: ScorecardRow) {
     target_ms_per_step: perStep(row.targetMs),
     mask_ms_per_step: perStep(row.maskMs),
     tokens: row.tokens,
+    samples: row.samples,
     tokens_per_second: round(row.tokensPerSecond.median, 2),
+    tokens_per_second_ci95: intervalJson(row.tokensPerSecondInterval, 2),
+    /** Schema-on tokens/s over schema-off on the same seeds (null on the schema-off row), its interval, and whether that holds 1.0. */
+    speedup_over_free: row.overFree === null ? null : round(row.overFree.spread.median, 3),
+    speedup_over_free_ci95: row.overFree === null ? null : intervalJson(row.overFree.interval, 3),
+    speedup_over_free_within_noise: row.overFree === null ? null : contains(row.overFree.interval, 1),
     inter_token_latency_ms: round(row.interTokenMs.median, 3),
     spread: { tokens_per_second: roundSpread(row.tokensPerSecond, 2), inter_token_latency_ms: roundSpread(row.interTokenMs, 3) },
   };
 }
 
+/** The rows as CSV: every JSON field but the spreads, an interval (`…_ci95`) as two columns `…_ci95_low` and `…_ci95_high`. */
 export function scorecardCsv(rows: readonly ScorecardRow[]): string {
-  const objects = rows.map(scorecardRowJson);
-  const keys = Object.keys(objects[0] ?? {}).filter((key) => key !== 'spread');
+  const objects = rows.map((row) => {
+    return Object.fromEntries(Object.entries(scorecardRowJson(row)).flatMap(([key, value]): [string, unknown][] => {
+      if (key === 'spread') return [];
+      if (!key.endsWith('_ci95')) return [[key, value]];
+      const interval = value as { low: number | null; high: number | null } | null;
+      return [[`${key}_low`, interval?.low ?? null], [`${key}_high`, interval?.high ?? null]];
+    }));
+  });
+  const keys = Object.keys(objects[0] ?? {});
   const cell = (value: unknown) => (Array.isArray(value) ? value.join(' ') : value === null ? '' : String(value));
-  return `${[keys.join(','), ...objects.map((object) => keys.map((key) => cell(object[key as keyof typeof object])).join(','))].join('\n')}\n`;
+  return `${[keys.join(','), ...objects.map((object) => keys.map((key) => cell(object[key])).join(','))].join('\n')}\n`;
 }
 
 /** The figures a sweep's heatmaps show, each read from a cell the same way in the CLI and the app. */
 export const SWEEP_METRICS = {
   meanAcceptanceLength: { title: 'Mean acceptance length 1 + A/steps', digits: 2, value: (cell: SweepCell) => derivedRatios(cell.counters).meanAcceptanceLength },
-  speedup: { title: 'Speedup over AR (tokens/s, median per seed)', digits: 2, value: (cell: SweepCell) => cell.speedup.median },
+  speedup: { title: 'Speedup over AR (tokens/s, median over samples)', digits: 2, value: (cell: SweepCell) => cell.speedup.median },
   draftYield: { title: 'A/R draft yield', digits: 3, value: (cell: SweepCell) => derivedRatios(cell.counters).draftYield },
 } as const;
 
@@ -193,7 +231,7 @@ export function sweepMarkdown(cells: readonly SweepCell[], metric: SweepMetric):
   const speedup = metric === 'speedup';
   // A speedup's best cell is bold only when its interval overlaps no other cell's: otherwise the ranking is noise.
   const bold = best !== null && (!speedup || distinguishableBest(cells, best));
-  const lines = [`**${title}${speedup ? ', [95% bootstrap interval over seeds]' : ''}**`, '', `| K \\ L | ${Ls.join(' | ')} |`, `|---|${Ls.map(() => '---:').join('|')}|`];
+  const lines = [`**${title}${speedup ? ', [95% bootstrap interval over samples]' : ''}**`, '', `| K \\ L | ${Ls.join(' | ')} |`, `|---|${Ls.map(() => '---:').join('|')}|`];
   for (const K of Ks) {
     const row = Ls.map((L) => {
       const cell = cells.find((candidate) => candidate.K === K && candidate.L === L);
@@ -204,7 +242,7 @@ export function sweepMarkdown(cells: readonly SweepCell[], metric: SweepMetric):
     });
     lines.push(`| ${K} | ${row.join(' | ')} |`);
   }
-  if (speedup) lines.push('', `≈ ar: the interval holds 1.0, no faster than ar on these seeds; ≈ best: it overlaps the best cell's interval. ${bold ? 'Bold: the best cell, distinguishable from every other.' : 'No cell is bold: the best cannot be told from the others on these seeds (more seeds narrow the intervals).'}`);
+  if (speedup) lines.push('', `≈ ar: the interval holds 1.0, no faster than ar on these samples; ≈ best: it overlaps the best cell's interval. ${bold ? 'Bold: the best cell, distinguishable from every other.' : 'No cell is bold: the best cannot be told from the others on these samples (more samples, --seeds, or a larger --token-budget narrow the intervals).'}`);
   return lines.join('\n');
 }
 

@@ -196,17 +196,6 @@ export function readMetrics(text: string, label = 'the scrape'): ScrapeReading {
   return { vllm, sglang, warnings };
 }
 
-/**
- * One scrape's vLLM counters, for a scrape of one model (the app's vLLM view). Several models are never
- * summed into one figure: the message names them and points at the per-model reader.
- */
-export function readScrape(text: string, label = 'the scrape'): VllmCounters {
-  const { vllm } = readMetrics(text, label);
-  if (vllm.size === 0) throw new ScrapeError(`${label} has no vLLM speculative-decoding counters (it has SGLang's: npm run import:vllm reads them)`);
-  if (vllm.size > 1) throw new ScrapeError(`${label} holds ${vllm.size} models (${[...vllm.keys()].join(', ')}): their figures differ and are not summed; npm run import:vllm shows each`);
-  return [...vllm.values()][0] as VllmCounters;
-}
-
 /** The window between two readings, per model: vLLM's counters as deltas, SGLang's gauges as the later window's, its verify calls as a delta. */
 export function readingDelta(before: ScrapeReading, after: ScrapeReading): ScrapeReading {
   const vllm = new Map<string, VllmCounters>();
@@ -283,6 +272,11 @@ export function vllmReport(counters: VllmCounters, supplied: SuppliedDraftCounts
 }
 
 export type VllmReport = ReturnType<typeof vllmReport>;
+
+/** A reading's vLLM figures, one report per model_name in the scrape's order (never summed across models). */
+export function modelReports(reading: ScrapeReading, supplied: SuppliedDraftCounts = {}): { model: string; report: VllmReport }[] {
+  return [...reading.vllm].map(([model, counters]) => ({ model, report: vllmReport(counters, supplied) }));
+}
 
 /**
  * Which draft length L to run, from measured per-position acceptance a_i (the fraction of drafts whose

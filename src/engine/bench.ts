@@ -91,16 +91,77 @@ export function sweepCells(spec: Pick<SweepSpec, 'base' | 'Ks' | 'Ls'>): { K: nu
   return Ks.flatMap((K) => [...new Set(spec.Ls)].map((L) => ({ K, L })));
 }
 
+/** Two contenders' timed work on the same seeds: summed tokens and generation time of each, and every report. */
+export interface PairedSample<T extends string> {
+  reports: Record<T, RunReport[]>;
+  tokensPerSecond: Record<T, number>;
+  /** The seeds this sample used: first … first + runs − 1. */
+  runs: number;
+}
+
 /**
- * Every cell against ar on the same seeds. ar and the method are warmed up once, untimed; within a cell,
- * ar and the method alternate which goes first from seed to seed.
+ * One timed sample of two contenders on the same seeds: both run on seed, seed + 1, … (taking turns going
+ * first, from seed to seed, starting with `order[0]`) until each has output at least `tokenBudget` tokens.
+ * A budget makes a sample's tokens/s rest on comparable work rather than on one short run; with a budget
+ * of 1 a sample is one run of each. `onRun` is told of every run as it ends.
+ */
+export async function pairedSample<T extends string>(
+  run: Runner,
+  contenders: Readonly<Record<T, RunParams>>,
+  order: readonly [T, T],
+  seed: number,
+  tokenBudget: number,
+  options: { signal?: AbortSignal | undefined; onRun?: () => void } = {},
+): Promise<PairedSample<T>> {
+  const reports = { [order[0]]: [], [order[1]]: [] } as unknown as Record<T, RunReport[]>;
+  const tokens = (which: T) => reports[which].reduce((sum, report) => sum + report.tokens.length, 0);
+  let runs = 0;
+  while ((runs === 0 || tokens(order[0]) < tokenBudget || tokens(order[1]) < tokenBudget) && runs < MAX_RUNS_PER_SAMPLE) {
+    for (const which of runs % 2 === 0 ? order : ([order[1], order[0]] as const)) {
+      options.signal?.throwIfAborted();
+      reports[which].push(await run({ ...contenders[which], seed: seed + runs }));
+      options.onRun?.();
+    }
+    runs++;
+  }
+  const rate = (which: T) => tokens(which) / (reports[which].reduce((sum, report) => sum + report.generationMs, 0) / 1000);
+  return { reports, tokensPerSecond: { [order[0]]: rate(order[0]), [order[1]]: rate(order[1]) } as Record<T, number>, runs };
+}
+
+/**
+ * Progress of a budgeted bench in runs: `warmUps` single runs, then `samples` paired samples whose run count
+ * is known only as each ends, so the total is estimated from the samples so far (one pair each at first).
+ */
+function budgetProgress(warmUps: number, samples: number, onProgress?: (done: number, total: number) => void) {
+  let done = 0;
+  let samplesDone = 0;
+  let pairRuns = 0;
+  const estimate = () => warmUps + 2 * (pairRuns + (samples - samplesDone) * (samplesDone === 0 ? 1 : pairRuns / samplesDone));
+  const report = () => onProgress?.(done, Math.max(done, Math.round(estimate())));
+  return {
+    tick: () => {
+      done++;
+      report();
+    },
+    sampleEnded: (runs: number) => {
+      samplesDone++;
+      pairRuns += runs;
+      report();
+    },
+  };
+}
+
+/**
+ * Every cell against ar on the same seeds. ar and the method are warmed up once, untimed; a cell takes
+ * `spec.seeds` samples, each run to the token budget on successive seeds (pairedSample), ar and the method
+ * alternating which goes first. Progress counts runs against the fewest the sweep can take.
  */
 export async function sweep(run: Runner, spec: SweepSpec, options: BenchOptions & { onCell?: (cell: SweepCell) => void } = {}): Promise<SweepCell[]> {
   if (!(Number.isInteger(spec.seeds) && spec.seeds >= 1)) throw new RangeError(`seeds must be a positive integer, got ${spec.seeds}`);
+  const tokenBudget = spec.tokenBudget ?? 1;
+  if (!(Number.isInteger(tokenBudget) && tokenBudget >= 1)) throw new RangeError(`the token budget must be a positive integer, got ${tokenBudget}`);
   const cells = sweepCells(spec);
-  const total = 2 + cells.length * 2 * spec.seeds;
-  let done = 0;
-  const tick = () => options.onProgress?.(++done, total);
+  const { tick, sampleEnded } = budgetProgress(2, cells.length * spec.seeds, options.onProgress);
   const first = cells[0] as { K: number; L: number };
   for (const method of ['ar', spec.base.method] as const) {
     options.signal?.throwIfAborted();
@@ -109,28 +170,29 @@ export async function sweep(run: Runner, spec: SweepSpec, options: BenchOptions 
   }
   const results: SweepCell[] = [];
   for (const { K, L } of cells) {
-    const reports: { ar: RunReport; own: RunReport }[] = [];
+    const samples: PairedSample<'ar' | 'own'>[] = [];
+    let seed = spec.base.seed;
     for (let s = 0; s < spec.seeds; s++) {
-      const params = { ...spec.base, K, L, seed: spec.base.seed + s };
-      const order = s % 2 === 0 ? (['ar', 'own'] as const) : (['own', 'ar'] as const);
-      const pair: Partial<Record<'ar' | 'own', RunReport>> = {};
-      for (const which of order) {
-        options.signal?.throwIfAborted();
-        pair[which] = await run(which === 'ar' ? { ...params, method: 'ar' } : params);
-        tick();
-      }
-      reports.push(pair as { ar: RunReport; own: RunReport });
+      const params = { ...spec.base, K, L };
+      const sample = await pairedSample(run, { ar: { ...params, method: 'ar' }, own: params }, s % 2 === 0 ? ['ar', 'own'] : ['own', 'ar'], seed, tokenBudget, { signal: options.signal, onRun: tick });
+      seed += sample.runs;
+      samples.push(sample);
+      sampleEnded(sample.runs);
     }
+    const own = samples.flatMap((sample) => sample.reports.own);
+    const speedups = samples.map((sample) => sample.tokensPerSecond.own / sample.tokensPerSecond.ar);
     const cell: SweepCell = {
       K,
       L,
       seeds: spec.seeds,
-      counters: reports.map((pair) => pair.own.counters).reduce(addCounters),
-      tokensPerSecond: spreadOf(reports.map((pair) => pair.own.tokensPerSecond)),
-      speedup: spreadOf(reports.map((pair) => pair.own.tokensPerSecond / pair.ar.tokensPerSecond)),
-      speedupInterval: bootstrapInterval(reports.map((pair) => pair.own.tokensPerSecond / pair.ar.tokensPerSecond)),
-      meanAcceptanceLength: spreadOf(reports.map((pair) => derivedRatios(pair.own.counters).meanAcceptanceLength ?? 1)),
-      positionsPerStep: positionsPerStep(reports.map((pair) => pair.own.scoring).reduce(addScoringTotals)),
+      runs: own.length,
+      tokens: own.reduce((sum, report) => sum + report.tokens.length, 0),
+      counters: own.map((report) => report.counters).reduce(addCounters),
+      tokensPerSecond: spreadOf(samples.map((sample) => sample.tokensPerSecond.own)),
+      speedup: spreadOf(speedups),
+      speedupInterval: bootstrapInterval(speedups),
+      meanAcceptanceLength: spreadOf(samples.map((sample) => derivedRatios(sample.reports.own.map((report) => report.counters).reduce(addCounters)).meanAcceptanceLength ?? 1)),
+      positionsPerStep: positionsPerStep(own.map((report) => report.scoring).reduce(addScoringTotals)),
     };
     results.push(cell);
     options.onCell?.(cell);
@@ -177,59 +239,63 @@ export async function scorecard(run: Runner, validate: SchemaValidator, spec: Sc
     if (!preset) throw new RangeError(`unknown preset ${JSON.stringify(id)}; the presets are ${SCHEMA_PRESETS.map((p) => p.id).join(', ')}`);
     return preset;
   });
-  const total = 1 + presets.length * 2 * spec.seeds;
-  let done = 0;
-  const runCounted = async (params: RunParams) => {
-    options.signal?.throwIfAborted();
-    const report = await run(params);
-    options.onProgress?.(++done, total);
-    return report;
-  };
+  const tokenBudget = spec.tokenBudget ?? 1;
+  if (!(Number.isInteger(tokenBudget) && tokenBudget >= 1)) throw new RangeError(`the token budget must be a positive integer, got ${tokenBudget}`);
+  const { tick, sampleEnded } = budgetProgress(1, presets.length * spec.seeds, options.onProgress);
   // One untimed warm-up, so that the first row does not pay the cold start.
-  await runCounted(presetParams(presets[0] as SchemaPreset, spec.base));
+  options.signal?.throwIfAborted();
+  await run(presetParams(presets[0] as SchemaPreset, spec.base));
+  tick();
   const rows: ScorecardRow[] = [];
   for (const preset of presets) {
-    const states = [true, false].map((constrained) => ({
-      constrained,
-      params: presetParams(preset, { ...spec.base, ...(constrained ? {} : { schemaText: null }) }),
-      card: EMPTY_SCORECARD,
-      parseErrors: 0,
-      counters: emptyCounters(spec.base.L),
-      totals: { draftMs: 0, targetMs: 0, maskMs: 0, generationMs: 0, tokens: 0 },
-      perSeed: [] as { tokensPerSecond: number; interTokenMs: number }[],
-    }));
+    const params = { on: presetParams(preset, spec.base), off: presetParams(preset, { ...spec.base, schemaText: null }) };
+    const samples: PairedSample<'on' | 'off'>[] = [];
+    let seed = spec.base.seed;
     for (let s = 0; s < spec.seeds; s++) {
-      // The schema on and off take turns going first, seed by seed.
-      for (const state of s % 2 === 0 ? states : [...states].reverse()) {
-        const report = await runCounted({ ...state.params, seed: spec.base.seed + s });
-        const { verdict, json } = judge(validate, preset, report, state.constrained);
-        state.card = recordCompletion(state.card, verdict.kind);
-        if (isParseError(verdict, json)) state.parseErrors++;
-        state.counters = addCounters(state.counters, report.counters);
-        state.totals.draftMs += report.timings.draft;
-        state.totals.targetMs += report.timings.target;
-        state.totals.maskMs += report.timings.mask;
-        state.totals.generationMs += report.generationMs;
-        state.totals.tokens += report.tokens.length;
-        state.perSeed.push({ tokensPerSecond: report.tokensPerSecond, interTokenMs: report.generationMs / Math.max(1, report.tokens.length) });
-      }
+      // The schema on and off take turns going first, sample by sample (and seed by seed within one).
+      const sample = await pairedSample(run, params, s % 2 === 0 ? ['on', 'off'] : ['off', 'on'], seed, tokenBudget, { signal: options.signal, onRun: tick });
+      seed += sample.runs;
+      samples.push(sample);
+      sampleEnded(sample.runs);
     }
-    for (const state of states) {
+    for (const which of ['on', 'off'] as const) {
+      const constrained = which === 'on';
+      let card = EMPTY_SCORECARD;
+      let parseErrors = 0;
+      for (const report of samples.flatMap((sample) => sample.reports[which])) {
+        const { verdict, json } = judge(validate, preset, report, constrained);
+        card = recordCompletion(card, verdict.kind);
+        if (isParseError(verdict, json)) parseErrors++;
+      }
+      const reports = samples.flatMap((sample) => sample.reports[which]);
+      const sum = (of: (report: RunReport) => number) => reports.reduce((total, report) => total + of(report), 0);
+      const rates = samples.map((sample) => sample.tokensPerSecond[which]);
+      const overFree = samples.map((sample) => sample.tokensPerSecond.on / sample.tokensPerSecond.off);
       rows.push({
         preset: preset.id,
-        constrained: state.constrained,
+        constrained,
         method: spec.base.method,
         K: spec.base.K,
         L: spec.base.L,
         temperature: spec.base.temperature,
         seedFirst: spec.base.seed,
-        seedLast: spec.base.seed + spec.seeds - 1,
-        card: state.card,
-        parseErrors: state.parseErrors,
-        counters: state.counters,
-        ...state.totals,
-        tokensPerSecond: spreadOf(state.perSeed.map((seed) => seed.tokensPerSecond)),
-        interTokenMs: spreadOf(state.perSeed.map((seed) => seed.interTokenMs)),
+        seedLast: seed - 1,
+        samples: spec.seeds,
+        card,
+        parseErrors,
+        counters: reports.map((report) => report.counters).reduce(addCounters, emptyCounters(spec.base.L)),
+        draftMs: sum((report) => report.timings.draft),
+        targetMs: sum((report) => report.timings.target),
+        maskMs: sum((report) => report.timings.mask),
+        generationMs: sum((report) => report.generationMs),
+        tokens: sum((report) => report.tokens.length),
+        tokensPerSecond: spreadOf(rates),
+        tokensPerSecondInterval: bootstrapInterval(rates),
+        overFree: constrained ? { spread: spreadOf(overFree), interval: bootstrapInterval(overFree) } : null,
+        interTokenMs: spreadOf(samples.map((sample) => {
+          const own = sample.reports[which];
+          return own.reduce((total, report) => total + report.generationMs, 0) / Math.max(1, own.reduce((total, report) => total + report.tokens.length, 0));
+        })),
       });
     }
   }

@@ -35,6 +35,7 @@ describe('npm run generate: usage and input errors', () => {
     [['--preset', 'person', '--method', 'fastest'], /^generate: --method must be one of ar, tokenwise/],
     [['--preset', 'person', '--drafter', 'oracle'], 'generate: --drafter must be one of model, model+grammar, model+lookup, model+grammar+lookup, got "oracle"'],
     [['--preset', 'nobody'], /^generate: --preset: unknown preset "nobody"/],
+    [['--preset', 'person', '--pair', 'no-such-draft,public/models/speclab-target'], 'generate: --pair: the draft "no-such-draft" is neither a directory nor an http(s) URL'],
     [['--preset', 'person', '--free'], 'generate: give exactly one of --preset <name>, --schema <file> or --free'],
     [['--free'], 'generate: --prompt is required without --preset'],
     [['--free', '--prompt', ''], 'generate: the prompt is empty'],

@@ -1,8 +1,9 @@
 /**
  * Every tool with smoke arguments in tools/cli/commands.ts runs once, as npm runs it, and exits 0 with a
  * sane output, so that a command that crashes cannot land. The ones without (they build the app, drive
- * Chromium or decode every preset: minutes) are covered by --help and the refusals in help.test.ts, and
- * `sim` by test/tools/sim.test.ts.
+ * Chromium or decode every preset: minutes) are covered by --help and the refusals in help.test.ts, `sim` by
+ * test/tools/sim.test.ts, and sweep, scorecard, bench --node-only and models:eval run in-process, smallest,
+ * by test/cli/sweepScorecard.test.ts.
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';

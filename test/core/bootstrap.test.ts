@@ -9,6 +9,8 @@ const cell = (K: number, L: number, speedups: number[]): SweepCell => ({
   K,
   L,
   seeds: speedups.length,
+  runs: speedups.length,
+  tokens: 10 * speedups.length,
   counters: recordStep(emptyCounters(L), { proposed: K * L, invalidated: 0, distinctProposed: K * L, distinctEligible: K * L, accepted: 1 }),
   tokensPerSecond: spreadOf(speedups.map((s) => 10 * s)),
   speedup: spreadOf(speedups),

@@ -1,6 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { ScrapeError, VLLM_METRIC_NAMES, adviseDraftLength, readMetrics, readScrape, readingDelta, scrapeDelta, vllmReport, type VllmCounters } from '../../src/core/vllmMetrics';
+import { ScrapeError, VLLM_METRIC_NAMES, adviseDraftLength, modelReports, readMetrics, readingDelta, scrapeDelta, vllmReport, type VllmCounters } from '../../src/core/vllmMetrics';
+
+/** The counters of a scrape of one model. */
+function readScrape(text: string): VllmCounters {
+  const { vllm } = readMetrics(text);
+  expect(vllm.size).toBe(1);
+  return [...vllm.values()][0] as VllmCounters;
+}
 
 /** Fixtures written with vLLM's own metric names, help texts and labels (engine, model_name, position). */
 const after = readFileSync('test/fixtures/vllm/after.prom', 'utf8');
@@ -89,8 +96,8 @@ describe('per model, with or without _total, and SGLang', () => {
     expect([...reading.vllm.keys()]).toEqual(['big-k4', 'small-k2']);
     expect(vllmReport(reading.vllm.get('big-k4') as VllmCounters).per_position_acceptance).toEqual([0.8, 0.7, 0.56, 0.4]);
     expect(vllmReport(reading.vllm.get('small-k2') as VllmCounters).per_position_acceptance).toEqual([0.75, 0.5]);
-    // The one-model reader (the app's view) refuses rather than summing.
-    expect(() => readScrape(fixture('two-models.prom'))).toThrow(/holds 2 models \(big-k4, small-k2\): their figures differ and are not summed/);
+    // The app's view shows one column per model, from the same reports.
+    expect(modelReports(reading, { R: 1000 }).map(({ model, report }) => [model, report.mean_acceptance_length, report.R])).toEqual([['big-k4', 3.46, 1000], ['small-k2', 2.25, 1000]]);
   });
 
   it("reads SGLang's gauges per model (mean over ranks) and its verify calls once per tensor-parallel group", () => {

@@ -112,6 +112,46 @@ describe('the bench on the bundled models', () => {
     expect(scorecardCsv(rows).trim().split('\n')).toHaveLength(1 + rows.length);
   });
 
+  it('a token budget: each sample runs successive seeds until both sides output it; intervals and the schema-on speed ratio in the JSON and CSV', async () => {
+    runs.length = 0;
+    const base = presetParams(findPreset('sentiment'), { method: 'tokenwise', maxTokens: 4, temperature: 1, seed: 7 });
+    const progress: [number, number][] = [];
+    const [cell] = await sweep(run, { base, Ks: [1], Ls: [2], seeds: 2, tokenBudget: 10 }, { onProgress: (done, total) => progress.push([done, total]) });
+    const timed = runs.slice(2);
+    const own = timed.filter((report) => report.params.method === 'tokenwise');
+    const ar = timed.filter((report) => report.params.method === 'ar');
+    // At most 4 tokens a run: each sample of each side takes at least 3 runs, on seeds no other sample uses.
+    expect(own.length).toBeGreaterThanOrEqual(6);
+    expect(own.map((report) => report.params.seed)).toEqual(own.map((_, i) => 7 + i));
+    expect(ar.map((report) => report.params.seed)).toEqual(own.map((report) => report.params.seed));
+    expect(cell?.runs).toBe(own.length);
+    expect(cell?.tokens).toBe(own.reduce((sum, report) => sum + report.tokens.length, 0));
+    expect(cell?.tokens).toBeGreaterThanOrEqual(20);
+    expect(cell?.counters).toEqual(own.map((report) => report.counters).reduce(addCounters));
+    expect(progress.at(-1)).toEqual([runs.length, runs.length]);
+    expect(progress.every(([done, total]) => done <= total)).toBe(true);
+    const json = sweepCellJson(cell as NonNullable<typeof cell>);
+    expect([json.runs, json.speedup_ci95.low as number <= (json.speedup_ci95.high as number)]).toEqual([own.length, true]);
+
+    runs.length = 0;
+    const rows = await scorecard(run, ajvValidator, { presets: ['sentiment'], seeds: 2, tokenBudget: 10, base: { method: 'tokenwise', K: 1, L: 2, temperature: 1, maxTokens: 4, drafting: 'validate', seed: 7 } });
+    const on = runs.slice(1).filter((report) => report.params.schemaText !== null);
+    const [onRow, offRow] = rows.map(scorecardRowJson);
+    expect(onRow?.completions).toBe(on.length);
+    expect(onRow?.tokens).toBeGreaterThanOrEqual(20);
+    expect(onRow?.seeds).toBe(`7..${7 + on.length - 1}`);
+    expect(onRow?.samples).toBe(2);
+    const overFree = rows[0]?.overFree;
+    expect(onRow?.speedup_over_free_within_noise).toBe(overFree !== null && overFree !== undefined && overFree.interval.low <= 1 && 1 <= overFree.interval.high);
+    expect([offRow?.speedup_over_free, offRow?.speedup_over_free_ci95, offRow?.speedup_over_free_within_noise]).toEqual([null, null, null]);
+    const [header, first, second] = scorecardCsv(rows).trim().split('\n').map((line) => line.split(','));
+    const column = (name: string) => (header as string[]).indexOf(name);
+    expect(column('spread')).toBe(-1);
+    expect(Number(first?.[column('speedup_over_free_ci95_low')])).toBe(onRow?.speedup_over_free_ci95?.low);
+    expect(second?.[column('speedup_over_free_ci95_high')]).toBe('');
+    expect(Number(first?.[column('tokens_per_second_ci95_high')])).toBe(onRow?.tokens_per_second_ci95.high);
+  });
+
   it('a race on real runs: every method once untimed, then rotated rounds; one report per method', async () => {
     runs.length = 0;
     const params = presetParams(findPreset('sentiment'), { maxTokens: 6 });

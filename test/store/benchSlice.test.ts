@@ -18,6 +18,8 @@ const cell = (K: number, L: number): SweepCell => ({
   K,
   L,
   seeds: 1,
+  runs: 1,
+  tokens: 10,
   counters: recordStep(emptyCounters(L), { proposed: K * L, invalidated: 0, distinctProposed: K * L, distinctEligible: K * L, accepted: 1 }),
   tokensPerSecond: spreadOf([10]),
   speedup: spreadOf([1.5]),

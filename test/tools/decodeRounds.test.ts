@@ -2,13 +2,14 @@ import { emptyCounters } from '../../src/core/metrics';
 import { toCsv } from '../../tools/cli/csv';
 import { describe, expect, it } from 'vitest';
 import { spreadOf } from '../../src/core/fairTiming';
+import { bootstrapInterval } from '../../src/core/bootstrap';
 import { decodeRowJson, formatDecodeRow, formatSummary, roundOrders, roundSpeedups, summaryOverPresets, type DecodeRow } from '../../tools/bench/decodeBench';
 import type { MethodId } from '../../src/core/verify';
 
 const row = (preset: string, method: DecodeRow['method'], K: number, L: number, speedups: number[], idealSpeedup: number | null, decodeMs = 40): DecodeRow => ({
   preset, method, K, L, drafter: 'model', tokens: 40, forwards: 20, blockEfficiency: 2, meanAcceptanceLength: null, conditionalAcceptance: null, draftYield: null, grammarSurvival: null, counters: emptyCounters(Math.max(L, 1)),
   tokensPerSecond: 100, speedup: spreadOf(speedups).median, idealSpeedup, valid: 2, positionsPerStep: null, perStep: { draft: 0, mask: 0, target: 0, verify: 0, kv: 0, overhead: 0, analysis: 0 },
-  profile: { draft: 0, mask: 0, target: 0, verify: 0, kv: 0, other: 0, prefill: 0, setup: 0 }, cpuMsPerStep: null, rounds: speedups.length, tokensPerSecondSpread: spreadOf([100]), speedupSpread: spreadOf(speedups),
+  profile: { draft: 0, mask: 0, target: 0, verify: 0, kv: 0, other: 0, prefill: 0, setup: 0 }, cpuMsPerStep: null, rounds: speedups.length, tokensPerSecondSpread: spreadOf([100]), speedupSpread: spreadOf(speedups), speedupInterval: bootstrapInterval(speedups),
   decode: { steps: 18, tokens: method === 'ar' ? 18 : 36, ms: decodeMs, draftMs: method === 'ar' ? 0 : decodeMs / 4 },
 });
 
@@ -95,6 +96,19 @@ describe("the bench's JSON rows", () => {
     expect(json).toMatchObject({ preset: 'person', method: 'tokenwise', K: 1, L: 4, block_efficiency: 2, tokens_per_second: 100, ideal_speedup: 2.6, R: 0, I: 0, D: 0, A: 0, steps: 0 });
     expect(Object.keys(json).filter((key) => /[a-z][A-Z]/.test(key))).toEqual([]);
     expect(json).not.toHaveProperty('counters');
+  });
+
+  it('marks a row "≈ ar" where its speedup interval over rounds holds 1.0, in the table, the JSON and the CSV', () => {
+    const noisy = row('person', 'tokenwise', 1, 4, [0.9, 1.2, 1.4], 2.6);
+    const clear = row('person', 'tokenwise', 1, 4, [1.3, 1.5, 1.6], 2.6);
+    expect(formatDecodeRow(noisy)).toContain('| 1.20× [0.90–1.40] ≈ ar |');
+    expect(formatDecodeRow(clear)).toContain('| 1.50× [1.30–1.60] |');
+    expect(decodeRowJson(noisy)).toMatchObject({ speedup_ci95: { low: 0.9, high: 1.4 }, speedup_within_noise_of_ar: true });
+    expect(decodeRowJson(clear)).toMatchObject({ speedup_within_noise_of_ar: false });
+    expect(decodeRowJson(row('person', 'ar', 1, 0, [1, 1, 1], 1))).not.toHaveProperty('speedup_ci95');
+    const [header, line] = toCsv([decodeRowJson(noisy)]).trim().split('\n').map((text) => text.split(','));
+    expect(line?.[header?.indexOf('speedup_ci95_low') ?? -1]).toBe('0.9');
+    expect(line?.[header?.indexOf('speedup_within_noise_of_ar') ?? -1]).toBe('true');
   });
 });
 

@@ -7,6 +7,8 @@
 import { addCounters, counterFields, derivedRatios, emptyCounters, type Counters } from '../../src/core/metrics';
 import { snakeKeys } from '../cli/csv';
 import { fairSchedule, spreadOf, type Spread } from '../../src/core/fairTiming';
+import { bootstrapInterval, contains, type Interval } from '../../src/core/bootstrap';
+import { intervalJson } from '../../src/contract/bench';
 import { METHOD_IDS, draftsUsed, type MethodId } from '../../src/core/verify';
 import type { DrafterId } from '../../src/core/draftLaw';
 import type { ScoringPlan, StepRecord, StepTimings } from '../../src/contract/stepRecord';
@@ -55,6 +57,8 @@ export interface DecodeRow extends BenchConfig {
   tokensPerSecondSpread: Spread;
   /** Each round's speedup; the median is `speedup`. */
   speedupSpread: Spread;
+  /** The median speedup's 95% bootstrap interval over the rounds (src/core/bootstrap.ts). */
+  speedupInterval: Interval;
 }
 
 export interface DecodeSteps {
@@ -87,6 +91,8 @@ export interface BenchSelection {
   drafters?: readonly DrafterId[];
   /** Timed rounds per preset (3 by default): each round runs ar and every configuration once, in that round's order. */
   rounds?: number;
+  /** A round of a configuration runs seeds 1, 2, … past `seeds` until it has output at least this many tokens (1 by default: `seeds` runs). */
+  tokenBudget?: number;
   /** Process CPU time in ms, for a noise-robust second clock on a shared machine. */
   cpuClock?: () => number;
 }
@@ -147,8 +153,9 @@ interface RoundResult {
  * (batch 1, sequence 1), measured by the caller.
  */
 export async function runDecodeBench(engine: SpecEngine, seeds: number, costRatio: number, log: (line: string) => void, selection: BenchSelection = {}): Promise<DecodeRow[]> {
-  const { methods = SPECULATIVE, grid = GRID, rounds = DEFAULT_ROUNDS, cpuClock, drafters = ['model'] } = selection;
+  const { methods = SPECULATIVE, grid = GRID, rounds = DEFAULT_ROUNDS, cpuClock, drafters = ['model'], tokenBudget = 1 } = selection;
   if (!(Number.isInteger(rounds) && rounds >= 1)) throw new RangeError(`rounds must be a positive integer, got ${rounds}`);
+  if (!(Number.isInteger(tokenBudget) && tokenBudget >= 1)) throw new RangeError(`the token budget must be a positive integer, got ${tokenBudget}`);
   // A single-draft method at K > 1 would repeat its K = 1 row.
   const configs: BenchConfig[] = [
     { method: 'ar', K: 1, L: 0, drafter: 'model' },
@@ -180,7 +187,8 @@ export async function runDecodeBench(engine: SpecEngine, seeds: number, costRati
         profile.setup -= stepMs(timings);
       };
       const emitted: number[][] = [];
-      for (let seed = 1; seed <= seeds; seed++) {
+      // A run always outputs a token, so the budget ends the loop; the seeds are the same in every round.
+      for (let seed = 1; seed <= seeds || result.tokens < tokenBudget; seed++) {
         const cpuStart = cpuClock?.() ?? 0;
         const report = await engine.run(presetParams(preset, { method, K, L: Math.max(L, 1), seed, temperature: 1, drafter }), profileStep);
         result.cpuMs += (cpuClock?.() ?? 0) - cpuStart;
@@ -216,6 +224,7 @@ export async function runDecodeBench(engine: SpecEngine, seeds: number, costRati
       const ratios = derivedRatios(first.counters);
       const blockEfficiency = config.method === 'ar' ? 1 : first.tokens / first.forwards;
       const speedupSpread = roundSpeedups(rates[index] as number[], rates[0] as number[]);
+      const speedupInterval = bootstrapInterval((rates[index] as number[]).map((rate, round) => rate / ((rates[0] as number[])[round] as number)));
       const tokensPerSecondSpread = spreadOf(rates[index] as number[]);
       rows.push({
         preset: preset.id,
@@ -244,6 +253,7 @@ export async function runDecodeBench(engine: SpecEngine, seeds: number, costRati
         rounds,
         tokensPerSecondSpread,
         speedupSpread,
+        speedupInterval,
       });
       log(formatDecodeRow(rows.at(-1) as DecodeRow));
     });
@@ -297,14 +307,14 @@ export function describeScoring(plan: ScoringPlan): string {
 }
 
 export const DECODE_TABLE_HEADER = [
-  '| preset | method | K | L | block efficiency | 1 + A/steps | A/D | A/R | D/R | tokens/s | speedup over ar [min–max over rounds] | ideal speedup | valid | target positions/step | ms/step: draft · mask · target · verify · other |',
+  '| preset | method | K | L | block efficiency | 1 + A/steps | A/D | A/R | D/R | tokens/s | speedup over ar [min–max over rounds], ≈ ar where its 95% interval holds 1.0 | ideal speedup | valid | target positions/step | ms/step: draft · mask · target · verify · other |',
   '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
 ].join('\n');
 
 const cell = (value: number | null, digits = 2) => (value === null ? '—' : value.toFixed(digits));
 
 export function formatDecodeRow(row: DecodeRow): string {
-  return `| ${row.preset} | ${configLabel(row)} | ${row.K} | ${row.L || '—'} | ${cell(row.blockEfficiency)} | ${cell(row.meanAcceptanceLength)} | ${cell(row.conditionalAcceptance)} | ${cell(row.draftYield)} | ${cell(row.grammarSurvival)} | ${cell(row.tokensPerSecond, 1)} | ${cell(row.speedup)}× [${cell(row.speedupSpread.min)}–${cell(row.speedupSpread.max)}] | ${cell(row.idealSpeedup)}× | ${row.valid} | ${describePositions(row.positionsPerStep)} | ${[row.perStep.draft, row.perStep.mask, row.perStep.target, row.perStep.verify, row.perStep.overhead].map((ms) => ms.toFixed(2)).join(' · ')} |`;
+  return `| ${row.preset} | ${configLabel(row)} | ${row.K} | ${row.L || '—'} | ${cell(row.blockEfficiency)} | ${cell(row.meanAcceptanceLength)} | ${cell(row.conditionalAcceptance)} | ${cell(row.draftYield)} | ${cell(row.grammarSurvival)} | ${cell(row.tokensPerSecond, 1)} | ${cell(row.speedup)}× [${cell(row.speedupSpread.min)}–${cell(row.speedupSpread.max)}]${row.method !== 'ar' && contains(row.speedupInterval, 1) ? ' ≈ ar' : ''} | ${cell(row.idealSpeedup)}× | ${row.valid} | ${describePositions(row.positionsPerStep)} | ${[row.perStep.draft, row.perStep.mask, row.perStep.target, row.perStep.verify, row.perStep.overhead].map((ms) => ms.toFixed(2)).join(' · ')} |`;
 }
 
 // ── The per-phase profile ────────────────────────────────────────────────────────────────────────────
@@ -398,7 +408,8 @@ export function profileMarkdown(rows: readonly DecodeRow[], costRatio: number): 
 
 /** A row as the bench's JSON and CSV write it: snake_case keys, vLLM-style counters (R, I, D, A, steps) beside the ratios. */
 export function decodeRowJson(row: DecodeRow) {
-  const { counters, ...rest } = row;
+  const { counters, speedupInterval, ...rest } = row;
   const { R, I, D, A, steps } = counterFields(counters);
-  return { ...(snakeKeys(rest) as Record<string, unknown>), R, I, D, A, steps };
+  const noise = row.method === 'ar' ? {} : { speedup_ci95: intervalJson(speedupInterval, 3), speedup_within_noise_of_ar: contains(speedupInterval, 1) };
+  return { ...(snakeKeys(rest) as Record<string, unknown>), ...noise, R, I, D, A, steps };
 }

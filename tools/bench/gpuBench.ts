@@ -1,5 +1,6 @@
 /** bench:gpu's report (tools/bench/gpuPage.ts measures it in Chromium) and its markdown. */
 import type { ScoringPlan } from '../../src/contract/stepRecord';
+import type { Spread } from '../../src/core/fairTiming';
 import { DECODE_TABLE_HEADER, describeScoring, formatDecodeRow, formatSummary, summaryOverPresets, type DecodeRow } from './decodeBench';
 
 /** Target positions timed per forward: ar's 1, a K = 1, L = 4 step's 5, a K = 3, L = 4 tree's 13. */
@@ -16,7 +17,9 @@ export interface GpuBenchReport {
   forwards: { draftMs: number; target: { positions: number; ms: number }[] };
   /** Median ms of one readback alone (a 256-byte copy, submit and map). */
   readbackMs: number;
+  /** c, the median over alternating rounds of draft/target forward time, and its spread. */
   costRatio: number;
+  costRatioSpread: Spread;
   scoring: ScoringPlan;
   rows: DecodeRow[];
 }
@@ -34,7 +37,7 @@ export function gpuMarkdown(report: GpuBenchReport, seeds: number, rounds: numbe
   return [
     `### Chromium, models and verifier on WebGPU: ${adapterLabel(report)}`,
     '',
-    `Target ${report.targetName}; logits read in place: ${report.logitsInPlace ? 'yes' : 'no'}; ${describeScoring(report.scoring)}; c = draft/target forward = ${report.costRatio.toFixed(3)}; ${seeds} seed(s) per row, ${rounds} timed round(s), T = 1.`,
+    `Target ${report.targetName}; logits read in place: ${report.logitsInPlace ? 'yes' : 'no'}; ${describeScoring(report.scoring)}; c = draft/target forward = ${report.costRatio.toFixed(3)} [${report.costRatioSpread.min.toFixed(3)}–${report.costRatioSpread.max.toFixed(3)}, median of ${report.costRatioSpread.n} rounds]; ${seeds} seed(s) per row, ${rounds} timed round(s), T = 1.`,
     '',
     '**Per forward** (median ms, batch 1, after 40 cached tokens) and one readback',
     '',

@@ -71,9 +71,10 @@ window.speclabGpuBench = async (seeds, selection) => {
       const target = [];
       for (const positions of GPU_POSITIONS) target.push({ positions, ms: await timeForward(pair.target.session, 1, positions, REPEATS) });
       const readback = await readbackMs((await setup.verifierDevices.context()).device, REPEATS * 2);
-      const costRatio = (await measureCostRatio(pair.draft.session, pair.target.session, 3)).median;
+      const costRatioSpread = await measureCostRatio(pair.draft.session, pair.target.session, 3);
+      const costRatio = costRatioSpread.median;
       const rows = await runDecodeBench(setup.engine, seeds, costRatio, (line) => window.speclabGpuLog.push(line), selection);
-      return { adapter: adapter.description, software: adapter.software, targetName: pair.target.name, logitsInPlace: setup.logitsInPlace, forwards: { draftMs, target }, readbackMs: readback, costRatio, scoring: setup.engine.scoring, rows };
+      return { adapter: adapter.description, software: adapter.software, targetName: pair.target.name, logitsInPlace: setup.logitsInPlace, forwards: { draftMs, target }, readbackMs: readback, costRatio, costRatioSpread, scoring: setup.engine.scoring, rows };
     } finally {
       await setup.dispose();
     }

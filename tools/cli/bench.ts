@@ -19,6 +19,7 @@ import type { MethodId } from '../../src/core/verify';
 import { DRAFTER_IDS, isDrafterId, type DrafterId } from '../../src/core/draftLaw';
 import { costRatio as measureCostRatio } from '../bench/modelsBench';
 import { loadBundledPair } from '../bundled';
+import { loadPairOption, parsePairOption } from './pair';
 import { UsageError, limitedOption, positiveInteger, runCommand, type Values } from './args';
 import { COMMANDS } from './commands';
 import type { Spread } from '../../src/core/fairTiming';
@@ -43,6 +44,7 @@ function parse(values: Values<typeof COMMANDS.bench>) {
   const { provider, verifier, scoring } = values;
   const seeds = positiveInteger('seeds', values.seeds);
   const rounds = positiveInteger('rounds', values.rounds);
+  const tokenBudget = positiveInteger('token-budget', values['token-budget'], 100_000);
   const methods = values.methods === undefined ? SPECULATIVE : values.methods.split(',').map((name) => name.trim());
   const unknown = methods.filter((name) => !(SPECULATIVE as readonly string[]).includes(name));
   if (unknown.length > 0) throw new UsageError(`--methods: unknown ${unknown.join(', ')}; the methods are ${SPECULATIVE.join(', ')}`);
@@ -54,7 +56,9 @@ function parse(values: Values<typeof COMMANDS.bench>) {
   const drafters = values.drafters.split(',').map((name) => name.trim());
   const unknownDrafters = drafters.filter((name) => !isDrafterId(name));
   if (unknownDrafters.length > 0) throw new UsageError(`--drafters: unknown ${unknownDrafters.join(', ')}; the drafters are ${DRAFTER_IDS.join(', ')}`);
-  return { values, seeds, provider, verifier, treeScoring: scoring === 'tree', rounds, selection: { methods: methods as MethodId[], grid, rounds, drafters: drafters as DrafterId[] } } as const;
+  if (values.pair !== undefined && !values['node-only']) throw new UsageError('--pair needs --node-only: the Chromium section loads the bundled pair');
+  const pair = values.pair === undefined ? null : parsePairOption(values.pair);
+  return { values, pair, seeds, provider, verifier, treeScoring: scoring === 'tree', rounds, selection: { methods: methods as MethodId[], grid, rounds, tokenBudget, drafters: drafters as DrafterId[] } } as const;
 }
 
 /** c as the median [min–max] over its n alternating rounds. */
@@ -66,16 +70,16 @@ const cpuClock = () => {
   return (user + system) / 1000;
 };
 
-async function bench({ values, seeds, rounds, provider, verifier: verifying, treeScoring, selection }: ReturnType<typeof parse>): Promise<number> {
+async function bench({ values, pair: location, seeds, rounds, provider, verifier: verifying, treeScoring, selection }: ReturnType<typeof parse>): Promise<number> {
   const sections: Section[] = [];
 
-  const pair = await loadBundledPair();
+  const pair = location === null ? await loadBundledPair() : await loadPairOption(location);
   const costRatioSpread = await measureCostRatio(pair.draft.session, pair.target.session);
   const costRatio = costRatioSpread.median;
   const { engine, dispose } = await setupNodeEngine('cpu', pair, treeScoring);
   const scoring = describeScoring(engine.scoring);
   console.log(`Node, wasm EP, CPU verifier; c = draft/target forward = ${shownC(costRatioSpread)}; ${scoring}; ${rounds} timed rounds per preset, speedups the median [min–max] over rounds\n${DECODE_TABLE_HEADER}`);
-  sections.push({ where: 'Node (onnxruntime-web wasm, 1 thread; CPU verifier)', adapter: 'cpu', costRatio, costRatioSpread, scoring, rows: await runDecodeBench(engine, seeds, costRatio, console.log, { ...selection, cpuClock }) });
+  sections.push({ where: `Node (onnxruntime-web wasm, 1 thread; CPU verifier)${location === null ? '' : `: ${location.draft} → ${location.target}`}`, adapter: 'cpu', costRatio, costRatioSpread, scoring, rows: await runDecodeBench(engine, seeds, costRatio, console.log, { ...selection, cpuClock }) });
   console.log(`\n${formatSummary(summaryOverPresets((sections[0] as Section).rows))}\n\n${profileMarkdown((sections[0] as Section).rows, costRatio)}`);
   await dispose();
 
@@ -101,7 +105,7 @@ async function bench({ values, seeds, rounds, provider, verifier: verifying, tre
   }
 
   const markdown = sections
-    .map((section) => `### ${section.where}\n\nc = draft/target forward time (batch 1, sequence 1) = ${shownC(section.costRatioSpread)}; ${seeds} seeds per row, T = 1; ${section.scoring}. ${rounds} timed rounds per preset in alternating order after an untimed warm-up; tokens/s and speedup are medians over rounds, each round's speedup against the same round's ar.\n\n${DECODE_TABLE_HEADER}\n${section.rows.map(formatDecodeRow).join('\n')}\n\n${formatSummary(summaryOverPresets(section.rows))}\n\n${profileMarkdown(section.rows, section.costRatio)}\n`)
+    .map((section) => `### ${section.where}\n\nc = draft/target forward time (batch 1, sequence 1) = ${shownC(section.costRatioSpread)}; ${seeds} seeds per row (more until a round has output ${selection.tokenBudget} tokens), T = 1; ${section.scoring}. ${rounds} timed rounds per preset in alternating order after an untimed warm-up; tokens/s and speedup are medians over rounds, each round's speedup against the same round's ar.\n\n${DECODE_TABLE_HEADER}\n${section.rows.map(formatDecodeRow).join('\n')}\n\n${formatSummary(summaryOverPresets(section.rows))}\n\n${profileMarkdown(section.rows, section.costRatio)}\n`)
     .join('\n');
   mkdirSync(dirname(values.out), { recursive: true });
   writeFileSync(`${values.out}.md`, markdown);

@@ -11,7 +11,8 @@ import { dirname } from 'node:path';
 import { chromium } from 'playwright-core';
 import { createServer } from 'vite';
 import { CHROMIUM_ARGS } from '../../test/support/browser';
-import { GRID, SPECULATIVE } from '../bench/decodeBench';
+import { GRID, SPECULATIVE, decodeRowJson } from '../bench/decodeBench';
+import { snakeKeys } from './csv';
 import { adapterLabel, gpuMarkdown } from '../bench/gpuBench';
 import type { MethodId } from '../../src/core/verify';
 import { positiveInteger, runCommand, type Values } from './args';
@@ -47,7 +48,7 @@ export function main(argv: string[]): Promise<number> {
       console.log(markdown);
       mkdirSync(dirname(options.out), { recursive: true });
       writeFileSync(`${options.out}.md`, `${markdown}\n`);
-      writeFileSync(`${options.out}.json`, JSON.stringify({ seeds: options.seeds, rounds: options.rounds, ...report }, null, 2));
+      writeFileSync(`${options.out}.json`, JSON.stringify(snakeKeys({ schema_version: 1, seeds: options.seeds, rounds: options.rounds, ...report, rows: report.rows.map(decodeRowJson) }), null, 2));
       console.log(`\nwrote ${options.out}.md and ${options.out}.json`);
       return 0;
     } finally {

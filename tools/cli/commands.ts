@@ -5,6 +5,9 @@
  */
 import type { CommandSpec } from './args';
 import { DRAFTER_IDS } from '../../src/core/draftLaw';
+import { DEFAULT_SAMPLE_TOKEN_BUDGET } from '../../src/contract/bench';
+
+const PAIR = { type: 'string', placeholder: 'DRAFT,TARGET', description: 'the model pair to measure, each a local directory or an http(s) URL in the Hub layout (tokenizer.json, onnx/model.onnx); default the bundled pair' } as const;
 
 const SPECULATIVE_METHODS = 'tokenwise, gbv, spectr, spectr-gbv, recursive-rejection, optimal-tree';
 
@@ -49,12 +52,13 @@ export const COMMANDS = {
       drafter: { type: 'string', value: [...DRAFTER_IDS], default: 'model', description: 'where drafts come from: the draft model, plus the schema\'s forced text and/or the prompt\'s words' },
       trigger: { type: 'string', description: 'free text until this string, then the schema' },
       verifier: { type: 'string', value: ['cpu', 'gpu'], default: 'cpu', description: 'verify on the CPU twin or the WGSL kernels (Dawn)' },
+      pair: PAIR,
       repeats: { type: 'string', value: 'integer', default: '3', description: 'timed rounds of --method all' },
       json: { type: 'boolean', description: 'one JSON object per method' },
       'fail-on-invalid': { type: 'boolean', description: 'exit 1, with the first reason, when any output is not schema-valid' },
     },
-    examples: ['npm run generate -- --preset person', 'npm run generate -- --free --prompt "Once" --method all --json'],
-    smoke: ['--preset', 'sentiment', '--method', 'tokenwise', '--max-tokens', '8', '--json'],
+    examples: ['npm run generate -- --preset person', 'npm run generate -- --free --prompt "Once" --method all --json', 'npm run generate -- --preset person --pair ./my-draft,https://huggingface.co/org/target/resolve/main/'],
+    smoke: ['--preset', 'sentiment', '--method', 'tokenwise', '--max-tokens', '8', '--json', '--pair', 'public/models/speclab-draft,public/models/speclab-target-int8'],
   },
   'bench:verify': {
     name: 'bench:verify',
@@ -148,8 +152,10 @@ export const COMMANDS = {
       methods: { type: 'string', value: 'list', description: 'rows to run (default every speculative method; ar always runs)' },
       grid: { type: 'string', value: 'list', placeholder: 'KxL,…', description: 'K×L configurations, e.g. 1x4,3x4' },
       rounds: { type: 'string', value: 'integer', default: '3', description: 'timed rounds per preset' },
+      'token-budget': { type: 'string', value: 'integer', default: String(DEFAULT_SAMPLE_TOKEN_BUDGET), description: 'a round of a row runs seeds past --seeds until it has output this many tokens' },
       drafters: { type: 'string', value: 'list', default: 'model', description: `drafters to compare, a row each (${DRAFTER_IDS.join(', ')})` },
       csv: { type: 'boolean', description: 'also write <out>.csv' },
+      pair: { ...PAIR, description: `${PAIR.description}; needs --node-only` },
     },
     examples: ['npm run bench -- --node-only --grid 3x4 --rounds 3', 'npm run bench -- --provider webgpu --verifier gpu'],
     smoke: null,
@@ -173,31 +179,34 @@ export const COMMANDS = {
     name: 'sweep',
     entry: '/tools/cli/sweep.ts',
     viaVite: true,
-    summary: 'A K × L sweep on the bundled models: per cell the summed counters, the ratios, tokens/s and the speedup over ar with a 95% bootstrap interval over seeds; cells whose interval holds 1.0 or overlaps the best cell\'s are marked as noise, and the best is bold only when it stands out.',
+    summary: 'A K × L sweep on the bundled models: per cell the summed counters, the ratios, tokens/s and the speedup over ar with a 95% bootstrap interval over --seeds samples, each run to --token-budget tokens; cells whose interval holds 1.0 or overlaps the best cell\'s are marked as noise, and the best is bold only when it stands out.',
     options: {
       preset: { type: 'string', default: 'person', description: 'schema preset' },
       method: { type: 'string', default: 'spectr-gbv', placeholder: 'ID', description: SPECULATIVE_METHODS },
       K: { type: 'string', value: 'list', default: '1,2,3', description: 'K values' },
       L: { type: 'string', value: 'list', default: '2,4,6', description: 'L values' },
-      seeds: { type: 'string', value: 'integer', default: '2', description: 'seeds per cell' },
+      seeds: { type: 'string', value: 'integer', default: '4', description: 'samples per cell (the bootstrap\'s units), each on its own successive seeds' },
+      'token-budget': { type: 'string', value: 'integer', default: String(DEFAULT_SAMPLE_TOKEN_BUDGET), description: 'a sample runs seeds until ar and the method have each output this many tokens' },
       seed: { type: 'string', default: '1', placeholder: 'N', description: 'first seed' },
       temperature: { type: 'string', default: '1', placeholder: 'T', description: 'sampling temperature' },
       'max-tokens': { type: 'string', default: '48', placeholder: 'N', description: 'tokens per run at most' },
       drafting: { type: 'string', value: ['validate', 'constrained'], default: 'validate', description: 'drafts checked after, or masked while drafting' },
       json: { type: 'boolean', description: 'print {schema_version, cells: […]}' },
       csv: { type: 'boolean', description: 'print one CSV row per cell' },
+      pair: PAIR,
     },
-    examples: ['npm run sweep -- --K 1,3 --L 2,4 --seeds 4', 'npm run sweep -- --method tokenwise --L 1,2,3,4 --csv'],
+    examples: ['npm run sweep -- --K 1,3 --L 2,4 --seeds 4', 'npm run sweep -- --method tokenwise --L 1,2,3,4 --csv', 'npm run sweep -- --pair public/models/speclab-draft,public/models/speclab-target'],
     smoke: null,
   },
   scorecard: {
     name: 'scorecard',
     entry: '/tools/cli/scorecard.ts',
     viaVite: true,
-    summary: 'The structured-output scorecard on the bundled models: one row per preset and constraint state (the schema on, and the same prompt without it); validity is ajv against the full schema; tokens/s with a 95% bootstrap interval over seeds.',
+    summary: 'The structured-output scorecard on the bundled models: one row per preset and constraint state (the schema on, and the same prompt without it); validity is ajv against the full schema; tokens/s, and the schema-on row\'s speed over schema-off on the same seeds, with 95% bootstrap intervals over --seeds samples run to --token-budget tokens, marked "within noise" where the ratio\'s interval holds 1.0.',
     options: {
       presets: { type: 'string', value: 'list', default: 'sentiment,person', description: 'presets' },
-      seeds: { type: 'string', value: 'integer', default: '2', description: 'seeds per row' },
+      seeds: { type: 'string', value: 'integer', default: '3', description: 'samples per preset (the bootstrap\'s units), each on its own successive seeds' },
+      'token-budget': { type: 'string', value: 'integer', default: String(DEFAULT_SAMPLE_TOKEN_BUDGET), description: 'a sample runs seeds until the schema-on and schema-off decodes have each output this many tokens' },
       seed: { type: 'string', default: '1', placeholder: 'N', description: 'first seed' },
       method: { type: 'string', default: 'spectr-gbv', placeholder: 'ID', description: `ar, ${SPECULATIVE_METHODS}` },
       K: { type: 'string', default: '3', placeholder: 'N', description: 'drafts per step' },
@@ -207,6 +216,7 @@ export const COMMANDS = {
       drafting: { type: 'string', value: ['validate', 'constrained'], default: 'validate', description: 'drafts checked after, or masked while drafting' },
       json: { type: 'boolean', description: 'print {schema_version, rows: […]}' },
       csv: { type: 'boolean', description: 'print one CSV row per row' },
+      pair: PAIR,
       'fail-on-invalid': { type: 'boolean', description: 'exit 1, with the first reason, when any constrained output is not schema-valid' },
     },
     examples: ['npm run scorecard -- --presets person --seeds 4', 'npm run scorecard -- --method tokenwise --csv'],
@@ -242,6 +252,7 @@ export const COMMANDS = {
       'acceptance-records': { type: 'string', value: 'count', default: '5', description: 'records per preset also decoded at T = 1' },
       draft: { type: 'string', value: 'file', default: 'public/models/speclab-draft', placeholder: 'DIR', description: 'draft model directory' },
       target: { type: 'string', value: 'file', default: 'public/models/speclab-target-int8', placeholder: 'DIR', description: 'target model directory' },
+      pair: { ...PAIR, description: `${PAIR.description}; instead of --draft and --target` },
       json: { type: 'string', value: 'file', description: 'also write the rows to FILE' },
     },
     examples: ['npm run models:eval -- --records 5', 'npm run models:eval -- --json bench-results/eval.json'],

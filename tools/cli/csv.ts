@@ -1,4 +1,4 @@
-/** The tools' output formats: CSV for --csv (one row per record, its scalar fields only: nested objects stay in the JSON) and snake_case keys, the one key style of every JSON output. */
+/** The tools' output formats: CSV for --csv (one row per record, its scalar fields and intervals only: other nested objects stay in the JSON) and snake_case keys, the one key style of every JSON output. */
 const snake = (key: string) => (/^[A-Z]$/.test(key) ? key : key.replace(/([a-z0-9])([A-Z])(?=[a-z])/g, '$1_$2').toLowerCase());
 
 /** The object with every key, at every depth, in snake_case (single capitals such as K, L, R stay). */
@@ -14,7 +14,16 @@ function cell(value: unknown): string {
   return /[",\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }
 
-export function toCsv(rows: readonly object[]): string {
+/** An interval ({low, high}) as two columns, `<key>_low` and `<key>_high`. */
+const flattenIntervals = (row: object): object =>
+  Object.fromEntries(Object.entries(row).flatMap(([key, value]): [string, unknown][] => {
+    const interval = value as { low?: unknown; high?: unknown } | null;
+    const isInterval = interval !== null && typeof interval === 'object' && Object.keys(interval).join() === 'low,high';
+    return isInterval ? [[`${key}_low`, interval.low], [`${key}_high`, interval.high]] : [[key, value]];
+  }));
+
+export function toCsv(records: readonly object[]): string {
+  const rows = records.map(flattenIntervals);
   const scalar = (value: unknown) => value === null || ['string', 'number', 'boolean'].includes(typeof value);
   const keys = [...new Set(rows.flatMap((row) => Object.keys(row)))];
   // A column holds scalars (or null) in every row; one that holds an object anywhere stays in the JSON.

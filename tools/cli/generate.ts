@@ -26,6 +26,7 @@ import { PromptTooLongError } from '../../src/engine/decode';
 import { SchemaError, checkSchema, parseSchemaText } from '../../src/grammar/schema';
 import { UsageError, limitedOption, positiveInteger, presetOption, runCommand, type Values } from './args';
 import { COMMANDS } from './commands';
+import { loadPairOption, parsePairOption } from './pair';
 import { readInputFile } from './input';
 import { terminalSafe } from './terminalSafe';
 
@@ -138,8 +139,9 @@ function asUsageError(error: unknown): never {
 
 async function generate(values: Values<typeof COMMANDS.generate>): Promise<number> {
   const { params, methods, json, verifier, repeats, failOnInvalid } = parse(values);
+  const location = values.pair === undefined ? null : parsePairOption(values.pair);
   const reports: RunReport[] = [];
-  const setup = await setupNodeEngine(verifier);
+  const setup = await setupNodeEngine(verifier, location === null ? undefined : await loadPairOption(location));
   if (setup.verifierReason) console.error(`generate: verifying on the CPU twin: ${setup.verifierReason}`);
   const { engine } = setup;
   try {

@@ -1,8 +1,9 @@
 /**
- * npm run sweep -- --preset <id> --method <id> --K 1,2,3 --L 2,4,6 --seeds N [--temperature T]
- *   [--max-tokens n] [--seed first] [--drafting validate|constrained] [--json]
+ * npm run sweep -- --preset <id> --method <id> --K 1,2,3 --L 2,4,6 --seeds N [--token-budget n] [--temperature T]
+ *   [--max-tokens n] [--seed first] [--drafting validate|constrained] [--json|--csv]
  * A K × L sweep on the bundled models (src/engine/bench.ts, the app's Sweep view runs the same code): per
- * cell, the summed counters over N seeds, the ratios, tokens/s and the speedup over ar measured next to it.
+ * cell, the summed counters over N samples (each run to the token budget), the ratios, tokens/s and the
+ * speedup over ar measured next to it, with its 95% bootstrap interval and noise marks.
  * --json prints {cells: [...]}; otherwise Markdown heatmaps, best cell in bold. Single-draft methods sweep L.
  */
 import { setupNodeEngine } from '../nodeEngine';
@@ -11,8 +12,9 @@ import { DECODE_METHODS, presetParams, type DecodeMethod } from '../../src/contr
 import { sweep, sweepCells } from '../../src/engine/bench';
 import { UsageError, limitedOption, positiveInteger, presetOption, rangeChecked, runCommand, type Values } from './args';
 import { COMMANDS } from './commands';
+import { loadPairOption, parsePairOption, type PairLocation } from './pair';
 
-function parse(values: Values<typeof COMMANDS.sweep>): { spec: SweepSpec; preset: string; json: boolean; csv: boolean } {
+function parse(values: Values<typeof COMMANDS.sweep>): { spec: SweepSpec; preset: string; json: boolean; csv: boolean; pair: PairLocation | null } {
   const method = values.method as DecodeMethod;
   if (!DECODE_METHODS.includes(method) || method === 'ar') throw new UsageError(`--method must be one of ${DECODE_METHODS.filter((id) => id !== 'ar').join(', ')} (ar is every cell's baseline)`);
   const base = presetParams(presetOption(values.preset), {
@@ -22,10 +24,10 @@ function parse(values: Values<typeof COMMANDS.sweep>): { spec: SweepSpec; preset
     seed: limitedOption('seed', 'seed', values.seed),
     drafting: values.drafting,
   });
-  const spec: SweepSpec = { base, Ks: parseSweepList('K', values.K), Ls: parseSweepList('L', values.L), seeds: positiveInteger('seeds', values.seeds) };
+  const spec: SweepSpec = { base, Ks: parseSweepList('K', values.K), Ls: parseSweepList('L', values.L), seeds: positiveInteger('seeds', values.seeds, 100), tokenBudget: positiveInteger('token-budget', values['token-budget'], 100_000) };
   sweepCells(spec);
   if (values.json && values.csv) throw new UsageError('give --json or --csv, not both');
-  return { spec, preset: values.preset, json: values.json, csv: values.csv };
+  return { spec, preset: values.preset, json: values.json, csv: values.csv, pair: values.pair === undefined ? null : parsePairOption(values.pair) };
 }
 
 /** The best speedup cell, and whether its interval overlaps no other cell's (if it does, the ranking is noise). */
@@ -38,15 +40,15 @@ export function main(argv: string[]): Promise<number> {
   return runCommand(COMMANDS.sweep, argv, ({ values }) => runSweep(rangeChecked(() => parse(values))));
 }
 
-async function runSweep({ spec, preset, json, csv }: ReturnType<typeof parse>): Promise<number> {
-  const { engine, dispose } = await setupNodeEngine();
+async function runSweep({ spec, preset, json, csv, pair }: ReturnType<typeof parse>): Promise<number> {
+  const { engine, dispose } = await setupNodeEngine('cpu', pair === null ? undefined : await loadPairOption(pair));
   try {
     const total = sweepCells(spec).length;
     const cells = await sweep((params) => engine.run(params), spec, { onCell: (cell) => console.error(`sweep: K=${cell.K} L=${cell.L} done (${total} cells)`) });
     if (csv) process.stdout.write(sweepCsv(cells));
-    else if (json) console.log(JSON.stringify({ schema_version: 1, preset: preset, method: spec.base.method, temperature: spec.base.temperature, max_tokens: spec.base.maxTokens, seeds: spec.seeds, best_speedup: bestSpeedupJson(cells), cells: cells.map(sweepCellJson) }, null, 2));
+    else if (json) console.log(JSON.stringify({ schema_version: 1, preset: preset, method: spec.base.method, temperature: spec.base.temperature, max_tokens: spec.base.maxTokens, seeds: spec.seeds, token_budget: spec.tokenBudget, pair: pair ?? 'bundled', best_speedup: bestSpeedupJson(cells), cells: cells.map(sweepCellJson) }, null, 2));
     else {
-      console.log(`${spec.base.method} on the ${preset} preset, T = ${spec.base.temperature}, ${spec.seeds} seeds from ${spec.base.seed}, at most ${spec.base.maxTokens} tokens; each method warmed up once untimed, ar and the method alternate per seed.\n`);
+      console.log(`${spec.base.method} on the ${preset} preset${pair === null ? '' : ` with ${pair.draft} → ${pair.target}`}, T = ${spec.base.temperature}, at most ${spec.base.maxTokens} tokens a run; per cell ${spec.seeds} samples on successive seeds from ${spec.base.seed}, each run until ar and the method have output ${spec.tokenBudget} tokens; each method warmed up once untimed, ar and the method alternate per seed.\n`);
       for (const metric of ['meanAcceptanceLength', 'speedup', 'draftYield'] as const) console.log(`${sweepMarkdown(cells, metric)}\n`);
     }
   } finally {

@@ -1,0 +1,50 @@
+/**
+ * The vLLM view's live mode: scrape a server's /metrics from the page, every few seconds, and read each
+ * window between two scrapes (src/core/vllmMetrics.ts). A page can read another origin only where that
+ * server allows it (CORS), and only where the app's Content-Security-Policy lets it connect (https:, or the
+ * app's own origin); either refusal is said in plain words, with the terminal's way round it.
+ */
+import { connectAllowed } from '../contract/csp';
+import { ScrapeError, readMetrics, readingDelta, type ScrapeReading } from '../core/vllmMetrics';
+
+const TERMINAL = (url: string) => `npm run import:vllm -- --url ${url} reads it from a terminal`;
+
+/** The typed address as a URL the page may read; a ScrapeError says why not. */
+export function liveScrapeUrl(text: string, origin: string): URL {
+  let url: URL;
+  try {
+    url = new URL(text.trim());
+  } catch {
+    throw new ScrapeError(`${JSON.stringify(text.slice(0, 200))} is not a URL, such as https://host:8000/metrics`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ScrapeError(`a metrics URL must be http or https, got ${url.protocol}`);
+  if (!connectAllowed(url, origin)) {
+    throw new ScrapeError(`${url.href}: this page may only read https:// addresses or its own origin (its Content-Security-Policy); serve /metrics over https (a reverse proxy), or ${TERMINAL(url.href)}`);
+  }
+  return url;
+}
+
+/** One scrape of a live server, read per model; a fetch the browser refuses or cannot make is said plainly. */
+export async function fetchScrape(url: URL, fetchImpl: typeof fetch = fetch): Promise<ScrapeReading> {
+  let response: Response;
+  try {
+    response = await fetchImpl(url.href, { cache: 'no-store' });
+  } catch {
+    // The browser gives no reason it lets a page read: a CORS refusal and a server that is down look the same.
+    throw new ScrapeError(`${url.href}: the server did not allow this page to read it (CORS) or is unreachable; start vLLM with --allowed-origins for this page's origin, or ${TERMINAL(url.href)}`);
+  }
+  if (!response.ok) throw new ScrapeError(`${url.href}: HTTP ${response.status} ${response.statusText}`);
+  return readMetrics(await response.text(), url.href);
+}
+
+/** Live polling's state: the last scrape, and the window between it and the one before (null after the first). */
+export interface LiveState {
+  last: ScrapeReading;
+  window: ScrapeReading | null;
+  scrapes: number;
+}
+
+/** Folds a new scrape into the live state: each window is the delta between two consecutive scrapes. */
+export function nextLiveState(state: LiveState | null, scrape: ScrapeReading): LiveState {
+  return { last: scrape, window: state === null ? null : readingDelta(state.last, scrape), scrapes: (state?.scrapes ?? 0) + 1 };
+}
