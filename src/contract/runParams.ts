@@ -3,9 +3,21 @@ import type { DrafterId } from '../core/draftLaw';
 import { METHOD_IDS, METHOD_REGISTRY, draftsUsed, type MethodId } from '../core/verify';
 import { SCHEMA_PRESETS, type SchemaPreset } from './presets';
 
-/** A verification method, or `ar`: plain autoregressive decoding from the target, the baseline. */
-export type DecodeMethod = 'ar' | MethodId;
-export const DECODE_METHODS: readonly DecodeMethod[] = ['ar', ...METHOD_IDS];
+/**
+ * The non-speculative baselines: `ar`, plain autoregressive decoding from the target, and `ar+jump-forward`,
+ * which appends the schema's forced text (SGLang's jump-forward) and scores it with the next position in one
+ * target forward. Neither calls the draft model.
+ */
+export const BASELINES = ['ar', 'ar+jump-forward'] as const;
+export type Baseline = (typeof BASELINES)[number];
+/** A verification method, or a baseline. */
+export type DecodeMethod = Baseline | MethodId;
+export const DECODE_METHODS: readonly DecodeMethod[] = [...BASELINES, ...METHOD_IDS];
+
+/** Whether a method is a baseline: no draft model, and K means nothing to it. */
+export function isBaseline(method: DecodeMethod): method is Baseline {
+  return (BASELINES as readonly string[]).includes(method);
+}
 export type DraftingMode = 'validate' | 'constrained';
 
 export interface DecodeMethodInfo {
@@ -15,25 +27,34 @@ export interface DecodeMethodInfo {
   shortcut: string;
 }
 
-/** `ar` beside the registry's methods (src/core/verify/registry.ts), which it is not one of: it verifies nothing. */
-const AUTOREGRESSIVE: DecodeMethodInfo = {
-  label: 'Autoregressive (target only)',
-  description: 'No drafts: the target alone, one token per forward; the baseline for speed and for losslessness.',
-  shortcut: '1',
+/** The baselines beside the registry's methods (src/core/verify/registry.ts), which they are not among: they verify no draft model. */
+const BASELINE_INFO: Readonly<Record<Baseline, DecodeMethodInfo>> = {
+  ar: {
+    label: 'Autoregressive (target only)',
+    description: 'No drafts: the target alone, one token per forward; the baseline for speed and for losslessness.',
+    shortcut: '1',
+  },
+  'ar+jump-forward': {
+    label: 'AR + jump-forward',
+    description:
+      'No draft model: where the schema forces text, its tokens (up to L) are scored with the next position in one target forward, each kept with probability p(x); elsewhere one token per forward. The best baseline without a draft model.',
+    shortcut: '7',
+  },
 };
 
 export function decodeMethodInfo(method: DecodeMethod): DecodeMethodInfo {
-  return method === 'ar' ? AUTOREGRESSIVE : METHOD_REGISTRY[method];
+  return isBaseline(method) ? BASELINE_INFO[method] : METHOD_REGISTRY[method];
 }
 
-/** The K a run reports: the drafts it read (1 for a single-draft method); ar drafts nothing and keeps K as given. */
+/** The K a run reports: the drafts it read (1 for a single-draft method); a baseline drafts nothing and keeps K as given. */
 export function reportedK(method: DecodeMethod, K: number): number {
-  return method === 'ar' ? K : draftsUsed(method, K);
+  return isBaseline(method) ? K : draftsUsed(method, K);
 }
 
 /** K as a run uses it, saying why where it differs from the K asked for: "K = 1 (GBV uses one draft)". */
 export function describeK(method: DecodeMethod, K: number): string {
   if (method === 'ar') return 'no drafts (autoregressive)';
+  if (method === 'ar+jump-forward') return 'no draft model (forced text only)';
   const used = reportedK(method, K);
   return used === K ? `K = ${K}` : `K = ${used} (${decodeMethodInfo(method).label} uses one draft)`;
 }

@@ -5,6 +5,7 @@
  */
 import type { DecisionNote, DecisionRecord, Draw, FinalLaw } from './trace';
 import { prefixTree } from './tokenTree';
+import type { DraftSource } from './draftLaw';
 
 /** accepted / rejected by the verifier, never examined, or removed by the grammar before verification. */
 export type CellStatus = 'accepted' | 'rejected' | 'not-examined' | 'invalid';
@@ -31,6 +32,8 @@ export interface StepShape {
   drafts: readonly (readonly number[])[];
   /** How many of each draft's tokens the grammar allowed. */
   validLengths: readonly number[];
+  /** Where each draft's tokens came from (src/core/draftLaw.ts); absent: the draft model. */
+  sources?: readonly (readonly DraftSource[])[];
 }
 
 export interface ExplainedStep {
@@ -307,6 +310,8 @@ export interface TreeNode {
   status: CellStatus | 'root' | 'final';
   /** On the emitted path: the accepted prefix, then the final (correction or bonus) leaf. */
   emitted: boolean;
+  /** Where the drafted token came from (the same for every draft through the node: each source is a function of the prefix); null for the root and the final leaf. */
+  source: DraftSource | null;
 }
 
 const STATUS_RANK: Readonly<Record<CellStatus, number>> = { accepted: 3, rejected: 2, invalid: 1, 'not-examined': 0 };
@@ -322,14 +327,15 @@ export function draftTree(
 ): TreeNode[] {
   const tree = prefixTree(shape.drafts);
   const idOf = (node: number) => (node === -1 ? 'root' : String(node));
-  const nodes: TreeNode[] = [{ id: 'root', parent: null, token: null, depth: 0, drafts: shape.drafts.map((_, k) => k), status: 'root', emitted: true }];
+  const nodes: TreeNode[] = [{ id: 'root', parent: null, token: null, depth: 0, drafts: shape.drafts.map((_, k) => k), status: 'root', emitted: true, source: null }];
   for (let node = 0; node < tree.size; node++) {
-    nodes.push({ id: idOf(node), parent: idOf(tree.parents[node] as number), token: tree.tokens[node] as number, depth: tree.depths[node] as number, drafts: [], status: 'not-examined', emitted: false });
+    nodes.push({ id: idOf(node), parent: idOf(tree.parents[node] as number), token: tree.tokens[node] as number, depth: tree.depths[node] as number, drafts: [], status: 'not-examined', emitted: false, source: 'model' });
   }
   tree.nodeOf.forEach((path, k) => {
     path.forEach((node, j) => {
       const entry = nodes[node + 1] as TreeNode;
       const status = cells[k]?.[j]?.status ?? 'not-examined';
+      if (entry.drafts.length === 0) entry.source = shape.sources?.[k]?.[j] ?? 'model';
       entry.drafts.push(k);
       entry.emitted ||= k === emitted.draft && j < emitted.accepted;
       if (STATUS_RANK[status] > STATUS_RANK[entry.status as CellStatus]) entry.status = status;
@@ -337,7 +343,7 @@ export function draftTree(
   });
   if (emitted.finalToken !== null && emitted.finalOrigin !== null) {
     const parent = emitted.accepted === 0 ? -1 : (tree.nodeOf[emitted.draft]?.[emitted.accepted - 1] ?? -1);
-    nodes.push({ id: 'final', parent: idOf(parent), token: emitted.finalToken, depth: emitted.accepted + 1, drafts: [emitted.draft], status: 'final', emitted: true });
+    nodes.push({ id: 'final', parent: idOf(parent), token: emitted.finalToken, depth: emitted.accepted + 1, drafts: [emitted.draft], status: 'final', emitted: true, source: null });
   }
   return nodes;
 }

@@ -6,7 +6,7 @@
  */
 import { bootstrapInterval } from '../core/bootstrap';
 import { DEFAULT_RACE_TOKEN_BUDGET, type RaceEntry, type RaceResult, type ScorecardRow, type ScorecardSpec, type SweepCell, type SweepSpec } from '../contract/bench';
-import { presetParams, type DecodeMethod, type RunParams } from '../contract/runParams';
+import { isBaseline, presetParams, type DecodeMethod, type RunParams } from '../contract/runParams';
 import { addScoringTotals, positionsPerStep, type OutputVerdict, type RunReport } from '../contract/runReport';
 import { runFairly, speedupVerdict, spreadOf } from '../core/fairTiming';
 import { addCounters, derivedRatios, emptyCounters, recordCompletion, EMPTY_SCORECARD } from '../core/metrics';
@@ -81,12 +81,12 @@ export async function race(run: Runner, params: RunParams, methods: readonly Dec
 // ── K × L sweeps ─────────────────────────────────────────────────────────────────────────────────────
 
 export function isSingleDraft(method: DecodeMethod): boolean {
-  return method === 'ar' || draftsUsed(method, 2) === 1;
+  return isBaseline(method) || draftsUsed(method, 2) === 1;
 }
 
 /** The (K, L) cells a sweep visits: single-draft methods read one draft, so they sweep L only. */
 export function sweepCells(spec: Pick<SweepSpec, 'base' | 'Ks' | 'Ls'>): { K: number; L: number }[] {
-  if (spec.base.method === 'ar') throw new RangeError('ar drafts nothing: sweep a speculative method (ar is the baseline of every cell)');
+  if (isBaseline(spec.base.method)) throw new RangeError(`${spec.base.method} drafts nothing: sweep a speculative method (ar and ar+jump-forward are the baselines of every cell)`);
   const Ks = isSingleDraft(spec.base.method) ? [1] : [...new Set(spec.Ks)];
   return Ks.flatMap((K) => [...new Set(spec.Ls)].map((L) => ({ K, L })));
 }

@@ -1,7 +1,8 @@
 /**
  * The speculative loop, end to end, for any draft/target pair (real models with KV caches, or synthetic
  * logits): one step at a time (speculativeStep.ts), each step's record to `onStep`, until a stop, the token
- * budget, a full context, a grammar dead end or a cancel. `ar` is plain autoregressive decoding from the target: the baseline for speed and for losslessness.
+ * budget, a full context, a grammar dead end or a cancel. `ar` is plain autoregressive decoding from the target: the baseline for speed and for losslessness;
+ * `ar+jump-forward` is ar that scores the schema's forced text in one forward (the baseline without a draft model).
  * Output may be free text until a trigger string (reasoning, then JSON); the grammar starts right after it.
  */
 import { emptyCounters, recordStep, type StepCounts } from '../core/metrics';
@@ -15,7 +16,7 @@ import { scoreOutput, type SchemaValidator } from '../grammar/score';
 import type { PairModels } from './pairModels';
 import { checkNumber } from '../contract/validation';
 import type { DecodeEnding, DecodeResult, OutputVerdict } from '../contract/runReport';
-import { DECODE_METHODS, type DecodeMethod, type DraftingMode } from '../contract/runParams';
+import { DECODE_METHODS, isBaseline, type DecodeMethod, type DraftingMode } from '../contract/runParams';
 import { zeroTimings, type StepRecord, type StepTimings } from '../contract/stepRecord';
 import { DRAFT_STREAM, cpuVerifier, type StepVerifier } from '../contract/stepVerifier';
 import { now, speculativeStep, timed, type StepState } from './speculativeStep';
@@ -59,9 +60,12 @@ export class PromptTooLongError extends Error {
   override readonly name = 'PromptTooLongError';
 }
 
-/** Positions one step adds to the context: a draft of L tokens and the target's token after it (one token for ar). */
+/**
+ * Positions one step must find free in the context: a draft of L tokens and the target's token after it; one
+ * for the baselines (ar+jump-forward takes a forced span only as far as the context holds).
+ */
 export function stepWindow(method: DecodeMethod, L: number): number {
-  return method === 'ar' ? 1 : L + 1;
+  return isBaseline(method) ? 1 : L + 1;
 }
 
 export function validateDecodeOptions(options: DecodeOptions, contextLength: number): void {
@@ -86,7 +90,7 @@ export function validateDecodeOptions(options: DecodeOptions, contextLength: num
 export async function decode(models: PairModels, options: DecodeOptions, onStep?: (record: StepRecord) => void | Promise<void>): Promise<DecodeResult> {
   validateDecodeOptions(options, models.contextLength);
   const { method, L, structure, detokenize, stopTokenId, signal } = options;
-  const K = method === 'ar' ? 1 : draftsUsed(method, options.K);
+  const K = isBaseline(method) ? 1 : draftsUsed(method, options.K);
   const rng = createRng(options.seed, DRAFT_STREAM);
   const verification = { verifier: options.verifier ?? cpuVerifier, nextWord: 0 };
   const matcher: SchemaMatcher | null = structure ? await structure.grammar.matcher() : null;
@@ -113,7 +117,8 @@ export async function decode(models: PairModels, options: DecodeOptions, onStep?
       const timings = zeroTimings();
       const context = [...options.prompt, ...tokens];
       const state = { tokens, context, rng, verification, matcher, constrainedAfter, timings, index: steps };
-      const record = method === 'ar' ? await autoregressiveStep(models, options, state) : await speculativeStep(models, { ...options, K }, state);
+      const record =
+        method === 'ar' ? await autoregressiveStep(models, options, state) : method === 'ar+jump-forward' ? await jumpForwardStep(models, options, state) : await speculativeStep(models, { ...options, K }, state);
       // A step may emit past the token budget: what lies past it is not output, so a stop token there does not end the run.
       for (const { token } of record.emitted) {
         if (tokens.length === options.maxTokens) break;
@@ -170,4 +175,30 @@ async function autoregressiveStep(models: PairModels, options: DecodeOptions, st
     index: state.index, drafts: [], draftProbs: [], targetProbs: [], draftLengths: [], validLengths: [], draftSources: [], chosen: 0, accepted: 0,
     emitted: [{ token, origin: 'target', targetProb: row[token] as number }], scoring: null, verifiedOn: null, trace: null, counts, timings, ...autoregressiveAnalysis(options.L),
   };
+}
+
+/**
+ * ar+jump-forward (SGLang's jump-forward decoding, kept lossless): where the schema forces text after the
+ * output, its canonical tokens (at most L, and no more than the context holds) are a draft with q = 1 that
+ * the target scores with the next position in one forward, and token-wise verification keeps each with
+ * probability p(x) under the masked target. The forced text is certain but its tokenization is not (a
+ * byte-level BPE spells it several ways, and the masked target weighs them), so appending the tokens
+ * outright would change the output's law; kept with probability p(x), they leave it ar's (the draft law of
+ * the 'model+grammar' drafter, proved in test/core/draftLaw.test.ts; at T = 0 the tokens are ar's, bit for
+ * bit). Elsewhere, an ar step. The draft model is never called.
+ */
+async function jumpForwardStep(models: PairModels, options: DecodeOptions, state: StepState): Promise<StepRecord> {
+  const room = Math.min(options.L, models.contextLength - state.context.length - 1);
+  const span = await forcedSpan(options, state, room);
+  if (span === 0) return autoregressiveStep(models, options, state);
+  return speculativeStep(models, { ...options, method: 'tokenwise', K: 1, L: span, drafter: 'model+grammar', drafting: 'validate' }, state);
+}
+
+/** How many tokens of the schema's forced text (canonically tokenized) follow the output, at most `limit`. */
+async function forcedSpan(options: DecodeOptions, state: StepState, limit: number): Promise<number> {
+  const { matcher, tokens, constrainedAfter, timings } = state;
+  const tokenize = options.tokenize;
+  if (!matcher || !tokenize || limit < 1 || matcher.isTerminated() || !constrainedAfter(tokens)) return 0;
+  const text = await timed(timings, 'mask', () => Promise.resolve(matcher.forcedString()));
+  return text === '' ? 0 : Math.min(tokenize(text).length, limit);
 }

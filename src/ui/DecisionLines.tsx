@@ -3,6 +3,7 @@ import type { StepRecord } from '../contract/stepRecord';
 import { useEffect, useRef } from 'react';
 import { fixed, prob } from './format';
 import { HelpButton } from './HowItWorks';
+import { SOURCE_MARKS } from './howItWorksText';
 import type { PlaybackView } from './playback';
 
 const STATUS_LABEL: Readonly<Record<CellExplanation['status'], string>> = {
@@ -64,8 +65,15 @@ export function DecisionGrid(props: { step: StepRecord; explained: ExplainedStep
                 const invalid = show.grammar && j >= (step.validLengths[k] ?? 0);
                 const status = show.decision ? cell.status : invalid ? 'invalid' : 'pending';
                 const current = view?.cell?.draft === k && view.cell.position === j;
+                const source = step.draftSources[k]?.[j];
+                const mark = source === 'grammar' || source === 'lookup' ? SOURCE_MARKS[source] : null;
                 return (
-                  <td key={j} className={`cell ${status}${current ? ' current' : ''}`} data-cell={`${k},${j}`} data-token={token} data-status={status}>
+                  <td key={j} className={`cell ${status}${current ? ' current' : ''}`} data-cell={`${k},${j}`} data-token={token} data-status={status} data-source={source}>
+                    {mark && (
+                      <span className="source-mark" role="img" aria-label={mark.label} title={mark.label}>
+                        {mark.symbol}{' '}
+                      </span>
+                    )}
                     <code>{text(token)}</code>
                     <small>
                       q {prob(step.draftProbs[k]?.[j] ?? null)}

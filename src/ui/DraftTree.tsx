@@ -2,6 +2,7 @@ import { stratify, tree } from 'd3-hierarchy';
 import { useMemo, type CSSProperties } from 'react';
 import type { TreeNode } from '../core/explain';
 import type { PlaybackView } from './playback';
+import { SOURCE_MARKS } from './howItWorksText';
 
 const NODE_WIDTH = 104;
 const NODE_HEIGHT = 30;
@@ -19,8 +20,8 @@ const STATUS_TEXT: Readonly<Record<TreeNode['status'], string>> = {
   invalid: 'struck out by the schema (the first disallowed token, or after one)',
 };
 
-function label(text: string): string {
-  return text.length > MAX_LABEL ? `${text.slice(0, MAX_LABEL - 1)}…` : text;
+function label(text: string, max = MAX_LABEL): string {
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
 
 /**
@@ -54,12 +55,15 @@ export function DraftTree(props: {
   const emittedCount = nodes.filter((node) => node.emitted && node.status !== 'root').length;
   const showOutcome = !view || view.phase === 'emission' || view.phase === 'verification';
   const showFinal = !view || view.phase === 'emission';
+  const forced = nodes.filter((node) => node.source === 'grammar').length;
+  const lookedUp = nodes.filter((node) => node.source === 'lookup').length;
+  const marks = [forced > 0 ? `${forced} forced by the schema (${SOURCE_MARKS.grammar.symbol})` : '', lookedUp > 0 ? `${lookedUp} looked up (${SOURCE_MARKS.lookup.symbol})` : ''].filter(Boolean);
   const currentId = view?.cell ? nodes.find((node) => node.status !== 'root' && node.drafts.includes(view.cell?.draft ?? -1) && node.depth === (view.cell?.position ?? -2) + 1)?.id : undefined;
   return (
     <figure className="draft-tree" data-testid="draft-tree">
       <svg
         role="img"
-        aria-label={`draft tree: ${drafts} draft${drafts === 1 ? '' : 's'} merged into ${prefixes} distinct prefixes; the emitted path has ${emittedCount} token${emittedCount === 1 ? '' : 's'}`}
+        aria-label={`draft tree: ${drafts} draft${drafts === 1 ? '' : 's'} merged into ${prefixes} distinct prefixes; the emitted path has ${emittedCount} token${emittedCount === 1 ? '' : 's'}${marks.length > 0 ? `; of the prefixes, ${marks.join(' and ')}` : ''}`}
         viewBox={`0 0 ${layout.width} ${layout.height}`}
         width={layout.width}
         height={layout.height}
@@ -93,7 +97,8 @@ export function DraftTree(props: {
           const status = data.status === 'root' || data.status === 'final' || known || struck ? data.status : 'pending';
           const kind = data.status === 'root' ? 'root' : data.status === 'final' ? 'final' : 'prefix';
           const tokenText = data.token === null ? 'context' : text(data.token);
-          const title = `${tokenText}: ${data.status === 'final' ? `${finalOrigin ?? 'final'} token` : STATUS_TEXT[data.status]}${data.status !== 'root' ? ` · draft${data.drafts.length > 1 ? 's' : ''} ${data.drafts.map((k) => k + 1).join(', ')}` : ''}`;
+          const mark = data.source === 'grammar' || data.source === 'lookup' ? SOURCE_MARKS[data.source] : null;
+          const title = `${tokenText}: ${data.status === 'final' ? `${finalOrigin ?? 'final'} token` : STATUS_TEXT[data.status]}${data.status !== 'root' ? ` · draft${data.drafts.length > 1 ? 's' : ''} ${data.drafts.map((k) => k + 1).join(', ')}` : ''}${mark ? ` · ${mark.label}` : ''}`;
           return (
             <g
               key={data.id}
@@ -101,11 +106,12 @@ export function DraftTree(props: {
               className={`tree-node status-${status}${data.emitted && showFinal ? ' emitted' : ''}${data.status === 'final' ? ` final-${finalOrigin ?? 'correction'}` : ''}${data.id === currentId ? ' current' : ''}`}
               data-node={kind}
               data-status={data.status}
+              data-source={data.source ?? undefined}
             >
               <title>{title}</title>
               <rect width={NODE_WIDTH} height={NODE_HEIGHT} rx={data.status === 'final' ? 14 : 5} />
               <text x={NODE_WIDTH / 2} y={NODE_HEIGHT / 2} dominantBaseline="central" textAnchor="middle">
-                {data.status === 'root' ? 'context' : label(tokenText)}
+                {data.status === 'root' ? 'context' : mark ? `${mark.symbol} ${label(tokenText, MAX_LABEL - 2)}` : label(tokenText)}
               </text>
             </g>
           );
@@ -121,6 +127,16 @@ export function DraftTree(props: {
           <li className="swatch final-bonus">bonus</li>
           <li className="swatch emitted-path">emitted path (thick)</li>
         </ul>
+        {marks.length > 0 && (
+          <ul className="legend tree-legend" aria-label="Draft tree marks: where a token came from" data-testid="source-legend">
+            {(['grammar', 'lookup'] as const).map((source) => (
+              <li key={source} className="source-mark-entry">
+                <span aria-hidden="true">{SOURCE_MARKS[source].symbol}</span> {SOURCE_MARKS[source].label}
+              </li>
+            ))}
+            <li className="source-mark-entry">no mark: sampled from the draft model</li>
+          </ul>
+        )}
       </figcaption>
     </figure>
   );

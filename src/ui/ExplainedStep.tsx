@@ -21,7 +21,7 @@ export function ExplainedStep(props: { step: StepRecord; text: (token: number) =
   const last = step.emitted.at(-1);
   const finalOrigin = last && (last.origin === 'correction' || last.origin === 'bonus') ? last.origin : null;
   const { explained, nodes, frames } = useMemo(() => {
-    const shape = { drafts: step.drafts, validLengths: step.validLengths };
+    const shape = { drafts: step.drafts, validLengths: step.validLengths, sources: step.draftSources };
     const explained = explainStep(step.decisions ?? [], shape, text);
     const nodes = draftTree(shape, explained.cells, { draft: step.chosen, accepted: step.accepted, finalToken: finalOrigin && last ? last.token : null, finalOrigin });
     return { explained, nodes, frames: playbackFrames(step, explained, text) };

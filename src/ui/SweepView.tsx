@@ -5,7 +5,7 @@
  */
 import { useState } from 'react';
 import { bestCell, parseSweepList, sweepCellJson, sweepCsv, SWEEP_METRICS, type SweepCell, type SweepMetric } from '../contract/bench';
-import { DECODE_METHODS, type DecodeMethod } from '../contract/runParams';
+import { DECODE_METHODS, isBaseline, type DecodeMethod } from '../contract/runParams';
 import { ExportButtons, JobProgress, medianRange } from './benchParts';
 import { METHOD_LABELS } from './format';
 import { useSpec } from './storeContext';
@@ -67,7 +67,7 @@ function Heatmap({ cells, metric }: { cells: readonly SweepCell[]; metric: Sweep
   );
 }
 
-const SWEEPABLE = DECODE_METHODS.filter((method) => method !== 'ar');
+const SWEEPABLE = DECODE_METHODS.filter((method) => !isBaseline(method));
 
 export function SweepView() {
   const params = useSpec((s) => s.params);
@@ -75,7 +75,7 @@ export function SweepView() {
   const sweep = useSpec((s) => s.sweep);
   const startSweep = useSpec((s) => s.startSweep);
   const cancelBench = useSpec((s) => s.cancelBench);
-  const [method, setMethod] = useState<DecodeMethod>(params.method === 'ar' ? 'spectr-gbv' : params.method);
+  const [method, setMethod] = useState<DecodeMethod>(isBaseline(params.method) ? 'spectr-gbv' : params.method);
   const [Ks, setKs] = useState('1,2');
   const [Ls, setLs] = useState('2,4');
   const [seeds, setSeeds] = useState(1);

@@ -4,6 +4,7 @@
  * beside mean acceptance length in the race). Checked line by line against shared/spec/verification.md;
  * test/ui/howItWorksText.test.ts pins the key claims, so a rewrite cannot drop them silently.
  */
+import type { DraftSource } from '../core/draftLaw';
 import type { HelpTopic } from '../store/store';
 
 export const TOPIC_TITLES: Readonly<Record<HelpTopic, string>> = {
@@ -88,6 +89,7 @@ export const TOPIC_TEXT: Readonly<Record<HelpTopic, TopicText>> = {
     body: [
       'Each cell of the grid states the test the verifier made there, with its drawn uniform u: “u = 0.412 < min(1, p/q) = 0.830 → accepted”. Cells the verifier never needed say “not examined”, and why; a draft’s first token the schema forbade says so, and the tokens after it say “after an invalid token”.',
       'The draft tree merges the drafts’ shared prefixes. “Play this step” replays the recorded step phase by phase: each test is first asked (u and its threshold), and its answer shows on the next frame, so a class can predict it.',
+      'In the tree and the grid, a token that cost no draft-model call wears a mark: ◆ forced by the schema: q = 1, kept with probability p(x); ↺ looked up earlier in the prompt or output: q = 1, kept with probability p(x). A token without a mark was sampled from the draft model. AR + jump-forward drafts only ◆ tokens, so it needs no draft model at all.',
     ],
     example:
       'Token-wise, draft “a b c”: u = 0.20 < 0.90 → a accepted; u = 0.70 ≥ 0.40 → b rejected; c is not examined. The step emits “a” and a correction drawn from normalise(max(0, p − q)) at position 2.',
@@ -100,3 +102,9 @@ export const DISTINCT_ACCEPTANCE_NOTE = 'A/D is at most about 1/K with K drafts;
 /** Under the race table, where block efficiency and mean acceptance length stand side by side. */
 export const RACE_EFFICIENCY_NOTE =
   'Block efficiency is the tokens output per target forward; mean acceptance length is 1 + A/steps. They differ only at the end of a run: the step that reaches the stop token or the token limit may accept tokens past it, which A counts but the output drops.';
+
+/** The mark a drafted token's source wears in the draft tree and the decision grid: a symbol with its words, never colour alone; none for the draft model. */
+export const SOURCE_MARKS: Readonly<Record<Exclude<DraftSource, 'model'>, { symbol: string; label: string }>> = {
+  grammar: { symbol: '◆', label: 'forced by the schema: q = 1, kept with probability p(x)' },
+  lookup: { symbol: '↺', label: 'looked up earlier in the prompt or output: q = 1, kept with probability p(x)' },
+};

@@ -127,8 +127,9 @@ describe('race fairness (the schedule, on a simulated machine)', () => {
     for (const median of medians) expect(median).toBeCloseTo(medians[0] as number, 9);
     for (const entry of result.entries) {
       expect(entry.tokensPerSecond.n).toBe(DECODE_METHODS.length);
-      // Paired with ar in the same round, only the few-percent position drift remains, not a cold start's 4×.
-      expect(Math.abs((entry.speedup?.median as number) - 1)).toBeLessThan(0.1);
+      // Paired with ar in the same round, only the position drift remains (5 ms a place, up to 35 ms over 8
+      // methods on 100 ms), not a cold start's 4×.
+      expect(Math.abs((entry.speedup?.median as number) - 1)).toBeLessThan(0.15);
     }
     expect(result.repeats).toBe(DECODE_METHODS.length);
   });

@@ -91,4 +91,19 @@ describe('the decision trace', () => {
       expect(nodes.filter((node) => node.emitted && node.status !== 'root')).toHaveLength(outcome.accepted + 1);
     }
   });
+
+  it('marks each tree node with the source of its token, shared by every draft through it', () => {
+    // Two drafts share a forced first token; then one looks a token up and the other samples one.
+    const shape = { drafts: [[5, 7], [5, 2]], validLengths: [2, 2], sources: [['grammar', 'lookup'], ['grammar', 'model']] as const };
+    const nodes = draftTree(shape, [[], []], { draft: 0, accepted: 2, finalToken: 1, finalOrigin: 'bonus' });
+    expect(nodes.map(({ token, source, drafts }) => [token, source, drafts])).toEqual([
+      [null, null, [0, 1]],
+      [5, 'grammar', [0, 1]],
+      [7, 'lookup', [0]],
+      [2, 'model', [1]],
+      [1, null, [0]],
+    ]);
+    // A step recorded without sources drafted from the model.
+    expect(draftTree({ drafts: [[3]], validLengths: [1] }, [[]], { draft: 0, accepted: 0, finalToken: null, finalOrigin: null }).map((node) => node.source)).toEqual([null, 'model']);
+  });
 });

@@ -14,25 +14,10 @@ import { GrammarEngine, type CompiledSchema } from '../../src/grammar/engine';
 import { ajvValidator } from '../../src/grammar/ajvValidator';
 import { SCHEMA_PRESETS, type SchemaPreset } from '../../src/contract/presets';
 import type { DraftingMode } from '../../src/contract/runParams';
-import { JSON_STOP, JSON_VOCAB, decodeJson } from '../support/jsonVocab';
+import { JSON_STOP, JSON_VOCAB, decodeJson, tokenizeJson } from '../support/jsonVocab';
 
 const logits = syntheticLogits({ V: JSON_VOCAB.length, seed: 3, closeness: 0.6, logitScale: 1.5 });
 const PROMPT = [JSON_STOP];
-
-/** The raw vocabulary's canonical tokenization: longest match first. */
-function tokenizeJson(text: string): number[] {
-  const ids: number[] = [];
-  for (let at = 0; at < text.length; ) {
-    let best = -1;
-    JSON_VOCAB.forEach((token, id) => {
-      if (id !== JSON_STOP && token.length > 0 && text.startsWith(token, at) && (best === -1 || token.length > (JSON_VOCAB[best] as string).length)) best = id;
-    });
-    if (best === -1) throw new Error(`no token spells ${JSON.stringify(text.slice(at))}`);
-    ids.push(best);
-    at += (JSON_VOCAB[best] as string).length;
-  }
-  return ids;
-}
 
 /** The synthetic pair, counting the drafter's forwards. */
 class CountingModels extends PrefixPairModels {
@@ -60,7 +45,7 @@ describe('free drafters in the decode loop', () => {
     engine.dispose();
   });
 
-  async function run(id: 'person' | 'order', drafter: DrafterId, method: 'tokenwise' | 'spectr-gbv', seed: number, drafting: DraftingMode = 'validate') {
+  async function run(id: 'person' | 'order', drafter: DrafterId, method: 'ar' | 'ar+jump-forward' | 'tokenwise' | 'spectr-gbv', seed: number, drafting: DraftingMode = 'validate', temperature = 1) {
     const models = new CountingModels(logits);
     const steps: StepRecord[] = [];
     const result = await decode(
@@ -75,7 +60,7 @@ describe('free drafters in the decode loop', () => {
         method,
         K: method === 'tokenwise' ? 1 : 3,
         L: 4,
-        sampling: { temperature: 1 },
+        sampling: { temperature },
         drafting,
         seed,
         maxTokens: 200,
@@ -118,5 +103,17 @@ describe('free drafters in the decode loop', () => {
     const { result } = await run('person', 'model+grammar+lookup', 'spectr-gbv', 5, 'constrained');
     expect(['valid', 'truncated'], result.json).toContain(result.verdict?.kind);
     expect(result.counters.bySource.grammar.drafted).toBeGreaterThan(0);
+  });
+
+  it('ar+jump-forward at T = 0 writes ar’s tokens bit for bit, in fewer target forwards and without the draft model', async () => {
+    for (const [id, seed] of [['person', 1], ['order', 2]] as const) {
+      const ar = await run(id, 'model', 'ar', seed, 'validate', 0);
+      const jump = await run(id, 'model', 'ar+jump-forward', seed, 'validate', 0);
+      expect(jump.result.tokens, id).toEqual(ar.result.tokens);
+      expect(jump.result.steps, id).toBeLessThan(ar.result.steps);
+      expect([ar.draftCalls, jump.draftCalls], id).toEqual([0, 0]);
+      // Its scored steps draft the forced text alone, with q = 1.
+      expect(jump.steps.flatMap((step) => step.draftSources.flat()).every((source) => source === 'grammar'), id).toBe(true);
+    }
   });
 });

@@ -3,14 +3,17 @@
  * follow the target's own sequence law. A χ² goodness-of-fit test against the exact law, with its
  * threshold set from the degrees of freedom at α = 1e-6, and shown to catch a broken verifier.
  */
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DrafterId } from '../../src/core/draftLaw';
 import { syntheticLogits, type LogitPair } from '../../src/core/modelPair';
 import { logitsToProbs } from '../../src/core/sampling';
 import { decode } from '../../src/engine/decode';
-import { DECODE_METHODS, type DecodeMethod } from '../../src/contract/runParams';
+import { DECODE_METHODS, isBaseline, type DecodeMethod } from '../../src/contract/runParams';
 import { PrefixPairModels } from '../../src/engine/pairModels';
 import type { StepVerifier } from '../../src/contract/stepVerifier';
+import { ajvValidator } from '../../src/grammar/ajvValidator';
+import { GrammarEngine, type CompiledSchema, type SchemaMatcher } from '../../src/grammar/engine';
+import { JSON_STOP, JSON_VOCAB, decodeJson, tokenizeJson } from '../support/jsonVocab';
 
 const V = 5;
 const STOP = V - 1;
@@ -111,7 +114,8 @@ const acceptEverything: StepVerifier = {
 describe(`the decode loop is lossless (first ${TOKENS} tokens, ${SAMPLES} seeds, χ² at α = 1e-6)`, () => {
   const law = exactLaw();
 
-  it.each(DECODE_METHODS)('%s follows the target’s sequence law', async (method) => {
+  // Without a schema ar+jump-forward has no forced text: it is ar (its test is the schema's, below).
+  it.each(DECODE_METHODS.filter((method) => method !== 'ar+jump-forward'))('%s follows the target’s sequence law', async (method) => {
     const { statistic, df } = chiSquare(await sampleCounts(method), law, SAMPLES);
     expect(df).toBeGreaterThan(10);
     expect(statistic).toBeLessThan(chiSquareThreshold(df));
@@ -119,7 +123,7 @@ describe(`the decode loop is lossless (first ${TOKENS} tokens, ${SAMPLES} seeds,
 
   // Prompt lookup drafts with q = 1 wherever the last 1–3 tokens recur (often, with V = 5): fewer seeds per
   // method keep the test short; the exact proof is test/core/draftLaw.test.ts.
-  it.each(DECODE_METHODS.filter((method) => method !== 'ar'))('%s with prompt lookup follows the target’s sequence law', async (method) => {
+  it.each(DECODE_METHODS.filter((method) => !isBaseline(method)))('%s with prompt lookup follows the target’s sequence law', async (method) => {
     const samples = SAMPLES / 4;
     const { statistic, df } = chiSquare(await sampleCounts(method, undefined, 'model+lookup', samples), law, samples);
     expect(df).toBeGreaterThan(10);
@@ -129,5 +133,93 @@ describe(`the decode loop is lossless (first ${TOKENS} tokens, ${SAMPLES} seeds,
   it('the same test rejects a verifier that accepts every draft token', async () => {
     const { statistic, df } = chiSquare(await sampleCounts('tokenwise', acceptEverything), law, SAMPLES);
     expect(statistic).toBeGreaterThan(chiSquareThreshold(df));
+  });
+});
+
+// The schema's forced text, through the real decode(): whole outputs under a schema whose forced text a raw
+// vocabulary spells two ways ("sentiment" or s·e·n·t·i·m·e·n·t; "true" or t·r·u·e), so the masked target
+// weighs tokenizations of certain text. The law is the masked target's, enumerated with the grammar's own
+// masks; the grammar drafter drafts the canonical (longest-token) spelling with q = 1, and ar+jump-forward
+// scores it in one forward.
+describe('the schema’s forced text keeps the decode loop lossless (whole outputs, χ² at α = 1e-6)', () => {
+  const SCHEMA = { type: 'object', properties: { sentiment: { enum: ['positive', 'negative', 'neutral'] }, ok: { type: 'boolean' } }, required: ['sentiment', 'ok'], additionalProperties: false };
+  const SCHEMA_SAMPLES = 500;
+  const pair = syntheticLogits({ V: JSON_VOCAB.length, seed: 5, closeness: 0.5, logitScale: 1.5 });
+  let engine: GrammarEngine;
+  let grammar: CompiledSchema;
+  let law: Map<string, number>;
+  beforeAll(async () => {
+    engine = await GrammarEngine.create({ tokens: JSON_VOCAB, vocabType: 'raw', stopTokenIds: [JSON_STOP] });
+    grammar = await engine.compile(JSON.stringify(SCHEMA));
+    law = await schemaLaw();
+  });
+  afterAll(() => {
+    grammar.dispose();
+    engine.dispose();
+  });
+
+  /** Every output the masked target can write, to its stop token, with its probability. */
+  async function schemaLaw(): Promise<Map<string, number>> {
+    const law = new Map<string, number>();
+    const matcher: SchemaMatcher = await grammar.matcher();
+    const walk = async (output: number[], probability: number): Promise<void> => {
+      if (output.at(-1) === JSON_STOP) {
+        law.set(output.join(','), probability);
+        return;
+      }
+      const row = logitsToProbs(pair.target([JSON_STOP, ...output]), { temperature: 1 }, await matcher.mask());
+      for (let token = 0; token < row.length; token++) {
+        if ((row[token] as number) === 0) continue;
+        expect(matcher.accept(token)).toBe(true);
+        await walk([...output, token], probability * (row[token] as number));
+        matcher.rollBack(1);
+      }
+    };
+    await walk([], 1);
+    matcher.dispose();
+    return law;
+  }
+
+  async function schemaCounts(method: DecodeMethod, drafter: DrafterId): Promise<Map<string, number>> {
+    const counts = new Map<string, number>();
+    for (let seed = 1; seed <= SCHEMA_SAMPLES; seed++) {
+      const { tokens, ending } = await decode(new PrefixPairModels(pair), {
+        method, K: 3, L: 4, sampling: { temperature: 1 }, drafting: 'validate', seed, maxTokens: 64, prompt: [JSON_STOP],
+        structure: { grammar, schema: SCHEMA, validate: ajvValidator }, detokenize: decodeJson, tokenize: tokenizeJson, drafter, stopTokenId: JSON_STOP,
+      });
+      expect(ending).toBe('stopped');
+      const key = tokens.join(',');
+      counts.set(key, (counts.get(key) ?? 0) + 1);
+    }
+    return counts;
+  }
+
+  it('the masked target spells the forced text more than one way, so appending its tokens outright would not be lossless', () => {
+    let spelledOtherwise = 0;
+    for (const [key, probability] of law) {
+      const tokens = key.split(',').map(Number).filter((token) => token !== JSON_STOP);
+      if (tokenizeJson(decodeJson(tokens)).join(',') !== tokens.join(',')) spelledOtherwise += probability;
+    }
+    expect(Math.abs([...law.values()].reduce((sum, p) => sum + p, 0) - 1)).toBeLessThan(1e-12);
+    expect(spelledOtherwise).toBeGreaterThan(0.2);
+  });
+
+  it.each([
+    // ar+jump-forward verifies its forced spans token-wise; SpecTr-GBV shares them among K drafts.
+    ['ar+jump-forward', 'model'],
+    ['spectr-gbv', 'model+grammar'],
+  ] as const)('%s (%s) writes each output with the masked target’s probability', async (method, drafter) => {
+    const outputs = [...law.keys()];
+    expect(outputs.length).toBeGreaterThanOrEqual(24);
+    const counts = await schemaCounts(method, drafter);
+    // Every output decode() wrote is one the law holds.
+    for (const key of counts.keys()) expect(law.has(key), key).toBe(true);
+    const { statistic, df } = chiSquare(
+      Float64Array.from(outputs, (key) => counts.get(key) ?? 0),
+      Float64Array.from(outputs, (key) => law.get(key) as number),
+      SCHEMA_SAMPLES,
+    );
+    expect(df).toBeGreaterThan(10);
+    expect(statistic).toBeLessThan(chiSquareThreshold(df));
   });
 });

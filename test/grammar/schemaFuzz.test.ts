@@ -44,6 +44,8 @@ function adversary(seed: number): LogitPair {
 }
 
 const SCHEMAS = Number(process.env.SCHEMA_FUZZ_RUNS ?? 120);
+/** Without a tokenizer (the fuzz's vocabulary has none), ar+jump-forward has no forced text to score: it is ar. */
+const FUZZED = DECODE_METHODS.filter((method) => method !== 'ar+jump-forward');
 
 type Schema = Record<string, unknown>;
 // Enums are left out: xgrammar's enum grammar was found to let through values it does not list (see the report on issue 25).
@@ -83,7 +85,7 @@ describe('schema-valid by construction, fuzzed', () => {
         const grammar = await engine.compile(JSON.stringify(schema));
         const pair = adversary(seed);
         try {
-          for (const method of DECODE_METHODS) {
+          for (const method of FUZZED) {
             const result = await decode(new PrefixPairModels(pair), {
               method, K: 2, L: 3, sampling: { temperature: 1 }, drafting: seed % 2 === 0 ? 'validate' : 'constrained', seed, maxTokens: 60,
               prompt: [STOP], structure: { grammar, schema, validate: ajvValidator }, detokenize, stopTokenId: STOP,
@@ -102,7 +104,7 @@ describe('schema-valid by construction, fuzzed', () => {
       }),
       { seed: Number(process.env.SCHEMA_FUZZ_SEED ?? 25), numRuns: SCHEMAS },
     );
-    expect(runs).toBe(SCHEMAS * DECODE_METHODS.length);
+    expect(runs).toBe(SCHEMAS * FUZZED.length);
     expect(stopped).toBeGreaterThan(runs / 2);
   });
 });

@@ -3,12 +3,12 @@ import { toCsv } from '../../tools/cli/csv';
 import { describe, expect, it } from 'vitest';
 import { spreadOf } from '../../src/core/fairTiming';
 import { bootstrapInterval } from '../../src/core/bootstrap';
-import { decodeRowJson, formatDecodeRow, formatSummary, roundOrders, roundSpeedups, summaryOverPresets, type DecodeRow } from '../../tools/bench/decodeBench';
+import { decodeRowJson, formatDecodeRow, formatGoals, formatSummary, roundOrders, roundSpeedups, summaryMarkdown, summaryOverPresets, type DecodeRow } from '../../tools/bench/decodeBench';
 import type { MethodId } from '../../src/core/verify';
 
 const row = (preset: string, method: DecodeRow['method'], K: number, L: number, speedups: number[], idealSpeedup: number | null, decodeMs = 40): DecodeRow => ({
   preset, method, K, L, drafter: 'model', tokens: 40, forwards: 20, blockEfficiency: 2, meanAcceptanceLength: null, conditionalAcceptance: null, draftYield: null, grammarSurvival: null, counters: emptyCounters(Math.max(L, 1)),
-  tokensPerSecond: 100, speedup: spreadOf(speedups).median, idealSpeedup, valid: 2, positionsPerStep: null, perStep: { draft: 0, mask: 0, target: 0, verify: 0, kv: 0, overhead: 0, analysis: 0 },
+  tokensPerSecond: 100, speedup: spreadOf(speedups).median, speedupOverJumpForward: null, idealSpeedup, valid: 2, positionsPerStep: null, perStep: { draft: 0, mask: 0, target: 0, verify: 0, kv: 0, overhead: 0, analysis: 0 },
   profile: { draft: 0, mask: 0, target: 0, verify: 0, kv: 0, other: 0, prefill: 0, setup: 0 }, cpuMsPerStep: null, rounds: speedups.length, tokensPerSecondSpread: spreadOf([100]), speedupSpread: spreadOf(speedups), speedupInterval: bootstrapInterval(speedups),
   decode: { steps: 18, tokens: method === 'ar' ? 18 : 36, ms: decodeMs, draftMs: method === 'ar' ? 0 : decodeMs / 4 },
 });
@@ -87,6 +87,27 @@ describe("the decode bench's summary over presets", () => {
     expect(formatSummary(summaries)).toBe(
       '**Median over presets** of each row\'s median speedup over ar, with the ideal, this machine\'s ceiling (every draft accepted, at the measured step cost) and the bound with drafting wholly hidden (at the measured block efficiency): tokenwise K = 1, L = 4: 1.50× (ideal 2.80×; ceiling here 1.60×; drafting hidden 0.85×); spectr-gbv K = 3, L = 4: 0.90× (ideal 2.90×; ceiling here 0.80×; drafting hidden 0.43×)',
     );
+  });
+
+  it('states each speculative row over ar+jump-forward too, and says why a goal is out of reach with the step priced in ar tokens', () => {
+    const jump = (preset: string) => ({ ...row(preset, 'ar+jump-forward', 1, 8, [1.1, 1.2, 1.3], 1.3), decode: { steps: 15, tokens: 18, ms: 36, draftMs: 0 } });
+    const withJump = [...rows, ...['preset0', 'preset1', 'preset2'].map(jump)].map((candidate) =>
+      candidate.method === 'tokenwise' || candidate.method === 'spectr-gbv' ? { ...candidate, speedupOverJumpForward: candidate.speedup / 1.2 } : candidate,
+    );
+    const summaries = summaryOverPresets(withJump);
+    // The baselines are not summarised as speculative rows.
+    expect(summaries.map(({ method }) => method)).toEqual(['tokenwise', 'spectr-gbv']);
+    expect(summaries[0]?.speedupOverJumpForward).toBeCloseTo(1.25, 12);
+    expect(formatSummary(summaries)).toContain('tokenwise K = 1, L = 4: 1.50× (1.25× over ar+jump-forward; ideal 2.80×');
+    const markdown = summaryMarkdown(withJump);
+    expect(markdown).toContain('**ar+jump-forward** (no draft model; forced text up to L = 8 tokens a forward, each kept with p(x)): 1.20× over ar, 2.00 tokens per target forward');
+    // tokenwise: a step costs 125 / 40 = 3.125 ar tokens, so 5 tokens a step give 1.6×: the goal is within the ceiling, the drafts fall short.
+    // spectr-gbv: 250 / 40 = 6.25 ar tokens a step, 0.8× at best: out of reach, a step would have to cost under 4 ar tokens.
+    expect(formatGoals(summaries)?.split('\n').slice(2)).toEqual([
+      '- tokenwise K = 1, L = 4, goal 1.60× over ar: 1.50× (1.25× over ar+jump-forward), not met: the ceiling here (1.60×) allows it, but at 3.13 ar tokens a step it needs 5.00 tokens a step and the drafts gave 2.00.',
+      '- spectr-gbv K = 3, L = 4, goal 1.25× over ar: 0.90× (0.75× over ar+jump-forward), out of reach on this machine: a step costs 6.25 ar tokens, so even every draft accepted (5 tokens a step) gives 0.80×; the goal needs a step under 4.00 ar tokens.',
+    ]);
+    expect(formatGoals(summaryOverPresets([row('preset0', 'ar', 1, 0, [1], 1), row('preset0', 'gbv', 1, 2, [1.7], 2)]))).toBeNull();
   });
 });
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { HELP_TOPICS } from '../../src/store/store';
-import { DISTINCT_ACCEPTANCE_NOTE, RACE_EFFICIENCY_NOTE, TOPIC_TEXT, TOPIC_TITLES } from '../../src/ui/howItWorksText';
+import { DISTINCT_ACCEPTANCE_NOTE, RACE_EFFICIENCY_NOTE, SOURCE_MARKS, TOPIC_TEXT, TOPIC_TITLES } from '../../src/ui/howItWorksText';
 
 const all = (topic: keyof typeof TOPIC_TEXT) => [...TOPIC_TEXT[topic].body, TOPIC_TEXT[topic].example].join(' ');
 
@@ -38,5 +38,12 @@ describe('the sentences that teach', () => {
     expect(all('mean-length')).toContain('1 + A / steps');
     expect(RACE_EFFICIENCY_NOTE).toMatch(/Block efficiency is the tokens output per target forward; mean acceptance length is 1 \+ A\/steps/);
     expect(RACE_EFFICIENCY_NOTE).toContain('stop token or the token limit');
+  });
+
+  it('explains the marks on drafts that cost no draft-model call: a distinct symbol each, with its words', () => {
+    expect(SOURCE_MARKS.grammar.label).toBe('forced by the schema: q = 1, kept with probability p(x)');
+    expect(all('inspector')).toContain(`${SOURCE_MARKS.grammar.symbol} forced by the schema: q = 1, kept with probability p(x)`);
+    expect(all('inspector')).toContain(`${SOURCE_MARKS.lookup.symbol} looked up earlier in the prompt or output: q = 1, kept with probability p(x)`);
+    expect(SOURCE_MARKS.grammar.symbol).not.toBe(SOURCE_MARKS.lookup.symbol);
   });
 });

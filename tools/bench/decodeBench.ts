@@ -2,7 +2,9 @@
  * The paper's comparison on the bundled models: for each preset, method and (K, L), block efficiency
  * (tokens per target forward), mean acceptance length, A/D, A/R, D/R, tokens/s and the wall-clock speedup
  * over `ar` measured in the same run, beside the ideal speedup BE / (L·c + 1) from the measured block
- * efficiency and the draft/target cost ratio c. Runs the same in Node and in a browser page.
+ * efficiency and the draft/target cost ratio c. `ar+jump-forward`, the best decoder without a draft model,
+ * runs beside `ar`, and every speculative row's speedup is also stated over it. Runs the same in Node and in
+ * a browser page.
  */
 import { addCounters, counterFields, derivedRatios, emptyCounters, type Counters } from '../../src/core/metrics';
 import { snakeKeys } from '../cli/csv';
@@ -14,7 +16,8 @@ import type { DrafterId } from '../../src/core/draftLaw';
 import type { ScoringPlan, StepRecord, StepTimings } from '../../src/contract/stepRecord';
 import { addScoringTotals, describePositions, positionsPerStep, type PositionsPerStep, type ScoringTotals } from '../../src/contract/runReport';
 import { type SpecEngine } from '../../src/engine/engine';
-import { presetParams, type DecodeMethod } from '../../src/contract/runParams';
+import { isBaseline, presetParams, type DecodeMethod } from '../../src/contract/runParams';
+import { MAX_DRAFT_LENGTH } from '../../src/contract/limits';
 import { SCHEMA_PRESETS } from '../../src/contract/presets';
 
 export const GRID: readonly { K: number; L: number }[] = [
@@ -24,6 +27,15 @@ export const GRID: readonly { K: number; L: number }[] = [
   { K: 3, L: 4 },
 ];
 export const SPECULATIVE: readonly MethodId[] = METHOD_IDS;
+
+/** ar+jump-forward's L: the longest forced span it scores in one forward (the most L allows). */
+export const JUMP_FORWARD_L = MAX_DRAFT_LENGTH;
+
+/** The issue's goals, median over presets against ar in the same run (the summary says whether this machine allows them). */
+export const SPEEDUP_GOALS: readonly { method: MethodId; K: number; L: number; goal: number }[] = [
+  { method: 'tokenwise', K: 1, L: 4, goal: 1.6 },
+  { method: 'spectr-gbv', K: 3, L: 4, goal: 1.25 },
+];
 
 export interface DecodeRow extends BenchConfig {
   preset: string;
@@ -40,6 +52,8 @@ export interface DecodeRow extends BenchConfig {
   tokensPerSecond: number;
   /** The median over rounds of the round's tokens/s over the same round's ar tokens/s. */
   speedup: number;
+  /** The same over the round's ar+jump-forward; null for the baselines. */
+  speedupOverJumpForward: number | null;
   idealSpeedup: number | null;
   valid: number;
   /** Mean target positions per step, tree and batched; null for ar. */
@@ -83,7 +97,7 @@ const profileTotal = (profile: PhaseProfile) => PROFILE_PHASES.reduce((sum, phas
 const stepMs = (t: StepTimings) => t.draft + t.mask + t.target + t.verify + t.kv + t.overhead;
 
 export interface BenchSelection {
-  /** Speculative methods to run (all by default); ar always runs, as the baseline. */
+  /** Speculative methods to run (all by default); ar and ar+jump-forward always run, as the baselines. */
   methods?: readonly MethodId[];
   /** (K, L) cells to run (GRID by default). */
   grid?: readonly { K: number; L: number }[];
@@ -99,7 +113,7 @@ export interface BenchSelection {
 
 export const DEFAULT_ROUNDS = 3;
 
-/** One (method, K, L, drafter) configuration of the bench; ar is K = 1, L = 0, drafter model. */
+/** One (method, K, L, drafter) configuration of the bench; ar is K = 1, L = 0, ar+jump-forward K = 1, L = JUMP_FORWARD_L, both drafter model. */
 export interface BenchConfig {
   method: DecodeMethod;
   K: number;
@@ -159,12 +173,13 @@ export async function runDecodeBench(engine: SpecEngine, seeds: number, costRati
   // A single-draft method at K > 1 would repeat its K = 1 row.
   const configs: BenchConfig[] = [
     { method: 'ar', K: 1, L: 0, drafter: 'model' },
+    { method: 'ar+jump-forward', K: 1, L: JUMP_FORWARD_L, drafter: 'model' },
     ...grid.flatMap(({ K, L }) => methods.filter((method) => draftsUsed(method, K) === K).flatMap((method) => drafters.map((drafter) => ({ method, K, L, drafter })))),
   ];
   const orders = roundOrders(configs.length, rounds);
   const rows: DecodeRow[] = [];
   // One untimed run of each method first: kernel compilation and allocator warm-up are not speed.
-  for (const method of ['ar', ...methods] as const) await engine.run(presetParams(SCHEMA_PRESETS[0] as (typeof SCHEMA_PRESETS)[number], { method }));
+  for (const method of ['ar', 'ar+jump-forward', ...methods] as const) await engine.run(presetParams(SCHEMA_PRESETS[0] as (typeof SCHEMA_PRESETS)[number], { method }));
   for (const preset of SCHEMA_PRESETS) {
     const measure = async ({ method, K, L, drafter }: BenchConfig): Promise<RoundResult> => {
       const result: RoundResult = {
@@ -225,6 +240,7 @@ export async function runDecodeBench(engine: SpecEngine, seeds: number, costRati
       const blockEfficiency = config.method === 'ar' ? 1 : first.tokens / first.forwards;
       const speedupSpread = roundSpeedups(rates[index] as number[], rates[0] as number[]);
       const speedupInterval = bootstrapInterval((rates[index] as number[]).map((rate, round) => rate / ((rates[0] as number[])[round] as number)));
+      const baseline = isBaseline(config.method);
       const tokensPerSecondSpread = spreadOf(rates[index] as number[]);
       rows.push({
         preset: preset.id,
@@ -239,7 +255,9 @@ export async function runDecodeBench(engine: SpecEngine, seeds: number, costRati
         counters: first.counters,
         tokensPerSecond: tokensPerSecondSpread.median,
         speedup: speedupSpread.median,
-        idealSpeedup: blockEfficiency / (config.L * costRatio + 1),
+        speedupOverJumpForward: baseline ? null : roundSpeedups(rates[index] as number[], rates[1] as number[]).median,
+        // The baselines draft nothing: their ideal is their block efficiency.
+        idealSpeedup: blockEfficiency / ((baseline ? 0 : config.L) * costRatio + 1),
         valid: first.valid,
         positionsPerStep: config.method === 'ar' ? null : positionsPerStep(first.scoring),
         perStep,
@@ -265,6 +283,11 @@ export async function runDecodeBench(engine: SpecEngine, seeds: number, costRati
 export interface PresetSummary extends BenchConfig {
   presets: number;
   speedup: number;
+  /** The median over presets of the row's speedup over ar+jump-forward; null where a preset has none. */
+  speedupOverJumpForward: number | null;
+  /** `machineAllowance`'s step cost in ar tokens and block efficiency, medians over presets; null where a preset has none. */
+  stepInArTokens: number | null;
+  blockEfficiency: number | null;
   idealSpeedup: number | null;
   /** `machineAllowance`'s ceiling: every draft accepted, at the measured step cost; null where a preset has none. */
   ceiling: number | null;
@@ -277,7 +300,7 @@ export function summaryOverPresets(rows: readonly DecodeRow[]): PresetSummary[] 
   const summaries: PresetSummary[] = [];
   for (const row of rows) {
     const sameConfig = ({ method, K, L, drafter }: BenchConfig) => method === row.method && K === row.K && L === row.L && drafter === row.drafter;
-    if (row.method === 'ar' || summaries.some(sameConfig)) continue;
+    if (isBaseline(row.method) || summaries.some(sameConfig)) continue;
     const same = rows.filter(sameConfig);
     const ideals = same.map((candidate) => candidate.idealSpeedup).filter((ideal): ideal is number => ideal !== null);
     const allowances = same.map((candidate) => {
@@ -288,6 +311,9 @@ export function summaryOverPresets(rows: readonly DecodeRow[]): PresetSummary[] 
     summaries.push({
       method: row.method, K: row.K, L: row.L, drafter: row.drafter, presets: same.length,
       speedup: spreadOf(same.map((candidate) => candidate.speedup)).median,
+      speedupOverJumpForward: medianOf(same.map((candidate) => candidate.speedupOverJumpForward ?? undefined)),
+      stepInArTokens: medianOf(allowances.map((allowance) => allowance?.stepInArTokens)),
+      blockEfficiency: medianOf(allowances.map((allowance) => allowance?.blockEfficiency)),
       idealSpeedup: ideals.length === same.length ? spreadOf(ideals).median : null,
       ceiling: medianOf(allowances.map((allowance) => allowance?.ceiling)),
       draftingHidden: medianOf(allowances.map((allowance) => allowance?.draftingHidden)),
@@ -297,8 +323,49 @@ export function summaryOverPresets(rows: readonly DecodeRow[]): PresetSummary[] 
 }
 
 export function formatSummary(summaries: readonly PresetSummary[]): string {
-  const entries = summaries.map(({ method, K, L, drafter, speedup, idealSpeedup, ceiling, draftingHidden }) => `${configLabel({ method, drafter })} K = ${K}, L = ${L}: ${speedup.toFixed(2)}× (ideal ${cell(idealSpeedup)}×; ceiling here ${cell(ceiling)}×; drafting hidden ${cell(draftingHidden)}×)`);
+  const entries = summaries.map(({ method, K, L, drafter, speedup, speedupOverJumpForward, idealSpeedup, ceiling, draftingHidden }) => {
+    const overJump = speedupOverJumpForward === null ? '' : `${speedupOverJumpForward.toFixed(2)}× over ar+jump-forward; `;
+    return `${configLabel({ method, drafter })} K = ${K}, L = ${L}: ${speedup.toFixed(2)}× (${overJump}ideal ${cell(idealSpeedup)}×; ceiling here ${cell(ceiling)}×; drafting hidden ${cell(draftingHidden)}×)`;
+  });
   return `**Median over presets** of each row's median speedup over ar, with the ideal, this machine's ceiling (every draft accepted, at the measured step cost) and the bound with drafting wholly hidden (at the measured block efficiency): ${entries.join('; ')}`;
+}
+
+/** ar+jump-forward's own median over presets of its speedup over ar, or null where it did not run. */
+export function jumpForwardSummary(rows: readonly DecodeRow[]): string | null {
+  const jump = rows.filter((row) => row.method === 'ar+jump-forward');
+  if (jump.length === 0) return null;
+  const speedup = spreadOf(jump.map((row) => row.speedup)).median;
+  const blockEfficiency = spreadOf(jump.map((row) => row.blockEfficiency)).median;
+  return `**ar+jump-forward** (no draft model; forced text up to L = ${JUMP_FORWARD_L} tokens a forward, each kept with p(x)): ${speedup.toFixed(2)}× over ar, ${blockEfficiency.toFixed(2)} tokens per target forward (medians over presets).`;
+}
+
+/**
+ * Each goal of SPEEDUP_GOALS the bench ran, per drafter: met, or why not. Out of reach where even every
+ * draft accepted (L + 1 tokens a step, at the measured step cost) gives less than the goal; otherwise the
+ * block efficiency the goal needs at that cost.
+ */
+export function formatGoals(summaries: readonly PresetSummary[]): string | null {
+  const lines = SPEEDUP_GOALS.flatMap(({ method, K, L, goal }) =>
+    summaries
+      .filter((summary) => summary.method === method && summary.K === K && summary.L === L)
+      .map((summary) => {
+        const head = `- ${configLabel(summary)} K = ${K}, L = ${L}, goal ${goal.toFixed(2)}× over ar: ${summary.speedup.toFixed(2)}×${summary.speedupOverJumpForward === null ? '' : ` (${summary.speedupOverJumpForward.toFixed(2)}× over ar+jump-forward)`}`;
+        if (summary.speedup >= goal) return `${head}, met.`;
+        const { ceiling, stepInArTokens, blockEfficiency } = summary;
+        if (ceiling === null || stepInArTokens === null || blockEfficiency === null) return `${head}, not met (no step after the first to price).`;
+        if (ceiling < goal) {
+          return `${head}, out of reach on this machine: a step costs ${stepInArTokens.toFixed(2)} ar tokens, so even every draft accepted (${L + 1} tokens a step) gives ${ceiling.toFixed(2)}×; the goal needs a step under ${((L + 1) / goal).toFixed(2)} ar tokens.`;
+        }
+        return `${head}, not met: the ceiling here (${ceiling.toFixed(2)}×) allows it, but at ${stepInArTokens.toFixed(2)} ar tokens a step it needs ${(goal * stepInArTokens).toFixed(2)} tokens a step and the drafts gave ${blockEfficiency.toFixed(2)}.`;
+      }),
+  );
+  return lines.length === 0 ? null : ['**Goals** (median over presets; a step priced in ar tokens from the steps after each run\'s first)', '', ...lines].join('\n');
+}
+
+/** The summary paragraphs under a section's table: the baselines, the speculative rows, the goals. */
+export function summaryMarkdown(rows: readonly DecodeRow[]): string {
+  const summaries = summaryOverPresets(rows);
+  return [jumpForwardSummary(rows), formatSummary(summaries), formatGoals(summaries)].filter((part): part is string => part !== null).join('\n\n');
 }
 
 /** The table's note on how the target scored drafts, and why when batched. */
@@ -307,14 +374,14 @@ export function describeScoring(plan: ScoringPlan): string {
 }
 
 export const DECODE_TABLE_HEADER = [
-  '| preset | method | K | L | block efficiency | 1 + A/steps | A/D | A/R | D/R | tokens/s | speedup over ar [min–max over rounds], ≈ ar where its 95% interval holds 1.0 | ideal speedup | valid | target positions/step | ms/step: draft · mask · target · verify · other |',
-  '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
+  '| preset | method | K | L | block efficiency | 1 + A/steps | A/D | A/R | D/R | tokens/s | speedup over ar [min–max over rounds], ≈ ar where its 95% interval holds 1.0 | ideal speedup | over ar+jump-forward | valid | target positions/step | ms/step: draft · mask · target · verify · other |',
+  '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
 ].join('\n');
 
 const cell = (value: number | null, digits = 2) => (value === null ? '—' : value.toFixed(digits));
 
 export function formatDecodeRow(row: DecodeRow): string {
-  return `| ${row.preset} | ${configLabel(row)} | ${row.K} | ${row.L || '—'} | ${cell(row.blockEfficiency)} | ${cell(row.meanAcceptanceLength)} | ${cell(row.conditionalAcceptance)} | ${cell(row.draftYield)} | ${cell(row.grammarSurvival)} | ${cell(row.tokensPerSecond, 1)} | ${cell(row.speedup)}× [${cell(row.speedupSpread.min)}–${cell(row.speedupSpread.max)}]${row.method !== 'ar' && contains(row.speedupInterval, 1) ? ' ≈ ar' : ''} | ${cell(row.idealSpeedup)}× | ${row.valid} | ${describePositions(row.positionsPerStep)} | ${[row.perStep.draft, row.perStep.mask, row.perStep.target, row.perStep.verify, row.perStep.overhead].map((ms) => ms.toFixed(2)).join(' · ')} |`;
+  return `| ${row.preset} | ${configLabel(row)} | ${row.K} | ${row.L || '—'} | ${cell(row.blockEfficiency)} | ${cell(row.meanAcceptanceLength)} | ${cell(row.conditionalAcceptance)} | ${cell(row.draftYield)} | ${cell(row.grammarSurvival)} | ${cell(row.tokensPerSecond, 1)} | ${cell(row.speedup)}× [${cell(row.speedupSpread.min)}–${cell(row.speedupSpread.max)}]${row.method !== 'ar' && contains(row.speedupInterval, 1) ? ' ≈ ar' : ''} | ${cell(row.idealSpeedup)}× | ${row.speedupOverJumpForward === null ? '—' : `${cell(row.speedupOverJumpForward)}×`} | ${row.valid} | ${describePositions(row.positionsPerStep)} | ${[row.perStep.draft, row.perStep.mask, row.perStep.target, row.perStep.verify, row.perStep.overhead].map((ms) => ms.toFixed(2)).join(' · ')} |`;
 }
 
 // ── The per-phase profile ────────────────────────────────────────────────────────────────────────────
@@ -387,7 +454,7 @@ export function formatAllowanceRow(row: DecodeRow, ar: DecodeRow): string {
 /** The profile table of every row, then the excess table of every speculative row against its preset's ar, then what the machine allows. */
 export function profileMarkdown(rows: readonly DecodeRow[], costRatio: number): string {
   const arOf = (row: DecodeRow) => rows.find((candidate) => candidate.preset === row.preset && candidate.method === 'ar');
-  const speculative = rows.filter((row) => row.method !== 'ar' && arOf(row));
+  const speculative = rows.filter((row) => !isBaseline(row.method) && arOf(row));
   return [
     '**Per-phase profile** (ms per step, every step of every seed of every round, steps being one round\'s; the first step of a run is prefill)',
     '',

@@ -1,7 +1,7 @@
 /** bench:gpu's report (tools/bench/gpuPage.ts measures it in Chromium) and its markdown. */
 import type { ScoringPlan } from '../../src/contract/stepRecord';
 import type { Spread } from '../../src/core/fairTiming';
-import { DECODE_TABLE_HEADER, describeScoring, formatDecodeRow, formatSummary, summaryOverPresets, type DecodeRow } from './decodeBench';
+import { DECODE_TABLE_HEADER, describeScoring, formatDecodeRow, summaryMarkdown, type DecodeRow } from './decodeBench';
 
 /** Target positions timed per forward: ar's 1, a K = 1, L = 4 step's 5, a K = 3, L = 4 tree's 13. */
 export const GPU_POSITIONS = [1, 5, 13] as const;
@@ -51,7 +51,7 @@ export function gpuMarkdown(report: GpuBenchReport, seeds: number, rounds: numbe
     '|---|---|---|---|---|---|---|---|---|',
     ...report.rows.filter((row) => row.method === 'ar' || ar(row)).map(phaseRow),
     '',
-    formatSummary(summaryOverPresets(report.rows)),
+    summaryMarkdown(report.rows),
     '',
     DECODE_TABLE_HEADER,
     ...report.rows.map(formatDecodeRow),

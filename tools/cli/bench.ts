@@ -5,7 +5,7 @@
  * models on --provider, steps verified on --verifier; the defaults are the app's choices on a machine
  * whose WebGPU is software), then each section's per-phase profile and its excess over the ideal.
  * --scoring batched forces K batched target rows instead of the token tree. --methods and --grid pick rows
- * (ar always runs); --drafters runs each row with each drafter (src/core/draftLaw.ts; model by default). Each preset runs --rounds timed rounds of ar and every row, in an order that rotates
+ * (ar and ar+jump-forward always run); --drafters runs each row with each drafter (src/core/draftLaw.ts; model by default). Each preset runs --rounds timed rounds of ar and every row, in an order that rotates
  * and alternates between rounds; a row's speedup is the median over rounds of its tokens/s over the same
  * round's ar, with its range, and each section ends with the median over presets. Writes <out>.md and <out>.json.
  */
@@ -14,7 +14,7 @@ import { dirname } from 'node:path';
 import { setupNodeEngine } from '../nodeEngine';
 import { createServer } from 'vite';
 import { launchChromium } from '../../test/support/browser';
-import { DECODE_TABLE_HEADER, GRID, SPECULATIVE, decodeRowJson, describeScoring, formatDecodeRow, formatSummary, profileMarkdown, runDecodeBench, summaryOverPresets, type DecodeRow } from '../bench/decodeBench';
+import { DECODE_TABLE_HEADER, GRID, SPECULATIVE, decodeRowJson, describeScoring, formatDecodeRow, profileMarkdown, runDecodeBench, summaryMarkdown, type DecodeRow } from '../bench/decodeBench';
 import type { MethodId } from '../../src/core/verify';
 import { DRAFTER_IDS, isDrafterId, type DrafterId } from '../../src/core/draftLaw';
 import { costRatio as measureCostRatio } from '../bench/modelsBench';
@@ -80,7 +80,7 @@ async function bench({ values, pair: location, seeds, rounds, provider, verifier
   const scoring = describeScoring(engine.scoring);
   console.log(`Node, wasm EP, CPU verifier; c = draft/target forward = ${shownC(costRatioSpread)}; ${scoring}; ${rounds} timed rounds per preset, speedups the median [min–max] over rounds\n${DECODE_TABLE_HEADER}`);
   sections.push({ where: `Node (onnxruntime-web wasm, 1 thread; CPU verifier)${location === null ? '' : `: ${location.draft} → ${location.target}`}`, adapter: 'cpu', costRatio, costRatioSpread, scoring, rows: await runDecodeBench(engine, seeds, costRatio, console.log, { ...selection, cpuClock }) });
-  console.log(`\n${formatSummary(summaryOverPresets((sections[0] as Section).rows))}\n\n${profileMarkdown((sections[0] as Section).rows, costRatio)}`);
+  console.log(`\n${summaryMarkdown((sections[0] as Section).rows)}\n\n${profileMarkdown((sections[0] as Section).rows, costRatio)}`);
   await dispose();
 
   if (!values['node-only']) {
@@ -96,7 +96,7 @@ async function bench({ values, pair: location, seeds, rounds, provider, verifier
       const scoring = describeScoring(report.scoring);
       console.log(`\nChromium, ${values.provider} EP, ${verifier}; c = ${shownC(report.costRatioSpread)}; ${scoring}; ${rounds} timed rounds per preset\n${DECODE_TABLE_HEADER}`);
       for (const row of report.rows) console.log(formatDecodeRow(row));
-      console.log(`\n${formatSummary(summaryOverPresets(report.rows))}\n\n${profileMarkdown(report.rows, report.costRatio)}`);
+      console.log(`\n${summaryMarkdown(report.rows)}\n\n${profileMarkdown(report.rows, report.costRatio)}`);
       sections.push({ where: `Chromium (onnxruntime-web ${values.provider} EP, 1 thread; ${verifier})`, adapter: report.adapter, costRatio: report.costRatio, costRatioSpread: report.costRatioSpread, scoring, rows: report.rows });
     } finally {
       await browser.close();
@@ -105,7 +105,7 @@ async function bench({ values, pair: location, seeds, rounds, provider, verifier
   }
 
   const markdown = sections
-    .map((section) => `### ${section.where}\n\nc = draft/target forward time (batch 1, sequence 1) = ${shownC(section.costRatioSpread)}; ${seeds} seeds per row (more until a round has output ${selection.tokenBudget} tokens), T = 1; ${section.scoring}. ${rounds} timed rounds per preset in alternating order after an untimed warm-up; tokens/s and speedup are medians over rounds, each round's speedup against the same round's ar.\n\n${DECODE_TABLE_HEADER}\n${section.rows.map(formatDecodeRow).join('\n')}\n\n${formatSummary(summaryOverPresets(section.rows))}\n\n${profileMarkdown(section.rows, section.costRatio)}\n`)
+    .map((section) => `### ${section.where}\n\nc = draft/target forward time (batch 1, sequence 1) = ${shownC(section.costRatioSpread)}; ${seeds} seeds per row (more until a round has output ${selection.tokenBudget} tokens), T = 1; ${section.scoring}. ${rounds} timed rounds per preset in alternating order after an untimed warm-up; tokens/s and speedup are medians over rounds, each round's speedup against the same round's ar.\n\n${DECODE_TABLE_HEADER}\n${section.rows.map(formatDecodeRow).join('\n')}\n\n${summaryMarkdown(section.rows)}\n\n${profileMarkdown(section.rows, section.costRatio)}\n`)
     .join('\n');
   mkdirSync(dirname(values.out), { recursive: true });
   writeFileSync(`${values.out}.md`, markdown);

@@ -8,7 +8,7 @@
  */
 import { setupNodeEngine } from '../nodeEngine';
 import { bestCell, distinguishableBest, parseSweepList, sweepCellJson, sweepCsv, sweepMarkdown, type SweepCell, type SweepSpec } from '../../src/contract/bench';
-import { DECODE_METHODS, presetParams, type DecodeMethod } from '../../src/contract/runParams';
+import { DECODE_METHODS, isBaseline, presetParams, type DecodeMethod } from '../../src/contract/runParams';
 import { sweep, sweepCells } from '../../src/engine/bench';
 import { UsageError, limitedOption, positiveInteger, presetOption, rangeChecked, runCommand, type Values } from './args';
 import { COMMANDS } from './commands';
@@ -16,7 +16,7 @@ import { loadPairOption, parsePairOption, type PairLocation } from './pair';
 
 function parse(values: Values<typeof COMMANDS.sweep>): { spec: SweepSpec; preset: string; json: boolean; csv: boolean; pair: PairLocation | null } {
   const method = values.method as DecodeMethod;
-  if (!DECODE_METHODS.includes(method) || method === 'ar') throw new UsageError(`--method must be one of ${DECODE_METHODS.filter((id) => id !== 'ar').join(', ')} (ar is every cell's baseline)`);
+  if (!DECODE_METHODS.includes(method) || isBaseline(method)) throw new UsageError(`--method must be one of ${DECODE_METHODS.filter((id) => !isBaseline(id)).join(', ')} (ar and ar+jump-forward are every cell's baselines)`);
   const base = presetParams(presetOption(values.preset), {
     method,
     temperature: limitedOption('temperature', 'temperature', values.temperature),
