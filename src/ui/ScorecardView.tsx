@@ -10,7 +10,12 @@ import { fixed, METHOD_LABELS, percent } from './format';
 import { useSpec } from './storeContext';
 import { describeK } from '../contract/runParams';
 
-const COLUMNS: readonly { key: keyof ReturnType<typeof scorecardRowJson>; label: string; show?: (value: never) => string }[] = [
+type RowJson = ReturnType<typeof scorecardRowJson>;
+
+/** A median with its 95% interval: "1.05 [0.91–1.20]". */
+const withInterval = (value: number | null, interval: { low: number | null; high: number | null } | null, digits: number) => (value === null || interval === null ? '—' : `${fixed(value, digits)} [${fixed(interval.low, digits)}–${fixed(interval.high, digits)}]`);
+
+const COLUMNS: readonly { key: keyof RowJson; label: string; show?: (value: never, row: RowJson) => string }[] = [
   { key: 'schema_valid_rate', label: 'schema-valid rate (full schema, judged apart from the grammar)', show: (value: number | null) => percent(value) },
   { key: 'parse_errors', label: 'parse errors' },
   { key: 'schema_errors', label: 'schema errors' },
@@ -29,7 +34,12 @@ const COLUMNS: readonly { key: keyof ReturnType<typeof scorecardRowJson>; label:
   { key: 'draft_ms_per_step', label: 'draft ms/step', show: (value: number | null) => fixed(value) },
   { key: 'target_ms_per_step', label: 'target ms/step', show: (value: number | null) => fixed(value) },
   { key: 'mask_ms_per_step', label: 'mask ms/step', show: (value: number | null) => fixed(value) },
-  { key: 'tokens_per_second', label: 'tokens/s (median)', show: (value: number | null) => fixed(value, 1) },
+  { key: 'tokens_per_second', label: 'tokens/s (median [95% interval] over seeds)', show: (value: number | null, row) => withInterval(value, row.tokens_per_second_ci95, 1) },
+  {
+    key: 'speedup_over_free',
+    label: 'schema on over schema off, tokens/s (≈ 1: within noise)',
+    show: (value: number | null, row) => (value === null ? '—' : `${withInterval(value, row.speedup_over_free_ci95, 2)}×${row.speedup_over_free_within_noise ? ' ≈ 1' : ''}`),
+  },
   { key: 'inter_token_latency_ms', label: 'inter-token latency ms (median)', show: (value: number | null) => fixed(value, 1) },
 ];
 
@@ -111,7 +121,7 @@ export function ScorecardView() {
                     <td>{row.completions}</td>
                     {COLUMNS.map((column) => (
                       <td key={column.key} data-column={column.key}>
-                        {column.show ? column.show(row[column.key] as never) : String(row[column.key])}
+                        {column.show ? column.show(row[column.key] as never, row) : String(row[column.key])}
                       </td>
                     ))}
                   </tr>

@@ -4,7 +4,7 @@
  * the best cell of each marked; progress with Cancel; CSV and JSON export.
  */
 import { useState } from 'react';
-import { bestCell, parseSweepList, sweepCellJson, sweepCsv, SWEEP_METRICS, type SweepCell, type SweepMetric } from '../contract/bench';
+import { DEFAULT_SAMPLE_TOKEN_BUDGET, bestCell, parseSweepList, sweepCellJson, sweepCsv, SWEEP_METRICS, type SweepCell, type SweepMetric } from '../contract/bench';
 import { DECODE_METHODS, isBaseline, type DecodeMethod } from '../contract/runParams';
 import { ExportButtons, JobProgress, medianRange } from './benchParts';
 import { METHOD_LABELS } from './format';
@@ -53,7 +53,7 @@ function Heatmap({ cells, metric }: { cells: readonly SweepCell[]; metric: Sweep
                   data-cell={`${K}x${L}`}
                   data-best={isBest || undefined}
                   style={v === null ? undefined : { background: heat(v, low, high) }}
-                  title={cell && metric === 'speedup' ? `median ${medianRange(cell.speedup, 2, '×')} over ${cell.speedup.n} seeds` : undefined}
+                  title={cell && metric === 'speedup' ? `median ${medianRange(cell.speedup, 2, '×')} over ${cell.speedup.n} samples` : undefined}
                 >
                   {v === null ? '—' : v.toFixed(digits)}
                   {isBest && <span aria-label="best cell"> ★</span>}
@@ -80,11 +80,12 @@ export function SweepView() {
   const [Ls, setLs] = useState('2,4');
   const [seeds, setSeeds] = useState(1);
   const [maxTokens, setMaxTokens] = useState(24);
+  const [tokenBudget, setTokenBudget] = useState(1);
   const [problem, setProblem] = useState<string | null>(null);
   const running = sweep.status === 'running';
   const start = () => {
     try {
-      const spec = { base: { ...params, method, maxTokens }, Ks: parseSweepList('K', Ks), Ls: parseSweepList('L', Ls), seeds };
+      const spec = { base: { ...params, method, maxTokens }, Ks: parseSweepList('K', Ks), Ls: parseSweepList('L', Ls), seeds, tokenBudget };
       setProblem(null);
       startSweep(spec);
     } catch (error) {
@@ -124,6 +125,16 @@ export function SweepView() {
             ))}
           </select>
         </label>
+        <label className="field" htmlFor="sweep-token-budget">
+          <span>Tokens per sample, at least</span>
+          <select id="sweep-token-budget" value={tokenBudget} onChange={(event) => setTokenBudget(Number(event.target.value))}>
+            {[1, DEFAULT_SAMPLE_TOKEN_BUDGET, 300].map((n) => (
+              <option key={n} value={n}>
+                {n === 1 ? 'one run' : n}
+              </option>
+            ))}
+          </select>
+        </label>
         <label className="field" htmlFor="sweep-max-tokens">
           <span>Max tokens per run</span>
           <select id="sweep-max-tokens" value={maxTokens} onChange={(event) => setMaxTokens(Number(event.target.value))}>
@@ -155,8 +166,9 @@ export function SweepView() {
       {cells.length > 0 && (
         <>
           <p className="chart-note-dark">
-            Each cell sums the counters of {sweep.spec?.seeds ?? 1} {sweep.spec?.seeds === 1 ? 'seed' : 'seeds'}; speedup is the median over those seeds of the method’s tokens/s over AR’s on the same seed,
-            timed next to it in alternating order after one untimed warm-up of each.
+            Each cell sums the counters of {sweep.spec?.seeds ?? 1} {sweep.spec?.seeds === 1 ? 'sample' : 'samples'}
+            {(sweep.spec?.tokenBudget ?? 1) > 1 ? `, each run on successive seeds until AR and the method have output ${sweep.spec?.tokenBudget} tokens` : ', one run each'}; speedup is the median over those samples of the method’s tokens/s over AR’s on the same
+            seeds, timed next to it in alternating order after one untimed warm-up of each.
           </p>
           <div className="heatmaps">
             {(Object.keys(SWEEP_METRICS) as SweepMetric[]).map((metric) => (
