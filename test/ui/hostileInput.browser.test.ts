@@ -2,8 +2,8 @@
  * Hostile input, round two, against the built app in one page's life (one app load) to keep the suite short:
  * malformed stored history records and a hostile share link met by the first load, hostile vLLM scrapes, the
  * other hostile schemas, a sweep's huge schema compile cancelled, a model server sending more than its
- * manifest lists, each followed by a preset run to the end without a reload; a clear in a second tab reaching
- * the first; and the response headers.
+ * manifest lists, each followed by a preset run to the end without a reload; Space on a focused button; a
+ * clear in a second tab reaching the first; and the response headers.
  */
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -154,6 +154,14 @@ describe('the built app against stored and imported hostile input', { timeout: 3
     await page.getByTestId('provider').waitFor({ timeout: 120_000 });
     await runPresetToEnd(page);
     await expect(page.locator('[data-history-id]').count()).resolves.toBe(3);
+
+    // Space on a focused "Race all methods" presses that button (it used to start a plain run instead).
+    await page.getByRole('button', { name: 'Race all methods' }).focus();
+    await page.keyboard.press(' ');
+    await page.getByRole('heading', { name: /Race: every method.*\(running…/ }).waitFor({ timeout: 10_000 });
+    await expect(page.getByTestId('run-status').textContent()).resolves.toBe('idle');
+    await page.getByRole('button', { name: 'Reset', exact: true }).click();
+    await page.getByRole('heading', { name: /Race: every method.*\(cancelled\)/ }).waitFor({ timeout: 10_000 });
 
     const other = await context.newPage();
     other.on('pageerror', (error) => problems.push(`other tab: ${error.message}`));
