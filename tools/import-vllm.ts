@@ -9,7 +9,9 @@
  * windows. --cost-ratio advises the draft length L from the per-position acceptance. vLLM counts D and A,
  * not R or I: give --R or --I to see D/R and A/R. `--help` lists every option (tools/cli/commands.ts).
  */
+import { realpathSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { pathToFileURL } from 'node:url';
 import { ScrapeError, adviseDraftLength, readMetrics, modelReports, readingDelta, type ScrapeReading, type SuppliedDraftCounts } from '../src/core/vllmMetrics';
 import { UsageError, runCommand, type Parsed } from './cli/args';
 import { readInputFile } from './cli/input';
@@ -167,4 +169,6 @@ export function main(argv: string[]): Promise<number> {
   });
 }
 
-process.exitCode = await main(process.argv.slice(2));
+// Run as the command; a test imports main and calls it in-process.
+const script = process.argv[1];
+if (script !== undefined && pathToFileURL(realpathSync(script)).href === import.meta.url) process.exitCode = await main(process.argv.slice(2));

@@ -49,6 +49,15 @@ export const SCHEMA_LIMITS = {
   compileSeconds: 10,
 } as const;
 
+/**
+ * The check of a finished output against its schema (the browser's interpreting validator). Its work is the
+ * output's size times the schema's with every $ref written out, which a schema within SCHEMA_LIMITS can still
+ * make minutes long; a check past `steps` schema reads (about a second) is abandoned and says so.
+ */
+export const OUTPUT_CHECK_LIMITS = {
+  steps: 5_000_000,
+} as const;
+
 /** Bounds on every network read of a model load: the response's headers, any gap in its body, and its pace. */
 export const NETWORK_LIMITS = {
   requestSeconds: 15,

@@ -1,14 +1,14 @@
 /**
  * The CLIs against hostile input: files read with a size limit (an endless /dev/zero is refused, not read
- * to the end of memory), --repeats bounded, and nothing from a file or a model echoed raw to the terminal.
+ * to the end of memory), --repeats bounded, scrape positions bounded, and nothing from a file or a model echoed
+ * raw to the terminal. Each CLI runs in-process (its main), not spawned.
  */
-import { execFile } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { main } from '../../tools/cli/generate';
+import { main as importVllm } from '../../tools/import-vllm';
 import { readInputFile } from '../../tools/cli/input';
 import { terminalSafe } from '../../tools/cli/terminalSafe';
 import { refusal } from '../support/cliRefusal';
@@ -53,15 +53,17 @@ describe('input files are read with a size limit', () => {
 describe('npm run import:vllm', () => {
   it('prints an invalid scrape line escaped and cut, never raw, and exits 2', async () => {
     const scrape = file('evil.prom', `vllm:spec_decode_num_drafts_total{engine="0"} \u001b[2J\u001b]0;pwned\u0007${'9'.repeat(5000)}\n`);
-    const run = promisify(execFile)('npx', ['tsx', 'tools/import-vllm.ts', scrape], { cwd: process.cwd() });
-    const failure = await run.then(
-      () => null,
-      (error: { code: number; stderr: string; stdout: string }) => error,
-    );
-    expect(failure?.code).toBe(2);
-    expect(failure?.stdout).toBe('');
-    expect(failure?.stderr).not.toContain('\u001b');
-    expect(failure?.stderr.length).toBeLessThan(2500);
-    expect(failure?.stderr.trim().split('\n')).toHaveLength(1);
+    const line = await refusal(importVllm, [scrape]);
+    expect(line).toMatch(/^import:vllm: /);
+    expect(line).not.toContain('\u001b');
+    expect(line).toContain('\\u001b[2J');
+    expect(line.length).toBeLessThan(2500);
+  });
+
+  // 480 bytes that ran the CLI out of heap (exit 134), and a position that threw "Invalid array length" with a stack trace.
+  it.each(['100000000', '4294967296'])('refuses position="%s" in one line, exit 2, with no array sized from it', async (position) => {
+    const counters = ['num_drafts_total{engine="0"} 10', 'num_draft_tokens_total{engine="0"} 30', 'num_accepted_tokens_total{engine="0"} 12', `num_accepted_tokens_per_pos_total{engine="0",position="${position}"} 1`];
+    const scrape = file(`position-${position}.prom`, counters.map((line) => `vllm:spec_decode_${line}\n`).join(''));
+    expect(await refusal(importVllm, [scrape])).toMatch(new RegExp(`^import:vllm: .*needs a position label 0, 1, … below 1024 in decimal, got "${position}"`));
   });
 });

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { LIMITS, type LimitedParam } from '../../src/contract/limits';
 import { checkNumber, modelDirectoryUrl, parseNumber, validateRunParams } from '../../src/contract/validation';
 import { findPreset, presetParams } from '../../src/contract/runParams';
+import { decodeShare, encodeShare } from '../../src/store/shareUrl';
 
 const good = presetParams(findPreset('person'));
 
@@ -55,5 +56,14 @@ describe('the one validation of run parameters', () => {
     expect(modelDirectoryUrl('hello')).toMatchObject({ error: expect.stringMatching(/^"hello" is not a URL: give the full address of a model directory/) });
     expect(modelDirectoryUrl('ftp://example.com/m/')).toMatchObject({ error: 'ftp://example.com/m/ is not a web address (http:// or https://)' });
     expect(modelDirectoryUrl(' https://huggingface.co/x/y/resolve/main/ ')).toMatchObject({ url: new URL('https://huggingface.co/x/y/resolve/main/') });
+  });
+
+  it('reads numbers in decimal only (0x3, 0b11, 0o3 are refused, in the form and in a link), refuses a prompt of spaces, and never repeats a password', () => {
+    for (const text of ['0x3', '0b11', '0o3', 'Infinity']) expect(parseNumber('K', text), text).toEqual({ error: `K drafts must be an integer from 1 to 8; got ${JSON.stringify(text)}` });
+    const link = encodeShare({ params: good, preset: 'person' }).replace(/([?&])K=\d+/, '$1K=0x3');
+    expect(decodeShare(link, good)).toMatchObject({ errors: { K: 'the link\'s K: K drafts must be an integer from 1 to 8; got "0x3"' }, text: { K: '0x3' } });
+    expect(validateRunParams({ ...good, prompt: ' \t\n ' })).toMatchObject({ ok: false, errors: { prompt: 'the prompt is empty' } });
+    const withPassword = modelDirectoryUrl('https://user:hunter2@example.com/m/');
+    expect(withPassword).toEqual({ error: 'the address of example.com holds a user name or password (user:password@); give the address without them' });
   });
 });

@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { SCHEMA_LIMITS } from '../../src/contract/limits';
 import { ajvValidator } from '../../src/grammar/ajvValidator';
+import { interpretedValidator } from '../../src/grammar/interpretedValidator';
 import { SchemaError, checkSchema, measureSchema, parseSchemaText } from '../../src/grammar/schema';
 import { scoreOutput } from '../../src/grammar/score';
 
@@ -61,6 +62,18 @@ describe('hostile schemas within the plain limits', () => {
     const schema = chain(31, 'anyOf', 2);
     expect(JSON.stringify(schema).length).toBeLessThan(3000);
     expect(() => checkSchema(schema)).toThrow('the schema, with its $refs written out, has more than 100,000 sub-schemas; the limit is 100,000');
+  });
+
+  it("bounds the worker's output check: the 2^31 chain, and 200 items against a 2^13 expansion within the limits (~10 s before), are abandoned with a message", () => {
+    const abandoned = { kind: 'invalid', reason: expect.stringMatching(/^output check abandoned after \d+ ms: checking this output against the schema took more than 5,000,000 steps/) };
+    // Refused by checkSchema, but the check itself must not hang the worker if such a schema reaches it.
+    expect(scoreOutput(interpretedValidator, chain(31, 'anyOf', 2), '{"v": 1}', 'stopped')).toEqual(abandoned);
+    const items = { ...chain(14, 'anyOf', 2), properties: { v: { type: 'array', items: { $ref: '#/$defs/a0' } } } };
+    expect(() => checkSchema(items)).not.toThrow();
+    expect(scoreOutput(interpretedValidator, items, JSON.stringify({ v: Array.from({ length: 200 }, () => 1) }), 'stopped')).toEqual(abandoned);
+    // The validator still works for the next output, on the same schema.
+    expect(scoreOutput(interpretedValidator, chain(6, 'anyOf', 2), '{"v": 1}', 'stopped')).toEqual({ kind: 'valid' });
+    expect(scoreOutput(interpretedValidator, chain(6, 'anyOf', 2), '{"v": "x"}', 'stopped')).toMatchObject({ kind: 'invalid', reason: expect.stringMatching(/Instance type "string" is invalid/) });
   });
 
   it('refuses a long allOf/oneOf $ref chain with the expanded depth limit, not a stack overflow', () => {

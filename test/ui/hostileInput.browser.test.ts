@@ -1,11 +1,51 @@
 /**
- * Hostile input, round two, against the built app, in one page's life to keep the suite short: a malformed
- * stored history record, a hostile vLLM scrape, then a preset run to the end without a reload; a clear in a
- * second tab reaches the first; and the response headers.
+ * Hostile input, round two, against the built app in one page's life (one app load) to keep the suite short:
+ * malformed stored history records and a hostile share link met by the first load, hostile vLLM scrapes, the
+ * other hostile schemas, a sweep's huge schema compile cancelled, a model server sending more than its
+ * manifest lists, each followed by a preset run to the end without a reload; Space on a focused button; a
+ * clear in a second tab reaching the first; and the response headers.
  */
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import type { Plugin } from 'vite';
+import { findPreset, presetParams } from '../../src/contract/runParams';
+import { encodeShare } from '../../src/store/shareUrl';
 import { buildAndPreview, launchChromium, type BuiltApp } from '../support/browser';
+
+/**
+ * A misbehaving model server under /oversize/<model>/: the bundled manifests, but every file 2 MiB long, sent
+ * without a Content-Length (the issue's 200 MB body for a file the manifest lists as 346 KB).
+ */
+const oversizeModelServer: Plugin = {
+  name: 'oversize-model-server',
+  configurePreviewServer(server) {
+    server.middlewares.use('/oversize/', (request, response) => {
+      const [model, ...file] = (request.url ?? '').split('?')[0]?.split('/').filter(Boolean) ?? [];
+      if (file.join('/') === 'manifest.json' && (model === 'speclab-draft' || model === 'speclab-target')) {
+        response.writeHead(200, { 'content-type': 'application/json' }).end(readFileSync(`public/models/${model}/manifest.json`));
+        return;
+      }
+      response.writeHead(200, { 'content-type': 'application/octet-stream' });
+      for (let chunk = 0; chunk < 16; chunk++) response.write(Buffer.alloc(128 * 1024));
+      response.end();
+    });
+  },
+};
+
+/** A share link that runs `schemaText` as a custom schema with the person preset's prompt. */
+const schemaLink = (schemaText: string) => encodeShare({ params: { ...presetParams(findPreset('person')), schemaText }, preset: 'custom' });
+
+/** Schemas that jammed or broke the engine when a link carried them, and what the worker now answers. */
+const HOSTILE_LINK_SCHEMAS: [string, string, RegExp][] = [
+  [
+    '$defs a0…a30 each referencing the next twice',
+    JSON.stringify({ type: 'object', properties: { v: { $ref: '#/$defs/a0' } }, $defs: Object.fromEntries(Array.from({ length: 31 }, (_, i) => [`a${i}`, { anyOf: [{ $ref: `#/$defs/a${i + 1}` }, { $ref: `#/$defs/a${i + 1}` }] }])) }),
+    /with its \$refs written out, has more than 100,000 sub-schemas/,
+  ],
+  ['`not` nested 5,000 levels (90 KB)', `{"type":"object","properties":{"x":${'{"not":'.repeat(5000)}{"type":"string"}${'}'.repeat(5000)}}}`, /nests more than 32 levels deep/],
+  ['a property name with a quote', JSON.stringify({ type: 'object', properties: { 'a"pwnmarker': { type: 'string' } } }), /the property name .* is not allowed/],
+];
 
 /** Writes records straight into the app's history database, as a person with the developer tools could. */
 function writeRecords(records: unknown[]): Promise<void> {
@@ -30,7 +70,7 @@ describe('the built app against stored and imported hostile input', { timeout: 3
   const problems: string[] = [];
 
   beforeAll(async () => {
-    app = await buildAndPreview();
+    app = await buildAndPreview([oversizeModelServer]);
     browser = await launchChromium();
   });
 
@@ -40,34 +80,88 @@ describe('the built app against stored and imported hostile input', { timeout: 3
     expect(problems).toEqual([]);
   });
 
-  it('drops malformed history records with a notice, refuses a position="100000000" scrape, then runs a preset to the end; a clear in another tab reaches this one', async () => {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 720 } });
-    const page = await context.newPage();
-    page.on('pageerror', (error) => problems.push(`page: ${error.message}`));
-    await page.goto(app.url);
-    await page.evaluate(writeRecords, [{ id: 'x', finishedAt: Date.now(), report: null }, { id: 'y' }]);
-    await page.reload();
-    await page.getByTestId('provider').waitFor({ timeout: 120_000 });
-    await expect(page.getByTestId('history-notice').textContent()).resolves.toMatch(/^2 stored runs were unreadable and were dropped/);
-    await expect(page.getByTestId('panel-failed').count()).resolves.toBe(0);
-
-    // 480 bytes that made the tab grow to 4.4 GB.
-    const scrape = [
-      'vllm:spec_decode_num_drafts_total{engine="0"} 10',
-      'vllm:spec_decode_num_draft_tokens_total{engine="0"} 30',
-      'vllm:spec_decode_num_accepted_tokens_total{engine="0"} 12',
-      'vllm:spec_decode_num_accepted_tokens_per_pos_total{engine="0",position="100000000"} 1',
-      '',
-    ].join('\n');
-    await page.locator('#vllm-after').fill(scrape);
-    await page.getByRole('button', { name: 'Read metrics' }).click();
-    await expect(page.getByTestId('vllm-error').textContent()).resolves.toMatch(/needs a position label 0, 1, … below 1024 in decimal, got "100000000"/);
-
+  async function runPresetToEnd(page: Page): Promise<void> {
     await page.locator('#preset').selectOption('person');
     await page.getByRole('button', { name: 'Run', exact: true }).click();
     await page.getByTestId('run-status').filter({ hasText: /^(done|error)$/ }).waitFor({ timeout: 180_000 });
     await expect(page.getByTestId('verdict').textContent()).resolves.toMatch(/^Schema-valid JSON/);
-    await expect(page.locator('[data-history-id]').count()).resolves.toBe(1);
+  }
+
+  /** Runs a pasted custom schema: the worker refuses it with `message`. */
+  async function refusedSchema(page: Page, what: string, schemaText: string, message: RegExp): Promise<void> {
+    await page.locator('#preset').selectOption('custom');
+    await page.locator('#schema').fill(schemaText);
+    await page.getByRole('button', { name: 'Run', exact: true }).click();
+    await expect(page.getByTestId('run-error').filter({ hasText: message }).textContent(), what).resolves.toMatch(message);
+  }
+
+  it('one page through every hostile case, each followed by a preset run to the end before anything could repair the engine; a clear in another tab reaches it', async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    page.on('pageerror', (error) => problems.push(`page: ${error.message}`));
+    // The records are written from a plain file of the app's origin, so the app's first load meets them.
+    await page.goto(`${app.url}models/speclab-draft/manifest.json`);
+    await page.evaluate(writeRecords, [{ id: 'x', finishedAt: Date.now(), report: null }, { id: 'y' }]);
+
+    // Malformed history records, and a share link whose schema (2 KB, within the plain limits) used to run by
+    // itself into an exponential output check: the app renders, drops the records, and the worker refuses the link's schema.
+    const [, chainSchema, chainMessage] = HOSTILE_LINK_SCHEMAS[0] as (typeof HOSTILE_LINK_SCHEMAS)[number];
+    await page.goto(`${app.url}${schemaLink(chainSchema)}`);
+    await expect(page.getByTestId('run-error').textContent({ timeout: 120_000 })).resolves.toMatch(chainMessage);
+    await expect(page.getByTestId('history-notice').textContent()).resolves.toMatch(/^2 stored runs were unreadable and were dropped/);
+    await expect(page.getByTestId('panel-failed').count()).resolves.toBe(0);
+
+    // 480 bytes that made the tab grow to 4.4 GB; then a scrape reaching position 1023, whose chart is summarised.
+    const scrape = (position: string) =>
+      [
+        'vllm:spec_decode_num_drafts_total{engine="0"} 10',
+        'vllm:spec_decode_num_draft_tokens_total{engine="0"} 30',
+        'vllm:spec_decode_num_accepted_tokens_total{engine="0"} 12',
+        'vllm:spec_decode_num_accepted_tokens_per_pos_total{engine="0",position="0"} 6',
+        `vllm:spec_decode_num_accepted_tokens_per_pos_total{engine="0",position="${position}"} 1`,
+        '',
+      ].join('\n');
+    await page.locator('#vllm-after').fill(scrape('100000000'));
+    await page.getByRole('button', { name: 'Read metrics' }).click();
+    await expect(page.getByTestId('vllm-error').textContent()).resolves.toMatch(/needs a position label 0, 1, … below 1024 in decimal, got "100000000"/);
+    await page.locator('#vllm-after').fill(scrape('1023'));
+    await page.getByRole('button', { name: 'Read metrics' }).click();
+    await expect(page.getByTestId('vllm-import').textContent()).resolves.toMatch(/the first 64 of 1024 positions are drawn/);
+
+    // The other schemas a link carried, as the same worker path gets them: refused before xgrammar sees them
+    // (refusals repair nothing, so one preset run after them shows that none of them broke the engine).
+    for (const [what, schemaText, message] of HOSTILE_LINK_SCHEMAS.slice(1)) await refusedSchema(page, what, schemaText, message);
+    await runPresetToEnd(page);
+
+    // A sweep compiles under the run's budget and shows it; Cancel abandons the compile at once.
+    await page.locator('#preset').selectOption('custom');
+    await page.locator('#schema').fill(JSON.stringify({ type: 'object', properties: Object.fromEntries(Array.from({ length: 10_000 }, (_, i) => [`field_${i}`, { type: 'integer' }])) }));
+    const sweep = page.getByTestId('sweep');
+    await sweep.getByRole('button', { name: 'Run sweep' }).click();
+    await expect(page.getByTestId('compiling').textContent({ timeout: 30_000 })).resolves.toMatch(/Compiling the schema \(10,000 properties\)/);
+    await sweep.getByRole('button', { name: 'Cancel' }).click();
+    await expect(page.getByTestId('compiling').count()).resolves.toBe(0);
+    await expect(sweep.getByTestId('sweep-status').getAttribute('data-status')).resolves.toBe('cancelled');
+    await page.getByTestId('provider').waitFor({ timeout: 120_000 });
+    await runPresetToEnd(page);
+
+    // A model server sending 2 MiB for files its manifest lists at 26 KB and 354 KB.
+    await page.locator('#draft-url').fill(`${app.url}oversize/speclab-draft/`);
+    await page.locator('#target-url').fill(`${app.url}oversize/speclab-target/`);
+    await page.getByRole('button', { name: 'Load custom pair' }).click();
+    await expect(page.getByTestId('load-error').textContent({ timeout: 30_000 })).resolves.toMatch(/bytes at most were expected \(the size the manifest lists\): the download was stopped/);
+    await page.getByRole('button', { name: 'Load the bundled pair' }).click();
+    await page.getByTestId('provider').waitFor({ timeout: 120_000 });
+    await runPresetToEnd(page);
+    await expect(page.locator('[data-history-id]').count()).resolves.toBe(3);
+
+    // Space on a focused "Race all methods" presses that button (it used to start a plain run instead).
+    await page.getByRole('button', { name: 'Race all methods' }).focus();
+    await page.keyboard.press(' ');
+    await page.getByRole('heading', { name: /Race: every method.*\(running…/ }).waitFor({ timeout: 10_000 });
+    await expect(page.getByTestId('run-status').textContent()).resolves.toBe('idle');
+    await page.getByRole('button', { name: 'Reset', exact: true }).click();
+    await page.getByRole('heading', { name: /Race: every method.*\(cancelled\)/ }).waitFor({ timeout: 10_000 });
 
     const other = await context.newPage();
     other.on('pageerror', (error) => problems.push(`other tab: ${error.message}`));
