@@ -7,7 +7,8 @@
 import { collectingConsoleErrors } from './consoleTap';
 import type * as xgrammarModule from '@mlc-ai/web-xgrammar';
 import type { CompiledGrammar, GrammarCompiler, GrammarMatcher, TokenizerInfo } from '@mlc-ai/web-xgrammar';
-import { SchemaError, checkSchema, parseSchemaText, schemaForGrammar } from './schema';
+import { SchemaError, checkSchema, parseSchemaText } from './schema';
+import { planGrammar, substituteRules } from './exactRules';
 import { ByteGuard } from './byteGuard';
 
 /**
@@ -184,8 +185,14 @@ export class GrammarEngine {
   async compile(schemaText: string): Promise<CompiledSchema> {
     const schema = parseSchemaText(schemaText);
     const unenforced = checkSchema(schema);
-    const grammarText = JSON.stringify(schemaForGrammar(schema));
-    const compiled = await capturingXgrammarErrors('schema', () => this.compiler.compileJSONSchema(grammarText, false, -1));
+    const plan = planGrammar(schema);
+    const grammarText = JSON.stringify(plan.schema);
+    const compiled = await capturingXgrammarErrors('schema', async () => {
+      if (plan.placeholders.length === 0) return this.compiler.compileJSONSchema(grammarText, false, -1);
+      // The same grammar compileJSONSchema builds, with the exact rules in place of their placeholders.
+      const ebnf = await (await loadXgrammar()).Testings._jsonSchemaToEBNF(grammarText, false, -1);
+      return this.compiler.compileGrammar(substituteRules(ebnf, plan), 'root');
+    });
     return new CompiledSchema(compiled, unenforced, this.stopTokens, this.guard);
   }
 

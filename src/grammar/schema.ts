@@ -3,43 +3,21 @@
  * silently ignores some keywords, so what can be caught here is caught here, with a message a user can act on.
  */
 import { SCHEMA_LIMITS } from '../contract/limits';
+import { hasDroppedBounds } from './exactRules';
+import { SchemaError } from './schemaError';
 
-export class SchemaError extends Error {
-  override readonly name = 'SchemaError';
-}
+export { SchemaError } from './schemaError';
 
 const JSON_TYPES = new Set(['string', 'number', 'integer', 'boolean', 'object', 'array', 'null']);
 
 /** Keywords xgrammar accepts but does not enforce; ajv still checks every output against them. */
 const IGNORED_KEYWORDS = ['uniqueItems', 'multipleOf', 'not', 'minContains', 'maxContains', 'dependentRequired', 'if'];
 /**
- * Numeric bounds xgrammar enforces only approximately (maximum: 120 also admits 121–129), or wrongly: its
- * range grammar for a negative integer bound (minimum: -1) admits a lone "-", so such bounds are not handed
- * to it (schemaForGrammar). Its enums of integers were measured to go wrong too (of -20..10, a "12" token
- * passes), so no exact rewrite is attempted; ajv judges every output against the schema as written.
+ * Numeric bounds: xgrammar enforces them wrongly (exactRules.ts), so a bounded integer or number gets an exact
+ * rule instead; where none is written (a type list such as ["integer", "null"], or bounds beside anyOf/$ref),
+ * the bounds are dropped and listed as not enforced by the mask.
  */
-const APPROXIMATE_KEYWORDS = ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum'];
-
-const isIntegerOnly = (record: Record<string, unknown>) => record.type === 'integer' && !('enum' in record) && !('const' in record);
-const hasNegativeBound = (record: Record<string, unknown>) => APPROXIMATE_KEYWORDS.some((keyword) => typeof record[keyword] === 'number' && (record[keyword] as number) < 0);
-
-/** The schema as xgrammar is given it: an integer with a negative bound loses its bounds, so its output is at least a well-formed integer. */
-export function schemaForGrammar(schema: unknown): unknown {
-  if (typeof schema !== 'object' || schema === null) return schema;
-  if (Array.isArray(schema)) return schema.map(schemaForGrammar);
-  const record = { ...(schema as Record<string, unknown>) };
-  for (const key of ['properties', '$defs', 'definitions', 'patternProperties'] as const) {
-    const group = record[key];
-    if (group && typeof group === 'object' && !Array.isArray(group)) {
-      record[key] = Object.fromEntries(Object.entries(group).map(([name, child]) => [name, schemaForGrammar(child)]));
-    }
-  }
-  for (const key of ['items', 'additionalProperties', 'contains', 'anyOf', 'oneOf', 'allOf', 'prefixItems'] as const) {
-    if (record[key] !== undefined) record[key] = schemaForGrammar(record[key]);
-  }
-  if (!isIntegerOnly(record) || !hasNegativeBound(record)) return record;
-  return Object.fromEntries(Object.entries(record).filter(([key]) => !APPROXIMATE_KEYWORDS.includes(key)));
-}
+const NUMERIC_BOUNDS = ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum'];
 /** `format` values xgrammar was measured to enforce; any other format is listed as unenforced. */
 const ENFORCED_FORMATS = new Set(['date-time', 'email']);
 
@@ -218,9 +196,8 @@ export function checkSchema(schema: unknown): string[] {
       throw new SchemaError(`${path}: enum must list at least one value`);
     }
     for (const keyword of IGNORED_KEYWORDS) if (keyword in record) unenforced.push(`${path}: ${keyword} (ignored by xgrammar)`);
-    const dropped = isIntegerOnly(record) && hasNegativeBound(record);
-    for (const keyword of APPROXIMATE_KEYWORDS) {
-      if (keyword in record) unenforced.push(`${path}: ${keyword} (${dropped ? 'not enforced by the mask' : 'enforced only approximately by xgrammar'})`);
+    if (hasDroppedBounds(record)) {
+      for (const keyword of NUMERIC_BOUNDS) if (keyword in record) unenforced.push(`${path}: ${keyword} (not enforced by the mask)`);
     }
     if (typeof record.format === 'string' && !ENFORCED_FORMATS.has(record.format)) {
       unenforced.push(`${path}: format "${record.format}" (not enforced by xgrammar)`);
