@@ -222,3 +222,64 @@ export function checkSchema(schema: unknown): string[] {
   walk(schema, '$');
   return unenforced;
 }
+
+/**
+ * A lower bound on the bytes of the shortest output the schema allows, in the one-line layout the grammar
+ * enforces (": " and ", "): required properties only, minItems items, minLength characters (each at least a
+ * byte), any number as one digit, the shortest of anyOf/oneOf/enum, the longest of allOf. A $ref back into
+ * its own expansion counts one byte, so the bound stays a lower bound.
+ */
+export function shortestOutputBytes(root: unknown): number {
+  const active = new Set<unknown>();
+  const shortest = (node: unknown): number => {
+    if (typeof node !== 'object' || node === null || Array.isArray(node) || active.has(node)) return 0;
+    const record = node as Record<string, unknown>;
+    active.add(node);
+    try {
+      const bounds: number[] = [];
+      if ('const' in record) bounds.push(JSON.stringify(record.const).length);
+      if (Array.isArray(record.enum) && record.enum.length > 0) bounds.push(Math.min(...record.enum.map((value) => (JSON.stringify(value) ?? '').length)));
+      if (typeof record.$ref === 'string') bounds.push(shortest(localTarget(root, record.$ref)));
+      for (const key of ['anyOf', 'oneOf'] as const) {
+        const list = record[key];
+        if (Array.isArray(list) && list.length > 0) bounds.push(Math.min(...list.map(shortest)));
+      }
+      if (Array.isArray(record.allOf)) bounds.push(...record.allOf.map(shortest));
+      const types = record.type === undefined ? [] : Array.isArray(record.type) ? (record.type as unknown[]) : [record.type];
+      if (types.length > 0) bounds.push(Math.min(...types.map((type) => typeBytes(record, type, shortest))));
+      return Math.max(1, ...bounds);
+    } finally {
+      active.delete(node);
+    }
+  };
+  return shortest(root);
+}
+
+/** The shortest bytes of one JSON type under a schema node's own keywords. */
+function typeBytes(record: Record<string, unknown>, type: unknown, shortest: (node: unknown) => number): number {
+  const atLeast = (value: unknown) => (typeof value === 'number' && Number.isFinite(value) ? Math.max(0, Math.ceil(value)) : 0);
+  switch (type) {
+    case 'string':
+      return 2 + atLeast(record.minLength);
+    case 'boolean':
+      return 4;
+    case 'null':
+      return 4;
+    case 'array': {
+      const items = Math.min(atLeast(record.minItems), SCHEMA_LIMITS.properties);
+      const prefix = Array.isArray(record.prefixItems) ? (record.prefixItems as unknown[]) : [];
+      let bytes = 2 + 2 * Math.max(0, items - 1);
+      for (let i = 0; i < items; i++) bytes += shortest(i < prefix.length ? prefix[i] : record.items);
+      return bytes;
+    }
+    case 'object': {
+      const properties = (record.properties && typeof record.properties === 'object' ? record.properties : {}) as Record<string, unknown>;
+      const required = Array.isArray(record.required) ? record.required.filter((name): name is string => typeof name === 'string') : [];
+      let bytes = 2 + 2 * Math.max(0, required.length - 1);
+      for (const name of required) bytes += JSON.stringify(name).length + 2 + shortest(Object.hasOwn(properties, name) ? properties[name] : undefined);
+      return bytes;
+    }
+    default:
+      return 1;
+  }
+}
