@@ -84,6 +84,12 @@ export function validateDecodeOptions(options: DecodeOptions, contextLength: num
       `the prompt is ${prompt.length} tokens and one step needs ${window} more position${window === 1 ? '' : 's'}; the models see ${contextLength}, so the prompt must be at most ${contextLength - window} tokens`,
     );
   }
+  const shortest = options.structure?.grammar.shortest;
+  if (shortest && prompt.length + shortest.tokens > contextLength) {
+    throw new PromptTooLongError(
+      `the schema's shortest valid output needs at least ${shortest.tokens} tokens (${shortest.bytes} bytes at ${shortest.longestToken} bytes a token at most, and the stop token), and the prompt is ${prompt.length}: ${prompt.length + shortest.tokens} > the models' context of ${contextLength}`,
+    );
+  }
 }
 
 /** `onStep` may return a promise: the loop waits for it (pause, single-stepping, slow motion). */

@@ -115,10 +115,13 @@ export class ByteGuard {
   private readonly bytes: (Uint8Array | null)[];
   private readonly masks = new Map<number, Int32Array>();
   readonly initial = INITIAL;
+  /** The most bytes one token spells. */
+  readonly longestToken: number;
 
   constructor(vocabulary: GrammarVocabulary) {
     const stops = new Set(vocabulary.stopTokenIds);
     this.bytes = vocabulary.tokens.map((token, id) => (stops.has(id) ? null : tokenBytes(token, vocabulary.vocabType)));
+    this.longestToken = this.bytes.reduce((longest, bytes) => Math.max(longest, bytes?.length ?? 0), 1);
   }
 
   /** The state after `token`, or -1 when the guard forbids it. A token without bytes moves nothing and is allowed only between whole characters. */

@@ -7,7 +7,8 @@
 import { collectingConsoleErrors } from './consoleTap';
 import type * as xgrammarModule from '@mlc-ai/web-xgrammar';
 import type { CompiledGrammar, GrammarCompiler, GrammarMatcher, TokenizerInfo } from '@mlc-ai/web-xgrammar';
-import { SchemaError, checkSchema, parseSchemaText, schemaForGrammar } from './schema';
+import { SchemaError, checkSchema, parseSchemaText, shortestOutputBytes } from './schema';
+import { planGrammar, substituteRules } from './exactRules';
 import { ByteGuard } from './byteGuard';
 
 /**
@@ -137,11 +138,22 @@ export class SchemaMatcher {
   }
 }
 
+/** A lower bound on the tokens of the shortest output a schema allows, stop token included, and how it was reached. */
+export interface ShortestOutput {
+  tokens: number;
+  /** The shortest output's bytes (a lower bound, shortestOutputBytes). */
+  bytes: number;
+  /** The most bytes one token of the vocabulary spells. */
+  longestToken: number;
+}
+
 export class CompiledSchema {
   constructor(
     private readonly compiled: CompiledGrammar,
     /** Keywords xgrammar will not enforce exactly, by path: show them to the user. */
     readonly unenforced: readonly string[],
+    /** What a run must have room for: decode() refuses a prompt that leaves less. */
+    readonly shortest: ShortestOutput,
     private readonly stopTokens: ReadonlySet<number>,
     private readonly guard: ByteGuard,
   ) {}
@@ -184,9 +196,17 @@ export class GrammarEngine {
   async compile(schemaText: string): Promise<CompiledSchema> {
     const schema = parseSchemaText(schemaText);
     const unenforced = checkSchema(schema);
-    const grammarText = JSON.stringify(schemaForGrammar(schema));
-    const compiled = await capturingXgrammarErrors('schema', () => this.compiler.compileJSONSchema(grammarText, false, -1));
-    return new CompiledSchema(compiled, unenforced, this.stopTokens, this.guard);
+    const plan = planGrammar(schema);
+    const grammarText = JSON.stringify(plan.schema);
+    const compiled = await capturingXgrammarErrors('schema', async () => {
+      if (plan.placeholders.length === 0) return this.compiler.compileJSONSchema(grammarText, false, -1);
+      // The same grammar compileJSONSchema builds, with the exact rules in place of their placeholders.
+      const ebnf = await (await loadXgrammar()).Testings._jsonSchemaToEBNF(grammarText, false, -1);
+      return this.compiler.compileGrammar(substituteRules(ebnf, plan), 'root');
+    });
+    const bytes = shortestOutputBytes(schema);
+    const { longestToken } = this.guard;
+    return new CompiledSchema(compiled, unenforced, { tokens: Math.ceil(bytes / longestToken) + 1, bytes, longestToken }, this.stopTokens, this.guard);
   }
 
   dispose(): void {

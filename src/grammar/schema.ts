@@ -3,43 +3,21 @@
  * silently ignores some keywords, so what can be caught here is caught here, with a message a user can act on.
  */
 import { SCHEMA_LIMITS } from '../contract/limits';
+import { hasDroppedBounds } from './exactRules';
+import { SchemaError } from './schemaError';
 
-export class SchemaError extends Error {
-  override readonly name = 'SchemaError';
-}
+export { SchemaError } from './schemaError';
 
 const JSON_TYPES = new Set(['string', 'number', 'integer', 'boolean', 'object', 'array', 'null']);
 
 /** Keywords xgrammar accepts but does not enforce; ajv still checks every output against them. */
 const IGNORED_KEYWORDS = ['uniqueItems', 'multipleOf', 'not', 'minContains', 'maxContains', 'dependentRequired', 'if'];
 /**
- * Numeric bounds xgrammar enforces only approximately (maximum: 120 also admits 121–129), or wrongly: its
- * range grammar for a negative integer bound (minimum: -1) admits a lone "-", so such bounds are not handed
- * to it (schemaForGrammar). Its enums of integers were measured to go wrong too (of -20..10, a "12" token
- * passes), so no exact rewrite is attempted; ajv judges every output against the schema as written.
+ * Numeric bounds: xgrammar enforces them wrongly (exactRules.ts), so a bounded integer or number gets an exact
+ * rule instead; where none is written (a type list such as ["integer", "null"], or bounds beside anyOf/$ref),
+ * the bounds are dropped and listed as not enforced by the mask.
  */
-const APPROXIMATE_KEYWORDS = ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum'];
-
-const isIntegerOnly = (record: Record<string, unknown>) => record.type === 'integer' && !('enum' in record) && !('const' in record);
-const hasNegativeBound = (record: Record<string, unknown>) => APPROXIMATE_KEYWORDS.some((keyword) => typeof record[keyword] === 'number' && (record[keyword] as number) < 0);
-
-/** The schema as xgrammar is given it: an integer with a negative bound loses its bounds, so its output is at least a well-formed integer. */
-export function schemaForGrammar(schema: unknown): unknown {
-  if (typeof schema !== 'object' || schema === null) return schema;
-  if (Array.isArray(schema)) return schema.map(schemaForGrammar);
-  const record = { ...(schema as Record<string, unknown>) };
-  for (const key of ['properties', '$defs', 'definitions', 'patternProperties'] as const) {
-    const group = record[key];
-    if (group && typeof group === 'object' && !Array.isArray(group)) {
-      record[key] = Object.fromEntries(Object.entries(group).map(([name, child]) => [name, schemaForGrammar(child)]));
-    }
-  }
-  for (const key of ['items', 'additionalProperties', 'contains', 'anyOf', 'oneOf', 'allOf', 'prefixItems'] as const) {
-    if (record[key] !== undefined) record[key] = schemaForGrammar(record[key]);
-  }
-  if (!isIntegerOnly(record) || !hasNegativeBound(record)) return record;
-  return Object.fromEntries(Object.entries(record).filter(([key]) => !APPROXIMATE_KEYWORDS.includes(key)));
-}
+const NUMERIC_BOUNDS = ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum'];
 /** `format` values xgrammar was measured to enforce; any other format is listed as unenforced. */
 const ENFORCED_FORMATS = new Set(['date-time', 'email']);
 
@@ -218,9 +196,8 @@ export function checkSchema(schema: unknown): string[] {
       throw new SchemaError(`${path}: enum must list at least one value`);
     }
     for (const keyword of IGNORED_KEYWORDS) if (keyword in record) unenforced.push(`${path}: ${keyword} (ignored by xgrammar)`);
-    const dropped = isIntegerOnly(record) && hasNegativeBound(record);
-    for (const keyword of APPROXIMATE_KEYWORDS) {
-      if (keyword in record) unenforced.push(`${path}: ${keyword} (${dropped ? 'not enforced by the mask' : 'enforced only approximately by xgrammar'})`);
+    if (hasDroppedBounds(record)) {
+      for (const keyword of NUMERIC_BOUNDS) if (keyword in record) unenforced.push(`${path}: ${keyword} (not enforced by the mask)`);
     }
     if (typeof record.format === 'string' && !ENFORCED_FORMATS.has(record.format)) {
       unenforced.push(`${path}: format "${record.format}" (not enforced by xgrammar)`);
@@ -244,4 +221,65 @@ export function checkSchema(schema: unknown): string[] {
   };
   walk(schema, '$');
   return unenforced;
+}
+
+/**
+ * A lower bound on the bytes of the shortest output the schema allows, in the one-line layout the grammar
+ * enforces (": " and ", "): required properties only, minItems items, minLength characters (each at least a
+ * byte), any number as one digit, the shortest of anyOf/oneOf/enum, the longest of allOf. A $ref back into
+ * its own expansion counts one byte, so the bound stays a lower bound.
+ */
+export function shortestOutputBytes(root: unknown): number {
+  const active = new Set<unknown>();
+  const shortest = (node: unknown): number => {
+    if (typeof node !== 'object' || node === null || Array.isArray(node) || active.has(node)) return 0;
+    const record = node as Record<string, unknown>;
+    active.add(node);
+    try {
+      const bounds: number[] = [];
+      if ('const' in record) bounds.push(JSON.stringify(record.const).length);
+      if (Array.isArray(record.enum) && record.enum.length > 0) bounds.push(Math.min(...record.enum.map((value) => (JSON.stringify(value) ?? '').length)));
+      if (typeof record.$ref === 'string') bounds.push(shortest(localTarget(root, record.$ref)));
+      for (const key of ['anyOf', 'oneOf'] as const) {
+        const list = record[key];
+        if (Array.isArray(list) && list.length > 0) bounds.push(Math.min(...list.map(shortest)));
+      }
+      if (Array.isArray(record.allOf)) bounds.push(...record.allOf.map(shortest));
+      const types = record.type === undefined ? [] : Array.isArray(record.type) ? (record.type as unknown[]) : [record.type];
+      if (types.length > 0) bounds.push(Math.min(...types.map((type) => typeBytes(record, type, shortest))));
+      return Math.max(1, ...bounds);
+    } finally {
+      active.delete(node);
+    }
+  };
+  return shortest(root);
+}
+
+/** The shortest bytes of one JSON type under a schema node's own keywords. */
+function typeBytes(record: Record<string, unknown>, type: unknown, shortest: (node: unknown) => number): number {
+  const atLeast = (value: unknown) => (typeof value === 'number' && Number.isFinite(value) ? Math.max(0, Math.ceil(value)) : 0);
+  switch (type) {
+    case 'string':
+      return 2 + atLeast(record.minLength);
+    case 'boolean':
+      return 4;
+    case 'null':
+      return 4;
+    case 'array': {
+      const items = Math.min(atLeast(record.minItems), SCHEMA_LIMITS.properties);
+      const prefix = Array.isArray(record.prefixItems) ? (record.prefixItems as unknown[]) : [];
+      let bytes = 2 + 2 * Math.max(0, items - 1);
+      for (let i = 0; i < items; i++) bytes += shortest(i < prefix.length ? prefix[i] : record.items);
+      return bytes;
+    }
+    case 'object': {
+      const properties = (record.properties && typeof record.properties === 'object' ? record.properties : {}) as Record<string, unknown>;
+      const required = Array.isArray(record.required) ? record.required.filter((name): name is string => typeof name === 'string') : [];
+      let bytes = 2 + 2 * Math.max(0, required.length - 1);
+      for (const name of required) bytes += JSON.stringify(name).length + 2 + shortest(Object.hasOwn(properties, name) ? properties[name] : undefined);
+      return bytes;
+    }
+    default:
+      return 1;
+  }
 }

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { SCHEMA_LIMITS } from '../../src/contract/limits';
 import { ajvValidator } from '../../src/grammar/ajvValidator';
 import { interpretedValidator } from '../../src/grammar/interpretedValidator';
-import { SchemaError, checkSchema, measureSchema, parseSchemaText } from '../../src/grammar/schema';
+import { SchemaError, checkSchema, measureSchema, parseSchemaText, shortestOutputBytes } from '../../src/grammar/schema';
 import { scoreOutput } from '../../src/grammar/score';
 
 const nested = (levels: number) => {
@@ -99,5 +99,17 @@ describe('hostile schemas within the plain limits', () => {
   it.each(['a"b', 'a\\b', 'a\u0000b', 'x\ny', '__proto__'])('refuses the property name %j', (name) => {
     const schema = JSON.parse(`{"type":"object","properties":{${JSON.stringify(name)}:{"type":"string"}}}`) as unknown;
     expect(() => checkSchema(schema)).toThrow(/is not allowed; names may not hold quotes, backslashes or control characters, nor be __proto__/);
+  });
+});
+
+describe('the shortest output a schema allows, a lower bound in bytes', () => {
+  it.each([
+    [{ type: 'object', properties: { name: { type: 'string', minLength: 3 }, age: { type: 'integer' } }, required: ['name', 'age'] }, '{"name": "abc", "age": 0}'.length],
+    [{ type: 'object', properties: { tags: { type: 'array', items: { enum: ['ab', 'a'] }, minItems: 2 } }, required: ['tags'] }, '{"tags": ["a", "a"]}'.length],
+    [{ type: 'object', properties: { a: { type: 'string', minLength: 9 } } }, '{}'.length],
+    [{ anyOf: [{ type: 'null' }, { type: 'boolean' }, { const: 7 }] }, 1],
+    [{ type: 'object', properties: { child: { $ref: '#' } }, required: ['child'] }, '{"child": 0}'.length],
+  ])('%j: %i bytes', (schema, bytes) => {
+    expect(shortestOutputBytes(schema)).toBe(bytes);
   });
 });
