@@ -105,6 +105,8 @@ export function decodeShare(hash: string, fallback: RunParams): DecodedShare | n
   const candidate: RunParamsInput = { ...fallback, ...input };
   if (query.get('p') === null) delete candidate.topP;
   if (input.trigger === undefined) delete candidate.trigger;
+  // A link without a drafter drafts from the model alone, as every link did before drafters existed.
+  if (input.drafter === undefined) delete candidate.drafter;
   const checked = validateRunParams(candidate);
   if (!checked.ok) {
     for (const [name, message] of Object.entries(checked.errors) as [keyof RunParams, string][]) {

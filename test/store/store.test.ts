@@ -77,6 +77,8 @@ describe('share links', () => {
     expect(decodeShare(encodeShare({ params: custom, preset: 'custom' }), fallback)).toEqual({ params: custom, preset: 'custom', errors: {}, text: {} });
     const drafted = { ...params, drafter: 'model+grammar+lookup' } as const;
     expect(decodeShare(encodeShare({ params: drafted, preset: preset.id }), fallback)).toEqual({ params: drafted, preset: preset.id, errors: {}, text: {} });
+    // A link without a drafter (every link made before drafters) drafts from the model alone, whatever the page's default.
+    expect(decodeShare(encodeShare({ params, preset: preset.id }), { ...fallback, drafter: 'model+grammar' })?.params.drafter).toBeUndefined();
   });
 
   it('report a broken link by field, never throwing', () => {
