@@ -16,6 +16,8 @@ const PROJECTORS = [
   { width: 1920, height: 1080 },
 ] as const;
 
+/** How long the test leaves a stepped run paused: the run's engine time must not count it. */
+const PAUSE_MS = 1000;
 /** What a room must read, at 18 px or more in presentation mode. */
 const LARGE_TYPE = ['.tokens', '.legend', '.verdict', '.slice', '.counter-grid dt', '.counter-grid dd', '.chart-title', '.chart-legend li', '.chart .recharts-cartesian-axis-tick-value'];
 
@@ -108,9 +110,23 @@ describe('a lecture, in the built app', () => {
     expect(problems).toEqual([]);
   });
 
-  it('presentation mode at 1024 × 768, 1280 × 720 and 1920 × 1080: output, counters, the status line in full and the first chart with its x axis in view, large type, nothing cut off', async () => {
+  it('tokens/s leaves the presenter’s pause out: a run resumed after a pause reports the pause outside its engine time', async () => {
+    // The run stepped once above is still paused; it waits a known time more before Run resumes it.
+    await expect(page.getByTestId('run-status').textContent()).resolves.toBe('paused');
+    await page.waitForTimeout(PAUSE_MS);
     await page.getByRole('button', { name: 'Run', exact: true }).click();
     await runSettled(page);
+    const verdict = page.getByTestId('verdict');
+    const figure = async (name: string) => Number(await verdict.getAttribute(name));
+    const wallMs = await figure('data-wall-ms');
+    const generationMs = await figure('data-generation-ms');
+    const tokensPerSecond = await figure('data-tokens-per-second');
+    expect(wallMs - generationMs).toBeGreaterThanOrEqual(PAUSE_MS);
+    const tokens = await page.locator('[data-testid="token-stream"] .token').count();
+    expect(tokensPerSecond).toBeCloseTo(tokens / (generationMs / 1000), 6);
+  });
+
+  it('presentation mode at 1024 × 768, 1280 × 720 and 1920 × 1080: output, counters, the status line in full and the first chart with its x axis in view, large type, nothing cut off', async () => {
     await page.keyboard.press('p');
     for (const viewport of PROJECTORS) {
       await page.setViewportSize(viewport);
