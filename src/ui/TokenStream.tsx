@@ -106,7 +106,7 @@ export function TokenStream() {
       <Tokens steps={steps} tokenTexts={tokenTexts} showInvalid={showInvalid} setUi={setUi} text={report?.text} onHover={setHovered} />
       {hovered && <TokenCard hovered={hovered} steps={steps} tokenTexts={tokenTexts} />}
       {report && (
-        <p className="verdict" data-testid="verdict" data-tokens-per-second={report.tokensPerSecond}>
+        <p className="verdict" data-testid="verdict" data-tokens-per-second={report.tokensPerSecond} data-generation-ms={report.generationMs} data-wall-ms={report.wallMs}>
           {report.verdict === null
             ? `Free text, ${report.tokens.length} tokens (${report.ending}).`
             : report.verdict.kind === 'valid'

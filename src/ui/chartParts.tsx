@@ -16,7 +16,7 @@ export function chartAxes(x: { key: string; title: string }, y: { title: string;
       key="y"
       tick={AXIS_TICK}
       tickFormatter={sig3}
-      width={64}
+      width={72}
       allowDecimals={!y.integer}
       {...(y.domain ? { domain: y.domain } : {})}
       label={{ value: y.title, angle: -90, position: 'insideLeft', offset: 8, style: { textAnchor: 'middle' }, fill: '#111111' }}

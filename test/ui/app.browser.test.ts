@@ -3,6 +3,7 @@ import { Ajv } from 'ajv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { SCHEMA_PRESETS } from '../../src/contract/presets';
+import { axeProblems } from '../support/axe';
 import { buildAndPreview, launchChromium, type BuiltApp } from '../support/browser';
 
 const SCREENSHOTS = 'test-results/screenshots';
@@ -124,7 +125,7 @@ describe('the built app in headless Chromium', () => {
     await page.getByTestId('run-status').filter({ hasText: 'done' }).waitFor({ timeout: 180_000 });
   });
 
-  it('races every method on the same prompt and seed', async () => {
+  it('races every method on the same prompt and seed; after the race (and the run before it) axe finds no serious or critical violation', async () => {
     // One timed round after the warm-up keeps this cheap; the schedule itself is tested in test/core/fairTiming.test.ts.
     await page.locator('#race-repeats').selectOption('1');
     await page.locator('#race-budget').selectOption('50');
@@ -134,6 +135,7 @@ describe('the built app in headless Chromium', () => {
     expect(methods).toEqual(['ar', 'ar+jump-forward', 'tokenwise', 'gbv', 'spectr', 'spectr-gbv', 'optimal-tree']);
     // One round has no spread: the race says so rather than ranking the methods.
     await expect(page.getByTestId('race-verdict').nth(1).textContent()).resolves.toMatch(/too few rounds/);
+    expect(await axeProblems(page)).toEqual([]);
   });
 
   it('a share link reproduces the run exactly, and round-trips the pair, the runtime and presentation mode', async () => {

@@ -4,9 +4,9 @@
  * Screenshots go to test-results/screenshots (lecture-*.png).
  */
 import { mkdirSync } from 'node:fs';
-import AxeBuilder from '@axe-core/playwright';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
+import { axeProblems } from '../support/axe';
 import { suiteBuiltApp } from '../support/browser';
 
 const SCREENSHOTS = 'test-results/screenshots';
@@ -16,11 +16,19 @@ const PROJECTORS = [
   { width: 1920, height: 1080 },
 ] as const;
 
-/** Serious and critical violations only, each as "rule: first target". */
-async function axeProblems(page: Page): Promise<string[]> {
-  // Legacy mode runs axe in the page itself; the default opens a helper page, which needs a context of our own.
-  const { violations } = await new AxeBuilder({ page }).setLegacyMode(true).analyze();
-  return violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical').map((violation) => `${violation.id}: ${violation.nodes[0]?.target.join(' ')}`);
+/** How long the test leaves a stepped run paused: the run's engine time must not count it. */
+const PAUSE_MS = 1000;
+/** What a room must read, at 18 px or more in presentation mode. */
+const LARGE_TYPE = ['.tokens', '.legend', '.verdict', '.slice', '.counter-grid dt', '.counter-grid dd', '.chart-title', '.chart-legend li', '.chart .recharts-cartesian-axis-tick-value'];
+
+/** The run is over and the deferred views have caught up with it: a token group per step, the charts at its last step. */
+async function runSettled(page: Page) {
+  await page.getByTestId('run-status').filter({ hasText: /^(done|error)$/ }).waitFor({ timeout: 180_000 });
+  await expect(page.getByTestId('run-status').textContent()).resolves.toBe('done');
+  await page.waitForFunction(() => {
+    const steps = document.querySelector('[data-counter="steps"]')?.textContent;
+    return document.querySelectorAll('[data-testid="token-stream"] .step-group').length === Number(steps) && document.querySelector(`[data-chart="ratios"][data-points="${steps}"]`) !== null;
+  });
 }
 
 async function step(page: Page, count: number) {
@@ -37,6 +45,10 @@ describe('a lecture, in the built app', () => {
     page = suite.page();
     await page.getByTestId('provider').waitFor({ timeout: 120_000 });
   }, 150_000);
+
+  it('at rest, before any run, axe finds no serious or critical violation', async () => {
+    expect(await axeProblems(page)).toEqual([]);
+  });
 
   it('the replay shows no outcome before its phase, and asks each test before it answers', async () => {
     await page.locator('#method').selectOption('spectr-gbv');
@@ -98,9 +110,23 @@ describe('a lecture, in the built app', () => {
     expect(problems).toEqual([]);
   });
 
-  it('presentation mode at 1024 × 768, 1280 × 720 and 1920 × 1080: nothing cut off at the sides, the status line in full, and from 1280 × 720 up output, counters and the first chart row’s x axis in view', async () => {
+  it('tokens/s leaves the presenter’s pause out: a run resumed after a pause reports the pause outside its engine time', async () => {
+    // The run stepped once above is still paused; it waits a known time more before Run resumes it.
+    await expect(page.getByTestId('run-status').textContent()).resolves.toBe('paused');
+    await page.waitForTimeout(PAUSE_MS);
     await page.getByRole('button', { name: 'Run', exact: true }).click();
-    await page.getByTestId('run-status').filter({ hasText: /^(done|error)$/ }).waitFor({ timeout: 180_000 });
+    await runSettled(page);
+    const verdict = page.getByTestId('verdict');
+    const figure = async (name: string) => Number(await verdict.getAttribute(name));
+    const wallMs = await figure('data-wall-ms');
+    const generationMs = await figure('data-generation-ms');
+    const tokensPerSecond = await figure('data-tokens-per-second');
+    expect(wallMs - generationMs).toBeGreaterThanOrEqual(PAUSE_MS);
+    const tokens = await page.locator('[data-testid="token-stream"] .token').count();
+    expect(tokensPerSecond).toBeCloseTo(tokens / (generationMs / 1000), 6);
+  });
+
+  it('presentation mode at 1024 × 768, 1280 × 720 and 1920 × 1080: output, counters, the status line in full and the first chart with its x axis in view, large type, nothing cut off', async () => {
     await page.keyboard.press('p');
     for (const viewport of PROJECTORS) {
       await page.setViewportSize(viewport);
@@ -109,23 +135,28 @@ describe('a lecture, in the built app', () => {
       await page.mouse.move(viewport.width - 2, viewport.height - 2);
       const name = `${viewport.width}x${viewport.height}`;
       await page.screenshot({ path: `${SCREENSHOTS}/lecture-presentation-${name}.png` });
-      // Nothing is cut off at the sides; from 1280 × 720 up, output and counters are in view from the top too.
-      for (const selector of ['.stream', '.counters', '[data-testid="status-line"]', '.charts']) {
+      // With the page at the top: the output, the counters, the status line and the first chart, its x axis
+      // (tick labels and, inside the card, its title) included, are on screen whole.
+      for (const selector of ['.stream', '.counters', '[data-testid="status-line"]', '.chart', '.chart .recharts-xAxis']) {
         const b = await page.locator(selector).first().boundingBox();
         expect(b, `${selector} at ${name}`).not.toBeNull();
         if (!b) continue;
-        expect(b.x >= 0 && b.x + b.width <= viewport.width + 0.5, `${selector} at ${name}: ${JSON.stringify(b)}`).toBe(true);
-        if (viewport.width >= 1280 && selector !== '.charts') expect(b.y + b.height <= viewport.height + 0.5, `${selector} at ${name}: ${JSON.stringify(b)}`).toBe(true);
+        expect(b.x >= 0 && b.y >= 0 && b.x + b.width <= viewport.width + 0.5 && b.y + b.height <= viewport.height + 0.5, `${selector} at ${name}: ${JSON.stringify(b)}`).toBe(true);
       }
+      // Nothing is cut off at the sides of the charts either.
+      const charts = await page.locator('.charts').boundingBox();
+      expect(charts && charts.x + charts.width <= viewport.width + 0.5, `.charts at ${name}: ${JSON.stringify(charts)}`).toBe(true);
       // At 1024 × 768 the status line is not cut to "M.. V..": it wraps on a row of its own.
       const clipped = await page.getByTestId('status-line').evaluate((element) => [element, ...element.querySelectorAll('summary, summary > span')].some((part) => part.scrollWidth > part.clientWidth + 1));
       if (viewport.width < 1280) expect(clipped, `status line clipped at ${name}`).toBe(false);
-      // From 1280 × 720 up, the first chart's x axis (its tick labels) is on screen.
-      const axis = await page.locator('.chart .recharts-xAxis').first().boundingBox();
-      if (viewport.width >= 1280) expect(axis && axis.y + axis.height <= viewport.height + 0.5, `first chart row's x axis at ${name}: ${JSON.stringify(axis)}`).toBe(true);
+      for (const selector of LARGE_TYPE) {
+        const size = await page.locator(selector).first().evaluate((element) => parseFloat(getComputedStyle(element).fontSize));
+        expect(size, `${selector} at ${name}`).toBeGreaterThanOrEqual(18);
+      }
       expect(await axeProblems(page), name).toEqual([]);
     }
     await page.keyboard.press('p');
     expect(suite.problems).toEqual([]);
   });
+
 });
