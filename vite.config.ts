@@ -2,7 +2,7 @@ import { availableParallelism } from 'node:os';
 import type { Plugin } from 'vite';
 import { defineConfig } from 'vitest/config';
 import react from '@vitejs/plugin-react';
-import { CONTENT_SECURITY_POLICY, SECURITY_HEADERS } from './src/contract/csp.ts';
+import { CONTENT_SECURITY_POLICY, EMBED_PATHS, securityHeaders } from './src/contract/csp.ts';
 import { LongestFirstSequencer } from './test/support/sequencer.ts';
 import { serviceWorker } from './tools/serviceWorkerPlugin.ts';
 
@@ -36,7 +36,8 @@ function contentSecurityPolicy(): Plugin {
  * may be kept for good (the models' names carry no hash: they keep revalidating). And it sends .onnx files
  * with no Content-Type, which its compression then gzips on the fly: 21 MB of float weights, for 7%, at the
  * cost of seconds of the server's CPU; as application/octet-stream they go as they are. A static host
- * should send the same headers.
+ * should send the same headers. And embed.html (`EMBED_PATHS`) may be framed by any site: it gets the security
+ * headers `securityHeaders` gives it (no X-Frame-Options, `frame-ancestors * file:`) in place of the others.
  */
 function previewHeaders(): Plugin {
   return {
@@ -46,13 +47,20 @@ function previewHeaders(): Plugin {
         const path = request.url?.split('?')[0] ?? '';
         const immutable = path.startsWith('/assets/');
         const binary = path.endsWith('.onnx');
-        if (immutable || binary) {
+        const embed = (EMBED_PATHS as readonly string[]).includes(path);
+        if (immutable || binary || embed) {
+          const framing = new Map(Object.entries(securityHeaders(path)).map(([name, value]) => [name.toLowerCase(), value]));
           const setHeader = response.setHeader.bind(response);
           // The file server sets its headers after this middleware runs; these win for the files above.
           response.setHeader = (name, value) => {
             const header = name.toLowerCase();
             if (immutable && header === 'cache-control') return setHeader(name, 'public, max-age=31536000, immutable');
             if (binary && header === 'content-type') return setHeader(name, 'application/octet-stream');
+            // The embed page's security headers replace the others; one it has none of (X-Frame-Options) is left out.
+            if (embed && (header === 'x-frame-options' || header === 'content-security-policy')) {
+              const value = framing.get(header);
+              return value === undefined ? response : setHeader(name, value);
+            }
             return setHeader(name, value);
           };
         }
@@ -65,8 +73,9 @@ function previewHeaders(): Plugin {
 export default defineConfig({
   plugins: [react(), contentSecurityPolicy(), previewHeaders(), serviceWorker()],
   server: { headers: crossOriginIsolation },
-  preview: { headers: { ...crossOriginIsolation, ...SECURITY_HEADERS, 'Content-Security-Policy': CONTENT_SECURITY_POLICY } },
-  build: { target: 'es2022' },
+  preview: { headers: { ...crossOriginIsolation, ...securityHeaders('/') } },
+  // Two pages, one app: embed.html boots the same entry in embed mode (src/ui/embed.ts).
+  build: { target: 'es2022', rolldownOptions: { input: { main: 'index.html', embed: 'embed.html' } } },
   // ES-module workers can split: the worker loads only the onnxruntime build its provider needs.
   worker: { format: 'es' },
   test: {

@@ -5,7 +5,7 @@ import { persistHistory } from './store/historyDb';
 import { createSpecStore } from './store/store';
 import { decodeShare } from './store/shareUrl';
 import { App } from './ui/App';
-import { parseEmbed } from './ui/embed';
+import { pageEmbed } from './ui/embed';
 import { StoreContext } from './ui/storeContext';
 import { markPhase } from './core/timeline';
 import type { EngineWorkers } from './main';
@@ -55,7 +55,7 @@ export function mountApp(workers: EngineWorkers): void {
   if (shared) store.getState().applyShared(shared);
   if (new URLSearchParams(location.search).get('present') === '1') store.getState().setUi({ presentation: true });
   // An embed in a slide runs as soon as the models are ready: the link's run, or the first preset's.
-  const embed = parseEmbed(location.search);
+  const embed = pageEmbed();
   if (embed && !('error' in embed) && !shared) store.setState({ pendingAutoRun: true });
   store.getState().load();
   if (workers.earlyError !== null) store.getState().receive({ type: 'load-error', message: `the engine worker failed: ${workers.earlyError}` });

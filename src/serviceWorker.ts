@@ -5,7 +5,8 @@
  * onnxruntime's wasm) and the bundled int8 pair. Install fetches them all into one cache named by the
  * build's version. A new build installs beside the old one and waits: it takes over only when every tab
  * of the old one is closed, or when the page asks (the "reload to update" button), never mid-talk.
- * Precached files are served from the cache first; any other same-origin GET is fetched and kept in a
+ * Precached files are served from the cache first (a page visit gets its page, index.html or embed.html,
+ * whatever its query; any other path gets index.html); any other same-origin GET is fetched and kept in a
  * runtime cache (the float32 target the first time it is loaded), so it too works offline afterwards.
  * Hub downloads are not touched here: the model loader keeps them in its own Cache API cache.
  * Imports nothing: it is transpiled alone.
@@ -57,9 +58,15 @@ scope.addEventListener('message', (event) => {
   if (event.data === 'skip-waiting') void scope.skipWaiting();
 });
 
+/** The cache key of a page visit: the precached page at its path (embed.html, with or without `.html`), else index.html. */
+function pageKey(url: URL): string {
+  const page = url.pathname.endsWith('.html') ? `${url.origin}${url.pathname}` : `${url.origin}${url.pathname}.html`;
+  return PRECACHED.has(page) ? page : INDEX;
+}
+
 async function fromCacheOrNetwork(request: Request): Promise<Response> {
   const shell = await caches.open(SHELL);
-  const key = request.mode === 'navigate' ? INDEX : request.url.split('#')[0] ?? request.url;
+  const key = request.mode === 'navigate' ? pageKey(new URL(request.url)) : request.url.split('#')[0] ?? request.url;
   const hit = (await shell.match(key)) ?? (await caches.open(RUNTIME).then((runtime) => runtime.match(request)));
   if (hit) return hit;
   const response = await fetch(request);

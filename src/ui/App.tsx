@@ -19,11 +19,11 @@ import { TokenStream } from './TokenStream';
 import { useSpec } from './storeContext';
 import { maybeStartFirstTour } from './Tour';
 import { TalkMode, TalkRecorder } from './TalkMode';
-import { parseEmbed } from './embed';
+import { pageEmbed } from './embed';
 import { VIEW_SELECTORS } from './views';
 
-/** `?embed=`, read once: the page's query does not change while it is open. */
-const EMBED = parseEmbed(location.search);
+/** The page's embed, read once: the page's query does not change while it is open. */
+const EMBED = pageEmbed();
 
 export function App() {
   const presentation = useSpec((s) => s.ui.presentation);
@@ -36,11 +36,13 @@ export function App() {
   useEffect(() => {
     if (settled) requestAnimationFrame(maybeStartFirstTour);
   }, [settled]);
-  // An embed shows its view alone: the view is marked, and the stylesheet hides everything else (app.css).
+  // An embed shows its view alone: the view is marked, and the stylesheet hides everything else (app.css);
+  // a wrong one shows its message alone.
   useEffect(() => {
-    if (!EMBED || 'error' in EMBED) return;
+    if (!EMBED) return;
     const root = document.documentElement;
     root.classList.add('embed');
+    if ('error' in EMBED) return;
     root.classList.toggle('embed-controls', EMBED.controls);
     const mark = () => {
       const target = document.querySelector(VIEW_SELECTORS[EMBED.view]);

@@ -6,6 +6,7 @@
  */
 import { driver, type DriveStep } from 'driver.js';
 import 'driver.js/dist/driver.css';
+import { pageEmbed } from './embed';
 
 export const TOUR_DISMISSED_KEY = 'speclab.tour.dismissed';
 
@@ -65,6 +66,6 @@ export function startTour(): void {
 /** The first visit's tour, unless it was dismissed before, the page is automated, ?tour=off, or the page is a talk or an embed. */
 export function maybeStartFirstTour(): void {
   const query = new URLSearchParams(location.search);
-  if (navigator.webdriver || query.get('tour') === 'off' || query.has('talk') || query.has('embed') || dismissed()) return;
+  if (navigator.webdriver || query.get('tour') === 'off' || query.has('talk') || pageEmbed() !== null || dismissed()) return;
   startTour();
 }

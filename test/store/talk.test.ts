@@ -104,6 +104,13 @@ describe('?embed=', () => {
     expect(parseEmbed('?embed=<b>')).toEqual({ error: expect.stringContaining('the views are output, counters, inspector, tree') });
     expect(parseEmbed('?embed=tree&controls=yes')).toEqual({ error: '&controls=yes must be 0 or 1' });
   });
+
+  it('on embed.html, the view is ?view= and is required', () => {
+    expect(parseEmbed('?view=tree&controls=1', true)).toEqual({ view: 'tree', controls: true });
+    expect(parseEmbed('?embed=tree', true)).toEqual({ error: expect.stringMatching(/^embed\.html needs \?view=<view>; the views are output, counters/) });
+    expect(parseEmbed('?view=chart', true)).toEqual({ error: expect.stringMatching(/^\?view=chart is not a view; the views are /) });
+    expect(parseEmbed('?view=tree')).toBeNull();
+  });
 });
 
 describe('share links', () => {

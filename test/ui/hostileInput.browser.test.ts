@@ -12,6 +12,7 @@ import type { Plugin } from 'vite';
 import { findPreset, presetParams } from '../../src/contract/runParams';
 import { encodeShare } from '../../src/store/shareUrl';
 import { buildAndPreview, launchChromium, type BuiltApp } from '../support/browser';
+import { CONTENT_SECURITY_POLICY } from '../../src/contract/csp';
 
 /**
  * A misbehaving model server under /oversize/<model>/: the bundled manifests, but every file 2 MiB long, sent
@@ -173,9 +174,15 @@ describe('the built app against stored and imported hostile input', { timeout: 3
     await context.close();
   });
 
-  it('sends nosniff, and forbids framing by other sites', async () => {
+  it('sends nosniff, and forbids framing by other sites but of embed.html (frame-ancestors * file:)', async () => {
     const response = await fetch(app.url);
     expect(response.headers.get('x-content-type-options')).toBe('nosniff');
     expect(response.headers.get('x-frame-options')).toBe('SAMEORIGIN');
+    expect(response.headers.get('content-security-policy')).not.toMatch(/frame-ancestors/);
+    const embed = await fetch(`${app.url}embed.html?view=tree`);
+    expect(embed.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(embed.headers.get('x-frame-options')).toBeNull();
+    expect(embed.headers.get('content-security-policy')).toBe(`${CONTENT_SECURITY_POLICY}; frame-ancestors * file:`);
+    await expect(embed.text()).resolves.toMatch(/<div id="root" data-embed><\/div>/);
   });
 });

@@ -1,6 +1,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
+import type { Plugin } from 'vite';
 import { buildAndPreview, launchChromium, recordProblems, type BuiltApp } from '../support/browser';
 
 const SCREENSHOTS = 'test-results/screenshots';
@@ -40,6 +41,22 @@ function gifFrames(bytes: Buffer): { width: number; height: number; frames: numb
   return { width: bytes.readUInt16LE(6), height: bytes.readUInt16LE(8), frames };
 }
 
+/**
+ * A slide page served by the preview server itself at /slide.html, so that, opened as localhost while the app
+ * is at 127.0.0.1, it is a real page on another origin (a routed page counts as public, and Chromium then
+ * refuses its frames to a local server).
+ */
+let slidePage = '';
+const slideServer: Plugin = {
+  name: 'stage-slide-page',
+  configurePreviewServer(server) {
+    server.middlewares.use('/slide.html', (_request, response) => {
+      response.setHeader('Content-Type', 'text/html');
+      response.end(slidePage);
+    });
+  },
+};
+
 const status = (page: Page) => page.getByTestId('run-status');
 const tokens = (page: Page) => page.getByTestId('token-stream').first().getAttribute('data-text');
 
@@ -57,7 +74,7 @@ describe('on stage: offline after one visit, a talk driven by a clicker, one vie
 
   beforeAll(async () => {
     mkdirSync(SCREENSHOTS, { recursive: true });
-    [app, browser] = await Promise.all([buildAndPreview(), launchChromium({ webgpu: false })]);
+    [app, browser] = await Promise.all([buildAndPreview([slideServer]), launchChromium({ webgpu: false })]);
   });
   afterAll(async () => {
     await browser?.close();
@@ -133,14 +150,21 @@ describe('on stage: offline after one visit, a talk driven by a clicker, one vie
     await context.close();
   });
 
-  it('?embed=tree and ?embed=chart-histogram fill an 800 × 450 frame with that view alone', async () => {
+  it('embed.html?view=tree and ?view=chart-histogram fill an 800 × 450 frame with that view alone, in a slide page on another origin, which may not frame the app itself', async () => {
     const context = await browser.newContext({ viewport: { width: 1000, height: 1100 }, serviceWorkers: 'block' });
     const page = await context.newPage();
     const problems = recordProblems(page);
-    // A plain slide page on the app's origin (docs/presenting.md#embeds): no isolation headers are needed.
-    const slide = `<!doctype html><iframe id="tree" src="/?embed=tree" width="800" height="450"></iframe><iframe id="chart" src="/?embed=chart-histogram" width="800" height="450"></iframe>`;
-    await context.route((url) => url.pathname === '/slide.html', (route) => route.fulfill({ contentType: 'text/html', body: slide }));
-    await page.goto(`${app.url}slide.html`);
+    // A plain slide page on another origin (localhost, while the app is at 127.0.0.1; docs/presenting.md#embeds):
+    // no isolation headers are needed. The app's own page refuses that frame (X-Frame-Options: SAMEORIGIN).
+    const slideOrigin = new URL(app.url.replace('127.0.0.1', 'localhost')).origin;
+    slidePage = [
+      // No favicon request: the preview answers /favicon.ico with a 404.
+      '<!doctype html><link rel="icon" href="data:,">',
+      `<iframe id="tree" src="${app.url}embed.html?view=tree" width="800" height="450"></iframe>`,
+      `<iframe id="chart" src="${app.url}embed.html?view=chart-histogram" width="800" height="450"></iframe>`,
+      `<iframe id="app" src="${app.url}?embed=tree" width="200" height="100"></iframe>`,
+    ].join('');
+    await page.goto(`${slideOrigin}/slide.html`);
     for (const [frameId, selector] of [
       ['tree', '[data-testid="draft-tree"]'],
       ['chart', 'figure[data-chart="histogram"] .recharts-bar-rectangle'],
@@ -150,15 +174,25 @@ describe('on stage: offline after one visit, a talk driven by a clicker, one vie
       const target = await frame.locator('.embed-target').boundingBox();
       const outer = await page.locator(`#${frameId}`).boundingBox();
       if (!target || !outer) throw new Error('no box');
-      // The view fills the frame (less the frame's 2 px border).
+      // The view fills the frame, inside its 2 px border (a frame from another origin reports its offset as 0 or 2).
       expect(Math.abs(target.width - 800)).toBeLessThan(1);
       expect(Math.abs(target.height - 450)).toBeLessThan(1);
-      expect(Math.abs(target.x - outer.x - 2)).toBeLessThan(1);
+      for (const [start, extent, frameStart, frameExtent] of [
+        [target.x, target.width, outer.x, outer.width],
+        [target.y, target.height, outer.y, outer.height],
+      ] as const) {
+        expect(start).toBeGreaterThanOrEqual(frameStart - 0.5);
+        expect(start + extent).toBeLessThanOrEqual(frameStart + frameExtent + 0.5);
+      }
       await expect(frame.getByRole('heading', { name: 'SpecLab' }).isVisible()).resolves.toBe(false);
       await expect(frame.locator('section.counters').isVisible()).resolves.toBe(false);
     }
-    await page.screenshot({ path: `${SCREENSHOTS}/embeds-800x450.png` });
-    expect(problems).toEqual([]);
+    // The app's own page in that frame was refused: Chromium shows its error page there instead.
+    await expect.poll(() => page.frames().some((frame) => frame.url().startsWith('chrome-error:'))).toBe(true);
+    const chart = await page.locator('#chart').boundingBox();
+    if (!chart) throw new Error('no box');
+    await page.screenshot({ path: `${SCREENSHOTS}/embeds-800x450.png`, clip: { x: 0, y: 0, width: 1000, height: chart.y + chart.height } });
+    expect(problems.filter((problem) => !/Refused to display .* in a frame because it set 'X-Frame-Options' to 'sameorigin'/.test(problem))).toEqual([]);
     await context.close();
   });
 });
