@@ -194,10 +194,15 @@ def rewrite(source_path: str, out_path: str, ranges, model) -> None:
         nodes.append(helper.make_node('QuantizeLinear', [node.input[0], f'{name}/activation_scale', 'int8/zero_point'], [f'{name}/x'], name=f'{name}/quantize'))
         nodes.append(helper.make_node('MatMulIntegerToFloat', inputs, [output], name=f'{name}/product', domain='com.microsoft'))
         index += 1
-    if index != len(weights):
-        raise SystemExit(f'{source_path}: {index} weight products, the Decoder has {len(weights)}')
-    del graph.node[:]
-    graph.node.extend(nodes)
+    save_rewritten(graph_model, nodes, index, len(weights), source_path, out_path)
+
+
+def save_rewritten(graph_model, nodes, rewritten: int, products: int, source_path: str, out_path: str) -> None:
+    """The graph with `nodes` in place of its own (every one of the Decoder's `products` rewritten), checked and saved."""
+    if rewritten != products:
+        raise SystemExit(f'{source_path}: {rewritten} weight products, the Decoder has {products}')
+    del graph_model.graph.node[:]
+    graph_model.graph.node.extend(nodes)
     graph_model.opset_import.append(helper.make_opsetid('com.microsoft', 1))
     onnx.checker.check_model(graph_model)
     onnx.save(graph_model, out_path)

@@ -34,7 +34,7 @@ from onnx import helper, numpy_helper
 
 sys.path.insert(0, os.path.dirname(__file__))
 from distill import committed  # noqa: E402
-from quantize import MODELS, SOURCE, OutputProjectedDecoder, distance, products_of  # noqa: E402
+from quantize import MODELS, SOURCE, OutputProjectedDecoder, distance, products_of, save_rewritten  # noqa: E402
 from train import files_of, golden_of, load, write_manifest  # noqa: E402
 
 
@@ -123,13 +123,7 @@ def rewrite(source_path: str, out_path: str, model, bits: int, block_size: int, 
                                       list(node.output), name=f'{name}/product', domain='com.microsoft',
                                       K=k, N=n, bits=bits, block_size=block_size, accuracy_level=accuracy_level))
         index += 1
-    if index != len(weights):
-        raise SystemExit(f'{source_path}: {index} weight products, the Decoder has {len(weights)}')
-    del graph.node[:]
-    graph.node.extend(nodes)
-    graph_model.opset_import.append(helper.make_opsetid('com.microsoft', 1))
-    onnx.checker.check_model(graph_model)
-    onnx.save(graph_model, out_path)
+    save_rewritten(graph_model, nodes, index, len(weights), source_path, out_path)
 
 
 def main():
