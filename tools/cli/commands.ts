@@ -6,10 +6,12 @@
 import type { CommandSpec } from './args';
 import { DRAFTER_IDS } from '../../src/core/draftLaw';
 import { DEFAULT_SAMPLE_TOKEN_BUDGET } from '../../src/contract/bench';
+import { METHOD_IDS } from '../../src/core/verify/registry';
 
 const PAIR = { type: 'string', placeholder: 'DRAFT,TARGET', description: 'the model pair to measure, each a local directory or an http(s) URL in the Hub layout (tokenizer.json, onnx/model.onnx); default the bundled pair' } as const;
 
-const SPECULATIVE_METHODS = 'tokenwise, gbv, spectr, spectr-gbv, recursive-rejection, optimal-tree';
+/** The verifiers the decode tools (and the app) run; sim also runs recursive-rejection, which has no place in the app. */
+const SPECULATIVE_METHODS = METHOD_IDS.join(', ');
 
 export const COMMANDS = {
   sim: {
@@ -25,7 +27,7 @@ export const COMMANDS = {
       seed: { type: 'string', value: 'number', default: '1', description: 'random seed' },
       steps: { type: 'string', value: 'integer', default: '20000', description: 'verification steps per method' },
       contexts: { type: 'string', value: 'integer', default: '4', description: 'root contexts the steps cycle through' },
-      methods: { type: 'string', value: 'list', description: `methods to run (default all: ${SPECULATIVE_METHODS})` },
+      methods: { type: 'string', value: 'list', description: `methods to run (default all: ${SPECULATIVE_METHODS}, recursive-rejection)` },
       json: { type: 'boolean', description: 'print the report as JSON' },
     },
     examples: ['npm run sim -- --V 8 --K 3 --L 2 --steps 50000', 'npm run sim -- --methods tokenwise,spectr-gbv --json'],
