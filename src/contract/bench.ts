@@ -184,12 +184,14 @@ export function scorecardRowJson(row: ScorecardRow) {
   };
 }
 
-/** The rows as CSV: every JSON field but the spreads, an interval (`…_ci95`) as two columns `…_ci95_low` and `…_ci95_high`. */
+/**
+ * The rows as CSV: every scalar JSON field (a list as its items separated by spaces), an interval (`…_ci95`)
+ * as two columns `…_ci95_low` and `…_ci95_high`; nested objects (the spreads, the by-source counters) stay in the JSON.
+ */
 export function scorecardCsv(rows: readonly ScorecardRow[]): string {
   const objects = rows.map((row) => {
     return Object.fromEntries(Object.entries(scorecardRowJson(row)).flatMap(([key, value]): [string, unknown][] => {
-      if (key === 'spread') return [];
-      if (!key.endsWith('_ci95')) return [[key, value]];
+      if (!key.endsWith('_ci95')) return value !== null && typeof value === 'object' && !Array.isArray(value) ? [] : [[key, value]];
       const interval = value as { low: number | null; high: number | null } | null;
       return [[`${key}_low`, interval?.low ?? null], [`${key}_high`, interval?.high ?? null]];
     }));

@@ -109,7 +109,10 @@ describe('the bench on the bundled models', () => {
     }
     // 12 tokens cut the reasoning preset off before its JSON ends: truncated, not called valid.
     expect(rows.find((row) => row.preset === 'reasoning' && row.constrained)?.card.valid).toBe(0);
-    expect(scorecardCsv(rows).trim().split('\n')).toHaveLength(1 + rows.length);
+    const csv = scorecardCsv(rows);
+    expect(csv.trim().split('\n')).toHaveLength(1 + rows.length);
+    // Nested objects (the spreads, the by-source counters) stay in the JSON, never "[object Object]".
+    expect(csv).not.toContain('[object');
   });
 
   it('a token budget: each sample runs successive seeds until both sides output it; intervals and the schema-on speed ratio in the JSON and CSV', async () => {
