@@ -4,7 +4,7 @@
  * prompts: records of the training corpus generator (tools/train/corpus.ts) drawn from a seed neither the
  * training (seed 1) nor its stopping rule (seed 2) ever read, for every preset and for random custom schemas.
  * - At T = 0 (the greedy target, `ar`): field exact-match against the record's JSON, the schema-valid rate
- *   (ajv on every output), and for the reasoning preset how often the free text reaches its trigger.
+ *   (the JSON-schema validator on every output), and for the reasoning preset how often the free text reaches its trigger.
  * - At T = 1 with one draft (tokenwise, L = 4): A/D, the share of drafted tokens the target accepts.
  * - At T = 1 with spectr-gbv, K = 3, L = 4: A/D (vLLM's draft_acceptance_rate, over every draft's tokens,
  *   so at most about 1/3 when the drafts differ), A over distinct prefix-tree nodes, and the mean

@@ -1,7 +1,7 @@
 /** The engine on the bundled pair in Node (wasm EP), for the CLI tools: the shared setup with Node's choices. */
 import type { ModelPairHandle } from '../src/models/loader';
 import { setupEngine, type EngineSetup } from '../src/engine/setup';
-import { ajvValidator } from '../src/grammar/ajvValidator';
+import { interpretedValidator } from '../src/grammar/interpretedValidator';
 import { loadBundledPair } from './bundled';
 import { nodeGpu } from './nodeGpu';
 
@@ -15,7 +15,7 @@ export function setupNodeEngine(verifier: 'cpu' | 'gpu' = 'cpu', pair?: ModelPai
     verifier,
     gpu: verifier === 'gpu' ? nodeGpu() : null,
     loadPair: pair ? () => Promise.resolve(pair) : loadBundledPair,
-    validate: ajvValidator,
+    validate: interpretedValidator,
     ...(treeScoring === undefined ? {} : { treeScoring }),
   });
 }

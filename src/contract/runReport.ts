@@ -75,7 +75,7 @@ export interface RunReport extends DecodeResult {
   params: RunParams;
   /** The K the caller asked for. */
   requestedK: number;
-  /** Schema keywords xgrammar does not enforce exactly (ajv still checks them). */
+  /** Schema keywords xgrammar does not enforce exactly (the JSON-schema validator still checks them). */
   unenforced: readonly string[];
   wallMs: number;
   /** wallMs less the teaching analyses (timings.analysis) and the time the run waited on its onStep (pauses, single steps, slow motion): the engine's own work. */

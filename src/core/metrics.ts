@@ -276,7 +276,7 @@ export function exportCounters(counters: Counters) {
   return { speclab, vllm };
 }
 
-/** How one completed output fared, judged independently of the grammar (ajv). */
+/** How one completed output fared, judged independently of the grammar (by the JSON-schema validator). */
 export type CompletionKind = 'valid' | 'invalid' | 'truncated' | 'dead-end';
 
 /** The scorecard's correctness rows, shown next to R, I, D and A. */

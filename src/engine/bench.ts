@@ -229,8 +229,8 @@ function isParseError(verdict: OutputVerdict, json: string | null): boolean {
 
 /**
  * One row per preset and constraint state: schema on, and the same prompt decoded with no schema (every
- * preset is an object schema a free decode may or may not meet). Validity is judged by `validate` (ajv
- * in Node) against the full schema, independently of the grammar.
+ * preset is an object schema a free decode may or may not meet). Validity is judged by `validate` (the
+ * bounded interpreting validator) against the full schema, independently of the grammar.
  */
 export async function scorecard(run: Runner, validate: SchemaValidator, spec: ScorecardSpec, options: BenchOptions = {}): Promise<ScorecardRow[]> {
   if (!(Number.isInteger(spec.seeds) && spec.seeds >= 1)) throw new RangeError(`seeds must be a positive integer, got ${spec.seeds}`);

@@ -10,7 +10,7 @@ export { SchemaError } from './schemaError';
 
 const JSON_TYPES = new Set(['string', 'number', 'integer', 'boolean', 'object', 'array', 'null']);
 
-/** Keywords xgrammar accepts but does not enforce; ajv still checks every output against them. */
+/** Keywords xgrammar accepts but does not enforce; the JSON-schema validator still checks every output against them. */
 const IGNORED_KEYWORDS = ['uniqueItems', 'multipleOf', 'not', 'minContains', 'maxContains', 'dependentRequired', 'if'];
 /**
  * Numeric bounds: xgrammar enforces them wrongly (exactRules.ts), so a bounded integer or number gets an exact

@@ -2,8 +2,9 @@ import type { DecodeEnding, OutputVerdict } from '../contract/runReport';
 
 /**
  * Checks a value against a JSON schema, independently of the grammar: null when valid, otherwise why
- * not. Node uses ajv (ajvValidator.ts); the browser, whose Content-Security-Policy forbids the code
- * generation ajv relies on, uses an interpreting validator (interpretedValidator.ts).
+ * not. The app and the CLIs use one interpreting validator (interpretedValidator.ts), which needs no code
+ * generation (the Content-Security-Policy forbids it) and abandons a check past its step budget; the tests
+ * hold its verdicts against ajv's (test/support/ajvValidator.ts).
  */
 export type SchemaValidator = (schema: object, value: unknown) => string | null;
 

@@ -9,7 +9,7 @@ import { DECODE_METHODS, findPreset, presetParams, type RunParams } from '../../
 import type { RunReport } from '../../src/contract/runReport';
 import { race, scorecard, sweep, sweepCells } from '../../src/engine/bench';
 import { SpecEngine } from '../../src/engine/engine';
-import { ajvValidator } from '../../src/grammar/ajvValidator';
+import { ajvValidator } from '../support/ajvValidator';
 import { bundledPair } from '../support/models';
 
 function expectIdentities(counters: Counters): void {

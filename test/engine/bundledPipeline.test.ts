@@ -12,7 +12,7 @@ import { SpecEngine } from '../../src/engine/engine';
 import type { RunReport } from '../../src/contract/runReport';
 import { DECODE_METHODS, presetParams, reportedK, type RunParams } from '../../src/contract/runParams';
 import { gpuStepVerifier } from '../../src/gpu/stepVerifier';
-import { ajvValidator } from '../../src/grammar/ajvValidator';
+import { ajvValidator } from '../support/ajvValidator';
 import { SCHEMA_PRESETS, type SchemaPreset } from '../../src/contract/presets';
 import { bundledPair } from '../support/models';
 import { suiteDevices } from '../support/gpu';

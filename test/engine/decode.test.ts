@@ -7,7 +7,7 @@ import type { StepRecord } from '../../src/contract/stepRecord';
 import type { LogitPair } from '../../src/core/modelPair';
 import { GrammarEngine, type CompiledSchema } from '../../src/grammar/engine';
 import type { OutputVerdict } from '../../src/contract/runReport';
-import { ajvValidator } from '../../src/grammar/ajvValidator';
+import { ajvValidator } from '../support/ajvValidator';
 import { SCHEMA_PRESETS, type SchemaPreset } from '../../src/contract/presets';
 import { JSON_STOP, JSON_VOCAB, TRIGGER_TOKEN, decodeJson, withTriggerAfter } from '../support/jsonVocab';
 

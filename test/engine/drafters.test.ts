@@ -11,7 +11,7 @@ import { decode } from '../../src/engine/decode';
 import { PrefixPairModels } from '../../src/engine/pairModels';
 import type { StepRecord } from '../../src/contract/stepRecord';
 import { GrammarEngine, type CompiledSchema } from '../../src/grammar/engine';
-import { ajvValidator } from '../../src/grammar/ajvValidator';
+import { ajvValidator } from '../support/ajvValidator';
 import { SCHEMA_PRESETS, type SchemaPreset } from '../../src/contract/presets';
 import type { DraftingMode } from '../../src/contract/runParams';
 import { JSON_STOP, JSON_VOCAB, decodeJson, tokenizeJson } from '../support/jsonVocab';

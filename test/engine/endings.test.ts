@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { syntheticLogits } from '../../src/core/modelPair';
 import { PromptTooLongError, decode, stepWindow, validateDecodeOptions, type DecodeOptions } from '../../src/engine/decode';
 import { PrefixPairModels } from '../../src/engine/pairModels';
-import { ajvValidator } from '../../src/grammar/ajvValidator';
+import { ajvValidator } from '../support/ajvValidator';
 import { GrammarEngine, type CompiledSchema } from '../../src/grammar/engine';
 import { JSON_STOP, JSON_VOCAB, decodeJson } from '../support/jsonVocab';
 

@@ -11,7 +11,7 @@ import { decode } from '../../src/engine/decode';
 import { DECODE_METHODS, isBaseline, type DecodeMethod } from '../../src/contract/runParams';
 import { PrefixPairModels } from '../../src/engine/pairModels';
 import type { StepVerifier } from '../../src/contract/stepVerifier';
-import { ajvValidator } from '../../src/grammar/ajvValidator';
+import { ajvValidator } from '../support/ajvValidator';
 import { GrammarEngine, type CompiledSchema, type SchemaMatcher } from '../../src/grammar/engine';
 import { JSON_STOP, JSON_VOCAB, decodeJson, tokenizeJson } from '../support/jsonVocab';
 

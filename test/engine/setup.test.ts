@@ -8,7 +8,7 @@ import { presetParams } from '../../src/contract/runParams';
 import type { StepRecord } from '../../src/contract/stepRecord';
 import { setupEngine, type SetupRequest } from '../../src/engine/setup';
 import { GpuDeviceManager } from '../../src/gpu/device';
-import { ajvValidator } from '../../src/grammar/ajvValidator';
+import { ajvValidator } from '../support/ajvValidator';
 import { SCHEMA_PRESETS } from '../../src/contract/presets';
 import { loadPair } from '../../src/models/loader';
 import { BUNDLED_DRAFT_DIR, BUNDLED_TARGET_DIR, directoryReader, loadBundledPair, ort } from '../../tools/bundled';

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { StepRecord, StepTimings } from '../../src/contract/stepRecord';
 import { SpecEngine } from '../../src/engine/engine';
 import { presetParams } from '../../src/contract/runParams';
-import { ajvValidator } from '../../src/grammar/ajvValidator';
+import { ajvValidator } from '../support/ajvValidator';
 import { SCHEMA_PRESETS } from '../../src/contract/presets';
 import { bundledPair } from '../support/models';
 

@@ -9,7 +9,7 @@ import { presetParams } from '../../src/contract/runParams';
 import type { StepRecord } from '../../src/contract/stepRecord';
 import { SpecEngine } from '../../src/engine/engine';
 import { CachedPairModels, TREE_SCORING_OFF } from '../../src/engine/pairModels';
-import { ajvValidator } from '../../src/grammar/ajvValidator';
+import { ajvValidator } from '../support/ajvValidator';
 import { SCHEMA_PRESETS, type SchemaPreset } from '../../src/contract/presets';
 import type { ModelPairHandle } from '../../src/models/loader';
 import { bundledPair } from '../support/models';

@@ -14,7 +14,7 @@ import type { LogitPair } from '../../src/core/modelPair';
 import { DECODE_METHODS, type DecodeMethod } from '../../src/contract/runParams';
 import { decode } from '../../src/engine/decode';
 import { PrefixPairModels } from '../../src/engine/pairModels';
-import { ajvValidator } from '../../src/grammar/ajvValidator';
+import { ajvValidator } from '../support/ajvValidator';
 import { BYTE_TO_CHAR } from '../../src/grammar/byteGuard';
 import { GrammarEngine } from '../../src/grammar/engine';
 

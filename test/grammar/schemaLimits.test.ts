@@ -1,7 +1,7 @@
 /** Schemas the grammar compiler or the validators cannot digest get a message naming the problem and the limit. */
 import { describe, expect, it } from 'vitest';
 import { SCHEMA_LIMITS } from '../../src/contract/limits';
-import { ajvValidator } from '../../src/grammar/ajvValidator';
+import { ajvValidator } from '../support/ajvValidator';
 import { interpretedValidator } from '../../src/grammar/interpretedValidator';
 import { SchemaError, checkSchema, measureSchema, parseSchemaText, shortestOutputBytes } from '../../src/grammar/schema';
 import { scoreOutput } from '../../src/grammar/score';

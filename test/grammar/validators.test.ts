@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ajvValidator } from '../../src/grammar/ajvValidator';
+import { ajvValidator } from '../support/ajvValidator';
 import { interpretedValidator } from '../../src/grammar/interpretedValidator';
 import { generateCorpus } from '../../tools/train/corpus';
 

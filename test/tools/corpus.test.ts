@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { GrammarEngine } from '../../src/grammar/engine';
 import { SCHEMA_PRESETS } from '../../src/contract/presets';
-import { ajvValidator } from '../../src/grammar/ajvValidator';
+import { ajvValidator } from '../support/ajvValidator';
 import { scoreOutput } from '../../src/grammar/score';
 import { CYCLE_LENGTH, generateCorpus, generateTokenizerCorpus, oneLineJson, type CorpusKind } from '../../tools/train/corpus';
 

@@ -204,7 +204,7 @@ export const COMMANDS = {
     name: 'scorecard',
     entry: '/tools/cli/scorecard.ts',
     viaVite: true,
-    summary: 'The structured-output scorecard on the bundled models: one row per preset and constraint state (the schema on, and the same prompt without it); validity is ajv against the full schema; tokens/s, and the schema-on row\'s speed over schema-off on the same seeds, with 95% bootstrap intervals over --seeds samples run to --token-budget tokens, marked "within noise" where the ratio\'s interval holds 1.0.',
+    summary: 'The structured-output scorecard on the bundled models: one row per preset and constraint state (the schema on, and the same prompt without it); validity is judged by the JSON-schema validator against the full schema; tokens/s, and the schema-on row\'s speed over schema-off on the same seeds, with 95% bootstrap intervals over --seeds samples run to --token-budget tokens, marked "within noise" where the ratio\'s interval holds 1.0.',
     options: {
       presets: { type: 'string', value: 'list', default: 'sentiment,person', description: 'presets' },
       seeds: { type: 'string', value: 'integer', default: '3', description: 'samples per preset (the bootstrap\'s units), each on its own successive seeds' },

@@ -3,7 +3,7 @@
  *   [--max-tokens n] [--seed first] [--drafting validate|constrained] [--json] [--fail-on-invalid]
  * The structured-output scorecard on the bundled models (src/engine/bench.ts; the app's Scorecard view runs
  * the same code): one row per preset and constraint state, the schema on and the same prompt decoded
- * without it. Validity is ajv against the full schema; an output cut short (token limit, context) counts as
+ * without it. Validity is the JSON-schema validator's (src/grammar/interpretedValidator.ts, bounded) against the full schema; an output cut short (token limit, context) counts as
  * not valid. --json prints {rows: [...]}; otherwise a Markdown table. --fail-on-invalid: exit 1, with a
  * one-line reason, when any constrained output is not schema-valid (the unconstrained rows are the contrast).
  */
@@ -11,7 +11,7 @@ import { setupNodeEngine } from '../nodeEngine';
 import { scorecardCsv, scorecardRowJson, type ScorecardRow, type ScorecardSpec } from '../../src/contract/bench';
 import { DECODE_METHODS, type DecodeMethod } from '../../src/contract/runParams';
 import { scorecard } from '../../src/engine/bench';
-import { ajvValidator } from '../../src/grammar/ajvValidator';
+import { interpretedValidator } from '../../src/grammar/interpretedValidator';
 import { UsageError, limitedOption, positiveInteger, presetOption, rangeChecked, runCommand, type Values } from './args';
 import { COMMANDS } from './commands';
 import { loadPairOption, parsePairOption, type PairLocation } from './pair';
@@ -47,7 +47,7 @@ export function main(argv: string[]): Promise<number> {
 async function runScorecard({ spec, json, csv, failOnInvalid, pair }: ReturnType<typeof parse>): Promise<number> {
   const { engine, dispose } = await setupNodeEngine('cpu', pair === null ? undefined : await loadPairOption(pair));
   try {
-    const cards = await scorecard((params) => engine.run(params), ajvValidator, spec, { onProgress: (done, total) => console.error(`scorecard: ${done}/${total} runs`) });
+    const cards = await scorecard((params) => engine.run(params), interpretedValidator, spec, { onProgress: (done, total) => console.error(`scorecard: ${done}/${total} runs`) });
     const rows = cards.map(scorecardRowJson);
     if (csv) process.stdout.write(scorecardCsv(cards));
     else if (json) console.log(JSON.stringify({ schema_version: 1, samples: spec.seeds, token_budget: spec.tokenBudget, pair: pair ?? 'bundled', rows }, null, 2));

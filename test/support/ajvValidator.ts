@@ -1,11 +1,11 @@
 import { Ajv, type ValidateFunction } from 'ajv';
-import type { SchemaValidator } from './score';
+import type { SchemaValidator } from '../../src/grammar/score';
 
 const validators = new WeakMap<object, ValidateFunction>();
 // strict: false lets ajv accept every keyword a user may write; it still checks the ones it knows.
 const ajv = new Ajv({ strict: false, allErrors: true });
 
-/** ajv, compiled once per schema object. It generates code, so it is for Node, not the CSP'd browser. */
+/** ajv, compiled once per schema object: the tests' second opinion beside the app's and CLIs' bounded interpreting validator. */
 export const ajvValidator: SchemaValidator = (schema, value) => {
   let validate = validators.get(schema);
   if (!validate) {
