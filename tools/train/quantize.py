@@ -225,27 +225,35 @@ def main():
     figures = distance(model, quantized, load(args.data, 'validation'))
     print('validation:', json.dumps(figures), flush=True)
 
-    out = os.path.join(MODELS, OUT)
+    write_quantized(os.path.join(MODELS, OUT), manifest, quantized, lambda source, path: rewrite(source, path, ranges, model),
+                    dtype='int8 weight products (weights per output column, activations per product, fixed scales); float32 elsewhere',
+                    runs_on={'providers': ['wasm'], 'why': WEBGPU_REFUSAL},
+                    golden_by='torch, emulating the int8 products exactly (tools/train/quantize.py)',
+                    export={'by': 'tools/train/quantize.py',
+                            'calibration': {'split': 'train', 'records': args.records, 'quantile': args.quantile, 'seed': args.seed,
+                                            'activation_ranges': [round(value, 6) for value in ranges]}},
+                    figures=figures)
+
+
+def write_quantized(out: str, manifest, quantized, rewrite_graph, *, dtype: str, runs_on, golden_by: str, export, figures) -> None:
+    """Writes <out>: the source's graph as `rewrite_graph(source_path, out_path)` rewrites it, its tokenizer, and
+    the source's manifest updated: name, dtype, files, `runs_on` (if given), golden logits from `quantized`, and
+    the export record (`export`'s 'by' first, then the source and its hash, `export`'s details, the validation figures)."""
     source_sha256 = next(file['sha256'] for file in manifest['files'] if file['path'] == 'onnx/model.onnx')
     os.makedirs(os.path.join(out, 'onnx'), exist_ok=True)
-    rewrite(os.path.join(MODELS, SOURCE, 'onnx', 'model.onnx'), os.path.join(out, 'onnx', 'model.onnx'), ranges, model)
+    rewrite_graph(os.path.join(MODELS, SOURCE, 'onnx', 'model.onnx'), os.path.join(out, 'onnx', 'model.onnx'))
     shutil.copyfile(os.path.join(MODELS, SOURCE, 'tokenizer.json'), os.path.join(out, 'tokenizer.json'))
-    manifest['name'] = OUT
-    manifest['architecture']['dtype'] = 'int8 weight products (weights per output column, activations per product, fixed scales); float32 elsewhere'
+    manifest['name'] = os.path.basename(os.path.normpath(out))
+    manifest['architecture']['dtype'] = dtype
     manifest['files'] = files_of(out)
-    manifest['runs_on'] = {'providers': ['wasm'], 'why': WEBGPU_REFUSAL}
-    manifest['golden'] = {'computed_by': 'torch, emulating the int8 products exactly (tools/train/quantize.py)',
+    if runs_on is not None:
+        manifest['runs_on'] = runs_on
+    manifest['golden'] = {'computed_by': golden_by,
                           'note': 'logits at the last prompt position',
                           'prompts': golden_of(quantized, manifest['golden']['prompts'])}
-    manifest['export'] = {
-        'by': 'tools/train/quantize.py',
-        'source': f'{SOURCE}/onnx/model.onnx',
-        'source_sha256': source_sha256,
-        'calibration': {'split': 'train', 'records': args.records, 'quantile': args.quantile, 'seed': args.seed,
-                        'activation_ranges': [round(value, 6) for value in ranges]},
-        'validation': figures,
-        'torch': torch.__version__,
-    }
+    by, details = export['by'], {key: value for key, value in export.items() if key != 'by'}
+    manifest['export'] = {'by': by, 'source': f'{SOURCE}/onnx/model.onnx', 'source_sha256': source_sha256, **details,
+                          'validation': figures, 'torch': torch.__version__}
     write_manifest(out, manifest)
     print(f'wrote {out}: {os.path.getsize(os.path.join(out, "onnx", "model.onnx"))} bytes', flush=True)
 

@@ -24,7 +24,6 @@ tokenizer.json, manifest.json}. Deterministic; never run by CI. Measured in docs
 import argparse
 import json
 import os
-import shutil
 import sys
 
 import numpy as np
@@ -34,8 +33,8 @@ from onnx import helper, numpy_helper
 
 sys.path.insert(0, os.path.dirname(__file__))
 from distill import committed  # noqa: E402
-from quantize import MODELS, SOURCE, OutputProjectedDecoder, distance, products_of, save_rewritten  # noqa: E402
-from train import files_of, golden_of, load, write_manifest  # noqa: E402
+from quantize import SOURCE, OutputProjectedDecoder, distance, products_of, save_rewritten, write_quantized  # noqa: E402
+from train import load  # noqa: E402
 
 
 def blockwise(weight: np.ndarray, bits: int, block_size: int):
@@ -143,32 +142,17 @@ def main():
     figures = {key.replace('int8', 'nbits'): value for key, value in distance(model, quantized, load(args.data, 'validation')).items()}
     print('validation:', json.dumps(figures), flush=True)
 
-    out = args.out
-    source_sha256 = next(file['sha256'] for file in manifest['files'] if file['path'] == 'onnx/model.onnx')
-    os.makedirs(os.path.join(out, 'onnx'), exist_ok=True)
-    rewrite(os.path.join(MODELS, SOURCE, 'onnx', 'model.onnx'), os.path.join(out, 'onnx', 'model.onnx'), model, args.bits,
-            args.block_size, args.accuracy_level)
-    shutil.copyfile(os.path.join(MODELS, SOURCE, 'tokenizer.json'), os.path.join(out, 'tokenizer.json'))
-    manifest['name'] = os.path.basename(os.path.normpath(out))
-    manifest['architecture']['dtype'] = (f'weight products as MatMulNBits ({args.bits}-bit weights, blocks of {args.block_size}, '
-                                         'float32 activations); float32 elsewhere')
-    manifest['files'] = files_of(out)
-    if args.bits != 4:
-        manifest['runs_on'] = {'providers': ['wasm'], 'why': f'onnxruntime-web\'s WebGPU EP runs MatMulNBits at 2 and 4 bits only, not {args.bits}'}
-    manifest['golden'] = {'computed_by': 'torch, with the dequantized weights (tools/train/quantize_nbits.py)',
-                          'note': 'logits at the last prompt position',
-                          'prompts': golden_of(quantized, manifest['golden']['prompts'])}
-    manifest['export'] = {
-        'by': 'tools/train/quantize_nbits.py',
-        'source': f'{SOURCE}/onnx/model.onnx',
-        'source_sha256': source_sha256,
-        'matmulnbits': {'bits': args.bits, 'block_size': args.block_size, 'accuracy_level': args.accuracy_level,
-                        'zero_points': 'per block, round to nearest over [min, max] widened to hold 0'},
-        'validation': figures,
-        'torch': torch.__version__,
-    }
-    write_manifest(out, manifest)
-    print(f'wrote {out}: {os.path.getsize(os.path.join(out, "onnx", "model.onnx"))} bytes', flush=True)
+    runs_on = None if args.bits == 4 else {'providers': ['wasm'], 'why': f'onnxruntime-web\'s WebGPU EP runs MatMulNBits at 2 and 4 bits only, not {args.bits}'}
+    write_quantized(args.out, manifest, quantized,
+                    lambda source, path: rewrite(source, path, model, args.bits, args.block_size, args.accuracy_level),
+                    dtype=(f'weight products as MatMulNBits ({args.bits}-bit weights, blocks of {args.block_size}, '
+                           'float32 activations); float32 elsewhere'),
+                    runs_on=runs_on,
+                    golden_by='torch, with the dequantized weights (tools/train/quantize_nbits.py)',
+                    export={'by': 'tools/train/quantize_nbits.py',
+                            'matmulnbits': {'bits': args.bits, 'block_size': args.block_size, 'accuracy_level': args.accuracy_level,
+                                            'zero_points': 'per block, round to nearest over [min, max] widened to hold 0'}},
+                    figures=figures)
 
 
 if __name__ == '__main__':
