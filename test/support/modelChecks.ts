@@ -27,11 +27,13 @@ async function prefill(model: LoadedModel, tokens: number[]): Promise<Float32Arr
  */
 export const goldenTolerance = (name: string): number => (name.includes('int8') ? 0.1 : 1e-4);
 
-/** Against the manifest's torch logits at the last prompt position, over every golden prompt. */
-export async function goldenError(model: LoadedModel): Promise<number> {
+/** Against the manifest's torch logits at the last prompt position, over every golden prompt (or the first `promptCount`). */
+export async function goldenError(model: LoadedModel, promptCount = Infinity): Promise<number> {
   const V = model.session.shape.vocab;
   let worst = 0;
-  for (const golden of model.manifest?.golden.prompts ?? []) {
+  const prompts = model.manifest?.golden.prompts ?? [];
+  if (prompts.length === 0) throw new Error('the manifest has no golden prompts');
+  for (const golden of prompts.slice(0, promptCount)) {
     const logits = await prefill(model, golden.input_ids);
     worst = Math.max(worst, maxAbsDifference(logits.subarray((golden.input_ids.length - 1) * V), golden.last_logits));
   }

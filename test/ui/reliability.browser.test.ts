@@ -176,7 +176,9 @@ describe('the built app under hostile input', { timeout: 300_000 }, () => {
     await page.close();
   });
 
-  it('a model address that is not a URL is refused with a clear message, before any download', async () => {
+  // The four tests below run side by side, each on its own page: most of their time is waiting (a silent
+  // server's 15 s, a compile's 10 s budget, model loads), which the others can use.
+  it.concurrent('a model address that is not a URL is refused with a clear message, before any download', async () => {
     const page = await openApp();
     await page.locator('#draft-url').fill('my models');
     await page.locator('#target-url').fill('https://example.com/target/');
@@ -186,7 +188,7 @@ describe('the built app under hostile input', { timeout: 300_000 }, () => {
     await page.close();
   });
 
-  it('a plain http:// pair on another origin is refused in the worker, naming the Content-Security-Policy; the header reaches the worker script', async () => {
+  it.concurrent('a plain http:// pair on another origin is refused in the worker, naming the Content-Security-Policy; the header reaches the worker script', async () => {
     const page = await openApp();
     const workerUrl = await page.evaluate(() => performance.getEntriesByType('resource').map((entry) => entry.name).find((name) => /worker[^/]*\.js$/.test(name)));
     expect(workerUrl).toBeDefined();
@@ -201,7 +203,7 @@ describe('the built app under hostile input', { timeout: 300_000 }, () => {
     await page.close();
   });
 
-  it('a model server that never answers is reported within 30 s with Retry and the way back; the bundled pair then runs', async () => {
+  it.concurrent('a model server that never answers is reported within 30 s with Retry and the way back; the bundled pair then runs', async () => {
     const page = await openApp();
     await page.locator('#draft-url').fill(`${app.url}hang/draft/`);
     await page.locator('#target-url').fill(`${app.url}hang/target/`);
@@ -227,7 +229,7 @@ describe('the built app under hostile input', { timeout: 300_000 }, () => {
     await page.close();
   });
 
-  it('a 10,000-property schema: stopped at the 10 s budget with its size named, abandoned at once by Reset, and a preset run then completes', async () => {
+  it.concurrent('a 10,000-property schema: stopped at the 10 s budget with its size named, abandoned at once by Reset, and a preset run then completes', async () => {
     const page = await openApp();
     await page.locator('#preset').selectOption('custom');
     await page.locator('#schema').fill(wideSchema(10_000));
