@@ -125,6 +125,10 @@ describe('a lecture, in the built app', () => {
     expect(wallMs - generationMs).toBeGreaterThanOrEqual(PAUSE_MS);
     const tokens = await page.locator('[data-testid="token-stream"] .token').count();
     expect(tokensPerSecond).toBeCloseTo(tokens / (generationMs / 1000), 6);
+    // The figure a class reads is that one, to its one decimal.
+    const shown = /([\d.]+) tokens\/s/.exec((await verdict.textContent()) ?? '');
+    expect(shown, 'the verdict shows tokens/s').not.toBeNull();
+    expect(Math.abs(Number(shown?.[1]) - tokens / (generationMs / 1000))).toBeLessThanOrEqual(0.051);
   });
 
   it('presentation mode at 1024 × 768, 1280 × 720 and 1920 × 1080: output, counters, the status line in full and the first chart with its x axis in view, large type, nothing cut off', async ({ annotate }) => {
