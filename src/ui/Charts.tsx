@@ -158,7 +158,11 @@ const ChartGrid = memo(function ChartGrid({ steps, counters }: { steps: readonly
   ];
   return (
     <section className="charts" aria-labelledby="charts-heading">
-      <h2 id="charts-heading">Charts</h2>
+      <div className="section-head">
+        <h2 id="charts-heading">Charts</h2>
+        {/* Shown where the charts scroll in a region one row high (presentation mode under 1600 px). */}
+        <span className="chart-scroll-hint">5 charts: scroll here for the next row ↓</span>
+      </div>
       <div className="chart-grid">
         <ChartCard
           id="histogram"

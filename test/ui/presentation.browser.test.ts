@@ -21,6 +21,8 @@ async function box(locator: Locator): Promise<Box> {
 }
 
 const inside = (b: Box, width: number, height: number) => b.x >= 0 && b.y >= 0 && b.x + b.width <= width + 0.5 && b.y + b.height <= height + 0.5;
+/** Whether any part of the status line is cut short ("…"), as it was on the header's row. */
+const statusLineClipped = (page: Page) => page.getByTestId('status-line').evaluate((element) => [element, ...element.querySelectorAll('summary, summary > span')].some((part) => part.scrollWidth > part.clientWidth + 1));
 const overlaps = (a: Box, b: Box) => a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
 
 /** Significant digits of a number as printed: "0.0556" has 3, "1,230" has 3, "3.2194507377493253" has 17. */
@@ -124,6 +126,8 @@ describe('presentation mode, charts and exports in the built app', () => {
       expect(overlaps(region, runBar), `${name} under the run bar`).toBe(false);
     }
     expect(inside(runBar, viewport.width, viewport.height)).toBe(true);
+    expect(inside(await box(page.getByTestId('status-line')), viewport.width, viewport.height)).toBe(true);
+    await expect(statusLineClipped(page)).resolves.toBe(false);
     const inView: string[] = [];
     for (const chart of CHARTS) {
       if (inside(await box(page.locator(`[data-chart="${chart}"]`)), viewport.width, viewport.height)) inView.push(chart);
@@ -142,6 +146,8 @@ describe('presentation mode, charts and exports in the built app', () => {
     await caption.evaluate((element) => element.scrollIntoView({ block: 'start' }));
     const runBar = await box(page.getByRole('region', { name: 'Run', exact: true }));
     expect((await box(caption)).y).toBeGreaterThanOrEqual(runBar.y + runBar.height);
+    // Back to the top, the charts' own region (one row high at 1280 × 720) included.
+    await page.locator('.charts .chart-grid').evaluate((element) => element.scrollTo(0, 0));
     await page.evaluate(() => window.scrollTo(0, 0));
   });
 
@@ -172,6 +178,7 @@ describe('presentation mode, charts and exports in the built app', () => {
       const region = await box(page.getByRole('region', { name, exact: true }));
       expect(inside(region, 1920, 1080), `${name} ${JSON.stringify(region)}`).toBe(true);
     }
+    await expect(statusLineClipped(page)).resolves.toBe(false);
     await page.setViewportSize({ width: 1280, height: 720 });
     await chartsFitTheirCards(page);
   });
