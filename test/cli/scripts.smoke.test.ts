@@ -18,7 +18,8 @@ const tmp = mkdtempSync(join(tmpdir(), 'speclab-smoke-'));
 const SANE: Record<string, RegExp> = {
   'bench:verify': /"schema_version": 1[\s\S]*"method": "tokenwise"/,
   'models:tokenizer': /tokenizer\.json: \d+ tokens \(8 merges\) from 50 records/,
-  'bench:models': /\| wasm \| 1 \| 1 \| [\d.]+ \[/,
+  // The pair given (the float32 target, not the default int8 one), timed.
+  'bench:models': /the pair public\/models\/speclab-draft → public\/models\/speclab-target: pair loaded in \d+ ms[\s\S]*\| wasm \| 1 \| 1 \| [\d.]+ \[/,
   'import:vllm': /recommended L = 3/,
   generate: /"schema_valid":true/,
 };

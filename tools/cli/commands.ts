@@ -104,15 +104,16 @@ export const COMMANDS = {
   'bench:models': {
     name: 'bench:models',
     entry: 'tools/bench-models.ts',
-    summary: 'Per-forward times of the bundled draft and target (batch 1 and K = 3, sequence 1 and L + 1 = 5) and the pair\'s load time, as medians with their range over --repeats: in Node on the wasm EP, and in headless Chromium on WebGPU and wasm.',
+    summary: 'Per-forward times of the bundled draft and target, or of --pair (batch 1 and K = 3, sequence 1 and L + 1 = 5), and the pair\'s load time, as medians with their range over --repeats: in Node on the wasm EP, and in headless Chromium on WebGPU and wasm.',
     options: {
       'node-only': { type: 'boolean', description: 'Node only, no Chromium' },
       browser: { type: 'boolean', description: 'Chromium only' },
       repeats: { type: 'string', value: 'integer', default: '5', description: 'timed repeats per figure (medians and ranges over them)' },
+      pair: { ...PAIR, description: `${PAIR.description}; needs --node-only` },
       json: { type: 'string', value: 'file', description: 'also write the reports to FILE' },
     },
-    examples: ['npm run bench:models -- --node-only', 'npm run bench:models -- --json bench-results/models.json'],
-    smoke: ['--node-only', '--repeats', '1'],
+    examples: ['npm run bench:models -- --node-only', 'npm run bench:models -- --json bench-results/models.json', 'npm run bench:models -- --node-only --pair ./my-draft,https://huggingface.co/org/target/resolve/main/'],
+    smoke: ['--node-only', '--repeats', '1', '--pair', 'public/models/speclab-draft,public/models/speclab-target'],
   },
   'bench:ui': {
     name: 'bench:ui',
