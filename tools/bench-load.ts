@@ -1,5 +1,5 @@
 /**
- * npm run bench:load -- [--rounds 3] [--warm-up 1] [--against <git ref>] [--reuse] [--no-first-run]
+ * npm run bench:load -- [--rounds 3] [--warm-up 1] [--against <git ref>] [--reuse | --dist DIR] [--no-first-run]
  * The phases from navigation to "ready" (the Run button enabled) on the production build served by
  * `vite preview`, read from the User Timing entries the page and the engine's worker record
  * (src/core/timeline.ts) and from Resource Timing. Each round opens the app in a fresh browser profile
@@ -15,13 +15,21 @@ import { join, resolve } from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import type { PreviewServer } from 'vite';
 import { createHash } from 'node:crypto';
-import { parseOrExit } from './cli/args';
+import { UsageError, checkOrExit, parseOrExit } from './cli/args';
 import { COMMANDS } from './cli/commands';
 import { TIMELINE_PREFIX } from '../src/core/timeline';
-import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../test/support/browser';
 
-const { values } = parseOrExit(COMMANDS['bench:load'], process.argv.slice(2));
+const spec = COMMANDS['bench:load'];
+const { values } = parseOrExit(spec, process.argv.slice(2));
+const dist = checkOrExit(spec, () => {
+  if (values.dist === undefined) return null;
+  if (values.reuse) throw new UsageError('give --reuse or --dist, not both');
+  const dir = resolve(values.dist);
+  if (!existsSync(join(dir, 'index.html'))) throw new UsageError(`--dist: ${JSON.stringify(values.dist)} holds no index.html (build it with npm run build)`);
+  return dir;
+});
 const { chromium } = await import('playwright-core');
+const { CHROMIUM_ARGS, CHROMIUM_PATH } = await import('../test/support/browser');
 const { build, preview } = await import('vite');
 const rounds = Number(values.rounds);
 const warmUpRounds = Number(values['warm-up']);
@@ -204,7 +212,7 @@ mkdirSync(buildsDir, { recursive: true });
 const cleanUp: (() => void)[] = [];
 let servers: PreviewServer[] = [];
 try {
-  const builds: Build[] = [await buildTree('this tree', repoRoot, join(buildsDir, 'worktree'), values.reuse)];
+  const builds: Build[] = [dist === null ? await buildTree('this tree', repoRoot, join(buildsDir, 'worktree'), values.reuse) : { label: 'this tree', root: repoRoot, outDir: dist }];
   if (values.against) builds.push(await buildRef(values.against, cleanUp));
   servers = await Promise.all(
     builds.map((b) => preview({ root: b.root, configFile: join(b.root, 'vite.config.ts'), logLevel: 'warn', build: { outDir: b.outDir }, preview: { port: 0, host: '127.0.0.1' } })),

@@ -1,5 +1,5 @@
 /**
- * npm run bench:ui -- [--repeats 6] [--screenshot FILE]
+ * npm run bench:ui -- [--repeats 6] [--warm-up 2] [--screenshot FILE]
  * Generation speed with the app's UI open against the engine's worker alone, in one headless Chromium,
  * alternating the two so that drift hits both alike. Both pages are production builds served by
  * `vite preview`, as users get them. Goal: the UI keeps ≥ 90% of the headless tokens/s.
@@ -16,6 +16,7 @@ const { values } = parseOrExit(COMMANDS['bench:ui'], process.argv.slice(2));
 const { build, preview } = await import('vite');
 const { launchChromium } = await import('../test/support/browser');
 const repeats = Number(values.repeats);
+const warmUpRounds = Number(values['warm-up']);
 const preset = SCHEMA_PRESETS[2] as SchemaPreset;
 const params = presetParams(preset, { schemaText: JSON.stringify(preset.schema, null, 2) });
 
@@ -33,10 +34,9 @@ try {
   await ui.locator('#preset').selectOption(preset.id);
   const headlessRates: number[] = [];
   const uiRates: number[] = [];
-  // Two rounds warm both up (JIT tiers, allocators) and are not counted: both pages were still speeding up
-  // over the first two rounds when a single warm-up round was used.
-  const WARM_UP_ROUNDS = 2;
-  for (let i = -WARM_UP_ROUNDS; i < repeats; i++) {
+  // --warm-up rounds (two by default) warm both up (JIT tiers, allocators) and are not counted: both pages
+  // were still speeding up over the first two rounds when a single warm-up round was used.
+  for (let i = -warmUpRounds; i < repeats; i++) {
     // Alternate which goes first, so that neither always runs while the other page is still settling.
     const runHeadless = () => headless.evaluate(([p]) => window.speclabEngineBench(p, 1), [params] as const);
     const runUi = async () => {

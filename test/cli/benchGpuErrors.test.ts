@@ -15,6 +15,8 @@ describe('npm run bench:gpu', () => {
     [['--seeds', '0'], 'bench:gpu: --seeds must be a positive integer, got 0'],
     [['--rounds', 'many'], 'bench:gpu: --rounds must be a number, got "many"'],
     [['--out', ''], 'bench:gpu: --out needs a file name'],
+    [['--presets', 'sentiment,nope'], /^bench:gpu: --preset: .*nope/],
+    [['--repeats', '0'], 'bench:gpu: --repeats must be a positive integer, got 0'],
     [['--gpu'], /^bench:gpu: Unknown option '--gpu'/],
   ] as [string[], string | RegExp][])('refuses %j', async (argv, expected) => {
     const printed = await refusal(main, argv);

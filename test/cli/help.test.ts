@@ -81,6 +81,8 @@ describe('every command has --help and refuses mistakes in one line', () => {
       stdout: '',
       stderr: expect.stringMatching(/^bench:verify: --methods: optimal-tree cannot be timed on the GPU; the methods with a WGSL kernel are [a-z, -]+\n$/),
     });
+    expect(await failure(['tools/bench-load.ts', '--dist', 'public'])).toMatchObject({ code: 2, stdout: '', stderr: 'bench:load: --dist: "public" holds no index.html (build it with npm run build)\n' });
+    expect(await failure(['tools/bench-models.ts', '--pair', 'public/models/speclab-draft,public/models/speclab-target'])).toMatchObject({ code: 2, stdout: '', stderr: 'bench:models: --pair needs --node-only: the Chromium section loads the bundled pair\n' });
     const { stdout } = await run(['tools/run-in-vite.ts', '/tools/cli/sweep.ts', '--help']);
     expect(stdout).toBe(`${helpText(COMMANDS.sweep)}\n`);
   });

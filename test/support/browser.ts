@@ -33,11 +33,11 @@ export interface BuiltApp {
 
 /**
  * Serves the app's production build with `vite preview`, exactly as `npm run preview` would. The build is the
- * run's one shared build (`runBuild`). `previewPlugins` may add test endpoints to the preview server (a model
+ * run's one shared build (`sharedBuild`). `previewPlugins` may add test endpoints to the preview server (a model
  * server that never answers).
  */
 export async function buildAndPreview(previewPlugins: Plugin[] = []): Promise<BuiltApp> {
-  const outDir = await runBuild();
+  const outDir = await sharedBuild();
   const server: PreviewServer = await preview({ logLevel: 'warn', build: { outDir }, preview: { port: 0, host: '127.0.0.1' }, plugins: previewPlugins });
   const url = server.resolvedUrls?.local[0];
   if (!url) throw new Error('vite preview did not report a local URL');
@@ -59,9 +59,10 @@ function claimBuild(marker: string): boolean {
 
 /**
  * `vite build` once per run, into the folder test/support/buildFolder.ts made for it: the first suite to get
- * here builds, and a suite in another worker that finds the build under way waits for it to finish.
+ * here builds, and a suite in another worker that finds the build under way waits for it to finish. Returns
+ * the build's folder (the smoke test serves it with `bench:load --dist`).
  */
-async function runBuild(): Promise<string> {
+export async function sharedBuild(): Promise<string> {
   const folder = inject('buildFolder');
   const outDir = join(folder, 'dist');
   const built = join(folder, 'built');

@@ -101,6 +101,8 @@ export interface BenchSelection {
   methods?: readonly MethodId[];
   /** (K, L) cells to run (GRID by default). */
   grid?: readonly { K: number; L: number }[];
+  /** Preset ids to run, in the presets' order (every preset by default); the untimed warm-up runs on the first. */
+  presets?: readonly string[];
   /** Drafters to run each speculative configuration with (['model'] by default): one row per drafter. */
   drafters?: readonly DrafterId[];
   /** Timed rounds per preset (3 by default): each round runs ar and every configuration once, in that round's order. */
@@ -168,6 +170,8 @@ interface RoundResult {
  */
 export async function runDecodeBench(engine: SpecEngine, seeds: number, costRatio: number, log: (line: string) => void, selection: BenchSelection = {}): Promise<DecodeRow[]> {
   const { methods = SPECULATIVE, grid = GRID, rounds = DEFAULT_ROUNDS, cpuClock, drafters = ['model'], tokenBudget = 1 } = selection;
+  const presets = selection.presets === undefined ? SCHEMA_PRESETS : SCHEMA_PRESETS.filter((preset) => selection.presets?.includes(preset.id));
+  if (presets.length === 0) throw new RangeError(`no preset among ${JSON.stringify(selection.presets)}`);
   if (!(Number.isInteger(rounds) && rounds >= 1)) throw new RangeError(`rounds must be a positive integer, got ${rounds}`);
   if (!(Number.isInteger(tokenBudget) && tokenBudget >= 1)) throw new RangeError(`the token budget must be a positive integer, got ${tokenBudget}`);
   // A single-draft method at K > 1 would repeat its K = 1 row.
@@ -179,8 +183,8 @@ export async function runDecodeBench(engine: SpecEngine, seeds: number, costRati
   const orders = roundOrders(configs.length, rounds);
   const rows: DecodeRow[] = [];
   // One untimed run of each method first: kernel compilation and allocator warm-up are not speed.
-  for (const method of ['ar', 'ar+jump-forward', ...methods] as const) await engine.run(presetParams(SCHEMA_PRESETS[0] as (typeof SCHEMA_PRESETS)[number], { method }));
-  for (const preset of SCHEMA_PRESETS) {
+  for (const method of ['ar', 'ar+jump-forward', ...methods] as const) await engine.run(presetParams(presets[0] as (typeof SCHEMA_PRESETS)[number], { method }));
+  for (const preset of presets) {
     const measure = async ({ method, K, L, drafter }: BenchConfig): Promise<RoundResult> => {
       const result: RoundResult = {
         tokens: 0, forwards: 0, ms: 0, valid: 0, counters: emptyCounters(Math.max(L, 1)), scoring: { positions: 0, batchedPositions: 0, treeSteps: 0, batchedSteps: 0 },

@@ -15,12 +15,12 @@ import { GPU_POSITIONS, type GpuBenchReport } from './gpuBench';
 
 declare global {
   interface Window {
-    speclabGpuBench: (seeds: number, selection: Omit<BenchSelection, 'cpuClock'>) => Promise<GpuBenchReport | { error: string }>;
+    /** `repeats`: timed forwards per per-forward figure. */
+    speclabGpuBench: (seeds: number, selection: Omit<BenchSelection, 'cpuClock'>, repeats: number) => Promise<GpuBenchReport | { error: string }>;
     speclabGpuLog: string[];
   }
 }
 
-const REPEATS = 10;
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
 
 /** The adapter as Chromium describes it, and whether it is a software one (SwiftShader, or a fallback adapter). */
@@ -52,7 +52,7 @@ async function readbackMs(device: GPUDevice, repeats: number): Promise<number> {
 }
 
 window.speclabGpuLog = [];
-window.speclabGpuBench = async (seeds, selection) => {
+window.speclabGpuBench = async (seeds, selection, repeats) => {
   try {
     const adapter = await describeAdapter();
     if (!adapter) throw new Error('no WebGPU adapter was granted');
@@ -67,11 +67,11 @@ window.speclabGpuBench = async (seeds, selection) => {
       if (setup.provider !== 'webgpu') throw new Error(`the models could not run on WebGPU: ${setup.fallbackReason}`);
       if (setup.verifier !== 'gpu' || !setup.verifierDevices) throw new Error(`steps could not be verified on WebGPU: ${setup.verifierReason}`);
       const { pair } = setup.engine;
-      const draftMs = await timeForward(pair.draft.session, 1, 1, REPEATS);
+      const draftMs = await timeForward(pair.draft.session, 1, 1, repeats);
       const target = [];
-      for (const positions of GPU_POSITIONS) target.push({ positions, ms: await timeForward(pair.target.session, 1, positions, REPEATS) });
-      const readback = await readbackMs((await setup.verifierDevices.context()).device, REPEATS * 2);
-      const costRatioSpread = await measureCostRatio(pair.draft.session, pair.target.session, 3);
+      for (const positions of GPU_POSITIONS) target.push({ positions, ms: await timeForward(pair.target.session, 1, positions, repeats) });
+      const readback = await readbackMs((await setup.verifierDevices.context()).device, repeats * 2);
+      const costRatioSpread = await measureCostRatio(pair.draft.session, pair.target.session, Math.min(3, repeats));
       const costRatio = costRatioSpread.median;
       const rows = await runDecodeBench(setup.engine, seeds, costRatio, (line) => window.speclabGpuLog.push(line), selection);
       return { adapter: adapter.description, software: adapter.software, targetName: pair.target.name, logitsInPlace: setup.logitsInPlace, forwards: { draftMs, target }, readbackMs: readback, costRatio, costRatioSpread, scoring: setup.engine.scoring, rows };

@@ -3,8 +3,7 @@
  * (drafting, AR) and L + 1 (scoring), after a past of PAST tokens; and the pair's load time. Runs the same
  * in Node and in a browser page; the caller supplies onnxruntime and the file readers.
  */
-import type * as ort from 'onnxruntime-web';
-import { loadPair, type FileReader } from '../../src/models/loader';
+import type { ModelPairHandle } from '../../src/models/loader';
 import type { ExecutionProvider } from '../../src/contract/protocol';
 import type { ModelSession } from '../../src/models/session';
 import { spreadOf, type Spread } from '../../src/core/fairTiming';
@@ -32,7 +31,7 @@ export interface ForwardRow {
 
 export interface ModelsBenchReport {
   provider: ExecutionProvider;
-  /** The target's directory, or why another was used. */
+  /** The pair timed: which target (and why, where not the bundled int8 one), or the --pair locations. */
   target: string;
   repeats: number;
   loadMs: number;
@@ -80,15 +79,15 @@ export async function costRatio(draft: ModelSession, target: ModelSession, round
   return spreadOf(ratios);
 }
 
+/** `load` loads the pair on `provider` (its time is the load time); `target` says which pair it is. */
 export async function runModelsBench(
-  runtime: typeof ort,
-  readers: { draft: FileReader; target: FileReader },
+  load: () => Promise<ModelPairHandle>,
   provider: ExecutionProvider,
   repeats = 15,
   target = 'bundled int8 target',
 ): Promise<ModelsBenchReport> {
   const started = performance.now();
-  const pair = await loadPair(runtime, readers, provider);
+  const pair = await load();
   const loadMs = performance.now() - started;
   const rows: ForwardRow[] = [];
   for (const { batch, seq } of SHAPES) {

@@ -40,7 +40,10 @@ export interface CommandSpec {
   readonly options: Readonly<Record<string, OptionSpec>>;
   readonly positionals?: { readonly name: string; readonly description: string; readonly max: number };
   readonly examples: readonly string[];
-  /** Shorter (fewer-seconds) arguments the smoke test runs it with; null where the command needs something heavy (a build, a browser). */
+  /**
+   * The smallest arguments test/cli/scripts.smoke.test.ts runs it with ({tmp}: a temporary folder, {dist}: the
+   * test run's production build); null where its smallest run is too slow for the suite (the test says why).
+   */
   readonly smoke?: readonly string[] | null;
 }
 

@@ -1,5 +1,5 @@
 /**
- * npm run bench:gpu -- [--quick] [--seeds 1] [--rounds 2] [--out bench-results/gpu] [--chromium /usr/bin/chromium]
+ * npm run bench:gpu -- [--quick] [--seeds 1] [--rounds 2] [--presets a,b] [--repeats 10] [--out bench-results/gpu] [--chromium /usr/bin/chromium]
  * The decode bench in headless Chromium with the bundled pair as a GPU machine gets it by default: the models
  * on onnxruntime-web's WebGPU EP (float32 target) and the WGSL verifier reading their logits in place. Prints
  * the adapter, per-forward times (draft; target at 1, 5 and 13 positions; a readback), each method's per-phase
@@ -15,7 +15,7 @@ import { GRID, SPECULATIVE, decodeRowJson } from '../bench/decodeBench';
 import { snakeKeys } from './csv';
 import { adapterLabel, gpuMarkdown } from '../bench/gpuBench';
 import type { MethodId } from '../../src/core/verify';
-import { positiveInteger, runCommand, type Values } from './args';
+import { positiveInteger, presetOption, runCommand, type Values } from './args';
 import { COMMANDS } from './commands';
 
 /** Chromium on a GPU machine without a display: WebGPU on Vulkan. On a machine without one, SwiftShader answers. */
@@ -24,9 +24,11 @@ export const GPU_CHROMIUM_ARGS = [...CHROMIUM_ARGS, '--enable-features=Vulkan', 
 export function parse(values: Values<typeof COMMANDS['bench:gpu']>) {
   const seeds = positiveInteger('seeds', values.seeds);
   const rounds = positiveInteger('rounds', values.rounds);
+  const repeats = positiveInteger('repeats', values.repeats);
+  const presets = values.presets?.split(',').map((id) => presetOption(id.trim()).id);
   const quick = values.quick;
   const methods: readonly MethodId[] = quick ? ['spectr-gbv'] : SPECULATIVE;
-  return { out: values.out, chromium: values.chromium, seeds: quick ? 1 : seeds, rounds: quick ? 1 : rounds, selection: { methods, grid: quick ? [{ K: 3, L: 4 }] : GRID, rounds: quick ? 1 : rounds } };
+  return { out: values.out, chromium: values.chromium, seeds: quick ? 1 : seeds, rounds: quick ? 1 : rounds, repeats, selection: { methods, grid: quick ? [{ K: 3, L: 4 }] : GRID, rounds: quick ? 1 : rounds, ...(presets === undefined ? {} : { presets }) } };
 }
 
 export function main(argv: string[]): Promise<number> {
@@ -38,7 +40,7 @@ export function main(argv: string[]): Promise<number> {
     try {
       const page = await browser.newPage();
       await page.goto(`${server.resolvedUrls?.local[0]}tools/bench/gpu.html`);
-      const report = await page.evaluate(([seeds, selection]) => window.speclabGpuBench(seeds, selection), [options.seeds, options.selection] as const);
+      const report = await page.evaluate(([seeds, selection, repeats]) => window.speclabGpuBench(seeds, selection, repeats), [options.seeds, options.selection, options.repeats] as const);
       if ('error' in report) {
         console.error(`bench:gpu: the Chromium run failed: ${report.error}`);
         return 1;
