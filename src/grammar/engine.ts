@@ -65,7 +65,10 @@ function capturingXgrammarErrors<T>(what: string, call: () => Promise<T>): Promi
     const detail = printed
       .map((line) => line.replace(/^\[FATAL\] \S+: /, '').trim())
       .filter((line) => line && !line.startsWith('Aborted('));
-    if (isGrammarTrap(error)) return new GrammarTrapError(`xgrammar crashed on the ${what} (${detail.join('; ') || String(error)})`);
+    // A stack overflow unwinds the wasm mid-call as a RangeError, leaving its state as corrupt as a trap does
+    // (a 10 KB regex of 5,000 nested groups: every later compile then reads memory out of bounds).
+    const overflow = error instanceof RangeError && /call stack/i.test(error.message);
+    if (isGrammarTrap(error) || overflow) return new GrammarTrapError(`xgrammar crashed on the ${what} (${detail.join('; ') || String(error)})`);
     return new SchemaError(`xgrammar rejected the ${what}: ${detail.join('; ') || String(error)}`);
   });
 }

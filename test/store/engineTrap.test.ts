@@ -5,9 +5,10 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { findPreset, presetParams } from '../../src/contract/runParams';
 import type { EngineInfo, ToWorker } from '../../src/contract/protocol';
-import { GrammarTrapError, isGrammarTrap } from '../../src/grammar/engine';
+import { GrammarEngine, GrammarTrapError, isGrammarTrap } from '../../src/grammar/engine';
 import { SchemaError } from '../../src/grammar/schema';
 import { createSpecStore } from '../../src/store/store';
+import { SMALL_VOCAB, STOP } from '../support/smallVocab';
 
 const INFO: EngineInfo = { provider: 'wasm', fallbackReason: null, webgpuReason: null, logitsInPlace: false, draftName: 'd', targetName: 't', vocabSize: 10, contextLength: 128, loadMs: 1, verifier: 'cpu', verifierAdapter: null, verifierReason: null, scoring: { path: 'tree', reason: null }, tokenTexts: [] };
 
@@ -62,6 +63,12 @@ describe('a trapped grammar engine', () => {
     expect(isGrammarTrap(new GrammarTrapError('xgrammar crashed on the schema'))).toBe(true);
     expect(isGrammarTrap(new WebAssembly.RuntimeError('Aborted(). Build with -sASSERTIONS for more info.'))).toBe(false);
     expect(isGrammarTrap(new SchemaError('xgrammar rejected the schema: bad'))).toBe(false);
+  });
+
+  it('is what a stack overflow inside xgrammar is (a regex of 5,000 nested groups), so the worker restarts rather than every later compile failing', async () => {
+    const engine = await GrammarEngine.create({ tokens: SMALL_VOCAB, vocabType: 'raw', stopTokenIds: [STOP] });
+    const schema = JSON.stringify({ type: 'object', properties: { x: { type: 'string', pattern: `${'('.repeat(5000)}a${')'.repeat(5000)}` } } });
+    await expect(engine.compile(schema)).rejects.toThrow(GrammarTrapError);
   });
 
   it('restarts the worker and reloads the pair after the run’s error, and the next run is sent to the fresh engine', () => {

@@ -1,9 +1,10 @@
 /**
  * Hostile input, round two, against the built app in one page's life (one app load) to keep the suite short:
  * malformed stored history records and a hostile share link met by the first load, hostile vLLM scrapes, the
- * other hostile schemas, a sweep's huge schema compile cancelled, a model server sending more than its
- * manifest lists, each followed by a preset run to the end without a reload; Space on a focused button; a
- * clear in a second tab reaching the first; and the response headers.
+ * other hostile schemas through share links opened in the same tab (one traps xgrammar), a sweep's huge schema
+ * compile cancelled, model servers sending more than their manifests list or announcing 2 GB and trickling,
+ * each followed by a preset run to the end without a reload; Space on a focused button; a clear in a second
+ * tab reaching the first; and the response headers.
  */
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,22 +16,34 @@ import { buildAndPreview, launchChromium, type BuiltApp } from '../support/brows
 import { CONTENT_SECURITY_POLICY } from '../../src/contract/csp';
 
 /**
- * A misbehaving model server under /oversize/<model>/: the bundled manifests, but every file 2 MiB long, sent
- * without a Content-Length (the issue's 200 MB body for a file the manifest lists as 346 KB).
+ * Misbehaving model servers serving the bundled manifests: under /oversize/<model>/ every file is 2 MiB long,
+ * sent without a Content-Length (the issue's 200 MB body for a file the manifest lists as 346 KB); under
+ * /trickle/<model>/ every file announces Content-Length 2 GB and then sends 1 KiB every 2 s (the issue's
+ * download that never timed out).
  */
-const oversizeModelServer: Plugin = {
-  name: 'oversize-model-server',
+const misbehavingModelServer: Plugin = {
+  name: 'misbehaving-model-server',
   configurePreviewServer(server) {
-    server.middlewares.use('/oversize/', (request, response) => {
-      const [model, ...file] = (request.url ?? '').split('?')[0]?.split('/').filter(Boolean) ?? [];
-      if (file.join('/') === 'manifest.json' && (model === 'speclab-draft' || model === 'speclab-target')) {
-        response.writeHead(200, { 'content-type': 'application/json' }).end(readFileSync(`public/models/${model}/manifest.json`));
-        return;
-      }
-      response.writeHead(200, { 'content-type': 'application/octet-stream' });
-      for (let chunk = 0; chunk < 16; chunk++) response.write(Buffer.alloc(128 * 1024));
-      response.end();
-    });
+    for (const kind of ['oversize', 'trickle'] as const) {
+      server.middlewares.use(`/${kind}/`, (request, response) => {
+        const [model, ...file] = (request.url ?? '').split('?')[0]?.split('/').filter(Boolean) ?? [];
+        if (file.join('/') === 'manifest.json' && (model === 'speclab-draft' || model === 'speclab-target')) {
+          response.writeHead(200, { 'content-type': 'application/json' }).end(readFileSync(`public/models/${model}/manifest.json`));
+          return;
+        }
+        if (kind === 'trickle') {
+          response.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': 2 * 1024 ** 3 });
+          const send = () => (response.destroyed ? clearInterval(timer) : response.write(Buffer.alloc(1024)));
+          const timer = setInterval(send, 2000);
+          response.on('close', () => clearInterval(timer));
+          send();
+          return;
+        }
+        response.writeHead(200, { 'content-type': 'application/octet-stream' });
+        for (let chunk = 0; chunk < 16; chunk++) response.write(Buffer.alloc(128 * 1024));
+        response.end();
+      });
+    }
   },
 };
 
@@ -46,7 +59,14 @@ const HOSTILE_LINK_SCHEMAS: [string, string, RegExp][] = [
   ],
   ['`not` nested 5,000 levels (90 KB)', `{"type":"object","properties":{"x":${'{"not":'.repeat(5000)}{"type":"string"}${'}'.repeat(5000)}}}`, /nests more than 32 levels deep/],
   ['a property name with a quote', JSON.stringify({ type: 'object', properties: { 'a"pwnmarker': { type: 'string' } } }), /the property name .* is not allowed/],
+  ['a property name with a backslash and a NUL', JSON.stringify({ type: 'object', properties: { 'b\\\u0000pwnmarker': { type: 'string' } } }), /the property name .* is not allowed/],
 ];
+
+/**
+ * A 10 KB regex of 5,000 nested groups, within every schema limit: xgrammar's parser overflows its stack, and
+ * every later compile, presets included, then read memory out of bounds until the page was reloaded.
+ */
+const TRAPPING_SCHEMA = JSON.stringify({ type: 'object', properties: { x: { type: 'string', pattern: `${'('.repeat(5000)}a${')'.repeat(5000)}` } }, required: ['x'] });
 
 /** Writes records straight into the app's history database, as a person with the developer tools could. */
 function writeRecords(records: unknown[]): Promise<void> {
@@ -71,7 +91,7 @@ describe('the built app against stored and imported hostile input', { timeout: 3
   const problems: string[] = [];
 
   beforeAll(async () => {
-    app = await buildAndPreview([oversizeModelServer]);
+    app = await buildAndPreview([misbehavingModelServer]);
     browser = await launchChromium();
   });
 
@@ -88,12 +108,22 @@ describe('the built app against stored and imported hostile input', { timeout: 3
     await expect(page.getByTestId('verdict').textContent()).resolves.toMatch(/^Schema-valid JSON/);
   }
 
-  /** Runs a pasted custom schema: the worker refuses it with `message`. */
-  async function refusedSchema(page: Page, what: string, schemaText: string, message: RegExp): Promise<void> {
-    await page.locator('#preset').selectOption('custom');
-    await page.locator('#schema').fill(schemaText);
-    await page.getByRole('button', { name: 'Run', exact: true }).click();
+  /** Opens a share link carrying `schemaText` in the tab already showing the app (only its fragment changes): it runs, and fails with `message`. */
+  async function linkedSchemaFails(page: Page, what: string, schemaText: string, message: RegExp): Promise<void> {
+    await page.evaluate((hash) => {
+      location.hash = hash;
+    }, schemaLink(schemaText));
     await expect(page.getByTestId('run-error').filter({ hasText: message }).textContent(), what).resolves.toMatch(message);
+  }
+
+  /** Loads the pair at `draft` and `target` (folders of the misbehaving server), which fails with `message`; then the bundled pair again. */
+  async function customPairFails(page: Page, kind: string, message: RegExp): Promise<void> {
+    await page.locator('#draft-url').fill(`${app.url}${kind}/speclab-draft/`);
+    await page.locator('#target-url').fill(`${app.url}${kind}/speclab-target/`);
+    await page.getByRole('button', { name: 'Load custom pair' }).click();
+    await expect(page.getByTestId('load-error').textContent({ timeout: 30_000 })).resolves.toMatch(message);
+    await page.getByRole('button', { name: 'Load the bundled pair' }).click();
+    await page.getByTestId('provider').waitFor({ timeout: 120_000 });
   }
 
   it('one page through every hostile case, each followed by a preset run to the end before anything could repair the engine; a clear in another tab reaches it', async () => {
@@ -129,9 +159,15 @@ describe('the built app against stored and imported hostile input', { timeout: 3
     await page.getByRole('button', { name: 'Read metrics' }).click();
     await expect(page.getByTestId('vllm-import').textContent()).resolves.toMatch(/the first 64 of 1024 positions are drawn/);
 
-    // The other schemas a link carried, as the same worker path gets them: refused before xgrammar sees them
+    // The other schemas, each through a share link opened in this tab: refused before xgrammar sees them
     // (refusals repair nothing, so one preset run after them shows that none of them broke the engine).
-    for (const [what, schemaText, message] of HOSTILE_LINK_SCHEMAS.slice(1)) await refusedSchema(page, what, schemaText, message);
+    for (const [what, schemaText, message] of HOSTILE_LINK_SCHEMAS.slice(1)) await linkedSchemaFails(page, what, schemaText, message);
+    await runPresetToEnd(page);
+
+    // A link whose schema traps xgrammar: the error says the grammar engine restarts, the fresh worker reloads
+    // the pair, and the next preset run works.
+    await linkedSchemaFails(page, 'a regex of 5,000 nested groups', TRAPPING_SCHEMA, /xgrammar crashed on the schema .*The grammar engine is restarted and the models reload; then the next run works\./);
+    await page.getByTestId('provider').waitFor({ timeout: 120_000 });
     await runPresetToEnd(page);
 
     // A sweep compiles under the run's budget and shows it; Cancel abandons the compile at once.
@@ -146,15 +182,13 @@ describe('the built app against stored and imported hostile input', { timeout: 3
     await page.getByTestId('provider').waitFor({ timeout: 120_000 });
     await runPresetToEnd(page);
 
-    // A model server sending 2 MiB for files its manifest lists at 26 KB and 354 KB.
-    await page.locator('#draft-url').fill(`${app.url}oversize/speclab-draft/`);
-    await page.locator('#target-url').fill(`${app.url}oversize/speclab-target/`);
-    await page.getByRole('button', { name: 'Load custom pair' }).click();
-    await expect(page.getByTestId('load-error').textContent({ timeout: 30_000 })).resolves.toMatch(/bytes at most were expected \(the size the manifest lists\): the download was stopped/);
-    await page.getByRole('button', { name: 'Load the bundled pair' }).click();
-    await page.getByTestId('provider').waitFor({ timeout: 120_000 });
+    // A model server sending 2 MiB for files its manifest lists at 26 KB and 354 KB; then one announcing 2 GB
+    // and trickling, refused from its Content-Length before the body is read.
+    await customPairFails(page, 'oversize', /is more than \d+ bytes, but \d+ bytes at most were expected \(the size the manifest lists\): the download was stopped/);
     await runPresetToEnd(page);
-    await expect(page.locator('[data-history-id]').count()).resolves.toBe(3);
+    await customPairFails(page, 'trickle', /is 2147483648 bytes \(Content-Length\), but \d+ bytes at most were expected \(the size the manifest lists\): the download was stopped/);
+    await runPresetToEnd(page);
+    await expect(page.locator('[data-history-id]').count()).resolves.toBe(5);
 
     // Space on a focused "Race all methods" presses that button (it used to start a plain run instead).
     await page.getByRole('button', { name: 'Race all methods' }).focus();
