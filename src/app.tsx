@@ -51,13 +51,14 @@ export function mountApp(workers: EngineWorkers): void {
   }
 
   // A shared link is untrusted input: its fields are checked like the form's, and a bad one is shown, not thrown.
-  const shared = decodeShare(location.hash, store.getState().params);
-  if (shared) store.getState().applyShared(shared);
+  const applyLink = (): boolean => {
+    const shared = decodeShare(location.hash, store.getState().params);
+    if (shared) store.getState().applyShared(shared);
+    return shared !== null;
+  };
+  const shared = applyLink();
   // A link opened in a tab already showing the app changes only the fragment, which reloads nothing: it is read the same way.
-  window.addEventListener('hashchange', () => {
-    const opened = decodeShare(location.hash, store.getState().params);
-    if (opened) store.getState().applyShared(opened);
-  });
+  window.addEventListener('hashchange', () => void applyLink());
   if (new URLSearchParams(location.search).get('present') === '1') store.getState().setUi({ presentation: true });
   // An embed in a slide runs as soon as the models are ready: the link's run, or the first preset's.
   const embed = pageEmbed();
