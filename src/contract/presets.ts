@@ -15,11 +15,11 @@ export interface SchemaPreset {
 export const SCHEMA_PRESETS: readonly SchemaPreset[] = [
   {
     id: 'sentiment',
-    title: 'Sentiment (enum)',
+    title: 'Sentiment (enum and a reason)',
     schema: {
       type: 'object',
-      properties: { sentiment: { enum: ['positive', 'negative', 'neutral'] } },
-      required: ['sentiment'],
+      properties: { sentiment: { enum: ['positive', 'negative', 'neutral'] }, reason: { type: 'string' } },
+      required: ['sentiment', 'reason'],
       additionalProperties: false,
     },
     prompt: 'Review: The battery lasts two full days and the screen is bright.\nJSON: ',

@@ -203,16 +203,36 @@ const REVIEW_PARTS = {
 } as const;
 const REVIEW_OPENERS = ['The', 'This', 'My new', 'Our', 'The second'];
 
+/** The closed list's reviews, each with the words that carry its sentiment (the `reason` the JSON copies). */
+const REVIEW_REASONS: Record<string, string> = {
+  'The battery lasts two full days and the screen is bright.': 'lasts two full days',
+  'Setup took a minute and it works perfectly.': 'works perfectly',
+  'Great sound, solid build, and fast shipping.': 'Great sound',
+  'I love how light it is; it exceeded my hopes.': 'exceeded my hopes',
+  'It stopped charging after a week and support never replied.': 'stopped charging after a week',
+  'The strap broke on the first day.': 'broke on the first day',
+  'Too loud, too slow, and the app keeps crashing.': 'keeps crashing',
+  'Arrived scratched and missing the cable.': 'Arrived scratched',
+  'It arrived on Tuesday in a plain box.': 'arrived on Tuesday',
+  'The device is black and weighs about 300 grams.': 'weighs about 300 grams',
+  'It does what the manual says, nothing more.': 'does what the manual says',
+  'Delivery took five days, as stated.': 'took five days',
+};
+
 function sentiment(rng: Rng): CorpusRecord {
   const label = pick(rng, ['positive', 'negative', 'neutral'] as const);
   let review: string;
-  if (chance(rng, 0.2)) review = pick(rng, REVIEWS[label]);
-  else {
+  let reason: string;
+  if (chance(rng, 0.2)) {
+    review = pick(rng, REVIEWS[label]);
+    reason = REVIEW_REASONS[review] as string;
+  } else {
     const product = chance(rng, 0.6) ? pick(rng, MORE_PRODUCTS) : syllables(rng, 1, 3);
-    review = `${pick(rng, REVIEW_OPENERS)} ${product} ${pick(rng, REVIEW_PARTS[label])}.`;
+    reason = pick(rng, REVIEW_PARTS[label]);
+    review = `${pick(rng, REVIEW_OPENERS)} ${product} ${reason}.`;
     if (chance(rng, 0.5)) review += ` It ${pick(rng, REVIEW_PARTS[label])}.`;
   }
-  const json = oneLineJson({ sentiment: label });
+  const json = oneLineJson({ sentiment: label, reason });
   return { preset: 'sentiment', schema: presetSchema('sentiment'), prompt: `Review: ${review}\nJSON: `, completion: json, json };
 }
 
@@ -378,8 +398,168 @@ function custom(rng: Rng): CorpusRecord {
   return { preset: 'custom', schema, prompt: `Text: ${spoken.join(' ')}\nJSON: `, completion: json, json };
 }
 
-/** One cycle: every preset once, and custom schemas twice. */
-const GENERATORS = [sentiment, person, order, event, reasoning, custom, custom];
+// ---------------------------------------------------------------------------------------------------------
+// Custom schemas read from text as people write it: the prompt names no key, only the words around each
+// value ("The Hobbit by J.R.R. Tolkien, published 1937, in stock."), so the model must tell the fields apart
+// by their connecting words and their kind.
+
+interface Slot {
+  /** Key names a schema might use for this slot. */
+  keys: readonly string[];
+  schema: Record<string, unknown>;
+  value: string | number | boolean;
+}
+
+interface Described {
+  slots: Slot[];
+  text: string;
+}
+
+/** "The Hobbit", "Dune", "Night Train", "Zorbek Valley". */
+function title(rng: Rng): string {
+  const words = Array.from({ length: between(rng, 1, 3) }, () => capitalize(syllables(rng, 1, 3)));
+  return `${chance(rng, 0.3) ? 'The ' : ''}${words.join(' ')}`;
+}
+
+/** A name as a byline writes it, initials included: "J.R.R. Tolkien", "Ursula Le Guin", "T. Brak". */
+function byline(rng: Rng): string {
+  if (!chance(rng, 0.35)) return personName(rng);
+  const initials = Array.from({ length: between(rng, 1, 3) }, () => `${characters(rng, LETTERS, 1)}.`).join('');
+  return `${initials} ${capitalize(syllables(rng, 1, 3))}`;
+}
+
+const stock = (rng: Rng, available: boolean) => pick(rng, available ? ['in stock', 'available', 'on the shelf'] : ['out of stock', 'sold out', 'not available']);
+
+function describedWork(rng: Rng): Described {
+  const kind = pick(rng, [
+    { creator: ['author', 'writer'], made: 'written', dated: 'published', count: ['pages', 'page_count'], unit: 'pages', work: ['title', 'book', 'name'] },
+    { creator: ['director'], made: 'directed', dated: 'released', count: ['minutes', 'duration', 'runtime'], unit: 'minutes', work: ['title', 'movie', 'film'] },
+    { creator: ['artist', 'band'], made: 'recorded', dated: 'released', count: ['tracks', 'track_count'], unit: 'tracks', work: ['title', 'album'] },
+  ]);
+  const name = title(rng);
+  const creator = byline(rng);
+  const year = between(rng, 1800, 2026);
+  const count = between(rng, 2, 900);
+  const available = chance(rng, 0.5);
+  const status = stock(rng, available);
+  // The first form states no count, and the record then leaves that slot out.
+  const forms = [
+    `${name} by ${creator}, ${kind.dated} ${year}, ${status}.`,
+    `${creator}'s ${name} (${year}, ${count} ${kind.unit}) is ${status}.`,
+    `${name}, ${kind.made} by ${creator} in ${year}: ${count} ${kind.unit}, ${status}.`,
+    `${capitalize(status)}: ${name} by ${creator} (${year}), ${count} ${kind.unit}.`,
+    `${capitalize(kind.dated)} in ${year}, ${creator}'s ${name} has ${count} ${kind.unit} and is ${status}.`,
+  ];
+  const form = between(rng, 0, forms.length - 1);
+  const slots: Slot[] = [
+    { keys: kind.work, schema: { type: 'string' }, value: name },
+    { keys: kind.creator, schema: { type: 'string' }, value: creator },
+    { keys: ['year', `${kind.dated}_year`, kind.dated], schema: { type: 'integer' }, value: year },
+    { keys: ['available', 'in_stock'], schema: { type: 'boolean' }, value: available },
+  ];
+  if (form > 0) slots.push({ keys: kind.count, schema: { type: 'integer' }, value: count });
+  return { slots, text: forms[form] as string };
+}
+
+function describedPlace(rng: Rng): Described {
+  const city = capitalize(syllables(rng, 1, 3));
+  const country = capitalize(syllables(rng, 1, 3));
+  const population = digits(rng, 7);
+  const capital = chance(rng, 0.5);
+  const role = capital ? pick(rng, ['the capital', 'its capital']) : pick(rng, ['not the capital', 'a provincial town']);
+  const forms = [
+    `${city}, ${country}: population ${population}, ${role}.`,
+    `${city} (${country}) has ${population} residents and is ${role}.`,
+    `${city} is ${role} of ${country}, with ${population} people.`,
+    `In ${country}, ${city} (${role}) is home to ${population} people.`,
+  ];
+  return {
+    slots: [
+      { keys: ['city', 'name', 'town'], schema: { type: 'string' }, value: city },
+      { keys: ['country', 'nation'], schema: { type: 'string' }, value: country },
+      { keys: ['population', 'residents'], schema: { type: 'integer' }, value: population },
+      { keys: ['capital', 'is_capital'], schema: { type: 'boolean' }, value: capital },
+    ],
+    text: pick(rng, forms),
+  };
+}
+
+const COLORS = ['red', 'green', 'blue', 'black', 'white', 'silver', 'yellow', 'grey', 'orange', 'purple'];
+
+function describedProduct(rng: Rng): Described {
+  const brand = capitalize(syllables(rng, 1, 2));
+  const model = chance(rng, 0.5) ? code(rng) : capitalize(syllables(rng, 1, 3));
+  const color = pick(rng, COLORS);
+  const price = priced(rng);
+  const available = chance(rng, 0.5);
+  const status = stock(rng, available);
+  const forms = [
+    `${brand} ${model} in ${color} for $${price.text}, ${status}.`,
+    `The ${color} ${model} from ${brand} costs ${price.text} dollars and is ${status}.`,
+    `${capitalize(status)}: ${brand}'s ${model} (${color}), $${price.text}.`,
+    `${brand} makes the ${model}; this one is ${color}, $${price.text}, ${status}.`,
+  ];
+  return {
+    slots: [
+      { keys: ['brand', 'maker'], schema: { type: 'string' }, value: brand },
+      { keys: ['model', 'product', 'name'], schema: { type: 'string' }, value: model },
+      { keys: ['color', 'colour'], schema: { enum: COLORS }, value: color },
+      { keys: ['price', 'unit_price'], schema: { type: 'number' }, value: price.value },
+      { keys: ['available', 'in_stock'], schema: { type: 'boolean' }, value: available },
+    ],
+    text: pick(rng, forms),
+  };
+}
+
+function describedFlight(rng: Rng): Described {
+  const flight = `${characters(rng, LETTERS, 2)}${digits(rng, 4)}`;
+  const origin = capitalize(syllables(rng, 1, 3));
+  const destination = capitalize(syllables(rng, 1, 3));
+  const gate = between(rng, 1, 60);
+  const onTime = chance(rng, 0.5);
+  const timing = onTime ? pick(rng, ['on time', 'on schedule']) : pick(rng, ['delayed', 'running late']);
+  const forms = [
+    `Flight ${flight} from ${origin} to ${destination}, gate ${gate}, is ${timing}.`,
+    `${flight}: ${origin} to ${destination}, ${timing}, boarding at gate ${gate}.`,
+    `The ${origin}-${destination} flight ${flight} leaves from gate ${gate} ${timing}.`,
+  ];
+  return {
+    slots: [
+      { keys: ['flight', 'code', 'flight_number'], schema: { type: 'string' }, value: flight },
+      { keys: ['origin', 'from'], schema: { type: 'string' }, value: origin },
+      { keys: ['destination', 'to'], schema: { type: 'string' }, value: destination },
+      { keys: ['gate'], schema: { type: 'integer' }, value: gate },
+      { keys: ['on_time'], schema: { type: 'boolean' }, value: onTime },
+    ],
+    text: pick(rng, forms),
+  };
+}
+
+/** A custom schema over two or more of a described entity's slots, each under one of its usual key names. */
+function described(rng: Rng): CorpusRecord {
+  const entity = pick(rng, [describedWork, describedWork, describedPlace, describedProduct, describedFlight])(rng);
+  let slots = entity.slots.filter(() => chance(rng, 0.75));
+  if (slots.length < 2) slots = entity.slots.slice(0, 2);
+  if (chance(rng, 0.3)) {
+    for (let i = slots.length - 1; i > 0; i--) {
+      const j = between(rng, 0, i);
+      [slots[i], slots[j]] = [slots[j] as Slot, slots[i] as Slot];
+    }
+  }
+  // An entity's slots share no key name, so the keys are distinct.
+  const keys = slots.map((slot) => pick(rng, slot.keys));
+  const schema = {
+    type: 'object',
+    properties: Object.fromEntries(slots.map((slot, i) => [keys[i] as string, slot.schema])),
+    required: keys,
+    additionalProperties: false,
+  };
+  const json = oneLineJson(Object.fromEntries(slots.map((slot, i) => [keys[i] as string, slot.value])));
+  return { preset: 'custom', schema, prompt: `Text: ${entity.text}\nJSON: `, completion: json, json };
+}
+
+/** One cycle: every preset once, custom schemas with named keys twice, and described ones once. */
+const GENERATORS = [sentiment, person, order, event, reasoning, custom, custom, described];
 export const CYCLE_LENGTH = GENERATORS.length;
 
 /** `count` records, cycling through GENERATORS. */
