@@ -372,6 +372,16 @@ function statement(rng: Rng, field: Field): string {
   return pick(rng, forms);
 }
 
+/**
+ * A custom schema's prompt: mostly in the presets' frame, but a teacher who types a schema may type the bare
+ * sentence too, so some prompts end at the sentence or at a newline and the JSON follows.
+ */
+function framed(rng: Rng, text: string): string {
+  const frame = rng.uniform();
+  if (frame < 0.7) return `Text: ${text}\nJSON: `;
+  return frame < 0.85 ? `${text}\n` : text;
+}
+
 function custom(rng: Rng): CorpusRecord {
   const keys: string[] = [];
   const size = between(rng, 1, 5);
@@ -395,7 +405,7 @@ function custom(rng: Rng): CorpusRecord {
     additionalProperties: false,
   };
   const json = oneLineJson(Object.fromEntries(fields.map((item) => [item.key, item.value])));
-  return { preset: 'custom', schema, prompt: `Text: ${spoken.join(' ')}\nJSON: `, completion: json, json };
+  return { preset: 'custom', schema, prompt: framed(rng, spoken.join(' ')), completion: json, json };
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -555,7 +565,7 @@ function described(rng: Rng): CorpusRecord {
     additionalProperties: false,
   };
   const json = oneLineJson(Object.fromEntries(slots.map((slot, i) => [keys[i] as string, slot.value])));
-  return { preset: 'custom', schema, prompt: `Text: ${entity.text}\nJSON: `, completion: json, json };
+  return { preset: 'custom', schema, prompt: framed(rng, entity.text), completion: json, json };
 }
 
 /** One cycle: every preset once, custom schemas with named keys twice, and described ones once. */
