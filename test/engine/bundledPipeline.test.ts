@@ -59,6 +59,34 @@ describe('the decode loop on the bundled models', () => {
     }
   });
 
+  it('at T = 0 copies every value of each preset’s own prompt, and of a book schema whose prompt names no key', async () => {
+    const expected: Record<SchemaPreset['id'], unknown> = {
+      sentiment: { sentiment: 'positive', reason: 'lasts two full days' },
+      person: { name: 'Maria Lopez', age: 34, member: true },
+      order: { order_id: 'A-17', items: [{ sku: 'X-100', quantity: 2 }, { sku: 'H-20', quantity: 1 }], total: 31.5 },
+      event: { title: 'robotics meetup', date: '2026-03-14', attendees: 120, rating: 4.5 },
+      reasoning: { answer: 36, confident: true },
+    };
+    for (const preset of SCHEMA_PRESETS) {
+      const report = await run(preset, { method: 'ar', temperature: 0 });
+      expect(JSON.parse(jsonPart(preset, report.text)), preset.id).toEqual(expected[preset.id]);
+    }
+    const book = {
+      type: 'object',
+      properties: { title: { type: 'string' }, author: { type: 'string' }, year: { type: 'integer' }, available: { type: 'boolean' } },
+      required: ['title', 'author', 'year', 'available'],
+      additionalProperties: false,
+    };
+    const report = await engine.run(presetParams(SCHEMA_PRESETS[1] as SchemaPreset, {
+      method: 'ar',
+      temperature: 0,
+      schemaText: JSON.stringify(book),
+      // The sentence as a teacher types it, without the presets' "Text: … JSON: " frame.
+      prompt: 'The Hobbit by J.R.R. Tolkien, published 1937, in stock.',
+    }));
+    expect(JSON.parse(report.text)).toEqual({ title: 'The Hobbit', author: 'J.R.R. Tolkien', year: 1937, available: true });
+  });
+
   it('the target alone, greedy and without the grammar, writes schema-valid JSON for every preset', async () => {
     for (const preset of SCHEMA_PRESETS) {
       const report = await run(preset, { method: 'ar', temperature: 0, schemaText: null });

@@ -568,8 +568,8 @@ function described(rng: Rng): CorpusRecord {
   return { preset: 'custom', schema, prompt: framed(rng, entity.text), completion: json, json };
 }
 
-/** One cycle: every preset once, custom schemas with named keys twice, and described ones once. */
-const GENERATORS = [sentiment, person, order, event, reasoning, custom, custom, described];
+/** One cycle: every preset once, custom schemas with named keys twice, and described ones twice. */
+const GENERATORS = [sentiment, person, order, event, reasoning, custom, described, custom, described];
 export const CYCLE_LENGTH = GENERATORS.length;
 
 /** `count` records, cycling through GENERATORS. */
