@@ -13,6 +13,7 @@ import { describe, expect, it } from 'vitest';
 import type { CommandSpec } from '../../tools/cli/args';
 import { COMMANDS } from '../../tools/cli/commands';
 import { sharedBuild } from '../support/browser';
+import { expectToolJson } from '../support/jsonStyle';
 
 const scripts = Object.keys((JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: Record<string, string> }).scripts);
 const tmp = mkdtempSync(join(tmpdir(), 'speclab-smoke-'));
@@ -43,16 +44,26 @@ const NOT_RUN: Record<string, string> = {
 type Check = RegExp | ((stdout: string) => void);
 const positive = (value: unknown) => typeof value === 'number' && value > 0;
 const SANE: Record<string, Check> = {
-  'bench:verify': /"schema_version": 1[\s\S]*"method": "tokenwise"/,
+  'bench:verify': (stdout) => {
+    const json = JSON.parse(stdout.slice(stdout.indexOf('\n{'))) as { node: { rows: { method: string }[] } };
+    expectToolJson(json);
+    expect(json.node.rows.map((row) => row.method)).toContain('tokenwise');
+  },
   'models:tokenizer': /tokenizer\.json: \d+ tokens \(8 merges\) from 50 records/,
   // The pair given (the float32 target, not the default int8 one), timed.
   'bench:models': /the pair public\/models\/speclab-draft → public\/models\/speclab-target: pair loaded in \d+ ms[\s\S]*\| wasm \| 1 \| 1 \| [\d.]+ \[/,
   'import:vllm': /recommended L = 3/,
-  generate: /"schema_valid":true/,
+  generate: (stdout) => {
+    const json = JSON.parse(stdout) as Record<string, unknown>;
+    expectToolJson(json);
+    expect(json.schema_valid).toBe(true);
+  },
   'bench:mask': (stdout) => {
-    const rows = JSON.parse(stdout.slice(stdout.indexOf('\n['))) as Record<string, unknown>[];
+    const json = JSON.parse(stdout.slice(stdout.indexOf('\n{'))) as { rows: Record<string, unknown>[] };
+    expectToolJson(json);
+    const { rows } = json;
     expect(rows.map((row) => row.vocabulary)).toEqual([...Array(5).fill('bundled (1025)'), ...Array(5).fill('GPT-2 (50257)')]);
-    for (const row of rows) expect([row.positions, row.bareP50, row.loopP50, row.ratio, row.maskBytesPerStep].every(positive), JSON.stringify(row)).toBe(true);
+    for (const row of rows) expect([row.positions, row.bare_p50, row.loop_p50, row.ratio, row.mask_bytes_per_step].every(positive), JSON.stringify(row)).toBe(true);
   },
   'bench:load': /round 1: this tree: cold [1-9]\d* ms, reload [1-9]\d* ms[\s\S]*run enabled[\s\S]*this tree +cold [1-9]\d* \[/,
 };
@@ -78,5 +89,6 @@ describe('every npm script runs', () => {
     if (typeof check === 'function') check(stdout);
     else expect(stdout).toMatch(check);
     if (name === 'models:tokenizer') expect(JSON.parse(readFileSync(join(tmp, 'tokenizer.json'), 'utf8'))).toHaveProperty('model.merges');
+    if (name === 'bench:models') expectToolJson(JSON.parse(readFileSync(join(tmp, 'models.json'), 'utf8')));
   }, 120_000);
 });
