@@ -37,8 +37,9 @@ const NOT_RUN: Record<string, string> = {
   test: 'the suite itself',
   'models:build': 'trains the models with PyTorch for hours',
   'docs:screenshot': 'reruns two browser test files the suite runs anyway',
-  'bench:ui': 'its smallest run (--repeats 1 --warm-up 0) builds the app with the bench page and loads it twice: about 20 s alone',
-  'bench:gpu': 'its smallest run (--quick --presets sentiment --repeats 1) takes about 70 s on SwiftShader (a float32 target forward is 0.5 s)',
+  // Timed phase by phase on the 2-core dev machine (2026-12-03); a smaller decode would not bring either near 10 s.
+  'bench:ui': 'its smallest run (--repeats 1 --warm-up 0) takes 33 s: a build with the bench page 5.5 s, both pages ready with the pair loaded 10 s, one round 11.5 s, the screenshot 1.3 s; without any round it would still take 17 s',
+  'bench:gpu': 'its smallest run (--quick --presets sentiment --repeats 1) takes 70-77 s on SwiftShader: Vite and Chromium 2.6 s, the page 6.2 s, the pair on WebGPU 1.5 s, the per-forward table 41.5 s, readback and c 6.4 s, then the decode',
 };
 
 type Check = RegExp | ((stdout: string) => void);
