@@ -10,6 +10,7 @@ import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseOrExit } from './cli/args';
 import { COMMANDS } from './cli/commands';
+import { snakeKeys } from './cli/csv';
 
 const { values } = parseOrExit(COMMANDS['bench:mask'], process.argv.slice(2));
 const { getEncoding } = await import('js-tiktoken');
@@ -52,7 +53,7 @@ try {
   const line = (cells: string[]) => cells.map((c, i) => (i < 2 ? c.padEnd(widths[i] as number) : c.padStart(widths[i] as number))).join('  ');
   console.log(line(header));
   for (const row of table) console.log(line(row));
-  const json = JSON.stringify(rows, null, 2);
+  const json = JSON.stringify(snakeKeys({ schema_version: 1, L: Number(values.L), repeats: Number(values.repeats), rows }), null, 2);
   if (values.json) writeFileSync(values.json, json);
   else console.log(json);
 } finally {

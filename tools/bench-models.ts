@@ -9,6 +9,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { UsageError, runCommand } from './cli/args';
 import { COMMANDS } from './cli/commands';
+import { snakeKeys } from './cli/csv';
 import { parsePairOption } from './cli/pair';
 import type { ModelsBenchReport } from './bench/modelsBench';
 
@@ -56,7 +57,7 @@ export function main(argv: readonly string[]): Promise<number> {
     }
     if (values.json) {
       mkdirSync(dirname(values.json), { recursive: true });
-      writeFileSync(values.json, JSON.stringify({ schema_version: 1, ...results }, null, 2));
+      writeFileSync(values.json, JSON.stringify(snakeKeys({ schema_version: 1, ...results }), null, 2));
     }
     return 0;
   });

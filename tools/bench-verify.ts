@@ -8,6 +8,7 @@
 import { writeFileSync } from 'node:fs';
 import { UsageError, checkOrExit, parseOrExit } from './cli/args';
 import { COMMANDS } from './cli/commands';
+import { snakeKeys } from './cli/csv';
 import { KERNEL_METHODS, SKIPPED_METHODS, TABLE_HEADER, formatRow, type BenchConfig, type BenchRow } from './bench/format';
 import type { MethodId } from '../src/core/verify';
 
@@ -66,6 +67,6 @@ try {
 } finally {
   await server.close();
 }
-const json = JSON.stringify({ schema_version: 1, skipped, ...results }, null, 2);
+const json = JSON.stringify(snakeKeys({ schema_version: 1, skipped, ...results }), null, 2);
 if (values.json) writeFileSync(values.json, json);
 else console.log(`\n${json}`);

@@ -18,6 +18,7 @@ import type { RunParams } from '../src/contract/runParams';
 import { SCHEMA_PRESETS } from '../src/contract/presets';
 import { UsageError, runCommand, type Values } from './cli/args';
 import { COMMANDS } from './cli/commands';
+import { snakeKeys } from './cli/csv';
 import { loadPairOption, parsePairOption } from './cli/pair';
 import { CYCLE_LENGTH, generateCorpus, type CorpusKind, type CorpusRecord } from './train/corpus';
 
@@ -151,7 +152,7 @@ async function evaluate(values: Values<(typeof COMMANDS)['models:eval']>): Promi
   console.log(formatEvaluation(rows));
   if (values.json) {
     mkdirSync(dirname(values.json), { recursive: true });
-    writeFileSync(values.json, JSON.stringify({ seed, rows }, null, 2));
+    writeFileSync(values.json, JSON.stringify(snakeKeys({ schema_version: 1, seed, rows }), null, 2));
   }
   return 0;
 }

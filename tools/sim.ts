@@ -6,6 +6,7 @@ import { DEFAULT_SIMULATION, simulate, type SimulationOptions, type SimulationRe
 import type { VerifierId } from '../src/core/verify';
 import { UsageError, checkOrExit, parseOrExit } from './cli/args';
 import { COMMANDS } from './cli/commands';
+import { snakeKeys } from './cli/csv';
 
 const NUMBER_OPTIONS = ['V', 'K', 'L', 'temperature', 'closeness', 'seed', 'steps', 'contexts'] as const;
 
@@ -59,5 +60,5 @@ const report = checkOrExit(COMMANDS.sim, () => {
     throw error;
   }
 });
-if (json) console.log(JSON.stringify({ schema_version: 1, ...report }, null, 2));
+if (json) console.log(JSON.stringify(snakeKeys({ schema_version: 1, ...report }), null, 2));
 else printTable(report);

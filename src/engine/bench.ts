@@ -21,31 +21,50 @@ export interface BenchOptions {
   onProgress?: (done: number, total: number) => void;
 }
 
-// ── Races ────────────────────────────────────────────────────────────────────────────────────────────
-
-/**
- * One timed sample of a method: runs on seeds seed, seed + 1, … until together they output at least
- * `tokenBudget` tokens, timed as their tokens over their summed generation time. A single ~30-token run is
- * over too fast for its tokens/s to mean anything; a budget makes every method do comparable work.
- */
-async function budgetedSample(run: Runner, params: RunParams, tokenBudget: number, signal?: AbortSignal): Promise<{ first: RunReport; tokens: number; runs: number; tokensPerSecond: number }> {
-  let tokens = 0;
-  let ms = 0;
-  let first: RunReport | null = null;
-  let runs = 0;
-  while (tokens < tokenBudget && runs < MAX_RUNS_PER_SAMPLE) {
-    if (runs > 0) signal?.throwIfAborted();
-    const report = await run({ ...params, seed: params.seed + runs });
-    first ??= report;
-    tokens += report.tokens.length;
-    ms += report.generationMs;
-    runs++;
-  }
-  return { first: first as RunReport, tokens, runs, tokensPerSecond: tokens / (ms / 1000) };
-}
-
 /** A sample never takes more runs than this, whatever the budget (a run always outputs at least one token). */
 const MAX_RUNS_PER_SAMPLE = 200;
+
+/** Contenders' timed work on the same seeds: summed tokens and their tokens/s over summed generation time, and every report. */
+export interface BudgetedSample<T extends string> {
+  reports: Record<T, RunReport[]>;
+  tokens: Record<T, number>;
+  tokensPerSecond: Record<T, number>;
+  /** The seeds this sample used: first … first + runs − 1. */
+  runs: number;
+}
+
+/**
+ * One timed sample of one or more contenders on the same seeds: each runs on seed, seed + 1, … (in `order`
+ * on even seeds and in reverse on odd ones, so that none always goes first) until each has output at least
+ * `tokenBudget` tokens. A single ~30-token run is over too fast for its tokens/s to mean anything; a budget
+ * makes every contender do comparable work. With a budget of 1 a sample is one run of each. `onRun` is told
+ * of every run as it ends.
+ */
+export async function budgetedSample<T extends string>(
+  run: Runner,
+  contenders: Readonly<Record<T, RunParams>>,
+  order: readonly T[],
+  seed: number,
+  tokenBudget: number,
+  options: { signal?: AbortSignal | undefined; onRun?: () => void } = {},
+): Promise<BudgetedSample<T>> {
+  const reports = Object.fromEntries(order.map((which) => [which, []])) as unknown as Record<T, RunReport[]>;
+  const tokens = (which: T) => reports[which].reduce((sum, report) => sum + report.tokens.length, 0);
+  let runs = 0;
+  while ((runs === 0 || order.some((which) => tokens(which) < tokenBudget)) && runs < MAX_RUNS_PER_SAMPLE) {
+    for (const which of runs % 2 === 0 ? order : [...order].reverse()) {
+      options.signal?.throwIfAborted();
+      reports[which].push(await run({ ...contenders[which], seed: seed + runs }));
+      options.onRun?.();
+    }
+    runs++;
+  }
+  const each = <V>(value: (which: T) => V) => Object.fromEntries(order.map((which) => [which, value(which)])) as Record<T, V>;
+  const ms = (which: T) => reports[which].reduce((sum, report) => sum + report.generationMs, 0);
+  return { reports, tokens: each(tokens), tokensPerSecond: each((which) => tokens(which) / (ms(which) / 1000)), runs };
+}
+
+// ── Races ────────────────────────────────────────────────────────────────────────────────────────────
 
 /**
  * Every method on the same prompt and seeds: warmed up, order rotated per round, each round's figure over a
@@ -58,19 +77,19 @@ export async function race(run: Runner, params: RunParams, methods: readonly Dec
   const samples = await runFairly(
     methods,
     repeats,
-    async (method, timed) => (timed ? budgetedSample(run, { ...params, method }, tokenBudget, options.signal) : budgetedSample(run, { ...params, method }, 1)),
+    (method, timed) => budgetedSample(run, { own: { ...params, method } }, ['own'], params.seed, timed ? tokenBudget : 1, { signal: options.signal }),
     options,
   );
   const arIndex = methods.indexOf('ar');
   const entries = methods.map((method, i): RaceEntry => {
-    const own = samples[i] as Awaited<ReturnType<typeof budgetedSample>>[];
+    const own = samples[i] as BudgetedSample<'own'>[];
     const ar = arIndex === -1 ? null : (samples[arIndex] as typeof own);
-    const speedup = ar ? spreadOf(own.map((sample, round) => sample.tokensPerSecond / (ar[round] as (typeof own)[number]).tokensPerSecond)) : null;
+    const speedup = ar ? spreadOf(own.map((sample, round) => sample.tokensPerSecond.own / (ar[round] as (typeof own)[number]).tokensPerSecond.own)) : null;
     return {
       method,
-      report: (own[0] as (typeof own)[number]).first,
-      tokensTimed: Math.min(...own.map((sample) => sample.tokens)),
-      tokensPerSecond: spreadOf(own.map((sample) => sample.tokensPerSecond)),
+      report: (own[0] as (typeof own)[number]).reports.own[0] as RunReport,
+      tokensTimed: Math.min(...own.map((sample) => sample.tokens.own)),
+      tokensPerSecond: spreadOf(own.map((sample) => sample.tokensPerSecond.own)),
       speedup,
       verdict: method === 'ar' || !speedup ? null : speedupVerdict(speedup),
     };
@@ -89,43 +108,6 @@ export function sweepCells(spec: Pick<SweepSpec, 'base' | 'Ks' | 'Ls'>): { K: nu
   if (isBaseline(spec.base.method)) throw new RangeError(`${spec.base.method} drafts nothing: sweep a speculative method (ar and ar+jump-forward are the baselines of every cell)`);
   const Ks = isSingleDraft(spec.base.method) ? [1] : [...new Set(spec.Ks)];
   return Ks.flatMap((K) => [...new Set(spec.Ls)].map((L) => ({ K, L })));
-}
-
-/** Two contenders' timed work on the same seeds: summed tokens and generation time of each, and every report. */
-export interface PairedSample<T extends string> {
-  reports: Record<T, RunReport[]>;
-  tokensPerSecond: Record<T, number>;
-  /** The seeds this sample used: first … first + runs − 1. */
-  runs: number;
-}
-
-/**
- * One timed sample of two contenders on the same seeds: both run on seed, seed + 1, … (taking turns going
- * first, from seed to seed, starting with `order[0]`) until each has output at least `tokenBudget` tokens.
- * A budget makes a sample's tokens/s rest on comparable work rather than on one short run; with a budget
- * of 1 a sample is one run of each. `onRun` is told of every run as it ends.
- */
-export async function pairedSample<T extends string>(
-  run: Runner,
-  contenders: Readonly<Record<T, RunParams>>,
-  order: readonly [T, T],
-  seed: number,
-  tokenBudget: number,
-  options: { signal?: AbortSignal | undefined; onRun?: () => void } = {},
-): Promise<PairedSample<T>> {
-  const reports = { [order[0]]: [], [order[1]]: [] } as unknown as Record<T, RunReport[]>;
-  const tokens = (which: T) => reports[which].reduce((sum, report) => sum + report.tokens.length, 0);
-  let runs = 0;
-  while ((runs === 0 || tokens(order[0]) < tokenBudget || tokens(order[1]) < tokenBudget) && runs < MAX_RUNS_PER_SAMPLE) {
-    for (const which of runs % 2 === 0 ? order : ([order[1], order[0]] as const)) {
-      options.signal?.throwIfAborted();
-      reports[which].push(await run({ ...contenders[which], seed: seed + runs }));
-      options.onRun?.();
-    }
-    runs++;
-  }
-  const rate = (which: T) => tokens(which) / (reports[which].reduce((sum, report) => sum + report.generationMs, 0) / 1000);
-  return { reports, tokensPerSecond: { [order[0]]: rate(order[0]), [order[1]]: rate(order[1]) } as Record<T, number>, runs };
 }
 
 /**
@@ -153,7 +135,7 @@ function budgetProgress(warmUps: number, samples: number, onProgress?: (done: nu
 
 /**
  * Every cell against ar on the same seeds. ar and the method are warmed up once, untimed; a cell takes
- * `spec.seeds` samples, each run to the token budget on successive seeds (pairedSample), ar and the method
+ * `spec.seeds` samples, each run to the token budget on successive seeds (budgetedSample), ar and the method
  * alternating which goes first. Progress counts runs against the fewest the sweep can take.
  */
 export async function sweep(run: Runner, spec: SweepSpec, options: BenchOptions & { onCell?: (cell: SweepCell) => void } = {}): Promise<SweepCell[]> {
@@ -170,11 +152,11 @@ export async function sweep(run: Runner, spec: SweepSpec, options: BenchOptions 
   }
   const results: SweepCell[] = [];
   for (const { K, L } of cells) {
-    const samples: PairedSample<'ar' | 'own'>[] = [];
+    const samples: BudgetedSample<'ar' | 'own'>[] = [];
     let seed = spec.base.seed;
     for (let s = 0; s < spec.seeds; s++) {
       const params = { ...spec.base, K, L };
-      const sample = await pairedSample(run, { ar: { ...params, method: 'ar' }, own: params }, s % 2 === 0 ? ['ar', 'own'] : ['own', 'ar'], seed, tokenBudget, { signal: options.signal, onRun: tick });
+      const sample = await budgetedSample(run, { ar: { ...params, method: 'ar' }, own: params }, s % 2 === 0 ? ['ar', 'own'] : ['own', 'ar'], seed, tokenBudget, { signal: options.signal, onRun: tick });
       seed += sample.runs;
       samples.push(sample);
       sampleEnded(sample.runs);
@@ -249,11 +231,11 @@ export async function scorecard(run: Runner, validate: SchemaValidator, spec: Sc
   const rows: ScorecardRow[] = [];
   for (const preset of presets) {
     const params = { on: presetParams(preset, spec.base), off: presetParams(preset, { ...spec.base, schemaText: null }) };
-    const samples: PairedSample<'on' | 'off'>[] = [];
+    const samples: BudgetedSample<'on' | 'off'>[] = [];
     let seed = spec.base.seed;
     for (let s = 0; s < spec.seeds; s++) {
       // The schema on and off take turns going first, sample by sample (and seed by seed within one).
-      const sample = await pairedSample(run, params, s % 2 === 0 ? ['on', 'off'] : ['off', 'on'], seed, tokenBudget, { signal: options.signal, onRun: tick });
+      const sample = await budgetedSample(run, params, s % 2 === 0 ? ['on', 'off'] : ['off', 'on'], seed, tokenBudget, { signal: options.signal, onRun: tick });
       seed += sample.runs;
       samples.push(sample);
       sampleEnded(sample.runs);

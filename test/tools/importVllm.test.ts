@@ -7,6 +7,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectToolJson } from '../support/jsonStyle';
 
 const run = (args: string[]) => promisify(execFile)(process.execPath, ['--import', 'tsx', 'tools/import-vllm.ts', ...args], { cwd: process.cwd() });
 
@@ -44,7 +45,7 @@ describe('npm run import:vllm', () => {
     const windows = stdout.trim().split('\n').map((line) => JSON.parse(line) as { window: number; schema_version: number; models: { model_name: string; num_drafts: number; mean_acceptance_length: number | null; per_position_acceptance: number[]; advice: { recommended_L: number } }[] });
     expect(windows.map((w) => w.window)).toEqual([1, 2]);
     for (const window of windows) {
-      expect(window.schema_version).toBe(1);
+      expectToolJson(window);
       const [a, b] = window.models;
       expect(a).toMatchObject({ model_name: 'a', num_drafts: 10, mean_acceptance_length: 3, per_position_acceptance: [0.8, 0.7, 0.5], advice: { recommended_L: 3 } });
       expect(b).toMatchObject({ model_name: 'b', num_drafts: 5, mean_acceptance_length: 1 });

@@ -1,7 +1,13 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import type { SimulationReport } from '../../src/core/simulate';
+import { expectToolJson } from '../support/jsonStyle';
+
+/** `sim --json`: the report in snake_case (tools/cli/csv.ts snakeKeys). */
+interface SimJson {
+  options: Record<string, unknown>;
+  methods: { method: string; drafts_used: number; block_efficiency: number; exact_block_efficiency: number | null; transport_optimum: number }[];
+}
 
 const run = (args: string[]) =>
   promisify(execFile)(process.execPath, ['--import', 'tsx', 'tools/sim.ts', ...args], { cwd: process.cwd() });
@@ -20,19 +26,20 @@ describe('npm run sim', () => {
     const args = ['--V', '4', '--K', '2', '--L', '2', '--steps', '2000', '--seed', '5'];
     const { stdout: table } = await run(args);
     const { stdout } = await run([...args, '--json']);
-    const report = JSON.parse(stdout) as SimulationReport;
+    const report = JSON.parse(stdout) as SimJson;
+    expectToolJson(report);
     expect(report.options).toMatchObject({ V: 4, K: 2, L: 2, steps: 2000, seed: 5 });
     for (const m of report.methods) {
-      expect(table).toMatch(new RegExp(`^${m.method}\\s+${m.draftsUsed}\\s+${m.blockEfficiency.toFixed(4)}`, 'm'));
+      expect(table).toMatch(new RegExp(`^${m.method}\\s+${m.drafts_used}\\s+${m.block_efficiency.toFixed(4)}`, 'm'));
     }
   });
 
-  it('--json reports transportOptimum beside each exact figure; at L = 1 optimal-tree reaches it', async () => {
+  it('--json reports transport_optimum beside each exact figure; at L = 1 optimal-tree reaches it', async () => {
     const { stdout } = await run(['--V', '5', '--K', '3', '--L', '1', '--steps', '500', '--closeness', '0.3', '--json']);
-    const report = JSON.parse(stdout) as SimulationReport;
+    const report = JSON.parse(stdout) as SimJson;
     const optimal = report.methods.find((m) => m.method === 'optimal-tree');
-    expect(Math.abs((optimal?.exactBlockEfficiency as number) - (optimal?.transportOptimum as number))).toBeLessThan(1e-9);
-    for (const m of report.methods) expect(m.exactBlockEfficiency).toBeLessThanOrEqual((optimal?.transportOptimum as number) + 1e-12);
+    expect(Math.abs((optimal?.exact_block_efficiency as number) - (optimal?.transport_optimum as number))).toBeLessThan(1e-9);
+    for (const m of report.methods) expect(m.exact_block_efficiency).toBeLessThanOrEqual((optimal?.transport_optimum as number) + 1e-12);
   });
 
   it('exits with a clear message on bad input', async () => {

@@ -23,7 +23,7 @@ import { loadPairOption, parsePairOption } from './pair';
 import { UsageError, limitedOption, positiveInteger, runCommand, type Values } from './args';
 import { COMMANDS } from './commands';
 import type { Spread } from '../../src/core/fairTiming';
-import { toCsv } from './csv';
+import { snakeKeys, toCsv } from './csv';
 
 interface Section {
   where: string;
@@ -110,7 +110,7 @@ async function bench({ values, pair: location, seeds, rounds, provider, verifier
   mkdirSync(dirname(values.out), { recursive: true });
   writeFileSync(`${values.out}.md`, markdown);
   const json = sections.map((section) => ({ where: section.where, adapter: section.adapter, cost_ratio: section.costRatio, cost_ratio_spread: section.costRatioSpread, scoring: section.scoring, rows: section.rows.map(decodeRowJson) }));
-  writeFileSync(`${values.out}.json`, JSON.stringify({ schema_version: 1, sections: json }, null, 2));
+  writeFileSync(`${values.out}.json`, JSON.stringify(snakeKeys({ schema_version: 1, sections: json }), null, 2));
   if (values.csv) writeFileSync(`${values.out}.csv`, toCsv(json.flatMap((section) => section.rows.map((row) => ({ adapter: section.adapter, cost_ratio: section.cost_ratio, ...row })))));
   console.log(`\nwrote ${values.out}.md${values.csv ? `, ${values.out}.csv` : ''} and ${values.out}.json`);
   return 0;

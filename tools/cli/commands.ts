@@ -113,7 +113,7 @@ export const COMMANDS = {
       json: { type: 'string', value: 'file', description: 'also write the reports to FILE' },
     },
     examples: ['npm run bench:models -- --node-only', 'npm run bench:models -- --json bench-results/models.json', 'npm run bench:models -- --node-only --pair ./my-draft,https://huggingface.co/org/target/resolve/main/'],
-    smoke: ['--node-only', '--repeats', '1', '--pair', 'public/models/speclab-draft,public/models/speclab-target'],
+    smoke: ['--node-only', '--repeats', '1', '--pair', 'public/models/speclab-draft,public/models/speclab-target', '--json', '{tmp}/models.json'],
   },
   'bench:ui': {
     name: 'bench:ui',

@@ -71,6 +71,7 @@ function parse(values: Values<typeof COMMANDS.generate>): { params: RunParams; m
 /** The --json object: our counters and vLLM's per-request names side by side. */
 export function summary(report: RunReport) {
   return {
+    schema_version: 1,
     method: report.params.method,
     K: report.params.K,
     L: report.params.L,
