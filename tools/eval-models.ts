@@ -1,5 +1,5 @@
 /**
- * npm run models:eval -- [--seed 3] [--records 20] [--acceptance-records 5] [--draft DIR] [--target DIR] [--json FILE]
+ * npm run models:eval -- [--seed 3] [--records 40] [--acceptance-records 10] [--draft DIR] [--target DIR] [--json FILE]
  * Evaluates the bundled pair through the real engine and grammar mask (onnxruntime-web, wasm EP) on held-out
  * prompts: records of the training corpus generator (tools/train/corpus.ts) drawn from a seed neither the
  * training (seed 1) nor its stopping rule (seed 2) ever read, for every preset and for random custom schemas.
