@@ -10,6 +10,7 @@ import { DEFAULT_RACE_TOKEN_BUDGET, type RaceResult } from '../contract/bench';
 import { BUNDLED_PAIR, BUNDLED_PAIR_IDS } from '../contract/modelPairs';
 import type { EngineInfo, ExecutionProvider, FromWorker, LoadPhase, NetworkTimeouts, PairSource, ToWorker, VerifierChoice } from '../contract/protocol';
 import { presetParams, type RunParams } from '../contract/runParams';
+import type { DrafterId } from '../core/draftLaw';
 import type { RunReport } from '../contract/runReport';
 import type { StepRecord } from '../contract/stepRecord';
 import { parseNumber, validateRunParams, type FieldErrors, type RunField } from '../contract/validation';
@@ -127,6 +128,15 @@ export const DEFAULT_RACE_REPEATS = 3;
 
 const FIRST_PRESET = SCHEMA_PRESETS[1] ?? (SCHEMA_PRESETS[0] as (typeof SCHEMA_PRESETS)[number]);
 
+/**
+ * What a fresh visit drafts with: the schema's forced text for free, then the draft model, the best lossless
+ * drafter measured on this CPU (docs/verification.md). A share link or talk scene without a drafter still means
+ * `model` (shareUrl.ts), so old links replay bit-identically.
+ */
+export const APP_DEFAULT_DRAFTER: DrafterId = 'model+grammar';
+
+const FRESH_PARAMS = presetParams(FIRST_PRESET, { drafter: APP_DEFAULT_DRAFTER });
+
 const freshRun = (id: number, params: RunParams, status: RunStatus = 'idle') => ({ id, status, params, steps: [], counters: emptyCounters(params.L), report: null, error: null });
 
 /** A copy of `record` without `key`. */
@@ -211,9 +221,9 @@ export function createSpecStore(transport: EngineTransport, options: StoreOption
       verifier: 'auto',
       pair: BUNDLED_PAIR,
       preset: FIRST_PRESET.id,
-      params: presetParams(FIRST_PRESET),
+      params: FRESH_PARAMS,
       stepDelayMs: 0,
-      run: freshRun(0, presetParams(FIRST_PRESET)),
+      run: freshRun(0, FRESH_PARAMS),
       race: { id: 0, status: 'idle', repeats: DEFAULT_RACE_REPEATS, tokenBudget: DEFAULT_RACE_TOKEN_BUDGET, done: 0, total: 0, result: null, error: null },
       ...benchSlice(set, get, send),
       // A sweep compiling its schema cannot hear a cancel (wasm cannot be interrupted): the compile is abandoned.

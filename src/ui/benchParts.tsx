@@ -2,26 +2,34 @@
 import type { ReactNode } from 'react';
 import { Bar, BarChart, Legend } from 'recharts';
 import type { Spread } from '../core/fairTiming';
-import { derivedRatios, eligible, type Counters } from '../core/metrics';
+import { derivedRatios, eligible, type Counters, type SourceCounts } from '../core/metrics';
+import type { DraftSource } from '../core/draftLaw';
 import { chartAxes, PLOT } from './chartParts';
 import { PALETTE } from './palette';
 import { download } from './download';
 import { fixed, percent } from './format';
-import { DISTINCT_ACCEPTANCE_NOTE } from './howItWorksText';
+import { DISTINCT_ACCEPTANCE_NOTE, SOURCE_MARKS } from './howItWorksText';
+
+/** The sources that draft without calling the draft model, in words. */
+type FreeSource = Exclude<DraftSource, 'model'>;
+const FREE_SOURCE_WORDS: Readonly<Record<FreeSource, string>> = { grammar: 'forced by the schema', lookup: 'looked up' };
 
 /** A median with its range, as read aloud: "12.3 [10.1–14.0]". */
 export function medianRange(spread: Spread, digits = 1, unit = ''): string {
   return `${spread.median.toFixed(digits)}${unit} [${spread.min.toFixed(digits)}–${spread.max.toFixed(digits)}]`;
 }
 
-/** `note`: a gloss (vLLM's name, the formula) shown small, and left out in presentation mode. */
-export type CounterEntry = readonly [label: string, value: ReactNode, key?: string, note?: string];
+/**
+ * `note`: a gloss (vLLM's name, the formula) shown small, and left out in presentation mode. `aside`: a second
+ * value beside the first (R, I and A's part from the free drafters), in its own element so the value stays a number.
+ */
+export type CounterEntry = readonly [label: string, value: ReactNode, key?: string, note?: string | undefined, aside?: ReactNode];
 
 /** Named counters as a definition list; `data-counter` lets tests and people point at each. `help` adds a "?" per counter. */
 export function CounterList({ entries, testId, help }: { entries: readonly CounterEntry[]; testId?: string; help?: (key: string | undefined, label: string) => ReactNode }) {
   return (
     <dl className="counter-grid" data-testid={testId}>
-      {entries.map(([label, value, key, note]) => (
+      {entries.map(([label, value, key, note, aside]) => (
         <div key={label} className={key ? `counter counter-${key}` : 'counter'}>
           <dt>
             {label}
@@ -29,28 +37,45 @@ export function CounterList({ entries, testId, help }: { entries: readonly Count
             {note && <small> ({note})</small>}
           </dt>
           <dd data-counter={key}>{value}</dd>
+          {aside}
         </div>
       ))}
     </dl>
   );
 }
 
-/** "model 12 · 0 · 7 | schema 9 · 0 · 9 | lookup 3 · 1 · 1": R, I and A split by where the draft tokens came from. */
-export function sourceBreakdown({ bySource }: Counters): string {
-  const names = { model: 'model', grammar: 'schema', lookup: 'lookup' } as const;
-  return (['model', 'grammar', 'lookup'] as const).map((source) => `${names[source]} ${bySource[source].drafted} · ${bySource[source].invalidated} · ${bySource[source].accepted}`).join(' | ');
+type SourceCount = keyof SourceCounts;
+
+/**
+ * Beside R, I or A, the part the free drafters gave, "◆ 18 ↺ 1" (the draft model gave the rest): compact
+ * enough for presentation mode's narrow column at 1024 × 768. `sources`: the free sources that drafted.
+ */
+function freeShares(count: SourceCount, bySource: Counters['bySource'], sources: readonly FreeSource[]): ReactNode {
+  if (sources.length === 0) return undefined;
+  const words = sources.map((source) => `${bySource[source][count]} ${FREE_SOURCE_WORDS[source]} (q = 1)`).join(', ');
+  return (
+    <dd className="source-shares" data-source-shares={count} title={`${words}; the rest from the draft model`}>
+      {sources.map((source) => (
+        <span key={source} className="source-share">
+          {SOURCE_MARKS[source].symbol} {bySource[source][count]}
+        </span>
+      ))}
+    </dd>
+  );
 }
 
 /** A run's counters and ratios, as the counter panel, the history and the comparison show them. */
 export function countersEntries(counters: Counters): CounterEntry[] {
   const ratios = derivedRatios(counters);
-  // The split by source says something only when a free drafter proposed tokens; with the draft model alone it repeats R, I and A.
-  const freeDrafts = counters.bySource.grammar.drafted + counters.bySource.lookup.drafted > 0;
+  // Only the free sources that proposed tokens are shown beside R, I and A; with the draft model alone there are none.
+  const sources = (['grammar', 'lookup'] as const).filter((source) => counters.bySource[source].drafted > 0);
+  const shares = (count: SourceCount) => freeShares(count, counters.bySource, sources);
+  const sourceNote = sources.length > 0 ? `of which ${sources.map((source) => `${SOURCE_MARKS[source].symbol} ${FREE_SOURCE_WORDS[source]}`).join(', ')}` : undefined;
   return [
-    ['R raw draft tokens', counters.raw, 'R'],
-    ['I invalidated by grammar', counters.invalidated, 'I'],
+    ['R raw draft tokens', counters.raw, 'R', sourceNote, shares('drafted')],
+    ['I invalidated by grammar', counters.invalidated, 'I', undefined, shares('invalidated')],
     ['D = R − I', eligible(counters), 'D'],
-    ['A accepted by target', counters.accepted, 'A'],
+    ['A accepted by target', counters.accepted, 'A', undefined, shares('accepted')],
     ['steps (target forwards)', counters.steps, 'steps'],
     ['D/R grammar survival', percent(ratios.grammarSurvival), 'survival'],
     ['A/D conditional acceptance', percent(ratios.conditionalAcceptance), 'conditional', 'vLLM draft_acceptance_rate'],
@@ -58,7 +83,6 @@ export function countersEntries(counters: Counters): CounterEntry[] {
     ['A/R draft yield', percent(ratios.draftYield), 'yield'],
     ['mean acceptance length', fixed(ratios.meanAcceptanceLength, 3), 'mean-length', '1 + A/steps'],
     ['accepted-length histogram', counters.histogram.join(' · '), 'histogram', '0..L'],
-    ...(freeDrafts ? [['drafted · invalidated · accepted by source', sourceBreakdown(counters), 'by-source', 'model · schema (q = 1) · lookup (q = 1)'] satisfies CounterEntry] : []),
   ];
 }
 

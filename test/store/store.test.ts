@@ -3,7 +3,7 @@ import { zeroTimings, type StepRecord } from '../../src/contract/stepRecord';
 import type { ToWorker } from '../../src/contract/protocol';
 import { SCHEMA_PRESETS } from '../../src/contract/presets';
 import { decodeShare, encodeShare } from '../../src/store/shareUrl';
-import { createSpecStore } from '../../src/store/store';
+import { APP_DEFAULT_DRAFTER, createSpecStore } from '../../src/store/store';
 import { presetParams } from '../../src/contract/runParams';
 
 function storeWithOutbox() {
@@ -64,6 +64,24 @@ describe('the app store', () => {
     expect(store.getState().params).toMatchObject({ prompt: reasoning?.prompt, trigger: 'Answer: ' });
     store.getState().choosePreset('person');
     expect(store.getState().params.trigger).toBeUndefined();
+  });
+
+  it('drafts with the schema by default, switches to the model alone, and reads a link without a drafter as the model alone', () => {
+    const { store, sent } = storeWithOutbox();
+    expect(APP_DEFAULT_DRAFTER).toBe('model+grammar');
+    expect(store.getState().params.drafter).toBe(APP_DEFAULT_DRAFTER);
+    store.getState().receive({ type: 'ready', info: { provider: 'wasm', fallbackReason: null, webgpuReason: null, logitsInPlace: false, draftName: 'd', targetName: 't', vocabSize: 10, contextLength: 128, loadMs: 1, verifier: 'cpu', verifierAdapter: null, verifierReason: null, scoring: { path: 'tree', reason: null }, tokenTexts: [] } });
+    store.getState().start();
+    store.getState().setParams({ drafter: 'model' });
+    store.getState().start();
+    const drafters = sent.flatMap((message) => (message.type === 'run' ? [message.params.drafter] : []));
+    expect(drafters).toEqual(['model+grammar', 'model']);
+    const oldLink = encodeShare({ params: presetParams(SCHEMA_PRESETS[1] as (typeof SCHEMA_PRESETS)[number]), preset: 'person' });
+    store.getState().setParams({ drafter: APP_DEFAULT_DRAFTER });
+    const decoded = decodeShare(oldLink, store.getState().params);
+    if (!decoded) throw new Error('the link did not decode');
+    store.getState().applyShared(decoded);
+    expect(store.getState().params.drafter).toBeUndefined();
   });
 });
 

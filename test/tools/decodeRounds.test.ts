@@ -89,7 +89,7 @@ describe("the decode bench's summary over presets", () => {
     );
   });
 
-  it('states each speculative row over ar+jump-forward too, and says why a goal is out of reach with the step priced in ar tokens', () => {
+  it('states each speculative row over ar+jump-forward too, and says why a goal is out of reach with the step priced in ar tokens and in ar+jump-forward tokens', () => {
     const jump = (preset: string) => ({ ...row(preset, 'ar+jump-forward', 1, 8, [1.1, 1.2, 1.3], 1.3), decode: { steps: 15, tokens: 18, ms: 36, draftMs: 0 } });
     const withJump = [...rows, ...['preset0', 'preset1', 'preset2'].map(jump)].map((candidate) =>
       candidate.method === 'tokenwise' || candidate.method === 'spectr-gbv' ? { ...candidate, speedupOverJumpForward: candidate.speedup / 1.2 } : candidate,
@@ -103,9 +103,12 @@ describe("the decode bench's summary over presets", () => {
     expect(markdown).toContain('**ar+jump-forward** (no draft model; forced text up to L = 8 tokens a forward, each kept with p(x)): 1.20× over ar, 2.00 tokens per target forward');
     // tokenwise: a step costs 125 / 40 = 3.125 ar tokens, so 5 tokens a step give 1.6×: the goal is within the ceiling, the drafts fall short.
     // spectr-gbv: 250 / 40 = 6.25 ar tokens a step, 0.8× at best: out of reach, a step would have to cost under 4 ar tokens.
+    // Against ar+jump-forward (36 ms for 18 tokens, 2 ms a token): tokenwise's median step costs 125 / 18 / 2 = 3.47 of its tokens, spectr-gbv's 250 / 18 / 2 = 6.94.
+    expect(summaries[0]?.overJumpForward?.stepInTokens).toBeCloseTo(125 / 36, 12);
+    expect(summaries[1]?.overJumpForward?.ceiling).toBeCloseTo(0.72, 12);
     expect(formatGoals(summaries)?.split('\n').slice(2)).toEqual([
-      '- tokenwise K = 1, L = 4, goal 1.60× over ar: 1.50× (1.25× over ar+jump-forward), not met: the ceiling here (1.60×) allows it, but at 3.13 ar tokens a step it needs 5.00 tokens a step and the drafts gave 2.00.',
-      '- spectr-gbv K = 3, L = 4, goal 1.25× over ar: 0.90× (0.75× over ar+jump-forward), out of reach on this machine: a step costs 6.25 ar tokens, so even every draft accepted (5 tokens a step) gives 0.80×; the goal needs a step under 4.00 ar tokens.',
+      '- tokenwise K = 1, L = 4, goal 1.60× over ar: 1.50× (1.25× over ar+jump-forward), not met: the ceiling here (1.60×) allows it, but at 3.13 ar tokens a step it needs 5.00 tokens a step and the drafts gave 2.00. Against ar+jump-forward a step costs 3.47 of its tokens: every draft accepted gives 1.44× over it, and 1.60× over it needs 5.56 tokens a step (the drafts gave 2.00).',
+      '- spectr-gbv K = 3, L = 4, goal 1.25× over ar: 0.90× (0.75× over ar+jump-forward), out of reach on this machine: a step costs 6.25 ar tokens, so even every draft accepted (5 tokens a step) gives 0.80×; the goal needs a step under 4.00 ar tokens. Against ar+jump-forward a step costs 6.94 of its tokens: every draft accepted gives 0.72× over it, and 1.25× over it needs 8.68 tokens a step (the drafts gave 2.00).',
     ]);
     expect(formatGoals(summaryOverPresets([row('preset0', 'ar', 1, 0, [1], 1), row('preset0', 'gbv', 1, 2, [1.7], 2)]))).toBeNull();
   });

@@ -179,4 +179,36 @@ describe('the teaching layer, in the built app', () => {
     await page.waitForFunction(() => localStorage.getItem('speclab.tour.dismissed') === '1');
     expect(problems).toEqual([]);
   });
+
+  it('marks the schema’s forced (◆) and the looked-up (↺) draft tokens in the tree, and their part of R, I and A beside the counters', async () => {
+    // The order preset's prompt repeats its words ("X-100", "H-20") and its schema forces keys and punctuation.
+    await page.locator('#preset').selectOption('order');
+    await page.locator('#drafter').selectOption('model+grammar+lookup');
+    await oneStep(page, 'spectr-gbv', 3, 4);
+    const tree = page.getByTestId('draft-tree');
+    const bothMarked = async () => (await tree.locator('[data-source="grammar"]').count()) > 0 && (await tree.locator('[data-source="lookup"]').count()) > 0;
+    for (let steps = 2; steps <= 12 && !(await bothMarked()); steps++) {
+      await page.getByRole('button', { name: 'Step', exact: true }).click();
+      await page.getByTestId('inspector').filter({ hasText: `Step ${steps} of ${steps}` }).waitFor({ timeout: 60_000 });
+    }
+    expect(await bothMarked()).toBe(true);
+    await expect(tree.locator('[data-source="grammar"] text').first().textContent()).resolves.toMatch(/^◆ /);
+    await expect(tree.locator('[data-source="lookup"] text').first().textContent()).resolves.toMatch(/^↺ /);
+    await expect(page.getByTestId('source-legend').textContent()).resolves.toMatch(/◆ forced by the schema: q = 1, kept with probability p\(x\).*↺ looked up/);
+    await tree.screenshot({ path: `${SCREENSHOTS}/teaching-tree-sources-1280x720.png` });
+
+    // Beside R, I and A, the part each free source gave; the draft model gave the rest, so the parts never exceed the whole.
+    const counters = page.getByTestId('counters');
+    for (const [key, count] of [['R', 'drafted'], ['I', 'invalidated'], ['A', 'accepted']] as const) {
+      const total = Number(await counters.locator(`[data-counter="${key}"]`).textContent());
+      const shares = (await counters.locator(`[data-source-shares="${count}"]`).textContent()) ?? '';
+      const match = /^◆ (\d+)↺ (\d+)$/.exec(shares);
+      expect(match, `${key}: ${shares}`).not.toBeNull();
+      const [, forced, lookedUp] = (match ?? []).map(Number) as [number, number, number];
+      expect(forced + lookedUp).toBeLessThanOrEqual(total);
+      if (key === 'R') expect(forced * lookedUp).toBeGreaterThan(0);
+    }
+    await page.locator('section.counters').screenshot({ path: `${SCREENSHOTS}/teaching-counters-by-source-1280x720.png` });
+    expect(problems).toEqual([]);
+  });
 });

@@ -297,6 +297,8 @@ export interface PresetSummary extends BenchConfig {
   ceiling: number | null;
   /** `machineAllowance`'s bound with the step's drafting wholly hidden; null where a preset has none. */
   draftingHidden: number | null;
+  /** The same step priced in ar+jump-forward's tokens, and the ceiling over it (medians); null where it did not run. */
+  overJumpForward: { stepInTokens: number; ceiling: number } | null;
 }
 
 /** The figure the goals are stated in: per speculative configuration, the median over presets of each row's median speedup. */
@@ -307,10 +309,13 @@ export function summaryOverPresets(rows: readonly DecodeRow[]): PresetSummary[] 
     if (isBaseline(row.method) || summaries.some(sameConfig)) continue;
     const same = rows.filter(sameConfig);
     const ideals = same.map((candidate) => candidate.idealSpeedup).filter((ideal): ideal is number => ideal !== null);
-    const allowances = same.map((candidate) => {
-      const ar = rows.find(({ preset, method }) => preset === candidate.preset && method === 'ar');
-      return ar ? machineAllowance(candidate, ar) : null;
-    });
+    const allowanceOver = (baseline: DecodeMethod) =>
+      same.map((candidate) => {
+        const base = rows.find(({ preset, method }) => preset === candidate.preset && method === baseline);
+        return base ? machineAllowance(candidate, base) : null;
+      });
+    const allowances = allowanceOver('ar');
+    const overJump = allowanceOver('ar+jump-forward');
     const medianOf = (values: (number | undefined)[]) => (values.every((value) => value !== undefined) ? spreadOf(values as number[]).median : null);
     summaries.push({
       method: row.method, K: row.K, L: row.L, drafter: row.drafter, presets: same.length,
@@ -321,6 +326,9 @@ export function summaryOverPresets(rows: readonly DecodeRow[]): PresetSummary[] 
       idealSpeedup: ideals.length === same.length ? spreadOf(ideals).median : null,
       ceiling: medianOf(allowances.map((allowance) => allowance?.ceiling)),
       draftingHidden: medianOf(allowances.map((allowance) => allowance?.draftingHidden)),
+      overJumpForward: overJump.every((allowance): allowance is NonNullable<typeof allowance> => allowance !== null)
+        ? { stepInTokens: spreadOf(overJump.map((allowance) => allowance.stepInArTokens)).median, ceiling: spreadOf(overJump.map((allowance) => allowance.ceiling)).median }
+        : null,
     });
   }
   return summaries;
@@ -355,12 +363,14 @@ export function formatGoals(summaries: readonly PresetSummary[]): string | null 
       .map((summary) => {
         const head = `- ${configLabel(summary)} K = ${K}, L = ${L}, goal ${goal.toFixed(2)}× over ar: ${summary.speedup.toFixed(2)}×${summary.speedupOverJumpForward === null ? '' : ` (${summary.speedupOverJumpForward.toFixed(2)}× over ar+jump-forward)`}`;
         if (summary.speedup >= goal) return `${head}, met.`;
-        const { ceiling, stepInArTokens, blockEfficiency } = summary;
+        const { ceiling, stepInArTokens, blockEfficiency, overJumpForward } = summary;
         if (ceiling === null || stepInArTokens === null || blockEfficiency === null) return `${head}, not met (no step after the first to price).`;
+        // The same figures with the step priced in ar+jump-forward's tokens (its ms per output token).
+        const againstJump = overJumpForward === null ? '' : ` Against ar+jump-forward a step costs ${overJumpForward.stepInTokens.toFixed(2)} of its tokens: every draft accepted gives ${overJumpForward.ceiling.toFixed(2)}× over it, and ${goal.toFixed(2)}× over it needs ${(goal * overJumpForward.stepInTokens).toFixed(2)} tokens a step (the drafts gave ${blockEfficiency.toFixed(2)}).`;
         if (ceiling < goal) {
-          return `${head}, out of reach on this machine: a step costs ${stepInArTokens.toFixed(2)} ar tokens, so even every draft accepted (${L + 1} tokens a step) gives ${ceiling.toFixed(2)}×; the goal needs a step under ${((L + 1) / goal).toFixed(2)} ar tokens.`;
+          return `${head}, out of reach on this machine: a step costs ${stepInArTokens.toFixed(2)} ar tokens, so even every draft accepted (${L + 1} tokens a step) gives ${ceiling.toFixed(2)}×; the goal needs a step under ${((L + 1) / goal).toFixed(2)} ar tokens.${againstJump}`;
         }
-        return `${head}, not met: the ceiling here (${ceiling.toFixed(2)}×) allows it, but at ${stepInArTokens.toFixed(2)} ar tokens a step it needs ${(goal * stepInArTokens).toFixed(2)} tokens a step and the drafts gave ${blockEfficiency.toFixed(2)}.`;
+        return `${head}, not met: the ceiling here (${ceiling.toFixed(2)}×) allows it, but at ${stepInArTokens.toFixed(2)} ar tokens a step it needs ${(goal * stepInArTokens).toFixed(2)} tokens a step and the drafts gave ${blockEfficiency.toFixed(2)}.${againstJump}`;
       }),
   );
   return lines.length === 0 ? null : ['**Goals** (median over presets; a step priced in ar tokens from the steps after each run\'s first)', '', ...lines].join('\n');
@@ -432,6 +442,7 @@ export function formatExcessRow(row: DecodeRow, ar: DecodeRow, costRatio: number
  * that cost, and `ceiling` what every draft accepted (L + 1 tokens a step) would give at the same cost.
  * `draftingHidden` is the bound on drafting beside verification (on the other core): the row's block
  * efficiency at the step's cost less all of its drafting. Null where either row has no step after its first.
+ * `ar` may be any baseline: its ms per output token prices the step (ar+jump-forward's, for the figures over it).
  */
 export function machineAllowance(row: DecodeRow, ar: DecodeRow): { stepInArTokens: number; blockEfficiency: number; speedup: number; ceiling: number; draftingHidden: number } | null {
   if (row.decode.steps === 0 || ar.decode.tokens === 0) return null;
