@@ -2,9 +2,9 @@
  * Hostile input, round two, against the built app in one page's life (one app load) to keep the suite short:
  * malformed stored history records and a hostile share link met by the first load, hostile vLLM scrapes, the
  * other hostile schemas through share links opened in the same tab (one traps xgrammar), a sweep's huge schema
- * compile cancelled, model servers sending more than their manifests list or announcing 2 GB and trickling,
- * each followed by a preset run to the end without a reload; Space on a focused button; a clear in a second
- * tab reaching the first; and the response headers.
+ * compile cancelled, model servers sending more than their manifests list, announcing 2 GB and trickling, or
+ * sending honest sizes too slowly, each followed by a preset run to the end without a reload; Space on a
+ * focused button; a clear in a second tab reaching the first; and the response headers.
  */
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -19,16 +19,26 @@ import { CONTENT_SECURITY_POLICY } from '../../src/contract/csp';
  * Misbehaving model servers serving the bundled manifests: under /oversize/<model>/ every file is 2 MiB long,
  * sent without a Content-Length (the issue's 200 MB body for a file the manifest lists as 346 KB); under
  * /trickle/<model>/ every file announces Content-Length 2 GB and then sends 1 KiB every 2 s (the issue's
- * download that never timed out).
+ * download that never timed out); under /slow/<model>/ every file announces its listed size and sends 64
+ * bytes every 250 ms, within that size and never stalling, only too slowly.
  */
 const misbehavingModelServer: Plugin = {
   name: 'misbehaving-model-server',
   configurePreviewServer(server) {
-    for (const kind of ['oversize', 'trickle'] as const) {
+    for (const kind of ['oversize', 'trickle', 'slow'] as const) {
       server.middlewares.use(`/${kind}/`, (request, response) => {
         const [model, ...file] = (request.url ?? '').split('?')[0]?.split('/').filter(Boolean) ?? [];
-        if (file.join('/') === 'manifest.json' && (model === 'speclab-draft' || model === 'speclab-target')) {
-          response.writeHead(200, { 'content-type': 'application/json' }).end(readFileSync(`public/models/${model}/manifest.json`));
+        if (model !== 'speclab-draft' && model !== 'speclab-target') return void response.writeHead(404).end();
+        const manifestText = readFileSync(`public/models/${model}/manifest.json`, 'utf8');
+        if (file.join('/') === 'manifest.json') {
+          response.writeHead(200, { 'content-type': 'application/json' }).end(manifestText);
+          return;
+        }
+        if (kind === 'slow') {
+          const listed = (JSON.parse(manifestText) as { files: { path: string; bytes: number }[] }).files.find(({ path }) => path === file.join('/'));
+          response.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': listed?.bytes ?? 1024 ** 2 });
+          const timer = setInterval(() => (response.destroyed ? clearInterval(timer) : response.write(Buffer.alloc(64))), 250);
+          response.on('close', () => clearInterval(timer));
           return;
         }
         if (kind === 'trickle') {
@@ -188,7 +198,10 @@ describe('the built app against stored and imported hostile input', { timeout: 3
     await runPresetToEnd(page);
     await customPairFails(page, 'trickle', /is 2147483648 bytes \(Content-Length\), but \d+ bytes at most were expected \(the size the manifest lists\): the download was stopped/);
     await runPresetToEnd(page);
-    await expect(page.locator('[data-history-id]').count()).resolves.toBe(5);
+    // A server sending honest sizes at 256 bytes/s, never stalling: its total time is bounded by the bytes it sent.
+    await customPairFails(page, 'slow', /sent \d+ bytes in \d+\.\d s, slower than the 4096 bytes\/s a download must keep after its first 2 s: the download was stopped/);
+    await runPresetToEnd(page);
+    await expect(page.locator('[data-history-id]').count()).resolves.toBe(6);
 
     // Space on a focused "Race all methods" presses that button (it used to start a plain run instead).
     await page.getByRole('button', { name: 'Race all methods' }).focus();
