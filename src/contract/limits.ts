@@ -41,6 +41,11 @@ export const SCHEMA_LIMITS = {
   /** Values in one enum. */
   enumValues: 10_000,
   /**
+   * Groups inside one another in a `pattern` (or a patternProperties name): xgrammar parses them recursively,
+   * and about 170 levels overflow its wasm stack, corrupting its memory for every later compile.
+   */
+  patternGroupDepth: 32,
+  /**
    * The schema with every local $ref written out: its sub-schemas, and its depth. A few KB of $defs that each
    * reference the next twice expand to billions of sub-schemas, which the output check would walk one by one.
    */

@@ -1,7 +1,7 @@
 /**
  * Hostile input, round two, against the built app in one page's life (one app load) to keep the suite short:
  * malformed stored history records and a hostile share link met by the first load, hostile vLLM scrapes, the
- * other hostile schemas through share links opened in the same tab (one traps xgrammar), a sweep's huge schema
+ * other hostile schemas through share links opened in the same tab, a sweep's huge schema
  * compile cancelled, model servers sending more than their manifests list, announcing 2 GB and trickling, or
  * sending honest sizes too slowly, each followed by a preset run to the end without a reload; Space on a
  * focused button; a clear in a second tab reaching the first; and the response headers.
@@ -70,13 +70,14 @@ const HOSTILE_LINK_SCHEMAS: [string, string, RegExp][] = [
   ['`not` nested 5,000 levels (90 KB)', `{"type":"object","properties":{"x":${'{"not":'.repeat(5000)}{"type":"string"}${'}'.repeat(5000)}}}`, /nests more than 32 levels deep/],
   ['a property name with a quote', JSON.stringify({ type: 'object', properties: { 'a"pwnmarker': { type: 'string' } } }), /the property name .* is not allowed/],
   ['a property name with a backslash and a NUL', JSON.stringify({ type: 'object', properties: { 'b\\\u0000pwnmarker': { type: 'string' } } }), /the property name .* is not allowed/],
+  // xgrammar's parser overflowed its stack on it, and every later compile, presets included, then read memory
+  // out of bounds (the worker restarting was the way out); test/store/engineTrap.test.ts keeps that way out tested.
+  [
+    'a 10 KB regex of 5,000 nested groups',
+    JSON.stringify({ type: 'object', properties: { x: { type: 'string', pattern: `${'('.repeat(5000)}a${')'.repeat(5000)}` } }, required: ['x'] }),
+    /a pattern in the schema nests its groups 5,000 levels deep; the limit is 32/,
+  ],
 ];
-
-/**
- * A 10 KB regex of 5,000 nested groups, within every schema limit: xgrammar's parser overflows its stack, and
- * every later compile, presets included, then read memory out of bounds until the page was reloaded.
- */
-const TRAPPING_SCHEMA = JSON.stringify({ type: 'object', properties: { x: { type: 'string', pattern: `${'('.repeat(5000)}a${')'.repeat(5000)}` } }, required: ['x'] });
 
 /** Writes records straight into the app's history database, as a person with the developer tools could. */
 function writeRecords(records: unknown[]): Promise<void> {
@@ -174,12 +175,6 @@ describe('the built app against stored and imported hostile input', { timeout: 3
     for (const [what, schemaText, message] of HOSTILE_LINK_SCHEMAS.slice(1)) await linkedSchemaFails(page, what, schemaText, message);
     await runPresetToEnd(page);
 
-    // A link whose schema traps xgrammar: the error says the grammar engine restarts, the fresh worker reloads
-    // the pair, and the next preset run works.
-    await linkedSchemaFails(page, 'a regex of 5,000 nested groups', TRAPPING_SCHEMA, /xgrammar crashed on the schema .*The grammar engine is restarted and the models reload; then the next run works\./);
-    await page.getByTestId('provider').waitFor({ timeout: 120_000 });
-    await runPresetToEnd(page);
-
     // A sweep compiles under the run's budget and shows it; Cancel abandons the compile at once.
     await page.locator('#preset').selectOption('custom');
     await page.locator('#schema').fill(JSON.stringify({ type: 'object', properties: Object.fromEntries(Array.from({ length: 10_000 }, (_, i) => [`field_${i}`, { type: 'integer' }])) }));
@@ -201,7 +196,7 @@ describe('the built app against stored and imported hostile input', { timeout: 3
     // A server sending honest sizes at 256 bytes/s, never stalling: its total time is bounded by the bytes it sent.
     await customPairFails(page, 'slow', /sent \d+ bytes in \d+\.\d s, slower than the 4096 bytes\/s a download must keep after its first 2 s: the download was stopped/);
     await runPresetToEnd(page);
-    await expect(page.locator('[data-history-id]').count()).resolves.toBe(6);
+    await expect(page.locator('[data-history-id]').count()).resolves.toBe(5);
 
     // Space on a focused "Race all methods" presses that button (it used to start a plain run instead).
     await page.getByRole('button', { name: 'Race all methods' }).focus();
