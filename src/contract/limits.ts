@@ -41,6 +41,11 @@ export const SCHEMA_LIMITS = {
   /** Values in one enum. */
   enumValues: 10_000,
   /**
+   * Groups inside one another in a `pattern` (or a patternProperties name): xgrammar parses them recursively,
+   * and about 170 levels overflow its wasm stack, corrupting its memory for every later compile.
+   */
+  patternGroupDepth: 32,
+  /**
    * The schema with every local $ref written out: its sub-schemas, and its depth. A few KB of $defs that each
    * reference the next twice expand to billions of sub-schemas, which the output check would walk one by one.
    */
@@ -58,12 +63,19 @@ export const OUTPUT_CHECK_LIMITS = {
   steps: 5_000_000,
 } as const;
 
-/** Bounds on every network read of a model load: the response's headers, any gap in its body, and its pace. */
+/**
+ * Bounds on every network read of a model load: the response's headers, any gap in its body, and its pace.
+ * The pace bounds a download's total time by its size: from its first byte, a body may take `paceGraceSeconds`
+ * plus one second per `minimumBytesPerSecond` it has delivered, and is stopped as soon as it falls behind. The
+ * size counted is what arrived, not what the server or its manifest claims (a manifest may list 4 GiB), so 2 GB
+ * at 1 KiB / 2 s ends after about 2 s, and a real model file at any usable speed never comes near the bound.
+ */
 export const NETWORK_LIMITS = {
   requestSeconds: 15,
   stallSeconds: 15,
-  /** A body slower than this on average (after its first stallSeconds) is stopped: 2 GB at 1 KiB / 2 s ends. */
   minimumBytesPerSecond: 4096,
+  /** A connection's first seconds (TCP slow start) are not held to the pace. */
+  paceGraceSeconds: 2,
 } as const;
 
 /**

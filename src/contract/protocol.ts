@@ -33,13 +33,8 @@ export type LoadPhase = 'download' | 'hash' | 'session';
 export interface NetworkTimeouts {
   /** The server must send its response headers within this. */
   requestMs: number;
-  /** A body may go this long without a byte. */
+  /** A body may go this long without a byte (its pace is bounded too: NETWORK_LIMITS). */
   stallMs: number;
-  /**
-   * Past `stallMs` from its first byte, a body arriving slower than this on average is stopped: a trickle
-   * that never stalls still ends (NETWORK_LIMITS.minimumBytesPerSecond unless a test says otherwise).
-   */
-  minBytesPerSecond?: number;
 }
 
 export type ToWorker =

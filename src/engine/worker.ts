@@ -266,10 +266,16 @@ function stepSink(runId: number) {
       stepsAllowed--;
       if (stepsAllowed > 0) return;
     }
+    let waited = false;
     while (paused && stepsAllowed === 0 && !active?.controller.signal.aborted) {
       post({ type: 'paused', runId, paused: true });
       await new Promise<void>((resolve) => (wake = resolve));
+      waited = true;
     }
+    // The page drew every step up to the pause. Resumed, the run waits FLUSH_MS for its next batch, as a fresh
+    // run waits for its first: counted from before the pause, the first step after it would send a batch at
+    // once, and the page's render would take the CPU from the timed steps (on two cores, a lower tokens/s).
+    if (waited) lastFlush = performance.now();
   };
   return { onStep, flush };
 }

@@ -62,6 +62,27 @@ export interface SchemaSize {
   depth: number;
   /** The longest enum. */
   enumValues: number;
+  /** The deepest nesting of groups in any regex (`pattern`, patternProperties names). */
+  patternGroupDepth: number;
+}
+
+/**
+ * How deeply a regex's groups nest, read as ECMA-262 reads it: an escaped character and a character class's
+ * contents are not groups.
+ */
+export function groupDepth(pattern: string): number {
+  let depth = 0;
+  let deepest = 0;
+  let inClass = false;
+  for (let i = 0; i < pattern.length; i++) {
+    const char = pattern[i];
+    if (char === '\\') i++;
+    else if (inClass) inClass = char !== ']';
+    else if (char === '[') inClass = true;
+    else if (char === '(') deepest = Math.max(deepest, ++depth);
+    else if (char === ')') depth = Math.max(0, depth - 1);
+  }
+  return deepest;
 }
 
 /**
@@ -69,7 +90,7 @@ export interface SchemaSize {
  * deeper than one level past the nesting limit.
  */
 export function measureSchema(schema: unknown): SchemaSize {
-  const size: SchemaSize = { properties: 0, depth: 0, enumValues: 0 };
+  const size: SchemaSize = { properties: 0, depth: 0, enumValues: 0, patternGroupDepth: 0 };
   const pending: [unknown, number][] = [[schema, 1]];
   for (let next = pending.pop(); next; next = pending.pop()) {
     const [node, depth] = next;
@@ -78,6 +99,8 @@ export function measureSchema(schema: unknown): SchemaSize {
     const record = node as Record<string, unknown>;
     if (record.properties && typeof record.properties === 'object') size.properties += Object.keys(record.properties).length;
     if (Array.isArray(record.enum)) size.enumValues = Math.max(size.enumValues, record.enum.length);
+    const patterns = [record.pattern, ...(record.patternProperties && typeof record.patternProperties === 'object' ? Object.keys(record.patternProperties) : [])];
+    for (const pattern of patterns) if (typeof pattern === 'string') size.patternGroupDepth = Math.max(size.patternGroupDepth, groupDepth(pattern));
     if (depth <= SCHEMA_LIMITS.nestingDepth) for (const child of children(record)) pending.push([child, depth + 1]);
   }
   return size;
@@ -157,6 +180,9 @@ function checkDigestible(schema: unknown): void {
   }
   if (size.enumValues > SCHEMA_LIMITS.enumValues) {
     throw new SchemaError(`an enum in the schema lists ${count(size.enumValues)} values; the limit is ${count(SCHEMA_LIMITS.enumValues)}`);
+  }
+  if (size.patternGroupDepth > SCHEMA_LIMITS.patternGroupDepth) {
+    throw new SchemaError(`a pattern in the schema nests its groups ${count(size.patternGroupDepth)} levels deep; the limit is ${SCHEMA_LIMITS.patternGroupDepth}`);
   }
   checkExpansion(schema);
 }

@@ -1,8 +1,8 @@
 /**
  * Reads a model directory over HTTP with download progress, retries, timeouts, cancellation and the browser
- * Cache API. Every read is bounded twice: the server must answer (headers) within `requestMs`, and a body
- * must not stall longer than `stallMs` between chunks; past either the load fails, naming the server, so
- * a server that never answers cannot hold the engine. A file is cached only once its whole body has
+ * Cache API. Every read is bounded three times: the server must answer (headers) within `requestMs`, a body
+ * must not stall longer than `stallMs` between chunks, and must keep NETWORK_LIMITS' pace; past any of these
+ * the load fails, naming the server, so a server that never answers or trickles cannot hold the engine. A file is cached only once its whole body has
  * arrived, so an interrupted download never leaves a half entry; a file whose hash then fails is evicted
  * by `evictModelCache`.
  */
@@ -71,7 +71,6 @@ async function readBody(
   url: URL,
   guard: ReturnType<typeof watchdog>,
   stallMs: number,
-  minBytesPerSecond: number,
   onProgress?: (loaded: number, total: number | null) => void,
   maxBytes: number | null = null,
 ): Promise<Uint8Array<ArrayBuffer>> {
@@ -87,17 +86,22 @@ async function readBody(
   const reader = response.body.getReader();
   const chunks: Uint8Array[] = [];
   let loaded = 0;
-  const started = performance.now();
+  let firstByteAt: number | null = null;
+  const { minimumBytesPerSecond, paceGraceSeconds } = NETWORK_LIMITS;
   for (;;) {
     guard.arm(stallMs, 'send any data');
     const { done, value } = await reader.read();
     if (done) break;
     chunks.push(value);
     loaded += value.length;
-    const seconds = (performance.now() - started) / 1000;
-    if (seconds * 1000 > stallMs && loaded / seconds < minBytesPerSecond) {
+    const now = performance.now();
+    firstByteAt ??= now;
+    const seconds = (now - firstByteAt) / 1000;
+    if (loaded < (seconds - paceGraceSeconds) * minimumBytesPerSecond) {
       void reader.cancel().catch(() => undefined);
-      throw new NetworkTimeoutError(`the server at ${url.origin} sent ${loaded} bytes in ${seconds.toFixed(0)} s, slower than ${minBytesPerSecond} bytes/s: the download was stopped (${url.href})`);
+      throw new NetworkTimeoutError(
+        `the server at ${url.origin} sent ${loaded} bytes in ${seconds.toFixed(1)} s, slower than the ${minimumBytesPerSecond} bytes/s a download must keep after its first ${paceGraceSeconds} s: the download was stopped (${url.href})`,
+      );
     }
     if (maxBytes !== null && loaded > maxBytes) {
       void reader.cancel().catch(() => undefined);
@@ -143,7 +147,7 @@ export function httpReader(baseUrl: string, cache: boolean, options: HttpReaderO
         if (response.headers.get('content-type')?.includes('text/html')) {
           throw new ModelFileMissingError(`${url.href} is a web page, not a model file: is ${base} the address of a model directory?`);
         }
-        const bytes = await readBody(response, url, guard, timeouts.stallMs, timeouts.minBytesPerSecond ?? NETWORK_LIMITS.minimumBytesPerSecond, onProgress, maxBytes ?? null);
+        const bytes = await readBody(response, url, guard, timeouts.stallMs, onProgress, maxBytes ?? null);
         await store?.put(url.href, new Response(bytes, { headers: { 'content-type': 'application/octet-stream' } }));
         return bytes;
       } catch (error) {

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { SCHEMA_LIMITS } from '../../src/contract/limits';
 import { ajvValidator } from '../support/ajvValidator';
 import { interpretedValidator } from '../../src/grammar/interpretedValidator';
-import { SchemaError, checkSchema, measureSchema, parseSchemaText, shortestOutputBytes } from '../../src/grammar/schema';
+import { SchemaError, checkSchema, groupDepth, measureSchema, parseSchemaText, shortestOutputBytes } from '../../src/grammar/schema';
 import { scoreOutput } from '../../src/grammar/score';
 
 const nested = (levels: number) => {
@@ -94,6 +94,26 @@ describe('hostile schemas within the plain limits', () => {
     let conditional: object = { type: 'string' };
     for (let i = 0; i < 100; i++) conditional = { if: conditional };
     expect(() => checkSchema(conditional)).toThrow(/nests more than 32 levels deep/);
+  });
+
+  it('refuses a pattern whose groups nest past the limit (a 10 KB regex of 5,000 nested groups overflowed xgrammar), wherever it is', () => {
+    const groups = (levels: number) => `${'('.repeat(levels)}a${')'.repeat(levels)}`;
+    const withPattern = (pattern: string) => ({ type: 'object', properties: { x: { type: 'string', pattern } } });
+    expect(() => checkSchema(withPattern(groups(5000)))).toThrow(new SchemaError('a pattern in the schema nests its groups 5,000 levels deep; the limit is 32'));
+    expect(() => checkSchema({ type: 'object', $defs: { d: { type: 'object', patternProperties: { [groups(33)]: { type: 'string' } } } } })).toThrow(/nests its groups 33 levels deep/);
+    expect(() => checkSchema({ type: 'array', items: { type: 'object', propertyNames: { pattern: groups(40) } } })).toThrow(/nests its groups 40 levels deep/);
+    expect(checkSchema(withPattern(groups(SCHEMA_LIMITS.patternGroupDepth)))).toEqual([]);
+  });
+
+  it.each([
+    ['^[a-z]+(-[a-z]+)*$', 1],
+    ['((a)(b))|(c)', 2],
+    ['\\((\\()\\)', 1],
+    ['[(((]((a))', 2],
+    ['[\\](((]x', 0],
+    ['(?:(?=a)b)', 2],
+  ])('reads the group depth of %s as %i (escapes and character classes are not groups)', (pattern, depth) => {
+    expect(groupDepth(pattern)).toBe(depth);
   });
 
   it.each(['a"b', 'a\\b', 'a\u0000b', 'x\ny', '__proto__'])('refuses the property name %j', (name) => {

@@ -183,6 +183,24 @@ describe('presentation mode, charts and exports in the built app', () => {
     await chartsFitTheirCards(page);
   });
 
+  it('at 1024 × 768 the reasoning run’s output and counters, the status line and the first chart’s x axis are in view', async () => {
+    await page.setViewportSize({ width: 1024, height: 768 });
+    await chartsFitTheirCards(page);
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await page.screenshot({ path: `${SCREENSHOTS}/presentation-1024x768.png` });
+    for (const name of ['Output', 'Counters']) {
+      const region = await box(page.getByRole('region', { name, exact: true }));
+      expect(inside(region, 1024, 768), `${name} ${JSON.stringify(region)}`).toBe(true);
+    }
+    for (const selector of ['[data-testid="status-line"]', '.chart .recharts-xAxis']) {
+      const found = await box(page.locator(selector).first());
+      expect(inside(found, 1024, 768), `${selector} ${JSON.stringify(found)}`).toBe(true);
+    }
+    await expect(statusLineClipped(page)).resolves.toBe(false);
+    await page.setViewportSize({ width: 1280, height: 720 });
+    await chartsFitTheirCards(page);
+  });
+
   it.each(CHARTS)('exports the %s chart as an SVG of the chart with its title, and as a PNG at 2×', async (chart) => {
     const figure = page.locator(`[data-chart="${chart}"]`);
     const title = (await figure.locator('.chart-title').textContent()) ?? '';
