@@ -2,9 +2,9 @@
  * Reads a model directory over HTTP with download progress, retries, timeouts, cancellation and the browser
  * Cache API. Every read is bounded three times: the server must answer (headers) within `requestMs`, a body
  * must not stall longer than `stallMs` between chunks, and must keep NETWORK_LIMITS' pace; past any of these
- * the load fails, naming the server, so a server that never answers or trickles cannot hold the engine. A file is cached only once its whole body has
- * arrived, so an interrupted download never leaves a half entry; a file whose hash then fails is evicted
- * by `evictModelCache`.
+ * the load fails, naming the server, so a server that never answers or trickles cannot hold the engine. A
+ * file is cached only once its whole body has arrived, so an interrupted download never leaves a half entry;
+ * a file whose hash then fails is evicted by `evictModelCache`.
  */
 import { connectAllowed, connectBlockedMessage } from '../contract/csp';
 import { NETWORK_LIMITS } from '../contract/limits';

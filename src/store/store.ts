@@ -129,9 +129,9 @@ export const DEFAULT_RACE_REPEATS = 3;
 const FIRST_PRESET = SCHEMA_PRESETS[1] ?? (SCHEMA_PRESETS[0] as (typeof SCHEMA_PRESETS)[number]);
 
 /**
- * What a fresh visit drafts with: the schema's forced text for free, then the draft model, the best lossless
- * drafter measured on this CPU (docs/verification.md). A share link or talk scene without a drafter still means
- * `model` (shareUrl.ts), so old links replay bit-identically.
+ * What a fresh visit drafts with: the schema's forced text for free, then the draft model. Measured on this CPU
+ * it is level with the draft model alone over ar and ahead of it over ar+jump-forward (docs/performance.md). A
+ * share link or talk scene without a drafter still means `model` (shareUrl.ts), so old links replay bit-identically.
  */
 export const APP_DEFAULT_DRAFTER: DrafterId = 'model+grammar';
 
