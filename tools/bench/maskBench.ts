@@ -9,7 +9,7 @@ import { SCHEMA_PRESETS } from '../../src/contract/presets';
 
 /** One valid output per preset, in the grammar's one-line layout. */
 export const SAMPLE_OUTPUTS: Record<string, string> = {
-  sentiment: '{"sentiment": "positive"}',
+  sentiment: '{"sentiment": "positive", "reason": "lasts two full days"}',
   person: '{"name": "maria lopez", "age": 34, "member": true}',
   order: '{"order_id": "a-17", "items": [{"sku": "x-100", "quantity": 2}, {"sku": "h-20", "quantity": 1}], "total": 31.5}',
   event: '{"title": "robotics meetup", "date": "2026-03-14", "attendees": 120, "rating": 4.5}',

@@ -60,7 +60,7 @@ export const COMMANDS = {
       'fail-on-invalid': { type: 'boolean', description: 'exit 1, with the first reason, when any output is not schema-valid' },
     },
     examples: ['npm run generate -- --preset person', 'npm run generate -- --free --prompt "Once" --method all --json', 'npm run generate -- --preset person --pair ./my-draft,https://huggingface.co/org/target/resolve/main/'],
-    smoke: ['--preset', 'sentiment', '--method', 'tokenwise', '--max-tokens', '8', '--json', '--pair', 'public/models/speclab-draft,public/models/speclab-target-int8'],
+    smoke: ['--preset', 'sentiment', '--method', 'tokenwise', '--max-tokens', '32', '--json', '--pair', 'public/models/speclab-draft,public/models/speclab-target-int8'],
   },
   'bench:verify': {
     name: 'bench:verify',
