@@ -11,10 +11,11 @@ import { ModelSession } from './session';
 import { TextTokenizer, checkSameTokenizer } from './tokenizer';
 import { timed, timedSync } from '../core/timeline';
 
-/** Reads one file of a model directory; `onProgress` gets (bytes so far, total or null). */
-/** Reads one file of a model directory; `maxBytes` (the manifest's size) stops a larger one at its first extra byte. */
+/**
+ * Reads one file of a model directory; `onProgress` gets (bytes so far, total or null), and `maxBytes` (the
+ * manifest's size, else the most any model file may be) stops a larger one at its first extra byte.
+ */
 export type FileReader = (path: string, onProgress?: (loaded: number, total: number | null) => void, maxBytes?: number) => Promise<Uint8Array>;
-
 
 export interface LoadEvents {
   /** Bytes of one file so far, and its size when the server or the manifest says it. */
@@ -111,7 +112,9 @@ async function fetchModel(read: FileReader, label: string, provider: ExecutionPr
       // The manifest knows each file's size before the server says it.
       const listed = manifest?.files.find((file) => file.path === path)?.bytes ?? null;
       onProgress?.(`${name}/${path}`, 0, listed);
-      const bytes = await timed(`fetch ${label}/${path}`, () => read(path, (loaded, total) => onProgress?.(`${name}/${path}`, loaded, total ?? listed), listed ?? undefined));
+      // A file the manifest does not size (a Hub directory) is still bounded, by the largest size a manifest may list.
+      const maxBytes = listed ?? MANIFEST_LIMITS.fileBytes;
+      const bytes = await timed(`fetch ${label}/${path}`, () => read(path, (loaded, total) => onProgress?.(`${name}/${path}`, loaded, total ?? listed), maxBytes));
       if (manifest) {
         onPhase?.('hash');
         await timed(`sha256 ${label}/${path}`, () => checkFile(manifest, path, bytes));

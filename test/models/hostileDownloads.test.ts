@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { FileTooLargeError, NetworkTimeoutError, httpReader } from '../../src/models/httpReader';
 import { parseManifest } from '../../src/models/manifest';
 
@@ -15,6 +15,9 @@ describe('a model file larger than the manifest lists', () => {
 
   beforeAll(async () => {
     server = createServer((request, response) => {
+      // A Hub directory: no manifest to list sizes, a config.json, and endless files.
+      if (request.url === '/hub/manifest.json') return void response.writeHead(404).end();
+      if (request.url === '/hub/config.json') return void response.end(JSON.stringify({ n_positions: 1024, eos_token_id: 0 }));
       if (request.url?.startsWith('/claims-2gb/')) {
         // Says 2 GB, then trickles.
         response.writeHead(200, { 'content-length': 2 * 1024 ** 3 });
@@ -50,6 +53,27 @@ describe('a model file larger than the manifest lists', () => {
     await expect(read).rejects.toThrow(/is more than 346000 bytes, but 346000 bytes at most were expected/);
     expect(Math.max(...progress)).toBeLessThanOrEqual(346_000);
     expect(sent).toBeLessThan(10 * 1024 * 1024);
+  });
+
+  it('is stopped past the most any model file may be when no manifest lists its size (a Hub directory)', async () => {
+    // The real cap (4 GiB) is far too much to send in a test: the loader and reader are loaded against a 1 MiB one.
+    vi.resetModules();
+    vi.doMock(import('../../src/contract/limits'), async (importOriginal) => {
+      const limits = await importOriginal();
+      return { ...limits, MANIFEST_LIMITS: { ...limits.MANIFEST_LIMITS, fileBytes: 1024 * 1024 } };
+    });
+    try {
+      const { loadModel } = await import('../../src/models/loader');
+      const { httpReader: cappedReader } = await import('../../src/models/httpReader');
+      sent = 0;
+      const load = loadModel({} as typeof import('onnxruntime-web'), cappedReader(`${base}/hub/`, false, { timeouts: SHORT }), 'wasm', 'draft');
+      await expect(load).rejects.toThrow(/is more than 1048576 bytes, but 1048576 bytes at most were expected \(the most any model file may be\): the download was stopped/);
+      // Two files read side by side, each stopped at its first chunk past 1 MiB (the server runs a little ahead).
+      expect(sent).toBeLessThan(10 * 1024 * 1024);
+    } finally {
+      vi.doUnmock('../../src/contract/limits');
+      vi.resetModules();
+    }
   });
 });
 
