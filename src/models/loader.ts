@@ -4,7 +4,7 @@
  * and opens the session. A pair is refused unless draft and target share one tokenizer.
  */
 import type * as ort from 'onnxruntime-web';
-import { ModelLoadError, checkFile, checkProvider, parseManifest, type ModelManifest } from './manifest';
+import { ModelLoadError, checkFile, checkProvider, parseHubConfig, parseManifest, type ModelManifest } from './manifest';
 import type { ExecutionProvider, LoadPhase } from '../contract/protocol';
 import { MANIFEST_LIMITS } from '../contract/limits';
 import { ModelSession } from './session';
@@ -77,19 +77,13 @@ async function describe(read: FileReader, label: string): Promise<Description> {
   } catch (error) {
     if (!(error instanceof ModelFileMissingError)) throw error;
   }
-  const config = parseJson(await read('config.json', undefined, MANIFEST_LIMITS.descriptionBytes), `${label}/config.json`) as Record<string, unknown>;
-  const number = (...keys: string[]) => keys.map((key) => config[key]).find((value): value is number => typeof value === 'number');
-  const contextLength = number('n_positions', 'max_position_embeddings');
-  const eos = number('eos_token_id');
-  if (contextLength === undefined || eos === undefined) {
+  const source = `${label}/config.json`;
+  const config = parseHubConfig(parseJson(await read('config.json', undefined, MANIFEST_LIMITS.descriptionBytes), source), source);
+  if (config === null) {
     throw new ModelLoadError(`${label}: neither manifest.json nor a config.json with n_positions (or max_position_embeddings) and eos_token_id`);
   }
-  const { min, max } = MANIFEST_LIMITS.contextLength;
-  if (!(Number.isInteger(contextLength) && contextLength >= min && contextLength <= max)) {
-    throw new ModelLoadError(`${label}/config.json: the context length must be an integer from ${min} to ${max}, got ${contextLength}`);
-  }
-  const vocab = number('vocab_size');
-  return { name: label, contextLength, manifest: null, stop: eos, shape: vocab === undefined ? {} : { vocab } };
+  const { contextLength, eosTokenId, vocabSize } = config;
+  return { name: label, contextLength, manifest: null, stop: eosTokenId, shape: vocabSize === null ? {} : { vocab: vocabSize } };
 }
 
 /** A model directory's files, read and checked, not yet opened. */

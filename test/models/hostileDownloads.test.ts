@@ -4,7 +4,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { FileTooLargeError, NetworkTimeoutError, httpReader } from '../../src/models/httpReader';
-import { parseManifest } from '../../src/models/manifest';
+import { parseHubConfig, parseManifest } from '../../src/models/manifest';
 
 const SHORT = { requestMs: 2000, stallMs: 2000 };
 
@@ -116,7 +116,34 @@ describe('manifest fields in range', () => {
     expect(() => parseManifest(withArchitecture({ context_length: value }), 'm.json')).toThrow(`m.json: manifest field architecture.context_length must be an integer from 8 to 131072, got ${value}`);
   });
 
+  it.each([undefined, 50256, null])('refuses tokenizer.stop_token %s (the loader looks the stop token up by its text)', (value) => {
+    expect(() => parseManifest({ ...manifest, tokenizer: { ...manifest.tokenizer, stop_token: value } }, 'm.json')).toThrow('m.json: manifest field tokenizer.stop_token must be a string');
+  });
+
   it.each(['https://evil.example/tokenizer.json', '../other/tokenizer.json', '/etc/tokenizer.json', '//evil.example/t.json', 'data:,{}'])('refuses tokenizer.file %s', (file) => {
     expect(() => parseManifest(withTokenizerFile(file), 'm.json')).toThrow(/manifest field tokenizer.file must be a file in the model's own directory/);
+  });
+});
+
+describe('a Hub config.json (no manifest) in range', () => {
+  const gpt2 = { n_positions: 1024, vocab_size: 50257, eos_token_id: 50256 };
+
+  it('reads GPT-2 and Llama field names, and says when the context length or stop token is missing', () => {
+    expect(parseHubConfig(gpt2, 'c.json')).toEqual({ contextLength: 1024, eosTokenId: 50256, vocabSize: 50257 });
+    expect(parseHubConfig({ max_position_embeddings: 2048, eos_token_id: 2 }, 'c.json')).toEqual({ contextLength: 2048, eosTokenId: 2, vocabSize: null });
+    expect(parseHubConfig({ n_positions: 1024 }, 'c.json')).toBeNull();
+    expect(parseHubConfig(null, 'c.json')).toBeNull();
+  });
+
+  it.each([
+    [{ n_positions: 1e9 }, 'field n_positions must be an integer from 8 to 131072, got 1000000000'],
+    [{ vocab_size: 0 }, 'field vocab_size must be an integer from 2 to 1000000, got 0'],
+    [{ vocab_size: 1e9 }, 'field vocab_size must be an integer from 2 to 1000000, got 1000000000'],
+    [{ eos_token_id: -1 }, 'field eos_token_id must be an integer from 0 to 50256, got -1'],
+    [{ eos_token_id: 2.5 }, 'field eos_token_id must be an integer from 0 to 50256, got 2.5'],
+    [{ eos_token_id: 50257 }, 'field eos_token_id must be an integer from 0 to 50256, got 50257'],
+    [{ vocab_size: undefined, eos_token_id: 1e9 }, 'field eos_token_id must be an integer from 0 to 999999, got 1000000000'],
+  ])('refuses %j', (change, message) => {
+    expect(() => parseHubConfig({ ...gpt2, ...change }, 'c.json')).toThrow(`c.json: ${message}`);
   });
 });
