@@ -129,13 +129,13 @@ async function readBody(
 
 export interface BoundedFetchOptions {
   limit: ByteLimit | null;
-  timeouts?: NetworkTimeouts;
-  signal?: AbortSignal;
+  timeouts?: NetworkTimeouts | undefined;
+  signal?: AbortSignal | undefined;
   init?: RequestInit;
   fetchImpl?: typeof fetch;
   /** Refuses a response from its status and headers, before its body is read. */
   checkResponse?: (response: Response) => void;
-  onProgress?: (loaded: number, total: number | null) => void;
+  onProgress?: ((loaded: number, total: number | null) => void) | undefined;
 }
 
 /**
