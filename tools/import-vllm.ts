@@ -12,6 +12,8 @@
 import { realpathSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { pathToFileURL } from 'node:url';
+import { boundedFetch } from '../src/models/httpReader';
+import { SCRAPE_BYTE_LIMIT } from '../src/store/liveScrape';
 import { ScrapeError, adviseDraftLength, readMetrics, modelReports, readingDelta, type ScrapeReading, type SuppliedDraftCounts } from '../src/core/vllmMetrics';
 import { UsageError, runCommand, type Parsed } from './cli/args';
 import { readInputFile } from './cli/input';
@@ -123,12 +125,17 @@ function printReading(json: ReturnType<typeof readingJson>): void {
   }
 }
 
+/** One scrape, bounded like the app's live mode (src/store/liveScrape.ts): too large, endless or silent is refused. */
 async function scrapeUrl(url: URL): Promise<ScrapeReading> {
   let text: string;
   try {
-    const response = await fetch(url);
-    if (!response.ok) throw new Error(`HTTP ${response.status} ${response.statusText}`);
-    text = await response.text();
+    const bytes = await boundedFetch(url, {
+      limit: SCRAPE_BYTE_LIMIT,
+      checkResponse: (response) => {
+        if (!response.ok) throw new Error(`HTTP ${response.status} ${response.statusText}`);
+      },
+    });
+    text = new TextDecoder().decode(bytes);
   } catch (error) {
     throw new UsageError(`cannot scrape ${url.href}: ${(error as Error).message}`);
   }

@@ -102,6 +102,8 @@ export const CLI_LIMITS = {
   fileBytes: 8 * 1024 * 1024,
   /** Timed rounds of a race (--repeats). */
   repeats: 100,
+  /** Seeds or samples per row or cell (--seeds of bench, sweep and scorecard). */
+  seeds: 100,
   /** Characters of one line of untrusted text echoed to the terminal. */
   echoChars: 200,
 } as const;

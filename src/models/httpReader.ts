@@ -7,7 +7,7 @@
  * a file whose hash then fails is evicted by `evictModelCache`.
  */
 import { connectAllowed, connectBlockedMessage } from '../contract/csp';
-import { NETWORK_LIMITS } from '../contract/limits';
+import { MANIFEST_LIMITS, NETWORK_LIMITS } from '../contract/limits';
 import type { NetworkTimeouts } from '../contract/protocol';
 import { ModelFileMissingError, type FileReader } from './loader';
 import { ModelLoadError } from './manifest';
@@ -61,9 +61,18 @@ function watchdog(url: URL, outer: AbortSignal | undefined) {
   };
 }
 
-/** A file larger than expected (the size its manifest lists): stopped at the first byte past that size, and not retried. */
+/**
+ * A file larger than expected (the size its manifest lists, else the most any model file may be): stopped at the
+ * first byte past that size, and not retried.
+ */
 export class FileTooLargeError extends ModelLoadError {
   override name = 'FileTooLargeError';
+}
+
+/** The most a body may hold, and why (said when it is refused). */
+export interface ByteLimit {
+  bytes: number;
+  why: string;
 }
 
 async function readBody(
@@ -71,16 +80,16 @@ async function readBody(
   url: URL,
   guard: ReturnType<typeof watchdog>,
   stallMs: number,
+  limit: ByteLimit | null,
   onProgress?: (loaded: number, total: number | null) => void,
-  maxBytes: number | null = null,
 ): Promise<Uint8Array<ArrayBuffer>> {
   const length = Number(response.headers.get('content-length'));
   const total = Number.isFinite(length) && length > 0 ? length : null;
-  const tooLarge = (bytes: string) => new FileTooLargeError(`${url.href} is ${bytes}, but ${maxBytes} bytes at most were expected (the size the manifest lists): the download was stopped`);
-  if (maxBytes !== null && total !== null && total > maxBytes) throw tooLarge(`${total} bytes (Content-Length)`);
+  const tooLarge = (bytes: string) => new FileTooLargeError(`${url.href} is ${bytes}, but ${limit?.bytes} bytes at most were expected (${limit?.why}): the download was stopped`);
+  if (limit && total !== null && total > limit.bytes) throw tooLarge(`${total} bytes (Content-Length)`);
   if (!response.body) {
     const whole = new Uint8Array(await response.arrayBuffer());
-    if (maxBytes !== null && whole.length > maxBytes) throw tooLarge(`${whole.length} bytes`);
+    if (limit && whole.length > limit.bytes) throw tooLarge(`${whole.length} bytes`);
     return whole;
   }
   const reader = response.body.getReader();
@@ -103,9 +112,9 @@ async function readBody(
         `the server at ${url.origin} sent ${loaded} bytes in ${seconds.toFixed(1)} s, slower than the ${minimumBytesPerSecond} bytes/s a download must keep after its first ${paceGraceSeconds} s: the download was stopped (${url.href})`,
       );
     }
-    if (maxBytes !== null && loaded > maxBytes) {
+    if (limit && loaded > limit.bytes) {
       void reader.cancel().catch(() => undefined);
-      throw tooLarge(`more than ${maxBytes} bytes`);
+      throw tooLarge(`more than ${limit.bytes} bytes`);
     }
     onProgress?.(loaded, total);
   }
@@ -118,10 +127,49 @@ async function readBody(
   return bytes;
 }
 
+export interface BoundedFetchOptions {
+  limit: ByteLimit | null;
+  timeouts?: NetworkTimeouts | undefined;
+  signal?: AbortSignal | undefined;
+  init?: RequestInit;
+  fetchImpl?: typeof fetch;
+  /** Refuses a response from its status and headers, before its body is read. */
+  checkResponse?: (response: Response) => void;
+  onProgress?: ((loaded: number, total: number | null) => void) | undefined;
+}
+
+/**
+ * One GET with its body, bounded like every model file (headers within `requestMs`, no gap over `stallMs`,
+ * NETWORK_LIMITS' pace, at most `limit.bytes`); failures are NetworkTimeoutError, LoadCancelledError,
+ * FileTooLargeError, or what `fetch` or `checkResponse` threw. Also the reader of live /metrics scrapes.
+ */
+export async function boundedFetch(url: URL, options: BoundedFetchOptions): Promise<Uint8Array<ArrayBuffer>> {
+  const { timeouts = DEFAULT_TIMEOUTS, signal, fetchImpl = fetch } = options;
+  const guard = watchdog(url, signal);
+  try {
+    if (signal?.aborted) throw new LoadCancelledError(`loading ${url.href} was cancelled`);
+    guard.arm(timeouts.requestMs, 'respond');
+    const response = await fetchImpl(url, { ...options.init, signal: guard.signal });
+    options.checkResponse?.(response);
+    return await readBody(response, url, guard, timeouts.stallMs, options.limit, options.onProgress);
+  } catch (error) {
+    throw guard.explain(error);
+  } finally {
+    guard.done();
+  }
+}
+
 /** A reader for the directory at `baseUrl` (ending in '/'), cached under MODEL_CACHE when `cache` is true. */
 export function httpReader(baseUrl: string, cache: boolean, options: HttpReaderOptions = {}): FileReader {
   const base = baseUrl.endsWith('/') ? baseUrl : `${baseUrl}/`;
-  const timeouts = options.timeouts ?? DEFAULT_TIMEOUTS;
+  const checkResponse = (url: URL) => (response: Response) => {
+    if (response.status === 404) throw new ModelFileMissingError(`${url.href}: HTTP 404 (no such file)`);
+    if (!response.ok) throw new ModelLoadError(`${url.href}: HTTP ${response.status} ${response.statusText}`);
+    // A web page where a model file should be: the URL is a site, not a model directory (or a server's fallback page).
+    if (response.headers.get('content-type')?.includes('text/html')) {
+      throw new ModelFileMissingError(`${url.href} is a web page, not a model file: is ${base} the address of a model directory?`);
+    }
+  };
   return async (path, onProgress, maxBytes) => {
     // Relative to the page in a browser; Node callers pass an absolute URL.
     const url = new URL(path, typeof location === 'undefined' ? base : new URL(base, location.href));
@@ -134,28 +182,18 @@ export function httpReader(baseUrl: string, cache: boolean, options: HttpReaderO
       onProgress?.(bytes.length, bytes.length);
       return bytes;
     }
+    // The loader's cap is the listed size, or MANIFEST_LIMITS.fileBytes for a file no manifest sizes.
+    const limit = maxBytes === undefined ? null : { bytes: maxBytes, why: maxBytes === MANIFEST_LIMITS.fileBytes ? 'the most any model file may be' : 'the size the manifest lists' };
     let lastError: unknown;
     for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
-      const guard = watchdog(url, options.signal);
       try {
-        if (options.signal?.aborted) throw new LoadCancelledError(`loading ${url.href} was cancelled`);
-        guard.arm(timeouts.requestMs, 'respond');
-        const response = await fetch(url, { signal: guard.signal });
-        if (response.status === 404) throw new ModelFileMissingError(`${url.href}: HTTP 404 (no such file)`);
-        if (!response.ok) throw new ModelLoadError(`${url.href}: HTTP ${response.status} ${response.statusText}`);
-        // A web page where a model file should be: the URL is a site, not a model directory (or a server's fallback page).
-        if (response.headers.get('content-type')?.includes('text/html')) {
-          throw new ModelFileMissingError(`${url.href} is a web page, not a model file: is ${base} the address of a model directory?`);
-        }
-        const bytes = await readBody(response, url, guard, timeouts.stallMs, onProgress, maxBytes ?? null);
+        const bytes = await boundedFetch(url, { limit, timeouts: options.timeouts, signal: options.signal, checkResponse: checkResponse(url), onProgress });
         await store?.put(url.href, new Response(bytes, { headers: { 'content-type': 'application/octet-stream' } }));
         return bytes;
       } catch (error) {
-        lastError = guard.explain(error);
+        lastError = error;
         // A missing file will not appear by asking again; a silent server or a cancelled load is not retried.
         if (lastError instanceof ModelFileMissingError || lastError instanceof NetworkTimeoutError || lastError instanceof LoadCancelledError || lastError instanceof FileTooLargeError) break;
-      } finally {
-        guard.done();
       }
     }
     if (lastError instanceof ModelLoadError) throw lastError;

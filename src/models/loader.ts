@@ -4,17 +4,18 @@
  * and opens the session. A pair is refused unless draft and target share one tokenizer.
  */
 import type * as ort from 'onnxruntime-web';
-import { ModelLoadError, checkFile, checkProvider, parseManifest, type ModelManifest } from './manifest';
+import { ModelLoadError, checkFile, checkProvider, parseHubConfig, parseManifest, type ModelManifest } from './manifest';
 import type { ExecutionProvider, LoadPhase } from '../contract/protocol';
 import { MANIFEST_LIMITS } from '../contract/limits';
 import { ModelSession } from './session';
 import { TextTokenizer, checkSameTokenizer } from './tokenizer';
 import { timed, timedSync } from '../core/timeline';
 
-/** Reads one file of a model directory; `onProgress` gets (bytes so far, total or null). */
-/** Reads one file of a model directory; `maxBytes` (the manifest's size) stops a larger one at its first extra byte. */
+/**
+ * Reads one file of a model directory; `onProgress` gets (bytes so far, total or null), and `maxBytes` (the
+ * manifest's size, else the most any model file may be) stops a larger one at its first extra byte.
+ */
 export type FileReader = (path: string, onProgress?: (loaded: number, total: number | null) => void, maxBytes?: number) => Promise<Uint8Array>;
-
 
 export interface LoadEvents {
   /** Bytes of one file so far, and its size when the server or the manifest says it. */
@@ -76,19 +77,13 @@ async function describe(read: FileReader, label: string): Promise<Description> {
   } catch (error) {
     if (!(error instanceof ModelFileMissingError)) throw error;
   }
-  const config = parseJson(await read('config.json', undefined, MANIFEST_LIMITS.descriptionBytes), `${label}/config.json`) as Record<string, unknown>;
-  const number = (...keys: string[]) => keys.map((key) => config[key]).find((value): value is number => typeof value === 'number');
-  const contextLength = number('n_positions', 'max_position_embeddings');
-  const eos = number('eos_token_id');
-  if (contextLength === undefined || eos === undefined) {
+  const source = `${label}/config.json`;
+  const config = parseHubConfig(parseJson(await read('config.json', undefined, MANIFEST_LIMITS.descriptionBytes), source), source);
+  if (config === null) {
     throw new ModelLoadError(`${label}: neither manifest.json nor a config.json with n_positions (or max_position_embeddings) and eos_token_id`);
   }
-  const { min, max } = MANIFEST_LIMITS.contextLength;
-  if (!(Number.isInteger(contextLength) && contextLength >= min && contextLength <= max)) {
-    throw new ModelLoadError(`${label}/config.json: the context length must be an integer from ${min} to ${max}, got ${contextLength}`);
-  }
-  const vocab = number('vocab_size');
-  return { name: label, contextLength, manifest: null, stop: eos, shape: vocab === undefined ? {} : { vocab } };
+  const { contextLength, eosTokenId, vocabSize } = config;
+  return { name: label, contextLength, manifest: null, stop: eosTokenId, shape: vocabSize === null ? {} : { vocab: vocabSize } };
 }
 
 /** A model directory's files, read and checked, not yet opened. */
@@ -111,7 +106,9 @@ async function fetchModel(read: FileReader, label: string, provider: ExecutionPr
       // The manifest knows each file's size before the server says it.
       const listed = manifest?.files.find((file) => file.path === path)?.bytes ?? null;
       onProgress?.(`${name}/${path}`, 0, listed);
-      const bytes = await timed(`fetch ${label}/${path}`, () => read(path, (loaded, total) => onProgress?.(`${name}/${path}`, loaded, total ?? listed), listed ?? undefined));
+      // A file the manifest does not size (a Hub directory) is still bounded, by the largest size a manifest may list.
+      const maxBytes = listed ?? MANIFEST_LIMITS.fileBytes;
+      const bytes = await timed(`fetch ${label}/${path}`, () => read(path, (loaded, total) => onProgress?.(`${name}/${path}`, loaded, total ?? listed), maxBytes));
       if (manifest) {
         onPhase?.('hash');
         await timed(`sha256 ${label}/${path}`, () => checkFile(manifest, path, bytes));

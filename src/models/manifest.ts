@@ -44,9 +44,9 @@ function field(value: unknown, path: string, source: string, kind: 'number' | 's
   return value;
 }
 
-function inRange(value: number, range: { min: number; max: number }, path: string, source: string): void {
+function inRange(value: number, range: { min: number; max: number }, path: string, source: string, noun = 'manifest field'): void {
   if (!(Number.isInteger(value) && value >= range.min && value <= range.max)) {
-    throw new ModelLoadError(`${source}: manifest field ${path} must be an integer from ${range.min} to ${range.max}, got ${value}`);
+    throw new ModelLoadError(`${source}: ${noun} ${path} must be an integer from ${range.min} to ${range.max}, got ${value}`);
   }
 }
 
@@ -68,6 +68,8 @@ export function parseManifest(json: unknown, source: string): ModelManifest {
   }
   const tokenizer = field(root.tokenizer, 'tokenizer', source, 'object') as Record<string, unknown>;
   relativePath(field(tokenizer.file, 'tokenizer.file', source, 'string') as string, 'tokenizer.file', source);
+  // The loader looks the stop token up by this text.
+  field(tokenizer.stop_token, 'tokenizer.stop_token', source, 'string');
   field(tokenizer.stop_token_id, 'tokenizer.stop_token_id', source, 'number');
   const io = field(root.io, 'io', source, 'object') as Record<string, unknown>;
   field(io.inputs, 'io.inputs', source, 'array');
@@ -88,6 +90,31 @@ export function parseManifest(json: unknown, source: string): ModelManifest {
     field(runsOn.why, 'runs_on.why', source, 'string');
   }
   return json as ModelManifest;
+}
+
+/** What the loader takes from a Hugging Face config.json (GPT-2 or Llama field names), which has no manifest. */
+export interface HubConfig {
+  contextLength: number;
+  /** The stop token's id. */
+  eosTokenId: number;
+  vocabSize: number | null;
+}
+
+/** Reads a Hub config.json's fields in the same ranges as a manifest's; null when it lacks the context length or the stop token. */
+export function parseHubConfig(json: unknown, source: string): HubConfig | null {
+  const config = (typeof json === 'object' && json !== null ? json : {}) as Record<string, unknown>;
+  const numberKey = (...keys: string[]) => keys.find((key) => typeof config[key] === 'number');
+  const contextKey = numberKey('n_positions', 'max_position_embeddings');
+  const number = (key: string | undefined) => (key === undefined ? undefined : (config[key] as number));
+  const contextLength = number(contextKey);
+  const eosTokenId = number(numberKey('eos_token_id'));
+  if (contextKey === undefined || contextLength === undefined || eosTokenId === undefined) return null;
+  inRange(contextLength, MANIFEST_LIMITS.contextLength, contextKey, source, 'field');
+  const vocabSize = number(numberKey('vocab_size')) ?? null;
+  if (vocabSize !== null) inRange(vocabSize, MANIFEST_LIMITS.vocabSize, 'vocab_size', source, 'field');
+  // An id the vocabulary has: below vocab_size where the config gives it.
+  inRange(eosTokenId, { min: 0, max: (vocabSize ?? MANIFEST_LIMITS.vocabSize.max) - 1 }, 'eos_token_id', source, 'field');
+  return { contextLength, eosTokenId, vocabSize };
 }
 
 /** Throws ProviderUnsupportedError where the manifest rules `provider` out. */

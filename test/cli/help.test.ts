@@ -66,6 +66,11 @@ describe('every command has --help and refuses mistakes in one line', () => {
 
   it('checks integers, counts and positive numbers by range', () => {
     expect(refusal(COMMANDS['bench:mask'], ['--L', '0'])).toBe('--L must be a positive integer, got 0');
+    // Counts that size a run are capped by the parser (CLI_LIMITS), and the help says so.
+    for (const [command, option] of [['bench', 'seeds'], ['sweep', 'seeds'], ['scorecard', 'seeds'], ['generate', 'repeats']] as const) {
+      expect(refusal(COMMANDS[command], [`--${option}`, '1e9'])).toBe(`--${option} must be a positive integer up to 100, got 1e9`);
+      expect(helpText(COMMANDS[command])).toMatch(new RegExp(`--${option} N +[^\\n]*, at most 100 \\(default \\d+\\)`));
+    }
     expect(refusal(COMMANDS['models:eval'], ['--acceptance-records', '1.5'])).toBe('--acceptance-records must be a whole number ≥ 0, got 1.5');
     expect(refusal(COMMANDS['import:vllm'], ['--interval', '0'])).toBe('--interval must be a number above 0, got 0');
     expect(refusal(COMMANDS['import:vllm'], ['a.prom', 'b.prom'])).toBe('unexpected argument "b.prom"; see --help');

@@ -4,9 +4,11 @@
  * raw to the terminal. Each CLI runs in-process (its main), not spawned.
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { main } from '../../tools/cli/generate';
 import { main as importVllm } from '../../tools/import-vllm';
 import { readInputFile } from '../../tools/cli/input';
@@ -65,5 +67,36 @@ describe('npm run import:vllm', () => {
     const counters = ['num_drafts_total{engine="0"} 10', 'num_draft_tokens_total{engine="0"} 30', 'num_accepted_tokens_total{engine="0"} 12', `num_accepted_tokens_per_pos_total{engine="0",position="${position}"} 1`];
     const scrape = file(`position-${position}.prom`, counters.map((line) => `vllm:spec_decode_${line}\n`).join(''));
     expect(await refusal(importVllm, [scrape])).toMatch(new RegExp(`^import:vllm: .*needs a position label 0, 1, … below 1024 in decimal, got "${position}"`));
+  });
+
+  describe('--url against a server that sends more than a scrape may hold', () => {
+    let sent = 0;
+    // 64 KiB pieces of metric lines for as long as the client reads, up to 64 MiB.
+    const server = createServer((_request, response) => {
+      response.writeHead(200, { 'content-type': 'text/plain' });
+      const piece = Buffer.from('vllm:spec_decode_num_drafts_total 1\n'.repeat(1800));
+      const push = () => {
+        if (response.destroyed || sent > 64 * 1024 * 1024) return void response.end();
+        sent += piece.length;
+        response.write(piece, () => setImmediate(push));
+      };
+      push();
+    });
+    let base = '';
+    beforeAll(async () => {
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    });
+    afterAll(async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    });
+
+    it('stops reading at the first byte past 8 MiB and refuses it in one line, exit 2', async () => {
+      expect(await refusal(importVllm, ['--url', `${base}/metrics`, '--count', '1'])).toMatch(
+        /^import:vllm: cannot scrape http:\/\/127\.0\.0\.1:\d+\/metrics: .* is more than 8388608 bytes, but 8388608 bytes at most were expected \(the most a scrape may be\): the download was stopped$/,
+      );
+      expect(sent).toBeLessThan(16 * 1024 * 1024);
+    });
   });
 });

@@ -2,9 +2,9 @@
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { FileTooLargeError, NetworkTimeoutError, httpReader } from '../../src/models/httpReader';
-import { parseManifest } from '../../src/models/manifest';
+import { parseHubConfig, parseManifest } from '../../src/models/manifest';
 
 const SHORT = { requestMs: 2000, stallMs: 2000 };
 
@@ -15,6 +15,9 @@ describe('a model file larger than the manifest lists', () => {
 
   beforeAll(async () => {
     server = createServer((request, response) => {
+      // A Hub directory: no manifest to list sizes, a config.json, and endless files.
+      if (request.url === '/hub/manifest.json') return void response.writeHead(404).end();
+      if (request.url === '/hub/config.json') return void response.end(JSON.stringify({ n_positions: 1024, eos_token_id: 0 }));
       if (request.url?.startsWith('/claims-2gb/')) {
         // Says 2 GB, then trickles.
         response.writeHead(200, { 'content-length': 2 * 1024 ** 3 });
@@ -50,6 +53,27 @@ describe('a model file larger than the manifest lists', () => {
     await expect(read).rejects.toThrow(/is more than 346000 bytes, but 346000 bytes at most were expected/);
     expect(Math.max(...progress)).toBeLessThanOrEqual(346_000);
     expect(sent).toBeLessThan(10 * 1024 * 1024);
+  });
+
+  it('is stopped past the most any model file may be when no manifest lists its size (a Hub directory)', async () => {
+    // The real cap (4 GiB) is far too much to send in a test: the loader and reader are loaded against a 1 MiB one.
+    vi.resetModules();
+    vi.doMock(import('../../src/contract/limits'), async (importOriginal) => {
+      const limits = await importOriginal();
+      return { ...limits, MANIFEST_LIMITS: { ...limits.MANIFEST_LIMITS, fileBytes: 1024 * 1024 } };
+    });
+    try {
+      const { loadModel } = await import('../../src/models/loader');
+      const { httpReader: cappedReader } = await import('../../src/models/httpReader');
+      sent = 0;
+      const load = loadModel({} as typeof import('onnxruntime-web'), cappedReader(`${base}/hub/`, false, { timeouts: SHORT }), 'wasm', 'draft');
+      await expect(load).rejects.toThrow(/is more than 1048576 bytes, but 1048576 bytes at most were expected \(the most any model file may be\): the download was stopped/);
+      // Two files read side by side, each stopped at its first chunk past 1 MiB (the server runs a little ahead).
+      expect(sent).toBeLessThan(10 * 1024 * 1024);
+    } finally {
+      vi.doUnmock('../../src/contract/limits');
+      vi.resetModules();
+    }
   });
 });
 
@@ -92,7 +116,34 @@ describe('manifest fields in range', () => {
     expect(() => parseManifest(withArchitecture({ context_length: value }), 'm.json')).toThrow(`m.json: manifest field architecture.context_length must be an integer from 8 to 131072, got ${value}`);
   });
 
+  it.each([undefined, 50256, null])('refuses tokenizer.stop_token %s (the loader looks the stop token up by its text)', (value) => {
+    expect(() => parseManifest({ ...manifest, tokenizer: { ...manifest.tokenizer, stop_token: value } }, 'm.json')).toThrow('m.json: manifest field tokenizer.stop_token must be a string');
+  });
+
   it.each(['https://evil.example/tokenizer.json', '../other/tokenizer.json', '/etc/tokenizer.json', '//evil.example/t.json', 'data:,{}'])('refuses tokenizer.file %s', (file) => {
     expect(() => parseManifest(withTokenizerFile(file), 'm.json')).toThrow(/manifest field tokenizer.file must be a file in the model's own directory/);
+  });
+});
+
+describe('a Hub config.json (no manifest) in range', () => {
+  const gpt2 = { n_positions: 1024, vocab_size: 50257, eos_token_id: 50256 };
+
+  it('reads GPT-2 and Llama field names, and says when the context length or stop token is missing', () => {
+    expect(parseHubConfig(gpt2, 'c.json')).toEqual({ contextLength: 1024, eosTokenId: 50256, vocabSize: 50257 });
+    expect(parseHubConfig({ max_position_embeddings: 2048, eos_token_id: 2 }, 'c.json')).toEqual({ contextLength: 2048, eosTokenId: 2, vocabSize: null });
+    expect(parseHubConfig({ n_positions: 1024 }, 'c.json')).toBeNull();
+    expect(parseHubConfig(null, 'c.json')).toBeNull();
+  });
+
+  it.each([
+    [{ n_positions: 1e9 }, 'field n_positions must be an integer from 8 to 131072, got 1000000000'],
+    [{ vocab_size: 0 }, 'field vocab_size must be an integer from 2 to 1000000, got 0'],
+    [{ vocab_size: 1e9 }, 'field vocab_size must be an integer from 2 to 1000000, got 1000000000'],
+    [{ eos_token_id: -1 }, 'field eos_token_id must be an integer from 0 to 50256, got -1'],
+    [{ eos_token_id: 2.5 }, 'field eos_token_id must be an integer from 0 to 50256, got 2.5'],
+    [{ eos_token_id: 50257 }, 'field eos_token_id must be an integer from 0 to 50256, got 50257'],
+    [{ vocab_size: undefined, eos_token_id: 1e9 }, 'field eos_token_id must be an integer from 0 to 999999, got 1000000000'],
+  ])('refuses %j', (change, message) => {
+    expect(() => parseHubConfig({ ...gpt2, ...change }, 'c.json')).toThrow(`c.json: ${message}`);
   });
 });

@@ -28,6 +28,8 @@ export interface OptionSpec {
   readonly value?: ValueKind;
   /** The value's name in the usage line, e.g. N, FILE, URL. */
   readonly placeholder?: string;
+  /** For 'integer' options: the largest value accepted (CLI_LIMITS); the help says it. */
+  readonly max?: number;
 }
 
 export interface CommandSpec {
@@ -70,7 +72,8 @@ export function helpText(spec: CommandSpec): string {
   const rows = [...entries.map((entry): [string, string] => {
     const option = entry[1];
     const shown = option.default === undefined || option.default === false ? '' : ` (default ${option.default === true ? 'on' : option.default})`;
-    return [flag(entry), `${option.description}${shown}`];
+    const most = option.max === undefined ? '' : `, at most ${option.max}`;
+    return [flag(entry), `${option.description}${most}${shown}`];
   }), ['--help, -h', 'print this help and exit']] as [string, string][];
   if (spec.positionals) rows.unshift([spec.positionals.name, spec.positionals.description]);
   const width = Math.max(...rows.map(([name]) => name.length));
@@ -87,7 +90,7 @@ export function helpText(spec: CommandSpec): string {
   ].join('\n');
 }
 
-function checkValue(name: string, kind: ValueKind, text: string): void {
+function checkValue(name: string, kind: ValueKind, text: string, max = Number.MAX_SAFE_INTEGER): void {
   if (Array.isArray(kind)) {
     if (!kind.includes(text)) throw new UsageError(`--${name} must be one of ${kind.join(', ')}, got ${JSON.stringify(text)}`);
     return;
@@ -103,7 +106,7 @@ function checkValue(name: string, kind: ValueKind, text: string): void {
   }
   const value = numberOption(name, text);
   if (kind === 'positive-number' && !(value > 0)) throw new UsageError(`--${name} must be a number above 0, got ${text}`);
-  if (kind === 'integer' && !(Number.isInteger(value) && value >= 1)) throw new UsageError(`--${name} must be a positive integer, got ${text}`);
+  if (kind === 'integer') positiveInteger(name, text, max);
   if (kind === 'count' && !(Number.isInteger(value) && value >= 0)) throw new UsageError(`--${name} must be a whole number ≥ 0, got ${text}`);
 }
 
@@ -122,7 +125,7 @@ export function parseCommand<S extends CommandSpec>(spec: S, argv: readonly stri
   const values: Record<string, string | boolean | undefined> = {};
   for (const [name, option] of Object.entries(spec.options)) {
     const given = parsed.values[name] as string | boolean | undefined;
-    if (typeof given === 'string') checkValue(name, option.value ?? 'text', given);
+    if (typeof given === 'string') checkValue(name, option.value ?? 'text', given, option.max);
     values[name] = given ?? option.default ?? (option.type === 'boolean' ? false : undefined);
   }
   const max = spec.positionals?.max ?? 0;

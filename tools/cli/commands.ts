@@ -6,6 +6,7 @@
 import type { CommandSpec } from './args';
 import { DRAFTER_IDS } from '../../src/core/draftLaw';
 import { DEFAULT_SAMPLE_TOKEN_BUDGET } from '../../src/contract/bench';
+import { CLI_LIMITS } from '../../src/contract/limits';
 import { METHOD_IDS } from '../../src/core/verify/registry';
 
 const PAIR = { type: 'string', placeholder: 'DRAFT,TARGET', description: 'the model pair to measure, each a local directory or an http(s) URL in the Hub layout (tokenizer.json, onnx/model.onnx); default the bundled pair' } as const;
@@ -55,7 +56,7 @@ export const COMMANDS = {
       trigger: { type: 'string', description: 'free text until this string, then the schema' },
       verifier: { type: 'string', value: ['cpu', 'gpu'], default: 'cpu', description: 'verify on the CPU twin or the WGSL kernels (Dawn)' },
       pair: PAIR,
-      repeats: { type: 'string', value: 'integer', default: '3', description: 'timed rounds of --method all' },
+      repeats: { type: 'string', value: 'integer', max: CLI_LIMITS.repeats, default: '3', description: 'timed rounds of --method all' },
       json: { type: 'boolean', description: 'one JSON object per method' },
       'fail-on-invalid': { type: 'boolean', description: 'exit 1, with the first reason, when any output is not schema-valid' },
     },
@@ -148,7 +149,7 @@ export const COMMANDS = {
     viaVite: true,
     summary: 'The paper\'s table on the bundled models, in Node and headless Chromium: per row the counters, tokens/s and the speedup over ar (median and 95% interval over rounds), then a per-phase profile. Writes <out>.md, <out>.json and with --csv <out>.csv.',
     options: {
-      seeds: { type: 'string', value: 'integer', default: '2', description: 'seeds per row' },
+      seeds: { type: 'string', value: 'integer', max: CLI_LIMITS.seeds, default: '2', description: 'seeds per row' },
       'node-only': { type: 'boolean', description: 'Node only, no Chromium' },
       provider: { type: 'string', value: ['wasm', 'webgpu'], default: 'wasm', description: 'Chromium execution provider' },
       verifier: { type: 'string', value: ['cpu', 'gpu'], default: 'cpu', description: 'Chromium verifier' },
@@ -192,7 +193,7 @@ export const COMMANDS = {
       method: { type: 'string', default: 'spectr-gbv', placeholder: 'ID', description: SPECULATIVE_METHODS },
       K: { type: 'string', value: 'list', default: '1,2,3', description: 'K values' },
       L: { type: 'string', value: 'list', default: '2,4,6', description: 'L values' },
-      seeds: { type: 'string', value: 'integer', default: '4', description: 'samples per cell (the bootstrap\'s units), each on its own successive seeds' },
+      seeds: { type: 'string', value: 'integer', max: CLI_LIMITS.seeds, default: '4', description: 'samples per cell (the bootstrap\'s units), each on its own successive seeds' },
       'token-budget': { type: 'string', value: 'integer', default: String(DEFAULT_SAMPLE_TOKEN_BUDGET), description: 'a sample runs seeds until ar and the method have each output this many tokens' },
       seed: { type: 'string', default: '1', placeholder: 'N', description: 'first seed' },
       temperature: { type: 'string', default: '1', placeholder: 'T', description: 'sampling temperature' },
@@ -212,7 +213,7 @@ export const COMMANDS = {
     summary: 'The structured-output scorecard on the bundled models: one row per preset and constraint state (the schema on, and the same prompt without it); validity is judged by the JSON-schema validator against the full schema; tokens/s, and the schema-on row\'s speed over schema-off on the same seeds, with 95% bootstrap intervals over --seeds samples run to --token-budget tokens, marked "within noise" where the ratio\'s interval holds 1.0.',
     options: {
       presets: { type: 'string', value: 'list', default: 'sentiment,person', description: 'presets' },
-      seeds: { type: 'string', value: 'integer', default: '3', description: 'samples per preset (the bootstrap\'s units), each on its own successive seeds' },
+      seeds: { type: 'string', value: 'integer', max: CLI_LIMITS.seeds, default: '3', description: 'samples per preset (the bootstrap\'s units), each on its own successive seeds' },
       'token-budget': { type: 'string', value: 'integer', default: String(DEFAULT_SAMPLE_TOKEN_BUDGET), description: 'a sample runs seeds until the schema-on and schema-off decodes have each output this many tokens' },
       seed: { type: 'string', default: '1', placeholder: 'N', description: 'first seed' },
       method: { type: 'string', default: 'spectr-gbv', placeholder: 'ID', description: `ar, ar+jump-forward, ${SPECULATIVE_METHODS}` },

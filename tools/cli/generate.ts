@@ -14,7 +14,6 @@
  * by the token limit or the context, or at a grammar dead end), so that CI scripts can rely on it.
  */
 import { setupNodeEngine } from '../nodeEngine';
-import { CLI_LIMITS } from '../../src/contract/limits';
 import { errorSummary, validateRunParams } from '../../src/contract/validation';
 import type { DrafterId } from '../../src/core/draftLaw';
 import { counterFields } from '../../src/core/metrics';
@@ -64,7 +63,7 @@ function parse(values: Values<typeof COMMANDS.generate>): { params: RunParams; m
       throw error;
     }
   }
-  const repeats = positiveInteger('repeats', values.repeats, CLI_LIMITS.repeats);
+  const repeats = positiveInteger('repeats', values.repeats);
   return { params: checked.params, methods, json: values.json, verifier: values.verifier, repeats, failOnInvalid: values['fail-on-invalid'] };
 }
 

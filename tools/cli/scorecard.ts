@@ -22,7 +22,7 @@ function parse(values: Values<typeof COMMANDS.scorecard>): { spec: ScorecardSpec
   const presets = values.presets.split(',').map((id) => presetOption(id.trim()).id);
   const spec: ScorecardSpec = {
     presets,
-    seeds: positiveInteger('seeds', values.seeds, 100),
+    seeds: positiveInteger('seeds', values.seeds),
     tokenBudget: positiveInteger('token-budget', values['token-budget'], 100_000),
     base: {
       method,
