@@ -94,7 +94,9 @@ export function suiteDevPages(): { open: (path: string) => Promise<Page> } {
   beforeAll(async () => {
     // A dependency cache per vitest worker: two suites pre-bundling into one folder at once can race on a clean clone.
     const cacheDir = join('node_modules', '.vite', `suite-worker-${process.env.VITEST_POOL_ID ?? process.pid}`);
-    server = await createServer({ logLevel: 'warn', cacheDir, server: { port: 0, host: '127.0.0.1' } });
+    // The heavy dependencies pre-bundled at start: one found only when a page imports it makes Vite re-bundle and
+    // reload that page mid-test ("execution context was destroyed"), depending on which suite ran first.
+    server = await createServer({ logLevel: 'warn', cacheDir, optimizeDeps: { include: ['onnxruntime-web', '@mlc-ai/web-xgrammar'] }, server: { port: 0, host: '127.0.0.1' } });
     await server.listen();
     browser = await launchChromium();
   });
