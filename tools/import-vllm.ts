@@ -12,8 +12,8 @@
 import { realpathSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { pathToFileURL } from 'node:url';
-import { boundedFetch } from '../src/models/httpReader';
-import { SCRAPE_LIMITS } from '../src/contract/limits';
+import { SCRAPE_BYTE_LIMIT } from '../src/store/liveScrape';
+import { boundedFetch } from '../src/contract/boundedFetch';
 import { ScrapeError, adviseDraftLength, readMetrics, modelReports, readingDelta, type ScrapeReading, type SuppliedDraftCounts } from '../src/core/vllmMetrics';
 import { UsageError, runCommand, type Parsed } from './cli/args';
 import { readInputFile } from './cli/input';
@@ -130,7 +130,7 @@ async function scrapeUrl(url: URL): Promise<ScrapeReading> {
   let text: string;
   try {
     const bytes = await boundedFetch(url, {
-      limit: { bytes: SCRAPE_LIMITS.bytes, why: 'the most a scrape may be' },
+      limit: SCRAPE_BYTE_LIMIT,
       checkResponse: (response) => {
         if (!response.ok) throw new Error(`HTTP ${response.status} ${response.statusText}`);
       },

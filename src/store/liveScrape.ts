@@ -4,7 +4,9 @@
  * server allows it (CORS), and only where the app's Content-Security-Policy lets it connect (https:, or the
  * app's own origin); either refusal is said in plain words, with the terminal's way round it.
  */
+import { BoundedReadError, boundedFetch } from '../contract/boundedFetch';
 import { connectAllowed } from '../contract/csp';
+import { SCRAPE_LIMITS } from '../contract/limits';
 import { ScrapeError, readMetrics, readingDelta, type ScrapeReading } from '../core/vllmMetrics';
 
 const TERMINAL = (url: string) => `npm run import:vllm -- --url ${url} reads it from a terminal`;
@@ -24,17 +26,32 @@ export function liveScrapeUrl(text: string, origin: string): URL {
   return url;
 }
 
-/** One scrape of a live server, read per model; a fetch the browser refuses or cannot make is said plainly. */
+/** The most a scrape's body may hold: a larger or endless one is stopped at its first byte past it. */
+export const SCRAPE_BYTE_LIMIT = { bytes: SCRAPE_LIMITS.bytes, why: 'the most a scrape may be' };
+
+/**
+ * One scrape of a live server, read per model, bounded in bytes and time like a model download; a fetch the
+ * browser refuses or cannot make is said plainly.
+ */
 export async function fetchScrape(url: URL, fetchImpl: typeof fetch = fetch): Promise<ScrapeReading> {
-  let response: Response;
+  let bytes: Uint8Array;
   try {
-    response = await fetchImpl(url.href, { cache: 'no-store' });
-  } catch {
+    bytes = await boundedFetch(url, {
+      limit: SCRAPE_BYTE_LIMIT,
+      init: { cache: 'no-store' },
+      fetchImpl,
+      checkResponse: (response) => {
+        if (!response.ok) throw new ScrapeError(`${url.href}: HTTP ${response.status} ${response.statusText}`);
+      },
+    });
+  } catch (error) {
+    if (error instanceof ScrapeError) throw error;
+    // Too large, too slow, or cancelled: the reader's own words.
+    if (error instanceof BoundedReadError) throw new ScrapeError(error.message);
     // The browser gives no reason it lets a page read: a CORS refusal and a server that is down look the same.
     throw new ScrapeError(`${url.href}: the server did not allow this page to read it (CORS) or is unreachable; start vLLM with --allowed-origins for this page's origin, or ${TERMINAL(url.href)}`);
   }
-  if (!response.ok) throw new ScrapeError(`${url.href}: HTTP ${response.status} ${response.statusText}`);
-  return readMetrics(await response.text(), url.href);
+  return readMetrics(new TextDecoder().decode(bytes), url.href);
 }
 
 /** Live polling's state: the last scrape, and the window between it and the one before (null after the first). */

@@ -3,7 +3,8 @@ import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { FileTooLargeError, NetworkTimeoutError, httpReader } from '../../src/models/httpReader';
+import { FileTooLargeError, NetworkTimeoutError } from '../../src/contract/boundedFetch';
+import { httpReader } from '../../src/models/httpReader';
 import { parseHubConfig, parseManifest } from '../../src/models/manifest';
 
 const SHORT = { requestMs: 2000, stallMs: 2000 };

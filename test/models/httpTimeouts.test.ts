@@ -3,7 +3,8 @@ import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ModelFileMissingError } from '../../src/models/loader';
-import { LoadCancelledError, NetworkTimeoutError, httpReader } from '../../src/models/httpReader';
+import { LoadCancelledError, NetworkTimeoutError } from '../../src/contract/boundedFetch';
+import { httpReader } from '../../src/models/httpReader';
 
 const SHORT = { requestMs: 300, stallMs: 300 };
 

@@ -1,6 +1,7 @@
 /**
  * The vLLM view's live mode, without a browser: which addresses the page may read, a fetch the browser
- * refuses (CORS) or cannot make said plainly, a scrape read per model, and windows between scrapes.
+ * refuses (CORS) or cannot make said plainly, a scrape read per model, windows between scrapes, and a body read
+ * no further than the scrape byte limit.
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
@@ -46,5 +47,28 @@ describe('the vLLM view, live', () => {
     expect(second.window).toEqual(readingDelta(readMetrics(fixture('before.prom')), readMetrics(fixture('after.prom'))));
     // A restart between scrapes (counters went backwards) is the reader's refusal, not a negative window.
     expect(() => nextLiveState(second, readMetrics(fixture('before.prom')))).toThrow(/went backwards/);
+  });
+
+  it('stops reading an endless scrape at its first chunk past 8 MiB, with the one-line reason', async () => {
+    let pulled = 0;
+    // 64 KiB chunks for as long as the reader pulls, with no Content-Length: only the byte limit can stop it.
+    const endless: typeof fetch = () =>
+      Promise.resolve(
+        new Response(
+          new ReadableStream<Uint8Array>({
+            pull(controller) {
+              pulled += 65536;
+              controller.enqueue(new Uint8Array(65536).fill(120));
+            },
+          }),
+        ),
+      );
+    const scrape = fetchScrape(new URL('https://gpu-box:8000/metrics'), endless);
+    await expect(scrape).rejects.toThrow(ScrapeError);
+    await expect(scrape).rejects.toThrow(
+      /^https:\/\/gpu-box:8000\/metrics is more than 8388608 bytes, but 8388608 bytes at most were expected \(the most a scrape may be\): the download was stopped$/,
+    );
+    // The limit plus the one chunk past it, and what the stream queued ahead of the reader.
+    expect(pulled).toBeLessThanOrEqual(8 * 1024 * 1024 + 4 * 65536);
   });
 });

@@ -8,6 +8,7 @@ import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { UsageError } from './args';
 import { MODEL_FILE, type ModelPairHandle } from '../../src/models/loader';
+import { BoundedReadError } from '../../src/contract/boundedFetch';
 import { ModelLoadError } from '../../src/models/manifest';
 import { loadPairAt } from '../bundled';
 
@@ -50,7 +51,7 @@ export async function loadPairOption(location: PairLocation): Promise<ModelPairH
   try {
     return await loadPairAt(location);
   } catch (error) {
-    if (error instanceof ModelLoadError) throw new UsageError(`the pair ${location.draft} → ${location.target} did not load: ${error.message}`);
+    if (error instanceof ModelLoadError || error instanceof BoundedReadError) throw new UsageError(`the pair ${location.draft} → ${location.target} did not load: ${error.message}`);
     throw error;
   }
 }
