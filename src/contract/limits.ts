@@ -100,10 +100,12 @@ export const CHART_POSITIONS = 64;
 export const CLI_LIMITS = {
   /** A schema or scrape file, in bytes. */
   fileBytes: 8 * 1024 * 1024,
-  /** Timed rounds of a race (--repeats). */
+  /** Timed rounds of a race, or timed forwards per figure (--repeats of generate and bench:gpu). */
   repeats: 100,
-  /** Seeds or samples per row or cell (--seeds of bench, sweep and scorecard). */
+  /** Seeds or samples per row or cell (--seeds of bench, bench:gpu, sweep and scorecard). */
   seeds: 100,
+  /** Timed rounds per preset (--rounds of bench:gpu). */
+  rounds: 100,
   /** Characters of one line of untrusted text echoed to the terminal. */
   echoChars: 200,
 } as const;

@@ -12,11 +12,14 @@ afterEach(() => {
 
 describe('npm run bench:gpu', () => {
   it.each([
-    [['--seeds', '0'], 'bench:gpu: --seeds must be a positive integer, got 0'],
+    [['--seeds', '0'], 'bench:gpu: --seeds must be a positive integer up to 100, got 0'],
+    [['--seeds', '1e9'], 'bench:gpu: --seeds must be a positive integer up to 100, got 1e9'],
     [['--rounds', 'many'], 'bench:gpu: --rounds must be a number, got "many"'],
+    [['--rounds', '101'], 'bench:gpu: --rounds must be a positive integer up to 100, got 101'],
     [['--out', ''], 'bench:gpu: --out needs a file name'],
     [['--presets', 'sentiment,nope'], /^bench:gpu: --preset: .*nope/],
-    [['--repeats', '0'], 'bench:gpu: --repeats must be a positive integer, got 0'],
+    [['--repeats', '0'], 'bench:gpu: --repeats must be a positive integer up to 100, got 0'],
+    [['--repeats', '1e9'], 'bench:gpu: --repeats must be a positive integer up to 100, got 1e9'],
     [['--gpu'], /^bench:gpu: Unknown option '--gpu'/],
   ] as [string[], string | RegExp][])('refuses %j', async (argv, expected) => {
     const printed = await refusal(main, argv);

@@ -173,10 +173,10 @@ export const COMMANDS = {
     summary: 'The decode bench in headless Chromium as a GPU machine runs it by default: models on the WebGPU EP (float32 target), the WGSL verifier reading their logits in place; per-forward and per-phase times and each method\'s speedup over ar, as markdown and JSON. On a software adapter the figures are labelled CPU figures.',
     options: {
       quick: { type: 'boolean', description: 'one seed, one round, spectr-gbv at K = 3, L = 4 only (about 3.5 minutes on SwiftShader)' },
-      seeds: { type: 'string', value: 'integer', default: '1', description: 'seeds per row' },
-      rounds: { type: 'string', value: 'integer', default: '2', description: 'timed rounds per preset' },
+      seeds: { type: 'string', value: 'integer', max: CLI_LIMITS.seeds, default: '1', description: 'seeds per row' },
+      rounds: { type: 'string', value: 'integer', max: CLI_LIMITS.rounds, default: '2', description: 'timed rounds per preset' },
       presets: { type: 'string', value: 'list', placeholder: 'ID,…', description: 'presets to run (default all; the untimed warm-up runs on the first)' },
-      repeats: { type: 'string', value: 'integer', default: '10', description: 'timed forwards per per-forward figure (c, the cost ratio, is a median over min(3, N) rounds)' },
+      repeats: { type: 'string', value: 'integer', max: CLI_LIMITS.repeats, default: '10', description: 'timed forwards per per-forward figure (c, the cost ratio, is a median over min(3, N) rounds)' },
       out: { type: 'string', value: 'file', default: 'bench-results/gpu', placeholder: 'PATH', description: 'writes PATH.md and PATH.json' },
       chromium: { type: 'string', value: 'file', default: '/usr/bin/chromium', placeholder: 'PATH', description: 'the Chromium binary' },
     },
