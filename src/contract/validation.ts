@@ -3,7 +3,7 @@
  * from limits.ts. Every check returns messages by field and never throws: a caller shows them next to the
  * field (form, link), prints them (CLI) or sends them back (worker).
  */
-import { DRAFTER_IDS, isDrafterId, type DrafterId } from '../core/draftLaw';
+import { DRAFTER_IDS, DRAFT_SOURCES, isDrafterId, type DrafterId } from '../core/draftLaw';
 import { LIMITS, type LimitedParam, type NumericLimit } from './limits';
 import { DECODE_METHODS, type DecodeMethod, type DraftingMode, type RunParams } from './runParams';
 
@@ -144,6 +144,11 @@ export function checkRunReport(value: unknown): string | null {
     if (!isCount(counters[name])) return `the counter ${name} is not a count`;
   }
   if (!isCountList(counters.histogram, L + 1) || !isCountList(counters.acceptedAtLeast, L)) return 'the accepted-length histogram does not match L';
+  // The comparison reads the counts per draft source (a record without them passed here once and threw in the panel).
+  const bySource = counters.bySource;
+  if (!(isRecord(bySource) && DRAFT_SOURCES.every((source) => isRecord(bySource[source]) && ['drafted', 'invalidated', 'accepted'].every((name) => isCount((bySource[source] as Record<string, unknown>)[name]))))) {
+    return 'the counters by draft source are missing';
+  }
   if (typeof value.tokensPerSecond !== 'number' || !Number.isFinite(value.tokensPerSecond)) return 'tokens/s is not a number';
   const speclab = isRecord(value.metrics) ? value.metrics.speclab : undefined;
   if (!isRecord(speclab)) return 'the exported metrics are missing';

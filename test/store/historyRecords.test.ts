@@ -31,7 +31,7 @@ function goodReport(): RunReport {
 }
 
 describe('stored history records', () => {
-  it('keeps the good ones newest first and drops each malformed one (null report, id alone, empty report, bad params, wrong histogram)', () => {
+  it('keeps the good ones newest first and drops each malformed one (null report, id alone, empty report, bad params, wrong histogram, no counts per draft source)', () => {
     const good = goodReport();
     const records: unknown[] = [
       { id: 'old', finishedAt: 1, report: good },
@@ -40,13 +40,16 @@ describe('stored history records', () => {
       { id: 'z', finishedAt: 6, report: {} },
       { id: 'p', finishedAt: 7, report: { ...good, params: { ...good.params, K: 1e9 } } },
       { id: 'h', finishedAt: 8, report: { ...good, counters: { ...good.counters, histogram: [1] } } },
+      // Without counts per draft source it used to load, then throw in the comparison of two runs.
+      { id: 's', finishedAt: 9, report: { ...good, counters: { ...good.counters, bySource: undefined } } },
+      { id: 'g', finishedAt: 10, report: { ...good, counters: { ...good.counters, bySource: { ...good.counters.bySource, grammar: { drafted: -1, invalidated: 0, accepted: 0 } } } } },
       null,
       'text',
       { id: 'new', finishedAt: 2, report: good },
     ];
     const { entries, notice } = readHistoryRecords(records);
     expect(entries.map((entry) => entry.id)).toEqual(['new', 'old']);
-    expect(notice).toBe('7 stored runs were unreadable and were dropped ("x": the report is missing).');
+    expect(notice).toBe('9 stored runs were unreadable and were dropped ("x": the report is missing).');
   });
 
   it('gives no notice when every record is good, and the store shows the notice until the history is cleared', () => {
