@@ -202,8 +202,8 @@ export class GrammarEngine {
     const plan = planGrammar(schema);
     const grammarText = JSON.stringify(plan.schema);
     const compiled = await capturingXgrammarErrors('schema', async () => {
-      if (plan.placeholders.length === 0) return this.compiler.compileJSONSchema(grammarText, false, -1);
-      // The same grammar compileJSONSchema builds, with the exact rules in place of their placeholders.
+      if (plan.placeholders.length === 0 && plan.keys.length === 0) return this.compiler.compileJSONSchema(grammarText, false, -1);
+      // The same grammar compileJSONSchema builds, with the exact rules and property names in place of their placeholders.
       const ebnf = await (await loadXgrammar()).Testings._jsonSchemaToEBNF(grammarText, false, -1);
       return this.compiler.compileGrammar(substituteRules(ebnf, plan), 'root');
     });

@@ -10,6 +10,11 @@
  * enum's JSON texts (no literal is then a prefix of another alternative). The grammar is compiled from that
  * EBNF, so the matcher, and every mask it hands out (target, drafts, bonus row, WGSL path), reads the exact rule.
  *
+ * Property names go the same way: xgrammar writes a name into its grammar text unescaped, so a quote, a
+ * backslash or a control character in it would end the literal early (and be read as grammar). Such a name is
+ * renamed to a placeholder (in `properties`, `required` and local `$ref`s) and the placeholder key's literal
+ * replaced by the JSON-escaped name, so the output spells the name exactly as JSON writes it (`"a\"b"`).
+ *
  * Bounded numbers are written without an exponent and with at most k = max(6, the bounds' own decimals, ≤ 20)
  * fraction digits: a subset of the valid outputs, each of which ajv accepts (the decimal value lies in the
  * range, and rounding to a double is monotonic; an exclusive bound is replaced by the next double inward).
@@ -23,6 +28,10 @@ export interface GrammarPlan {
   placeholders: { literal: string; rule: string }[];
   /** The EBNF lines defining those rules. */
   lines: string[];
+  /** Each renamed property name's key literal as xgrammar's EBNF writes it, and the literal of the name JSON-escaped. */
+  keys: { literal: string; escaped: string }[];
+  /** What every key placeholder starts with: none may be left in the grammar once the keys are restored. */
+  keyPrefix: string;
 }
 
 const NUMERIC_BOUNDS = ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum'] as const;
@@ -246,6 +255,38 @@ export function exactKind(record: Record<string, unknown>): 'enum' | 'range' | n
 export const hasDroppedBounds = (record: Record<string, unknown>) =>
   exactKind(record) === null && !('enum' in record) && !('const' in record) && NUMERIC_BOUNDS.some((key) => key in record);
 
+/** Names that would break xgrammar's grammar text: a quote, a backslash or a control character (DEL too). */
+// eslint-disable-next-line no-control-regex
+const UNSAFE_NAME = /["\\\u0000-\u001f\u007f]/u;
+
+/** Keywords whose value maps names to sub-schemas, and those whose value lists sub-schemas: how a JSON pointer alternates. */
+const NAMED_SUBSCHEMAS = new Set(['properties', '$defs', 'definitions', 'patternProperties', 'dependentSchemas']);
+const LISTED_SUBSCHEMAS = new Set(['anyOf', 'oneOf', 'allOf', 'prefixItems']);
+
+/** A local $ref with every renamed property name along its pointer renamed too, so xgrammar still finds its target. */
+function renamedRef(ref: string, rename: (name: string) => string): string {
+  if (!ref.startsWith('#/')) return ref;
+  let previous: string | null = null;
+  const parts = ref
+    .slice(2)
+    .split('/')
+    .map((part) => {
+      const keyword = previous;
+      previous = keyword !== null && (NAMED_SUBSCHEMAS.has(keyword) || LISTED_SUBSCHEMAS.has(keyword)) ? null : part;
+      if (keyword !== 'properties') return part;
+      let name = part;
+      try {
+        name = decodeURIComponent(part);
+      } catch {
+        // Not percent-encoded: the part as written.
+      }
+      name = name.replaceAll('~1', '/').replaceAll('~0', '~');
+      const renamed = rename(name);
+      return renamed === name ? part : renamed;
+    });
+  return `#/${parts.join('/')}`;
+}
+
 /** The schema as xgrammar is given it, and the exact rules for its placeholders. The input is not changed. */
 export function planGrammar(schema: unknown): GrammarPlan {
   const text = JSON.stringify(schema) ?? '';
@@ -253,19 +294,43 @@ export function planGrammar(schema: unknown): GrammarPlan {
   for (let i = 0; text.includes(prefix); i++) prefix = `speclab${i}x`;
   const writer = new RuleWriter(prefix);
   const placeholders: GrammarPlan['placeholders'] = [];
-  const visit = (node: unknown, path: string): unknown => {
+  const keyPrefix = `${prefix}_key`;
+  const renamed = new Map<string, string>();
+  const keys: GrammarPlan['keys'] = [];
+  const rename = (name: string): string => {
+    if (!UNSAFE_NAME.test(name)) return name;
+    let placeholder = renamed.get(name);
+    if (placeholder === undefined) {
+      placeholder = `${keyPrefix}${renamed.size}`;
+      renamed.set(name, placeholder);
+      keys.push({ literal: ebnfLiteral(JSON.stringify(placeholder)), escaped: ebnfLiteral(JSON.stringify(name)) });
+    }
+    return placeholder;
+  };
+  /**
+   * `exact`: whether exact rules are written here. Sub-schemas xgrammar ignores (`not`, `if`, …) are kept as
+   * they are, as their placeholders would never reach its grammar, but their names are renamed all the same.
+   */
+  const visit = (node: unknown, path: string, exact: boolean): unknown => {
     if (typeof node !== 'object' || node === null) return node;
-    if (Array.isArray(node)) return node.map((child, i) => visit(child, `${path}[${i}]`));
+    if (Array.isArray(node)) return node.map((child, i) => visit(child, `${path}[${i}]`, exact));
     const record = { ...(node as Record<string, unknown>) };
-    for (const key of ['properties', '$defs', 'definitions', 'patternProperties'] as const) {
+    for (const key of NAMED_SUBSCHEMAS) {
       const group = record[key];
       if (group && typeof group === 'object' && !Array.isArray(group)) {
-        record[key] = Object.fromEntries(Object.entries(group).map(([name, child]) => [name, visit(child, `${path}.${key}.${name}`)]));
+        const visitNamed = ([name, child]: [string, unknown]) => [key === 'properties' ? rename(name) : name, visit(child, `${path}.${key}.${name}`, exact && key !== 'dependentSchemas')];
+        record[key] = Object.fromEntries(Object.entries(group).map(visitNamed));
       }
     }
     for (const key of ['items', 'additionalProperties', 'contains', 'anyOf', 'oneOf', 'allOf', 'prefixItems'] as const) {
-      if (record[key] !== undefined) record[key] = visit(record[key], `${path}.${key}`);
+      if (record[key] !== undefined) record[key] = visit(record[key], `${path}.${key}`, exact);
     }
+    for (const key of ['not', 'if', 'then', 'else', 'propertyNames', 'unevaluatedProperties', 'unevaluatedItems'] as const) {
+      if (record[key] !== undefined) record[key] = visit(record[key], `${path}.${key}`, false);
+    }
+    if (Array.isArray(record.required)) record.required = record.required.map((name: unknown) => (typeof name === 'string' ? rename(name) : name));
+    if (typeof record.$ref === 'string') record.$ref = renamedRef(record.$ref, rename);
+    if (!exact) return record;
     const kind = exactKind(record);
     if (kind === null) {
       return hasDroppedBounds(record) ? Object.fromEntries(Object.entries(record).filter(([key]) => !(NUMERIC_BOUNDS as readonly string[]).includes(key))) : record;
@@ -281,16 +346,20 @@ export function planGrammar(schema: unknown): GrammarPlan {
     const kept = Object.fromEntries(Object.entries(record).filter(([key]) => key === '$defs' || key === 'definitions'));
     return { ...kept, const: placeholder };
   };
-  const rewritten = visit(schema, '$');
-  return { schema: rewritten, placeholders, lines: writer.lines };
+  const rewritten = visit(schema, '$', true);
+  return { schema: rewritten, placeholders, lines: writer.lines, keys, keyPrefix };
 }
 
-/** Puts the exact rules in place of their placeholders in xgrammar's EBNF for the rewritten schema. */
+/** Puts the exact rules in place of their placeholders, and the property names in place of theirs, in xgrammar's EBNF for the rewritten schema. */
 export function substituteRules(ebnf: string, plan: GrammarPlan): string {
   let text = ebnf;
   for (const { literal, rule } of plan.placeholders) {
     if (!text.includes(literal)) throw new SchemaError(`xgrammar's grammar lost the placeholder ${literal}`);
     text = text.replaceAll(literal, rule);
   }
+  // A property xgrammar does not read (under `not`, or beside patternProperties) leaves no key to restore.
+  for (const { literal, escaped } of plan.keys) text = text.replaceAll(literal, escaped);
+  // A key placeholder left inside a string literal (a $ref's rule name may hold one harmlessly) would reach the output.
+  if (plan.keys.length > 0 && text.includes(`\\"${plan.keyPrefix}`)) throw new SchemaError("xgrammar's grammar holds a renamed property name in a form that cannot be restored");
   return [text.trimEnd(), ...plan.lines].join('\n');
 }

@@ -188,14 +188,15 @@ function checkDigestible(schema: unknown): void {
 }
 
 /**
- * A property name reaches xgrammar inside its grammar text: a quote, a backslash or a control character would
- * end the string early and be read as grammar (or fail as "Rule … is not defined"), so such names are refused,
- * and so is `__proto__`, which plain objects built from the schema would take as their prototype.
+ * Property names of any text reach xgrammar safely (exactRules.ts renames the ones that would break its
+ * grammar text), but for two: `__proto__`, which an object built from the schema by assignment would take as
+ * its prototype rather than as a property, and a name holding a lone surrogate half, which no output can
+ * write (JSON text is UTF-8, and the byte guard refuses a `\uD800`–`\uDFFF` escape).
  */
 function checkPropertyName(name: string, path: string): void {
-  // eslint-disable-next-line no-control-regex
-  if (/["\\\u0000-\u001f\u007f]/u.test(name) || name === '__proto__') {
-    throw new SchemaError(`${path}.properties: the property name ${JSON.stringify(name.slice(0, 40))} is not allowed; names may not hold quotes, backslashes or control characters, nor be __proto__`);
+  if (name === '__proto__') throw new SchemaError(`${path}.properties: the property name "__proto__" is not allowed: an object built from the schema would take it as its prototype`);
+  if (/\p{Surrogate}/u.test(name)) {
+    throw new SchemaError(`${path}.properties: the property name ${JSON.stringify(name.slice(0, 40))} holds a lone surrogate half, which no output can write`);
   }
 }
 

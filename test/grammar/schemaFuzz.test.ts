@@ -99,7 +99,7 @@ const leaf: fc.Arbitrary<Schema> = fc.oneof(
 const schemaArbitrary: fc.Arbitrary<Schema> = fc.letrec<{ node: Schema; object: Schema }>((tie) => ({
   node: fc.oneof({ depthSize: 'small', withCrossShrink: true }, leaf, tie('object'), fc.record({ type: fc.constant('array'), items: tie('node'), minItems: fc.integer({ min: 0, max: 1 }), maxItems: fc.integer({ min: 1, max: 3 }) })),
   object: fc
-    .uniqueArray(fc.tuple(fc.constantFrom('a', 'b', 'c', 'name'), tie('node'), fc.boolean()), { minLength: 1, maxLength: 3, selector: ([name]) => name })
+    .uniqueArray(fc.tuple(fc.constantFrom('a', 'b', 'c', 'name', 'x"\\\u001f'), tie('node'), fc.boolean()), { minLength: 1, maxLength: 3, selector: ([name]) => name })
     .map((entries) => ({
       type: 'object',
       properties: Object.fromEntries(entries.map(([name, child]) => [name, child])),
