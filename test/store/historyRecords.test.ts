@@ -1,34 +1,8 @@
 /** Stored run history is untrusted: a malformed record is dropped with a notice, never shown, never a blank page. */
 import { describe, expect, it } from 'vitest';
-import { findPreset, presetParams } from '../../src/contract/runParams';
-import type { RunReport } from '../../src/contract/runReport';
-import { emptyCounters, exportCounters } from '../../src/core/metrics';
 import { readHistoryRecords } from '../../src/store/historyDb';
 import { createSpecStore } from '../../src/store/store';
-
-function goodReport(): RunReport {
-  const params = presetParams(findPreset('person'));
-  const counters = emptyCounters(params.L);
-  return {
-    params,
-    requestedK: params.K,
-    tokens: [1, 2, 3],
-    text: '{}',
-    json: '{}',
-    counters,
-    verdict: { kind: 'valid' },
-    ending: 'stopped',
-    constraintStart: 0,
-    timings: {} as RunReport['timings'],
-    steps: 0,
-    scoring: { positions: 0, batchedPositions: 0, treeSteps: 0, batchedSteps: 0 },
-    unenforced: [],
-    wallMs: 1,
-    generationMs: 1,
-    tokensPerSecond: 3,
-    metrics: exportCounters(counters),
-  };
-}
+import { goodReport } from '../support/runReports';
 
 describe('stored history records', () => {
   it('keeps the good ones newest first and drops each malformed one (null report, id alone, empty report, bad params, wrong histogram, no counts per draft source)', () => {
