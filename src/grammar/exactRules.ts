@@ -266,6 +266,7 @@ const LISTED_SUBSCHEMAS = new Set(['anyOf', 'oneOf', 'allOf', 'prefixItems']);
 /** A local $ref with every renamed property name along its pointer renamed too, so xgrammar still finds its target. */
 function renamedRef(ref: string, rename: (name: string) => string): string {
   if (!ref.startsWith('#/')) return ref;
+  // The part before when it is a keyword; null when it is a name or an index (the next part is then a keyword).
   let previous: string | null = null;
   const parts = ref
     .slice(2)

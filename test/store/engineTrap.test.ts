@@ -1,6 +1,6 @@
 /**
- * Nothing jams the engine: a wasm trap in the grammar engine replaces the worker, and a sweep's schema compile
- * has the same budget as a run's, with Cancel able to stop it.
+ * Nothing jams the engine: a wasm trap in the grammar engine replaces the worker, and a sweep's or a race's
+ * schema compile has the same budget as a run's, with Cancel (or Reset) able to stop it.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { findPreset, presetParams } from '../../src/contract/runParams';
@@ -61,6 +61,29 @@ describe('a sweep compiling a huge schema', () => {
     store.getState().startSweep(spec);
     store.getState().receive({ type: 'run-error', runId: store.getState().sweep.id, message: 'the schema nests more than 32 levels deep' });
     expect(store.getState().sweep).toMatchObject({ status: 'error', error: 'the schema nests more than 32 levels deep' });
+  });
+});
+
+describe('a race compiling a huge schema', () => {
+  it('is stopped by the same compile budget: the worker restarts and the race reads error', () => {
+    vi.useFakeTimers();
+    const { store, sent, restarts } = readyStore();
+    store.getState().startRace();
+    store.getState().receive({ type: 'compiling', runId: store.getState().race.id, properties: 10_000 });
+    vi.advanceTimersByTime(10_000);
+    expect(restarts()).toBe(1);
+    expect(store.getState().race).toMatchObject({ status: 'error', error: expect.stringMatching(/^this schema has 10,000 properties; compiling it took more than 10 s/) as unknown });
+    expect(sent.at(-1)?.type).toBe('load');
+  });
+
+  it('is abandoned at once by Reset', () => {
+    const { store, restarts } = readyStore();
+    store.getState().startRace();
+    store.getState().receive({ type: 'compiling', runId: store.getState().race.id, properties: 10_000 });
+    store.getState().reset();
+    expect(restarts()).toBe(1);
+    expect(store.getState().race.status).toBe('cancelled');
+    expect(store.getState().compiling).toBeNull();
   });
 });
 
