@@ -12,7 +12,7 @@ import { setupEngine, type EngineSetup } from './setup';
 import { GpuDeviceLostError, GpuUncapturedError, describeDeviceLoss } from '../gpu/device';
 import { interpretedValidator } from '../grammar/interpretedValidator';
 import { measureSchema, parseSchemaText } from '../grammar/schema';
-import { isGrammarTrap } from '../grammar/engine';
+import { errorText, trapEvent } from './failures';
 import { errorSummary, validateRunParams, type RunParamsInput } from '../contract/validation';
 import { loadPair } from '../models/loader';
 import { targetUrlFor } from '../contract/modelPairs';
@@ -26,14 +26,11 @@ markPhase('worker modules');
 const post = (message: FromWorker) => {
   postMessage(message);
 };
-const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error)) + (isGrammarTrap(error) ? TRAP_NOTE : '');
 
-/** What a trapped grammar engine's error adds; the page is told to restart this worker right after. */
-const TRAP_NOTE = '. The grammar engine is restarted and the models reload; then the next run works.';
-
-/** After a wasm trap this worker's xgrammar may be corrupt: the page replaces the worker. */
+/** After a wasm trap this worker's xgrammar is corrupt: the page replaces the worker. */
 function reportTrap(error: unknown): void {
-  if (isGrammarTrap(error)) post({ type: 'engine-trapped' });
+  const event = trapEvent(error);
+  if (event) post(event);
 }
 
 const FLUSH_MS = 400;
