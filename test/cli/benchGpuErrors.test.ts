@@ -17,6 +17,8 @@ describe('npm run bench:gpu', () => {
     [['--out', ''], 'bench:gpu: --out needs a file name'],
     [['--presets', 'sentiment,nope'], /^bench:gpu: --preset: .*nope/],
     [['--repeats', '0'], 'bench:gpu: --repeats must be a positive integer, got 0'],
+    [['--max-tokens', '0'], /^bench:gpu: --max-tokens: /],
+    [['--no-forward-table', 'yes'], /^bench:gpu: Unexpected argument 'yes'/],
     [['--gpu'], /^bench:gpu: Unknown option '--gpu'/],
   ] as [string[], string | RegExp][])('refuses %j', async (argv, expected) => {
     const printed = await refusal(main, argv);
