@@ -15,7 +15,7 @@ import { join, resolve } from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import type { PreviewServer } from 'vite';
 import { createHash } from 'node:crypto';
-import { UsageError, checkOrExit, parseOrExit } from './cli/args';
+import { UsageError, checkOrExit, distOption, parseOrExit } from './cli/args';
 import { COMMANDS } from './cli/commands';
 import { TIMELINE_PREFIX } from '../src/core/timeline';
 
@@ -24,9 +24,7 @@ const { values } = parseOrExit(spec, process.argv.slice(2));
 const dist = checkOrExit(spec, () => {
   if (values.dist === undefined) return null;
   if (values.reuse) throw new UsageError('give --reuse or --dist, not both');
-  const dir = resolve(values.dist);
-  if (!existsSync(join(dir, 'index.html'))) throw new UsageError(`--dist: ${JSON.stringify(values.dist)} holds no index.html (build it with npm run build)`);
-  return dir;
+  return distOption(values.dist);
 });
 const { chromium } = await import('playwright-core');
 const { CHROMIUM_ARGS, CHROMIUM_PATH } = await import('../test/support/browser');

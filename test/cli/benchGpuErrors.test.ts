@@ -20,6 +20,8 @@ describe('npm run bench:gpu', () => {
     [['--presets', 'sentiment,nope'], /^bench:gpu: --preset: .*nope/],
     [['--repeats', '0'], 'bench:gpu: --repeats must be a positive integer up to 100, got 0'],
     [['--repeats', '1e9'], 'bench:gpu: --repeats must be a positive integer up to 100, got 1e9'],
+    [['--max-tokens', '0'], /^bench:gpu: --max-tokens: /],
+    [['--no-forward-table', 'yes'], /^bench:gpu: Unexpected argument 'yes'/],
     [['--gpu'], /^bench:gpu: Unknown option '--gpu'/],
   ] as [string[], string | RegExp][])('refuses %j', async (argv, expected) => {
     const printed = await refusal(main, argv);

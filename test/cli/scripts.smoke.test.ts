@@ -1,8 +1,8 @@
 /**
  * Every npm script is run by the suite, or is left out here with the reason. Every tool with smoke arguments
  * in tools/cli/commands.ts runs once, as npm runs it, with its smallest arguments, and exits 0 with a sane
- * output, so that a command that crashes cannot land. bench:load serves the run's one production build
- * (`--dist`, test/support/browser.ts), so that it builds nothing.
+ * output, so that a command that crashes cannot land. bench:load and bench:ui serve the run's one production
+ * build (`--dist`, test/support/browser.ts), so that they build nothing.
  */
 import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
@@ -37,9 +37,8 @@ const NOT_RUN: Record<string, string> = {
   test: 'the suite itself',
   'models:build': 'trains the models with PyTorch for hours',
   'docs:screenshot': 'reruns two browser test files the suite runs anyway',
-  // Timed phase by phase on the 2-core dev machine (2026-12-03); a smaller decode would not bring either near 10 s.
-  'bench:ui': 'its smallest run (--repeats 1 --warm-up 0) takes 33 s: a build with the bench page 5.5 s, both pages ready with the pair loaded 10 s, one round 11.5 s, the screenshot 1.3 s; without any round it would still take 17 s',
-  'bench:gpu': 'its smallest run (--quick --presets sentiment --repeats 1) takes 70-77 s on SwiftShader: Vite and Chromium 2.6 s, the page 6.2 s, the pair on WebGPU 1.5 s, the per-forward table 41.5 s, readback and c 6.4 s, then the decode',
+  // Timed phase by phase on the 2-core dev machine (2026-12-03), nothing else running.
+  'bench:gpu': 'its smallest run (--quick --presets sentiment --repeats 1 --max-tokens 4 --no-forward-table) takes 52 s on SwiftShader: Node and Vite 4.7 s, Chromium 0.9 s, the page 4.8 s, the pair on WebGPU 4.7 s, c 16.5 s, the decode 20.5 s (its untimed warm-up runs 17.1 s). SwiftShader compiling a WebGPU pipeline for each new shape is most of c and the decode: without c the decode takes 7 s more (42 s in all), and --max-tokens 1 still takes 50 s',
 };
 
 type Check = RegExp | ((stdout: string) => void);
@@ -65,6 +64,14 @@ const SANE: Record<string, Check> = {
     const { rows } = json;
     expect(rows.map((row) => row.vocabulary)).toEqual([...Array(5).fill('bundled (1025)'), ...Array(5).fill('GPT-2 (50257)')]);
     for (const row of rows) expect([row.positions, row.bare_p50, row.loop_p50, row.ratio, row.mask_bytes_per_step].every(positive), JSON.stringify(row)).toBe(true);
+  },
+  // Both pages ran the preset to its 8 tokens at a positive speed.
+  'bench:ui': (stdout) => {
+    expect(stdout).toContain('sentiment, up to 8 tokens, 1 timed round(s) after 0 warm-up round(s)');
+    const medians = [...stdout.matchAll(/tokens\/s \(median ([\d.]+)\)/g)].map((match) => Number(match[1]));
+    expect(medians).toHaveLength(2);
+    expect(medians.every(positive), stdout).toBe(true);
+    expect(stdout).toMatch(/UI \/ headless = \d+\.\d{3} \(goal ≥ 0\.90\)\n/);
   },
   'bench:load': /round 1: this tree: cold [1-9]\d* ms, reload [1-9]\d* ms[\s\S]*run enabled[\s\S]*this tree +cold [1-9]\d* \[/,
 };

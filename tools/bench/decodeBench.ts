@@ -111,6 +111,8 @@ export interface BenchSelection {
   tokenBudget?: number;
   /** Process CPU time in ms, for a noise-robust second clock on a shared machine. */
   cpuClock?: () => number;
+  /** Tokens per run at most (the presets' default, 96, where absent). */
+  maxTokens?: number;
 }
 
 export const DEFAULT_ROUNDS = 3;
@@ -169,7 +171,8 @@ interface RoundResult {
  * (batch 1, sequence 1), measured by the caller.
  */
 export async function runDecodeBench(engine: SpecEngine, seeds: number, costRatio: number, log: (line: string) => void, selection: BenchSelection = {}): Promise<DecodeRow[]> {
-  const { methods = SPECULATIVE, grid = GRID, rounds = DEFAULT_ROUNDS, cpuClock, drafters = ['model'], tokenBudget = 1 } = selection;
+  const { methods = SPECULATIVE, grid = GRID, rounds = DEFAULT_ROUNDS, cpuClock, drafters = ['model'], tokenBudget = 1, maxTokens } = selection;
+  const runLength = maxTokens === undefined ? {} : { maxTokens };
   const presets = selection.presets === undefined ? SCHEMA_PRESETS : SCHEMA_PRESETS.filter((preset) => selection.presets?.includes(preset.id));
   if (presets.length === 0) throw new RangeError(`no preset among ${JSON.stringify(selection.presets)}`);
   if (!(Number.isInteger(rounds) && rounds >= 1)) throw new RangeError(`rounds must be a positive integer, got ${rounds}`);
@@ -183,7 +186,7 @@ export async function runDecodeBench(engine: SpecEngine, seeds: number, costRati
   const orders = roundOrders(configs.length, rounds);
   const rows: DecodeRow[] = [];
   // One untimed run of each method first: kernel compilation and allocator warm-up are not speed.
-  for (const method of ['ar', 'ar+jump-forward', ...methods] as const) await engine.run(presetParams(presets[0] as (typeof SCHEMA_PRESETS)[number], { method }));
+  for (const method of ['ar', 'ar+jump-forward', ...methods] as const) await engine.run(presetParams(presets[0] as (typeof SCHEMA_PRESETS)[number], { method, ...runLength }));
   for (const preset of presets) {
     const measure = async ({ method, K, L, drafter }: BenchConfig): Promise<RoundResult> => {
       const result: RoundResult = {
@@ -209,7 +212,7 @@ export async function runDecodeBench(engine: SpecEngine, seeds: number, costRati
       // A run always outputs a token, so the budget ends the loop; the seeds are the same in every round.
       for (let seed = 1; seed <= seeds || result.tokens < tokenBudget; seed++) {
         const cpuStart = cpuClock?.() ?? 0;
-        const report = await engine.run(presetParams(preset, { method, K, L: Math.max(L, 1), seed, temperature: 1, drafter }), profileStep);
+        const report = await engine.run(presetParams(preset, { method, K, L: Math.max(L, 1), seed, temperature: 1, drafter, ...runLength }), profileStep);
         result.cpuMs += (cpuClock?.() ?? 0) - cpuStart;
         profile.setup += report.generationMs;
         result.tokens += report.tokens.length;

@@ -13,10 +13,10 @@ export interface GpuBenchReport {
   software: boolean;
   targetName: string;
   logitsInPlace: boolean;
-  /** Median ms of one forward after 40 cached tokens: the draft at 1 position, the target at each of GPU_POSITIONS. */
-  forwards: { draftMs: number; target: { positions: number; ms: number }[] };
-  /** Median ms of one readback alone (a 256-byte copy, submit and map). */
-  readbackMs: number;
+  /** Median ms of one forward after 40 cached tokens: the draft at 1 position, the target at each of GPU_POSITIONS; null where skipped (--no-forward-table). */
+  forwards: { draftMs: number; target: { positions: number; ms: number }[] } | null;
+  /** Median ms of one readback alone (a 256-byte copy, submit and map); null where skipped with the forwards. */
+  readbackMs: number | null;
   /** c, the median over alternating rounds of draft/target forward time, and its spread. */
   costRatio: number;
   costRatioSpread: Spread;
@@ -31,19 +31,27 @@ export function adapterLabel(report: Pick<GpuBenchReport, 'adapter' | 'software'
 
 const ms = (value: number) => value.toFixed(2);
 
-export function gpuMarkdown(report: GpuBenchReport, seeds: number, rounds: number): string {
+/** The per-forward table, or the line that says it was skipped. */
+function forwardTable({ forwards, readbackMs }: GpuBenchReport): string[] {
+  if (forwards === null || readbackMs === null) return ['**Per forward**: skipped (--no-forward-table); c above is measured all the same.'];
+  return [
+    '**Per forward** (median ms, batch 1, after 40 cached tokens) and one readback',
+    '',
+    `| draft, 1 position | ${GPU_POSITIONS.map((positions) => `target, ${positions} position${positions === 1 ? '' : 's'}`).join(' | ')} | readback (copy + map, 256 B) |`,
+    `|---|${GPU_POSITIONS.map(() => '---').join('|')}|---|`,
+    `| ${ms(forwards.draftMs)} | ${forwards.target.map((entry) => ms(entry.ms)).join(' | ')} | ${ms(readbackMs)} |`,
+  ];
+}
+
+export function gpuMarkdown(report: GpuBenchReport, seeds: number, rounds: number, maxTokens: number): string {
   const ar = (row: DecodeRow) => report.rows.find((candidate) => candidate.preset === row.preset && candidate.method === 'ar');
   const phaseRow = (row: DecodeRow) => `| ${row.preset} | ${row.method} | ${row.K} | ${row.L || '—'} | ${ms(row.perStep.draft)} | ${ms(row.perStep.target)} | ${ms(row.perStep.verify)} | ${ms(row.perStep.mask + row.perStep.kv + row.perStep.overhead)} | ${row.speedup.toFixed(2)}× |`;
   return [
     `### Chromium, models and verifier on WebGPU: ${adapterLabel(report)}`,
     '',
-    `Target ${report.targetName}; logits read in place: ${report.logitsInPlace ? 'yes' : 'no'}; ${describeScoring(report.scoring)}; c = draft/target forward = ${report.costRatio.toFixed(3)} [${report.costRatioSpread.min.toFixed(3)}–${report.costRatioSpread.max.toFixed(3)}, median of ${report.costRatioSpread.n} rounds]; ${seeds} seed(s) per row, ${rounds} timed round(s), T = 1.`,
+    `Target ${report.targetName}; logits read in place: ${report.logitsInPlace ? 'yes' : 'no'}; ${describeScoring(report.scoring)}; c = draft/target forward = ${report.costRatio.toFixed(3)} [${report.costRatioSpread.min.toFixed(3)}–${report.costRatioSpread.max.toFixed(3)}, median of ${report.costRatioSpread.n} rounds]; ${seeds} seed(s) per row, ${rounds} timed round(s), up to ${maxTokens} tokens a run, T = 1.`,
     '',
-    '**Per forward** (median ms, batch 1, after 40 cached tokens) and one readback',
-    '',
-    `| draft, 1 position | ${GPU_POSITIONS.map((positions) => `target, ${positions} position${positions === 1 ? '' : 's'}`).join(' | ')} | readback (copy + map, 256 B) |`,
-    `|---|${GPU_POSITIONS.map(() => '---').join('|')}|---|`,
-    `| ${ms(report.forwards.draftMs)} | ${report.forwards.target.map((entry) => ms(entry.ms)).join(' | ')} | ${ms(report.readbackMs)} |`,
+    ...forwardTable(report),
     '',
     '**Per phase and speedup over ar** (ms per step; other = mask + KV + bookkeeping; the speedup is the median over rounds of tokens/s over the same round\'s ar)',
     '',

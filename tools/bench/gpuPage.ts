@@ -15,8 +15,8 @@ import { GPU_POSITIONS, type GpuBenchReport } from './gpuBench';
 
 declare global {
   interface Window {
-    /** `repeats`: timed forwards per per-forward figure. */
-    speclabGpuBench: (seeds: number, selection: Omit<BenchSelection, 'cpuClock'>, repeats: number) => Promise<GpuBenchReport | { error: string }>;
+    /** `repeats`: timed forwards per per-forward figure; `forwardTable`: false skips the per-forward table and the readback. */
+    speclabGpuBench: (seeds: number, selection: Omit<BenchSelection, 'cpuClock'>, repeats: number, forwardTable: boolean) => Promise<GpuBenchReport | { error: string }>;
     speclabGpuLog: string[];
   }
 }
@@ -52,7 +52,7 @@ async function readbackMs(device: GPUDevice, repeats: number): Promise<number> {
 }
 
 window.speclabGpuLog = [];
-window.speclabGpuBench = async (seeds, selection, repeats) => {
+window.speclabGpuBench = async (seeds, selection, repeats, forwardTable) => {
   try {
     const adapter = await describeAdapter();
     if (!adapter) throw new Error('no WebGPU adapter was granted');
@@ -67,14 +67,19 @@ window.speclabGpuBench = async (seeds, selection, repeats) => {
       if (setup.provider !== 'webgpu') throw new Error(`the models could not run on WebGPU: ${setup.fallbackReason}`);
       if (setup.verifier !== 'gpu' || !setup.verifierDevices) throw new Error(`steps could not be verified on WebGPU: ${setup.verifierReason}`);
       const { pair } = setup.engine;
-      const draftMs = await timeForward(pair.draft.session, 1, 1, repeats);
-      const target = [];
-      for (const positions of GPU_POSITIONS) target.push({ positions, ms: await timeForward(pair.target.session, 1, positions, repeats) });
-      const readback = await readbackMs((await setup.verifierDevices.context()).device, repeats * 2);
-      const costRatioSpread = await measureCostRatio(pair.draft.session, pair.target.session, Math.min(3, repeats));
+      let forwards: GpuBenchReport['forwards'] = null;
+      let readback: number | null = null;
+      if (forwardTable) {
+        const draftMs = await timeForward(pair.draft.session, 1, 1, repeats);
+        const target = [];
+        for (const positions of GPU_POSITIONS) target.push({ positions, ms: await timeForward(pair.target.session, 1, positions, repeats) });
+        forwards = { draftMs, target };
+        readback = await readbackMs((await setup.verifierDevices.context()).device, repeats * 2);
+      }
+      const costRatioSpread = await measureCostRatio(pair.draft.session, pair.target.session, Math.min(3, repeats), Math.min(5, repeats));
       const costRatio = costRatioSpread.median;
       const rows = await runDecodeBench(setup.engine, seeds, costRatio, (line) => window.speclabGpuLog.push(line), selection);
-      return { adapter: adapter.description, software: adapter.software, targetName: pair.target.name, logitsInPlace: setup.logitsInPlace, forwards: { draftMs, target }, readbackMs: readback, costRatio, costRatioSpread, scoring: setup.engine.scoring, rows };
+      return { adapter: adapter.description, software: adapter.software, targetName: pair.target.name, logitsInPlace: setup.logitsInPlace, forwards, readbackMs: readback, costRatio, costRatioSpread, scoring: setup.engine.scoring, rows };
     } finally {
       await setup.dispose();
     }

@@ -67,13 +67,14 @@ async function timeForwards(session: ModelSession, batch: number, seq: number, r
 /**
  * c = draft / target forward time at batch 1, sequence 1, the ideal speedup's cost ratio: the median over
  * rounds of each round's ratio, with its spread. The two models are timed in alternating order round by
- * round, so that a burst of load on a shared machine hits one round's pair, not one model.
+ * round, so that a burst of load on a shared machine hits one round's pair, not one model. Each model's time
+ * in a round is the median of `forwards` timed forwards.
  */
-export async function costRatio(draft: ModelSession, target: ModelSession, rounds = 9): Promise<Spread> {
+export async function costRatio(draft: ModelSession, target: ModelSession, rounds = 9, forwards = 5): Promise<Spread> {
   const ratios: number[] = [];
   for (let round = 0; round < rounds; round++) {
     const ms = new Map<ModelSession, number>();
-    for (const model of round % 2 === 0 ? [draft, target] : [target, draft]) ms.set(model, await timeForward(model, 1, 1, 5));
+    for (const model of round % 2 === 0 ? [draft, target] : [target, draft]) ms.set(model, await timeForward(model, 1, 1, forwards));
     ratios.push((ms.get(draft) as number) / (ms.get(target) as number));
   }
   return spreadOf(ratios);

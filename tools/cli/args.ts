@@ -5,6 +5,8 @@
  * anything. Values are checked here by kind (integer, number, choice); what needs the app's rules (the
  * ranges of src/contract/limits.ts) is checked by the tool with `limitedOption`, still before any model loads.
  */
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { LimitedParam } from '../../src/contract/limits';
 import { parseNumber } from '../../src/contract/validation';
@@ -203,6 +205,13 @@ export function positiveInteger(name: string, text: string | undefined, max = Nu
   const value = numberOption(name, text);
   if (!(Number.isInteger(value) && value >= 1 && value <= max)) throw new UsageError(`--${name} must be a positive integer${max < Number.MAX_SAFE_INTEGER ? ` up to ${max}` : ''}, got ${text}`);
   return value;
+}
+
+/** A production build of the app to serve (`--dist`): a folder holding index.html, as an absolute path. */
+export function distOption(text: string): string {
+  const dir = resolve(text);
+  if (!existsSync(join(dir, 'index.html'))) throw new UsageError(`--dist: ${JSON.stringify(text)} holds no index.html (build it with npm run build)`);
+  return dir;
 }
 
 /** A schema preset by id; an unknown one is a usage mistake that names the presets. */

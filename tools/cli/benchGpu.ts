@@ -1,9 +1,11 @@
 /**
- * npm run bench:gpu -- [--quick] [--seeds 1] [--rounds 2] [--presets a,b] [--repeats 10] [--out bench-results/gpu] [--chromium /usr/bin/chromium]
+ * npm run bench:gpu -- [--quick] [--seeds 1] [--rounds 2] [--presets a,b] [--repeats 10] [--max-tokens 96] [--no-forward-table]
+ *                       [--out bench-results/gpu] [--chromium /usr/bin/chromium]
  * The decode bench in headless Chromium with the bundled pair as a GPU machine gets it by default: the models
  * on onnxruntime-web's WebGPU EP (float32 target) and the WGSL verifier reading their logits in place. Prints
  * the adapter, per-forward times (draft; target at 1, 5 and 13 positions; a readback), each method's per-phase
- * times and speedup over ar, as markdown, and writes <out>.md and <out>.json. On a software adapter
+ * times and speedup over ar, as markdown, and writes <out>.md and <out>.json; --no-forward-table skips the
+ * per-forward times and the readback (c is measured all the same), and the report says so. On a software adapter
  * (SwiftShader) the tables say "software adapter: CPU figures". docs/performance.md: "Measuring on a GPU".
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -15,7 +17,7 @@ import { GRID, SPECULATIVE, decodeRowJson } from '../bench/decodeBench';
 import { snakeKeys } from './csv';
 import { adapterLabel, gpuMarkdown } from '../bench/gpuBench';
 import type { MethodId } from '../../src/core/verify';
-import { positiveInteger, presetOption, runCommand, type Values } from './args';
+import { limitedOption, positiveInteger, presetOption, runCommand, type Values } from './args';
 import { COMMANDS } from './commands';
 
 /** Chromium on a GPU machine without a display: WebGPU on Vulkan. On a machine without one, SwiftShader answers. */
@@ -26,9 +28,13 @@ export function parse(values: Values<typeof COMMANDS['bench:gpu']>) {
   const rounds = positiveInteger('rounds', values.rounds);
   const repeats = positiveInteger('repeats', values.repeats);
   const presets = values.presets?.split(',').map((id) => presetOption(id.trim()).id);
+  const maxTokens = limitedOption('maxTokens', 'max-tokens', values['max-tokens']);
   const quick = values.quick;
   const methods: readonly MethodId[] = quick ? ['spectr-gbv'] : SPECULATIVE;
-  return { out: values.out, chromium: values.chromium, seeds: quick ? 1 : seeds, rounds: quick ? 1 : rounds, repeats, selection: { methods, grid: quick ? [{ K: 3, L: 4 }] : GRID, rounds: quick ? 1 : rounds, ...(presets === undefined ? {} : { presets }) } };
+  return {
+    out: values.out, chromium: values.chromium, seeds: quick ? 1 : seeds, rounds: quick ? 1 : rounds, repeats, maxTokens, forwardTable: !values['no-forward-table'],
+    selection: { methods, grid: quick ? [{ K: 3, L: 4 }] : GRID, rounds: quick ? 1 : rounds, maxTokens, ...(presets === undefined ? {} : { presets }) },
+  };
 }
 
 export function main(argv: string[]): Promise<number> {
@@ -40,17 +46,17 @@ export function main(argv: string[]): Promise<number> {
     try {
       const page = await browser.newPage();
       await page.goto(`${server.resolvedUrls?.local[0]}tools/bench/gpu.html`);
-      const report = await page.evaluate(([seeds, selection, repeats]) => window.speclabGpuBench(seeds, selection, repeats), [options.seeds, options.selection, options.repeats] as const);
+      const report = await page.evaluate(([seeds, selection, repeats, forwardTable]) => window.speclabGpuBench(seeds, selection, repeats, forwardTable), [options.seeds, options.selection, options.repeats, options.forwardTable] as const);
       if ('error' in report) {
         console.error(`bench:gpu: the Chromium run failed: ${report.error}`);
         return 1;
       }
       console.log(`Adapter: ${adapterLabel(report)}\n`);
-      const markdown = gpuMarkdown(report, options.seeds, options.rounds);
+      const markdown = gpuMarkdown(report, options.seeds, options.rounds, options.maxTokens);
       console.log(markdown);
       mkdirSync(dirname(options.out), { recursive: true });
       writeFileSync(`${options.out}.md`, `${markdown}\n`);
-      writeFileSync(`${options.out}.json`, JSON.stringify(snakeKeys({ schema_version: 1, seeds: options.seeds, rounds: options.rounds, ...report, rows: report.rows.map(decodeRowJson) }), null, 2));
+      writeFileSync(`${options.out}.json`, JSON.stringify(snakeKeys({ schema_version: 1, seeds: options.seeds, rounds: options.rounds, max_tokens: options.maxTokens, ...report, rows: report.rows.map(decodeRowJson) }), null, 2));
       console.log(`\nwrote ${options.out}.md and ${options.out}.json`);
       return 0;
     } finally {
