@@ -135,8 +135,9 @@ async function load(message: LoadMessage, controller: AbortController, lossReaso
       ...(message.assumeHardwareAdapter ? { assumeHardwareAdapter: true } : {}),
     });
     const current = setup;
-    // Before ready, so that the first run's tokens/s is not a cold start's.
-    await timed('warm-up', () => current.engine.warmUp());
+    // Before ready, so that the first run's tokens/s is not a cold start's. A failure here is the first run's to
+    // meet and report, with its fallback to the CPU twin (runs have one; a load does not).
+    await timed('warm-up', () => current.engine.warmUp()).catch(() => undefined);
     const { engine, provider, fallbackReason, webgpuReason, logitsInPlace, verifier, verifierAdapter, verifierReason } = current;
     const { pair } = engine;
     void current.modelsDevice?.lost.then((info) => {
