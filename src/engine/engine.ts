@@ -7,13 +7,17 @@ import { exportCounters } from '../core/metrics';
 import type { ModelPairHandle } from '../models/loader';
 import { GrammarEngine, type CompiledSchema } from '../grammar/engine';
 import type { SchemaValidator } from '../grammar/score';
-import { reportedK, type RunParams } from '../contract/runParams';
+import { presetParams, reportedK, type RunParams } from '../contract/runParams';
+import { SCHEMA_PRESETS } from '../contract/presets';
 import type { RunReport } from '../contract/runReport';
 import type { ScoringPlan, StepRecord } from '../contract/stepRecord';
 import { cpuVerifier, type StepVerifier } from '../contract/stepVerifier';
 import { decode } from './decode';
 import { CachedPairModels, scoringPlan, type CachedPairOptions } from './pairModels';
 import { timed } from '../core/timeline';
+
+/** The warm-up's token budget: a few steps at the default K and L, past every first call (SpecEngine.warmUp). */
+const WARM_UP_TOKENS = 8;
 
 export class SpecEngine {
   private readonly schemas = new Map<string, Promise<CompiledSchema>>();
@@ -80,6 +84,16 @@ export class SpecEngine {
       this.schemaObjects.set(schemaText, schema);
     }
     return schema;
+  }
+
+  /**
+   * A short untimed run right after load, on the default method and a preset's prompt (free text: the grammar
+   * engine is built later): the first forwards of each model, the first KV-cache gathers and the verifier's first
+   * calls pay once-only costs (onnxruntime's kernels and buffers, V8 compiling its wasm and our code) that would
+   * otherwise make the first run's tokens/s several times lower than the next one's.
+   */
+  async warmUp(): Promise<void> {
+    await this.run(presetParams(SCHEMA_PRESETS[0] as (typeof SCHEMA_PRESETS)[number], { schemaText: null, maxTokens: WARM_UP_TOKENS }));
   }
 
   async run(params: RunParams, onStep?: (record: StepRecord) => void | Promise<void>, signal?: AbortSignal): Promise<RunReport> {

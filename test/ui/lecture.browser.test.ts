@@ -1,6 +1,7 @@
 /**
  * A lecture that goes right (issue 26), in the built app: the replay asks before it answers, Space presses a
- * focused button, and presentation mode fits three projectors with no serious or critical axe violation.
+ * focused button, presentation mode fits three projectors with no serious or critical axe violation, and tokens/s
+ * after Step, a pause and Resume reads as a straight run's.
  * Screenshots go to test-results/screenshots (lecture-*.png).
  */
 import { mkdirSync } from 'node:fs';
@@ -19,6 +20,8 @@ const PROJECTORS = [
 /** How long the test leaves a stepped run paused: the run's engine time must not count it. A stepped run takes
  * about 0.1 s of engine time here, so a pause counted in would cut its tokens/s to a quarter or less. */
 const PAUSE_MS = 300;
+/** The presenter's pause in the stepped runs of the tokens/s comparison. */
+const PRESENTER_PAUSE_MS = 1000;
 /** What a room must read, at 18 px or more in presentation mode. */
 const LARGE_TYPE = ['.tokens', '.legend', '.verdict', '.slice', '.counter-grid dt', '.counter-grid dd', '.chart-title', '.chart-legend li', '.chart .recharts-cartesian-axis-tick-value'];
 
@@ -183,5 +186,41 @@ describe('a lecture, in the built app', () => {
     await page.keyboard.press('p');
     expect(suite.problems).toEqual([]);
   });
+
+  it('tokens/s after Step ×3, a pause and Resume is within 20% of a straight run on the same seed, with the same output', async () => {
+    // A long output (62 tokens in 23 steps): a run of ~20 tokens takes ~0.1 s of engine time, mostly noise.
+    await page.getByRole('button', { name: 'Reset' }).click();
+    await page.locator('#preset').selectOption('order');
+    await page.locator('#prompt').fill('Text: Order B-42: three X-100 cables, two H-20 hubs, one K-7 keyboard and four M-3 mice, 88.00 in all.\nJSON: ');
+    const finished = async () => {
+      await page.getByTestId('run-status').filter({ hasText: /^(done|error)$/ }).waitFor({ timeout: 60_000 });
+      await expect(page.getByTestId('run-status').textContent()).resolves.toBe('done');
+      return { tokensPerSecond: Number(await page.getByTestId('verdict').getAttribute('data-tokens-per-second')), text: await page.getByTestId('token-stream').getAttribute('data-text') };
+    };
+    const straight = async () => {
+      await page.getByRole('button', { name: 'Run', exact: true }).click();
+      return finished();
+    };
+    const stepped = async () => {
+      for (let n = 1; n <= 3; n++) await step(page, n);
+      await page.waitForTimeout(PRESENTER_PAUSE_MS);
+      await page.getByRole('button', { name: 'Run', exact: true }).click();
+      return finished();
+    };
+    // Untimed: compiles the schema and runs the new prompt once.
+    const warmUp = await straight();
+    // Runs still speed up over the first few after a load (V8 tiers its code up): in the order straight, stepped,
+    // stepped, straight a steady drift favours neither kind.
+    const runs = { straight: [await straight()], stepped: [await stepped(), await stepped()] };
+    runs.straight.push(await straight());
+    const mean = (kind: keyof typeof runs) => runs[kind].reduce((sum, run) => sum + run.tokensPerSecond, 0) / runs[kind].length;
+    const ratio = mean('stepped') / mean('straight');
+    const figures = (kind: keyof typeof runs) => runs[kind].map((run) => run.tokensPerSecond.toFixed(1)).join(', ');
+    console.log(`tokens/s: straight ${figures('straight')}; Step ×3, ${PRESENTER_PAUSE_MS} ms pause, Resume ${figures('stepped')}; ratio of means ${ratio.toFixed(2)}`);
+    for (const run of [...runs.straight, ...runs.stepped]) expect(run.text).toBe(warmUp.text);
+    expect(ratio).toBeGreaterThanOrEqual(0.8);
+    expect(ratio).toBeLessThanOrEqual(1.25);
+    expect(suite.problems).toEqual([]);
+  }, 60_000);
 
 });
