@@ -21,18 +21,21 @@ import { CONTENT_SECURITY_POLICY } from '../../src/contract/csp';
  * sent without a Content-Length (the issue's 200 MB body for a file the manifest lists as 346 KB); under
  * /trickle/<model>/ every file announces Content-Length 2 GB and then sends 1 KiB every 2 s (the issue's
  * download that never timed out); under /slow/<model>/ every file announces its listed size and sends 64
- * bytes every 250 ms, within that size and never stalling, only too slowly.
+ * bytes every 250 ms, within that size and never stalling, only too slowly; under /far-tokenizer/<model>/ the
+ * manifest names its tokenizer at another site's https:// address, which the app used to fetch.
  */
 const misbehavingModelServer: Plugin = {
   name: 'misbehaving-model-server',
   configurePreviewServer(server) {
-    for (const kind of ['oversize', 'trickle', 'slow'] as const) {
+    for (const kind of ['oversize', 'trickle', 'slow', 'far-tokenizer'] as const) {
       server.middlewares.use(`/${kind}/`, (request, response) => {
         const [model, ...file] = (request.url ?? '').split('?')[0]?.split('/').filter(Boolean) ?? [];
         if (model !== 'speclab-draft' && model !== 'speclab-target') return void response.writeHead(404).end();
         const manifestText = readFileSync(`public/models/${model}/manifest.json`, 'utf8');
         if (file.join('/') === 'manifest.json') {
-          response.writeHead(200, { 'content-type': 'application/json' }).end(manifestText);
+          const manifest = JSON.parse(manifestText) as { tokenizer: { file: string } };
+          if (kind === 'far-tokenizer') manifest.tokenizer.file = 'https://evil.example/tokenizer.json';
+          response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(manifest));
           return;
         }
         if (kind === 'slow') {
@@ -274,6 +277,11 @@ describe('the built app against stored and imported hostile input, one page, a p
 
   it('stops a model server sending honest sizes at 256 bytes/s, never stalling, by its pace', async () => {
     await customPairFails('slow', /sent \d+ bytes in \d+\.\d s, slower than the 4096 bytes\/s a download must keep after its first 2 s: the download was stopped/);
+    await runPresetToEnd();
+  });
+
+  it('refuses a manifest naming its tokenizer at another site, before fetching it', async () => {
+    await customPairFails('far-tokenizer', /manifest field tokenizer\.file must be a file in the model's own directory, got "https:\/\/evil\.example\/tokenizer\.json"/);
     await runPresetToEnd();
   });
 
