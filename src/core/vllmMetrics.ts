@@ -44,10 +44,15 @@ export interface VllmCounters {
 
 const METRIC_NAME = /^[a-zA-Z_:][a-zA-Z0-9_:]*$/;
 
+/** The refusal of a scrape of `size` characters (or a file of `size` bytes) past the limit, or null within it. */
+export function scrapeSizeError(label: string, size: number): string | null {
+  if (size <= SCRAPE_LIMITS.bytes) return null;
+  return `${label} is ${(size / 2 ** 20).toFixed(1)} MiB of text; a scrape may be at most ${SCRAPE_LIMITS.bytes / 2 ** 20} MiB (a vLLM /metrics page is tens of kilobytes)`;
+}
+
 function parseText(text: string, label: string): PrometheusFamily[] {
-  if (text.length > SCRAPE_LIMITS.bytes) {
-    throw new ScrapeError(`${label} is ${(text.length / 2 ** 20).toFixed(1)} MiB of text; a scrape may be at most ${SCRAPE_LIMITS.bytes / 2 ** 20} MiB (a vLLM /metrics page is tens of kilobytes)`);
-  }
+  const tooLarge = scrapeSizeError(label, text.length);
+  if (tooLarge !== null) throw new ScrapeError(tooLarge);
   let families: PrometheusFamily[];
   try {
     families = parsePrometheusTextFormat(text);

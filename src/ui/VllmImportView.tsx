@@ -4,18 +4,21 @@
  * column per model_name. Scrapes are untrusted text: parsed, never rendered as HTML.
  */
 import { useEffect, useState, type DragEvent } from 'react';
-import { CHART_POSITIONS, SCRAPE_LIMITS } from '../contract/limits';
-import { ScrapeError, modelReports, readMetrics, readingDelta, type ScrapeReading, type SglangFigures, type SuppliedDraftCounts, type VllmReport } from '../core/vllmMetrics';
+import { CHART_POSITIONS } from '../contract/limits';
+import { ScrapeError, modelReports, scrapeSizeError, readMetrics, readingDelta, type ScrapeReading, type SglangFigures, type SuppliedDraftCounts, type VllmReport } from '../core/vllmMetrics';
 import { fetchScrape, liveScrapeUrl, nextLiveState, type LiveState } from '../store/liveScrape';
 import { PositionChart } from './benchParts';
 import { fixed, percent } from './format';
 
-function ScrapeBox({ id, label, value, onChange }: { id: string; label: string; value: string; onChange: (text: string) => void }) {
+function ScrapeBox({ id, label, value, onChange, onRefused }: { id: string; label: string; value: string; onChange: (text: string) => void; onRefused: (message: string) => void }) {
   const onDrop = (event: DragEvent<HTMLTextAreaElement>) => {
     event.preventDefault();
     const file = event.dataTransfer.files[0];
-    // At most one byte past the limit is read, so that a huge file is refused by readMetrics, not loaded whole.
-    if (file) void file.slice(0, SCRAPE_LIMITS.bytes + 1).text().then(onChange);
+    if (!file) return;
+    // A file past the limit is refused from its size, unread: 8 MiB of text in the box blocked the page for ~12 s.
+    const tooLarge = scrapeSizeError(`the dropped file ${JSON.stringify(file.name)}`, file.size);
+    if (tooLarge === null) void file.text().then(onChange);
+    else onRefused(tooLarge);
   };
   return (
     <label className="field wide" htmlFor={id}>
@@ -152,6 +155,7 @@ export function VllmImportView() {
       setLive(null);
     }
   };
+  const refuse = (message: string) => setResult({ error: message });
   const read = () => attempt(() => setResult({ reading: importScrapes(after, before), supplied: suppliedCounts(R, I), source: before.trim() === '' ? 'the scrape' : 'the window between the two scrapes' }));
   const startLive = () => attempt(() => setLive({ url: liveScrapeUrl(url, location.origin), supplied: suppliedCounts(R, I) }));
   // Scrapes at once, then every `interval` seconds, until stopped or a scrape fails; each window is the delta between two scrapes.
@@ -192,8 +196,8 @@ export function VllmImportView() {
         Paste (or drop a file of) the text a vLLM or SGLang server serves at <code>/metrics</code>, or watch a live server. Figures are per model_name, one column each; engines serving one model are summed. With a “before” scrape too, you see the window between the two.
       </p>
       <div className="row">
-        <ScrapeBox id="vllm-after" label="Scrape (or the “after” scrape)" value={after} onChange={setAfter} />
-        <ScrapeBox id="vllm-before" label="“Before” scrape (optional)" value={before} onChange={setBefore} />
+        <ScrapeBox id="vllm-after" label="Scrape (or the “after” scrape)" value={after} onChange={setAfter} onRefused={refuse} />
+        <ScrapeBox id="vllm-before" label="“Before” scrape (optional)" value={before} onChange={setBefore} onRefused={refuse} />
       </div>
       <div className="row">
         <label className="field" htmlFor="vllm-R">

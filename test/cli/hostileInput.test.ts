@@ -53,8 +53,8 @@ describe('input files are read with a size limit', () => {
 });
 
 describe('npm run import:vllm', () => {
-  it('prints an invalid scrape line escaped and cut, never raw, and exits 2', async () => {
-    const scrape = file('evil.prom', `vllm:spec_decode_num_drafts_total{engine="0"} \u001b[2J\u001b]0;pwned\u0007${'9'.repeat(5000)}\n`);
+  it('prints an invalid 5 MB scrape line with escape sequences escaped and cut, never raw, and exits 2', async () => {
+    const scrape = file('evil.prom', `vllm:spec_decode_num_drafts_total{engine="0"} \u001b[2J\u001b]0;pwned\u0007${'9'.repeat(5_000_000)}\n`);
     const line = await refusal(importVllm, [scrape]);
     expect(line).toMatch(/^import:vllm: /);
     expect(line).not.toContain('\u001b');

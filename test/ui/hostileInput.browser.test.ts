@@ -1,14 +1,15 @@
 /**
- * Hostile input, round two, against the built app in one page's life (one app load) to keep the suite short:
- * malformed stored history records and a hostile share link met by the first load, hostile vLLM scrapes, the
- * other hostile schemas through share links opened in the same tab (property names with quotes carried), a
- * sweep's and a race's huge schema compiles cancelled, model servers sending more than their manifests list, announcing 2 GB and trickling, or
- * sending honest sizes too slowly, each followed by a preset run to the end without a reload; Space on a
- * focused button; a clear in a second tab reaching the first; and the response headers.
+ * Hostile input, round two, against the built app in one page's life (one app load, then only fragments change)
+ * to keep the suite short: malformed stored history records met by the first load, hostile schemas and
+ * numbers through share links opened in the same tab (property names with quotes carried), hostile vLLM scrapes,
+ * a sweep's and a race's huge schema compiles cancelled, model servers sending more than their manifests list,
+ * announcing 2 GB and trickling, or sending honest sizes too slowly, Space on a focused button, and a clear in a
+ * second tab: each case is its own test, ending with a preset run to the end on the same page, without a reload.
+ * Then the response headers.
  */
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { Plugin } from 'vite';
 import { findPreset, presetParams } from '../../src/contract/runParams';
 import { encodeShare } from '../../src/store/shareUrl';
@@ -20,18 +21,21 @@ import { CONTENT_SECURITY_POLICY } from '../../src/contract/csp';
  * sent without a Content-Length (the issue's 200 MB body for a file the manifest lists as 346 KB); under
  * /trickle/<model>/ every file announces Content-Length 2 GB and then sends 1 KiB every 2 s (the issue's
  * download that never timed out); under /slow/<model>/ every file announces its listed size and sends 64
- * bytes every 250 ms, within that size and never stalling, only too slowly.
+ * bytes every 250 ms, within that size and never stalling, only too slowly; under /far-tokenizer/<model>/ the
+ * manifest names its tokenizer at another site's https:// address, which the app used to fetch.
  */
 const misbehavingModelServer: Plugin = {
   name: 'misbehaving-model-server',
   configurePreviewServer(server) {
-    for (const kind of ['oversize', 'trickle', 'slow'] as const) {
+    for (const kind of ['oversize', 'trickle', 'slow', 'far-tokenizer'] as const) {
       server.middlewares.use(`/${kind}/`, (request, response) => {
         const [model, ...file] = (request.url ?? '').split('?')[0]?.split('/').filter(Boolean) ?? [];
         if (model !== 'speclab-draft' && model !== 'speclab-target') return void response.writeHead(404).end();
         const manifestText = readFileSync(`public/models/${model}/manifest.json`, 'utf8');
         if (file.join('/') === 'manifest.json') {
-          response.writeHead(200, { 'content-type': 'application/json' }).end(manifestText);
+          const manifest = JSON.parse(manifestText) as { tokenizer: { file: string } };
+          if (kind === 'far-tokenizer') manifest.tokenizer.file = 'https://evil.example/tokenizer.json';
+          response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(manifest));
           return;
         }
         if (kind === 'slow') {
@@ -60,6 +64,13 @@ const misbehavingModelServer: Plugin = {
 /** A share link that runs `schemaText` as a custom schema with the person preset's prompt. */
 const schemaLink = (schemaText: string) => encodeShare({ params: { ...presetParams(findPreset('person')), schemaText }, preset: 'custom' });
 
+/** `$defs` a0…a1999, each an allOf (even) or a oneOf (odd) of one `$ref` to the next, the last an integer. */
+const REF_CHAIN = {
+  type: 'object',
+  properties: { v: { $ref: '#/$defs/a0' } },
+  $defs: Object.fromEntries(Array.from({ length: 2000 }, (_, i) => [`a${i}`, i === 1999 ? { type: 'integer' } : { [i % 2 ? 'oneOf' : 'allOf']: [{ $ref: `#/$defs/a${i + 1}` }] }])),
+};
+
 /** Schemas that jammed or broke the engine when a link carried them, and what the worker now answers. */
 const HOSTILE_LINK_SCHEMAS: [string, string, RegExp][] = [
   [
@@ -67,6 +78,7 @@ const HOSTILE_LINK_SCHEMAS: [string, string, RegExp][] = [
     JSON.stringify({ type: 'object', properties: { v: { $ref: '#/$defs/a0' } }, $defs: Object.fromEntries(Array.from({ length: 31 }, (_, i) => [`a${i}`, { anyOf: [{ $ref: `#/$defs/a${i + 1}` }, { $ref: `#/$defs/a${i + 1}` }] }])) }),
     /with its \$refs written out, has more than 100,000 sub-schemas/,
   ],
+  ['a 2,000-level allOf/oneOf $ref chain (a bare "Maximum call stack size exceeded")', JSON.stringify(REF_CHAIN), /with its \$refs written out, nests more than 128 levels deep/],
   ['`not` nested 5,000 levels (90 KB)', `{"type":"object","properties":{"x":${'{"not":'.repeat(5000)}{"type":"string"}${'}'.repeat(5000)}}}`, /nests more than 32 levels deep/],
   // xgrammar's parser overflowed its stack on it, and every later compile, presets included, then read memory
   // out of bounds (the worker restarting was the way out); test/store/engineTrap.test.ts keeps that way out tested.
@@ -76,6 +88,16 @@ const HOSTILE_LINK_SCHEMAS: [string, string, RegExp][] = [
     /a pattern in the schema nests its groups 5,000 levels deep; the limit is 32/,
   ],
 ];
+
+/** A scrape of one engine's counters and its position 0, with `lines` (names after `vllm:spec_decode_`) added. */
+const scrape = (lines: string[]) =>
+  [
+    'num_drafts_total{engine="0"} 10',
+    'num_draft_tokens_total{engine="0"} 30',
+    'num_accepted_tokens_total{engine="0"} 12',
+    'num_accepted_tokens_per_pos_total{engine="0",position="0"} 6',
+    ...lines,
+  ].map((line) => `vllm:spec_decode_${line}\n`).join('');
 
 /** Writes records straight into the app's history database, as a person with the developer tools could. */
 function writeRecords(records: unknown[]): Promise<void> {
@@ -94,39 +116,52 @@ function writeRecords(records: unknown[]): Promise<void> {
   });
 }
 
-describe('the built app against stored and imported hostile input', { timeout: 300_000 }, () => {
+describe('the built app against stored and imported hostile input, one page, a preset run to the end after each case', { timeout: 300_000 }, () => {
   let app: BuiltApp;
   let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
   const problems: string[] = [];
 
   beforeAll(async () => {
     app = await buildAndPreview([misbehavingModelServer]);
     browser = await launchChromium();
+    context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    page = await context.newPage();
+    page.on('pageerror', (error) => problems.push(`page: ${error.message}`));
   });
 
   afterAll(async () => {
+    await context?.close();
     await browser?.close();
     await app?.close();
     expect(problems).toEqual([]);
   });
 
-  async function runPresetToEnd(page: Page): Promise<void> {
+  /** The page is shared: each case ends with a preset run to the end on it, so no case leans on a later repair. */
+  async function runPresetToEnd(): Promise<void> {
     await page.locator('#preset').selectOption('person');
     await page.getByRole('button', { name: 'Run', exact: true }).click();
     await page.getByTestId('run-status').filter({ hasText: /^(done|error)$/ }).waitFor({ timeout: 180_000 });
     await expect(page.getByTestId('verdict').textContent()).resolves.toMatch(/^Schema-valid JSON/);
   }
 
-  /** Opens a share link carrying `schemaText` in the tab already showing the app (only its fragment changes): it runs, and fails with `message`. */
-  async function linkedSchemaFails(page: Page, what: string, schemaText: string, message: RegExp): Promise<void> {
-    await page.evaluate((hash) => {
-      location.hash = hash;
-    }, schemaLink(schemaText));
-    await expect(page.getByTestId('run-error').filter({ hasText: message }).textContent(), what).resolves.toMatch(message);
+  /** Opens `hash` in the tab already showing the app: only the fragment changes, so nothing reloads. */
+  async function openLink(hash: string): Promise<void> {
+    await page.evaluate((fragment) => {
+      location.hash = fragment;
+    }, hash);
+  }
+
+  /** Pastes `text` as the scrape and reads it; the import says `message`. */
+  async function scrapeReads(text: string, testId: 'vllm-error' | 'vllm-import', message: RegExp): Promise<void> {
+    await page.locator('#vllm-after').fill(text);
+    await page.getByRole('button', { name: 'Read metrics' }).click();
+    await expect(page.getByTestId(testId).textContent()).resolves.toMatch(message);
   }
 
   /** Loads the pair at `draft` and `target` (folders of the misbehaving server), which fails with `message`; then the bundled pair again. */
-  async function customPairFails(page: Page, kind: string, message: RegExp): Promise<void> {
+  async function customPairFails(kind: string, message: RegExp): Promise<void> {
     await page.locator('#draft-url').fill(`${app.url}${kind}/speclab-draft/`);
     await page.locator('#target-url').fill(`${app.url}${kind}/speclab-target/`);
     await page.getByRole('button', { name: 'Load custom pair' }).click();
@@ -135,56 +170,80 @@ describe('the built app against stored and imported hostile input', { timeout: 3
     await page.getByTestId('provider').waitFor({ timeout: 120_000 });
   }
 
-  it('one page through every hostile case, each followed by a preset run to the end before anything could repair the engine; a clear in another tab reaches it', async () => {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    const page = await context.newPage();
-    page.on('pageerror', (error) => problems.push(`page: ${error.message}`));
+  /** Fills a 10,000-property schema (about 45 s to compile) as the custom schema. */
+  async function fillHugeSchema(): Promise<void> {
+    await page.locator('#preset').selectOption('custom');
+    await page.locator('#schema').fill(JSON.stringify({ type: 'object', properties: Object.fromEntries(Array.from({ length: 10_000 }, (_, i) => [`field_${i}`, { type: 'integer' }])) }));
+  }
+
+  it('drops malformed stored history records (report: null, {id} alone) with a notice on the first load; the app renders', async () => {
     // The records are written from a plain file of the app's origin, so the app's first load meets them.
     await page.goto(`${app.url}models/speclab-draft/manifest.json`);
     await page.evaluate(writeRecords, [{ id: 'x', finishedAt: Date.now(), report: null }, { id: 'y' }]);
-
-    // Malformed history records, and a share link whose schema (2 KB, within the plain limits) used to run by
-    // itself into an exponential output check: the app renders, drops the records, and the worker refuses the link's schema.
-    const [, chainSchema, chainMessage] = HOSTILE_LINK_SCHEMAS[0] as (typeof HOSTILE_LINK_SCHEMAS)[number];
-    await page.goto(`${app.url}${schemaLink(chainSchema)}`);
-    await expect(page.getByTestId('run-error').textContent({ timeout: 120_000 })).resolves.toMatch(chainMessage);
+    await page.goto(app.url);
     await expect(page.getByTestId('history-notice').textContent()).resolves.toMatch(/^2 stored runs were unreadable and were dropped/);
     await expect(page.getByTestId('panel-failed').count()).resolves.toBe(0);
+    await runPresetToEnd();
+  });
 
-    // 480 bytes that made the tab grow to 4.4 GB; then a scrape reaching position 1023, whose chart is summarised.
-    const scrape = (position: string) =>
-      [
-        'vllm:spec_decode_num_drafts_total{engine="0"} 10',
-        'vllm:spec_decode_num_draft_tokens_total{engine="0"} 30',
-        'vllm:spec_decode_num_accepted_tokens_total{engine="0"} 12',
-        'vllm:spec_decode_num_accepted_tokens_per_pos_total{engine="0",position="0"} 6',
-        `vllm:spec_decode_num_accepted_tokens_per_pos_total{engine="0",position="${position}"} 1`,
-        '',
-      ].join('\n');
-    await page.locator('#vllm-after').fill(scrape('100000000'));
-    await page.getByRole('button', { name: 'Read metrics' }).click();
-    await expect(page.getByTestId('vllm-error').textContent()).resolves.toMatch(/needs a position label 0, 1, … below 1024 in decimal, got "100000000"/);
-    await page.locator('#vllm-after').fill(scrape('1023'));
-    await page.getByRole('button', { name: 'Read metrics' }).click();
-    await expect(page.getByTestId('vllm-import').textContent()).resolves.toMatch(/the first 64 of 1024 positions are drawn/);
+  // A 2 KB schema within the plain limits that, carried by a link, ran by itself into an exponential output check.
+  it.each(HOSTILE_LINK_SCHEMAS)('refuses a share link carrying %s before xgrammar or the output check sees it', async (_what, schemaText, message) => {
+    await openLink(schemaLink(schemaText));
+    await expect(page.getByTestId('run-error').filter({ hasText: message }).textContent()).resolves.toMatch(message);
+    await runPresetToEnd();
+  });
 
-    // The other schemas, each through a share link opened in this tab: refused before xgrammar sees them
-    // (refusals repair nothing, so one preset run after them shows that none of them broke the engine).
-    for (const [what, schemaText, message] of HOSTILE_LINK_SCHEMAS.slice(1)) await linkedSchemaFails(page, what, schemaText, message);
-    // Property names with a quote, a backslash and a NUL (they reached xgrammar's grammar text as grammar): a
-    // link carrying them runs to the end, the keys written JSON-escaped, and the output checks valid.
+  it('runs a share link whose property names hold a quote, a backslash and a NUL to a schema-valid end, the keys JSON-escaped', async () => {
+    // They reached xgrammar's grammar text as grammar ("Rule "pwnmarker" is not defined").
     const names = ['a"pwnmarker', 'b\\\u0000'];
-    await page.evaluate((hash) => {
-      location.hash = hash;
-    }, schemaLink(JSON.stringify({ type: 'object', properties: { [names[0] as string]: { const: 'ok' }, [names[1] as string]: { type: 'boolean' } }, required: names })));
+    await openLink(schemaLink(JSON.stringify({ type: 'object', properties: { [names[0] as string]: { const: 'ok' }, [names[1] as string]: { type: 'boolean' } }, required: names })));
     await page.getByTestId('verdict').filter({ hasText: /^Schema-valid JSON/ }).waitFor({ timeout: 60_000 });
     await expect(page.getByTestId('token-stream').getAttribute('data-text')).resolves.toContain(`{${JSON.stringify(names[0])}: "ok", ${JSON.stringify(names[1])}: `);
-    await runPresetToEnd(page);
+    await runPresetToEnd();
+  });
 
-    // A sweep compiles under the run's budget and shows it; Cancel abandons the compile at once.
-    await page.locator('#preset').selectOption('custom');
-    const hugeSchema = JSON.stringify({ type: 'object', properties: Object.fromEntries(Array.from({ length: 10_000 }, (_, i) => [`field_${i}`, { type: 'integer' }])) });
-    await page.locator('#schema').fill(hugeSchema);
+  it('marks K = 0x3 and a prompt of spaces in a share link, and starts no run', async () => {
+    await openLink(encodeShare({ params: { ...presetParams(findPreset('person')), prompt: ' \t\n ' }, preset: 'person' }).replace(/([?&])K=\d+/, '$1K=0x3'));
+    await expect(page.getByTestId('field-error-K').textContent()).resolves.toBe('the link\'s K: K drafts must be an integer from 1 to 8; got "0x3"');
+    await expect(page.getByTestId('field-error-prompt').textContent()).resolves.toBe("the link's prompt: the prompt is empty");
+    await expect(page.locator('#K').inputValue()).resolves.toBe('0x3');
+    await expect(page.getByRole('button', { name: 'Run', exact: true }).isDisabled()).resolves.toBe(true);
+    await page.locator('#K').fill('3');
+    await runPresetToEnd();
+  });
+
+  it('refuses scrape positions 100000000 (480 bytes that grew the tab to 4.4 GB), 4294967296, 0x2 and 1e1, sizing no array from them', async () => {
+    for (const position of ['100000000', '4294967296', '0x2', '1e1']) {
+      await scrapeReads(scrape([`num_accepted_tokens_per_pos_total{engine="0",position="${position}"} 1`]), 'vllm-error', new RegExp(`needs a position label 0, 1, … below 1024 in decimal, got "${position}"`));
+    }
+    await runPresetToEnd();
+  });
+
+  it('draws the first 64 positions of a scrape reaching position 1023 and says how many there are', async () => {
+    await scrapeReads(scrape(['num_accepted_tokens_per_pos_total{engine="0",position="1023"} 1']), 'vllm-import', /the first 64 of 1024 positions are drawn/);
+    await runPresetToEnd();
+  });
+
+  it('refuses counters of 1e308 (which summed to Infinity) and a series listed twice (which was counted twice)', async () => {
+    await scrapeReads(scrape(['num_drafts_total{engine="1"} 1e308']), 'vllm-error', /a counter is a finite number from 0 to 2\^53/);
+    await scrapeReads(scrape(['num_drafts_total{engine="0"} 10']), 'vllm-error', /appears twice/);
+    await runPresetToEnd();
+  });
+
+  it('refuses a dropped 50 MB scrape file from its size, unread (8 MiB of it in the box blocked the page ~12 s)', async () => {
+    const boxBefore = await page.locator('#vllm-after').inputValue();
+    await page.locator('#vllm-after').evaluate((box) => {
+      const transfer = new DataTransfer();
+      transfer.items.add(new File([new Uint8Array(50 * 1024 * 1024)], 'metrics.prom'));
+      box.dispatchEvent(new DragEvent('drop', { dataTransfer: transfer, bubbles: true, cancelable: true }));
+    });
+    await expect(page.getByTestId('vllm-error').textContent()).resolves.toBe('the dropped file "metrics.prom" is 50.0 MiB of text; a scrape may be at most 8 MiB (a vLLM /metrics page is tens of kilobytes)');
+    await expect(page.locator('#vllm-after').inputValue()).resolves.toBe(boxBefore);
+    await runPresetToEnd();
+  });
+
+  it('shows the compile budget in a sweep of a 10,000-property schema; Cancel abandons the compile at once', async () => {
+    await fillHugeSchema();
     const sweep = page.getByTestId('sweep');
     await sweep.getByRole('button', { name: 'Run sweep' }).click();
     await expect(page.getByTestId('compiling').textContent({ timeout: 30_000 })).resolves.toMatch(/Compiling the schema \(10,000 properties\)/);
@@ -192,37 +251,51 @@ describe('the built app against stored and imported hostile input', { timeout: 3
     await expect(page.getByTestId('compiling').count()).resolves.toBe(0);
     await expect(sweep.getByTestId('sweep-status').getAttribute('data-status')).resolves.toBe('cancelled');
     await page.getByTestId('provider').waitFor({ timeout: 120_000 });
-    await runPresetToEnd(page);
-    // A race compiles under the same budget and shows it; Reset abandons the compile at once.
-    await page.locator('#preset').selectOption('custom');
-    await page.locator('#schema').fill(hugeSchema);
+    await runPresetToEnd();
+  });
+
+  it('shows the compile budget in a race of a 10,000-property schema; Reset abandons the compile at once', async () => {
+    await fillHugeSchema();
     await page.getByRole('button', { name: 'Race all methods' }).click();
     await expect(page.getByTestId('compiling').textContent({ timeout: 30_000 })).resolves.toMatch(/Compiling the schema \(10,000 properties\)/);
     await page.getByRole('button', { name: 'Reset', exact: true }).click();
     await expect(page.getByTestId('compiling').count()).resolves.toBe(0);
     await page.getByRole('heading', { name: /Race: every method.*\(cancelled\)/ }).waitFor({ timeout: 10_000 });
     await page.getByTestId('provider').waitFor({ timeout: 120_000 });
-    await runPresetToEnd(page);
+    await runPresetToEnd();
+  });
 
-    // A model server sending 2 MiB for files its manifest lists at 26 KB and 354 KB; then one announcing 2 GB
-    // and trickling, refused from its Content-Length before the body is read.
-    await customPairFails(page, 'oversize', /is more than \d+ bytes, but \d+ bytes at most were expected \(the size the manifest lists\): the download was stopped/);
-    await runPresetToEnd(page);
-    await customPairFails(page, 'trickle', /is 2147483648 bytes \(Content-Length\), but \d+ bytes at most were expected \(the size the manifest lists\): the download was stopped/);
-    await runPresetToEnd(page);
-    // A server sending honest sizes at 256 bytes/s, never stalling: its total time is bounded by the bytes it sent.
-    await customPairFails(page, 'slow', /sent \d+ bytes in \d+\.\d s, slower than the 4096 bytes\/s a download must keep after its first 2 s: the download was stopped/);
-    await runPresetToEnd(page);
-    await expect(page.locator('[data-history-id]').count()).resolves.toBe(7);
+  it('stops a model server sending 2 MiB for files its manifest lists at 26 KB and 354 KB', async () => {
+    await customPairFails('oversize', /is more than \d+ bytes, but \d+ bytes at most were expected \(the size the manifest lists\): the download was stopped/);
+    await runPresetToEnd();
+  });
 
-    // Space on a focused "Race all methods" presses that button (it used to start a plain run instead).
+  it('refuses a model server announcing Content-Length 2 GB and trickling 1 KiB / 2 s from its header', async () => {
+    await customPairFails('trickle', /is 2147483648 bytes \(Content-Length\), but \d+ bytes at most were expected \(the size the manifest lists\): the download was stopped/);
+    await runPresetToEnd();
+  });
+
+  it('stops a model server sending honest sizes at 256 bytes/s, never stalling, by its pace', async () => {
+    await customPairFails('slow', /sent \d+ bytes in \d+\.\d s, slower than the 4096 bytes\/s a download must keep after its first 2 s: the download was stopped/);
+    await runPresetToEnd();
+  });
+
+  it('refuses a manifest naming its tokenizer at another site, before fetching it', async () => {
+    await customPairFails('far-tokenizer', /manifest field tokenizer\.file must be a file in the model's own directory, got "https:\/\/evil\.example\/tokenizer\.json"/);
+    await runPresetToEnd();
+  });
+
+  it('presses a focused "Race all methods" on Space (it used to start a plain run)', async () => {
     await page.getByRole('button', { name: 'Race all methods' }).focus();
     await page.keyboard.press(' ');
     await page.getByRole('heading', { name: /Race: every method.*\(running…/ }).waitFor({ timeout: 10_000 });
     await expect(page.getByTestId('run-status').textContent()).resolves.toBe('idle');
     await page.getByRole('button', { name: 'Reset', exact: true }).click();
     await page.getByRole('heading', { name: /Race: every method.*\(cancelled\)/ }).waitFor({ timeout: 10_000 });
+    await runPresetToEnd();
+  });
 
+  it('empties the list and says so when another tab clears the history', async () => {
     const other = await context.newPage();
     other.on('pageerror', (error) => problems.push(`other tab: ${error.message}`));
     await other.goto(app.url);
@@ -230,7 +303,19 @@ describe('the built app against stored and imported hostile input', { timeout: 3
     await other.getByRole('button', { name: 'Clear history' }).click();
     await page.getByTestId('history-notice').filter({ hasText: 'The history was cleared in another tab.' }).waitFor();
     await expect(page.locator('[data-history-id]').count()).resolves.toBe(0);
-    await context.close();
+    await other.close();
+    await runPresetToEnd();
+    await expect(page.locator('[data-history-id]').count()).resolves.toBe(1);
+  });
+});
+
+describe('the built app\'s response headers', () => {
+  let app: BuiltApp;
+  beforeAll(async () => {
+    app = await buildAndPreview();
+  });
+  afterAll(async () => {
+    await app?.close();
   });
 
   it('sends nosniff, and forbids framing by other sites but of embed.html (frame-ancestors * file:)', async () => {
