@@ -106,8 +106,26 @@ export const CLI_LIMITS = {
   seeds: 100,
   /** Timed rounds per preset (--rounds of bench:gpu). */
   rounds: 100,
+  /** Untimed warm-up runs or rounds before the timed ones (--warm-up of bench:gpu, bench:ui and bench:load). */
+  warmUp: 10,
+  /** Tokens a sample or a round runs to (--token-budget of bench, sweep and scorecard). */
+  tokenBudget: 100_000,
+  /** Corpus records the tokenizer trains on (--records of models:tokenizer). */
+  corpusRecords: 1_000_000,
+  /** BPE merges (--merges of models:tokenizer): the vocabulary stays well under the manifests' limit. */
+  merges: 65_536,
+  /** Held-out records per preset (--records and --acceptance-records of models:eval). */
+  evalRecords: 10_000,
+  /** Windows a live scrape polls before it stops (--count of import:vllm). */
+  windows: 1_000_000,
   /** Characters of one line of untrusted text echoed to the terminal. */
   echoChars: 200,
+} as const;
+
+/** The simulator's run sizes (npm run sim --steps and --contexts; contexts are also at most V²). */
+export const SIMULATION_LIMITS = {
+  steps: 10_000_000,
+  contexts: 1024,
 } as const;
 
 /** The ranges a model manifest's fields must lie in: a manifest is untrusted, like any downloaded file. */

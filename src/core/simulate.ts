@@ -1,3 +1,4 @@
+import { SIMULATION_LIMITS } from '../contract/limits';
 import { emptyCounters, derivedRatios, recordStep } from './metrics';
 import { sampleProblem, syntheticPair } from './modelPair';
 import { createRng } from './rng';
@@ -71,8 +72,8 @@ function validate(options: SimulationOptions): void {
   integer('V', options.V, 2, 4096);
   integer('K', options.K, 1, MAX_DRAFTS);
   integer('L', options.L, 1, MAX_DRAFT_LENGTH);
-  integer('steps', options.steps, 1, 10_000_000);
-  integer('contexts', options.contexts, 1, Math.min(1024, options.V * options.V));
+  integer('steps', options.steps, 1, SIMULATION_LIMITS.steps);
+  integer('contexts', options.contexts, 1, Math.min(SIMULATION_LIMITS.contexts, options.V * options.V));
   for (const method of options.methods) {
     if (!VERIFIER_IDS.includes(method)) throw new RangeError(`unknown method '${method}'; choose from ${VERIFIER_IDS.join(', ')}`);
   }

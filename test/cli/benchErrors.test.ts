@@ -9,8 +9,8 @@ afterEach(() => {
 
 describe('npm run bench: usage errors', () => {
   it.each([
-    [['--rounds', '0'], 'bench: --rounds must be a positive integer, got 0'],
-    [['--rounds', '2.5'], 'bench: --rounds must be a positive integer, got 2.5'],
+    [['--rounds', '0'], 'bench: --rounds must be a positive integer up to 100, got 0'],
+    [['--rounds', '2.5'], 'bench: --rounds must be a positive integer up to 100, got 2.5'],
     [['--rounds', 'many'], 'bench: --rounds must be a number, got "many"'],
     [['--rounds', ''], 'bench: --rounds must be a number, got ""'],
     [['--seeds', '0'], 'bench: --seeds must be a positive integer up to 100, got 0'],

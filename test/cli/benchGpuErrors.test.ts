@@ -22,6 +22,10 @@ describe('npm run bench:gpu', () => {
     [['--repeats', '1e9'], 'bench:gpu: --repeats must be a positive integer up to 100, got 1e9'],
     [['--max-tokens', '0'], /^bench:gpu: --max-tokens: /],
     [['--no-forward-table', 'yes'], /^bench:gpu: Unexpected argument 'yes'/],
+    [['--warm-up', '1.5'], 'bench:gpu: --warm-up must be a whole number ≥ 0 up to 10, got 1.5'],
+    [['--warm-up', '11'], 'bench:gpu: --warm-up must be a whole number ≥ 0 up to 10, got 11'],
+    [['--no-cost-ratio', 'yes'], /^bench:gpu: Unexpected argument 'yes'/],
+    [['--grid', '3by4'], 'bench:gpu: --grid: "3by4" is not KxL, such as 3x4'],
     [['--gpu'], /^bench:gpu: Unknown option '--gpu'/],
   ] as [string[], string | RegExp][])('refuses %j', async (argv, expected) => {
     const printed = await refusal(main, argv);

@@ -11,8 +11,8 @@ afterEach(() => {
 
 describe('npm run bench:ui', () => {
   it.each([
-    [['--repeats', '0'], 'bench:ui: --repeats must be a positive integer, got 0'],
-    [['--warm-up', '1.5'], 'bench:ui: --warm-up must be a whole number ≥ 0, got 1.5'],
+    [['--repeats', '0'], 'bench:ui: --repeats must be a positive integer up to 100, got 0'],
+    [['--warm-up', '1.5'], 'bench:ui: --warm-up must be a whole number ≥ 0 up to 10, got 1.5'],
     [['--preset', 'nope'], /^bench:ui: --preset: unknown preset "nope"; the presets are sentiment, /],
     [['--max-tokens', '0'], /^bench:ui: --max-tokens: /],
     [['--max-tokens', '9999'], /^bench:ui: --max-tokens: /],

@@ -65,16 +65,32 @@ describe('every command has --help and refuses mistakes in one line', () => {
   });
 
   it('checks integers, counts and positive numbers by range', () => {
-    expect(refusal(COMMANDS['bench:mask'], ['--L', '0'])).toBe('--L must be a positive integer, got 0');
+    expect(refusal(COMMANDS['bench:mask'], ['--L', '0'])).toBe('--L must be a positive integer up to 8, got 0');
     // Counts that size a run are capped by the parser (CLI_LIMITS), and the help says so.
     for (const [command, option] of [['bench', 'seeds'], ['sweep', 'seeds'], ['scorecard', 'seeds'], ['generate', 'repeats']] as const) {
       expect(refusal(COMMANDS[command], [`--${option}`, '1e9'])).toBe(`--${option} must be a positive integer up to 100, got 1e9`);
       expect(helpText(COMMANDS[command])).toMatch(new RegExp(`--${option} N +[^\\n]*, at most 100 \\(default \\d+\\)`));
     }
-    expect(refusal(COMMANDS['models:eval'], ['--acceptance-records', '1.5'])).toBe('--acceptance-records must be a whole number ≥ 0, got 1.5');
+    expect(refusal(COMMANDS['models:eval'], ['--acceptance-records', '1.5'])).toBe('--acceptance-records must be a whole number ≥ 0 up to 10000, got 1.5');
     expect(refusal(COMMANDS['import:vllm'], ['--interval', '0'])).toBe('--interval must be a number above 0, got 0');
     expect(refusal(COMMANDS['import:vllm'], ['a.prom', 'b.prom'])).toBe('unexpected argument "b.prom"; see --help');
     expect(parseCommand(COMMANDS.sim, ['--K', '3'])).toMatchObject({ values: { K: '3', V: '6', json: false } });
+  });
+
+  // R and I are a server's counter values, not sizes of a run: any whole number is one.
+  const UNCAPPED = new Set(['import:vllm --R', 'import:vllm --I']);
+  const counts = specs.flatMap((spec) => Object.entries(spec.options)
+    .filter(([option, declared]) => (declared.value === 'integer' || declared.value === 'count') && !UNCAPPED.has(`${spec.name} --${option}`))
+    .map(([option, declared]) => [`${spec.name} --${option}`, spec, option, declared] as const));
+
+  it.each(counts)('%s is capped by the parser, and the help says so', (_label, spec, option, declared) => {
+    expect(declared.max, `${spec.name} --${option} has no max (CLI_LIMITS)`).toBeTypeOf('number');
+    const max = declared.max as number;
+    const range = declared.value === 'count' ? `a whole number ≥ 0 up to ${max}` : `a positive integer up to ${max}`;
+    expect(refusal(spec, [`--${option}`, '1e9'])).toBe(`--${option} must be ${range}, got 1e9`);
+    expect(refusal(spec, [`--${option}`, String(max + 1)])).toBe(`--${option} must be ${range}, got ${max + 1}`);
+    expect(parseCommand(spec, [`--${option}`, String(max)])).not.toBe('help');
+    expect(helpText(spec)).toContain(`, at most ${max}`);
   });
 
   const run = (args: string[]) => promisify(execFile)(process.execPath, ['--import', 'tsx', ...args], { cwd: process.cwd() });

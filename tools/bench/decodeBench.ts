@@ -113,6 +113,8 @@ export interface BenchSelection {
   cpuClock?: () => number;
   /** Tokens per run at most (the presets' default, 96, where absent). */
   maxTokens?: number;
+  /** Untimed runs of each method before the timed rounds (1 by default); at 0 the timings include first-call compiles. */
+  warmUpRuns?: number;
 }
 
 export const DEFAULT_ROUNDS = 3;
@@ -168,10 +170,10 @@ interface RoundResult {
  * alternating order; a row's speedup is the median over rounds of its tokens/s over that round's ar, with
  * the range. Tokens, counters and ratios are one round's (every round must give the same); the timings and
  * the profile are means per step over every round. `costRatio` is c = draft forward / target forward
- * (batch 1, sequence 1), measured by the caller.
+ * (batch 1, sequence 1), measured by the caller, or null where not measured (no ideal speedup then).
  */
-export async function runDecodeBench(engine: SpecEngine, seeds: number, costRatio: number, log: (line: string) => void, selection: BenchSelection = {}): Promise<DecodeRow[]> {
-  const { methods = SPECULATIVE, grid = GRID, rounds = DEFAULT_ROUNDS, cpuClock, drafters = ['model'], tokenBudget = 1, maxTokens } = selection;
+export async function runDecodeBench(engine: SpecEngine, seeds: number, costRatio: number | null, log: (line: string) => void, selection: BenchSelection = {}): Promise<DecodeRow[]> {
+  const { methods = SPECULATIVE, grid = GRID, rounds = DEFAULT_ROUNDS, cpuClock, drafters = ['model'], tokenBudget = 1, maxTokens, warmUpRuns = 1 } = selection;
   const runLength = maxTokens === undefined ? {} : { maxTokens };
   const presets = selection.presets === undefined ? SCHEMA_PRESETS : SCHEMA_PRESETS.filter((preset) => selection.presets?.includes(preset.id));
   if (presets.length === 0) throw new RangeError(`no preset among ${JSON.stringify(selection.presets)}`);
@@ -185,8 +187,8 @@ export async function runDecodeBench(engine: SpecEngine, seeds: number, costRati
   ];
   const orders = roundOrders(configs.length, rounds);
   const rows: DecodeRow[] = [];
-  // One untimed run of each method first: kernel compilation and allocator warm-up are not speed.
-  for (const method of ['ar', 'ar+jump-forward', ...methods] as const) await engine.run(presetParams(presets[0] as (typeof SCHEMA_PRESETS)[number], { method, ...runLength }));
+  // Untimed runs of each method first: kernel compilation and allocator warm-up are not speed.
+  for (let run = 0; run < warmUpRuns; run++) for (const method of ['ar', 'ar+jump-forward', ...methods] as const) await engine.run(presetParams(presets[0] as (typeof SCHEMA_PRESETS)[number], { method, ...runLength }));
   for (const preset of presets) {
     const measure = async ({ method, K, L, drafter }: BenchConfig): Promise<RoundResult> => {
       const result: RoundResult = {
@@ -264,7 +266,7 @@ export async function runDecodeBench(engine: SpecEngine, seeds: number, costRati
         speedup: speedupSpread.median,
         speedupOverJumpForward: baseline ? null : roundSpeedups(rates[index] as number[], rates[1] as number[]).median,
         // The baselines draft nothing: their ideal is their block efficiency.
-        idealSpeedup: blockEfficiency / ((baseline ? 0 : config.L) * costRatio + 1),
+        idealSpeedup: costRatio === null ? null : blockEfficiency / ((baseline ? 0 : config.L) * costRatio + 1),
         valid: first.valid,
         positionsPerStep: config.method === 'ar' ? null : positionsPerStep(first.scoring),
         perStep,
@@ -340,7 +342,7 @@ export function summaryOverPresets(rows: readonly DecodeRow[]): PresetSummary[] 
 export function formatSummary(summaries: readonly PresetSummary[]): string {
   const entries = summaries.map(({ method, K, L, drafter, speedup, speedupOverJumpForward, idealSpeedup, ceiling, draftingHidden }) => {
     const overJump = speedupOverJumpForward === null ? '' : `${speedupOverJumpForward.toFixed(2)}× over ar+jump-forward; `;
-    return `${configLabel({ method, drafter })} K = ${K}, L = ${L}: ${speedup.toFixed(2)}× (${overJump}ideal ${cell(idealSpeedup)}×; ceiling here ${cell(ceiling)}×; drafting hidden ${cell(draftingHidden)}×)`;
+    return `${configLabel({ method, drafter })} K = ${K}, L = ${L}: ${speedup.toFixed(2)}× (${overJump}ideal ${times(idealSpeedup)}; ceiling here ${times(ceiling)}; drafting hidden ${times(draftingHidden)})`;
   });
   return `**Median over presets** of each row's median speedup over ar, with the ideal, this machine's ceiling (every draft accepted, at the measured step cost) and the bound with drafting wholly hidden (at the measured block efficiency): ${entries.join('; ')}`;
 }
@@ -396,9 +398,11 @@ export const DECODE_TABLE_HEADER = [
 ].join('\n');
 
 const cell = (value: number | null, digits = 2) => (value === null ? '—' : value.toFixed(digits));
+/** A ratio with its ×, or a bare — where it was not measured. */
+const times = (value: number | null) => (value === null ? '—' : `${value.toFixed(2)}×`);
 
 export function formatDecodeRow(row: DecodeRow): string {
-  return `| ${row.preset} | ${configLabel(row)} | ${row.K} | ${row.L || '—'} | ${cell(row.blockEfficiency)} | ${cell(row.meanAcceptanceLength)} | ${cell(row.conditionalAcceptance)} | ${cell(row.draftYield)} | ${cell(row.grammarSurvival)} | ${cell(row.tokensPerSecond, 1)} | ${cell(row.speedup)}× [${cell(row.speedupSpread.min)}–${cell(row.speedupSpread.max)}]${row.method !== 'ar' && contains(row.speedupInterval, 1) ? ' ≈ ar' : ''} | ${cell(row.idealSpeedup)}× | ${row.speedupOverJumpForward === null ? '—' : `${cell(row.speedupOverJumpForward)}×`} | ${row.valid} | ${describePositions(row.positionsPerStep)} | ${[row.perStep.draft, row.perStep.mask, row.perStep.target, row.perStep.verify, row.perStep.overhead].map((ms) => ms.toFixed(2)).join(' · ')} |`;
+  return `| ${row.preset} | ${configLabel(row)} | ${row.K} | ${row.L || '—'} | ${cell(row.blockEfficiency)} | ${cell(row.meanAcceptanceLength)} | ${cell(row.conditionalAcceptance)} | ${cell(row.draftYield)} | ${cell(row.grammarSurvival)} | ${cell(row.tokensPerSecond, 1)} | ${cell(row.speedup)}× [${cell(row.speedupSpread.min)}–${cell(row.speedupSpread.max)}]${row.method !== 'ar' && contains(row.speedupInterval, 1) ? ' ≈ ar' : ''} | ${times(row.idealSpeedup)} | ${row.speedupOverJumpForward === null ? '—' : `${cell(row.speedupOverJumpForward)}×`} | ${row.valid} | ${describePositions(row.positionsPerStep)} | ${[row.perStep.draft, row.perStep.mask, row.perStep.target, row.perStep.verify, row.perStep.overhead].map((ms) => ms.toFixed(2)).join(' · ')} |`;
 }
 
 // ── The per-phase profile ────────────────────────────────────────────────────────────────────────────

@@ -17,9 +17,9 @@ export interface GpuBenchReport {
   forwards: { draftMs: number; target: { positions: number; ms: number }[] } | null;
   /** Median ms of one readback alone (a 256-byte copy, submit and map); null where skipped with the forwards. */
   readbackMs: number | null;
-  /** c, the median over alternating rounds of draft/target forward time, and its spread. */
-  costRatio: number;
-  costRatioSpread: Spread;
+  /** c, the median over alternating rounds of draft/target forward time, and its spread; null where not measured (--no-cost-ratio). */
+  costRatio: number | null;
+  costRatioSpread: Spread | null;
   scoring: ScoringPlan;
   rows: DecodeRow[];
 }
@@ -33,7 +33,7 @@ const ms = (value: number) => value.toFixed(2);
 
 /** The per-forward table, or the line that says it was skipped. */
 function forwardTable({ forwards, readbackMs }: GpuBenchReport): string[] {
-  if (forwards === null || readbackMs === null) return ['**Per forward**: skipped (--no-forward-table); c above is measured all the same.'];
+  if (forwards === null || readbackMs === null) return ['**Per forward**: skipped (--no-forward-table).'];
   return [
     '**Per forward** (median ms, batch 1, after 40 cached tokens) and one readback',
     '',
@@ -43,13 +43,24 @@ function forwardTable({ forwards, readbackMs }: GpuBenchReport): string[] {
   ];
 }
 
-export function gpuMarkdown(report: GpuBenchReport, seeds: number, rounds: number, maxTokens: number): string {
+/** c with its spread, or why it is absent (and with it the ideal speedup). */
+function describeCostRatio({ costRatio, costRatioSpread }: GpuBenchReport): string {
+  if (costRatio === null || costRatioSpread === null) return 'c not measured (--no-cost-ratio), so no ideal speedup';
+  return `c = draft/target forward = ${costRatio.toFixed(3)} [${costRatioSpread.min.toFixed(3)}–${costRatioSpread.max.toFixed(3)}, median of ${costRatioSpread.n} rounds]`;
+}
+
+/** How the timed rounds were preceded: at 0 warm-up runs the first run of each shape pays its pipeline compiles. */
+function describeWarmUp(warmUpRuns: number): string {
+  return warmUpRuns === 0 ? ', no warm-up run, so the figures include first-call compiles' : ` after ${warmUpRuns} untimed warm-up run(s) of each method`;
+}
+
+export function gpuMarkdown(report: GpuBenchReport, seeds: number, rounds: number, maxTokens: number, warmUpRuns: number): string {
   const ar = (row: DecodeRow) => report.rows.find((candidate) => candidate.preset === row.preset && candidate.method === 'ar');
   const phaseRow = (row: DecodeRow) => `| ${row.preset} | ${row.method} | ${row.K} | ${row.L || '—'} | ${ms(row.perStep.draft)} | ${ms(row.perStep.target)} | ${ms(row.perStep.verify)} | ${ms(row.perStep.mask + row.perStep.kv + row.perStep.overhead)} | ${row.speedup.toFixed(2)}× |`;
   return [
     `### Chromium, models and verifier on WebGPU: ${adapterLabel(report)}`,
     '',
-    `Target ${report.targetName}; logits read in place: ${report.logitsInPlace ? 'yes' : 'no'}; ${describeScoring(report.scoring)}; c = draft/target forward = ${report.costRatio.toFixed(3)} [${report.costRatioSpread.min.toFixed(3)}–${report.costRatioSpread.max.toFixed(3)}, median of ${report.costRatioSpread.n} rounds]; ${seeds} seed(s) per row, ${rounds} timed round(s), up to ${maxTokens} tokens a run, T = 1.`,
+    `Target ${report.targetName}; logits read in place: ${report.logitsInPlace ? 'yes' : 'no'}; ${describeScoring(report.scoring)}; ${describeCostRatio(report)}; ${seeds} seed(s) per row, ${rounds} timed round(s)${describeWarmUp(warmUpRuns)}, up to ${maxTokens} tokens a run, T = 1.`,
     '',
     ...forwardTable(report),
     '',

@@ -15,8 +15,8 @@ import { GPU_POSITIONS, type GpuBenchReport } from './gpuBench';
 
 declare global {
   interface Window {
-    /** `repeats`: timed forwards per per-forward figure; `forwardTable`: false skips the per-forward table and the readback. */
-    speclabGpuBench: (seeds: number, selection: Omit<BenchSelection, 'cpuClock'>, repeats: number, forwardTable: boolean) => Promise<GpuBenchReport | { error: string }>;
+    /** `repeats`: timed forwards per per-forward figure; `forwardTable`: false skips the per-forward table and the readback; `costRatio`: false leaves c unmeasured. */
+    speclabGpuBench: (seeds: number, selection: Omit<BenchSelection, 'cpuClock'>, repeats: number, forwardTable: boolean, costRatio: boolean) => Promise<GpuBenchReport | { error: string }>;
     speclabGpuLog: string[];
   }
 }
@@ -52,7 +52,7 @@ async function readbackMs(device: GPUDevice, repeats: number): Promise<number> {
 }
 
 window.speclabGpuLog = [];
-window.speclabGpuBench = async (seeds, selection, repeats, forwardTable) => {
+window.speclabGpuBench = async (seeds, selection, repeats, forwardTable, measureC) => {
   try {
     const adapter = await describeAdapter();
     if (!adapter) throw new Error('no WebGPU adapter was granted');
@@ -76,8 +76,8 @@ window.speclabGpuBench = async (seeds, selection, repeats, forwardTable) => {
         forwards = { draftMs, target };
         readback = await readbackMs((await setup.verifierDevices.context()).device, repeats * 2);
       }
-      const costRatioSpread = await measureCostRatio(pair.draft.session, pair.target.session, Math.min(3, repeats), Math.min(5, repeats));
-      const costRatio = costRatioSpread.median;
+      const costRatioSpread = measureC ? await measureCostRatio(pair.draft.session, pair.target.session, Math.min(3, repeats), Math.min(5, repeats)) : null;
+      const costRatio = costRatioSpread?.median ?? null;
       const rows = await runDecodeBench(setup.engine, seeds, costRatio, (line) => window.speclabGpuLog.push(line), selection);
       return { adapter: adapter.description, software: adapter.software, targetName: pair.target.name, logitsInPlace: setup.logitsInPlace, forwards, readbackMs: readback, costRatio, costRatioSpread, scoring: setup.engine.scoring, rows };
     } finally {

@@ -30,7 +30,7 @@ export interface OptionSpec {
   readonly value?: ValueKind;
   /** The value's name in the usage line, e.g. N, FILE, URL. */
   readonly placeholder?: string;
-  /** For 'integer' options: the largest value accepted (CLI_LIMITS); the help says it. */
+  /** For 'integer' and 'count' options: the largest value accepted (CLI_LIMITS); the help says it. */
   readonly max?: number;
 }
 
@@ -109,7 +109,7 @@ function checkValue(name: string, kind: ValueKind, text: string, max = Number.MA
   const value = numberOption(name, text);
   if (kind === 'positive-number' && !(value > 0)) throw new UsageError(`--${name} must be a number above 0, got ${text}`);
   if (kind === 'integer') positiveInteger(name, text, max);
-  if (kind === 'count' && !(Number.isInteger(value) && value >= 0)) throw new UsageError(`--${name} must be a whole number ≥ 0, got ${text}`);
+  if (kind === 'count' && !(Number.isInteger(value) && value >= 0 && value <= max)) throw new UsageError(`--${name} must be a whole number ≥ 0${max < Number.MAX_SAFE_INTEGER ? ` up to ${max}` : ''}, got ${text}`);
 }
 
 /** Parses argv against the spec; 'help' when --help or -h was given. Throws UsageError on any mistake. */
@@ -205,6 +205,15 @@ export function positiveInteger(name: string, text: string | undefined, max = Nu
   const value = numberOption(name, text);
   if (!(Number.isInteger(value) && value >= 1 && value <= max)) throw new UsageError(`--${name} must be a positive integer${max < Number.MAX_SAFE_INTEGER ? ` up to ${max}` : ''}, got ${text}`);
   return value;
+}
+
+/** A K×L grid (`--grid 1x4,3x4`), each K and L within the app's ranges. */
+export function gridOption(text: string): { K: number; L: number }[] {
+  return text.split(',').map((entry) => {
+    const match = /^\s*(\d+)x(\d+)\s*$/.exec(entry);
+    if (!match) throw new UsageError(`--grid: ${JSON.stringify(entry)} is not KxL, such as 3x4`);
+    return { K: limitedOption('K', 'grid', match[1]), L: limitedOption('L', 'grid', match[2]) };
+  });
 }
 
 /** A production build of the app to serve (`--dist`): a folder holding index.html, as an absolute path. */

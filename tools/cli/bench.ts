@@ -20,7 +20,7 @@ import { DRAFTER_IDS, isDrafterId, type DrafterId } from '../../src/core/draftLa
 import { costRatio as measureCostRatio } from '../bench/modelsBench';
 import { loadBundledPair } from '../bundled';
 import { loadPairOption, parsePairOption } from './pair';
-import { UsageError, limitedOption, positiveInteger, runCommand, type Values } from './args';
+import { UsageError, gridOption, positiveInteger, runCommand, type Values } from './args';
 import { COMMANDS } from './commands';
 import type { Spread } from '../../src/core/fairTiming';
 import { snakeKeys, toCsv } from './csv';
@@ -44,15 +44,11 @@ function parse(values: Values<typeof COMMANDS.bench>) {
   const { provider, verifier, scoring } = values;
   const seeds = positiveInteger('seeds', values.seeds);
   const rounds = positiveInteger('rounds', values.rounds);
-  const tokenBudget = positiveInteger('token-budget', values['token-budget'], 100_000);
+  const tokenBudget = positiveInteger('token-budget', values['token-budget']);
   const methods = values.methods === undefined ? SPECULATIVE : values.methods.split(',').map((name) => name.trim());
   const unknown = methods.filter((name) => !(SPECULATIVE as readonly string[]).includes(name));
   if (unknown.length > 0) throw new UsageError(`--methods: unknown ${unknown.join(', ')}; the methods are ${SPECULATIVE.join(', ')}`);
-  const grid = values.grid === undefined ? GRID : values.grid.split(',').map((entry) => {
-    const match = /^\s*(\d+)x(\d+)\s*$/.exec(entry);
-    if (!match) throw new UsageError(`--grid: ${JSON.stringify(entry)} is not KxL, such as 3x4`);
-    return { K: limitedOption('K', 'grid', match[1]), L: limitedOption('L', 'grid', match[2]) };
-  });
+  const grid = values.grid === undefined ? GRID : gridOption(values.grid);
   const drafters = values.drafters.split(',').map((name) => name.trim());
   const unknownDrafters = drafters.filter((name) => !isDrafterId(name));
   if (unknownDrafters.length > 0) throw new UsageError(`--drafters: unknown ${unknownDrafters.join(', ')}; the drafters are ${DRAFTER_IDS.join(', ')}`);

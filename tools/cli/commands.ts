@@ -6,7 +6,7 @@
 import type { CommandSpec } from './args';
 import { DRAFTER_IDS } from '../../src/core/draftLaw';
 import { DEFAULT_SAMPLE_TOKEN_BUDGET } from '../../src/contract/bench';
-import { CLI_LIMITS } from '../../src/contract/limits';
+import { CLI_LIMITS, MAX_DRAFT_LENGTH, SIMULATION_LIMITS } from '../../src/contract/limits';
 import { METHOD_IDS } from '../../src/core/verify/registry';
 
 const PAIR = { type: 'string', placeholder: 'DRAFT,TARGET', description: 'the model pair to measure, each a local directory or an http(s) URL in the Hub layout (tokenizer.json, onnx/model.onnx); default the bundled pair' } as const;
@@ -26,8 +26,8 @@ export const COMMANDS = {
       temperature: { type: 'string', value: 'number', default: '1', description: 'sampling temperature' },
       closeness: { type: 'string', value: 'number', default: '0.5', description: 'draft closeness to the target, 0 independent .. 1 identical' },
       seed: { type: 'string', value: 'number', default: '1', description: 'random seed' },
-      steps: { type: 'string', value: 'integer', default: '20000', description: 'verification steps per method' },
-      contexts: { type: 'string', value: 'integer', default: '4', description: 'root contexts the steps cycle through' },
+      steps: { type: 'string', value: 'integer', max: SIMULATION_LIMITS.steps, default: '20000', description: 'verification steps per method' },
+      contexts: { type: 'string', value: 'integer', max: SIMULATION_LIMITS.contexts, default: '4', description: 'root contexts the steps cycle through (and at most V²)' },
       methods: { type: 'string', value: 'list', description: `methods to run (default all: ${SPECULATIVE_METHODS}, recursive-rejection)` },
       json: { type: 'boolean', description: 'print the report as JSON' },
     },
@@ -82,8 +82,8 @@ export const COMMANDS = {
     entry: 'tools/bench-mask.ts',
     summary: 'Grammar-mask cost per position inside our loop against bare xgrammar, for the bundled vocabulary and GPT-2\'s 50,257 tokens, per preset: p50/p95 in ms, their ratio and the mask bytes uploaded per step.',
     options: {
-      L: { type: 'string', value: 'integer', default: '4', description: 'positions masked per step' },
-      repeats: { type: 'string', value: 'integer', default: '30', description: 'timed repeats per preset' },
+      L: { type: 'string', value: 'integer', max: MAX_DRAFT_LENGTH, default: '4', description: 'positions masked per step' },
+      repeats: { type: 'string', value: 'integer', max: CLI_LIMITS.repeats, default: '30', description: 'timed repeats per preset' },
       json: { type: 'string', value: 'file', description: 'write the rows to FILE instead of printing them' },
     },
     examples: ['npm run bench:mask -- --L 4 --repeats 30', 'npm run bench:mask -- --L 1 --repeats 1   # the smallest run: a check that it works, not a figure'],
@@ -94,8 +94,8 @@ export const COMMANDS = {
     entry: 'tools/train/build-tokenizer.ts',
     summary: 'Trains the bundled byte-level BPE on the seeded closed-list corpus and writes tokenizer.json (Hugging Face format). The bundled models must be trained with exactly this file.',
     options: {
-      records: { type: 'string', value: 'integer', default: '50000', description: 'corpus records' },
-      merges: { type: 'string', value: 'count', default: '768', description: 'BPE merges' },
+      records: { type: 'string', value: 'integer', max: CLI_LIMITS.corpusRecords, default: '50000', description: 'corpus records' },
+      merges: { type: 'string', value: 'count', max: CLI_LIMITS.merges, default: '768', description: 'BPE merges' },
       seed: { type: 'string', value: 'number', default: '1', description: 'corpus seed' },
       out: { type: 'string', value: 'file', default: 'public/models/speclab-tokenizer/tokenizer.json', description: 'where to write tokenizer.json' },
     },
@@ -109,7 +109,7 @@ export const COMMANDS = {
     options: {
       'node-only': { type: 'boolean', description: 'Node only, no Chromium' },
       browser: { type: 'boolean', description: 'Chromium only' },
-      repeats: { type: 'string', value: 'integer', default: '5', description: 'timed repeats per figure (medians and ranges over them)' },
+      repeats: { type: 'string', value: 'integer', max: CLI_LIMITS.repeats, default: '5', description: 'timed repeats per figure (medians and ranges over them)' },
       pair: { ...PAIR, description: `${PAIR.description}; needs --node-only` },
       json: { type: 'string', value: 'file', description: 'also write the reports to FILE' },
     },
@@ -122,8 +122,8 @@ export const COMMANDS = {
     viaVite: true,
     summary: 'Generation speed with the app\'s UI open against the app\'s engine worker alone, alternated in one headless Chromium on one production build. Goal: the UI keeps ≥ 90% of the headless tokens/s.',
     options: {
-      repeats: { type: 'string', value: 'integer', default: '6', description: 'timed rounds' },
-      'warm-up': { type: 'string', value: 'count', default: '2', description: 'uncounted warm-up rounds first (both pages still speed up over the first two)' },
+      repeats: { type: 'string', value: 'integer', max: CLI_LIMITS.repeats, default: '6', description: 'timed rounds' },
+      'warm-up': { type: 'string', value: 'count', max: CLI_LIMITS.warmUp, default: '2', description: 'uncounted warm-up rounds first (both pages still speed up over the first two)' },
       preset: { type: 'string', default: 'order', description: 'the schema preset both pages run (spectr-gbv, K = 3, L = 4, seed 1, drafts from the draft model alone)' },
       'max-tokens': { type: 'string', default: '96', placeholder: 'N', description: 'tokens per run at most' },
       dist: { type: 'string', value: 'file', placeholder: 'DIR', description: 'serve this production build (e.g. dist/ after npm run build) instead of building one' },
@@ -138,8 +138,8 @@ export const COMMANDS = {
     entry: 'tools/bench-load.ts',
     summary: 'The phases from navigation to "ready" on the production build, cold and reloaded, and the first run; with --against, a build of a git ref alternates with this tree\'s round by round.',
     options: {
-      rounds: { type: 'string', value: 'integer', default: '3', description: 'counted rounds' },
-      'warm-up': { type: 'string', value: 'count', default: '1', description: 'uncounted warm-up rounds' },
+      rounds: { type: 'string', value: 'integer', max: CLI_LIMITS.rounds, default: '3', description: 'counted rounds' },
+      'warm-up': { type: 'string', value: 'count', max: CLI_LIMITS.warmUp, default: '1', description: 'uncounted warm-up rounds' },
       against: { type: 'string', placeholder: 'REF', description: 'a git ref to compare with' },
       reuse: { type: 'boolean', description: 'reuse this clone\'s previous build of the tree' },
       dist: { type: 'string', value: 'file', placeholder: 'DIR', description: 'serve this production build of the tree (e.g. dist/ after npm run build) instead of building one' },
@@ -162,8 +162,8 @@ export const COMMANDS = {
       out: { type: 'string', value: 'file', default: 'bench-results/decode', placeholder: 'PATH', description: 'output path without extension' },
       methods: { type: 'string', value: 'list', description: 'rows to run (default every speculative method; ar always runs)' },
       grid: { type: 'string', value: 'list', placeholder: 'KxL,…', description: 'K×L configurations, e.g. 1x4,3x4' },
-      rounds: { type: 'string', value: 'integer', default: '3', description: 'timed rounds per preset' },
-      'token-budget': { type: 'string', value: 'integer', default: String(DEFAULT_SAMPLE_TOKEN_BUDGET), description: 'a round of a row runs seeds past --seeds until it has output this many tokens' },
+      rounds: { type: 'string', value: 'integer', max: CLI_LIMITS.rounds, default: '3', description: 'timed rounds per preset' },
+      'token-budget': { type: 'string', value: 'integer', max: CLI_LIMITS.tokenBudget, default: String(DEFAULT_SAMPLE_TOKEN_BUDGET), description: 'a round of a row runs seeds past --seeds until it has output this many tokens' },
       drafters: { type: 'string', value: 'list', default: 'model', description: `drafters to compare, a row each (${DRAFTER_IDS.join(', ')})` },
       csv: { type: 'boolean', description: 'also write <out>.csv' },
       pair: { ...PAIR, description: `${PAIR.description}; needs --node-only` },
@@ -177,18 +177,21 @@ export const COMMANDS = {
     viaVite: true,
     summary: 'The decode bench in headless Chromium as a GPU machine runs it by default: models on the WebGPU EP (float32 target), the WGSL verifier reading their logits in place; per-forward and per-phase times and each method\'s speedup over ar, as markdown and JSON. On a software adapter the figures are labelled CPU figures.',
     options: {
-      quick: { type: 'boolean', description: 'one seed, one round, spectr-gbv at K = 3, L = 4 only (about 3.5 minutes on SwiftShader)' },
+      quick: { type: 'boolean', description: 'one seed, one round, spectr-gbv only, at K = 3, L = 4 unless --grid says otherwise (about 3.5 minutes on SwiftShader)' },
       seeds: { type: 'string', value: 'integer', max: CLI_LIMITS.seeds, default: '1', description: 'seeds per row' },
       rounds: { type: 'string', value: 'integer', max: CLI_LIMITS.rounds, default: '2', description: 'timed rounds per preset' },
       presets: { type: 'string', value: 'list', placeholder: 'ID,…', description: 'presets to run (default all; the untimed warm-up runs on the first)' },
+      grid: { type: 'string', value: 'list', placeholder: 'KxL,…', description: 'K×L configurations, e.g. 1x1 (default the bench\'s grid, or 3x4 with --quick)' },
       repeats: { type: 'string', value: 'integer', max: CLI_LIMITS.repeats, default: '10', description: 'timed forwards per per-forward figure (c, the cost ratio, is a median over min(3, N) rounds of min(5, N) forwards)' },
       'max-tokens': { type: 'string', default: '96', placeholder: 'N', description: 'tokens per run at most' },
-      'no-forward-table': { type: 'boolean', description: 'skip the per-forward times and the readback (most of a --quick run on SwiftShader); c is still measured, and the report says the table was skipped' },
+      'warm-up': { type: 'string', value: 'count', max: CLI_LIMITS.warmUp, default: '1', description: 'untimed runs of each method before the timed rounds; at 0 the figures include first-call pipeline compiles, and the report says so' },
+      'no-forward-table': { type: 'boolean', description: 'skip the per-forward times and the readback (most of a --quick run on SwiftShader), and the report says the table was skipped' },
+      'no-cost-ratio': { type: 'boolean', description: 'leave c (the draft/target cost ratio) unmeasured, so the report has no ideal speedup (null in the JSON) and says why' },
       out: { type: 'string', value: 'file', default: 'bench-results/gpu', placeholder: 'PATH', description: 'writes PATH.md and PATH.json' },
       chromium: { type: 'string', value: 'file', default: '/usr/bin/chromium', placeholder: 'PATH', description: 'the Chromium binary' },
     },
-    examples: ['npm run bench:gpu -- --quick', 'npm run bench:gpu -- --seeds 2 --rounds 3 --out bench-results/gpu', 'npm run bench:gpu -- --quick --presets sentiment --repeats 1 --max-tokens 4 --no-forward-table   # the smallest run: a check that it works, not a figure'],
-    smoke: null,
+    examples: ['npm run bench:gpu -- --quick', 'npm run bench:gpu -- --seeds 2 --rounds 3 --out bench-results/gpu', 'npm run bench:gpu -- --quick --grid 1x1 --presets sentiment --max-tokens 1 --warm-up 0 --no-forward-table --no-cost-ratio   # the smallest run (about 33 s on SwiftShader): a check that it works, not a figure'],
+    smoke: ['--quick', '--grid', '1x1', '--presets', 'sentiment', '--max-tokens', '1', '--warm-up', '0', '--no-forward-table', '--no-cost-ratio', '--out', '{tmp}/gpu'],
   },
   sweep: {
     name: 'sweep',
@@ -201,7 +204,7 @@ export const COMMANDS = {
       K: { type: 'string', value: 'list', default: '1,2,3', description: 'K values' },
       L: { type: 'string', value: 'list', default: '2,4,6', description: 'L values' },
       seeds: { type: 'string', value: 'integer', max: CLI_LIMITS.seeds, default: '4', description: 'samples per cell (the bootstrap\'s units), each on its own successive seeds' },
-      'token-budget': { type: 'string', value: 'integer', default: String(DEFAULT_SAMPLE_TOKEN_BUDGET), description: 'a sample runs seeds until ar and the method have each output this many tokens' },
+      'token-budget': { type: 'string', value: 'integer', max: CLI_LIMITS.tokenBudget, default: String(DEFAULT_SAMPLE_TOKEN_BUDGET), description: 'a sample runs seeds until ar and the method have each output this many tokens' },
       seed: { type: 'string', default: '1', placeholder: 'N', description: 'first seed' },
       temperature: { type: 'string', default: '1', placeholder: 'T', description: 'sampling temperature' },
       'max-tokens': { type: 'string', default: '48', placeholder: 'N', description: 'tokens per run at most' },
@@ -221,7 +224,7 @@ export const COMMANDS = {
     options: {
       presets: { type: 'string', value: 'list', default: 'sentiment,person', description: 'presets' },
       seeds: { type: 'string', value: 'integer', max: CLI_LIMITS.seeds, default: '3', description: 'samples per preset (the bootstrap\'s units), each on its own successive seeds' },
-      'token-budget': { type: 'string', value: 'integer', default: String(DEFAULT_SAMPLE_TOKEN_BUDGET), description: 'a sample runs seeds until the schema-on and schema-off decodes have each output this many tokens' },
+      'token-budget': { type: 'string', value: 'integer', max: CLI_LIMITS.tokenBudget, default: String(DEFAULT_SAMPLE_TOKEN_BUDGET), description: 'a sample runs seeds until the schema-on and schema-off decodes have each output this many tokens' },
       seed: { type: 'string', default: '1', placeholder: 'N', description: 'first seed' },
       method: { type: 'string', default: 'spectr-gbv', placeholder: 'ID', description: `ar, ar+jump-forward, ${SPECULATIVE_METHODS}` },
       K: { type: 'string', default: '3', placeholder: 'N', description: 'drafts per step' },
@@ -247,7 +250,7 @@ export const COMMANDS = {
       after: { type: 'string', value: 'file', description: 'the scrape at its end' },
       url: { type: 'string', placeholder: 'URL', description: 'a live /metrics endpoint, polled every --interval seconds' },
       interval: { type: 'string', value: 'positive-number', default: '5', placeholder: 'S', description: 'seconds between scrapes with --url' },
-      count: { type: 'string', value: 'integer', placeholder: 'N', description: 'with --url: stop after N windows (default: until stopped)' },
+      count: { type: 'string', value: 'integer', max: CLI_LIMITS.windows, placeholder: 'N', description: 'with --url: stop after N windows (default: until stopped)' },
       'cost-ratio': { type: 'string', value: 'positive-number', placeholder: 'C', description: 'one draft step\'s cost over one target forward: print the expected speedup per L and the best L' },
       R: { type: 'string', value: 'count', description: 'raw draft tokens (vLLM does not count them): gives D/R and A/R' },
       I: { type: 'string', value: 'count', description: 'draft tokens the grammar invalidated (R = D + I)' },
@@ -263,8 +266,8 @@ export const COMMANDS = {
     summary: 'Evaluates a pair through the real engine and grammar mask on held-out corpus records: field exact-match and schema validity at T = 0, acceptance at T = 1 (spectr-gbv, K = 3, L = 4).',
     options: {
       seed: { type: 'string', value: 'number', default: '3', description: 'held-out corpus seed (not 1 or 2, the training seeds)' },
-      records: { type: 'string', value: 'integer', default: '40', description: 'records per preset (at 40, one missed field moves a rate by 0.6–1.3 points)' },
-      'acceptance-records': { type: 'string', value: 'count', default: '10', description: 'records per preset also decoded at T = 1' },
+      records: { type: 'string', value: 'integer', max: CLI_LIMITS.evalRecords, default: '40', description: 'records per preset (at 40, one missed field moves a rate by 0.6–1.3 points)' },
+      'acceptance-records': { type: 'string', value: 'count', max: CLI_LIMITS.evalRecords, default: '10', description: 'records per preset also decoded at T = 1' },
       draft: { type: 'string', value: 'file', default: 'public/models/speclab-draft', placeholder: 'DIR', description: 'draft model directory' },
       target: { type: 'string', value: 'file', default: 'public/models/speclab-target-int8', placeholder: 'DIR', description: 'target model directory' },
       pair: { ...PAIR, description: `${PAIR.description}; instead of --draft and --target` },

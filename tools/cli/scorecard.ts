@@ -23,7 +23,7 @@ function parse(values: Values<typeof COMMANDS.scorecard>): { spec: ScorecardSpec
   const spec: ScorecardSpec = {
     presets,
     seeds: positiveInteger('seeds', values.seeds),
-    tokenBudget: positiveInteger('token-budget', values['token-budget'], 100_000),
+    tokenBudget: positiveInteger('token-budget', values['token-budget']),
     base: {
       method,
       K: limitedOption('K', 'K', values.K),

@@ -24,7 +24,7 @@ function parse(values: Values<typeof COMMANDS.sweep>): { spec: SweepSpec; preset
     seed: limitedOption('seed', 'seed', values.seed),
     drafting: values.drafting,
   });
-  const spec: SweepSpec = { base, Ks: parseSweepList('K', values.K), Ls: parseSweepList('L', values.L), seeds: positiveInteger('seeds', values.seeds), tokenBudget: positiveInteger('token-budget', values['token-budget'], 100_000) };
+  const spec: SweepSpec = { base, Ks: parseSweepList('K', values.K), Ls: parseSweepList('L', values.L), seeds: positiveInteger('seeds', values.seeds), tokenBudget: positiveInteger('token-budget', values['token-budget']) };
   sweepCells(spec);
   if (values.json && values.csv) throw new UsageError('give --json or --csv, not both');
   return { spec, preset: values.preset, json: values.json, csv: values.csv, pair: values.pair === undefined ? null : parsePairOption(values.pair) };
