@@ -10,11 +10,12 @@ const MEASURED_SECONDS: Readonly<Record<string, number>> = {
   'test/ui/reliability.browser.test.ts': 185,
   'test/gpu/gpuPath.test.ts': 167,
   'test/ui/app.browser.test.ts': 135,
+  'test/cli/scripts.smoke.test.ts': 135,
   'test/models/chromium.test.ts': 120,
   'test/ui/hardwareDefault.browser.test.ts': 110,
   'test/ui/stage.browser.test.ts': 89,
-  'test/cli/scripts.smoke.test.ts': 70,
-  'test/ui/lecture.browser.test.ts': 55,
+  'test/ui/lecture.browser.test.ts': 62,
+  'test/ui/hostileInput.browser.test.ts': 62,
   'test/core/verify/monteCarlo.test.ts': 49,
   'test/ui/teaching.browser.test.ts': 41,
   'test/ui/deviceLoss.browser.test.ts': 37,
@@ -24,7 +25,6 @@ const MEASURED_SECONDS: Readonly<Record<string, number>> = {
   'test/ui/bench.browser.test.ts': 33,
   'test/gpu/chromium.test.ts': 29,
   'test/core/verify/optimum.test.ts': 24,
-  'test/ui/hostileInput.browser.test.ts': 24,
 };
 
 /** The files above, longest first, then every other file in vitest's own order (its cached durations, else size). */
