@@ -2,8 +2,9 @@
  * npm run bench:models -- [--node-only | --browser] [--repeats 5] [--pair DRAFT,TARGET] [--json FILE]
  * Per-forward times of the bundled draft and target (batch 1 and K = 3, sequence 1 and L + 1 = 5), medians
  * with their range over --repeats, and the pair's load time: in Node on the wasm EP, and in headless
- * Chromium on WebGPU (the float32 target: the int8 one runs on wasm only) and wasm. With --pair (and
- * --node-only) Node times that pair instead, loaded as every tool loads one (tools/cli/pair.ts).
+ * Chromium on WebGPU (the float32 target: the int8 one runs on wasm only) and wasm. With --pair both time
+ * that pair instead: Node loads it as every tool loads one (tools/cli/pair.ts), the page as the app loads a
+ * Hub pair (tools/cli/pairServer.ts).
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -18,7 +19,6 @@ const spec = COMMANDS['bench:models'];
 export function main(argv: readonly string[]): Promise<number> {
   return runCommand(spec, argv, async ({ values }) => {
     if (values['node-only'] && values.browser) throw new UsageError('give --node-only or --browser, not both');
-    if (values.pair !== undefined && !values['node-only']) throw new UsageError('--pair needs --node-only: the Chromium section loads the bundled pair');
     const location = values.pair === undefined ? null : parsePairOption(values.pair);
     const repeats = Number(values.repeats);
     const results: Record<string, ModelsBenchReport[]> = {};
@@ -28,7 +28,8 @@ export function main(argv: readonly string[]): Promise<number> {
       const { loadBundledPair } = await import('./bundled');
       const { loadPairOption } = await import('./cli/pair');
       const load = location === null ? loadBundledPair : () => loadPairOption(location);
-      const report = await runModelsBench(load, 'wasm', repeats, location === null ? undefined : `the pair ${location.draft} → ${location.target}`);
+      const { pairLabel } = await import('./cli/pairServer');
+      const report = await runModelsBench(load, 'wasm', repeats, location === null ? undefined : pairLabel(location));
       results.node = [report];
       console.log(formatModelsReport('Node', report));
     }
@@ -37,20 +38,23 @@ export function main(argv: readonly string[]): Promise<number> {
       const { formatModelsReport } = await import('./bench/modelsBench');
       const { createServer } = await import('vite');
       const { launchChromium } = await import('../test/support/browser');
-      const server = await createServer({ logLevel: 'warn', server: { port: 0, host: '127.0.0.1' } });
+      const { pairForPage } = await import('./cli/pairServer');
+      const pair = location === null ? null : pairForPage(location);
+      const server = await createServer({ logLevel: 'warn', server: { port: 0, host: '127.0.0.1' }, plugins: pair === null ? [] : [pair.plugin] });
       await server.listen();
       try {
         const browser = await launchChromium();
         const page = await browser.newPage();
         await page.goto(`${server.resolvedUrls?.local[0]}tools/bench/models.html`);
-        const report = await page.evaluate((n) => window.speclabModelsBench(n), repeats);
+        const result = await page.evaluate(([n, pagePair]) => window.speclabModelsBench(n, pagePair), [repeats, pair?.page ?? null] as const);
         await browser.close();
-        if ('error' in report) {
-          console.error(`bench:models: the Chromium run failed: ${report.error}`);
+        if ('error' in result) {
+          console.error(`bench:models: the Chromium run failed: ${result.error}`);
           return 1;
         }
-        results.chromium = report;
-        for (const entry of report) console.log(formatModelsReport('Chromium', entry));
+        results.chromium = result.reports;
+        for (const line of result.skipped) console.log(`\nChromium, ${line}`);
+        for (const entry of result.reports) console.log(formatModelsReport('Chromium', entry));
       } finally {
         await server.close();
       }

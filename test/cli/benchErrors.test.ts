@@ -17,7 +17,6 @@ describe('npm run bench: usage errors', () => {
     [['--seeds', '1e9'], 'bench: --seeds must be a positive integer up to 100, got 1e9'],
     [['--grid', '3by4'], 'bench: --grid: "3by4" is not KxL, such as 3x4'],
     [['--methods', 'fastest'], /^bench: --methods: unknown fastest; the methods are /],
-    [['--pair', 'public/models/speclab-draft,public/models/speclab-target'], 'bench: --pair needs --node-only: the Chromium section loads the bundled pair'],
     [['--node-only', '--pair', 'public/models/speclab-draft'], 'bench: --pair must be <draft>,<target> (two directories or URLs), got "public/models/speclab-draft"'],
     [['--drafters', 'model,oracle'], 'bench: --drafters: unknown oracle; the drafters are model, model+grammar, model+lookup, model+grammar+lookup'],
   ] as [string[], string | RegExp][])('%j', async (argv, expected) => {

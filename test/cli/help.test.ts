@@ -103,7 +103,6 @@ describe('every command has --help and refuses mistakes in one line', () => {
       stderr: expect.stringMatching(/^bench:verify: --methods: optimal-tree cannot be timed on the GPU; the methods with a WGSL kernel are [a-z, -]+\n$/),
     });
     expect(await failure(['tools/bench-load.ts', '--dist', 'public'])).toMatchObject({ code: 2, stdout: '', stderr: 'bench:load: --dist: "public" holds no index.html (build it with npm run build)\n' });
-    expect(await failure(['tools/bench-models.ts', '--pair', 'public/models/speclab-draft,public/models/speclab-target'])).toMatchObject({ code: 2, stdout: '', stderr: 'bench:models: --pair needs --node-only: the Chromium section loads the bundled pair\n' });
     // A bad pair is refused by the tools' one pair parser (tools/cli/pair.ts) before any model loads.
     expect(await failure(['tools/bench-models.ts', '--node-only', '--pair', 'public/models/speclab-draft'])).toMatchObject({ code: 2, stdout: '', stderr: 'bench:models: --pair must be <draft>,<target> (two directories or URLs), got "public/models/speclab-draft"\n' });
     const { stdout } = await run(['tools/run-in-vite.ts', '/tools/cli/sweep.ts', '--help']);

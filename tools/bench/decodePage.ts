@@ -1,6 +1,7 @@
 /**
  * bench (Chromium): the decode table in the page, with the app's choices on this machine by default:
- * the models on `provider` and the verifier on `verifier` (on SwiftShader, wasm and the CPU twin).
+ * the models on `provider` and the verifier on `verifier` (on SwiftShader, wasm and the CPU twin); the
+ * bundled pair, or a --pair at the URLs tools/cli/pairServer.ts gives the page.
  */
 import { runtimeFor } from '../../src/models/browserRuntime';
 import { setupEngine } from '../../src/engine/setup';
@@ -13,22 +14,23 @@ import type { ScoringPlan } from '../../src/contract/stepRecord';
 import { runDecodeBench, type BenchSelection, type DecodeRow } from './decodeBench';
 import { costRatio as measureCostRatio } from './modelsBench';
 import type { Spread } from '../../src/core/fairTiming';
+import type { PagePair } from '../cli/pairServer';
 
 declare global {
   interface Window {
-    speclabDecodeBench: (seeds: number, provider: ExecutionProvider, verifier: 'gpu' | 'cpu', treeScoring: boolean, selection: Omit<BenchSelection, 'cpuClock'>) => Promise<{ adapter: string; costRatio: number; costRatioSpread: Spread; scoring: ScoringPlan; rows: DecodeRow[] } | { error: string }>;
+    speclabDecodeBench: (seeds: number, provider: ExecutionProvider, verifier: 'gpu' | 'cpu', treeScoring: boolean, selection: Omit<BenchSelection, 'cpuClock'>, pagePair: PagePair | null) => Promise<{ adapter: string; costRatio: number; costRatioSpread: Spread; scoring: ScoringPlan; rows: DecodeRow[] } | { error: string }>;
     speclabDecodeLog: string[];
   }
 }
 
 window.speclabDecodeLog = [];
-window.speclabDecodeBench = async (seeds, provider, verifier, treeScoring, selection) => {
+window.speclabDecodeBench = async (seeds, provider, verifier, treeScoring, selection, pagePair) => {
   try {
     const setup = await setupEngine({
       provider,
       verifier,
       gpu: navigator.gpu,
-      loadPair: async (chosen) => loadPair(await runtimeFor(chosen), { draft: httpReader(BUNDLED_PAIR.draftUrl, false), target: httpReader(targetUrlFor(BUNDLED_PAIR, chosen), false) }, chosen),
+      loadPair: async (chosen) => loadPair(await runtimeFor(chosen), { draft: httpReader(pagePair?.draftUrl ?? BUNDLED_PAIR.draftUrl, false), target: httpReader(pagePair?.targetUrl ?? targetUrlFor(BUNDLED_PAIR, chosen), false) }, chosen),
       validate: interpretedValidator,
       treeScoring,
     });

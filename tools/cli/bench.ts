@@ -20,6 +20,7 @@ import { DRAFTER_IDS, isDrafterId, type DrafterId } from '../../src/core/draftLa
 import { costRatio as measureCostRatio } from '../bench/modelsBench';
 import { loadBundledPair } from '../bundled';
 import { loadPairOption, parsePairOption } from './pair';
+import { pairForPage } from './pairServer';
 import { UsageError, gridOption, positiveInteger, runCommand, type Values } from './args';
 import { COMMANDS } from './commands';
 import type { Spread } from '../../src/core/fairTiming';
@@ -52,7 +53,6 @@ function parse(values: Values<typeof COMMANDS.bench>) {
   const drafters = values.drafters.split(',').map((name) => name.trim());
   const unknownDrafters = drafters.filter((name) => !isDrafterId(name));
   if (unknownDrafters.length > 0) throw new UsageError(`--drafters: unknown ${unknownDrafters.join(', ')}; the drafters are ${DRAFTER_IDS.join(', ')}`);
-  if (values.pair !== undefined && !values['node-only']) throw new UsageError('--pair needs --node-only: the Chromium section loads the bundled pair');
   const pair = values.pair === undefined ? null : parsePairOption(values.pair);
   return { values, pair, seeds, provider, verifier, treeScoring: scoring === 'tree', rounds, selection: { methods: methods as MethodId[], grid, rounds, tokenBudget, drafters: drafters as DrafterId[] } } as const;
 }
@@ -68,32 +68,35 @@ const cpuClock = () => {
 
 async function bench({ values, pair: location, seeds, rounds, provider, verifier: verifying, treeScoring, selection }: ReturnType<typeof parse>): Promise<number> {
   const sections: Section[] = [];
+  // Both sections name the pair they timed.
+  const ofPair = location === null ? '' : `: ${location.draft} → ${location.target}`;
 
   const pair = location === null ? await loadBundledPair() : await loadPairOption(location);
   const costRatioSpread = await measureCostRatio(pair.draft.session, pair.target.session);
   const costRatio = costRatioSpread.median;
   const { engine, dispose } = await setupNodeEngine('cpu', pair, treeScoring);
   const scoring = describeScoring(engine.scoring);
-  console.log(`Node, wasm EP, CPU verifier; c = draft/target forward = ${shownC(costRatioSpread)}; ${scoring}; ${rounds} timed rounds per preset, speedups the median [min–max] over rounds\n${DECODE_TABLE_HEADER}`);
-  sections.push({ where: `Node (onnxruntime-web wasm, 1 thread; CPU verifier)${location === null ? '' : `: ${location.draft} → ${location.target}`}`, adapter: 'cpu', costRatio, costRatioSpread, scoring, rows: await runDecodeBench(engine, seeds, costRatio, console.log, { ...selection, cpuClock }) });
+  console.log(`Node, wasm EP, CPU verifier${ofPair}; c = draft/target forward = ${shownC(costRatioSpread)}; ${scoring}; ${rounds} timed rounds per preset, speedups the median [min–max] over rounds\n${DECODE_TABLE_HEADER}`);
+  sections.push({ where: `Node (onnxruntime-web wasm, 1 thread; CPU verifier)${ofPair}`, adapter: 'cpu', costRatio, costRatioSpread, scoring, rows: await runDecodeBench(engine, seeds, costRatio, console.log, { ...selection, cpuClock }) });
   console.log(`\n${summaryMarkdown((sections[0] as Section).rows)}\n\n${profileMarkdown((sections[0] as Section).rows, costRatio)}`);
   await dispose();
 
   if (!values['node-only']) {
-    const server = await createServer({ logLevel: 'warn', server: { port: 0, host: '127.0.0.1' } });
+    const pagePair = location === null ? null : pairForPage(location);
+    const server = await createServer({ logLevel: 'warn', server: { port: 0, host: '127.0.0.1' }, plugins: pagePair === null ? [] : [pagePair.plugin] });
     await server.listen();
     const browser = await launchChromium();
     try {
       const page = await browser.newPage();
       await page.goto(`${server.resolvedUrls?.local[0]}tools/bench/decode.html`);
-      const report = await page.evaluate(([n, models, verifying, tree, picked]) => window.speclabDecodeBench(n, models, verifying, tree, picked), [seeds, provider, verifying, treeScoring, selection] as const);
+      const report = await page.evaluate(([n, models, verifying, tree, picked, pairUrls]) => window.speclabDecodeBench(n, models, verifying, tree, picked, pairUrls), [seeds, provider, verifying, treeScoring, selection, pagePair?.page ?? null] as const);
       if ('error' in report) throw new Error(`the Chromium run failed: ${report.error}`);
       const verifier = values.verifier === 'gpu' ? `WGSL verifier on ${report.adapter}` : 'CPU verifier';
       const scoring = describeScoring(report.scoring);
-      console.log(`\nChromium, ${values.provider} EP, ${verifier}; c = ${shownC(report.costRatioSpread)}; ${scoring}; ${rounds} timed rounds per preset\n${DECODE_TABLE_HEADER}`);
+      console.log(`\nChromium, ${values.provider} EP, ${verifier}${ofPair}; c = ${shownC(report.costRatioSpread)}; ${scoring}; ${rounds} timed rounds per preset\n${DECODE_TABLE_HEADER}`);
       for (const row of report.rows) console.log(formatDecodeRow(row));
       console.log(`\n${summaryMarkdown(report.rows)}\n\n${profileMarkdown(report.rows, report.costRatio)}`);
-      sections.push({ where: `Chromium (onnxruntime-web ${values.provider} EP, 1 thread; ${verifier})`, adapter: report.adapter, costRatio: report.costRatio, costRatioSpread: report.costRatioSpread, scoring, rows: report.rows });
+      sections.push({ where: `Chromium (onnxruntime-web ${values.provider} EP, 1 thread; ${verifier})${ofPair}`, adapter: report.adapter, costRatio: report.costRatio, costRatioSpread: report.costRatioSpread, scoring, rows: report.rows });
     } finally {
       await browser.close();
       await server.close();
