@@ -251,6 +251,31 @@ def golden_of(head, target, prompts, device):
     return rows
 
 
+def tf32(device: str, allowed: bool) -> None:
+    if device.startswith('cuda'):
+        torch.backends.cuda.matmul.allow_tf32 = allowed
+        torch.backends.cudnn.allow_tf32 = allowed
+
+
+def onnxruntime_check(onnx_path: str, head, batches):
+    """The largest |difference| between onnxruntime (CPU EP) and torch over a few held-out batches, or None
+    where onnxruntime for Python is not installed."""
+    try:
+        import onnxruntime
+    except ImportError:
+        return None
+    session = onnxruntime.InferenceSession(onnx_path, providers=['CPUExecutionProvider'])
+    worst = {'logits': 0.0, 'features_out': 0.0}
+    with torch.no_grad():
+        for b in batches:
+            logits, features_out = head(b['features'][:, :-1], b['ids'][:, 1:])
+            got = session.run(['logits', 'features_out'], {'features': b['features'][:, :-1].cpu().numpy(), 'input_ids': b['ids'][:, 1:].cpu().numpy()})
+            for name, mine, theirs in (('logits', logits, got[0]), ('features_out', features_out, got[1])):
+                worst[name] = max(worst[name], float(np.abs(mine.cpu().numpy() - theirs).max()))
+    return {'onnxruntime': onnxruntime.__version__, 'batches': len(batches), 'positions': sum(int(b['ids'][:, 1:].numel()) for b in batches),
+            'max_abs_difference': worst}
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     parser.add_argument('--data', required=True, help='a folder written by tools/train/export-corpus.ts (with presets)')
@@ -281,9 +306,7 @@ def main():
     started = time.time()
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.threads)
-    if args.device.startswith('cuda'):
-        torch.backends.cuda.matmul.allow_tf32 = False
-        torch.backends.cudnn.allow_tf32 = False
+    tf32(args.device, False)
     device = torch.device(args.device)
     rng = np.random.default_rng(args.seed)
 
@@ -331,6 +354,8 @@ def main():
 
     parts = [(float('nan'), float('nan'))]
     head.train()
+    # TF32 products while training only (the features above, the metrics and golden rows below are float32).
+    tf32(args.device, True)
     while step < args.steps:
         elapsed = time.time() - train_started
         if elapsed >= budget:
@@ -348,7 +373,9 @@ def main():
             last_eval = time.time()
             evaluate(parts)
     training_seconds = round(time.time() - train_started)
-    evaluate(parts)
+    tf32(args.device, False)
+    if not curve or curve[-1]['step'] != step:
+        evaluate(parts)
 
     head.eval()
     rounded_to_float16(head)
@@ -413,6 +440,14 @@ def main():
                    'rows': golden_of(head, target, target_manifest['golden']['prompts'], device)},
     }
     write_manifest(args.out, manifest)
+    try:
+        check = onnxruntime_check(onnx_path, head, held_out[:3] + held_out[-2:])
+    except Exception as error:  # the files are written; say why the check did not run
+        check = {'error': repr(error)}
+    print(f'onnxruntime against torch: {check}', flush=True)
+    if check is not None:
+        manifest['export_check'] = check
+        write_manifest(args.out, manifest)
     print(f'wrote {onnx_path} ({os.path.getsize(onnx_path)} bytes): {trainable} trained parameters + {embedding.numel()} frozen, '
           f'{macs} multiply-adds a position (the target: {target_macs}); {step} steps in {training_seconds} s; '
           f'{time.time() - started:.0f} s in all', flush=True)
