@@ -1,6 +1,8 @@
 #!/bin/sh
 # npm run models:build — rebuilds the bundled pair: the tokenized corpus, the target, the draft distilled
-# towards it, and the target's int8 copy (PyTorch and ONNX from Debian: apt-get install python3-torch
+# towards it, the target's int8 copy, both targets' `features` output, and the draft head trained on the float32
+# target's features for HEAD_MINUTES of wall clock (60 by default on the CPU; the committed head had 4.5 on a GPU:
+# docs/models.md, "The draft head") (PyTorch and ONNX from Debian: apt-get install python3-torch
 # python3-numpy python3-onnx libopenblas0-pthread). The target is fine-tuned from an earlier target's weights
 # (INIT, by default the 256-token target of 2026-12-02, fetched from git) at a 256-token context: loss on the
 # completion only, warmup then cosine decay over 2,400 steps, stopping early once its held-out field accuracy
@@ -22,3 +24,7 @@ nice -n 10 "$PYTHON" tools/train/train.py --data "$DATA" --name speclab-target -
 [ -f "$DATA/distill/heldout.json" ] || npx tsx tools/train/export-corpus.ts "$DATA/distill" --records 6000 --validation 400 --heldout 100
 nice -n 10 "$PYTHON" tools/train/distill.py --data "$DATA/distill" --samples 3000 --steps 2000 --threads 2 --rows "$DATA/distill/rows.json"
 nice -n 10 "$PYTHON" tools/train/quantize.py --data "$DATA/distill"
+"$PYTHON" tools/train/add_features_output.py speclab-target speclab-target-int8
+[ -f "$DATA/head/validation.presets.json" ] || npx tsx tools/train/export-corpus.ts "$DATA/head" --records 60000 --validation 1500 --heldout 10
+nice -n 10 "$PYTHON" tools/train/train_head.py --data "$DATA/head" --minutes "${HEAD_MINUTES:-60}" --threads 2 --batch 64 --lr 3e-3 \
+  --warmup 200 --regression 0.1

@@ -5,6 +5,7 @@
  *   tsx tools/train/export-corpus.ts <out-dir> [--records 60000] [--validation 2000] [--heldout 280]
  * Writes {train,validation}.tokens (uint16 LE), {train,validation}.starts (uint32 LE record offsets),
  * {train,validation}.prompts (uint32 LE prompt lengths in tokens: the loss is on the completion only),
+ * {train,validation}.presets.json (each record's preset, or "custom": train_head.py reports by preset),
  * heldout.json (validation prompts with their expected JSON, for the field accuracy train.py measures while
  * it trains), and golden-prompts.json: the presets' prompts as token ids, for the golden logits.
  */
@@ -50,6 +51,7 @@ function write(name: string, seed: number, count: number): CorpusRecord[] {
   writeFileSync(join(outDir as string, `${name}.tokens`), Uint16Array.from(tokens));
   writeFileSync(join(outDir as string, `${name}.starts`), Uint32Array.from(starts));
   writeFileSync(join(outDir as string, `${name}.prompts`), Uint32Array.from(promptLengths));
+  writeFileSync(join(outDir as string, `${name}.presets.json`), JSON.stringify(kept.map((record) => record.preset)));
   console.log(`${name}: ${kept.length} of ${count} records (the rest are over ${CONTEXT_LENGTH} tokens), ${tokens.length} tokens`);
   return kept;
 }
