@@ -2,26 +2,27 @@
  * The block optimum (issue 44): the largest expected number of tokens one verification step can emit, over
  * every lossless verifier of K i.i.d. drafts of length L, as a linear program solved by HiGHS (wasm).
  *
- * Variables: π(B | M), the verifier's law of the emitted block B given the multiset M of drafts. B is
- * s ++ [y]: s (0..L tokens) a prefix of one of the drafts (those are the accepted tokens: the target scored
- * every drafted prefix, so nothing else can be kept) and y any token (the correction or bonus). A rule may
- * depend on the drafts' order only through M without loss: averaging a rule over the K! orders keeps both the
- * constraints and the objective. Constraints: Σ_B π(B | M) = 1 for each M; and lossless: for every
- * x ∈ V^(L+1), Σ_M Q(M) Σ_{B prefix of x} π(B | M) · P(x | B) = P(x), where later steps extend B with the
- * target (ext(B, x) of the spec, §5). Objective: max Σ_M Q(M) Σ_B π(B | M) · |B| (= 1 + E[accepted]).
+ * Variables: u(M, B) = Q(M)·π(B | M), the joint mass of the drafts' multiset M and the emitted block B.
+ * B is s ++ [y]: s (0..L tokens) a prefix of one of the drafts (the accepted tokens: the target scored every
+ * drafted prefix, so nothing else can be kept) and y any token (the correction or bonus). A rule may depend on
+ * the drafts' order only through M without loss: averaging a rule over the K! orders keeps both the
+ * constraints and the objective. Constraints: Σ_B u(M, B) = Q(M) for each M; lossless: with a(b) the mass of
+ * blocks that start with b, a(b·y) = p(y | b) · Σ_y' a(b·y') for every prefix b (|b| ≤ L) and token y (later
+ * steps extend a block with the target, so this is the emitted stream's law being the target's; spec §5).
+ * Objective: max Σ u(M, B) · |B| (= 1 + E[accepted]).
  * docs/verification.md#the-block-optimum has the proof sketch (why this is the optimum, and its values at
  * L = 1 and K = 1).
  */
 import type { ModelPair } from './modelPair';
 
-/** Columns (π entries) past which the program is not built: HiGHS solves this size in about a second. */
+/** Block columns (u entries) past which the program is not built: HiGHS solves this size in about a second. */
 export const BLOCK_OPTIMUM_COLUMN_BUDGET = 40_000;
 
 /** The part of HiGHS the block optimum uses (the `highs` package's loaded module). */
 export interface LpSolver {
   solve(
     problem: string,
-    options?: Readonly<{ solver?: 'simplex' | 'ipm'; primal_feasibility_tolerance?: number; dual_feasibility_tolerance?: number }>,
+    options?: Readonly<{ solver?: 'simplex' | 'ipm'; primal_feasibility_tolerance?: number; dual_feasibility_tolerance?: number; small_matrix_value?: number }>,
   ): { Status: string; ObjectiveValue: number };
 }
 
@@ -104,6 +105,10 @@ export function blockOptimumProgram(
 ): BlockOptimumProgram | null {
   const { V } = pair;
   const drafts = sequences((prefix) => pair.draft(prefix), V, context, L);
+  // Every multiset has at least L + 1 nodes (one draft's prefixes), each with V blocks: stop before listing them.
+  let multisetCount = 1;
+  for (let i = 1; i <= K; i++) multisetCount = (multisetCount * (drafts.length + i - 1)) / i;
+  if (multisetCount * (L + 1) * V > columnBudget) return null;
   const groups = multisets(drafts, K);
   const targetOf = new Map<string, number>();
   const targetJoint = (tokens: readonly number[]): number => {
@@ -127,38 +132,60 @@ export function blockOptimumProgram(
   const columnEstimate = nodesOf.reduce((n, nodes) => n + nodes.length * V, 0);
   if (columnEstimate > columnBudget) return null;
 
-  const outputs = sequences((prefix) => pair.target(prefix), V, context, L + 1);
-  const rowOf = new Map(outputs.map((x, i) => [x.tokens.join(','), i]));
-  const rowTerms: string[][] = outputs.map(() => []);
   const objective: string[] = [];
   const groupRows: string[] = [];
   const term = (coefficient: number, name: string) => `${coefficient >= 0 ? '+' : '-'} ${Math.abs(coefficient).toPrecision(17)} ${name}`;
+  // a(b) = the mass of blocks that start with b: one column per b the target can emit, defined from the u's.
+  const startsWith = new Map<string, string[]>();
   let columns = 0;
   groups.forEach(({ probability }, g) => {
     const names: string[] = [];
     for (const node of nodesOf[g] as number[][]) {
       for (let y = 0; y < V; y++) {
         const block = [...node, y];
-        const blockTarget = targetJoint(block);
-        if (!(blockTarget > 0)) continue; // lossless forces π = 0 on a block the target never emits
-        const name = `c${columns++}`;
+        if (!(targetJoint(block) > 0)) continue; // lossless forces no mass on a block the target never emits
+        const name = `u${columns++}`;
         names.push(name);
-        objective.push(term(probability * block.length, name));
-        // B is a prefix of x exactly for the x that extend it; P(x | B) = P(x) / P(B).
-        for (const x of outputs) {
-          if (block.every((token, i) => x.tokens[i] === token)) {
-            (rowTerms[rowOf.get(x.tokens.join(',')) as number] as string[]).push(term((probability * x.probability) / blockTarget, name));
-          }
+        objective.push(term(block.length, name));
+        for (let j = 1; j <= block.length; j++) {
+          const key = block.slice(0, j).join(',');
+          const list = startsWith.get(key);
+          if (list) list.push(name);
+          else startsWith.set(key, [name]);
         }
       }
     }
-    groupRows.push(`g${g}: ${chunk(names.map((name) => `+ ${name}`))} = 1`);
+    groupRows.push(`g${g}: ${chunk(names.map((name) => `+ ${name}`))} = ${probability.toPrecision(17)}`);
   });
-  // The lossless rows sum to Σ_M Q(M) = 1 = Σ_x P(x), so one is implied by the rest; with it, rounding makes
-  // the system a hair inconsistent and the simplex stalls. The last one is left out.
-  const lossless = outputs.slice(0, -1).map((x, i) => `x${i}: ${chunk(rowTerms[i] as string[])} = ${x.probability.toPrecision(17)}`);
-  const lp = ['Maximize', `obj: ${chunk(objective)}`, 'Subject To', ...groupRows, ...lossless, 'End', ''].join('\n');
-  return { lp, columns, rows: groups.length + lossless.length };
+  const definitions: string[] = [];
+  const columnOf = new Map<string, string>();
+  for (const [key, names] of startsWith) {
+    const name = `a${columnOf.size}`;
+    columnOf.set(key, name);
+    definitions.push(`d${columnOf.size}: ${chunk([`+ ${name}`, ...names.map((u) => `- ${u}`)])} = 0`);
+    columns++;
+  }
+  // Lossless, locally: after every prefix b the next token of the blocks that go past b follows the target,
+  // a(b·y) = p(y | b) · Σ_y' a(b·y'). One y per b is left out: it follows from the others, and with it
+  // rounding makes the rows a hair inconsistent. A block prefix no drafted block reaches has a(b) = 0.
+  const lossless: string[] = [];
+  const visit = (prefix: number[]) => {
+    const row = pair.target([...context, ...prefix]);
+    const children = Array.from({ length: V }, (_, y) => columnOf.get([...prefix, y].join(',')));
+    let kept = 0;
+    for (let y = 1; y < V; y++) if ((row[y] as number) > (row[kept] as number)) kept = y;
+    for (let y = 0; y < V; y++) {
+      const p = row[y] as number;
+      if (y === kept || !(p > 0)) continue;
+      const terms = children.flatMap((child, z) => (child === undefined ? [] : [term((z === y ? 1 : 0) - p, child)]));
+      if (terms.length > 0) lossless.push(`l${lossless.length}: ${chunk(terms)} = 0`);
+    }
+    if (prefix.length === L) return;
+    for (let y = 0; y < V; y++) if (columnOf.has([...prefix, y].join(','))) visit([...prefix, y]);
+  };
+  visit([]);
+  const lp = ['Maximize', `obj: ${chunk(objective)}`, 'Subject To', ...groupRows, ...definitions, ...lossless, 'End', ''].join('\n');
+  return { lp, columns, rows: groupRows.length + definitions.length + lossless.length };
 }
 
 /** LP text lines stay short: a few terms per line (continuation lines are allowed anywhere in a row). */
@@ -184,7 +211,7 @@ export function blockOptimum(
   if (!program) return null;
   // Tight tolerances (the tests compare to 1e-9); the interior-point solver where the simplex stalls.
   for (const solverName of ['simplex', 'ipm'] as const) {
-    const solution = solver.solve(program.lp, { solver: solverName, primal_feasibility_tolerance: 1e-10, dual_feasibility_tolerance: 1e-10 });
+    const solution = solver.solve(program.lp, { solver: solverName, primal_feasibility_tolerance: 1e-10, dual_feasibility_tolerance: 1e-10, small_matrix_value: 1e-12 });
     if (solution.Status === 'Optimal') return solution.ObjectiveValue;
   }
   throw new Error('the block-optimum program found no optimum');
