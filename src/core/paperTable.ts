@@ -39,9 +39,9 @@ export const PAPER_TABLE: PaperTableOptions = {
   Ls: [2, 4, 6],
   temperatures: [0.1, 0.4, 0.7],
   closenesses: [0.5, 0.9],
-  steps: 3000,
+  steps: 8000,
   contexts: 2,
-  exactDraftOutcomes: 300,
+  exactDraftOutcomes: 4096,
   seed: 1,
 };
 

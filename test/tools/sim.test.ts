@@ -55,7 +55,7 @@ describe('npm run sim', () => {
     expect(stdout).toMatch(/^closeness\s+K\s+L\s+T\s+tokenwise\s+gbv\s+spectr\s+spectr-gbv\s+optimal-tree\s+recursive-rejection\s+block optimum$/m);
     expect(stdout.match(/^0\.(5|9)\s+[12]\s+2\s+0\.7\s/gm)).toHaveLength(4);
     expect(stdout).toMatch(/closeness 0\.9: vs SD \(token-wise\) [+-]\d+\.\d% \(paper \+12\.4%\), vs SpecTr [+-]\d+\.\d% \(paper \+2\.3%\), vs GBV [+-]\d+\.\d% \(paper \+9\.7%\)/);
-    expect(stdout).toMatch(/^ {2}spectr-gbv\s+\d\.\d{4} at closeness/m);
+    expect(stdout).toMatch(/^ {2}spectr-gbv\s+\d\.\d{4} at closeness 0\.\d, K=\d, L=2, T=0\.7 \| \d\.\d{4} at closeness 0\.\d, K=2, L=2, T=0\.7$/m);
   });
 
   it('exits with a clear message on bad input', async () => {
