@@ -5,8 +5,9 @@ import { SCHEMA_PRESETS, type SchemaPreset } from './presets';
 
 /**
  * The non-speculative baselines: `ar`, plain autoregressive decoding from the target, and `ar+jump-forward`,
- * which appends the schema's forced text (SGLang's jump-forward) and scores it with the next position in one
- * target forward. Neither calls the draft model.
+ * SGLang's jump-forward kept lossless: the schema's forced tokens are scored with the next position in one
+ * target forward and each is verified, kept with probability p(x) (token-wise with q = 1), not appended
+ * outright. Neither calls the draft model.
  */
 export const BASELINES = ['ar', 'ar+jump-forward'] as const;
 export type Baseline = (typeof BASELINES)[number];

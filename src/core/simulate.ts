@@ -2,6 +2,7 @@ import { SIMULATION_LIMITS } from '../contract/limits';
 import { emptyCounters, derivedRatios, recordStep } from './metrics';
 import { sampleProblem, syntheticPair } from './modelPair';
 import { createRng } from './rng';
+import { blockOptimum, type LpSolver } from './blockOptimum';
 import { EnumerationBudgetExceeded } from './enumerate';
 import { exactOutcomeLaw, transportOptimum, universalAcceptanceBound } from './theory';
 import { MAX_DRAFTS, MAX_DRAFT_LENGTH, VERIFIERS, VERIFIER_IDS, draftsUsed, verify, type VerifierId } from './verify';
@@ -51,6 +52,11 @@ export interface MethodReport {
    * efficiency of the best lossless verifier at L = 1 (a per-position optimum; see docs/verification.md).
    */
   transportOptimum: number;
+  /**
+   * The block optimum (src/core/blockOptimum.ts): the best E[emitted tokens per step] of any lossless verifier
+   * of this many i.i.d. drafts, averaged over the contexts; null without a solver or when the program is too large.
+   */
+  blockOptimum: number | null;
   /** 1 + the universal acceptance bound for this many i.i.d. drafts; null when too large to sum. */
   universalBound: number | null;
   /** A/D: accepted over proposed draft tokens (no grammar here, so D = R). */
@@ -80,7 +86,7 @@ function validate(options: SimulationOptions): void {
 }
 
 /** Runs every method on the same synthetic, context-dependent draft/target pair. */
-export function simulate(options: SimulationOptions): SimulationReport {
+export function simulate(options: SimulationOptions, solver: LpSolver | null = null): SimulationReport {
   validate(options);
   const { V, K, L, temperature, closeness, seed, steps } = options;
   const pair = syntheticPair({ V, seed, temperature, closeness });
@@ -89,6 +95,15 @@ export function simulate(options: SimulationOptions): SimulationReport {
   // One draft alone has up to V^L paths; past the budget, enumeration is not even started.
   const exactMayFit = V ** L <= EXACT_RUN_BUDGET;
 
+  const optima = new Map<number, number | null>();
+  const optimumFor = (used: number): number | null => {
+    if (!solver) return null;
+    if (!optima.has(used)) {
+      const values = contexts.map((context) => blockOptimum(solver, pair, context, used, L));
+      optima.set(used, values.every((value) => value !== null) ? average(values as number[]) : null);
+    }
+    return optima.get(used) as number | null;
+  };
   const methods = options.methods.map((method, methodIndex): MethodReport => {
     const used = draftsUsed(method, K);
     const rng = createRng(seed, methodIndex + 1);
@@ -115,6 +130,7 @@ export function simulate(options: SimulationOptions): SimulationReport {
           )
         : null,
       transportOptimum: 1 + average(contexts.map((c) => transportOptimum(pair.target(c), pair.draft(c), used))),
+      blockOptimum: optimumFor(used),
       universalBound: boundFits ? 1 + average(contexts.map((c) => universalAcceptanceBound(pair, c, used, L))) : null,
       conditionalAcceptance: derivedRatios(counters).conditionalAcceptance,
       histogram: counters.histogram,

@@ -165,7 +165,7 @@ export function BlockTrace(props: { trace: NonNullable<StepRecord['trace']>; cho
         <dt>Z_i</dt>
         <dd>Σ max(0, w_i·p_(i+1) − q_(i+1)): the residual mass left if the block stops after i tokens</dd>
         <dt>h_i</dt>
-        <dd>Z_i / (Z_i + 1 − w_i) for i &lt; n, h_n = w_n: the chance to stop at i</dd>
+        <dd>Z_i / (Z_i + 1 − w_i) for i &lt; n, h_n = w_n: the chance to stop at i given that no later position was kept</dd>
         <dt>τ</dt>
         <dd>scan i = n, n−1, …, 1 and stop at the first u &lt; h_i; τ = 0 if none. The lines above give each u.</dd>
       </dl>

@@ -37,7 +37,7 @@ export const TOPIC_TEXT: Readonly<Record<HelpTopic, TopicText>> = {
   },
   residual: {
     body: [
-      'When a draft token is rejected, the replacement (the correction token) comes from the residual normalise(max(0, p − q)): the target’s probability that the draft did not already cover.',
+      'When a draft token is rejected, the replacement (the correction token) comes from a residual: the target’s probability that the accepted tokens did not already cover. Each method has its own. Token-wise: normalise(max(0, p − q)) at the rejected position. GBV: normalise(max(0, w_τ·p − q)) at the position after the τ kept tokens, with the running weight w_τ. SpecTr: the K-SEQ residual normalise(p − min(q, p/ρ*)·(1 − (1 − β)^m)/β), after all m candidates fail. SpecTr-GBV: the residual of the last block it verified.',
       'When every draft token is accepted, the target’s forward has already computed its distribution for the next position, so one more token comes free: the bonus token, drawn straight from p.',
     ],
     example:
@@ -46,7 +46,7 @@ export const TOPIC_TEXT: Readonly<Record<HelpTopic, TopicText>> = {
   verification: {
     body: [
       'Token-wise verification tests draft tokens one by one, each with u < min(1, p/q), and stops at the first rejection.',
-      'Block verification (GBV) judges the whole block of n drafted tokens. It keeps a running weight w_i = min(1, w_(i−1) · p_i/q_i) (w_0 = 1): how much of the first i tokens the target still backs. Z_i is the residual mass left if the block stops after i tokens. h_i is the chance to stop at i: h_i = Z_i / (Z_i + 1 − w_i) for i < n, and h_n = w_n. The verifier scans i = n, n − 1, …, 1 and keeps the first i whose test u < h_i passes (τ = i); if none passes, τ = 0.',
+      'Block verification (GBV) judges the whole block of n drafted tokens. It keeps a running weight w_i = min(1, w_(i−1) · p_i/q_i) (w_0 = 1): how much of the first i tokens the target still backs. Z_i is the residual mass left if the block stops after i tokens. h_i is the chance to stop at i given that no later position was kept (the scan reached i): h_i = Z_i / (Z_i + 1 − w_i) for i < n, and h_n = w_n. The verifier scans i = n, n − 1, …, 1 and keeps the first i whose test u < h_i passes (τ = i); if none passes, τ = 0.',
       'A bad token early on no longer forces the block to stop there if the target backs the block as a whole; the output keeps exactly the target’s distribution.',
     ],
     example:
@@ -55,8 +55,9 @@ export const TOPIC_TEXT: Readonly<Record<HelpTopic, TopicText>> = {
   drafts: {
     body: [
       'With K drafts, more guesses can match the target. SpecTr walks the drafts position by position: the drafts that agree with what was accepted so far are the candidates, and K-SEQ tests them in turn with a scaled threshold min(1, p/(ρ*·q)).',
-      'ρ* is the scaling K-SEQ solves for at each position, given q, p and the number of candidates m: the largest that keeps the output exactly the target’s distribution once the K-SEQ residual is drawn after all candidates fail. β is the chance that one candidate is accepted at that scaling.',
+      'ρ* is the scaling K-SEQ solves for at each position, given q, p and the number of candidates m: the smallest ρ ≥ 1 at which the K-SEQ residual stays non-negative, so the output is exactly the target’s distribution. A smaller ρ would accept more often but would no longer be lossless. β is the chance that one candidate is accepted at that scaling.',
       'SpecTr-GBV block-verifies draft 1; if it stops early, the next unused draft that agrees with the accepted prefix is block-verified from there, with the previous block’s residual as its first target.',
+      'What runs under the name “SpecTr-GBV” is SpecLab’s recursive GBV, not Algorithm 1–2 of the SpecTr-GBV paper (Lin et al. 2026). The same: K i.i.d. drafts of length L, verified as blocks one draft after another, the longest accepted prefix kept, one correction token drawn from a residual. What differs: the acceptance tests. The paper’s closed-form acceptance probability exceeds 1 at K = 1, and a transcription of it changes the output distribution (by up to 0.19 in total variation at K ≥ 2), so SpecLab uses GBV’s own tests, chained through residuals, which are proven lossless. The paper claims its method “achieves the optimal expected acceptance length physically attainable within the framework of i.i.d. draft generation”; that is the paper’s claim, not SpecLab’s: recursive GBV trails SpecTr or optimal-tree on some instances.',
       'Drafts need not all come from the draft model (“Drafts from”). Where the schema forces the next text (a key, a quote, a brace), it is drafted without calling the model: forced by the schema, q = 1, kept with probability p(x). Prompt lookup drafts the token that followed the last one to three tokens earlier in the prompt or output, also with q = 1. Every draft follows the same rule after the same prefix, so the K drafts stay independent draws from one law and every method stays lossless. The counters split drafted, invalidated and accepted tokens by source.',
     ],
     example:

@@ -48,13 +48,23 @@ function scoringPass(scoring: StepRecord['scoring']): string {
   return `one batched forward (${scoring.positions} positions${scoring.reason ? `: ${scoring.reason}` : ''})`;
 }
 
+/** What drafted the step's tokens: only the draft model's tokens were sampled from q; ◆ and ↺ tokens were not. */
+export function draftingCaption(step: Pick<StepRecord, 'drafts' | 'draftSources'>, L: number): string {
+  const sources = step.draftSources.flat();
+  const free = sources.filter((source) => source !== 'model').length;
+  const head = `Drafting: ${s(step.drafts.length, 'draft')} of up to ${s(L, 'token')}`;
+  if (free === 0) return `${head}, every token sampled by the small model from its distribution q.`;
+  const model = sources.length - free;
+  return `${head}: ${model} token${model === 1 ? '' : 's'} sampled by the small model from its distribution q, ${free} drafted without it (◆ forced by the schema, ↺ looked up; q = 1).`;
+}
+
 export function playbackFrames(step: StepRecord, explained: ExplainedStep, text: (token: number) => string): Frame[] {
   const proposed = step.drafts.reduce((n, draft) => n + draft.length, 0);
   const invalid = step.drafts.reduce((n, draft, k) => n + Math.max(0, draft.length - (step.validLengths[k] ?? draft.length)), 0);
   const L = Math.max(0, ...step.drafts.map((draft) => draft.length));
   const last = step.emitted.at(-1);
   const frames: Frame[] = [
-    { phase: 'drafting', line: -1, caption: `Drafting: the small model proposes ${s(step.drafts.length, 'draft')} of up to ${s(L, 'token')}, each token sampled from its distribution q.` },
+    { phase: 'drafting', line: -1, caption: draftingCaption(step, L) },
     {
       phase: 'grammar',
       line: -1,

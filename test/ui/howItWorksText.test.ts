@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { METHOD_REGISTRY } from '../../src/core/verify';
+import { decodeMethodInfo } from '../../src/contract/runParams';
 import { HELP_TOPICS } from '../../src/store/store';
 import { DISTINCT_ACCEPTANCE_NOTE, RACE_EFFICIENCY_NOTE, SOURCE_MARKS, TOPIC_TEXT, TOPIC_TITLES } from '../../src/ui/howItWorksText';
 
@@ -45,5 +47,41 @@ describe('the sentences that teach', () => {
     expect(all('inspector')).toContain(`${SOURCE_MARKS.grammar.symbol} forced by the schema: q = 1, kept with probability p(x)`);
     expect(all('inspector')).toContain(`${SOURCE_MARKS.lookup.symbol} looked up earlier in the prompt or output: q = 1, kept with probability p(x)`);
     expect(SOURCE_MARKS.grammar.symbol).not.toBe(SOURCE_MARKS.lookup.symbol);
+  });
+
+  it('calls ρ* the smallest feasible scaling, never the largest', () => {
+    expect(all('drafts')).toContain('the smallest ρ ≥ 1 at which the K-SEQ residual stays non-negative');
+    expect(all('drafts')).not.toMatch(/largest that keeps/);
+  });
+
+  it('says h_i is the chance to stop at i given that no later position was kept', () => {
+    expect(all('verification')).toContain('h_i is the chance to stop at i given that no later position was kept');
+    expect(all('verification')).not.toMatch(/chance to stop at i:/);
+  });
+
+  it('gives each method its own residual', () => {
+    const text = all('residual');
+    expect(text).toContain('Token-wise: normalise(max(0, p − q))');
+    expect(text).toContain('GBV: normalise(max(0, w_τ·p − q))');
+    expect(text).toContain('SpecTr: the K-SEQ residual normalise(p − min(q, p/ρ*)·(1 − (1 − β)^m)/β)');
+    expect(text).toContain('SpecTr-GBV: the residual of the last block it verified');
+  });
+
+  it('says that “SpecTr-GBV” runs recursive GBV, not the paper’s algorithm, and quotes the paper’s optimality as a claim', () => {
+    const text = all('drafts');
+    expect(text).toContain('What runs under the name “SpecTr-GBV” is SpecLab’s recursive GBV, not Algorithm 1–2 of the SpecTr-GBV paper (Lin et al. 2026)');
+    expect(text).toContain('The paper’s closed-form acceptance probability exceeds 1 at K = 1');
+    expect(text).toContain('The paper claims its method “achieves the optimal expected acceptance length physically attainable within the framework of i.i.d. draft generation”; that is the paper’s claim, not SpecLab’s');
+    expect(METHOD_REGISTRY['spectr-gbv'].description).toContain('recursive GBV');
+    expect(METHOD_REGISTRY['spectr-gbv'].description).toContain('not the paper’s Algorithm 1–2');
+  });
+
+  it('limits optimal-tree’s α* to the first position, and says ar+jump-forward verifies its forced tokens', () => {
+    const description = METHOD_REGISTRY['optimal-tree'].description;
+    expect(description).toContain('at the first position it accepts with α*');
+    expect(description).toContain('over a whole block it is no optimum, and GBV can accept more');
+    expect(description).not.toMatch(/each position accepts with α\*/);
+    expect(decodeMethodInfo('ar+jump-forward').description).toContain('each kept with probability p(x)');
+    expect(decodeMethodInfo('ar+jump-forward').description).not.toMatch(/appends/);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { questionOf } from '../../src/ui/playback';
+import { draftingCaption, questionOf } from '../../src/ui/playback';
 
 describe('a replay asks before it answers', () => {
   it('turns a token test into its question, without the verdict', () => {
@@ -17,5 +17,14 @@ describe('a replay asks before it answers', () => {
     expect(questionOf('u = 0.300 < F(“cat”) = 0.400 → “cat” accepted (the transport plan’s flow)')).not.toContain('cat');
     expect(questionOf('draft 2 is block-verified from position 1')).toBeNull();
     expect(questionOf('u = 0.120 → “}” at position 3, drawn from the residual')).toBeNull();
+  });
+
+  it('says only the draft model’s tokens were sampled from q: ◆ and ↺ tokens were drafted without it', () => {
+    const drafts = [[1, 2, 3], [1, 4, 5]];
+    const model = draftingCaption({ drafts, draftSources: [['model', 'model', 'model'], ['model', 'model', 'model']] }, 3);
+    expect(model).toBe('Drafting: 2 drafts of up to 3 tokens, every token sampled by the small model from its distribution q.');
+    const mixed = draftingCaption({ drafts, draftSources: [['grammar', 'model', 'lookup'], ['grammar', 'model', 'model']] }, 3);
+    expect(mixed).toContain('3 tokens sampled by the small model from its distribution q, 3 drafted without it (◆ forced by the schema, ↺ looked up; q = 1)');
+    expect(mixed).not.toContain('every token sampled');
   });
 });

@@ -30,8 +30,10 @@ export const COMMANDS = {
       contexts: { type: 'string', value: 'integer', max: SIMULATION_LIMITS.contexts, default: '4', description: 'root contexts the steps cycle through (and at most V²)' },
       methods: { type: 'string', value: 'list', description: `methods to run (default all: ${SPECULATIVE_METHODS}, recursive-rejection)` },
       json: { type: 'boolean', description: 'print the report as JSON' },
+      'paper-table': { type: 'boolean', description: 'print the SpecTr-GBV paper\'s table on synthetic pairs (V = 4; K 1..4, L 2/4/6, T 0.1/0.4/0.7, closeness 0.5 and 0.9), with the block optimum where it fits; about a minute on 2 cores' },
+      quick: { type: 'boolean', description: 'with --paper-table: K 1..2, L = 2, T = 0.7, 300 steps a cell (seconds)' },
     },
-    examples: ['npm run sim -- --V 8 --K 3 --L 2 --steps 50000', 'npm run sim -- --methods tokenwise,spectr-gbv --json'],
+    examples: ['npm run sim -- --V 8 --K 3 --L 2 --steps 50000', 'npm run sim -- --methods tokenwise,spectr-gbv --json', 'npm run sim -- --paper-table'],
     smoke: ['--V', '4', '--K', '2', '--L', '2', '--steps', '200', '--methods', 'tokenwise,spectr-gbv'],
   },
   generate: {

@@ -56,7 +56,8 @@ export const METHOD_REGISTRY = {
   },
   'spectr-gbv': {
     label: 'SpecTr-GBV',
-    description: 'K drafts verified as blocks, in the lossless recursive-GBV form (Lin et al. 2026; see docs/verification.md).',
+    description:
+      'K drafts verified as blocks, one after another, each from where the last stopped (recursive GBV): SpecLab’s lossless form of SpecTr-GBV (Lin et al. 2026), not the paper’s Algorithm 1–2, whose acceptance formula is not lossless (see docs/verification.md).',
     drafts: 'all',
     wgslCode: 3,
     shortcut: '5',
@@ -64,7 +65,8 @@ export const METHOD_REGISTRY = {
   },
   'optimal-tree': {
     label: 'Optimal tree',
-    description: 'K i.i.d. drafts verified token by token with the transport-optimal rule: each position accepts with α*, the most any lossless verifier can (CPU only).',
+    description:
+      'K i.i.d. drafts verified token by token with the transport-optimal rule: at the first position it accepts with α*, the most any lossless verifier can there; over a whole block it is no optimum, and GBV can accept more (CPU only).',
     drafts: 'all',
     wgslCode: null,
     shortcut: '6',
