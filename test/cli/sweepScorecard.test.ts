@@ -8,6 +8,7 @@ import { main as sweep } from '../../tools/cli/sweep';
 import { main as scorecard } from '../../tools/cli/scorecard';
 import { main as bench } from '../../tools/cli/bench';
 import { main as evaluate } from '../../tools/eval-models';
+import { main as generate } from '../../tools/cli/generate';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -48,6 +49,19 @@ describe('the decoding tools, smallest runs', () => {
     expect([on?.constrained, off?.constrained]).toEqual([true, false]);
     expect(on?.speedup_over_free_ci95?.low).toBe(on?.speedup_over_free);
     expect(off?.speedup_over_free).toBeNull();
+  });
+
+  it('generate --json names its pair, exports per-step drafted / invalidated / accepted arrays, notes identical drafts at T = 0 with K > 1; ar carries no K or L', async () => {
+    const json = await printed(generate, ['--preset', 'sentiment', '--method', 'spectr-gbv', '--K', '3', '--L', '2', '--temperature', '0', '--max-tokens', '8', '--json']);
+    expectToolJson(json);
+    expect(json).toMatchObject({ pair: 'bundled', K: 3, L: 2, notes: [expect.stringMatching(/^at T = 0 the 3 drafts are identical copies of one greedy draft/)] });
+    const sum = (values: unknown) => (values as number[]).reduce((a, b) => a + b, 0);
+    expect((json.per_step_drafted as number[]).length).toBe(json.steps);
+    expect([sum(json.per_step_drafted), sum(json.per_step_invalidated), sum(json.per_step_accepted)]).toEqual([json.R, json.I, json.A]);
+    const ar = await printed(generate, ['--preset', 'sentiment', '--method', 'ar', '--K', '3', '--temperature', '0', '--max-tokens', '4', '--json']);
+    expect(ar).not.toHaveProperty('K');
+    expect(ar).not.toHaveProperty('L');
+    expect(ar.notes).toEqual([]);
   });
 
   it('bench --node-only, smallest: rows with speedup intervals in the JSON and the CSV', async () => {
