@@ -64,6 +64,15 @@ describe('the decoding tools, smallest runs', () => {
     expect(ar.notes).toEqual([]);
   });
 
+  it('generate --cases: one JSON line per case of the chosen buckets, each naming its bucket and line', async () => {
+    const lines: string[] = [];
+    vi.spyOn(console, 'log').mockImplementation((line: string) => void lines.push(line));
+    vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    await expect(generate(['--cases', 'examples/cases.jsonl', '--buckets', 'small-enum,regex-strings', '--method', 'tokenwise', '--max-tokens', '6', '--top-p', '0.9', '--json'])).resolves.toBe(0);
+    const records = lines.map((line) => JSON.parse(line) as { bucket: string; case_line: number; top_p: number; drafter: string });
+    expect(records.map(({ bucket, case_line, top_p, drafter }) => [bucket, case_line, top_p, drafter])).toEqual([['small-enum', 1, 0.9, 'model'], ['small-enum', 2, 0.9, 'model'], ['regex-strings', 5, 0.9, 'model'], ['regex-strings', 6, 0.9, 'model']]);
+  });
+
   it('bench --node-only, smallest: rows with speedup intervals in the JSON and the CSV', async () => {
     const out = join(mkdtempSync(join(tmpdir(), 'speclab-bench-')), 'decode');
     vi.spyOn(console, 'log').mockImplementation(() => undefined);

@@ -43,6 +43,8 @@ export const COMMANDS = {
       preset: { type: 'string', description: 'a schema preset (person, sentiment, …)' },
       schema: { type: 'string', value: 'file', description: 'a JSON-schema file' },
       free: { type: 'boolean', description: 'free text, no schema' },
+      cases: { type: 'string', value: 'file', placeholder: 'FILE.jsonl', description: 'decode every case of a case file (one JSON object a line: bucket, prompt, schema or schema_file, optional trigger) with one --method; each output line (or JSON object) names its bucket and line' },
+      buckets: { type: 'string', value: 'list', description: 'with --cases: only the cases of these buckets' },
       prompt: { type: 'string', description: 'the prompt (required without --preset; \\n for new lines)' },
       method: { type: 'string', default: 'spectr-gbv', placeholder: 'ID|all', description: `ar, ar+jump-forward, ${SPECULATIVE_METHODS}, or all` },
       K: { type: 'string', default: '3', placeholder: 'N', description: 'drafts per step' },
@@ -60,7 +62,7 @@ export const COMMANDS = {
       json: { type: 'boolean', description: 'one JSON object per method' },
       'fail-on-invalid': { type: 'boolean', description: 'exit 1, with the first reason, when any output is not schema-valid' },
     },
-    examples: ['npm run generate -- --preset person', 'npm run generate -- --free --prompt "Once" --method all --json', 'npm run generate -- --preset person --pair ./my-draft,https://huggingface.co/org/target/resolve/main/'],
+    examples: ['npm run generate -- --preset person', 'npm run generate -- --cases examples/cases.jsonl --buckets small-enum,nested-json --json', 'npm run generate -- --free --prompt "Once" --method all --json', 'npm run generate -- --preset person --pair ./my-draft,https://huggingface.co/org/target/resolve/main/'],
     smoke: ['--preset', 'sentiment', '--method', 'tokenwise', '--max-tokens', '32', '--json', '--pair', 'public/models/speclab-draft,public/models/speclab-target-int8'],
   },
   'bench:verify': {

@@ -28,19 +28,24 @@ import { UsageError, limitedOption, positiveInteger, presetOption, runCommand, t
 import { COMMANDS } from './commands';
 import { loadPairOption, parsePairOption, type PairLocation } from './pair';
 import { readInputFile } from './input';
+import { readCases, type Case } from './cases';
 import { terminalSafe } from './terminalSafe';
 
 const readSchemaFile = (path: string) => readInputFile(path, '--schema');
 
 /** Reads the arguments and checks everything that can be checked without the models; throws UsageError. */
-function parse(values: Values<typeof COMMANDS.generate>): { params: RunParams; methods: DecodeMethod[]; json: boolean; verifier: 'cpu' | 'gpu'; repeats: number; failOnInvalid: boolean } {
-  const sources = [values.preset !== undefined, values.schema !== undefined, values.free].filter(Boolean).length;
-  if (sources !== 1) throw new UsageError('give exactly one of --preset <name>, --schema <file> or --free');
+function parse(values: Values<typeof COMMANDS.generate>): { params: RunParams; cases: Case[] | null; methods: DecodeMethod[]; json: boolean; verifier: 'cpu' | 'gpu'; repeats: number; failOnInvalid: boolean } {
+  const sources = [values.preset !== undefined, values.schema !== undefined, values.free, values.cases !== undefined].filter(Boolean).length;
+  if (sources !== 1) throw new UsageError('give exactly one of --preset <name>, --schema <file>, --free or --cases <file.jsonl>');
   const methods: DecodeMethod[] = values.method === 'all' ? [...DECODE_METHODS] : [values.method as DecodeMethod];
   if (!methods.every((method) => DECODE_METHODS.includes(method))) throw new UsageError(`--method must be one of ${DECODE_METHODS.join(', ')} or all`);
+  if (values.buckets !== undefined && values.cases === undefined) throw new UsageError('--buckets goes with --cases');
+  const cases = values.cases === undefined ? null : casesOption(values.cases, values.buckets);
+  if (cases !== null && (methods.length > 1 || values.prompt !== undefined || values.trigger !== undefined)) throw new UsageError('--cases takes each prompt, schema and trigger from the file, with one --method (not all), so no --prompt or --trigger');
   const preset = values.preset === undefined ? null : presetOption(values.preset);
-  if (values.prompt === undefined && !preset) throw new UsageError('--prompt is required without --preset');
-  const base: RunParams = preset ? presetParams(preset) : { ...presetParams(findPreset('person')), prompt: '', schemaText: values.free ? null : readSchemaFile(values.schema as string) };
+  if (values.prompt === undefined && !preset && cases === null) throw new UsageError('--prompt is required without --preset');
+  const first = cases?.[0];
+  const base: RunParams = preset ? presetParams(preset) : first ? caseParams(presetParams(findPreset('person')), first) : { ...presetParams(findPreset('person')), prompt: '', schemaText: values.free ? null : readSchemaFile(values.schema as string) };
   const candidate: RunParams = {
     ...base,
     K: limitedOption('K', 'K', values.K),
@@ -65,7 +70,12 @@ function parse(values: Values<typeof COMMANDS.generate>): { params: RunParams; m
     }
   }
   const repeats = positiveInteger('repeats', values.repeats);
-  return { params: checked.params, methods, json: values.json, verifier: values.verifier, repeats, failOnInvalid: values['fail-on-invalid'] };
+  // Each case's parameters are checked too, before the models load.
+  for (const item of cases ?? []) {
+    const each = validateRunParams(caseParams(checked.params, item));
+    if (!each.ok) throw new UsageError(`--cases line ${item.line}: ${errorSummary(each.errors)}`);
+  }
+  return { params: checked.params, cases, methods, json: values.json, verifier: values.verifier, repeats, failOnInvalid: values['fail-on-invalid'] };
 }
 
 /** Where the two models came from: the bundled pair, or the --pair given. */
@@ -82,6 +92,24 @@ export function runNotes(params: RunParams): string[] {
 /** Per verification step, the tokens drafted, invalidated by the grammar and accepted (vLLM's per_step_drafted / per_step_accepted, plus I). */
 export function perStepArrays(steps: readonly StepCounts[]) {
   return { per_step_drafted: steps.map((step) => step.proposed), per_step_invalidated: steps.map((step) => step.invalidated), per_step_accepted: steps.map((step) => step.accepted) };
+}
+
+/** A case's run: the shared options with the case's prompt, schema and trigger. */
+function caseParams(params: RunParams, item: Case): RunParams {
+  const run: RunParams = { ...params, prompt: item.prompt, schemaText: item.schemaText };
+  delete run.trigger;
+  if (item.trigger !== null) run.trigger = item.trigger;
+  return run;
+}
+
+/** The case file, sliced to --buckets when given (a bucket the file lacks is a mistake). */
+function casesOption(path: string, buckets: string | undefined): Case[] {
+  const cases = readCases(path);
+  if (buckets === undefined) return cases;
+  const wanted = buckets.split(',').map((name) => name.trim());
+  const missing = wanted.find((name) => !cases.some((item) => item.bucket === name));
+  if (missing !== undefined) throw new UsageError(`--buckets: no case in ${JSON.stringify(terminalSafe(path))} has the bucket ${JSON.stringify(terminalSafe(missing, { maxChars: 64 }))}`);
+  return cases.filter((item) => wanted.includes(item.bucket));
 }
 
 /** The --json object: our counters and vLLM's per-request names side by side; ar and ar+jump-forward draft nothing, so they carry no K or L. */
@@ -156,7 +184,7 @@ function asUsageError(error: unknown): never {
 }
 
 async function generate(values: Values<typeof COMMANDS.generate>): Promise<number> {
-  const { params, methods, json, verifier, repeats, failOnInvalid } = parse(values);
+  const { params, cases, methods, json, verifier, repeats, failOnInvalid } = parse(values);
   const location = values.pair === undefined ? null : parsePairOption(values.pair);
   const pair: PairName = location ?? 'bundled';
   for (const note of runNotes(params)) console.error(`generate: note: ${note}`);
@@ -165,7 +193,16 @@ async function generate(values: Values<typeof COMMANDS.generate>): Promise<numbe
   if (setup.verifierReason) console.error(`generate: verifying on the CPU twin: ${setup.verifierReason}`);
   const { engine } = setup;
   try {
-    if (methods.length === 1) {
+    if (cases !== null) {
+      for (const item of cases) {
+        const steps: StepCounts[] = [];
+        const report = await engine.run({ ...caseParams(params, item), method: methods[0] as DecodeMethod }, (record) => void steps.push(record.counts)).catch(asUsageError);
+        const where = { bucket: item.bucket, case_line: item.line, top_p: report.params.topP ?? null };
+        console.log(json ? JSON.stringify({ ...summary(report, pair), ...where, notes: runNotes(report.params), ...perStepArrays(steps) }) : `${item.bucket} (line ${item.line}), ${report.verdict?.kind ?? 'free text'}: ${terminalSafe(report.text, { maxChars: MODEL_TEXT_CHARS })}`);
+        reportVerdict(report);
+        reports.push(report);
+      }
+    } else if (methods.length === 1) {
       const steps: StepCounts[] = [];
       const report = await engine.run({ ...params, method: methods[0] as DecodeMethod }, (record) => void steps.push(record.counts)).catch(asUsageError);
       console.log(json ? JSON.stringify({ ...summary(report, pair), notes: runNotes(report.params), ...perStepArrays(steps) }) : terminalSafe(report.text, { keepLines: true, maxChars: MODEL_TEXT_CHARS }));
