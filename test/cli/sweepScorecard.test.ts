@@ -41,6 +41,14 @@ describe('the decoding tools, smallest runs', () => {
     }
   });
 
+  it('sweep --cases --json: one sweep per case of the chosen bucket, each naming its bucket and line, with the drafter and top-p', async () => {
+    const json = await printed(sweep, ['--cases', 'examples/cases.jsonl', '--buckets', 'nested-json', '--method', 'tokenwise', '--L', '2', '--seeds', '1', '--token-budget', '1', '--max-tokens', '4', '--drafter', 'model+grammar', '--top-p', '0.9', '--json']);
+    expectToolJson(json);
+    expect(json).toMatchObject({ drafter: 'model+grammar', top_p: 0.9 });
+    const cases = json.cases as { bucket: string; case_line: number; cells: { L: number }[] }[];
+    expect(cases.map(({ bucket, case_line, cells }) => [bucket, case_line, cells.map((cell) => cell.L)])).toEqual([['nested-json', 3, [2]], ['nested-json', 4, [2]]]);
+  });
+
   it('scorecard --json: the schema-on row carries its speed over schema-off with an interval', async () => {
     const json = await printed(scorecard, ['--presets', 'sentiment', '--seeds', '1', '--token-budget', '1', '--max-tokens', '8', '--method', 'tokenwise', '--K', '1', '--L', '2', '--json']);
     expectToolJson(json);

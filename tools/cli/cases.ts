@@ -7,6 +7,7 @@
  * before anything is sent or loaded; a mistake names its line and is one line, exit 2 (tools/cli/args.ts).
  */
 import { dirname, isAbsolute, join } from 'node:path';
+import type { RunParams } from '../../src/contract/runParams';
 import { SchemaError, checkSchema, parseSchemaText } from '../../src/grammar/schema';
 import { UsageError } from './args';
 import { readInputFile } from './input';
@@ -74,4 +75,22 @@ export function readCases(path: string): Case[] {
 /** The buckets in the order they first appear. */
 export function bucketsOf(cases: readonly Case[]): string[] {
   return [...new Set(cases.map((item) => item.bucket))];
+}
+
+/** A case's run: the shared options with the case's prompt, schema and trigger. */
+export function caseParams(params: RunParams, item: Case): RunParams {
+  const run: RunParams = { ...params, prompt: item.prompt, schemaText: item.schemaText };
+  delete run.trigger;
+  if (item.trigger !== null) run.trigger = item.trigger;
+  return run;
+}
+
+/** The case file, sliced to --buckets when given (a bucket the file lacks is a mistake). */
+export function casesOption(path: string, buckets: string | undefined): Case[] {
+  const cases = readCases(path);
+  if (buckets === undefined) return cases;
+  const wanted = buckets.split(',').map((name) => name.trim());
+  const missing = wanted.find((name) => !cases.some((item) => item.bucket === name));
+  if (missing !== undefined) throw new UsageError(`--buckets: no case in ${JSON.stringify(terminalSafe(path))} has the bucket ${JSON.stringify(terminalSafe(missing, { maxChars: 64 }))}`);
+  return cases.filter((item) => wanted.includes(item.bucket));
 }

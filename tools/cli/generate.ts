@@ -28,7 +28,7 @@ import { UsageError, limitedOption, positiveInteger, presetOption, runCommand, t
 import { COMMANDS } from './commands';
 import { loadPairOption, parsePairOption, type PairLocation } from './pair';
 import { readInputFile } from './input';
-import { readCases, type Case } from './cases';
+import { caseParams, casesOption, type Case } from './cases';
 import { terminalSafe } from './terminalSafe';
 
 const readSchemaFile = (path: string) => readInputFile(path, '--schema');
@@ -92,24 +92,6 @@ export function runNotes(params: RunParams): string[] {
 /** Per verification step, the tokens drafted, invalidated by the grammar and accepted (vLLM's per_step_drafted / per_step_accepted, plus I). */
 export function perStepArrays(steps: readonly StepCounts[]) {
   return { per_step_drafted: steps.map((step) => step.proposed), per_step_invalidated: steps.map((step) => step.invalidated), per_step_accepted: steps.map((step) => step.accepted) };
-}
-
-/** A case's run: the shared options with the case's prompt, schema and trigger. */
-function caseParams(params: RunParams, item: Case): RunParams {
-  const run: RunParams = { ...params, prompt: item.prompt, schemaText: item.schemaText };
-  delete run.trigger;
-  if (item.trigger !== null) run.trigger = item.trigger;
-  return run;
-}
-
-/** The case file, sliced to --buckets when given (a bucket the file lacks is a mistake). */
-function casesOption(path: string, buckets: string | undefined): Case[] {
-  const cases = readCases(path);
-  if (buckets === undefined) return cases;
-  const wanted = buckets.split(',').map((name) => name.trim());
-  const missing = wanted.find((name) => !cases.some((item) => item.bucket === name));
-  if (missing !== undefined) throw new UsageError(`--buckets: no case in ${JSON.stringify(terminalSafe(path))} has the bucket ${JSON.stringify(terminalSafe(missing, { maxChars: 64 }))}`);
-  return cases.filter((item) => wanted.includes(item.bucket));
 }
 
 /** The --json object: our counters and vLLM's per-request names side by side; ar and ar+jump-forward draft nothing, so they carry no K or L. */
