@@ -162,6 +162,7 @@ describe('scorecard --server against recorded responses', () => {
 
   it('refuses before sending anything: no --cases, a case file with an unknown field, an unreachable server', async () => {
     expect(await run(['--server', `http://${base}`, '--model', 'm'])).toMatchObject({ code: 2, stderr: 'scorecard: --server needs --model NAME and --cases FILE.jsonl' });
+    expect(await run(['--cases', 'examples/cases.jsonl'])).toMatchObject({ code: 2, stderr: 'scorecard: --cases goes with --server (on the bundled models the scorecard runs --presets; generate and sweep take --cases)' });
     const bad = casesFile('bad.jsonl', [{ bucket: 'a', prompt: 'p', schema: SENTIMENT }, { bucket: 'a', prompt: 'p', schema: SENTIMENT, weight: 2 }]);
     expect((await run(['--server', `http://${base}`, '--model', 'm', '--cases', bad])).stderr).toMatch(/^scorecard: --cases .*bad\.jsonl line 2: unknown field "weight"/);
     const schemaFile = casesFile('schema.jsonl', [{ bucket: 'a', prompt: 'p', schema_file: 'missing.json' }]);

@@ -24,6 +24,8 @@ import { loadPairOption, parsePairOption, type PairLocation } from './pair';
 function parse(values: Values<typeof COMMANDS.scorecard>): { spec: ScorecardSpec; json: boolean; csv: boolean; failOnInvalid: boolean; pair: PairLocation | null } {
   const method = values.method as DecodeMethod;
   if (!DECODE_METHODS.includes(method)) throw new UsageError(`--method must be one of ${DECODE_METHODS.join(', ')}`);
+  const serverOnly = (['model', 'cases', 'api-key-file'] as const).find((name) => values[name] !== undefined);
+  if (serverOnly !== undefined) throw new UsageError(`--${serverOnly} goes with --server (on the bundled models the scorecard runs --presets; generate and sweep take --cases)`);
   const presets = values.presets.split(',').map((id) => presetOption(id.trim()).id);
   const spec: ScorecardSpec = {
     presets,
