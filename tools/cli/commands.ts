@@ -265,7 +265,6 @@ export const COMMANDS = {
       L: { type: 'string', default: '4', placeholder: 'N', description: 'draft length' },
       drafter: { type: 'string', value: [...DRAFTER_IDS], default: 'model', description: 'where drafts come from' },
       pair: PAIR,
-      'max-requests': { type: 'string', value: 'integer', max: CLI_LIMITS.windows, placeholder: 'N', description: 'stop after answering N requests (default: until stopped)' },
     },
     examples: ['npm run serve', 'npm run serve -- --port 8001 --method tokenwise --L 2'],
     smoke: null,

@@ -22,7 +22,7 @@ import { errorSummary, validateRunParams } from '../../src/contract/validation';
 import type { DrafterId } from '../../src/core/draftLaw';
 import { PromptTooLongError } from '../../src/engine/decode';
 import { SchemaError, checkSchema, parseSchemaText } from '../../src/grammar/schema';
-import { UsageError, limitedOption, positiveInteger, runCommand, type Values } from './args';
+import { UsageError, limitedOption, runCommand, type Values } from './args';
 import { COMMANDS } from './commands';
 import { loadPairOption, parsePairOption } from './pair';
 
@@ -277,25 +277,16 @@ function parse(values: Values<typeof COMMANDS.serve>) {
     L: limitedOption('L', 'L', values.L),
     drafter: values.drafter as DrafterId,
     pair: values.pair === undefined ? null : parsePairOption(values.pair),
-    maxRequests: values['max-requests'] === undefined ? null : positiveInteger('max-requests', values['max-requests']),
   };
 }
 
 export function main(argv: string[]): Promise<number> {
   return runCommand(COMMANDS.serve, argv, async ({ values }) => {
-    const { host, port, pair, maxRequests, ...decoding } = parse(values);
+    const { host, port, pair, ...decoding } = parse(values);
     const setup = await setupNodeEngine('cpu', pair === null ? undefined : await loadPairOption(pair));
     const model = pair === null ? 'speclab-bundled' : `${pair.draft},${pair.target}`;
     const server = createSpecServer(setup.engine, { model, ...decoding });
-    let served = 0;
     const closed = new Promise<void>((resolve) => server.on('close', resolve));
-    if (maxRequests !== null) {
-      server.on('request', (_request, response: ServerResponse) =>
-        response.on('finish', () => {
-          if (++served >= maxRequests) server.close();
-        }),
-      );
-    }
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(port, host, resolve);
