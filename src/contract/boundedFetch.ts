@@ -75,6 +75,7 @@ async function readBody(
   stallMs: number,
   limit: ByteLimit | null,
   onProgress?: (loaded: number, total: number | null) => void,
+  stream?: StreamOptions,
 ): Promise<Uint8Array<ArrayBuffer>> {
   const length = Number(response.headers.get('content-length'));
   const total = Number.isFinite(length) && length > 0 ? length : null;
@@ -99,7 +100,8 @@ async function readBody(
     const now = performance.now();
     firstByteAt ??= now;
     const seconds = (now - firstByteAt) / 1000;
-    if (loaded < (seconds - paceGraceSeconds) * minimumBytesPerSecond) {
+    stream?.onChunk(value, now);
+    if (stream?.pace !== false && loaded < (seconds - paceGraceSeconds) * minimumBytesPerSecond) {
       void reader.cancel().catch(() => undefined);
       throw new NetworkTimeoutError(
         `the server at ${url.origin} sent ${loaded} bytes in ${seconds.toFixed(1)} s, slower than the ${minimumBytesPerSecond} bytes/s a download must keep after its first ${paceGraceSeconds} s: the download was stopped (${url.href})`,
@@ -120,6 +122,16 @@ async function readBody(
   return bytes;
 }
 
+/**
+ * A streamed body (server-sent events): each chunk as it arrives, with its time (performance.now()). `pace:
+ * false` drops the minimum pace, since a stream sends as fast as its server generates; the stall limit
+ * between chunks, the byte limit and the caller's signal still bound it.
+ */
+export interface StreamOptions {
+  onChunk: (chunk: Uint8Array, at: number) => void;
+  pace?: boolean;
+}
+
 export interface BoundedFetchOptions {
   limit: ByteLimit | null;
   timeouts?: NetworkTimeouts | undefined;
@@ -129,6 +141,7 @@ export interface BoundedFetchOptions {
   /** Refuses a response from its status and headers, before its body is read. */
   checkResponse?: (response: Response) => void;
   onProgress?: ((loaded: number, total: number | null) => void) | undefined;
+  stream?: StreamOptions;
 }
 
 /**
@@ -144,7 +157,7 @@ export async function boundedFetch(url: URL, options: BoundedFetchOptions): Prom
     guard.arm(timeouts.requestMs, 'respond');
     const response = await fetchImpl(url, { ...options.init, signal: guard.signal });
     options.checkResponse?.(response);
-    return await readBody(response, url, guard, timeouts.stallMs, options.limit, options.onProgress);
+    return await readBody(response, url, guard, timeouts.stallMs, options.limit, options.onProgress, options.stream);
   } catch (error) {
     throw guard.explain(error);
   } finally {

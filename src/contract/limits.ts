@@ -118,6 +118,8 @@ export const CLI_LIMITS = {
   evalRecords: 10_000,
   /** Windows a live scrape polls before it stops (--count of import:vllm). */
   windows: 1_000_000,
+  /** Requests in flight at once (--concurrency of scorecard --server). */
+  concurrency: 256,
   /** Characters of one line of untrusted text echoed to the terminal. */
   echoChars: 200,
 } as const;

@@ -23,6 +23,7 @@ const RUN_ELSEWHERE: Record<string, string> = {
   sim: 'test/tools/sim.test.ts',
   sweep: 'test/cli/sweepScorecard.test.ts',
   scorecard: 'test/cli/sweepScorecard.test.ts',
+  serve: 'test/cli/serve.test.ts',
   bench: 'test/cli/sweepScorecard.test.ts',
   'models:eval': 'test/cli/sweepScorecard.test.ts',
   typecheck: '.ci/run (npm test runs checks)',

@@ -8,6 +8,7 @@ import { main as sweep } from '../../tools/cli/sweep';
 import { main as scorecard } from '../../tools/cli/scorecard';
 import { main as bench } from '../../tools/cli/bench';
 import { main as evaluate } from '../../tools/eval-models';
+import { main as generate } from '../../tools/cli/generate';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -40,6 +41,14 @@ describe('the decoding tools, smallest runs', () => {
     }
   });
 
+  it('sweep --cases --json: one sweep per case of the chosen bucket, each naming its bucket and line, with the drafter and top-p', async () => {
+    const json = await printed(sweep, ['--cases', 'examples/cases.jsonl', '--buckets', 'nested-json', '--method', 'tokenwise', '--L', '2', '--seeds', '1', '--token-budget', '1', '--max-tokens', '4', '--drafter', 'model+grammar', '--top-p', '0.9', '--json']);
+    expectToolJson(json);
+    expect(json).toMatchObject({ drafter: 'model+grammar', top_p: 0.9 });
+    const cases = json.cases as { bucket: string; case_line: number; cells: { L: number }[] }[];
+    expect(cases.map(({ bucket, case_line, cells }) => [bucket, case_line, cells.map((cell) => cell.L)])).toEqual([['nested-json', 3, [2]], ['nested-json', 4, [2]]]);
+  });
+
   it('scorecard --json: the schema-on row carries its speed over schema-off with an interval', async () => {
     const json = await printed(scorecard, ['--presets', 'sentiment', '--seeds', '1', '--token-budget', '1', '--max-tokens', '8', '--method', 'tokenwise', '--K', '1', '--L', '2', '--json']);
     expectToolJson(json);
@@ -48,6 +57,28 @@ describe('the decoding tools, smallest runs', () => {
     expect([on?.constrained, off?.constrained]).toEqual([true, false]);
     expect(on?.speedup_over_free_ci95?.low).toBe(on?.speedup_over_free);
     expect(off?.speedup_over_free).toBeNull();
+  });
+
+  it('generate --json names its pair, exports per-step drafted / invalidated / accepted arrays, notes identical drafts at T = 0 with K > 1; ar carries no K or L', async () => {
+    const json = await printed(generate, ['--preset', 'sentiment', '--method', 'spectr-gbv', '--K', '3', '--L', '2', '--temperature', '0', '--max-tokens', '8', '--json']);
+    expectToolJson(json);
+    expect(json).toMatchObject({ pair: 'bundled', K: 3, L: 2, notes: [expect.stringMatching(/^at T = 0 the 3 drafts are identical copies of one greedy draft/)] });
+    const sum = (values: unknown) => (values as number[]).reduce((a, b) => a + b, 0);
+    expect((json.per_step_drafted as number[]).length).toBe(json.steps);
+    expect([sum(json.per_step_drafted), sum(json.per_step_invalidated), sum(json.per_step_accepted)]).toEqual([json.R, json.I, json.A]);
+    const ar = await printed(generate, ['--preset', 'sentiment', '--method', 'ar', '--K', '3', '--temperature', '0', '--max-tokens', '4', '--json']);
+    expect(ar).not.toHaveProperty('K');
+    expect(ar).not.toHaveProperty('L');
+    expect(ar.notes).toEqual([]);
+  });
+
+  it('generate --cases: one JSON line per case of the chosen buckets, each naming its bucket and line', async () => {
+    const lines: string[] = [];
+    vi.spyOn(console, 'log').mockImplementation((line: string) => void lines.push(line));
+    vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    await expect(generate(['--cases', 'examples/cases.jsonl', '--buckets', 'small-enum,regex-strings', '--method', 'tokenwise', '--max-tokens', '6', '--top-p', '0.9', '--json'])).resolves.toBe(0);
+    const records = lines.map((line) => JSON.parse(line) as { bucket: string; case_line: number; top_p: number; drafter: string });
+    expect(records.map(({ bucket, case_line, top_p, drafter }) => [bucket, case_line, top_p, drafter])).toEqual([['small-enum', 1, 0.9, 'model'], ['small-enum', 2, 0.9, 'model'], ['regex-strings', 5, 0.9, 'model'], ['regex-strings', 6, 0.9, 'model']]);
   });
 
   it('bench --node-only, smallest: rows with speedup intervals in the JSON and the CSV', async () => {

@@ -4,7 +4,8 @@
  *   [--drafter model|model+grammar|model+lookup|model+grammar+lookup] [--trigger <text>] [--verifier cpu|gpu] [--repeats n] [--json]
  *   [--fail-on-invalid]
  * Headless generation with the bundled models (onnxruntime-web, wasm EP). Prints the text, or with --json
- * one object per method with the counters, the derived ratios, vLLM's names and timings. --method all
+ * one object per method with the pair, the counters, the derived ratios, vLLM's names and timings (a single
+ * method's also the per-step drafted / invalidated / accepted arrays; ar's carry no K or L). --method all
  * runs every method on the same prompt and seed: the race, fair (src/engine/bench.ts): each method warmed
  * up untimed, then --repeats rounds in rotated order, tokens/s and speedup as medians with min–max.
  * Every usage or input error (an option, a parameter out of range, a schema the grammar cannot take, a
@@ -16,30 +17,35 @@
 import { setupNodeEngine } from '../nodeEngine';
 import { errorSummary, validateRunParams } from '../../src/contract/validation';
 import type { DrafterId } from '../../src/core/draftLaw';
-import { counterFields } from '../../src/core/metrics';
+import { counterFields, type StepCounts } from '../../src/core/metrics';
 import type { RaceEntry } from '../../src/contract/bench';
 import { race } from '../../src/engine/bench';
 import type { RunReport } from '../../src/contract/runReport';
-import { DECODE_METHODS, findPreset, presetParams, type DecodeMethod, type RunParams } from '../../src/contract/runParams';
+import { DECODE_METHODS, findPreset, isBaseline, presetParams, type DecodeMethod, type RunParams } from '../../src/contract/runParams';
 import { PromptTooLongError } from '../../src/engine/decode';
 import { SchemaError, checkSchema, parseSchemaText } from '../../src/grammar/schema';
 import { UsageError, limitedOption, positiveInteger, presetOption, runCommand, type Values } from './args';
 import { COMMANDS } from './commands';
-import { loadPairOption, parsePairOption } from './pair';
+import { loadPairOption, parsePairOption, type PairLocation } from './pair';
 import { readInputFile } from './input';
+import { caseParams, casesOption, type Case } from './cases';
 import { terminalSafe } from './terminalSafe';
 
 const readSchemaFile = (path: string) => readInputFile(path, '--schema');
 
 /** Reads the arguments and checks everything that can be checked without the models; throws UsageError. */
-function parse(values: Values<typeof COMMANDS.generate>): { params: RunParams; methods: DecodeMethod[]; json: boolean; verifier: 'cpu' | 'gpu'; repeats: number; failOnInvalid: boolean } {
-  const sources = [values.preset !== undefined, values.schema !== undefined, values.free].filter(Boolean).length;
-  if (sources !== 1) throw new UsageError('give exactly one of --preset <name>, --schema <file> or --free');
+function parse(values: Values<typeof COMMANDS.generate>): { params: RunParams; cases: Case[] | null; methods: DecodeMethod[]; json: boolean; verifier: 'cpu' | 'gpu'; repeats: number; failOnInvalid: boolean } {
+  const sources = [values.preset !== undefined, values.schema !== undefined, values.free, values.cases !== undefined].filter(Boolean).length;
+  if (sources !== 1) throw new UsageError('give exactly one of --preset <name>, --schema <file>, --free or --cases <file.jsonl>');
   const methods: DecodeMethod[] = values.method === 'all' ? [...DECODE_METHODS] : [values.method as DecodeMethod];
   if (!methods.every((method) => DECODE_METHODS.includes(method))) throw new UsageError(`--method must be one of ${DECODE_METHODS.join(', ')} or all`);
+  if (values.buckets !== undefined && values.cases === undefined) throw new UsageError('--buckets goes with --cases');
+  const cases = values.cases === undefined ? null : casesOption(values.cases, values.buckets);
+  if (cases !== null && (methods.length > 1 || values.prompt !== undefined || values.trigger !== undefined)) throw new UsageError('--cases takes each prompt, schema and trigger from the file, with one --method (not all), so no --prompt or --trigger');
   const preset = values.preset === undefined ? null : presetOption(values.preset);
-  if (values.prompt === undefined && !preset) throw new UsageError('--prompt is required without --preset');
-  const base: RunParams = preset ? presetParams(preset) : { ...presetParams(findPreset('person')), prompt: '', schemaText: values.free ? null : readSchemaFile(values.schema as string) };
+  if (values.prompt === undefined && !preset && cases === null) throw new UsageError('--prompt is required without --preset');
+  const first = cases?.[0];
+  const base: RunParams = preset ? presetParams(preset) : first ? caseParams(presetParams(findPreset('person')), first) : { ...presetParams(findPreset('person')), prompt: '', schemaText: values.free ? null : readSchemaFile(values.schema as string) };
   const candidate: RunParams = {
     ...base,
     K: limitedOption('K', 'K', values.K),
@@ -64,16 +70,37 @@ function parse(values: Values<typeof COMMANDS.generate>): { params: RunParams; m
     }
   }
   const repeats = positiveInteger('repeats', values.repeats);
-  return { params: checked.params, methods, json: values.json, verifier: values.verifier, repeats, failOnInvalid: values['fail-on-invalid'] };
+  // Each case's parameters are checked too, before the models load.
+  for (const item of cases ?? []) {
+    const each = validateRunParams(caseParams(checked.params, item));
+    if (!each.ok) throw new UsageError(`--cases line ${item.line}: ${errorSummary(each.errors)}`);
+  }
+  return { params: checked.params, cases, methods, json: values.json, verifier: values.verifier, repeats, failOnInvalid: values['fail-on-invalid'] };
 }
 
-/** The --json object: our counters and vLLM's per-request names side by side. */
-export function summary(report: RunReport) {
+/** Where the two models came from: the bundled pair, or the --pair given. */
+type PairName = PairLocation | 'bundled';
+
+/**
+ * What a reader of the figures must know: at T = 0 the drafter is greedy, so K > 1 drafts are K identical
+ * copies of one draft, and R and D count each token K times.
+ */
+export function runNotes(params: RunParams): string[] {
+  return params.temperature === 0 && params.K > 1 && !isBaseline(params.method) ? [`at T = 0 the ${params.K} drafts are identical copies of one greedy draft: R and D count each drafted token ${params.K} times, and K = 1 gives the same output with a ${params.K}th of the draft work`] : [];
+}
+
+/** Per verification step, the tokens drafted, invalidated by the grammar and accepted (vLLM's per_step_drafted / per_step_accepted, plus I). */
+export function perStepArrays(steps: readonly StepCounts[]) {
+  return { per_step_drafted: steps.map((step) => step.proposed), per_step_invalidated: steps.map((step) => step.invalidated), per_step_accepted: steps.map((step) => step.accepted) };
+}
+
+/** The --json object: our counters and vLLM's per-request names side by side; ar and ar+jump-forward draft nothing, so they carry no K or L. */
+export function summary(report: RunReport, pair: PairName = 'bundled') {
   return {
     schema_version: 1,
+    pair,
     method: report.params.method,
-    K: report.params.K,
-    L: report.params.L,
+    ...(isBaseline(report.params.method) ? {} : { K: report.params.K, L: report.params.L }),
     temperature: report.params.temperature,
     seed: report.params.seed,
     drafter: report.params.drafter ?? 'model',
@@ -92,9 +119,10 @@ export function summary(report: RunReport) {
 }
 
 /** A race row: the run's summary, with its tokens/s and speedup over ar as medians with their spread. */
-function raceSummary(entry: RaceEntry, repeats: number) {
+function raceSummary(entry: RaceEntry, repeats: number, pair: PairName) {
   return {
-    ...summary(entry.report),
+    ...summary(entry.report, pair),
+    notes: runNotes(entry.report.params),
     repeats,
     tokens_per_second: entry.tokensPerSecond.median,
     tokens_per_second_spread: entry.tokensPerSecond,
@@ -138,23 +166,35 @@ function asUsageError(error: unknown): never {
 }
 
 async function generate(values: Values<typeof COMMANDS.generate>): Promise<number> {
-  const { params, methods, json, verifier, repeats, failOnInvalid } = parse(values);
+  const { params, cases, methods, json, verifier, repeats, failOnInvalid } = parse(values);
   const location = values.pair === undefined ? null : parsePairOption(values.pair);
+  const pair: PairName = location ?? 'bundled';
+  for (const note of runNotes(params)) console.error(`generate: note: ${note}`);
   const reports: RunReport[] = [];
   const setup = await setupNodeEngine(verifier, location === null ? undefined : await loadPairOption(location));
   if (setup.verifierReason) console.error(`generate: verifying on the CPU twin: ${setup.verifierReason}`);
   const { engine } = setup;
   try {
-    if (methods.length === 1) {
-      const report = await engine.run({ ...params, method: methods[0] as DecodeMethod }).catch(asUsageError);
-      console.log(json ? JSON.stringify(summary(report)) : terminalSafe(report.text, { keepLines: true, maxChars: MODEL_TEXT_CHARS }));
+    if (cases !== null) {
+      for (const item of cases) {
+        const steps: StepCounts[] = [];
+        const report = await engine.run({ ...caseParams(params, item), method: methods[0] as DecodeMethod }, (record) => void steps.push(record.counts)).catch(asUsageError);
+        const where = { bucket: item.bucket, case_line: item.line, top_p: report.params.topP ?? null };
+        console.log(json ? JSON.stringify({ ...summary(report, pair), ...where, notes: runNotes(report.params), ...perStepArrays(steps) }) : `${item.bucket} (line ${item.line}), ${report.verdict?.kind ?? 'free text'}: ${terminalSafe(report.text, { maxChars: MODEL_TEXT_CHARS })}`);
+        reportVerdict(report);
+        reports.push(report);
+      }
+    } else if (methods.length === 1) {
+      const steps: StepCounts[] = [];
+      const report = await engine.run({ ...params, method: methods[0] as DecodeMethod }, (record) => void steps.push(record.counts)).catch(asUsageError);
+      console.log(json ? JSON.stringify({ ...summary(report, pair), notes: runNotes(report.params), ...perStepArrays(steps) }) : terminalSafe(report.text, { keepLines: true, maxChars: MODEL_TEXT_CHARS }));
       reportVerdict(report);
       reports.push(report);
     } else {
       const result = await race((run) => engine.run(run), params, methods, repeats).catch(asUsageError);
       if (!json) console.log(`race: ${methods.length} methods, each warmed up once untimed, then ${repeats} timed rounds in rotated order, each over at least ${result.tokenBudget} tokens per method; tokens/s and speedup are medians [min–max]`);
       for (const entry of result.entries) {
-        console.log(json ? JSON.stringify(raceSummary(entry, result.repeats)) : raceLine(entry));
+        console.log(json ? JSON.stringify(raceSummary(entry, result.repeats, pair)) : raceLine(entry));
         reportVerdict(entry.report);
         reports.push(entry.report);
       }

@@ -6,6 +6,8 @@
  * without it. Validity is the JSON-schema validator's (src/grammar/interpretedValidator.ts, bounded) against the full schema; an output cut short (token limit, context) counts as
  * not valid. --json prints {rows: [...]}; otherwise a Markdown table. --fail-on-invalid: exit 1, with a
  * one-line reason, when any constrained output is not schema-valid (the unconstrained rows are the contrast).
+ * With --server URL --model NAME --cases FILE.jsonl: the same scorecard against an OpenAI-compatible server
+ * (tools/cli/serverScorecard.ts).
  */
 import { setupNodeEngine } from '../nodeEngine';
 import { scorecardCsv, scorecardRowJson, type ScorecardRow, type ScorecardSpec } from '../../src/contract/bench';
@@ -13,12 +15,17 @@ import { DECODE_METHODS, type DecodeMethod } from '../../src/contract/runParams'
 import { scorecard } from '../../src/engine/bench';
 import { interpretedValidator } from '../../src/grammar/interpretedValidator';
 import { UsageError, limitedOption, positiveInteger, presetOption, rangeChecked, runCommand, type Values } from './args';
+import { readCases } from './cases';
+import { readInputFile } from './input';
+import { serverScorecard, serverScorecardMarkdown, serverTarget, type ServerScorecardSpec } from './serverScorecard';
 import { COMMANDS } from './commands';
 import { loadPairOption, parsePairOption, type PairLocation } from './pair';
 
 function parse(values: Values<typeof COMMANDS.scorecard>): { spec: ScorecardSpec; json: boolean; csv: boolean; failOnInvalid: boolean; pair: PairLocation | null } {
   const method = values.method as DecodeMethod;
   if (!DECODE_METHODS.includes(method)) throw new UsageError(`--method must be one of ${DECODE_METHODS.join(', ')}`);
+  const serverOnly = (['model', 'cases', 'api-key-file'] as const).find((name) => values[name] !== undefined);
+  if (serverOnly !== undefined) throw new UsageError(`--${serverOnly} goes with --server (on the bundled models the scorecard runs --presets; generate and sweep take --cases)`);
   const presets = values.presets.split(',').map((id) => presetOption(id.trim()).id);
   const spec: ScorecardSpec = {
     presets,
@@ -41,7 +48,38 @@ function parse(values: Values<typeof COMMANDS.scorecard>): { spec: ScorecardSpec
 const MARKDOWN_COLUMNS = ['preset', 'constrained', 'completions', 'schema_valid_rate', 'parse_errors', 'truncated', 'R', 'I', 'D', 'A', 'steps', 'grammar_survival', 'conditional_acceptance', 'draft_yield', 'mean_acceptance_length', 'mask_ms_per_step', 'tokens_per_second', 'speedup_over_free'] as const;
 
 export function main(argv: string[]): Promise<number> {
-  return runCommand(COMMANDS.scorecard, argv, ({ values }) => runScorecard(rangeChecked(() => parse(values))));
+  return runCommand(COMMANDS.scorecard, argv, ({ values }) => (values.server === undefined ? runScorecard(rangeChecked(() => parse(values))) : runServerScorecard(parseServer(values))));
+}
+
+/** --server: the options a server run takes, checked before any request is sent. */
+function parseServer(values: Values<typeof COMMANDS.scorecard>) {
+  if (values.model === undefined || values.cases === undefined) throw new UsageError('--server needs --model NAME and --cases FILE.jsonl');
+  if (values.pair !== undefined || values.csv) throw new UsageError('--server scores the server\'s model: --pair and --csv do not apply');
+  const apiKey = values['api-key-file'] === undefined ? (process.env.OPENAI_API_KEY ?? null) : readInputFile(values['api-key-file'], '--api-key-file', 64 * 1024).trim();
+  const spec: ServerScorecardSpec = {
+    target: serverTarget(values.server as string, apiKey === '' ? null : apiKey),
+    cases: readCases(values.cases),
+    concurrency: positiveInteger('concurrency', values.concurrency),
+    settings: {
+      model: values.model,
+      temperature: limitedOption('temperature', 'temperature', values.temperature),
+      seed: limitedOption('seed', 'seed', values.seed),
+      maxTokens: limitedOption('maxTokens', 'max-tokens', values['max-tokens']),
+      timeoutMs: Number(values.timeout) * 1000,
+    },
+  };
+  return { spec, json: values.json, failOnInvalid: values['fail-on-invalid'] };
+}
+
+async function runServerScorecard({ spec, json, failOnInvalid }: ReturnType<typeof parseServer>): Promise<number> {
+  const card = await serverScorecard(spec, interpretedValidator, (line) => console.error(line));
+  const { settings } = spec;
+  if (json) console.log(JSON.stringify({ schema_version: 1, server: spec.target.base.href, model: settings.model, concurrency: spec.concurrency, temperature: settings.temperature, seed: settings.seed, max_tokens: settings.maxTokens, cases: spec.cases.length, ...card }, null, 2));
+  else console.log(serverScorecardMarkdown(card, spec));
+  const failed = card.rows.filter((row) => row.constrained && row.valid < row.requests);
+  if (!failOnInvalid || failed.length === 0) return 0;
+  console.error(`scorecard: --fail-on-invalid: schema-on outputs not schema-valid: ${failed.map((row) => `${row.bucket} ${row.valid}/${row.requests} valid`).join('; ')}`);
+  return 1;
 }
 
 async function runScorecard({ spec, json, csv, failOnInvalid, pair }: ReturnType<typeof parse>): Promise<number> {
