@@ -20,6 +20,7 @@
  * range, and rounding to a double is monotonic; an exclusive bound is replaced by the next double inward).
  */
 import { SchemaError } from './schemaError';
+import { hasOwnKey } from '../contract/ownKeys';
 
 export interface GrammarPlan {
   /** The schema as xgrammar is given it: rewritten sub-schemas are placeholder constants. */
@@ -245,7 +246,7 @@ const COMBINING = ['anyOf', 'oneOf', 'allOf', '$ref', 'not', 'if'];
 
 /** Whether the sub-schema is rewritten into an exact rule (the other bounded ones lose their bounds and are listed as not enforced). */
 export function exactKind(record: Record<string, unknown>): 'enum' | 'range' | null {
-  if (COMBINING.some((key) => key in record)) return null;
+  if (COMBINING.some((key) => hasOwnKey(record, key))) return null;
   if (Array.isArray(record.enum) && record.enum.every(isScalar)) return 'enum';
   if (isBoundedNumber(record) && !('enum' in record)) return 'range';
   return null;
@@ -253,7 +254,7 @@ export function exactKind(record: Record<string, unknown>): 'enum' | 'range' | n
 
 /** Bounds xgrammar would enforce wrongly and no exact rule replaces: dropped, so the output is at least well-formed. */
 export const hasDroppedBounds = (record: Record<string, unknown>) =>
-  exactKind(record) === null && !('enum' in record) && !('const' in record) && NUMERIC_BOUNDS.some((key) => key in record);
+  exactKind(record) === null && !('enum' in record) && !('const' in record) && NUMERIC_BOUNDS.some((key) => hasOwnKey(record, key));
 
 /** Names that would break xgrammar's grammar text: a quote, a backslash or a control character (DEL too). */
 // eslint-disable-next-line no-control-regex

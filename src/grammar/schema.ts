@@ -5,6 +5,7 @@
 import { SCHEMA_LIMITS } from '../contract/limits';
 import { hasDroppedBounds } from './exactRules';
 import { SchemaError } from './schemaError';
+import { hasOwnKey } from '../contract/ownKeys';
 
 export { SchemaError } from './schemaError';
 
@@ -219,12 +220,12 @@ export function checkSchema(schema: unknown): string[] {
         throw new SchemaError(`${path}: unknown type ${JSON.stringify(type)}; use one of ${[...JSON_TYPES].join(', ')}`);
       }
     }
-    if ('enum' in record && (!Array.isArray(record.enum) || record.enum.length === 0)) {
+    if (hasOwnKey(record, 'enum') && (!Array.isArray(record.enum) || record.enum.length === 0)) {
       throw new SchemaError(`${path}: enum must list at least one value`);
     }
-    for (const keyword of IGNORED_KEYWORDS) if (keyword in record) unenforced.push(`${path}: ${keyword} (ignored by xgrammar)`);
+    for (const keyword of IGNORED_KEYWORDS) if (hasOwnKey(record, keyword)) unenforced.push(`${path}: ${keyword} (ignored by xgrammar)`);
     if (hasDroppedBounds(record)) {
-      for (const keyword of NUMERIC_BOUNDS) if (keyword in record) unenforced.push(`${path}: ${keyword} (not enforced by the mask)`);
+      for (const keyword of NUMERIC_BOUNDS) if (hasOwnKey(record, keyword)) unenforced.push(`${path}: ${keyword} (not enforced by the mask)`);
     }
     if (typeof record.format === 'string' && !ENFORCED_FORMATS.has(record.format)) {
       unenforced.push(`${path}: format "${record.format}" (not enforced by xgrammar)`);

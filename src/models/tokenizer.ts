@@ -5,6 +5,7 @@
 import { Tokenizer } from '@huggingface/tokenizers';
 import type { GrammarVocabulary } from '../grammar/engine';
 import { ModelLoadError } from './manifest';
+import { ownValue } from '../contract/ownKeys';
 
 interface TokenizerJson {
   model: { type?: string; vocab: Record<string, number>; merges?: unknown[] };
@@ -35,7 +36,7 @@ export class TextTokenizer {
     const tokens: string[] = [];
     for (const [token, id] of Object.entries(parsed.model.vocab)) tokens[id] = token;
     for (const added of parsed.added_tokens ?? []) tokens[added.id] = added.content;
-    const stopId = typeof stop === 'number' ? (stop < tokens.length ? stop : undefined) : ((parsed.added_tokens ?? []).find((token) => token.content === stop)?.id ?? parsed.model.vocab[stop]);
+    const stopId = typeof stop === 'number' ? (stop < tokens.length ? stop : undefined) : ((parsed.added_tokens ?? []).find((token) => token.content === stop)?.id ?? ownValue(parsed.model.vocab, stop));
     if (stopId === undefined) throw new ModelLoadError(`${source}: the tokenizer has no stop token ${JSON.stringify(stop)}, so generation could never end`);
     const holes = tokens.findIndex((token) => typeof token !== 'string');
     if (holes !== -1 || tokens.length === 0) throw new ModelLoadError(`${source}: token ids are not contiguous (id ${holes} is missing)`);
