@@ -21,6 +21,7 @@
  */
 import { SchemaError } from './schemaError';
 import { hasOwnKey } from '../contract/ownKeys';
+import { RE2JS } from 're2js';
 
 export interface GrammarPlan {
   /** The schema as xgrammar is given it: rewritten sub-schemas are placeholder constants. */
@@ -181,6 +182,24 @@ function rangeRule(rules: RuleWriter, record: Record<string, unknown>, path: str
 type Scalar = string | number | boolean | null;
 const isScalar = (value: unknown): value is Scalar => value === null || ['string', 'number', 'boolean'].includes(typeof value);
 
+/** JSON Schema's `\\uXXXX` as RE2 writes it (`\\x{XXXX}`); an escaped backslash before it is left alone. */
+const re2Syntax = (pattern: string) => pattern.replace(/(?<!\\)((?:\\\\)*)\\u([0-9a-fA-F]{4})/g, '$1\\x{$2}');
+
+/**
+ * Whether `value` matches a schema's `pattern` (anywhere in it, as JSON Schema reads a pattern), by RE2: in
+ * time linear in the value, never by backtracking, so that `^(a+)+$` against "aaa…a!" answers at once in the
+ * CLIs and the worker alike. A pattern RE2 cannot read (a lookahead, a backreference) is named in a SchemaError.
+ */
+export function patternMatches(pattern: string, value: string): boolean {
+  let compiled: RE2JS;
+  try {
+    compiled = RE2JS.compile(re2Syntax(pattern));
+  } catch (error) {
+    throw new SchemaError(`the pattern ${JSON.stringify(pattern.slice(0, 200))} cannot be matched in linear time (${(error as Error).message}); write it without lookarounds or backreferences`);
+  }
+  return compiled.test(value);
+}
+
 /** Whether an enum value can pass the rest of its sub-schema (type, bounds, lengths in code points, pattern, const). */
 function admits(record: Record<string, unknown>, value: Scalar): boolean {
   const types = record.type === undefined ? null : Array.isArray(record.type) ? (record.type as unknown[]) : [record.type];
@@ -197,7 +216,7 @@ function admits(record: Record<string, unknown>, value: Scalar): boolean {
     const length = [...value].length;
     if (typeof record.minLength === 'number' && length < record.minLength) return false;
     if (typeof record.maxLength === 'number' && length > record.maxLength) return false;
-    if (typeof record.pattern === 'string' && !new RegExp(record.pattern, 'u').test(value)) return false;
+    if (typeof record.pattern === 'string' && !patternMatches(record.pattern, value)) return false;
   }
   return true;
 }

@@ -6,6 +6,7 @@ import { SCHEMA_LIMITS } from '../contract/limits';
 import { hasDroppedBounds } from './exactRules';
 import { SchemaError } from './schemaError';
 import { hasOwnKey } from '../contract/ownKeys';
+import { RE2JS } from 're2js';
 
 export { SchemaError } from './schemaError';
 
@@ -65,7 +66,15 @@ export interface SchemaSize {
   enumValues: number;
   /** The deepest nesting of groups in any regex (`pattern`, patternProperties names). */
   patternGroupDepth: number;
+  /** The first regex that repeats a group which itself repeats (`(a+)+`): the shape a backtracking engine takes exponential time on. */
+  nestedRepetition: string | null;
 }
+
+/** A group holding a quantifier, itself quantified: `(a+)+`, `(\\w*x)*`, `(ab{2,})+` (read by RE2, in linear time). */
+const NESTED_REPETITION = RE2JS.compile(String.raw`\((?:[^()\\]|\\.)*(?:[+*]|\})(?:[^()\\]|\\.)*\)(?:[+*]|\{\d+,)`);
+
+/** Whether a regex repeats a group that itself repeats. */
+export const hasNestedRepetition = (pattern: string): boolean => NESTED_REPETITION.test(pattern);
 
 /**
  * How deeply a regex's groups nest, read as ECMA-262 reads it: an escaped character and a character class's
@@ -91,7 +100,7 @@ export function groupDepth(pattern: string): number {
  * deeper than one level past the nesting limit.
  */
 export function measureSchema(schema: unknown): SchemaSize {
-  const size: SchemaSize = { properties: 0, depth: 0, enumValues: 0, patternGroupDepth: 0 };
+  const size: SchemaSize = { properties: 0, depth: 0, enumValues: 0, patternGroupDepth: 0, nestedRepetition: null };
   const pending: [unknown, number][] = [[schema, 1]];
   for (let next = pending.pop(); next; next = pending.pop()) {
     const [node, depth] = next;
@@ -101,7 +110,11 @@ export function measureSchema(schema: unknown): SchemaSize {
     if (record.properties && typeof record.properties === 'object') size.properties += Object.keys(record.properties).length;
     if (Array.isArray(record.enum)) size.enumValues = Math.max(size.enumValues, record.enum.length);
     const patterns = [record.pattern, ...(record.patternProperties && typeof record.patternProperties === 'object' ? Object.keys(record.patternProperties) : [])];
-    for (const pattern of patterns) if (typeof pattern === 'string') size.patternGroupDepth = Math.max(size.patternGroupDepth, groupDepth(pattern));
+    for (const pattern of patterns) {
+      if (typeof pattern !== 'string') continue;
+      size.patternGroupDepth = Math.max(size.patternGroupDepth, groupDepth(pattern));
+      if (size.nestedRepetition === null && hasNestedRepetition(pattern)) size.nestedRepetition = pattern;
+    }
     if (depth <= SCHEMA_LIMITS.nestingDepth) for (const child of children(record)) pending.push([child, depth + 1]);
   }
   return size;

@@ -430,7 +430,11 @@ export function createSpecStore(transport: EngineTransport, options: StoreOption
             compileTimer = setTimeout(() => {
               const seconds = compileBudgetMs / 1000;
               const size = `${message.properties.toLocaleString('en-US')} ${message.properties === 1 ? 'property' : 'properties'}`;
-              abandonCompile(`this schema has ${size}; compiling it took more than ${seconds} s and was stopped (simplify the schema: fewer properties, smaller enums)`);
+              abandonCompile(
+                message.pattern === undefined
+                  ? `this schema has ${size}; compiling it took more than ${seconds} s and was stopped (simplify the schema: fewer properties, smaller enums)`
+                  : `compiling this schema took more than ${seconds} s and was stopped: its pattern ${JSON.stringify(message.pattern.slice(0, 200))} repeats a group that itself repeats, which can take exponential time (rewrite the pattern without the nested repetition)`,
+              );
             }, compileBudgetMs);
             break;
           case 'compiled':

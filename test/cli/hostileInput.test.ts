@@ -47,6 +47,12 @@ describe('input files are read with a size limit', () => {
     expect(await refusal(main, ['--preset', 'person', '--method', 'all', '--repeats', '1e9'])).toBe('generate: --repeats must be a positive integer up to 100, got 1e9');
   });
 
+  // ^(a+)+$ against 36 a's and a "!" once never returned (a backtracking RegExp; 29 a's took 26 s): RE2 answers at once.
+  it('a schema whose enum value defeats a backtracking pattern is answered, exit 2, one line', async () => {
+    const schema = file('redos.json', JSON.stringify({ type: 'object', properties: { x: { type: 'string', pattern: '^(a+)+$', enum: [`${'a'.repeat(36)}!`] } }, required: ['x'] }));
+    expect(await refusal(main, ['--schema', schema, '--prompt', 'hi'])).toBe('generate: $.properties.x: no value of its enum passes the rest of its schema');
+  });
+
   it('a path with escape sequences is echoed escaped', async () => {
     expect(await refusal(main, ['--schema', '/nonexistent/\u001b[2Jx', '--prompt', 'hi'])).toMatch(/^generate: --schema \/nonexistent\/\\x1b\[2Jx: ENOENT/);
   });
