@@ -3,6 +3,7 @@
  * to the end of memory), --repeats bounded, scrape positions bounded, and nothing from a file or a model echoed
  * raw to the terminal. Each CLI runs in-process (its main), not spawned.
  */
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -40,6 +41,16 @@ describe('input files are read with a size limit', () => {
     expect(readInputFile(file('small.json', '{"type":"object"}'), '--schema')).toBe('{"type":"object"}');
     expect(() => readInputFile(file('big.json', 'x'.repeat(2049)), '--schema', 2048)).toThrow(/is larger than 0.001953125 MiB/);
     expect(() => readInputFile('/dev/zero', '--schema')).toThrow('--schema /dev/zero is larger than 8 MiB, the most an input file may be');
+  });
+
+  // A FIFO with no writer once hung the CLI silently, in open().
+  it('reads a pipe its writer fills, and refuses one nothing writes to once its wait is over', () => {
+    const fifo = join(dir, 'schema.fifo');
+    execFileSync('mkfifo', [fifo]);
+    expect(() => readInputFile(fifo, '--schema', 2048, 200)).toThrow(`--schema ${fifo} is a pipe that nothing wrote to within 0.2 s`);
+    const writer = spawn('sh', ['-c', `sleep 0.2; printf '{"type":"object"}' > '${fifo}'`]);
+    expect(readInputFile(fifo, '--schema', 2048, 20_000)).toBe('{"type":"object"}');
+    writer.kill();
   });
 
   it('generate refuses --schema /dev/zero and --repeats 1e9 with exit 2, one line', async () => {
