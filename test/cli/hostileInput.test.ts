@@ -14,6 +14,7 @@ import { main } from '../../tools/cli/generate';
 import { main as importVllm } from '../../tools/import-vllm';
 import { readInputFile } from '../../tools/cli/input';
 import { terminalSafe } from '../../tools/cli/terminalSafe';
+import { shownUrl } from '../../src/contract/boundedFetch';
 import { refusal } from '../support/cliRefusal';
 
 const dir = mkdtempSync(join(tmpdir(), 'speclab-hostile-'));
@@ -84,6 +85,14 @@ describe('npm run import:vllm', () => {
     const counters = ['num_drafts_total{engine="0"} 10', 'num_draft_tokens_total{engine="0"} 30', 'num_accepted_tokens_total{engine="0"} 12', `num_accepted_tokens_per_pos_total{engine="0",position="${position}"} 1`];
     const scrape = file(`position-${position}.prom`, counters.map((line) => `vllm:spec_decode_${line}\n`).join(''));
     expect(await refusal(importVllm, [scrape])).toMatch(new RegExp(`^import:vllm: .*needs a position label 0, 1, … below 1024 in decimal, got "${position}"`));
+  });
+
+  // The password was printed twice on stderr.
+  it('never prints the password of a --url with one, valid or not', async () => {
+    const line = await refusal(importVllm, ['--url', 'http://user:s3cret-pw@127.0.0.1:9/metrics']);
+    expect(line).toBe('import:vllm: --url must not carry a user name or password (http://***:***@127.0.0.1:9/metrics): fetch refuses such a URL; put the metrics endpoint behind no login, or scrape it to a file and pass the file');
+    expect(await refusal(importVllm, ['--url', 'http://user:s3cret-pw@[::1/metrics'])).toBe('import:vllm: --url: "http://***@[::1/metrics" is not a URL such as http://localhost:8000/metrics');
+    expect(shownUrl(new URL('https://user:s3cret-pw@example.com/x'))).toBe('https://***:***@example.com/x');
   });
 
   describe('--url against a server that sends more than a scrape may hold', () => {
