@@ -130,6 +130,12 @@ export const SIMULATION_LIMITS = {
   contexts: 1024,
 } as const;
 
+/** bench:verify --grid: each entry's vocabulary (the largest bundled-grid V is 151,936), and entries in all; K and L as LIMITS. */
+export const BENCH_VERIFY_LIMITS = {
+  vocab: 262_144,
+  entries: 64,
+} as const;
+
 /** The ranges a model manifest's fields must lie in: a manifest is untrusted, like any downloaded file. */
 export const MANIFEST_LIMITS = {
   /** Tokens of context. */

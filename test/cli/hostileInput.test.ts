@@ -3,12 +3,13 @@
  * to the end of memory), --repeats bounded, scrape positions bounded, and nothing from a file or a model echoed
  * raw to the terminal. Each CLI runs in-process (its main), not spawned.
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { execFile, execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { main } from '../../tools/cli/generate';
 import { main as importVllm } from '../../tools/import-vllm';
@@ -67,6 +68,31 @@ describe('input files are read with a size limit', () => {
 
   it('a path with escape sequences is echoed escaped', async () => {
     expect(await refusal(main, ['--schema', '/nonexistent/\u001b[2Jx', '--prompt', 'hi'])).toMatch(/^generate: --schema \/nonexistent\/\\x1b\[2Jx: ENOENT/);
+  });
+});
+
+describe('the shared option parser', () => {
+  it('echoes an unknown option holding escape sequences escaped', async () => {
+    const line = await refusal(main, ['--\u001b]0;pwned\u0007\u001b[2Jx']);
+    expect(line).toBe("generate: Unknown option '--\\x1b]0;pwned\\x07\\x1b[2Jx'; see --help");
+  });
+
+  // `--temperature -1` was "argument is ambiguous" from node's parseArgs, never the option's own check.
+  it.each([
+    [['--preset', 'person', '--temperature', '-1'], 'generate: --temperature: Temperature must be a number from 0 to 2; got -1'],
+    [['--preset', 'person', '--seed', '-5'], /^generate: --seed: Seed must be an integer .*; got -5$/],
+    [['--preset', 'person', '--K', '-.5'], /^generate: --K: K drafts must be an integer .*; got -0.5$/],
+  ] as [string[], string | RegExp][])('takes a negative number as a value and checks it: %j', async (argv, expected) => {
+    const line = await refusal(main, argv);
+    if (typeof expected === 'string') expect(line).toBe(expected);
+    else expect(line).toMatch(expected);
+  });
+
+  it('bench:verify --grid with V = 1e9 is capped: exit 2, one line, before anything runs', async () => {
+    const run = promisify(execFile)(process.execPath, ['--import', 'tsx', 'tools/bench-verify.ts', '--node', '--grid', '[{"V":1e9,"K":2,"L":2}]'], { cwd: process.cwd() });
+    const failure = (await run.then(() => null, (error: unknown) => error)) as { code: number; stdout: string; stderr: string } | null;
+    expect(failure).toMatchObject({ code: 2, stdout: '' });
+    expect(failure?.stderr).toBe('bench:verify: --grid: each entry needs V from 2 to 262144, K from 1 to 8 and L from 1 to 8 (integers), got {"V":1000000000,"K":2,"L":2}\n');
   });
 });
 
