@@ -44,15 +44,16 @@ const SINGLE_SUBSCHEMAS = ['items', 'additionalProperties', 'contains', 'not', '
 
 /** Sub-schemas of a schema node: what nesting and property counts are measured over. */
 function children(record: Record<string, unknown>): unknown[] {
-  const found: unknown[] = [];
+  let found: unknown[] = [];
   for (const key of ['properties', '$defs', 'definitions', 'patternProperties'] as const) {
     const group = record[key];
-    if (group && typeof group === 'object') found.push(...Object.values(group));
+    // Concatenated, not pushed with a spread: a list of 200,000 sub-schemas would not fit on the stack.
+    if (group && typeof group === 'object') found = found.concat(Object.values(group));
   }
   for (const key of SINGLE_SUBSCHEMAS) if (record[key] !== undefined) found.push(record[key]);
   for (const key of ['anyOf', 'oneOf', 'allOf', 'prefixItems'] as const) {
     const list = record[key];
-    if (Array.isArray(list)) found.push(...list);
+    if (Array.isArray(list)) found = found.concat(list);
   }
   return found;
 }

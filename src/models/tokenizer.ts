@@ -55,16 +55,20 @@ export class TextTokenizer {
    * as ordinary text, never as the special token itself, so a prompt cannot smuggle in the stop token.
    */
   encode(text: string): number[] {
-    const raw = (part: string) => (part === '' ? [] : this.tokenizer.encode(part, { add_special_tokens: false }).ids);
     const ids: number[] = [];
+    // Appended one id at a time: ids.push(...list) puts every id on the stack, and a 400 KB prompt overflowed it.
+    const add = (part: string) => {
+      if (part !== '') for (const id of this.tokenizer.encode(part, { add_special_tokens: false }).ids) ids.push(id);
+    };
     let start = 0;
     for (let at = this.nextSpecial(text, 0); at !== null; at = this.nextSpecial(text, start)) {
-      ids.push(...raw(text.slice(start, at.index)));
+      add(text.slice(start, at.index));
       // Its first character apart: what is left can no longer match the special token.
-      ids.push(...raw(at.special.slice(0, 1)), ...raw(at.special.slice(1)));
+      add(at.special.slice(0, 1));
+      add(at.special.slice(1));
       start = at.index + at.special.length;
     }
-    ids.push(...raw(text.slice(start)));
+    add(text.slice(start));
     return ids;
   }
 
