@@ -39,6 +39,13 @@ describe('--pair', () => {
     }
   });
 
+  // `"stop_token": "constructor"` once ended the CLI with exit 1 and a stack trace (vocab[stop] found Object).
+  it('refuses a draft whose manifest names an inherited name as its stop token: exit 2, one line', async () => {
+    const copy = damagedCopy(DRAFT, 'token_embedding.weight', 0.5, { stop_token: 'constructor' });
+    expect(await refusal(generate, ['--preset', 'person', '--pair', `${copy},${TARGET}`])).toBe(`generate: the pair ${copy} → ${TARGET} did not load: speclab-draft/tokenizer.json: the tokenizer has no stop token "constructor", so generation could never end`);
+    vi.restoreAllMocks();
+  });
+
   // A NaN in the draft's weights once loaded as "loaded" and ended the CLI with "RangeError: logit of token 0 is NaN", exit 1.
   describe('a draft with a NaN in its weights (its manifest hash recomputed, so only the numbers tell)', () => {
     afterEach(() => {

@@ -52,8 +52,11 @@ export function initializerData(bytes: Uint8Array, name: string): { from: number
   throw new Error(`no initializer ${name} with raw data`);
 }
 
-/** A copy of `directory` (a model in the Hub layout with a manifest) whose `initializer` holds `value` at its first float. */
-export function damagedCopy(directory: string, initializer: string, value = Number.NaN): string {
+/**
+ * A copy of `directory` (a model in the Hub layout with a manifest) whose `initializer` holds `value` at its
+ * first float, and whose manifest's tokenizer fields are overridden by `tokenizer`.
+ */
+export function damagedCopy(directory: string, initializer: string, value = Number.NaN, tokenizer: Record<string, unknown> = {}): string {
   const copy = join(mkdtempSync(join(tmpdir(), 'speclab-damaged-')), 'model');
   cpSync(directory, copy, { recursive: true });
   const modelPath = join(copy, 'onnx/model.onnx');
@@ -62,7 +65,8 @@ export function damagedCopy(directory: string, initializer: string, value = Numb
   new DataView(bytes.buffer, bytes.byteOffset).setFloat32(from, value, true);
   writeFileSync(modelPath, bytes);
   const manifestPath = join(copy, 'manifest.json');
-  const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as { files: { path: string; bytes: number; sha256: string }[] };
+  const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as { tokenizer: Record<string, unknown>; files: { path: string; bytes: number; sha256: string }[] };
+  Object.assign(manifest.tokenizer, tokenizer);
   for (const file of manifest.files) {
     if (file.path !== 'onnx/model.onnx') continue;
     file.sha256 = createHash('sha256').update(bytes).digest('hex');
