@@ -4,7 +4,6 @@ import type { DraftBlockView } from './view';
 import { MAX_DRAFTS, MAX_DRAFT_LENGTH } from '../../contract/limits';
 import { METHOD_REGISTRY, type VerifierId, type Verifier } from './registry';
 import type { VerifyOutcome, VerifyProblem } from './types';
-import { hasOwnKey } from '../../contract/ownKeys';
 
 export type { BlockTrace, VerifyOutcome, VerifyProblem } from './types';
 export type { DraftBlockView } from './view';
@@ -92,7 +91,7 @@ export function denseView(problem: VerifyProblem): DraftBlockView {
 }
 
 export function verify(method: VerifierId, problem: VerifyProblem, rng: Rng): VerifyOutcome {
-  if (!hasOwnKey(VERIFIERS, method)) throw new RangeError(`unknown verification method '${String(method)}'`);
+  if (!Object.hasOwn(VERIFIERS, method)) throw new RangeError(`unknown verification method '${String(method)}'`);
   validateProblem(problem);
   return VERIFIERS[method](denseView(problem), rngSource(rng));
 }
