@@ -8,6 +8,8 @@
 import { writeFileSync } from 'node:fs';
 import { UsageError, checkOrExit, parseOrExit } from './cli/args';
 import { COMMANDS } from './cli/commands';
+import { terminalSafe } from './cli/terminalSafe';
+import { BENCH_VERIFY_LIMITS, LIMITS } from '../src/contract/limits';
 import { snakeKeys } from './cli/csv';
 import { KERNEL_METHODS, SKIPPED_METHODS, TABLE_HEADER, formatRow, type BenchConfig, type BenchRow } from './bench/format';
 import type { MethodId } from '../src/core/verify';
@@ -22,8 +24,12 @@ const { grid, methods } = checkOrExit(COMMANDS['bench:verify'], () => {
     } catch {
       throw new UsageError(`--grid must be JSON such as [{"V":512,"K":4,"L":4}], got ${values.grid}`);
     }
-    const positive = (x: unknown) => Number.isInteger(x) && (x as number) >= 1;
-    if (!Array.isArray(grid) || grid.length === 0 || !grid.every((c) => positive(c?.V) && positive(c?.K) && positive(c?.L))) throw new UsageError('--grid must be a non-empty list of {"V":n,"K":n,"L":n} with positive integers');
+    const within = (x: unknown, min: number, max: number) => Number.isInteger(x) && (x as number) >= min && (x as number) <= max;
+    if (!Array.isArray(grid) || grid.length === 0 || grid.length > BENCH_VERIFY_LIMITS.entries) throw new UsageError(`--grid must be a list of 1 to ${BENCH_VERIFY_LIMITS.entries} entries {"V":n,"K":n,"L":n}`);
+    const bad = grid.find((c) => !(within(c?.V, 2, BENCH_VERIFY_LIMITS.vocab) && within(c?.K, LIMITS.K.min, LIMITS.K.max) && within(c?.L, LIMITS.L.min, LIMITS.L.max)));
+    if (bad !== undefined) {
+      throw new UsageError(`--grid: each entry needs V from 2 to ${BENCH_VERIFY_LIMITS.vocab}, K from ${LIMITS.K.min} to ${LIMITS.K.max} and L from ${LIMITS.L.min} to ${LIMITS.L.max} (integers), got ${terminalSafe(JSON.stringify(bad) ?? String(bad), { maxChars: 200 })}`);
+    }
   }
   const methods = values.methods === undefined ? KERNEL_METHODS : (values.methods.split(',').map((name) => name.trim()) as MethodId[]);
   const unknown = methods.filter((name) => !KERNEL_METHODS.includes(name));

@@ -13,7 +13,7 @@ import { realpathSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { pathToFileURL } from 'node:url';
 import { SCRAPE_BYTE_LIMIT } from '../src/store/liveScrape';
-import { boundedFetch } from '../src/contract/boundedFetch';
+import { boundedFetch, shownUrl, shownUrlText } from '../src/contract/boundedFetch';
 import { ScrapeError, adviseDraftLength, readMetrics, modelReports, readingDelta, type ScrapeReading, type SuppliedDraftCounts } from '../src/core/vllmMetrics';
 import { UsageError, runCommand, type Parsed } from './cli/args';
 import { readInputFile } from './cli/input';
@@ -42,9 +42,10 @@ function parse({ values, positionals }: Parsed<(typeof COMMANDS)['import:vllm']>
     try {
       url = new URL(values.url);
     } catch {
-      throw new UsageError(`--url: ${JSON.stringify(values.url)} is not a URL such as http://localhost:8000/metrics`);
+      throw new UsageError(`--url: ${JSON.stringify(shownUrlText(values.url))} is not a URL such as http://localhost:8000/metrics`);
     }
     if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`--url must be http or https, got ${url.protocol}`);
+    if (url.username !== '' || url.password !== '') throw new UsageError(`--url must not carry a user name or password (${shownUrl(url)}): fetch refuses such a URL; put the metrics endpoint behind no login, or scrape it to a file and pass the file`);
     source = { url, intervalMs: Number(values.interval) * 1000, count: values.count === undefined ? null : Number(values.count) };
   } else source = pair ? { before: values.before as string, after: values.after as string } : { single: positionals[0] as string };
   const costRatio = values['cost-ratio'] === undefined ? null : Number(values['cost-ratio']);
@@ -137,16 +138,16 @@ async function scrapeUrl(url: URL): Promise<ScrapeReading> {
     });
     text = new TextDecoder().decode(bytes);
   } catch (error) {
-    throw new UsageError(`cannot scrape ${url.href}: ${(error as Error).message}`);
+    throw new UsageError(`cannot scrape ${shownUrl(url)}: ${(error as Error).message}`);
   }
-  return scraped(() => readMetrics(text, url.href));
+  return scraped(() => readMetrics(text, shownUrl(url)));
 }
 
 /** Polls the URL: each window is the delta between two consecutive scrapes. */
 async function watch(source: { url: URL; intervalMs: number; count: number | null }, supplied: SuppliedDraftCounts, json: boolean, costRatio: number | null): Promise<number> {
   let previous = await scrapeUrl(source.url);
   let previousAt = performance.now();
-  if (!json) console.log(`watching ${source.url.href} every ${source.intervalMs / 1000} s${source.count === null ? ' (Ctrl-C to stop)' : `, ${source.count} windows`}; each window is the delta between two scrapes`);
+  if (!json) console.log(`watching ${shownUrl(source.url)} every ${source.intervalMs / 1000} s${source.count === null ? ' (Ctrl-C to stop)' : `, ${source.count} windows`}; each window is the delta between two scrapes`);
   for (let window = 1; source.count === null || window <= source.count; window++) {
     await sleep(source.intervalMs);
     const current = await scrapeUrl(source.url);

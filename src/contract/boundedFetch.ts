@@ -26,6 +26,18 @@ export class LoadCancelledError extends BoundedReadError {
 }
 
 /** A watchdog over one request: `arm` (re)starts the countdown, after which the request is aborted. */
+/** A URL as messages show it: a user name and password in it (http://user:password@host/) never printed. */
+export function shownUrl(url: URL): string {
+  if (url.username === '' && url.password === '') return url.href;
+  const copy = new URL(url.href);
+  copy.username = url.username === '' ? '' : '***';
+  copy.password = url.password === '' ? '' : '***';
+  return copy.href;
+}
+
+/** A URL as typed, for a message about it: any user name and password before an @ hidden, even where the text is no valid URL. */
+export const shownUrlText = (text: string): string => text.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/?#@]*@/i, '$1***@');
+
 function watchdog(url: URL, outer: AbortSignal | undefined) {
   const controller = new AbortController();
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -37,14 +49,14 @@ function watchdog(url: URL, outer: AbortSignal | undefined) {
     arm(ms: number, what: string) {
       clearTimeout(timer);
       timer = setTimeout(() => {
-        expired = new NetworkTimeoutError(`the server at ${url.origin} did not ${what} within ${ms / 1000} s (${url.href})`);
+        expired = new NetworkTimeoutError(`the server at ${url.origin} did not ${what} within ${ms / 1000} s (${shownUrl(url)})`);
         controller.abort();
       }, ms);
     },
     /** The error to report for a failure: the timeout or the cancellation that caused it, else the failure itself. */
     explain(error: unknown): unknown {
       if (expired) return expired;
-      if (outer?.aborted) return new LoadCancelledError(`loading ${url.href} was cancelled`);
+      if (outer?.aborted) return new LoadCancelledError(`loading ${shownUrl(url)} was cancelled`);
       return error;
     },
     done() {
@@ -79,7 +91,7 @@ async function readBody(
 ): Promise<Uint8Array<ArrayBuffer>> {
   const length = Number(response.headers.get('content-length'));
   const total = Number.isFinite(length) && length > 0 ? length : null;
-  const tooLarge = (bytes: string) => new FileTooLargeError(`${url.href} is ${bytes}, but ${limit?.bytes} bytes at most were expected (${limit?.why}): the download was stopped`);
+  const tooLarge = (bytes: string) => new FileTooLargeError(`${shownUrl(url)} is ${bytes}, but ${limit?.bytes} bytes at most were expected (${limit?.why}): the download was stopped`);
   if (limit && total !== null && total > limit.bytes) throw tooLarge(`${total} bytes (Content-Length)`);
   if (!response.body) {
     const whole = new Uint8Array(await response.arrayBuffer());
@@ -104,7 +116,7 @@ async function readBody(
     if (stream?.pace !== false && loaded < (seconds - paceGraceSeconds) * minimumBytesPerSecond) {
       void reader.cancel().catch(() => undefined);
       throw new NetworkTimeoutError(
-        `the server at ${url.origin} sent ${loaded} bytes in ${seconds.toFixed(1)} s, slower than the ${minimumBytesPerSecond} bytes/s a download must keep after its first ${paceGraceSeconds} s: the download was stopped (${url.href})`,
+        `the server at ${url.origin} sent ${loaded} bytes in ${seconds.toFixed(1)} s, slower than the ${minimumBytesPerSecond} bytes/s a download must keep after its first ${paceGraceSeconds} s: the download was stopped (${shownUrl(url)})`,
       );
     }
     if (limit && loaded > limit.bytes) {
@@ -153,7 +165,7 @@ export async function boundedFetch(url: URL, options: BoundedFetchOptions): Prom
   const { timeouts = DEFAULT_TIMEOUTS, signal, fetchImpl = fetch } = options;
   const guard = watchdog(url, signal);
   try {
-    if (signal?.aborted) throw new LoadCancelledError(`loading ${url.href} was cancelled`);
+    if (signal?.aborted) throw new LoadCancelledError(`loading ${shownUrl(url)} was cancelled`);
     guard.arm(timeouts.requestMs, 'respond');
     const response = await fetchImpl(url, { ...options.init, signal: guard.signal });
     options.checkResponse?.(response);

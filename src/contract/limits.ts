@@ -100,6 +100,8 @@ export const CHART_POSITIONS = 64;
 export const CLI_LIMITS = {
   /** A schema or scrape file, in bytes. */
   fileBytes: 8 * 1024 * 1024,
+  /** How long an input file that is a pipe (a FIFO) may keep the CLI waiting for its writer's bytes, in ms. */
+  pipeWaitMs: 10_000,
   /** Timed rounds of a race, or timed forwards per figure (--repeats of generate and bench:gpu). */
   repeats: 100,
   /** Seeds or samples per row or cell (--seeds of bench, bench:gpu, sweep and scorecard). */
@@ -128,6 +130,12 @@ export const CLI_LIMITS = {
 export const SIMULATION_LIMITS = {
   steps: 10_000_000,
   contexts: 1024,
+} as const;
+
+/** bench:verify --grid: each entry's vocabulary (the largest bundled-grid V is 151,936), and entries in all; K and L as LIMITS. */
+export const BENCH_VERIFY_LIMITS = {
+  vocab: 262_144,
+  entries: 64,
 } as const;
 
 /** The ranges a model manifest's fields must lie in: a manifest is untrusted, like any downloaded file. */

@@ -89,7 +89,7 @@ export type FromWorker =
   | { type: 'ready'; info: EngineInfo }
   | { type: 'load-error'; message: string }
   /** A schema not compiled before is being compiled (the page may stop the worker past the time budget). */
-  | { type: 'compiling'; runId: number; properties: number }
+  | { type: 'compiling'; runId: number; properties: number; /** A regex that repeats a repeating group, named if the compile runs past its budget. */ pattern?: string }
   | { type: 'compiled'; runId: number }
   | { type: 'steps'; runId: number; records: StepRecord[] }
   | { type: 'paused'; runId: number; paused: boolean }

@@ -11,7 +11,7 @@ import { race as raceMethods, scorecard, sweep } from './bench';
 import { setupEngine, type EngineSetup } from './setup';
 import { GpuDeviceLostError, GpuUncapturedError, describeDeviceLoss } from '../gpu/device';
 import { interpretedValidator } from '../grammar/interpretedValidator';
-import { measureSchema, parseSchemaText } from '../grammar/schema';
+import { measureSchema, parseSchemaText, type SchemaSize } from '../grammar/schema';
 import { errorText, trapEvent } from './failures';
 import { errorSummary, validateRunParams, type RunParamsInput } from '../contract/validation';
 import { loadPair } from '../models/loader';
@@ -220,15 +220,15 @@ async function prepare(runId: number, params: unknown): Promise<{ engine: Engine
   }
   const { schemaText } = checked.params;
   if (schemaText !== null && !engine.isCompiled(schemaText)) {
-    let properties: number;
+    let size: SchemaSize;
     try {
-      properties = measureSchema(parseSchemaText(schemaText)).properties;
+      size = measureSchema(parseSchemaText(schemaText));
     } catch (error) {
       // Text that is not JSON has nothing to compile.
       post({ type: 'run-error', runId, message: errorText(error) });
       return null;
     }
-    post({ type: 'compiling', runId, properties });
+    post({ type: 'compiling', runId, properties: size.properties, ...(size.nestedRepetition === null ? {} : { pattern: size.nestedRepetition }) });
     try {
       await engine.compile(schemaText);
     } catch (error) {

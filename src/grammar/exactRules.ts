@@ -20,6 +20,8 @@
  * range, and rounding to a double is monotonic; an exclusive bound is replaced by the next double inward).
  */
 import { SchemaError } from './schemaError';
+import { hasOwnKey } from '../contract/ownKeys';
+import { RE2JS } from 're2js';
 
 export interface GrammarPlan {
   /** The schema as xgrammar is given it: rewritten sub-schemas are placeholder constants. */
@@ -180,6 +182,24 @@ function rangeRule(rules: RuleWriter, record: Record<string, unknown>, path: str
 type Scalar = string | number | boolean | null;
 const isScalar = (value: unknown): value is Scalar => value === null || ['string', 'number', 'boolean'].includes(typeof value);
 
+/** JSON Schema's `\\uXXXX` as RE2 writes it (`\\x{XXXX}`); an escaped backslash before it is left alone. */
+const re2Syntax = (pattern: string) => pattern.replace(/(?<!\\)((?:\\\\)*)\\u([0-9a-fA-F]{4})/g, '$1\\x{$2}');
+
+/**
+ * Whether `value` matches a schema's `pattern` (anywhere in it, as JSON Schema reads a pattern), by RE2: in
+ * time linear in the value, never by backtracking, so that `^(a+)+$` against "aaa…a!" answers at once in the
+ * CLIs and the worker alike. A pattern RE2 cannot read (a lookahead, a backreference) is named in a SchemaError.
+ */
+export function patternMatches(pattern: string, value: string): boolean {
+  let compiled: RE2JS;
+  try {
+    compiled = RE2JS.compile(re2Syntax(pattern));
+  } catch (error) {
+    throw new SchemaError(`the pattern ${JSON.stringify(pattern.slice(0, 200))} cannot be matched in linear time (${(error as Error).message}); write it without lookarounds or backreferences`);
+  }
+  return compiled.test(value);
+}
+
 /** Whether an enum value can pass the rest of its sub-schema (type, bounds, lengths in code points, pattern, const). */
 function admits(record: Record<string, unknown>, value: Scalar): boolean {
   const types = record.type === undefined ? null : Array.isArray(record.type) ? (record.type as unknown[]) : [record.type];
@@ -196,7 +216,7 @@ function admits(record: Record<string, unknown>, value: Scalar): boolean {
     const length = [...value].length;
     if (typeof record.minLength === 'number' && length < record.minLength) return false;
     if (typeof record.maxLength === 'number' && length > record.maxLength) return false;
-    if (typeof record.pattern === 'string' && !new RegExp(record.pattern, 'u').test(value)) return false;
+    if (typeof record.pattern === 'string' && !patternMatches(record.pattern, value)) return false;
   }
   return true;
 }
@@ -245,7 +265,7 @@ const COMBINING = ['anyOf', 'oneOf', 'allOf', '$ref', 'not', 'if'];
 
 /** Whether the sub-schema is rewritten into an exact rule (the other bounded ones lose their bounds and are listed as not enforced). */
 export function exactKind(record: Record<string, unknown>): 'enum' | 'range' | null {
-  if (COMBINING.some((key) => key in record)) return null;
+  if (COMBINING.some((key) => hasOwnKey(record, key))) return null;
   if (Array.isArray(record.enum) && record.enum.every(isScalar)) return 'enum';
   if (isBoundedNumber(record) && !('enum' in record)) return 'range';
   return null;
@@ -253,7 +273,7 @@ export function exactKind(record: Record<string, unknown>): 'enum' | 'range' | n
 
 /** Bounds xgrammar would enforce wrongly and no exact rule replaces: dropped, so the output is at least well-formed. */
 export const hasDroppedBounds = (record: Record<string, unknown>) =>
-  exactKind(record) === null && !('enum' in record) && !('const' in record) && NUMERIC_BOUNDS.some((key) => key in record);
+  exactKind(record) === null && !('enum' in record) && !('const' in record) && NUMERIC_BOUNDS.some((key) => hasOwnKey(record, key));
 
 /** Names that would break xgrammar's grammar text: a quote, a backslash or a control character (DEL too). */
 // eslint-disable-next-line no-control-regex

@@ -5,6 +5,8 @@
 import { SCHEMA_LIMITS } from '../contract/limits';
 import { hasDroppedBounds } from './exactRules';
 import { SchemaError } from './schemaError';
+import { hasOwnKey } from '../contract/ownKeys';
+import { RE2JS } from 're2js';
 
 export { SchemaError } from './schemaError';
 
@@ -42,15 +44,16 @@ const SINGLE_SUBSCHEMAS = ['items', 'additionalProperties', 'contains', 'not', '
 
 /** Sub-schemas of a schema node: what nesting and property counts are measured over. */
 function children(record: Record<string, unknown>): unknown[] {
-  const found: unknown[] = [];
+  let found: unknown[] = [];
   for (const key of ['properties', '$defs', 'definitions', 'patternProperties'] as const) {
     const group = record[key];
-    if (group && typeof group === 'object') found.push(...Object.values(group));
+    // Concatenated, not pushed with a spread: a list of 200,000 sub-schemas would not fit on the stack.
+    if (group && typeof group === 'object') found = found.concat(Object.values(group));
   }
   for (const key of SINGLE_SUBSCHEMAS) if (record[key] !== undefined) found.push(record[key]);
   for (const key of ['anyOf', 'oneOf', 'allOf', 'prefixItems'] as const) {
     const list = record[key];
-    if (Array.isArray(list)) found.push(...list);
+    if (Array.isArray(list)) found = found.concat(list);
   }
   return found;
 }
@@ -64,7 +67,15 @@ export interface SchemaSize {
   enumValues: number;
   /** The deepest nesting of groups in any regex (`pattern`, patternProperties names). */
   patternGroupDepth: number;
+  /** The first regex that repeats a group which itself repeats (`(a+)+`): the shape a backtracking engine takes exponential time on. */
+  nestedRepetition: string | null;
 }
+
+/** A group holding a quantifier, itself quantified: `(a+)+`, `(\\w*x)*`, `(ab{2,})+` (read by RE2, in linear time). */
+const NESTED_REPETITION = RE2JS.compile(String.raw`\((?:[^()\\]|\\.)*(?:[+*]|\})(?:[^()\\]|\\.)*\)(?:[+*]|\{\d+,)`);
+
+/** Whether a regex repeats a group that itself repeats. */
+export const hasNestedRepetition = (pattern: string): boolean => NESTED_REPETITION.test(pattern);
 
 /**
  * How deeply a regex's groups nest, read as ECMA-262 reads it: an escaped character and a character class's
@@ -90,7 +101,7 @@ export function groupDepth(pattern: string): number {
  * deeper than one level past the nesting limit.
  */
 export function measureSchema(schema: unknown): SchemaSize {
-  const size: SchemaSize = { properties: 0, depth: 0, enumValues: 0, patternGroupDepth: 0 };
+  const size: SchemaSize = { properties: 0, depth: 0, enumValues: 0, patternGroupDepth: 0, nestedRepetition: null };
   const pending: [unknown, number][] = [[schema, 1]];
   for (let next = pending.pop(); next; next = pending.pop()) {
     const [node, depth] = next;
@@ -100,7 +111,11 @@ export function measureSchema(schema: unknown): SchemaSize {
     if (record.properties && typeof record.properties === 'object') size.properties += Object.keys(record.properties).length;
     if (Array.isArray(record.enum)) size.enumValues = Math.max(size.enumValues, record.enum.length);
     const patterns = [record.pattern, ...(record.patternProperties && typeof record.patternProperties === 'object' ? Object.keys(record.patternProperties) : [])];
-    for (const pattern of patterns) if (typeof pattern === 'string') size.patternGroupDepth = Math.max(size.patternGroupDepth, groupDepth(pattern));
+    for (const pattern of patterns) {
+      if (typeof pattern !== 'string') continue;
+      size.patternGroupDepth = Math.max(size.patternGroupDepth, groupDepth(pattern));
+      if (size.nestedRepetition === null && hasNestedRepetition(pattern)) size.nestedRepetition = pattern;
+    }
     if (depth <= SCHEMA_LIMITS.nestingDepth) for (const child of children(record)) pending.push([child, depth + 1]);
   }
   return size;
@@ -219,12 +234,12 @@ export function checkSchema(schema: unknown): string[] {
         throw new SchemaError(`${path}: unknown type ${JSON.stringify(type)}; use one of ${[...JSON_TYPES].join(', ')}`);
       }
     }
-    if ('enum' in record && (!Array.isArray(record.enum) || record.enum.length === 0)) {
+    if (hasOwnKey(record, 'enum') && (!Array.isArray(record.enum) || record.enum.length === 0)) {
       throw new SchemaError(`${path}: enum must list at least one value`);
     }
-    for (const keyword of IGNORED_KEYWORDS) if (keyword in record) unenforced.push(`${path}: ${keyword} (ignored by xgrammar)`);
+    for (const keyword of IGNORED_KEYWORDS) if (hasOwnKey(record, keyword)) unenforced.push(`${path}: ${keyword} (ignored by xgrammar)`);
     if (hasDroppedBounds(record)) {
-      for (const keyword of NUMERIC_BOUNDS) if (keyword in record) unenforced.push(`${path}: ${keyword} (not enforced by the mask)`);
+      for (const keyword of NUMERIC_BOUNDS) if (hasOwnKey(record, keyword)) unenforced.push(`${path}: ${keyword} (not enforced by the mask)`);
     }
     if (typeof record.format === 'string' && !ENFORCED_FORMATS.has(record.format)) {
       unenforced.push(`${path}: format "${record.format}" (not enforced by xgrammar)`);

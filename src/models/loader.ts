@@ -128,7 +128,27 @@ async function openModel(runtime: typeof ort, fetched: FetchedModel, provider: E
   if (session.shape.vocab !== tokenizer.vocabSize) {
     throw new ModelLoadError(`${name}: the model scores ${session.shape.vocab} tokens but its tokenizer has ${tokenizer.vocabSize}`);
   }
+  await timed(`finite ${label}`, () => checkFiniteLogits(session, label));
   return { name, contextLength: description.contextLength, manifest, session, tokenizer };
+}
+
+/**
+ * One forward of one token before the model counts as loaded: a NaN or an infinity in its weights (a file
+ * damaged before its hash was taken, or a bad export) shows in the logits of that first forward. The embedding
+ * is tied to the output, so a non-finite entry of any token's embedding row reaches that token's logit.
+ */
+async function checkFiniteLogits(session: ModelSession, label: string): Promise<void> {
+  const past = session.emptyCache(1);
+  try {
+    const { logits, cache } = await session.forward([0], 1, 1, past);
+    cache.dispose();
+    if (!logits.every(Number.isFinite)) throw new ModelLoadError(`the ${label}'s logits are not finite: the model file is damaged`);
+  } catch (error) {
+    await session.release();
+    throw error;
+  } finally {
+    past.dispose();
+  }
 }
 
 export async function loadModel(

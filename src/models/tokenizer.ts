@@ -5,6 +5,7 @@
 import { Tokenizer } from '@huggingface/tokenizers';
 import type { GrammarVocabulary } from '../grammar/engine';
 import { ModelLoadError } from './manifest';
+import { ownValue } from '../contract/ownKeys';
 
 interface TokenizerJson {
   model: { type?: string; vocab: Record<string, number>; merges?: unknown[] };
@@ -35,7 +36,7 @@ export class TextTokenizer {
     const tokens: string[] = [];
     for (const [token, id] of Object.entries(parsed.model.vocab)) tokens[id] = token;
     for (const added of parsed.added_tokens ?? []) tokens[added.id] = added.content;
-    const stopId = typeof stop === 'number' ? (stop < tokens.length ? stop : undefined) : ((parsed.added_tokens ?? []).find((token) => token.content === stop)?.id ?? parsed.model.vocab[stop]);
+    const stopId = typeof stop === 'number' ? (stop < tokens.length ? stop : undefined) : ((parsed.added_tokens ?? []).find((token) => token.content === stop)?.id ?? ownValue(parsed.model.vocab, stop));
     if (stopId === undefined) throw new ModelLoadError(`${source}: the tokenizer has no stop token ${JSON.stringify(stop)}, so generation could never end`);
     const holes = tokens.findIndex((token) => typeof token !== 'string');
     if (holes !== -1 || tokens.length === 0) throw new ModelLoadError(`${source}: token ids are not contiguous (id ${holes} is missing)`);
@@ -54,16 +55,20 @@ export class TextTokenizer {
    * as ordinary text, never as the special token itself, so a prompt cannot smuggle in the stop token.
    */
   encode(text: string): number[] {
-    const raw = (part: string) => (part === '' ? [] : this.tokenizer.encode(part, { add_special_tokens: false }).ids);
     const ids: number[] = [];
+    // Appended one id at a time: ids.push(...list) puts every id on the stack, and a 400 KB prompt overflowed it.
+    const add = (part: string) => {
+      if (part !== '') for (const id of this.tokenizer.encode(part, { add_special_tokens: false }).ids) ids.push(id);
+    };
     let start = 0;
     for (let at = this.nextSpecial(text, 0); at !== null; at = this.nextSpecial(text, start)) {
-      ids.push(...raw(text.slice(start, at.index)));
+      add(text.slice(start, at.index));
       // Its first character apart: what is left can no longer match the special token.
-      ids.push(...raw(at.special.slice(0, 1)), ...raw(at.special.slice(1)));
+      add(at.special.slice(0, 1));
+      add(at.special.slice(1));
       start = at.index + at.special.length;
     }
-    ids.push(...raw(text.slice(start)));
+    add(text.slice(start));
     return ids;
   }
 

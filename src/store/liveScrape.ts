@@ -4,7 +4,7 @@
  * server allows it (CORS), and only where the app's Content-Security-Policy lets it connect (https:, or the
  * app's own origin); either refusal is said in plain words, with the terminal's way round it.
  */
-import { BoundedReadError, boundedFetch } from '../contract/boundedFetch';
+import { BoundedReadError, boundedFetch, shownUrl } from '../contract/boundedFetch';
 import { connectAllowed } from '../contract/csp';
 import { SCRAPE_LIMITS } from '../contract/limits';
 import { ScrapeError, readMetrics, readingDelta, type ScrapeReading } from '../core/vllmMetrics';
@@ -21,7 +21,7 @@ export function liveScrapeUrl(text: string, origin: string): URL {
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ScrapeError(`a metrics URL must be http or https, got ${url.protocol}`);
   if (!connectAllowed(url, origin)) {
-    throw new ScrapeError(`${url.href}: this page may only read https:// addresses or its own origin (its Content-Security-Policy); serve /metrics over https (a reverse proxy), or ${TERMINAL(url.href)}`);
+    throw new ScrapeError(`${shownUrl(url)}: this page may only read https:// addresses or its own origin (its Content-Security-Policy); serve /metrics over https (a reverse proxy), or ${TERMINAL(shownUrl(url))}`);
   }
   return url;
 }
@@ -41,7 +41,7 @@ export async function fetchScrape(url: URL, fetchImpl: typeof fetch = fetch): Pr
       init: { cache: 'no-store' },
       fetchImpl,
       checkResponse: (response) => {
-        if (!response.ok) throw new ScrapeError(`${url.href}: HTTP ${response.status} ${response.statusText}`);
+        if (!response.ok) throw new ScrapeError(`${shownUrl(url)}: HTTP ${response.status} ${response.statusText}`);
       },
     });
   } catch (error) {
@@ -49,9 +49,9 @@ export async function fetchScrape(url: URL, fetchImpl: typeof fetch = fetch): Pr
     // Too large, too slow, or cancelled: the reader's own words.
     if (error instanceof BoundedReadError) throw new ScrapeError(error.message);
     // The browser gives no reason it lets a page read: a CORS refusal and a server that is down look the same.
-    throw new ScrapeError(`${url.href}: the server did not allow this page to read it (CORS) or is unreachable; start vLLM with --allowed-origins for this page's origin, or ${TERMINAL(url.href)}`);
+    throw new ScrapeError(`${shownUrl(url)}: the server did not allow this page to read it (CORS) or is unreachable; start vLLM with --allowed-origins for this page's origin, or ${TERMINAL(shownUrl(url))}`);
   }
-  return readMetrics(new TextDecoder().decode(bytes), url.href);
+  return readMetrics(new TextDecoder().decode(bytes), shownUrl(url));
 }
 
 /** Live polling's state: the last scrape, and the window between it and the one before (null after the first). */

@@ -9,6 +9,7 @@ import type { RunParams } from '../contract/runParams';
 import { SCHEMA_PRESETS, type SchemaPreset } from '../contract/presets';
 import { BUNDLED_PAIR_IDS } from '../contract/modelPairs';
 import type { ExecutionProvider } from '../contract/protocol';
+import { hasOwnKey } from '../contract/ownKeys';
 
 export type PresetChoice = SchemaPreset['id'] | 'custom' | 'free';
 
@@ -124,7 +125,7 @@ function decodeSetup(query: URLSearchParams): { setup?: ShareSetup; setupError?:
   const runtime = query.get('runtime');
   const present = query.get('present');
   if (pair === null && runtime === null && present === null) return {};
-  if (pair !== null && !(pair in BUNDLED_PAIR_IDS)) return { setupError: `the link's pair ${JSON.stringify(pair)} is not one of ${Object.keys(BUNDLED_PAIR_IDS).join(', ')}` };
+  if (pair !== null && !hasOwnKey(BUNDLED_PAIR_IDS, pair)) return { setupError: `the link's pair ${JSON.stringify(pair)} is not one of ${Object.keys(BUNDLED_PAIR_IDS).join(', ')}` };
   if (runtime !== null && !PROVIDERS.includes(runtime as ExecutionProvider)) return { setupError: `the link's runtime ${JSON.stringify(runtime)} is not one of ${PROVIDERS.join(', ')}` };
   if (present !== null && present !== '0' && present !== '1') return { setupError: `the link's present ${JSON.stringify(present)} must be 0 or 1` };
   return { setup: { pair: pair ?? 'bundled', provider: (runtime ?? 'auto') as ExecutionProvider | 'auto', presentation: present === '1' } };

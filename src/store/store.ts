@@ -19,6 +19,7 @@ import type { DecodedShare, PresetChoice } from './shareUrl';
 import { parseTalk, type Talk } from './talk';
 import { benchSlice, receiveBench, type BenchActions, type BenchState } from './benchSlice';
 import { markPhase } from '../core/timeline';
+import { hasOwnKey, ownValue } from '../contract/ownKeys';
 
 export interface EngineTransport {
   post(message: ToWorker): void;
@@ -147,7 +148,7 @@ function remainingErrors(params: RunParams, form: SpecState['form']): FieldError
   const checked = validateRunParams(params);
   const still: FieldErrors = {};
   for (const [name, message] of Object.entries(form.errors) as [RunField, string][]) {
-    if (name in form.text) still[name] = message;
+    if (hasOwnKey(form.text, name)) still[name] = message;
     else if (!checked.ok && checked.errors[name]) still[name] = checked.errors[name];
   }
   return still;
@@ -174,7 +175,7 @@ export function createSpecStore(transport: EngineTransport, options: StoreOption
       }
       const checked = validateRunParams(next);
       if (!checked.ok) Object.assign(errors, checked.errors, errors);
-      const text = Object.fromEntries(Object.entries(form.text).filter(([name]) => name in errors));
+      const text = Object.fromEntries(Object.entries(form.text).filter(([name]) => hasOwnKey(errors, name)));
       set({ params: next, form: { text, errors } });
       return Object.keys(errors).length === 0;
     };
@@ -352,7 +353,7 @@ export function createSpecStore(transport: EngineTransport, options: StoreOption
         set({ preset, params, form: { text, errors }, pendingAutoRun: valid });
         if (setupError !== undefined) set({ run: { ...get().run, status: 'error', error: `This link cannot be used as it is: ${setupError}.` } });
         if (setup) {
-          const pair = BUNDLED_PAIR_IDS[setup.pair] ?? BUNDLED_PAIR;
+          const pair = ownValue(BUNDLED_PAIR_IDS, setup.pair) ?? BUNDLED_PAIR;
           const reload = pair.label !== get().pair.label || setup.provider !== get().provider;
           set({ pair, provider: setup.provider, ui: { ...get().ui, presentation: setup.presentation } });
           if (reload && get().engine.status !== 'idle') return get().load();
@@ -375,7 +376,7 @@ export function createSpecStore(transport: EngineTransport, options: StoreOption
         const scene = talk.talk.scenes[at];
         if (!scene) return;
         if (get().run.status === 'running' || get().run.status === 'paused' || get().race.status === 'running') get().reset();
-        const pair = BUNDLED_PAIR_IDS[scene.pair] ?? BUNDLED_PAIR;
+        const pair = ownValue(BUNDLED_PAIR_IDS, scene.pair) ?? BUNDLED_PAIR;
         const reload = pair.label !== get().pair.label || scene.provider !== get().provider || get().engine.status === 'error';
         const stops = Array.isArray(scene.stop) ? scene.stop : [];
         const stopIndex = Math.min(stop, Math.max(stops.length - 1, 0));
@@ -429,7 +430,11 @@ export function createSpecStore(transport: EngineTransport, options: StoreOption
             compileTimer = setTimeout(() => {
               const seconds = compileBudgetMs / 1000;
               const size = `${message.properties.toLocaleString('en-US')} ${message.properties === 1 ? 'property' : 'properties'}`;
-              abandonCompile(`this schema has ${size}; compiling it took more than ${seconds} s and was stopped (simplify the schema: fewer properties, smaller enums)`);
+              abandonCompile(
+                message.pattern === undefined
+                  ? `this schema has ${size}; compiling it took more than ${seconds} s and was stopped (simplify the schema: fewer properties, smaller enums)`
+                  : `compiling this schema took more than ${seconds} s and was stopped: its pattern ${JSON.stringify(message.pattern.slice(0, 200))} repeats a group that itself repeats, which can take exponential time (rewrite the pattern without the nested repetition)`,
+              );
             }, compileBudgetMs);
             break;
           case 'compiled':

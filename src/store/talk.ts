@@ -11,6 +11,7 @@ import type { ExecutionProvider } from '../contract/protocol';
 import { presetParams, type RunParams } from '../contract/runParams';
 import { SCHEMA_PRESETS } from '../contract/presets';
 import { decodeShare, encodeShare, PROVIDERS, type DecodedShare } from './shareUrl';
+import { hasOwnKey } from '../contract/ownKeys';
 
 export const TALK_FORMAT = 'speclab-talk';
 export const TALK_VERSION = 1;
@@ -102,7 +103,7 @@ function parseScene(value: unknown, index: number): TalkScene {
   const extra = unknownKey(value, SCENE_KEYS);
   if (extra !== undefined) throw new TalkError(`${where} has an unknown key ${JSON.stringify(extra)}; the keys are ${list(SCENE_KEYS)}`);
   const pair = value.pair ?? 'bundled';
-  if (typeof pair !== 'string' || !(pair in BUNDLED_PAIR_IDS)) throw new TalkError(`${where}: "pair" must be one of ${list(Object.keys(BUNDLED_PAIR_IDS))}`);
+  if (typeof pair !== 'string' || !hasOwnKey(BUNDLED_PAIR_IDS, pair)) throw new TalkError(`${where}: "pair" must be one of ${list(Object.keys(BUNDLED_PAIR_IDS))}`);
   const provider = value.provider ?? 'auto';
   if (!PROVIDERS.includes(provider as ExecutionProvider)) throw new TalkError(`${where}: "provider" must be one of ${list(PROVIDERS)}`);
   const presentation = value.presentation ?? true;

@@ -3,16 +3,19 @@
  * to the end of memory), --repeats bounded, scrape positions bounded, and nothing from a file or a model echoed
  * raw to the terminal. Each CLI runs in-process (its main), not spawned.
  */
+import { execFile, execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { main } from '../../tools/cli/generate';
 import { main as importVllm } from '../../tools/import-vllm';
 import { readInputFile } from '../../tools/cli/input';
 import { terminalSafe } from '../../tools/cli/terminalSafe';
+import { shownUrl } from '../../src/contract/boundedFetch';
 import { refusal } from '../support/cliRefusal';
 
 const dir = mkdtempSync(join(tmpdir(), 'speclab-hostile-'));
@@ -42,13 +45,54 @@ describe('input files are read with a size limit', () => {
     expect(() => readInputFile('/dev/zero', '--schema')).toThrow('--schema /dev/zero is larger than 8 MiB, the most an input file may be');
   });
 
+  // A FIFO with no writer once hung the CLI silently, in open().
+  it('reads a pipe its writer fills, and refuses one nothing writes to once its wait is over', () => {
+    const fifo = join(dir, 'schema.fifo');
+    execFileSync('mkfifo', [fifo]);
+    expect(() => readInputFile(fifo, '--schema', 2048, 200)).toThrow(`--schema ${fifo} is a pipe that nothing wrote to within 0.2 s`);
+    const writer = spawn('sh', ['-c', `sleep 0.2; printf '{"type":"object"}' > '${fifo}'`]);
+    expect(readInputFile(fifo, '--schema', 2048, 20_000)).toBe('{"type":"object"}');
+    writer.kill();
+  });
+
   it('generate refuses --schema /dev/zero and --repeats 1e9 with exit 2, one line', async () => {
     expect(await refusal(main, ['--schema', '/dev/zero', '--prompt', 'hi'])).toBe('generate: --schema /dev/zero is larger than 8 MiB, the most an input file may be');
     expect(await refusal(main, ['--preset', 'person', '--method', 'all', '--repeats', '1e9'])).toBe('generate: --repeats must be a positive integer up to 100, got 1e9');
   });
 
+  // ^(a+)+$ against 36 a's and a "!" once never returned (a backtracking RegExp; 29 a's took 26 s): RE2 answers at once.
+  it('a schema whose enum value defeats a backtracking pattern is answered, exit 2, one line', async () => {
+    const schema = file('redos.json', JSON.stringify({ type: 'object', properties: { x: { type: 'string', pattern: '^(a+)+$', enum: [`${'a'.repeat(36)}!`] } }, required: ['x'] }));
+    expect(await refusal(main, ['--schema', schema, '--prompt', 'hi'])).toBe('generate: $.properties.x: no value of its enum passes the rest of its schema');
+  });
+
   it('a path with escape sequences is echoed escaped', async () => {
     expect(await refusal(main, ['--schema', '/nonexistent/\u001b[2Jx', '--prompt', 'hi'])).toMatch(/^generate: --schema \/nonexistent\/\\x1b\[2Jx: ENOENT/);
+  });
+});
+
+describe('the shared option parser', () => {
+  it('echoes an unknown option holding escape sequences escaped', async () => {
+    const line = await refusal(main, ['--\u001b]0;pwned\u0007\u001b[2Jx']);
+    expect(line).toBe("generate: Unknown option '--\\x1b]0;pwned\\x07\\x1b[2Jx'; see --help");
+  });
+
+  // `--temperature -1` was "argument is ambiguous" from node's parseArgs, never the option's own check.
+  it.each([
+    [['--preset', 'person', '--temperature', '-1'], 'generate: --temperature: Temperature must be a number from 0 to 2; got -1'],
+    [['--preset', 'person', '--seed', '-5'], /^generate: --seed: Seed must be an integer .*; got -5$/],
+    [['--preset', 'person', '--K', '-.5'], /^generate: --K: K drafts must be an integer .*; got -0.5$/],
+  ] as [string[], string | RegExp][])('takes a negative number as a value and checks it: %j', async (argv, expected) => {
+    const line = await refusal(main, argv);
+    if (typeof expected === 'string') expect(line).toBe(expected);
+    else expect(line).toMatch(expected);
+  });
+
+  it('bench:verify --grid with V = 1e9 is capped: exit 2, one line, before anything runs', async () => {
+    const run = promisify(execFile)(process.execPath, ['--import', 'tsx', 'tools/bench-verify.ts', '--node', '--grid', '[{"V":1e9,"K":2,"L":2}]'], { cwd: process.cwd() });
+    const failure = (await run.then(() => null, (error: unknown) => error)) as { code: number; stdout: string; stderr: string } | null;
+    expect(failure).toMatchObject({ code: 2, stdout: '' });
+    expect(failure?.stderr).toBe('bench:verify: --grid: each entry needs V from 2 to 262144, K from 1 to 8 and L from 1 to 8 (integers), got {"V":1000000000,"K":2,"L":2}\n');
   });
 });
 
@@ -67,6 +111,14 @@ describe('npm run import:vllm', () => {
     const counters = ['num_drafts_total{engine="0"} 10', 'num_draft_tokens_total{engine="0"} 30', 'num_accepted_tokens_total{engine="0"} 12', `num_accepted_tokens_per_pos_total{engine="0",position="${position}"} 1`];
     const scrape = file(`position-${position}.prom`, counters.map((line) => `vllm:spec_decode_${line}\n`).join(''));
     expect(await refusal(importVllm, [scrape])).toMatch(new RegExp(`^import:vllm: .*needs a position label 0, 1, … below 1024 in decimal, got "${position}"`));
+  });
+
+  // The password was printed twice on stderr.
+  it('never prints the password of a --url with one, valid or not', async () => {
+    const line = await refusal(importVllm, ['--url', 'http://user:s3cret-pw@127.0.0.1:9/metrics']);
+    expect(line).toBe('import:vllm: --url must not carry a user name or password (http://***:***@127.0.0.1:9/metrics): fetch refuses such a URL; put the metrics endpoint behind no login, or scrape it to a file and pass the file');
+    expect(await refusal(importVllm, ['--url', 'http://user:s3cret-pw@[::1/metrics'])).toBe('import:vllm: --url: "http://***@[::1/metrics" is not a URL such as http://localhost:8000/metrics');
+    expect(shownUrl(new URL('https://user:s3cret-pw@example.com/x'))).toBe('https://***:***@example.com/x');
   });
 
   describe('--url against a server that sends more than a scrape may hold', () => {

@@ -3,9 +3,12 @@
  * before anything loads (one line, exit 2, through the shared parser), and a local pair that loads: the
  * bundled pair's own folders under public/models.
  */
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { UsageError } from '../../tools/cli/args';
+import { main as generate } from '../../tools/cli/generate';
 import { loadPairOption, parsePairOption } from '../../tools/cli/pair';
+import { refusal } from '../support/cliRefusal';
+import { damagedCopy } from '../support/damagedModel';
 
 const DRAFT = 'public/models/speclab-draft';
 const TARGET = 'public/models/speclab-target-int8';
@@ -34,5 +37,25 @@ describe('--pair', () => {
       await pair.draft.session.release();
       await pair.target.session.release();
     }
+  });
+
+  // `"stop_token": "constructor"` once ended the CLI with exit 1 and a stack trace (vocab[stop] found Object).
+  it('refuses a draft whose manifest names an inherited name as its stop token: exit 2, one line', async () => {
+    const copy = damagedCopy(DRAFT, 'token_embedding.weight', 0.5, { stop_token: 'constructor' });
+    expect(await refusal(generate, ['--preset', 'person', '--pair', `${copy},${TARGET}`])).toBe(`generate: the pair ${copy} → ${TARGET} did not load: speclab-draft/tokenizer.json: the tokenizer has no stop token "constructor", so generation could never end`);
+    vi.restoreAllMocks();
+  });
+
+  // A NaN in the draft's weights once loaded as "loaded" and ended the CLI with "RangeError: logit of token 0 is NaN", exit 1.
+  describe('a draft with a NaN in its weights (its manifest hash recomputed, so only the numbers tell)', () => {
+    afterEach(() => {
+      vi.restoreAllMocks();
+    });
+    const damaged = damagedCopy(DRAFT, 'token_embedding.weight');
+
+    it('is refused at load with one clear message, and generate exits 2 with one line', async () => {
+      await expect(loadPairOption(parsePairOption(`${damaged},${TARGET}`))).rejects.toThrow(`the pair ${damaged} → ${TARGET} did not load: the draft's logits are not finite: the model file is damaged`);
+      expect(await refusal(generate, ['--preset', 'person', '--pair', `${damaged},${TARGET}`])).toBe(`generate: the pair ${damaged} → ${TARGET} did not load: the draft's logits are not finite: the model file is damaged`);
+    });
   });
 });

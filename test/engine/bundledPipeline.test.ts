@@ -146,6 +146,11 @@ describe('the decode loop on the bundled models', () => {
     await expect(run(SCHEMA_PRESETS[0] as SchemaPreset, { prompt: 'word '.repeat(400) })).rejects.toThrow(/the prompt is \d+ tokens and one step needs \d+ more positions; the models see 256, so the prompt must be at most \d+ tokens/);
   });
 
+  // A 400 KB prompt from a link once gave "Maximum call stack size exceeded" instead of this refusal.
+  it.each([400_000, 1_000_000])('refuses a prompt of %i characters with the token count, not a stack overflow', async (chars) => {
+    await expect(run(SCHEMA_PRESETS[0] as SchemaPreset, { prompt: 'word '.repeat(chars / 5) })).rejects.toThrow(/^the prompt is \d+ tokens and one step needs \d+ more positions; the models see 256/);
+  });
+
   it('a cancelled run stops between whole steps, and the engine runs again afterwards', async () => {
     const controller = new AbortController();
     let seen = 0;

@@ -6,8 +6,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isTokenAllowed } from '../../src/core/sampling';
 import { GrammarEngine, type SchemaMatcher } from '../../src/grammar/engine';
-import { planGrammar } from '../../src/grammar/exactRules';
-import { SchemaError, checkSchema } from '../../src/grammar/schema';
+import { patternMatches, planGrammar } from '../../src/grammar/exactRules';
+import { SchemaError, checkSchema, hasNestedRepetition, measureSchema } from '../../src/grammar/schema';
 
 const CHARS = [...'0123456789-.e+"ab\\'];
 /** Single characters and pieces that cross a boundary: one enum literal being a prefix of another made xgrammar's matcher let "-21" through -20..10. */
@@ -112,5 +112,30 @@ describe('exact rules for what xgrammar gets wrong', () => {
     expect(checkSchema({ type: ['integer', 'null'], minimum: 3 })).toEqual(['$: minimum (not enforced by the mask)']);
     const plan = planGrammar({ type: 'object', properties: { a: { type: ['integer', 'null'], minimum: 3 }, b: { type: 'integer', maximum: 3 } } });
     expect(plan.schema).toEqual({ type: 'object', properties: { a: { type: ['integer', 'null'] }, b: { const: 'speclab_0_placeholder' } } });
+  });
+});
+
+describe("an enum value tested against its sub-schema's pattern", () => {
+  const evil = `${'a'.repeat(36)}!`;
+
+  it('is matched by RE2 in linear time: ^(a+)+$ against 36 a\'s and a "!" answers, and the enum keeps only the values that match', () => {
+    expect(patternMatches('^(a+)+$', evil)).toBe(false);
+    expect(patternMatches('^(a+)+$', 'aaa')).toBe(true);
+    expect(patternMatches('\\u00e9$', 'caf\u00e9')).toBe(true);
+    const plan = planGrammar({ type: 'string', pattern: '^(a+)+$', enum: [evil, 'aaa'] });
+    expect(plan.lines.join('\n')).toContain('aaa');
+    expect(plan.lines.join('\n')).not.toContain('!');
+    expect(() => planGrammar({ type: 'object', properties: { x: { type: 'string', pattern: '^(a+)+$', enum: [evil] } } })).toThrow('$.properties.x: no value of its enum passes the rest of its schema');
+  });
+
+  it('names a pattern RE2 cannot read', () => {
+    expect(() => patternMatches('^(?=a)a$', 'a')).toThrow(SchemaError);
+    expect(() => patternMatches('^(?=a)a$', 'a')).toThrow(/^the pattern "\^\(\?=a\)a\$" cannot be matched in linear time \(/);
+  });
+
+  it('finds the nested repetition that a compile past its budget is blamed on', () => {
+    expect(['^(a+)+$', '(\\w*x)*', '(a{2,})+'].map(hasNestedRepetition)).toEqual([true, true, true]);
+    expect(['^[a-z]+$', '(ab){2}', '\\(a+\\)+', '^(foo|bar)+$'].map(hasNestedRepetition)).toEqual([false, false, false, false]);
+    expect(measureSchema({ type: 'object', properties: { x: { type: 'string', pattern: '^(a+)+$' } } }).nestedRepetition).toBe('^(a+)+$');
   });
 });

@@ -136,6 +136,14 @@ describe('loader refusals', () => {
     expect(() => TextTokenizer.fromJson(json, 'c.json', '<|eos|>')).toThrow(ModelLoadError);
   });
 
+  // A prompt of 400 KB from a link once ended in "Maximum call stack size exceeded" (ids.push(...ids)), not the token-count refusal.
+  it.each([400_000, 1_000_000])('encodes a prompt of %i characters, special token and all, without running out of stack', (chars) => {
+    const tokenizer = TextTokenizer.fromJson(JSON.parse(readFileSync(`${BUNDLED_DRAFT_DIR}/tokenizer.json`, 'utf8')) as object, 'a', '<|endoftext|>');
+    const ids = tokenizer.encode(`${'word '.repeat(chars / 10)}<|endoftext|>${'word '.repeat(chars / 10)}`);
+    expect(ids.length).toBeGreaterThan(chars / 10);
+    expect(ids).not.toContain(tokenizer.stopTokenId);
+  });
+
   it('encodes a typed <|endoftext|> as text, never as the stop token', () => {
     const json = JSON.parse(readFileSync(`${BUNDLED_DRAFT_DIR}/tokenizer.json`, 'utf8')) as object;
     const tokenizer = TextTokenizer.fromJson(json, 'a', '<|endoftext|>');

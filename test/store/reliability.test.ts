@@ -156,6 +156,18 @@ describe('a schema compile that runs too long', () => {
     expect(store.getState().engine.status).toBe('loading');
   });
 
+  it('names the pattern when the schema has one that repeats a repeating group', () => {
+    vi.useFakeTimers();
+    const { store, sent } = readyStore({ compileBudgetMs: 10_000 });
+    store.getState().start();
+    store.getState().receive({ type: 'compiling', runId: runIdOf(sent, 'run'), properties: 1, pattern: '^(a+)+$' });
+    vi.advanceTimersByTime(10_000);
+    expect(store.getState().run).toMatchObject({
+      status: 'error',
+      error: 'compiling this schema took more than 10 s and was stopped: its pattern "^(a+)+$" repeats a group that itself repeats, which can take exponential time (rewrite the pattern without the nested repetition)',
+    });
+  });
+
   it('is abandoned at once by Reset', () => {
     vi.useFakeTimers();
     const { store, sent, restarts, types } = readyStore();

@@ -212,6 +212,13 @@ describe('the built app against stored and imported hostile input, one page, a p
     await runPresetToEnd();
   });
 
+  // `pair in BUNDLED_PAIR_IDS` took "toString" for a pair: the worker was posted a function and the app blanked.
+  it('refuses a share link naming the pair toString, an inherited name, in one line; the pair stays loaded', async () => {
+    await openLink(`${encodeShare({ params: presetParams(findPreset('person')), preset: 'person' })}&pair=toString`);
+    await expect(page.getByTestId('run-error').filter({ hasText: /pair/ }).textContent()).resolves.toMatch(/the link's pair "toString" is not one of bundled, bundled-float32/);
+    await runPresetToEnd();
+  });
+
   it('refuses scrape positions 100000000 (480 bytes that grew the tab to 4.4 GB), 4294967296, 0x2 and 1e1, sizing no array from them', async () => {
     for (const position of ['100000000', '4294967296', '0x2', '1e1']) {
       await scrapeReads(scrape([`num_accepted_tokens_per_pos_total{engine="0",position="${position}"} 1`]), 'vllm-error', new RegExp(`needs a position label 0, 1, … below 1024 in decimal, got "${position}"`));

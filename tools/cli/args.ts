@@ -112,13 +112,35 @@ function checkValue(name: string, kind: ValueKind, text: string, max = Number.MA
   if (kind === 'count' && !(Number.isInteger(value) && value >= 0 && value <= max)) throw new UsageError(`--${name} must be a whole number ≥ 0${max < Number.MAX_SAFE_INTEGER ? ` up to ${max}` : ''}, got ${text}`);
 }
 
+/** A value that starts with a dash but is a number: -1, -0.5, -.5, -1e3. */
+const NEGATIVE_NUMBER = /^-(?:\d|\.\d)/;
+
+/**
+ * `--temperature -1` as `--temperature=-1`: node's parseArgs takes a value starting with a dash for an option
+ * ("argument is ambiguous"), so a negative number reaches the option's own check and its usual message.
+ */
+function joinNegativeValues(spec: CommandSpec, argv: readonly string[]): string[] {
+  const joined: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    if (arg === '--') return [...joined, ...argv.slice(i)];
+    const name = arg.startsWith('--') && !arg.includes('=') ? arg.slice(2) : null;
+    const next = argv[i + 1];
+    if (name !== null && Object.hasOwn(spec.options, name) && spec.options[name]?.type === 'string' && next !== undefined && NEGATIVE_NUMBER.test(next)) {
+      joined.push(`${arg}=${next}`);
+      i++;
+    } else joined.push(arg);
+  }
+  return joined;
+}
+
 /** Parses argv against the spec; 'help' when --help or -h was given. Throws UsageError on any mistake. */
 export function parseCommand<S extends CommandSpec>(spec: S, argv: readonly string[]): Parsed<S> | 'help' {
   const options: Record<string, { type: 'string' | 'boolean'; short?: string }> = { help: { type: 'boolean', short: 'h' } };
   for (const [name, option] of Object.entries(spec.options)) options[name] = { type: option.type };
   let parsed;
   try {
-    parsed = parseArgs({ args: [...argv], options, allowPositionals: spec.positionals !== undefined, strict: true });
+    parsed = parseArgs({ args: joinNegativeValues(spec, argv), options, allowPositionals: spec.positionals !== undefined, strict: true });
   } catch (error) {
     const message = (error as Error).message.split('\n')[0] as string;
     throw new UsageError(`${message.replace(/\. To specify a positional argument.*$/, '')}; see --help`);

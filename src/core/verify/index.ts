@@ -91,7 +91,7 @@ export function denseView(problem: VerifyProblem): DraftBlockView {
 }
 
 export function verify(method: VerifierId, problem: VerifyProblem, rng: Rng): VerifyOutcome {
-  if (!(method in VERIFIERS)) throw new RangeError(`unknown verification method '${String(method)}'`);
+  if (!Object.hasOwn(VERIFIERS, method)) throw new RangeError(`unknown verification method '${String(method)}'`);
   validateProblem(problem);
   return VERIFIERS[method](denseView(problem), rngSource(rng));
 }
