@@ -19,6 +19,7 @@ import type { DecodedShare, PresetChoice } from './shareUrl';
 import { parseTalk, type Talk } from './talk';
 import { benchSlice, receiveBench, type BenchActions, type BenchState } from './benchSlice';
 import { markPhase } from '../core/timeline';
+import { encodeShare } from './shareUrl';
 
 export interface EngineTransport {
   post(message: ToWorker): void;
@@ -59,7 +60,7 @@ export interface SpecState {
   /** `params`: what this run was started with; the form may have changed since, for the next run. */
   run: { id: number; status: RunStatus; params: RunParams; steps: StepRecord[]; counters: Counters; report: RunReport | null; error: string | null };
   /** A fair race: `done` of `total` runs (warm-ups included); the result once every round has run. */
-  race: { id: number; status: 'idle' | 'running' | 'done' | 'cancelled' | 'error'; repeats: number; tokenBudget: number; done: number; total: number; result: RaceResult | null; error: string | null };
+  race: { id: number; status: 'idle' | 'running' | 'done' | 'cancelled' | 'error'; repeats: number; tokenBudget: number; done: number; total: number; result: RaceResult | null; error: string | null; recordedAt?: number };
   /**
    * The number fields as typed (kept as text until they are checked, on blur or Run) and every field's
    * message. Run stays disabled while any message stands; a message goes when its cause is fixed.
@@ -137,6 +138,40 @@ export const APP_DEFAULT_DRAFTER: DrafterId = 'model+grammar';
 
 const FRESH_PARAMS = presetParams(FIRST_PRESET, { drafter: APP_DEFAULT_DRAFTER });
 
+/**
+ * A talk's race scene, once raced, is kept in localStorage under everything its figures depend on (the run, the
+ * pair, the provider asked for, the rounds and the tokens per round), so that the talk shows it at once on the
+ * next visit (docs/presenting.md#talk-mode): a rehearsal races, the talk replays the recorded rows, and says when
+ * they were recorded.
+ */
+const RACE_RECORD_PREFIX = 'speclab-race:';
+interface RaceRecord {
+  at: number;
+  result: RaceResult;
+}
+function raceRecordKey(state: Pick<SpecState, 'params' | 'preset' | 'pair' | 'provider' | 'race'>): string {
+  return `${RACE_RECORD_PREFIX}${state.pair.label}|${state.provider}|${state.race.repeats}|${state.race.tokenBudget}|${encodeShare({ params: state.params, preset: state.preset })}`;
+}
+function readRaceRecord(key: string): RaceRecord | null {
+  try {
+    const record: unknown = JSON.parse(localStorage.getItem(key) ?? 'null');
+    if (typeof record !== 'object' || record === null || !('at' in record) || !('result' in record)) return null;
+    const { at, result } = record as { at: unknown; result: unknown };
+    const entries = typeof result === 'object' && result !== null && 'entries' in result ? result.entries : null;
+    return typeof at === 'number' && Array.isArray(entries) && entries.length > 0 ? (record as RaceRecord) : null;
+  } catch {
+    // No storage (a private window, a sandboxed frame) or a damaged entry: the scene races afresh.
+    return null;
+  }
+}
+function writeRaceRecord(key: string, result: RaceResult): void {
+  try {
+    localStorage.setItem(key, JSON.stringify({ at: Date.now(), result } satisfies RaceRecord));
+  } catch {
+    // Storage full or refused: the race is shown, just not kept.
+  }
+}
+
 const freshRun = (id: number, params: RunParams, status: RunStatus = 'idle') => ({ id, status, params, steps: [], counters: emptyCounters(params.L), report: null, error: null });
 
 /** A copy of `record` without `key`. */
@@ -212,8 +247,11 @@ export function createSpecStore(transport: EngineTransport, options: StoreOption
       const scene = talk?.talk.scenes[talk.scene];
       if (!talk || !scene) return;
       set({ talk: { ...talk, pending: false } });
-      if (scene.stop === 'race') get().startRace();
-      else beginRun(Array.isArray(scene.stop));
+      if (scene.stop === 'race') {
+        const record = readRaceRecord(raceRecordKey(get()));
+        if (record) set({ race: { ...get().race, id: nextRunId++, status: 'done', done: 0, total: 0, result: record.result, error: null, recordedAt: record.at }, run: freshRun(nextRunId++, get().params) });
+        else get().startRace();
+      } else beginRun(Array.isArray(scene.stop));
     };
     return {
       engine: { status: 'idle', progress: {}, phase: null, info: null, error: null },
@@ -475,7 +513,10 @@ export function createSpecStore(transport: EngineTransport, options: StoreOption
             if (message.runId === state.race.id && state.race.status === 'running') set({ race: { ...state.race, done: message.done, total: message.total } });
             break;
           case 'race-done':
-            if (message.runId === state.race.id && state.race.status === 'running') set({ race: { ...state.race, status: 'done', result: message.result } });
+            if (message.runId === state.race.id && state.race.status === 'running') {
+              set({ race: { ...state.race, status: 'done', result: message.result } });
+              if (state.talk?.talk.scenes[state.talk.scene]?.stop === 'race') writeRaceRecord(raceRecordKey(state), message.result);
+            }
             break;
           case 'engine-trapped':
             // The error (shown already) says the engine restarts; the fresh worker reloads the pair.

@@ -16,3 +16,9 @@ export const VIEW_SELECTORS: Record<ViewName, string> = {
   'chart-mean-length': 'figure[data-chart="mean-length"]',
   'chart-per-position': 'figure[data-chart="per-position"]',
 };
+
+/**
+ * What a talk scene places in full above its caption bar (docs/presenting.md#talk-mode): the view's element,
+ * except that a race scene shows its results (the table and the chart) rather than the whole race section.
+ */
+export const TALK_FOCUS: Record<ViewName, string> = { ...VIEW_SELECTORS, race: '[data-testid="race-results"]' };

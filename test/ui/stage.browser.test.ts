@@ -150,6 +150,59 @@ describe('on stage: offline after one visit, a talk driven by a clicker, one vie
     await context.close();
   });
 
+  it('introduction.json, stepped with PageDown: every scene places its focus whole in the screen and above the caption bar at 1024 × 768, 1920 × 1080 and 1280 × 720', async () => {
+    const talk = JSON.parse(readFileSync('public/talks/introduction.json', 'utf8')) as { scenes: { stop?: unknown; view?: string }[] };
+    const context = await browser.newContext({ viewport: { width: 1280, height: 720 }, serviceWorkers: 'block' });
+    const page = await context.newPage();
+    const problems = recordProblems(page);
+    await page.goto(`${app.url}?talk=talks/introduction.json`);
+    const settled = (scene: number) => page.locator(`[data-testid="talk-bar"][data-scene="${scene}"][data-settled="true"]`).waitFor({ timeout: 300_000 });
+    const boxes: string[] = [];
+    for (const [index, scene] of talk.scenes.entries()) {
+      const stops = Array.isArray(scene.stop) ? scene.stop.length : 1;
+      for (let stop = 0; stop < stops; stop++) {
+        if (index > 0 || stop > 0) await page.keyboard.press('PageDown');
+        // A stop of a paused scene is settled once the run is paused at that step count.
+        await settled(index + 1);
+        if (Array.isArray(scene.stop)) await page.locator('[data-counter="steps"]').filter({ hasText: new RegExp(`^${String(scene.stop[stop])}$`) }).waitFor({ timeout: 60_000 });
+        // One page, resized: the talk places the focus again on every resize.
+        for (const size of [{ width: 1024, height: 768 }, { width: 1920, height: 1080 }, { width: 1280, height: 720 }]) {
+          await page.setViewportSize(size);
+          const placed = await page.evaluate(
+            () =>
+              new Promise<{ focus: DOMRect | null; bar: DOMRect; top: number }>((resolve) =>
+                requestAnimationFrame(() =>
+                  requestAnimationFrame(() => {
+                    const view = document.querySelector('[data-testid="talk-bar"]')?.getAttribute('data-view') ?? '';
+                    const selector = { race: '[data-testid="race-results"]', tree: '[data-testid="draft-tree"]', output: 'section.stream', counters: 'section.counters', inspector: 'section.inspector' }[view] ?? `figure[data-chart="${view.replace('chart-', '')}"]`;
+                    const runBar = document.querySelector('.run-bar');
+                    resolve({
+                      focus: document.querySelector(selector)?.getBoundingClientRect().toJSON() ?? null,
+                      bar: document.querySelector('[data-testid="talk-bar"]')!.getBoundingClientRect().toJSON(),
+                      top: runBar && getComputedStyle(runBar).position === 'sticky' ? runBar.getBoundingClientRect().bottom : 0,
+                    });
+                  }),
+                ),
+              ),
+          );
+          const where = `scene ${index + 1}${stops > 1 ? ` stop ${stop + 1}` : ''} (${scene.view}) at ${size.width} × ${size.height}`;
+          if (!placed.focus) throw new Error(`${where}: no focus element`);
+          boxes.push(`${where}: ${Math.round(placed.focus.top)}–${Math.round(placed.focus.bottom)} between ${Math.round(placed.top)} and ${Math.round(placed.bar.top)}`);
+          expect.soft(placed.focus.top, where).toBeGreaterThanOrEqual(placed.top - 0.5);
+          expect.soft(placed.focus.bottom, where).toBeLessThanOrEqual(placed.bar.top + 0.5);
+          expect.soft(placed.focus.left, where).toBeGreaterThanOrEqual(-0.5);
+          expect.soft(placed.focus.right, where).toBeLessThanOrEqual(size.width + 0.5);
+        }
+        await page.screenshot({ path: `${SCREENSHOTS}/talk-scene-${index + 1}${stops > 1 ? `-${stop + 1}` : ''}-1280x720.png` });
+      }
+    }
+    console.log(boxes.join('\n'));
+    // The race scene's caption sits beside the race's own verdict for its method.
+    await expect(page.getByTestId('talk-verdict').textContent()).resolves.toMatch(/^SpecTr-GBV against AR: .*(faster than AR in every round|slower than AR in every round|within noise|too few rounds)/);
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
   it('embed.html?view=tree and ?view=chart-histogram fill an 800 × 450 frame with that view alone, in a slide page on another origin, which may not frame the app itself', async () => {
     const context = await browser.newContext({ viewport: { width: 1000, height: 1100 }, serviceWorkers: 'block' });
     const page = await context.newPage();
