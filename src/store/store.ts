@@ -246,12 +246,13 @@ export function createSpecStore(transport: EngineTransport, options: StoreOption
       const talk = get().talk;
       const scene = talk?.talk.scenes[talk.scene];
       if (!talk || !scene) return;
-      set({ talk: { ...talk, pending: false } });
       if (scene.stop === 'race') {
         const record = readRaceRecord(raceRecordKey(get()));
         if (record) set({ race: { ...get().race, id: nextRunId++, status: 'done', done: 0, total: 0, result: record.result, error: null, recordedAt: record.at }, run: freshRun(nextRunId++, get().params) });
         else get().startRace();
       } else beginRun(Array.isArray(scene.stop));
+      // After the scene's run or race has replaced the last scene's, so that the last one never reads as this one's.
+      set({ talk: { ...talk, pending: false } });
     };
     return {
       engine: { status: 'idle', progress: {}, phase: null, info: null, error: null },

@@ -31,6 +31,16 @@ function overlapping(entries: readonly RaceEntry[]): string[] {
   return pairs;
 }
 
+/** A label in full, and its short form, which a talk's race scene shows instead (app.css, html.talk). */
+function Named(props: { long: string; short: string }) {
+  return (
+    <>
+      <span className="long-name">{props.long}</span>
+      <span className="short-name">{props.short}</span>
+    </>
+  );
+}
+
 export function RaceView() {
   const race = useSpec((s) => s.race);
   const setRaceRepeats = useSpec((s) => s.setRaceRepeats);
@@ -90,16 +100,24 @@ export function RaceView() {
                   <th scope="col" data-detail>A/D conditional acceptance</th>
                   <th scope="col" data-detail>target positions/step</th>
                   <th scope="col" data-detail>tokens timed per round</th>
-                  <th scope="col">tokens/s, median [min–max] of {result.repeats}</th>
-                  <th scope="col">speedup over AR, median [min–max] of {result.repeats}</th>
-                  <th scope="col">against AR</th>
+                  <th scope="col" className="race-rate">
+                    <Named long={`tokens/s, median [min–max] of ${result.repeats}`} short="tokens/s" />
+                  </th>
+                  <th scope="col">
+                    <Named long={`speedup over AR, median [min–max] of ${result.repeats}`} short="speedup" />
+                  </th>
+                  <th scope="col">
+                    <Named long="against AR" short="verdict" />
+                  </th>
                   <th scope="col" data-detail>output</th>
                 </tr>
               </thead>
               <tbody>
                 {result.entries.map(({ method, report, tokensPerSecond, speedup, tokensTimed, verdict }) => (
                   <tr key={method} data-method={method}>
-                    <th scope="row">{METHOD_LABELS[method]}</th>
+                    <th scope="row">
+                      <Named long={METHOD_LABELS[method]} short={METHOD_SHORT[method]} />
+                    </th>
                     <td data-detail>{report.tokens.length}</td>
                     <td data-detail>{report.steps}</td>
                     <td data-detail>{fixed(report.tokens.length / report.steps)}</td>
@@ -107,9 +125,9 @@ export function RaceView() {
                     <td data-detail>{percent(derivedRatios(report.counters).conditionalAcceptance)}</td>
                     <td data-detail data-testid="race-positions">{describePositions(positionsPerStep(report.scoring))}</td>
                     <td data-detail>{tokensTimed}</td>
-                    <td data-testid="race-rate">{medianRange(tokensPerSecond)}</td>
+                    <td className="race-rate" data-testid="race-rate">{medianRange(tokensPerSecond)}</td>
                     <td data-testid="race-speedup">{speedup ? medianRange(speedup, 2, '×') : '—'}</td>
-                    <td data-testid="race-verdict">{verdict ? VERDICT_TEXT[verdict] : 'the baseline'}</td>
+                    <td data-testid="race-verdict">{verdict ? <Named long={VERDICT_TEXT[verdict]} short={verdict} /> : 'the baseline'}</td>
                     <td data-detail>{report.verdict?.kind ?? 'free text'}</td>
                   </tr>
                 ))}

@@ -57,11 +57,20 @@ export function TalkMode() {
       root.style.setProperty('--talk-bar', `${document.querySelector<HTMLElement>('.talk-bar')?.offsetHeight ?? 0}px`);
       const runBar = document.querySelector<HTMLElement>('.run-bar');
       root.style.setProperty('--talk-top', `${runBar && getComputedStyle(runBar).position === 'sticky' ? runBar.offsetHeight : 0}px`);
-      if (settled) document.querySelector(TALK_FOCUS[scene.view])?.scrollIntoView({ block: 'nearest' });
+      const focus = settled ? document.querySelector(TALK_FOCUS[scene.view]) : null;
+      if (!focus) return;
+      // A focus taller than the room between the bars shows its top, under the run bar.
+      const room = window.innerHeight - (parseFloat(root.style.getPropertyValue('--talk-bar')) || 0) - (parseFloat(root.style.getPropertyValue('--talk-top')) || 0);
+      focus.scrollIntoView({ block: focus.getBoundingClientRect().height > room ? 'start' : 'nearest' });
     };
     place();
     window.addEventListener('resize', place);
+    // Views that draw after the run stops (the step's explanation, a chart) move the focus: placed again then.
+    const grown = new ResizeObserver(place);
+    const shell = document.querySelector('.shell');
+    if (settled && shell) grown.observe(shell);
     return () => {
+      grown.disconnect();
       window.removeEventListener('resize', place);
       root.classList.remove('talk');
     };

@@ -9,6 +9,7 @@ export const VIEW_SELECTORS: Record<ViewName, string> = {
   counters: 'section.counters',
   inspector: 'section.inspector',
   tree: '[data-testid="draft-tree"]',
+  grid: '.grid-scroll:has([data-testid="decision-grid"])',
   race: 'section.race',
   'chart-histogram': 'figure[data-chart="histogram"]',
   'chart-ratios': 'figure[data-chart="ratios"]',
