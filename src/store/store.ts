@@ -50,6 +50,8 @@ export interface SpecState {
     phase: LoadPhase | null;
     info: EngineInfo | null;
     error: string | null;
+    /** Whether the worker's untimed warm-up run, which follows "ready", is over. */
+    warm: boolean;
   };
   provider: ExecutionProvider | 'auto';
   verifier: VerifierChoice;
@@ -255,7 +257,7 @@ export function createSpecStore(transport: EngineTransport, options: StoreOption
       set({ talk: { ...talk, pending: false } });
     };
     return {
-      engine: { status: 'idle', progress: {}, phase: null, info: null, error: null },
+      engine: { status: 'idle', progress: {}, phase: null, info: null, error: null, warm: false },
       provider: 'auto',
       verifier: 'auto',
       pair: BUNDLED_PAIR,
@@ -280,7 +282,7 @@ export function createSpecStore(transport: EngineTransport, options: StoreOption
 
       load() {
         if (get().compiling) return abandonCompile(null);
-        set({ engine: { status: 'loading', progress: {}, phase: null, info: null, error: null } });
+        set({ engine: { status: 'loading', progress: {}, phase: null, info: null, error: null, warm: false } });
         send({ type: 'load', source: get().pair, provider: get().provider, verifier: get().verifier, ...(options.network ? { network: options.network } : {}), ...(options.assumeHardwareAdapter ? { assumeHardwareAdapter: true } : {}) });
       },
       cancelLoad() {
@@ -474,6 +476,10 @@ export function createSpecStore(transport: EngineTransport, options: StoreOption
           case 'compiled':
             clearTimeout(compileTimer);
             if (state.compiling?.runId === message.runId) set({ compiling: null });
+            break;
+          case 'warmed-up':
+            markPhase('warmed up');
+            set({ engine: { ...state.engine, warm: true } });
             break;
           case 'ready':
             markPhase('ready');
