@@ -141,6 +141,28 @@ describe('presentation mode, charts and exports in the built app', () => {
     }
   });
 
+  it('in presentation mode, every text of the inspector (tree, grid, lists), the tables, the status line and the charts\' axis titles and legends is at least 18 px', async () => {
+    const small = await page.evaluate((selectors) => {
+      const found: string[] = [];
+      for (const selector of selectors) {
+        for (const root of document.querySelectorAll(selector)) {
+          for (const element of [root, ...root.querySelectorAll('*')]) {
+            const text = [...element.childNodes].filter((node) => node.nodeType === Node.TEXT_NODE).map((node) => node.textContent ?? '').join('').trim();
+            if (text === '' || element.getClientRects().length === 0 || element.closest('details:not([open]) > :not(summary)')) continue;
+            // SVG text is drawn at its font size times the drawing's scale.
+            const svg = element instanceof SVGElement ? element.ownerSVGElement : null;
+            const viewBox = svg?.viewBox.baseVal;
+            const scale = svg && viewBox && viewBox.width > 0 ? svg.getBoundingClientRect().width / viewBox.width : 1;
+            const size = parseFloat(getComputedStyle(element).fontSize) * scale;
+            if (size < 17.95) found.push(`${selector}: ${element.tagName.toLowerCase()}.${element.getAttribute('class') ?? ''} "${text.slice(0, 30)}" ${size.toFixed(1)} px`);
+          }
+        }
+      }
+      return found;
+    }, ['section.inspector', 'table', '.status-line', '.recharts-label', '.chart-legend']);
+    expect(small).toEqual([]);
+  });
+
   it('the sticky run bar never covers a chart scrolled into view', async () => {
     const caption = page.locator('[data-chart="per-position"] figcaption');
     await caption.evaluate((element) => element.scrollIntoView({ block: 'start' }));
