@@ -21,6 +21,7 @@ import { maybeStartFirstTour } from './Tour';
 import { TalkMode, TalkRecorder } from './TalkMode';
 import { pageEmbed } from './embed';
 import { VIEW_SELECTORS } from './views';
+import { AudienceQr } from './AudienceQr';
 
 /** The page's embed, read once: the page's query does not change while it is open. */
 const EMBED = pageEmbed();
@@ -84,6 +85,7 @@ export function App() {
         </button>
         <HowItWorksButton />
         <SnapshotButton dashboard={dashboard} />
+        <AudienceQr />
         <TalkRecorder />
       </header>
       <TalkMode />

@@ -1,6 +1,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
+import { axeProblems } from '../support/axe';
 import { buildAndPreview, launchChromium, recordProblems, type BuiltApp } from '../support/browser';
 
 const SCREENSHOTS = 'test-results/screenshots';
@@ -262,6 +263,31 @@ describe('presentation mode, charts and exports in the built app', () => {
     await page.getByTestId('share-feedback').filter({ hasText: 'Link copied' }).waitFor();
     expect(page.url()).toContain('#run?');
     await expect(page.evaluate(() => navigator.clipboard.readText())).resolves.toBe(page.url());
+  });
+
+  it('in presentation mode, the audience QR code holds the share link (present=0), drawn as SVG with its finder patterns', async () => {
+    const presenting = () => page.evaluate(() => document.documentElement.classList.contains('presentation'));
+    const wasPresenting = await presenting();
+    if (!wasPresenting) await page.getByRole('button', { name: 'Presentation mode (P)' }).click();
+    await page.getByTestId('audience-qr-toggle').click();
+    const qr = page.getByTestId('audience-qr');
+    // The share link just copied, made outside presentation mode: present=0, as the audience's link says.
+    expect(page.url()).toContain('present=0');
+    await expect(qr.getAttribute('data-link')).resolves.toBe(page.url());
+    const modules = Number(await qr.locator('svg').getAttribute('data-modules'));
+    // Versions 1 to 40: 21 to 177 modules a side, in steps of 4.
+    expect(modules >= 21 && modules <= 177 && (modules - 21) % 4 === 0, String(modules)).toBe(true);
+    const path = (await qr.locator('path').getAttribute('d')) ?? '';
+    const dark = (row: number, col: number) => path.includes(`M${col + 4} ${row + 4}h1v1h-1z`);
+    // Each finder pattern: a dark 7 × 7 ring, a light ring inside it, a dark 3 × 3 centre.
+    for (const [top, left] of [[0, 0], [0, modules - 7], [modules - 7, 0]] as const) {
+      expect([dark(top, left), dark(top + 6, left + 6), dark(top + 1, left + 1), dark(top + 3, left + 3)], `finder at ${top}, ${left}`).toEqual([true, true, false, true]);
+    }
+    await expect(axeProblems(page)).resolves.toEqual([]);
+    await page.getByTestId('audience-qr-toggle').click();
+    await qr.waitFor({ state: 'detached' });
+    if (!wasPresenting) await page.getByRole('button', { name: 'Presentation mode (P)' }).click();
+    await expect(presenting()).resolves.toBe(wasPresenting);
   });
 
   it('with K > 1, shows the invalidated tokens of every draft, unchosen ones marked, and the inspector agrees', async () => {
