@@ -73,7 +73,8 @@ export interface SpecState {
   /** Schema-valid, invalid, truncated and dead-end completions over this session's runs. */
   scorecard: Scorecard;
   /** howItWorks: the open part of the "How it works" panel, or null when it is closed. */
-  ui: { presentation: boolean; showInvalid: boolean; selectedStep: number | null; help: boolean; howItWorks: HelpTopic | null };
+  /** `theme`: the light projector theme or the default dark one (docs/presenting.md#presentation-mode). */
+  ui: { presentation: boolean; theme: 'dark' | 'light'; showInvalid: boolean; selectedStep: number | null; help: boolean; howItWorks: HelpTopic | null };
   /** A run to start once the models are ready (a shared link). */
   pendingAutoRun: boolean;
   /**
@@ -273,7 +274,7 @@ export function createSpecStore(transport: EngineTransport, options: StoreOption
         else send({ type: 'cancel' });
       },
       scorecard: EMPTY_SCORECARD,
-      ui: { presentation: false, showInvalid: false, selectedStep: null, help: false, howItWorks: null },
+      ui: { presentation: false, theme: 'dark', showInvalid: false, selectedStep: null, help: false, howItWorks: null },
       pendingAutoRun: false,
       talk: null,
       talkError: null,

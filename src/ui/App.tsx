@@ -22,6 +22,7 @@ import { TalkMode, TalkRecorder } from './TalkMode';
 import { pageEmbed } from './embed';
 import { VIEW_SELECTORS } from './views';
 import { AudienceQr } from './AudienceQr';
+import { themeOf } from './shareLink';
 
 /** The page's embed, read once: the page's query does not change while it is open. */
 const EMBED = pageEmbed();
@@ -58,6 +59,14 @@ export function App() {
     mark();
     return () => observer.disconnect();
   }, []);
+  const theme = useSpec((s) => s.ui.theme);
+  useEffect(() => {
+    const asked = themeOf(new URL(location.href));
+    if (asked === 'light') setUi({ theme: asked });
+  }, [setUi]);
+  useEffect(() => {
+    document.documentElement.classList.toggle('light', theme === 'light');
+  }, [theme]);
   useEffect(() => {
     document.documentElement.classList.toggle('presentation', presentation);
     if (presentation && !document.fullscreenElement) void document.documentElement.requestFullscreen?.().catch(() => undefined);
@@ -85,6 +94,9 @@ export function App() {
         </button>
         <HowItWorksButton />
         <SnapshotButton dashboard={dashboard} />
+        <button type="button" className="theme-toggle" aria-pressed={theme === 'light'} onClick={() => setUi({ theme: theme === 'light' ? 'dark' : 'light' })} data-testid="theme-toggle" aria-label="Light theme" title="The light projector theme (theme=light in the share link)">
+          Light
+        </button>
         <AudienceQr />
         <TalkRecorder />
       </header>
