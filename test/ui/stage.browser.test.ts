@@ -179,6 +179,8 @@ describe('on stage: offline after one visit, a talk driven by a clicker, one vie
         // A stop of a paused scene is settled once the run is paused at that step count.
         await settled(index + 1);
         if (Array.isArray(scene.stop)) await page.locator('[data-counter="steps"]').filter({ hasText: new RegExp(`^${String(scene.stop[stop])}$`) }).waitFor({ timeout: 60_000 });
+        // The step's explanation draws after the run pauses; the talk places the focus again once it has.
+        await page.locator(TALK_FOCUS[scene.view]).first().waitFor({ state: 'attached', timeout: 60_000 });
         // One page, resized: the talk places the focus again on every resize.
         for (const size of [{ width: 1024, height: 768 }, { width: 1920, height: 1080 }, { width: 1280, height: 720 }]) {
           await page.setViewportSize(size);
