@@ -3,7 +3,7 @@ import { HowItWorks, HowItWorksButton } from './HowItWorks';
 import { Charts } from './Charts';
 import { Controls, RunBar } from './Controls';
 import { CounterPanel } from './CounterPanel';
-import { METHOD_IDS, methodEntry } from '../core/verify';
+import { METHOD_IDS, methodEntry, VERIFIER_IDS } from '../core/verify';
 import { HistoryView } from './HistoryView';
 import { RaceView } from './RaceView';
 import { ScorecardView } from './ScorecardView';
@@ -152,6 +152,11 @@ export function App() {
           ))}
         </dl>
         <p>Every method is lossless: the emitted tokens are distributed exactly as the masked target would sample them.</p>
+        {VERIFIER_IDS.filter((id) => !(METHOD_IDS as readonly string[]).includes(id)).map((id) => (
+          <p key={id} data-testid="method-not-offered" data-method={id}>
+            Not offered here, in the shortcuts or in the race: {methodEntry(id).label} (<code>{id}</code>). {methodEntry(id).description}
+          </p>
+        ))}
       </section>
     </main>
   );

@@ -93,6 +93,8 @@ describe('presentation mode, charts and exports in the built app', () => {
     for (const name of ['Output', 'Counters', 'Charts', 'Step inspector', 'Settings']) {
       await expect(page.getByRole('region', { name, exact: true }).count(), name).resolves.toBe(1);
     }
+    // The one verifier the app does not offer is named as such in its list of methods.
+    await expect(page.getByTestId('method-not-offered').getAttribute('data-method')).resolves.toBe('recursive-rejection');
   });
 
   it('shows where the models and the verifier run on one line, with the reasons on click', async () => {

@@ -187,13 +187,13 @@ describe('on stage: offline after one visit, a talk driven by a clicker, one vie
           // Views that draw after the run stops move the focus, and the talk places it again: measured once still.
           const measure = () => page.evaluate(
             (selector) =>
-              new Promise<{ focus: DOMRect | null; bar: DOMRect; top: number }>((resolve) =>
+              new Promise<{ focus: DOMRect | null; bar: DOMRect | null; top: number }>((resolve) =>
                 requestAnimationFrame(() =>
                   requestAnimationFrame(() => {
                     const runBar = document.querySelector('.run-bar');
                     resolve({
                       focus: document.querySelector(selector)?.getBoundingClientRect().toJSON() ?? null,
-                      bar: document.querySelector('[data-testid="talk-bar"]')!.getBoundingClientRect().toJSON(),
+                      bar: document.querySelector('[data-testid="talk-bar"]')?.getBoundingClientRect().toJSON() ?? null,
                       top: runBar && getComputedStyle(runBar).position === 'sticky' ? runBar.getBoundingClientRect().bottom : 0,
                     });
                   }),
@@ -204,7 +204,7 @@ describe('on stage: offline after one visit, a talk driven by a clicker, one vie
           let placed = await measure();
           for (let again = await measure(); JSON.stringify(again) !== JSON.stringify(placed); again = await measure()) placed = again;
           const where = `scene ${index + 1}${stops > 1 ? ` stop ${stop + 1}` : ''} (${scene.view}) at ${size.width} × ${size.height}`;
-          if (!placed.focus) throw new Error(`${where}: no focus element`);
+          if (!placed.focus || !placed.bar) throw new Error(`${where}: no focus element or no caption bar`);
           boxes.push(`${where}: ${Math.round(placed.focus.top)}–${Math.round(placed.focus.bottom)} between ${Math.round(placed.top)} and ${Math.round(placed.bar.top)}`);
           expect.soft(placed.focus.top, where).toBeGreaterThanOrEqual(placed.top - 0.5);
           expect.soft(placed.focus.bottom, where).toBeLessThanOrEqual(placed.bar.top + 0.5);
