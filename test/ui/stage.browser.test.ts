@@ -255,6 +255,17 @@ describe('on stage: offline after one visit, a talk driven by a clicker, one vie
         expect(start).toBeGreaterThanOrEqual(frameStart - 0.5);
         expect(start + extent).toBeLessThanOrEqual(frameStart + frameExtent + 0.5);
       }
+      // Projector type in an embed: the tree's tokens and the chart's axis titles and ticks at 18 px or more, as drawn.
+      const sizes = await frame.locator('.embed-target').evaluate((target) =>
+        [...target.querySelectorAll('svg text')].filter((text) => (text.textContent ?? '').trim() !== '').map((text) => {
+          const svg = (text as SVGTextElement).ownerSVGElement;
+          const viewBox = svg?.viewBox.baseVal;
+          const scale = svg && viewBox && viewBox.width > 0 ? svg.getBoundingClientRect().width / viewBox.width : 1;
+          return parseFloat(getComputedStyle(text).fontSize) * scale;
+        }),
+      );
+      expect(sizes.length, frameId).toBeGreaterThan(0);
+      expect(Math.min(...sizes), frameId).toBeGreaterThanOrEqual(17.95);
       await expect(frame.getByRole('heading', { name: 'SpecLab' }).isVisible()).resolves.toBe(false);
       await expect(frame.locator('section.counters').isVisible()).resolves.toBe(false);
     }
