@@ -217,6 +217,14 @@ describe('on stage: offline after one visit, a talk driven by a clicker, one vie
     console.log(boxes.join('\n'));
     // The race scene's caption sits beside the race's own verdict for its method.
     await expect(page.getByTestId('talk-verdict').textContent()).resolves.toMatch(/^SpecTr-GBV against AR: .*(faster than AR in every round|slower than AR in every round|within noise|too few rounds)/);
+    const raced = await page.getByTestId('race-speedup').allTextContents();
+    // Back and on again: the race scene shows the rows it recorded, at once, and says when they were recorded.
+    await page.keyboard.press('PageUp');
+    await settled(talk.scenes.length - 1);
+    await page.keyboard.press('PageDown');
+    await settled(talk.scenes.length);
+    await expect(page.getByTestId('talk-verdict').textContent()).resolves.toMatch(/\(recorded .+\)$/);
+    await expect(page.getByTestId('race-speedup').allTextContents()).resolves.toEqual(raced);
     expect(problems).toEqual([]);
     await context.close();
   });
