@@ -87,6 +87,8 @@ export type FromWorker =
   | { type: 'progress'; file: string; loaded: number; total: number | null }
   | { type: 'phase'; phase: LoadPhase }
   | { type: 'ready'; info: EngineInfo }
+  /** The untimed warm-up run after "ready" is over (a run sent meanwhile waits for it, so it is never a cold start's). */
+  | { type: 'warmed-up' }
   | { type: 'load-error'; message: string }
   /** A schema not compiled before is being compiled (the page may stop the worker past the time budget). */
   | { type: 'compiling'; runId: number; properties: number; /** A regex that repeats a repeating group, named if the compile runs past its budget. */ pattern?: string }

@@ -132,9 +132,6 @@ async function load(message: LoadMessage, controller: AbortController, lossReaso
       ...(message.assumeHardwareAdapter ? { assumeHardwareAdapter: true } : {}),
     });
     const current = setup;
-    // Before ready, so that the first run's tokens/s is not a cold start's. A failure here is the first run's to
-    // meet and report, with its fallback to the CPU twin (runs have one; a load does not).
-    await timed('warm-up', () => current.engine.warmUp()).catch(() => undefined);
     const { engine, provider, fallbackReason, webgpuReason, logitsInPlace, verifier, verifierAdapter, verifierReason } = current;
     const { pair } = engine;
     void current.modelsDevice?.lost.then((info) => {
@@ -159,6 +156,11 @@ async function load(message: LoadMessage, controller: AbortController, lossReaso
     loaded = { message, info };
     markPhase('engine ready');
     post({ type: 'ready', info });
+    // After ready, so that a reload is ready to run sooner (docs/presenting.md#offline), and before any run the page
+    // sends (the queue holds it), so that the first run's tokens/s is not a cold start's. A failure here is the first
+    // run's to meet and report, with its fallback to the CPU twin (runs have one; a load does not).
+    await timed('warm-up', () => current.engine.warmUp()).catch(() => undefined);
+    if (!controller.signal.aborted) post({ type: 'warmed-up' });
     // After ready, not before: only a run with a schema needs it, and that run waits for it.
     void engine.prepareGrammar().catch(() => undefined);
   } catch (error) {

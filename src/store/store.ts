@@ -20,6 +20,7 @@ import { parseTalk, type Talk } from './talk';
 import { benchSlice, receiveBench, type BenchActions, type BenchState } from './benchSlice';
 import { markPhase } from '../core/timeline';
 import { hasOwnKey, ownValue } from '../contract/ownKeys';
+import { encodeShare } from './shareUrl';
 
 export interface EngineTransport {
   post(message: ToWorker): void;
@@ -50,6 +51,8 @@ export interface SpecState {
     phase: LoadPhase | null;
     info: EngineInfo | null;
     error: string | null;
+    /** Whether the worker's untimed warm-up run, which follows "ready", is over. */
+    warm: boolean;
   };
   provider: ExecutionProvider | 'auto';
   verifier: VerifierChoice;
@@ -60,7 +63,7 @@ export interface SpecState {
   /** `params`: what this run was started with; the form may have changed since, for the next run. */
   run: { id: number; status: RunStatus; params: RunParams; steps: StepRecord[]; counters: Counters; report: RunReport | null; error: string | null };
   /** A fair race: `done` of `total` runs (warm-ups included); the result once every round has run. */
-  race: { id: number; status: 'idle' | 'running' | 'done' | 'cancelled' | 'error'; repeats: number; tokenBudget: number; done: number; total: number; result: RaceResult | null; error: string | null };
+  race: { id: number; status: 'idle' | 'running' | 'done' | 'cancelled' | 'error'; repeats: number; tokenBudget: number; done: number; total: number; result: RaceResult | null; error: string | null; recordedAt?: number };
   /**
    * The number fields as typed (kept as text until they are checked, on blur or Run) and every field's
    * message. Run stays disabled while any message stands; a message goes when its cause is fixed.
@@ -71,7 +74,8 @@ export interface SpecState {
   /** Schema-valid, invalid, truncated and dead-end completions over this session's runs. */
   scorecard: Scorecard;
   /** howItWorks: the open part of the "How it works" panel, or null when it is closed. */
-  ui: { presentation: boolean; showInvalid: boolean; selectedStep: number | null; help: boolean; howItWorks: HelpTopic | null };
+  /** `theme`: the light projector theme or the default dark one (docs/presenting.md#presentation-mode). */
+  ui: { presentation: boolean; theme: 'dark' | 'light'; showInvalid: boolean; selectedStep: number | null; help: boolean; howItWorks: HelpTopic | null };
   /** A run to start once the models are ready (a shared link). */
   pendingAutoRun: boolean;
   /**
@@ -137,6 +141,40 @@ const FIRST_PRESET = SCHEMA_PRESETS[1] ?? (SCHEMA_PRESETS[0] as (typeof SCHEMA_P
 export const APP_DEFAULT_DRAFTER: DrafterId = 'model+grammar';
 
 const FRESH_PARAMS = presetParams(FIRST_PRESET, { drafter: APP_DEFAULT_DRAFTER });
+
+/**
+ * A talk's race scene, once raced, is kept in localStorage under everything its figures depend on (the run, the
+ * pair, the provider asked for, the rounds and the tokens per round), so that the talk shows it at once on the
+ * next visit (docs/presenting.md#talk-mode): a rehearsal races, the talk replays the recorded rows, and says when
+ * they were recorded.
+ */
+const RACE_RECORD_PREFIX = 'speclab-race:';
+interface RaceRecord {
+  at: number;
+  result: RaceResult;
+}
+function raceRecordKey(state: Pick<SpecState, 'params' | 'preset' | 'pair' | 'provider' | 'race'>): string {
+  return `${RACE_RECORD_PREFIX}${state.pair.label}|${state.provider}|${state.race.repeats}|${state.race.tokenBudget}|${encodeShare({ params: state.params, preset: state.preset })}`;
+}
+function readRaceRecord(key: string): RaceRecord | null {
+  try {
+    const record: unknown = JSON.parse(localStorage.getItem(key) ?? 'null');
+    if (typeof record !== 'object' || record === null || !('at' in record) || !('result' in record)) return null;
+    const { at, result } = record as { at: unknown; result: unknown };
+    const entries = typeof result === 'object' && result !== null && 'entries' in result ? result.entries : null;
+    return typeof at === 'number' && Array.isArray(entries) && entries.length > 0 ? (record as RaceRecord) : null;
+  } catch {
+    // No storage (a private window, a sandboxed frame) or a damaged entry: the scene races afresh.
+    return null;
+  }
+}
+function writeRaceRecord(key: string, result: RaceResult): void {
+  try {
+    localStorage.setItem(key, JSON.stringify({ at: Date.now(), result } satisfies RaceRecord));
+  } catch {
+    // Storage full or refused: the race is shown, just not kept.
+  }
+}
 
 const freshRun = (id: number, params: RunParams, status: RunStatus = 'idle') => ({ id, status, params, steps: [], counters: emptyCounters(params.L), report: null, error: null });
 
@@ -212,12 +250,16 @@ export function createSpecStore(transport: EngineTransport, options: StoreOption
       const talk = get().talk;
       const scene = talk?.talk.scenes[talk.scene];
       if (!talk || !scene) return;
+      if (scene.stop === 'race') {
+        const record = readRaceRecord(raceRecordKey(get()));
+        if (record) set({ race: { ...get().race, id: nextRunId++, status: 'done', done: 0, total: 0, result: record.result, error: null, recordedAt: record.at }, run: freshRun(nextRunId++, get().params) });
+        else get().startRace();
+      } else beginRun(Array.isArray(scene.stop));
+      // After the scene's run or race has replaced the last scene's, so that the last one never reads as this one's.
       set({ talk: { ...talk, pending: false } });
-      if (scene.stop === 'race') get().startRace();
-      else beginRun(Array.isArray(scene.stop));
     };
     return {
-      engine: { status: 'idle', progress: {}, phase: null, info: null, error: null },
+      engine: { status: 'idle', progress: {}, phase: null, info: null, error: null, warm: false },
       provider: 'auto',
       verifier: 'auto',
       pair: BUNDLED_PAIR,
@@ -233,7 +275,7 @@ export function createSpecStore(transport: EngineTransport, options: StoreOption
         else send({ type: 'cancel' });
       },
       scorecard: EMPTY_SCORECARD,
-      ui: { presentation: false, showInvalid: false, selectedStep: null, help: false, howItWorks: null },
+      ui: { presentation: false, theme: 'dark', showInvalid: false, selectedStep: null, help: false, howItWorks: null },
       pendingAutoRun: false,
       talk: null,
       talkError: null,
@@ -242,7 +284,7 @@ export function createSpecStore(transport: EngineTransport, options: StoreOption
 
       load() {
         if (get().compiling) return abandonCompile(null);
-        set({ engine: { status: 'loading', progress: {}, phase: null, info: null, error: null } });
+        set({ engine: { status: 'loading', progress: {}, phase: null, info: null, error: null, warm: false } });
         send({ type: 'load', source: get().pair, provider: get().provider, verifier: get().verifier, ...(options.network ? { network: options.network } : {}), ...(options.assumeHardwareAdapter ? { assumeHardwareAdapter: true } : {}) });
       },
       cancelLoad() {
@@ -441,6 +483,10 @@ export function createSpecStore(transport: EngineTransport, options: StoreOption
             clearTimeout(compileTimer);
             if (state.compiling?.runId === message.runId) set({ compiling: null });
             break;
+          case 'warmed-up':
+            markPhase('warmed up');
+            set({ engine: { ...state.engine, warm: true } });
+            break;
           case 'ready':
             markPhase('ready');
             set({ engine: { ...state.engine, status: 'ready', info: message.info, error: null } });
@@ -480,7 +526,10 @@ export function createSpecStore(transport: EngineTransport, options: StoreOption
             if (message.runId === state.race.id && state.race.status === 'running') set({ race: { ...state.race, done: message.done, total: message.total } });
             break;
           case 'race-done':
-            if (message.runId === state.race.id && state.race.status === 'running') set({ race: { ...state.race, status: 'done', result: message.result } });
+            if (message.runId === state.race.id && state.race.status === 'running') {
+              set({ race: { ...state.race, status: 'done', result: message.result } });
+              if (state.talk?.talk.scenes[state.talk.scene]?.stop === 'race') writeRaceRecord(raceRecordKey(state), message.result);
+            }
             break;
           case 'engine-trapped':
             // The error (shown already) says the engine restarts; the fresh worker reloads the pair.

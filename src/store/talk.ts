@@ -17,7 +17,7 @@ export const TALK_FORMAT = 'speclab-talk';
 export const TALK_VERSION = 1;
 
 /** What a scene shows, by name; the same names as `?embed=` (src/ui/embed.ts). */
-export const VIEWS = ['output', 'counters', 'inspector', 'tree', 'race', 'chart-histogram', 'chart-ratios', 'chart-counters', 'chart-mean-length', 'chart-per-position'] as const;
+export const VIEWS = ['output', 'counters', 'inspector', 'tree', 'grid', 'race', 'chart-histogram', 'chart-ratios', 'chart-counters', 'chart-mean-length', 'chart-per-position'] as const;
 export type ViewName = (typeof VIEWS)[number];
 
 /** A talk names only the bundled pairs (BUNDLED_PAIR_IDS), which need no network. */

@@ -3,7 +3,7 @@ import { HowItWorks, HowItWorksButton } from './HowItWorks';
 import { Charts } from './Charts';
 import { Controls, RunBar } from './Controls';
 import { CounterPanel } from './CounterPanel';
-import { METHOD_IDS, methodEntry } from '../core/verify';
+import { METHOD_IDS, methodEntry, VERIFIER_IDS } from '../core/verify';
 import { HistoryView } from './HistoryView';
 import { RaceView } from './RaceView';
 import { ScorecardView } from './ScorecardView';
@@ -21,6 +21,8 @@ import { maybeStartFirstTour } from './Tour';
 import { TalkMode, TalkRecorder } from './TalkMode';
 import { pageEmbed } from './embed';
 import { VIEW_SELECTORS } from './views';
+import { AudienceQr } from './AudienceQr';
+import { themeOf } from './shareLink';
 
 /** The page's embed, read once: the page's query does not change while it is open. */
 const EMBED = pageEmbed();
@@ -57,6 +59,14 @@ export function App() {
     mark();
     return () => observer.disconnect();
   }, []);
+  const theme = useSpec((s) => s.ui.theme);
+  useEffect(() => {
+    const asked = themeOf(new URL(location.href));
+    if (asked === 'light') setUi({ theme: asked });
+  }, [setUi]);
+  useEffect(() => {
+    document.documentElement.classList.toggle('light', theme === 'light');
+  }, [theme]);
   useEffect(() => {
     document.documentElement.classList.toggle('presentation', presentation);
     if (presentation && !document.fullscreenElement) void document.documentElement.requestFullscreen?.().catch(() => undefined);
@@ -84,6 +94,10 @@ export function App() {
         </button>
         <HowItWorksButton />
         <SnapshotButton dashboard={dashboard} />
+        <button type="button" className="theme-toggle" aria-pressed={theme === 'light'} onClick={() => setUi({ theme: theme === 'light' ? 'dark' : 'light' })} data-testid="theme-toggle" aria-label="Light theme" title="The light projector theme (theme=light in the share link)">
+          Light
+        </button>
+        <AudienceQr />
         <TalkRecorder />
       </header>
       <TalkMode />
@@ -138,6 +152,11 @@ export function App() {
           ))}
         </dl>
         <p>Every method is lossless: the emitted tokens are distributed exactly as the masked target would sample them.</p>
+        {VERIFIER_IDS.filter((id) => !(METHOD_IDS as readonly string[]).includes(id)).map((id) => (
+          <p key={id} data-testid="method-not-offered" data-method={id}>
+            Not offered here, in the shortcuts or in the race: {methodEntry(id).label} (<code>{id}</code>). {methodEntry(id).description}
+          </p>
+        ))}
       </section>
     </main>
   );

@@ -1,14 +1,13 @@
 import { useEffect, useRef, useState } from 'react';
 import { VLLM_NAMES, exportCounters, schemaValidRate } from '../core/metrics';
 import { describeK, reportedK } from '../contract/runParams';
-import { encodeShare } from '../store/shareUrl';
+import { shareLinkOf } from './shareLink';
 import { CounterList, countersEntries } from './benchParts';
 import { download } from './download';
 import { METHOD_LABELS, percent } from './format';
 import { HelpButton } from './HowItWorks';
 import type { HelpTopic } from '../store/store';
 import { useSpec, useSpecStore } from './storeContext';
-import { bundledPairId } from '../contract/modelPairs';
 
 /** One row per counter for the CSV: our name, vLLM's name where it has one, and the value. */
 function countersCsv(exported: ReturnType<typeof exportCounters>, slice: Record<string, string | number>): string {
@@ -44,10 +43,7 @@ function ShareButton() {
     clearTimer.current = setTimeout(() => setState({ kind: 'idle' }), 6000);
   };
   const share = async () => {
-    const { pair, provider, ui } = store.getState();
-    const pairId = bundledPairId(pair);
-    const setup = pairId === null ? {} : { setup: { pair: pairId, provider, presentation: ui.presentation } };
-    const url = `${location.origin}${location.pathname}${encodeShare({ params, preset, ...setup })}`;
+    const url = shareLinkOf({ ...store.getState(), params, preset });
     history.replaceState(null, '', url);
     try {
       if (!navigator.clipboard) throw new Error('this page has no clipboard access');

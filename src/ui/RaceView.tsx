@@ -7,7 +7,7 @@ import { derivedRatios } from '../core/metrics';
 import { describePositions, positionsPerStep } from '../contract/runReport';
 import { medianRange } from './benchParts';
 import { PALETTE } from './palette';
-import { fixed, METHOD_LABELS, percent, sig3 } from './format';
+import { fixed, METHOD_LABELS, METHOD_SHORT, percent, sig3 } from './format';
 import { useSpec } from './storeContext';
 import { RACE_EFFICIENCY_NOTE } from './howItWorksText';
 
@@ -16,7 +16,7 @@ const REPEAT_CHOICES = [1, 3, 5, 10];
 
 const BUDGET_CHOICES = [50, 100, DEFAULT_RACE_TOKEN_BUDGET, 1000];
 
-const VERDICT_TEXT: Readonly<Record<SpeedupVerdict, string>> = {
+export const VERDICT_TEXT: Readonly<Record<SpeedupVerdict, string>> = {
   faster: 'faster than AR in every round',
   slower: 'slower than AR in every round',
   'within noise': 'within noise (its rounds straddle 1×)',
@@ -31,13 +31,23 @@ function overlapping(entries: readonly RaceEntry[]): string[] {
   return pairs;
 }
 
+/** A label in full, and its short form, which a talk's race scene shows instead (app.css, html.talk). */
+function Named(props: { long: string; short: string }) {
+  return (
+    <>
+      <span className="long-name">{props.long}</span>
+      <span className="short-name">{props.short}</span>
+    </>
+  );
+}
+
 export function RaceView() {
   const race = useSpec((s) => s.race);
   const setRaceRepeats = useSpec((s) => s.setRaceRepeats);
   const setRaceTokenBudget = useSpec((s) => s.setRaceTokenBudget);
   const result = race.result;
   const chart = (result?.entries ?? []).map((entry) => ({
-    method: METHOD_LABELS[entry.method],
+    method: METHOD_SHORT[entry.method],
     median: entry.tokensPerSecond.median,
     range: [entry.tokensPerSecond.median - entry.tokensPerSecond.min, entry.tokensPerSecond.max - entry.tokensPerSecond.median],
   }));
@@ -77,49 +87,58 @@ export function RaceView() {
             times at least {result.tokenBudget} tokens per method (runs on the seed, then seed + 1, … until the budget is met). Times are medians over the {result.repeats}{' '}
             {result.repeats === 1 ? 'round' : 'rounds'} [min–max]; speedup compares each round with AR in the same round.
           </p>
+          <div className="race-results" data-testid="race-results">
           <div className="table-scroll">
             <table>
               <thead>
                 <tr>
                   <th scope="col">method</th>
-                  <th scope="col">tokens (first run)</th>
-                  <th scope="col">target forwards</th>
-                  <th scope="col">block efficiency (tokens / forward)</th>
-                  <th scope="col">mean acceptance length 1 + A/steps</th>
-                  <th scope="col">A/D conditional acceptance</th>
-                  <th scope="col">target positions/step</th>
-                  <th scope="col">tokens timed per round</th>
-                  <th scope="col">tokens/s, median [min–max] of {result.repeats}</th>
-                  <th scope="col">speedup over AR, median [min–max] of {result.repeats}</th>
-                  <th scope="col">against AR</th>
-                  <th scope="col">output</th>
+                  <th scope="col" data-detail>tokens (first run)</th>
+                  <th scope="col" data-detail>target forwards</th>
+                  <th scope="col" data-detail>block efficiency (tokens / forward)</th>
+                  <th scope="col" data-detail>mean acceptance length 1 + A/steps</th>
+                  <th scope="col" data-detail>A/D conditional acceptance</th>
+                  <th scope="col" data-detail>target positions/step</th>
+                  <th scope="col" data-detail>tokens timed per round</th>
+                  <th scope="col" className="race-rate">
+                    <Named long={`tokens/s, median [min–max] of ${result.repeats}`} short="tokens/s" />
+                  </th>
+                  <th scope="col">
+                    <Named long={`speedup over AR, median [min–max] of ${result.repeats}`} short="speedup" />
+                  </th>
+                  <th scope="col">
+                    <Named long="against AR" short="verdict" />
+                  </th>
+                  <th scope="col" data-detail>output</th>
                 </tr>
               </thead>
               <tbody>
                 {result.entries.map(({ method, report, tokensPerSecond, speedup, tokensTimed, verdict }) => (
                   <tr key={method} data-method={method}>
-                    <th scope="row">{METHOD_LABELS[method]}</th>
-                    <td>{report.tokens.length}</td>
-                    <td>{report.steps}</td>
-                    <td>{fixed(report.tokens.length / report.steps)}</td>
-                    <td>{fixed(derivedRatios(report.counters).meanAcceptanceLength)}</td>
-                    <td>{percent(derivedRatios(report.counters).conditionalAcceptance)}</td>
-                    <td data-testid="race-positions">{describePositions(positionsPerStep(report.scoring))}</td>
-                    <td>{tokensTimed}</td>
-                    <td data-testid="race-rate">{medianRange(tokensPerSecond)}</td>
+                    <th scope="row">
+                      <Named long={METHOD_LABELS[method]} short={METHOD_SHORT[method]} />
+                    </th>
+                    <td data-detail>{report.tokens.length}</td>
+                    <td data-detail>{report.steps}</td>
+                    <td data-detail>{fixed(report.tokens.length / report.steps)}</td>
+                    <td data-detail>{fixed(derivedRatios(report.counters).meanAcceptanceLength)}</td>
+                    <td data-detail>{percent(derivedRatios(report.counters).conditionalAcceptance)}</td>
+                    <td data-detail data-testid="race-positions">{describePositions(positionsPerStep(report.scoring))}</td>
+                    <td data-detail>{tokensTimed}</td>
+                    <td className="race-rate" data-testid="race-rate">{medianRange(tokensPerSecond)}</td>
                     <td data-testid="race-speedup">{speedup ? medianRange(speedup, 2, '×') : '—'}</td>
-                    <td data-testid="race-verdict">{verdict ? VERDICT_TEXT[verdict] : 'the baseline'}</td>
-                    <td>{report.verdict?.kind ?? 'free text'}</td>
+                    <td data-testid="race-verdict">{verdict ? <Named long={VERDICT_TEXT[verdict]} short={verdict} /> : 'the baseline'}</td>
+                    <td data-detail>{report.verdict?.kind ?? 'free text'}</td>
                   </tr>
                 ))}
               </tbody>
             </table>
           </div>
-          <p className="chart-note-dark" data-testid="race-efficiency-note">
+          <p className="chart-note-dark race-note" data-testid="race-efficiency-note">
             {RACE_EFFICIENCY_NOTE}
           </p>
           {ties.length > 0 && (
-            <p className="chart-note-dark" data-testid="race-ties">
+            <p className="chart-note-dark race-note" data-testid="race-ties">
               Within noise of each other (their speedup ranges overlap): {ties.join('; ')}.
             </p>
           )}
@@ -134,6 +153,10 @@ export function RaceView() {
               </Bar>
             </BarChart>
           </ChartCard>
+          <p className="race-names" data-testid="race-names">
+            {result.entries.map(({ method }) => `${METHOD_SHORT[method]}: ${METHOD_LABELS[method]}`).join(' · ')}
+          </p>
+          </div>
           <div className="race-texts">
             {result.entries.map(({ method, report }) => (
               <details key={method} data-method={method}>

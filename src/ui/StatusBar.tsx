@@ -39,7 +39,7 @@ export function StatusBar() {
       )}
       {engine.status === 'ready' && info && (
         // One line that reads as information, not a warning; a click opens the reasons in full.
-        <details className="status-line" data-testid="status-line">
+        <details className="status-line" data-testid="status-line" data-warm={engine.warm}>
           <summary title="Where the models and the verifier run, and how the target scores the drafts (click for details)">
             <span className={`dot dot-${info.provider === 'webgpu' ? 'gpu' : 'cpu'}`} aria-hidden="true" />
             <span data-testid="provider">

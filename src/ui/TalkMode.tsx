@@ -2,8 +2,11 @@ import { useEffect, useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import { sceneJson, talkJson, VIEWS, type ViewName } from '../store/talk';
 import { download } from './download';
+import type { SpecState } from '../store/store';
 import { useSpec, useSpecStore } from './storeContext';
-import { VIEW_SELECTORS } from './views';
+import { fixed, METHOD_LABELS } from './format';
+import { VERDICT_TEXT } from './RaceView';
+import { TALK_FOCUS } from './views';
 
 /**
  * Talk mode (docs/presenting.md#talk-mode): opens a talk from `?talk=<url>` or a dropped file, shows the
@@ -42,9 +45,37 @@ export function TalkMode() {
   }, [store]);
   const scene = talk?.talk.scenes[talk.scene];
   const index = talk?.scene;
+  const settled = useSpec(sceneSettled);
+  const race = useSpec((s) => s.race);
+  // The focus is placed once the scene has what it shows (its run stopped, its race's results), and again
+  // whenever the window changes size; the caption bar's height is reserved below it.
   useEffect(() => {
-    if (scene) document.querySelector(VIEW_SELECTORS[scene.view])?.scrollIntoView({ block: 'nearest' });
-  }, [scene, index]);
+    if (!scene) return;
+    const root = document.documentElement;
+    root.classList.add('talk');
+    const place = () => {
+      root.style.setProperty('--talk-bar', `${document.querySelector<HTMLElement>('.talk-bar')?.offsetHeight ?? 0}px`);
+      const runBar = document.querySelector<HTMLElement>('.run-bar');
+      root.style.setProperty('--talk-top', `${runBar && getComputedStyle(runBar).position === 'sticky' ? runBar.offsetHeight : 0}px`);
+      const focus = settled ? document.querySelector(TALK_FOCUS[scene.view]) : null;
+      if (!focus) return;
+      // A focus taller than the room between the bars shows its top, under the run bar.
+      const room = window.innerHeight - (parseFloat(root.style.getPropertyValue('--talk-bar')) || 0) - (parseFloat(root.style.getPropertyValue('--talk-top')) || 0);
+      focus.scrollIntoView({ block: focus.getBoundingClientRect().height > room ? 'start' : 'nearest' });
+    };
+    place();
+    window.addEventListener('resize', place);
+    // Views that draw after the run stops (the step's explanation, a chart) move the focus: placed again then.
+    const grown = new ResizeObserver(place);
+    const shell = document.querySelector('.shell');
+    if (settled && shell) grown.observe(shell);
+    return () => {
+      grown.disconnect();
+      window.removeEventListener('resize', place);
+      root.classList.remove('talk');
+    };
+  }, [scene, index, settled]);
+  const entry = scene?.stop === 'race' && race.status === 'done' ? race.result?.entries.find((candidate) => candidate.method === scene.run.params.method) : undefined;
   return (
     <>
       {error !== null && (
@@ -53,13 +84,21 @@ export function TalkMode() {
         </p>
       )}
       {talk && scene && (
-        <div className="talk-bar" data-testid="talk-bar" data-scene={talk.scene + 1} data-view={scene.view}>
+        <div className="talk-bar" data-testid="talk-bar" data-scene={talk.scene + 1} data-view={scene.view} data-settled={settled}>
           <span className="talk-counter" data-testid="talk-counter">
             scene {talk.scene + 1} / {talk.talk.scenes.length}
           </span>
-          <p className="talk-caption" data-testid="talk-caption">
-            {scene.caption}
-          </p>
+          <div className="talk-caption">
+            <p data-testid="talk-caption">{scene.caption}</p>
+            {entry && (
+              // A caption's claim about speed is read beside the race's own verdict for the scene's method.
+              <p className="talk-verdict" data-testid="talk-verdict">
+                {METHOD_LABELS[entry.method]} against AR: {entry.speedup ? `${fixed(entry.speedup.median, 2)}× [${fixed(entry.speedup.min, 2)}–${fixed(entry.speedup.max, 2)}], ` : ''}
+                {entry.verdict ? VERDICT_TEXT[entry.verdict] : 'the baseline'}
+                {race.recordedAt !== undefined && ` (recorded ${new Date(race.recordedAt).toLocaleString()})`}
+              </p>
+            )}
+          </div>
           <button type="button" onClick={leaveTalk}>
             Leave talk (Esc)
           </button>
@@ -67,6 +106,15 @@ export function TalkMode() {
       )}
     </>
   );
+}
+
+/** Whether the scene on screen has what it shows: its run stopped where the scene says, or its race's results. */
+function sceneSettled(state: SpecState): boolean {
+  const talk = state.talk;
+  const scene = talk?.talk.scenes[talk.scene];
+  if (!talk || !scene || talk.pending) return false;
+  if (scene.stop === 'race') return state.race.status === 'done';
+  return state.run.status === 'done' || (state.run.status === 'paused' && talk.stopAt !== null && state.run.steps.length >= talk.stopAt);
 }
 
 /** "Add to talk": the run as it stands becomes a scene; "Download talk" saves the scenes added as a talk file. */

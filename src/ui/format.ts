@@ -12,6 +12,17 @@ export function visibleToken(text: string): string {
 /** The methods' labels, from the method registry. */
 export const METHOD_LABELS = Object.fromEntries(DECODE_METHODS.map((method) => [method, decodeMethodInfo(method).label])) as Readonly<Record<DecodeMethod, string>>;
 
+/** Short names for a chart's axis, where full labels would overlap; a chart using them lists them in its legend. */
+export const METHOD_SHORT: Readonly<Record<DecodeMethod, string>> = {
+  ar: 'AR',
+  'ar+jump-forward': 'AR+JF',
+  tokenwise: 'TW',
+  gbv: 'GBV',
+  spectr: 'SpecTr',
+  'spectr-gbv': 'ST-GBV',
+  'optimal-tree': 'OptTree',
+};
+
 const THREE_SIGNIFICANT = new Intl.NumberFormat('en', { maximumSignificantDigits: 3 });
 
 /** Chart ticks and tooltips: three significant figures, so a reader sees 3.22, not 3.2194507377493253. */

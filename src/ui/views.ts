@@ -9,6 +9,7 @@ export const VIEW_SELECTORS: Record<ViewName, string> = {
   counters: 'section.counters',
   inspector: 'section.inspector',
   tree: '[data-testid="draft-tree"]',
+  grid: '.grid-scroll:has([data-testid="decision-grid"])',
   race: 'section.race',
   'chart-histogram': 'figure[data-chart="histogram"]',
   'chart-ratios': 'figure[data-chart="ratios"]',
@@ -16,3 +17,9 @@ export const VIEW_SELECTORS: Record<ViewName, string> = {
   'chart-mean-length': 'figure[data-chart="mean-length"]',
   'chart-per-position': 'figure[data-chart="per-position"]',
 };
+
+/**
+ * What a talk scene places in full above its caption bar (docs/presenting.md#talk-mode): the view's element,
+ * except that a race scene shows its results (the table and the chart) rather than the whole race section.
+ */
+export const TALK_FOCUS: Record<ViewName, string> = { ...VIEW_SELECTORS, race: '[data-testid="race-results"]' };

@@ -1,6 +1,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
+import { axeProblems } from '../support/axe';
 import { buildAndPreview, launchChromium, recordProblems, type BuiltApp } from '../support/browser';
 
 const SCREENSHOTS = 'test-results/screenshots';
@@ -92,6 +93,8 @@ describe('presentation mode, charts and exports in the built app', () => {
     for (const name of ['Output', 'Counters', 'Charts', 'Step inspector', 'Settings']) {
       await expect(page.getByRole('region', { name, exact: true }).count(), name).resolves.toBe(1);
     }
+    // The one verifier the app does not offer is named as such in its list of methods.
+    await expect(page.getByTestId('method-not-offered').getAttribute('data-method')).resolves.toBe('recursive-rejection');
   });
 
   it('shows where the models and the verifier run on one line, with the reasons on click', async () => {
@@ -139,6 +142,28 @@ describe('presentation mode, charts and exports in the built app', () => {
       const size = await page.locator(selector).first().evaluate((element) => parseFloat(getComputedStyle(element).fontSize));
       expect(size, selector).toBeGreaterThanOrEqual(18);
     }
+  });
+
+  it('in presentation mode, every text of the inspector (tree, grid, lists), the tables, the status line and the charts\' axis titles and legends is at least 18 px', async () => {
+    const small = await page.evaluate((selectors) => {
+      const found: string[] = [];
+      for (const selector of selectors) {
+        for (const root of document.querySelectorAll(selector)) {
+          for (const element of [root, ...root.querySelectorAll('*')]) {
+            const text = [...element.childNodes].filter((node) => node.nodeType === Node.TEXT_NODE).map((node) => node.textContent ?? '').join('').trim();
+            if (text === '' || element.getClientRects().length === 0 || element.closest('details:not([open]) > :not(summary)')) continue;
+            // SVG text is drawn at its font size times the drawing's scale.
+            const svg = element instanceof SVGElement ? element.ownerSVGElement : null;
+            const viewBox = svg?.viewBox.baseVal;
+            const scale = svg && viewBox && viewBox.width > 0 ? svg.getBoundingClientRect().width / viewBox.width : 1;
+            const size = parseFloat(getComputedStyle(element).fontSize) * scale;
+            if (size < 17.95) found.push(`${selector}: ${element.tagName.toLowerCase()}.${element.getAttribute('class') ?? ''} "${text.slice(0, 30)}" ${size.toFixed(1)} px`);
+          }
+        }
+      }
+      return found;
+    }, ['section.inspector', 'table', '.status-line', '.recharts-label', '.chart-legend']);
+    expect(small).toEqual([]);
   });
 
   it('the sticky run bar never covers a chart scrolled into view', async () => {
@@ -240,6 +265,39 @@ describe('presentation mode, charts and exports in the built app', () => {
     await page.getByTestId('share-feedback').filter({ hasText: 'Link copied' }).waitFor();
     expect(page.url()).toContain('#run?');
     await expect(page.evaluate(() => navigator.clipboard.readText())).resolves.toBe(page.url());
+  });
+
+  it('in presentation mode, the audience QR code holds the share link (present=0), drawn as SVG with its finder patterns; axe finds no serious or critical problem in the dark and the light theme', async () => {
+    const presenting = () => page.evaluate(() => document.documentElement.classList.contains('presentation'));
+    const wasPresenting = await presenting();
+    if (!wasPresenting) await page.getByRole('button', { name: 'Presentation mode (P)' }).click();
+    await page.getByTestId('audience-qr-toggle').click();
+    const qr = page.getByTestId('audience-qr');
+    // The share link just copied, made outside presentation mode: present=0, as the audience's link says.
+    expect(page.url()).toContain('present=0');
+    await expect(qr.getAttribute('data-link')).resolves.toBe(page.url());
+    const modules = Number(await qr.locator('svg').getAttribute('data-modules'));
+    // Versions 1 to 40: 21 to 177 modules a side, in steps of 4.
+    expect(modules >= 21 && modules <= 177 && (modules - 21) % 4 === 0, String(modules)).toBe(true);
+    const path = (await qr.locator('path').getAttribute('d')) ?? '';
+    const dark = (row: number, col: number) => path.includes(`M${col + 4} ${row + 4}h1v1h-1z`);
+    // Each finder pattern: a dark 7 × 7 ring, a light ring inside it, a dark 3 × 3 centre.
+    for (const [top, left] of [[0, 0], [0, modules - 7], [modules - 7, 0]] as const) {
+      expect([dark(top, left), dark(top + 6, left + 6), dark(top + 1, left + 1), dark(top + 3, left + 3)], `finder at ${top}, ${left}`).toEqual([true, true, false, true]);
+    }
+    await expect(axeProblems(page)).resolves.toEqual([]);
+    // The light projector theme: axe's contrast rules hold there too, and the share link names it.
+    await page.getByTestId('theme-toggle').click();
+    await expect(page.evaluate(() => document.documentElement.classList.contains('light'))).resolves.toBe(true);
+    await expect(qr.getAttribute('data-link')).resolves.toBe(`${page.url()}&theme=light`);
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await page.screenshot({ path: `${SCREENSHOTS}/presentation-light-qr-1280x720.png` });
+    await expect(axeProblems(page)).resolves.toEqual([]);
+    await page.getByTestId('theme-toggle').click();
+    await page.getByTestId('audience-qr-toggle').click();
+    await qr.waitFor({ state: 'detached' });
+    if (!wasPresenting) await page.getByRole('button', { name: 'Presentation mode (P)' }).click();
+    await expect(presenting()).resolves.toBe(wasPresenting);
   });
 
   it('with K > 1, shows the invalidated tokens of every draft, unchosen ones marked, and the inspector agrees', async () => {

@@ -2,6 +2,8 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import type { Plugin } from 'vite';
+import type { ViewName } from '../../src/store/talk';
+import { TALK_FOCUS } from '../../src/ui/views';
 import { buildAndPreview, launchChromium, recordProblems, type BuiltApp } from '../support/browser';
 
 const SCREENSHOTS = 'test-results/screenshots';
@@ -150,6 +152,83 @@ describe('on stage: offline after one visit, a talk driven by a clicker, one vie
     await context.close();
   });
 
+  it('ready before the warm-up is over; introduction.json, stepped with PageDown: every scene places its focus whole in the screen and above the caption bar at 1024 × 768, 1920 × 1080 and 1280 × 720', async () => {
+    const talk = JSON.parse(readFileSync('public/talks/introduction.json', 'utf8')) as { scenes: { stop?: unknown; view: ViewName }[] };
+    const context = await browser.newContext({ viewport: { width: 1280, height: 720 }, serviceWorkers: 'block' });
+    const page = await context.newPage();
+    const problems = recordProblems(page);
+    // "Ready" comes before the engine's warm-up is over (by the order of what the page shows, never by time): the
+    // status line, which appears at "ready", is first seen with the warm-up still running.
+    await page.addInitScript(() => {
+      const seen: string[] = [];
+      Object.assign(window, { warmOrder: seen });
+      new MutationObserver(() => {
+        const warm = document.querySelector('[data-testid="status-line"]')?.getAttribute('data-warm');
+        if (warm && seen.at(-1) !== warm) seen.push(warm);
+      }).observe(document, { subtree: true, childList: true, attributes: true, attributeFilter: ['data-warm'] });
+    });
+    await page.goto(`${app.url}?talk=talks/introduction.json`);
+    await page.locator('[data-testid="status-line"][data-warm="true"]').waitFor({ timeout: 120_000 });
+    await expect(page.evaluate(() => (window as unknown as { warmOrder: string[] }).warmOrder)).resolves.toEqual(['false', 'true']);
+    const settled = (scene: number) => page.locator(`[data-testid="talk-bar"][data-scene="${scene}"][data-settled="true"]`).waitFor({ timeout: 300_000 });
+    const boxes: string[] = [];
+    for (const [index, scene] of talk.scenes.entries()) {
+      const stops = Array.isArray(scene.stop) ? scene.stop.length : 1;
+      for (let stop = 0; stop < stops; stop++) {
+        if (index > 0 || stop > 0) await page.keyboard.press('PageDown');
+        // A stop of a paused scene is settled once the run is paused at that step count.
+        await settled(index + 1);
+        if (Array.isArray(scene.stop)) await page.locator('[data-counter="steps"]').filter({ hasText: new RegExp(`^${String(scene.stop[stop])}$`) }).waitFor({ timeout: 60_000 });
+        // The step's explanation draws after the run pauses; the talk places the focus again once it has.
+        await page.locator(TALK_FOCUS[scene.view]).first().waitFor({ state: 'attached', timeout: 60_000 });
+        // One page, resized: the talk places the focus again on every resize.
+        for (const size of [{ width: 1024, height: 768 }, { width: 1920, height: 1080 }, { width: 1280, height: 720 }]) {
+          await page.setViewportSize(size);
+          // Views that draw after the run stops move the focus, and the talk places it again: measured once still.
+          const measure = () => page.evaluate(
+            (selector) =>
+              new Promise<{ focus: DOMRect | null; bar: DOMRect | null; top: number }>((resolve) =>
+                requestAnimationFrame(() =>
+                  requestAnimationFrame(() => {
+                    const runBar = document.querySelector('.run-bar');
+                    resolve({
+                      focus: document.querySelector(selector)?.getBoundingClientRect().toJSON() ?? null,
+                      bar: document.querySelector('[data-testid="talk-bar"]')?.getBoundingClientRect().toJSON() ?? null,
+                      top: runBar && getComputedStyle(runBar).position === 'sticky' ? runBar.getBoundingClientRect().bottom : 0,
+                    });
+                  }),
+                ),
+              ),
+            TALK_FOCUS[scene.view],
+          );
+          let placed = await measure();
+          for (let again = await measure(); JSON.stringify(again) !== JSON.stringify(placed); again = await measure()) placed = again;
+          const where = `scene ${index + 1}${stops > 1 ? ` stop ${stop + 1}` : ''} (${scene.view}) at ${size.width} × ${size.height}`;
+          if (!placed.focus || !placed.bar) throw new Error(`${where}: no focus element or no caption bar`);
+          boxes.push(`${where}: ${Math.round(placed.focus.top)}–${Math.round(placed.focus.bottom)} between ${Math.round(placed.top)} and ${Math.round(placed.bar.top)}`);
+          expect.soft(placed.focus.top, where).toBeGreaterThanOrEqual(placed.top - 0.5);
+          expect.soft(placed.focus.bottom, where).toBeLessThanOrEqual(placed.bar.top + 0.5);
+          expect.soft(placed.focus.left, where).toBeGreaterThanOrEqual(-0.5);
+          expect.soft(placed.focus.right, where).toBeLessThanOrEqual(size.width + 0.5);
+        }
+        await page.screenshot({ path: `${SCREENSHOTS}/talk-scene-${index + 1}${stops > 1 ? `-${stop + 1}` : ''}-1280x720.png` });
+      }
+    }
+    console.log(boxes.join('\n'));
+    // The race scene's caption sits beside the race's own verdict for its method.
+    await expect(page.getByTestId('talk-verdict').textContent()).resolves.toMatch(/^SpecTr-GBV against AR: .*(faster than AR in every round|slower than AR in every round|within noise|too few rounds)/);
+    const raced = await page.getByTestId('race-speedup').allTextContents();
+    // Back and on again: the race scene shows the rows it recorded, at once, and says when they were recorded.
+    await page.keyboard.press('PageUp');
+    await settled(talk.scenes.length - 1);
+    await page.keyboard.press('PageDown');
+    await settled(talk.scenes.length);
+    await expect(page.getByTestId('talk-verdict').textContent()).resolves.toMatch(/\(recorded .+\)$/);
+    await expect(page.getByTestId('race-speedup').allTextContents()).resolves.toEqual(raced);
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
   it('embed.html?view=tree and ?view=chart-histogram fill an 800 × 450 frame with that view alone, in a slide page on another origin, which may not frame the app itself', async () => {
     const context = await browser.newContext({ viewport: { width: 1000, height: 1100 }, serviceWorkers: 'block' });
     const page = await context.newPage();
@@ -184,6 +263,17 @@ describe('on stage: offline after one visit, a talk driven by a clicker, one vie
         expect(start).toBeGreaterThanOrEqual(frameStart - 0.5);
         expect(start + extent).toBeLessThanOrEqual(frameStart + frameExtent + 0.5);
       }
+      // Projector type in an embed: the tree's tokens and the chart's axis titles and ticks at 18 px or more, as drawn.
+      const sizes = await frame.locator('.embed-target').evaluate((target) =>
+        [...target.querySelectorAll('svg text')].filter((text) => (text.textContent ?? '').trim() !== '').map((text) => {
+          const svg = (text as SVGTextElement).ownerSVGElement;
+          const viewBox = svg?.viewBox.baseVal;
+          const scale = svg && viewBox && viewBox.width > 0 ? svg.getBoundingClientRect().width / viewBox.width : 1;
+          return parseFloat(getComputedStyle(text).fontSize) * scale;
+        }),
+      );
+      expect(sizes.length, frameId).toBeGreaterThan(0);
+      expect(Math.min(...sizes), frameId).toBeGreaterThanOrEqual(17.95);
       await expect(frame.getByRole('heading', { name: 'SpecLab' }).isVisible()).resolves.toBe(false);
       await expect(frame.locator('section.counters').isVisible()).resolves.toBe(false);
     }
