@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'react';
+import { clearOfflineData, describeCleared } from '../contract/offlineCaches';
 import { useSpec } from './storeContext';
 
 /** Where offline use stands (docs/presenting.md#offline). */
@@ -61,6 +62,12 @@ export function OfflineStatus() {
       cancelled = true;
     };
   }, [engineReady, unavailable]);
+  // What "Clear offline data" last did, or why it could not.
+  const [cleared, setCleared] = useState<string | null>(null);
+  const clear = () =>
+    clearOfflineData()
+      .then((result) => setCleared(describeCleared(result)))
+      .catch((error: unknown) => setCleared(`Could not clear the offline data: ${error instanceof Error ? error.message : String(error)}`));
   const offline: Offline = unavailable !== null && engineReady ? { kind: 'unavailable', reason: unavailable } : registered;
   if (offline.kind === 'waiting') return null;
   const applyUpdate = (worker: ServiceWorker) => {
@@ -79,6 +86,20 @@ export function OfflineStatus() {
           <button type="button" onClick={() => offline.update && applyUpdate(offline.update)}>
             Reload to update
           </button>
+        </>
+      )}
+      {(offline.kind === 'ready' || offline.kind === 'failed') && (
+        <>
+          {' '}
+          <button type="button" onClick={() => void clear()} title="Delete the files kept offline as they were loaded (the float32 target, talks, Hub models); the app and the bundled pair stay cached">
+            Clear offline data
+          </button>
+          {cleared !== null && (
+            <span role="status" data-testid="offline-cleared">
+              {' '}
+              {cleared}
+            </span>
+          )}
         </>
       )}
     </span>
