@@ -139,7 +139,11 @@ function pageKey(url: URL): string {
 async function fromNetwork(request: Request, key: string, later: (work: Promise<unknown>) => void): Promise<{ response: Response; fit: boolean }> {
   const response = await fetch(request);
   const fit = unfitReply(key, response) === null;
-  if (fit) later(caches.open(RUNTIME).then((runtime) => keep(runtime, key, response.clone())));
+  if (fit) {
+    // Cloned now: once the page has the response, its body is locked.
+    const copy = response.clone();
+    later(caches.open(RUNTIME).then((runtime) => keep(runtime, key, copy)));
+  }
   return { response, fit };
 }
 
