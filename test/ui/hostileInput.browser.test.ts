@@ -64,7 +64,8 @@ const misbehavingModelServer: Plugin = {
 /**
  * Hostile talk servers under /hostile-talk/: `huge.json` announces Content-Length 400 MB (the issue's body that
  * blocked the page 28 s and took 1.5 GB); `endless.json` sends 64 KiB chunks without end and without a length;
- * `silent.json` never answers; `missing.json` is a 404 with an HTML error page, as a static host sends.
+ * `silent.json` never answers; `portal.json` is a 200 web page (a captive portal, or a server's fallback page);
+ * any other file is a 404 with an HTML error page, as a static host sends.
  */
 const hostileTalkServer: Plugin = {
   name: 'hostile-talk-server',
@@ -85,6 +86,7 @@ const hostileTalkServer: Plugin = {
         return;
       }
       if (file === '/silent.json') return;
+      if (file === '/portal.json') return void response.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>Venue Wi-Fi</title>');
       response.writeHead(404, { 'content-type': 'text/html' }).end('<!doctype html><title>404</title><h1>Not Found</h1>');
     });
   },
@@ -242,8 +244,9 @@ describe('the built app against stored and imported hostile input, one page, a p
     await runPresetToEnd();
   });
 
-  it('says a missing ?talk= file is not found (404), not that its error page is not JSON', async () => {
+  it('says a missing ?talk= file is not found (404), and a web page in its place is one, not that either is not JSON', async () => {
     await talkFails('missing.json', /^The talk at \/hostile-talk\/missing\.json could not be read: not found \(404\)\.$/);
+    await talkFails('portal.json', /^The talk at \/hostile-talk\/portal\.json could not be read: the server sent a web page, not a talk file\.$/);
     await runPresetToEnd();
   });
 
