@@ -75,21 +75,23 @@ export function OfflineStatus() {
     worker.postMessage('skip-waiting');
   };
   return (
-    <span className="offline-status" data-testid="offline-status" data-state={offline.kind}>
-      {offline.kind === 'unavailable' && `offline: not available (${offline.reason})`}
-      {offline.kind === 'caching' && 'offline: caching the app and the bundled pair…'}
-      {offline.kind === 'failed' && `offline: not ready (${offline.reason})`}
-      {offline.kind === 'ready' && 'offline: ready'}
-      {offline.kind === 'ready' && offline.update && (
-        <>
-          {' · a new version is ready '}
-          <button type="button" onClick={() => offline.update && applyUpdate(offline.update)}>
-            Reload to update
-          </button>
-        </>
-      )}
+    <>
+      <span className="offline-status" data-testid="offline-status" data-state={offline.kind}>
+        {offline.kind === 'unavailable' && `offline: not available (${offline.reason})`}
+        {offline.kind === 'caching' && 'offline: caching the app and the bundled pair…'}
+        {offline.kind === 'failed' && `offline: not ready (${offline.reason})`}
+        {offline.kind === 'ready' && 'offline: ready'}
+        {offline.kind === 'ready' && offline.update && (
+          <>
+            {' · a new version is ready '}
+            <button type="button" onClick={() => offline.update && applyUpdate(offline.update)}>
+              Reload to update
+            </button>
+          </>
+        )}
+      </span>
       {(offline.kind === 'ready' || offline.kind === 'failed') && (
-        <>
+        <span className="offline-clear">
           {' '}
           <button type="button" onClick={() => void clear()} title="Delete the files kept offline as they were loaded (the float32 target, talks, Hub models); the app and the bundled pair stay cached">
             Clear offline data
@@ -100,8 +102,8 @@ export function OfflineStatus() {
               {cleared}
             </span>
           )}
-        </>
+        </span>
       )}
-    </span>
+    </>
   );
 }

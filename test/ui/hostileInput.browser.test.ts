@@ -238,6 +238,7 @@ describe('the built app against stored and imported hostile input, one page, a p
     await talkFails('silent.json', /could not be read: the server at \S+ did not respond within 15 s/);
     await page.goto(`${app.url}?talk=/hostile-talk/silent.json`);
     await expect(page.getByTestId('talk-loading').textContent()).resolves.toBe('Loading the talk from /hostile-talk/silent.json… Cancel');
+    await page.screenshot({ path: 'test-results/screenshots/talk-loading-1280x900.png' });
     await page.getByTestId('talk-loading').getByRole('button', { name: 'Cancel' }).click();
     await expect(page.getByTestId('talk-error').textContent()).resolves.toMatch(/could not be read: loading \S+silent\.json was cancelled\.$/);
     await expect(page.getByTestId('talk-loading').count()).resolves.toBe(0);

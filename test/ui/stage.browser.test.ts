@@ -173,6 +173,8 @@ describe('on stage: offline after one visit, a talk driven by a clicker, one vie
     await page.goto(`${app.url}?sw`);
     await page.getByTestId('offline-status').and(page.locator('[data-state="ready"]')).waitFor({ timeout: 180_000 });
     await page.getByRole('button', { name: 'Clear offline data' }).click();
+    await page.getByTestId('offline-cleared').waitFor();
+    await page.screenshot({ path: `${SCREENSHOTS}/offline-cleared-1280x720.png` });
     await expect(page.getByTestId('offline-cleared').textContent()).resolves.toMatch(/^ Cleared \d+ files \(2\d\.\d MB\) kept offline as they were loaded \(the float32 target, talks, Hub models\); the app and the bundled int8 pair stay cached\.$/);
     const before = await page.evaluate(async () => {
       await (await caches.open('speclab-runtime')).put('/old.json', new Response('{}'));
