@@ -5,7 +5,8 @@
  * a sweep's and a race's huge schema compiles cancelled, model servers sending more than their manifests list,
  * announcing 2 GB and trickling, or sending honest sizes too slowly, Space on a focused button, and a clear in a
  * second tab: each case is its own test, ending with a preset run to the end on the same page, without a reload.
- * Then the response headers.
+ * The `?talk=` downloads (a 400 MB body, an endless one, a silent server, a missing file) load the page with
+ * their query, as a talk is opened. Then the response headers.
  */
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
