@@ -9,6 +9,7 @@
  * their query, as a talk is opened. Then the response headers.
  */
 import { readFileSync } from 'node:fs';
+import { createGzip } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { Plugin } from 'vite';
@@ -65,7 +66,7 @@ const misbehavingModelServer: Plugin = {
 /**
  * Hostile talk servers under /hostile-talk/: `huge.json` announces Content-Length 400 MB (the issue's body that
  * blocked the page 28 s and took 1.5 GB); `endless.json` sends 64 KiB chunks without end and without a length;
- * `silent.json` never answers; `portal.json` is a 200 web page (a captive portal, or a server's fallback page);
+ * `bomb.json` is a gzip bomb (spaces without end, packed); `silent.json` never answers; `portal.json` is a 200 web page (a captive portal, or a server's fallback page);
  * any other file is a 404 with an HTML error page, as a static host sends.
  */
 const hostileTalkServer: Plugin = {
@@ -83,6 +84,19 @@ const hostileTalkServer: Plugin = {
         const send = () => {
           if (!response.destroyed) response.write(Buffer.alloc(64 * 1024, 0x20), () => setImmediate(send));
         };
+        send();
+        return;
+      }
+      if (file === '/bomb.json') {
+        // A gzip bomb: 1 MiB of spaces packs into about 1 KiB, sent without end; the browser unpacks it.
+        response.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' });
+        const gzip = createGzip();
+        gzip.pipe(response);
+        const spaces = Buffer.alloc(1024 ** 2, 0x20);
+        const send = () => {
+          if (!response.destroyed) gzip.write(spaces, () => setImmediate(send));
+        };
+        response.on('close', () => gzip.destroy());
         send();
         return;
       }
@@ -230,8 +244,10 @@ describe('the built app against stored and imported hostile input, one page, a p
     await runPresetToEnd();
   });
 
-  it('stops an endless ?talk= body at the first chunk past 3,000,000 bytes', async () => {
-    await talkFails('endless.json', /could not be read: \S+ is more than 3000000 bytes, but 3000000 bytes at most were expected \(the most a talk file may be\): the download was stopped\.$/);
+  it('stops an endless ?talk= body, plain or a gzip bomb, at the first chunk (of output) past 3,000,000 bytes', async () => {
+    for (const file of ['endless.json', 'bomb.json']) {
+      await talkFails(file, /could not be read: \S+ is more than 3000000 bytes, but 3000000 bytes at most were expected \(the most a talk file may be\): the download was stopped\.$/);
+    }
     await runPresetToEnd();
   });
 
