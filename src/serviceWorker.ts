@@ -64,8 +64,9 @@ function unfitReply(url: string, response: Response): string | null {
   const served = type === '' ? 'no content type' : type;
   if (path.endsWith('.json')) return type === 'application/json' || type.endsWith('+json') ? null : `${served} for a JSON file`;
   if (path.endsWith('.wasm')) return type === 'application/wasm' ? null : `${served} for a wasm file`;
-  // vite preview sends application/octet-stream (vite.config.ts); a static host sends that, or nothing, for .onnx.
-  if (path.endsWith('.onnx')) return ['', 'application/octet-stream', 'application/onnx', 'application/x-onnx', 'model/onnx'].includes(type) ? null : `${served} for a model file`;
+  // vite preview sends application/octet-stream (vite.config.ts); a static host sends that, nothing, or its own
+  // binary type (S3: binary/octet-stream) for .onnx. Text is a page or a message; the sha256 check does the rest.
+  if (path.endsWith('.onnx')) return type.startsWith('text/') || type.endsWith('json') ? `${served} for a model file` : null;
   if (path.endsWith('.html') || path.endsWith('/')) return type === 'text/html' ? null : `${served} for a page`;
   return type === 'text/html' ? 'a web page for a file that is not one' : null;
 }
