@@ -29,4 +29,25 @@ export default tseslint.config(
       ],
     },
   },
+  // One door for every download: src/contract/boundedFetch.ts bounds the time, the pace and the size of a read
+  // (docs/reliability.md). A bare fetch elsewhere is an unbounded read. Tests (test/) are outside it: they
+  // fetch from their own local servers in Node.
+  {
+    files: ['src/**/*.{ts,tsx}', 'tools/**/*.ts'],
+    ignores: [
+      // The door itself.
+      'src/contract/boundedFetch.ts',
+      // The service worker forwards the page's own requests (already bounded by their callers) to the network.
+      'src/serviceWorker.ts',
+    ],
+    rules: {
+      'no-restricted-globals': ['error', { name: 'fetch', message: 'Read through boundedFetch (src/contract/boundedFetch.ts): a size cap, timeouts and a pace.' }],
+      'no-restricted-properties': [
+        'error',
+        { object: 'globalThis', property: 'fetch', message: 'Read through boundedFetch (src/contract/boundedFetch.ts).' },
+        { object: 'window', property: 'fetch', message: 'Read through boundedFetch (src/contract/boundedFetch.ts).' },
+        { object: 'self', property: 'fetch', message: 'Read through boundedFetch (src/contract/boundedFetch.ts).' },
+      ],
+    },
+  },
 );

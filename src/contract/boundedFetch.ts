@@ -92,7 +92,11 @@ async function readBody(
   const length = Number(response.headers.get('content-length'));
   const total = Number.isFinite(length) && length > 0 ? length : null;
   const tooLarge = (bytes: string) => new FileTooLargeError(`${shownUrl(url)} is ${bytes}, but ${limit?.bytes} bytes at most were expected (${limit?.why}): the download was stopped`);
-  if (limit && total !== null && total > limit.bytes) throw tooLarge(`${total} bytes (Content-Length)`);
+  if (limit && total !== null && total > limit.bytes) {
+    // The body is never read: closing it frees the connection rather than leaving it to the server.
+    void response.body?.cancel().catch(() => undefined);
+    throw tooLarge(`${total} bytes (Content-Length)`);
+  }
   if (!response.body) {
     const whole = new Uint8Array(await response.arrayBuffer());
     if (limit && whole.length > limit.bytes) throw tooLarge(`${whole.length} bytes`);

@@ -8,11 +8,11 @@
 import { BoundedReadError, boundedFetch } from '../contract/boundedFetch';
 import { connectAllowed, connectBlockedMessage } from '../contract/csp';
 import { MANIFEST_LIMITS } from '../contract/limits';
+import { MODEL_CACHE } from '../contract/offlineCaches';
 import type { NetworkTimeouts } from '../contract/protocol';
 import { ModelFileMissingError, type FileReader } from './loader';
 import { ModelLoadError } from './manifest';
 
-export const MODEL_CACHE = 'speclab-models-v1';
 const ATTEMPTS = 3;
 
 export interface HttpReaderOptions {

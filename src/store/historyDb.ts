@@ -26,8 +26,27 @@ function open(factory: IDBFactory): Promise<IDBDatabase> {
   return request(req);
 }
 
+/**
+ * One request in its own transaction. A write resolves only once its transaction commits: a full storage quota
+ * (QuotaExceededError) aborts the transaction after the request itself has succeeded.
+ */
 async function transact<T>(db: IDBDatabase, mode: IDBTransactionMode, work: (store: IDBObjectStore) => IDBRequest<T>): Promise<T> {
-  return request(work(db.transaction(STORE, mode).objectStore(STORE)));
+  const transaction = db.transaction(STORE, mode);
+  const result = request(work(transaction.objectStore(STORE)));
+  if (mode === 'readonly') return result;
+  const committed = new Promise<void>((resolve, reject) => {
+    transaction.oncomplete = () => resolve();
+    transaction.onabort = () => reject(transaction.error ?? new Error('the IndexedDB transaction was aborted'));
+  });
+  const [value] = await Promise.all([result, committed]);
+  return value;
+}
+
+/** The notice for a run shown in the history that the browser refused to store. */
+export function notKeptNotice(error: unknown): string {
+  const reason = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  const full = error instanceof Error && error.name === 'QuotaExceededError';
+  return `The last run is shown but was not kept across reloads: the browser refused to store it (${reason}). ${full ? "This site's storage is full: free some space (or clear the history) and the next run is kept." : 'The next run will be tried again.'}`;
 }
 
 /** A stored record as a history entry, or what is wrong with it. */
@@ -89,7 +108,7 @@ export async function persistHistory(store: SpecStore, factory: IDBFactory = ind
     if (report && report !== previous.run.report) {
       const entry: HistoryEntry = { id: `${Date.now()}-${state.run.id}`, finishedAt: Date.now(), report };
       state.remember(entry);
-      void save(db, entry);
+      save(db, entry).catch((error: unknown) => store.getState().setHistory(store.getState().history, notKeptNotice(error)));
     }
     if (state.history.length === 0 && previous.history.length > 0 && !clearedElsewhere) {
       void transact(db, 'readwrite', (objects) => objects.clear());

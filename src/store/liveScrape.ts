@@ -33,13 +33,13 @@ export const SCRAPE_BYTE_LIMIT = { bytes: SCRAPE_LIMITS.bytes, why: 'the most a 
  * One scrape of a live server, read per model, bounded in bytes and time like a model download; a fetch the
  * browser refuses or cannot make is said plainly.
  */
-export async function fetchScrape(url: URL, fetchImpl: typeof fetch = fetch): Promise<ScrapeReading> {
+export async function fetchScrape(url: URL, fetchImpl?: typeof fetch): Promise<ScrapeReading> {
   let bytes: Uint8Array;
   try {
     bytes = await boundedFetch(url, {
       limit: SCRAPE_BYTE_LIMIT,
       init: { cache: 'no-store' },
-      fetchImpl,
+      ...(fetchImpl && { fetchImpl }),
       checkResponse: (response) => {
         if (!response.ok) throw new ScrapeError(`${shownUrl(url)}: HTTP ${response.status} ${response.statusText}`);
       },

@@ -5,7 +5,9 @@
  * input: every field is checked, a problem is one message naming the scene and the field, and captions are
  * only ever rendered as text.
  */
+import { boundedFetch, BoundedReadError, DEFAULT_TIMEOUTS } from '../contract/boundedFetch';
 import { TALK_LIMITS } from '../contract/limits';
+import type { NetworkTimeouts } from '../contract/protocol';
 import { BUNDLED_PAIR_IDS } from '../contract/modelPairs';
 import type { ExecutionProvider } from '../contract/protocol';
 import { presetParams, type RunParams } from '../contract/runParams';
@@ -141,6 +143,36 @@ export function parseTalk(source: string): { talk: Talk } | { error: string } {
   } catch (error) {
     if (error instanceof TalkError) return { error: `This talk file cannot be used: ${error.message}.` };
     throw error;
+  }
+}
+
+/** The most bytes a talk file may be: TALK_LIMITS.fileChars characters, each at most 3 bytes of UTF-8. */
+export const TALK_MAX_BYTES = TALK_LIMITS.fileChars * 3;
+
+/** A talk that could not be downloaded: the message says why (status, size, timeout or cancel), for "could not be read: …". */
+export class TalkDownloadError extends Error {
+  override name = 'TalkDownloadError';
+}
+
+/**
+ * A talk file's text from `url`, read through the app's one bounded reader (src/contract/boundedFetch.ts): the
+ * server must answer within 15 s and keep sending, the body may be at most TALK_MAX_BYTES (refused from its
+ * Content-Length, else stopped at the first chunk past it; a gzip body is counted as it is unpacked), and
+ * `signal` cancels it. A missing file is "not found (404)", not a JSON error about a server's error page.
+ */
+export async function downloadTalk(url: URL, signal: AbortSignal, timeouts: NetworkTimeouts = DEFAULT_TIMEOUTS): Promise<string> {
+  const checkResponse = (response: Response) => {
+    if (response.status === 404) throw new TalkDownloadError('not found (404)');
+    if (!response.ok) throw new TalkDownloadError(`the server answered HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`);
+    if (response.headers.get('content-type')?.includes('text/html')) throw new TalkDownloadError('the server sent a web page, not a talk file');
+  };
+  try {
+    const bytes = await boundedFetch(url, { limit: { bytes: TALK_MAX_BYTES, why: 'the most a talk file may be' }, timeouts, signal, checkResponse });
+    return new TextDecoder().decode(bytes);
+  } catch (error) {
+    if (error instanceof TalkDownloadError || error instanceof BoundedReadError) throw error;
+    // A refused connection, a CORS refusal and a blocked URL all read "Failed to fetch".
+    throw new TalkDownloadError(`the download failed (${error instanceof Error ? error.message : String(error)})`);
   }
 }
 

@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'react';
+import { clearOfflineData, describeCleared } from '../contract/offlineCaches';
 import { useSpec } from './storeContext';
 
 /** Where offline use stands (docs/presenting.md#offline). */
@@ -61,6 +62,12 @@ export function OfflineStatus() {
       cancelled = true;
     };
   }, [engineReady, unavailable]);
+  // What "Clear offline data" last did, or why it could not.
+  const [cleared, setCleared] = useState<string | null>(null);
+  const clear = () =>
+    clearOfflineData()
+      .then((result) => setCleared(describeCleared(result)))
+      .catch((error: unknown) => setCleared(`Could not clear the offline data: ${error instanceof Error ? error.message : String(error)}`));
   const offline: Offline = unavailable !== null && engineReady ? { kind: 'unavailable', reason: unavailable } : registered;
   if (offline.kind === 'waiting') return null;
   const applyUpdate = (worker: ServiceWorker) => {
@@ -68,19 +75,35 @@ export function OfflineStatus() {
     worker.postMessage('skip-waiting');
   };
   return (
-    <span className="offline-status" data-testid="offline-status" data-state={offline.kind}>
-      {offline.kind === 'unavailable' && `offline: not available (${offline.reason})`}
-      {offline.kind === 'caching' && 'offline: caching the app and the bundled pair…'}
-      {offline.kind === 'failed' && `offline: not ready (${offline.reason})`}
-      {offline.kind === 'ready' && 'offline: ready'}
-      {offline.kind === 'ready' && offline.update && (
-        <>
-          {' · a new version is ready '}
-          <button type="button" onClick={() => offline.update && applyUpdate(offline.update)}>
-            Reload to update
+    <>
+      <span className="offline-status" data-testid="offline-status" data-state={offline.kind}>
+        {offline.kind === 'unavailable' && `offline: not available (${offline.reason})`}
+        {offline.kind === 'caching' && 'offline: caching the app and the bundled pair…'}
+        {offline.kind === 'failed' && `offline: not ready (${offline.reason})`}
+        {offline.kind === 'ready' && 'offline: ready'}
+        {offline.kind === 'ready' && offline.update && (
+          <>
+            {' · a new version is ready '}
+            <button type="button" onClick={() => offline.update && applyUpdate(offline.update)}>
+              Reload to update
+            </button>
+          </>
+        )}
+      </span>
+      {(offline.kind === 'ready' || offline.kind === 'failed') && (
+        <span className="offline-clear">
+          {' '}
+          <button type="button" onClick={() => void clear()} title="Delete the files kept offline as they were loaded (the float32 target, talks, Hub models); the app and the bundled pair stay cached">
+            Clear offline data
           </button>
-        </>
+          {cleared !== null && (
+            <span role="status" data-testid="offline-cleared">
+              {' '}
+              {cleared}
+            </span>
+          )}
+        </span>
       )}
-    </span>
+    </>
   );
 }

@@ -1,6 +1,6 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
-import { sceneJson, talkJson, VIEWS, type ViewName } from '../store/talk';
+import { downloadTalk, sceneJson, talkJson, VIEWS, type ViewName } from '../store/talk';
 import { download } from './download';
 import type { SpecState } from '../store/store';
 import { useSpec, useSpecStore } from './storeContext';
@@ -18,16 +18,25 @@ export function TalkMode() {
   const talk = useSpec((s) => s.talk);
   const error = useSpec((s) => s.talkError);
   const leaveTalk = useSpec((s) => s.leaveTalk);
+  // The talk named by `?talk=`, shown with a Cancel while it downloads.
+  const [url] = useState(() => new URLSearchParams(location.search).get('talk'));
+  const [downloading, setDownloading] = useState(url !== null);
+  const talkDownload = useRef<AbortController | null>(null);
   useEffect(() => {
-    const url = new URLSearchParams(location.search).get('talk');
+    const controller = new AbortController();
+    talkDownload.current = controller;
+    let disposed = false;
     if (url !== null) {
-      fetch(new URL(url, location.href))
-        .then((response) => {
-          if (!response.ok) throw new Error(`HTTP ${response.status}`);
-          return response.text();
-        })
+      downloadTalk(new URL(url, location.href), controller.signal)
         .then((text) => store.getState().openTalk(text))
-        .catch((reason: unknown) => store.setState({ talkError: `The talk at ${url} could not be read: ${reason instanceof Error ? reason.message : String(reason)}.` }));
+        .catch((reason: unknown) => {
+          // An effect cleaned up (StrictMode's second mount, or the page leaving) says nothing.
+          if (disposed) return;
+          store.setState({ talkError: `The talk at ${url} could not be read: ${reason instanceof Error ? reason.message : String(reason)}.` });
+        })
+        .finally(() => {
+          if (!disposed) setDownloading(false);
+        });
     }
     const over = (event: DragEvent) => event.preventDefault();
     const drop = (event: DragEvent) => {
@@ -39,10 +48,12 @@ export function TalkMode() {
     window.addEventListener('dragover', over);
     window.addEventListener('drop', drop);
     return () => {
+      disposed = true;
+      controller.abort();
       window.removeEventListener('dragover', over);
       window.removeEventListener('drop', drop);
     };
-  }, [store]);
+  }, [store, url]);
   const scene = talk?.talk.scenes[talk.scene];
   const index = talk?.scene;
   const settled = useSpec(sceneSettled);
@@ -78,6 +89,14 @@ export function TalkMode() {
   const entry = scene?.stop === 'race' && race.status === 'done' ? race.result?.entries.find((candidate) => candidate.method === scene.run.params.method) : undefined;
   return (
     <>
+      {downloading && (
+        <p className="talk-loading" role="status" data-testid="talk-loading">
+          Loading the talk from {url}…{' '}
+          <button type="button" onClick={() => talkDownload.current?.abort()}>
+            Cancel
+          </button>
+        </p>
+      )}
       {error !== null && (
         <p className="error talk-error" role="alert" data-testid="talk-error">
           {error}

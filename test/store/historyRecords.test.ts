@@ -1,6 +1,6 @@
 /** Stored run history is untrusted: a malformed record is dropped with a notice, never shown, never a blank page. */
 import { describe, expect, it } from 'vitest';
-import { readHistoryRecords } from '../../src/store/historyDb';
+import { persistHistory, readHistoryRecords } from '../../src/store/historyDb';
 import { createSpecStore } from '../../src/store/store';
 import { goodReport } from '../support/runReports';
 
@@ -34,5 +34,76 @@ describe('stored history records', () => {
     expect(store.getState().historyNotice).toMatch(/^1 stored run was unreadable and was dropped/);
     store.getState().clearHistory();
     expect(store.getState().historyNotice).toBeNull();
+  });
+});
+
+/**
+ * An IndexedDB with one object store held in a Map, whose writes commit unless `refuse` names an error: then
+ * each write's request succeeds and its transaction aborts with that error, as a full quota does in Chromium.
+ */
+function fakeIndexedDB(refuse: DOMException | null): { factory: IDBFactory; stored: Map<string, unknown> } {
+  const stored = new Map<string, unknown>();
+  const later = (run: () => void) => void setTimeout(run, 0);
+  const transaction = (mode: IDBTransactionMode) => {
+    const tx = { error: null as DOMException | null, oncomplete: null as (() => void) | null, onabort: null as (() => void) | null, objectStore: () => objectStore };
+    const answer = (result: unknown, write: () => void) => {
+      const req = { result, error: null, onsuccess: null as (() => void) | null, onerror: null as (() => void) | null };
+      later(() => {
+        req.onsuccess?.();
+        if (mode === 'readonly') return;
+        if (refuse) {
+          tx.error = refuse;
+          tx.onabort?.();
+        } else {
+          write();
+          tx.oncomplete?.();
+        }
+      });
+      return req;
+    };
+    const objectStore = {
+      put: (value: { id: string }) => answer(value.id, () => stored.set(value.id, value)),
+      delete: (id: string) => answer(undefined, () => stored.delete(id)),
+      clear: () => answer(undefined, () => stored.clear()),
+      getAll: () => answer([...stored.values()], () => undefined),
+      getAllKeys: () => answer([...stored.keys()], () => undefined),
+    };
+    return tx;
+  };
+  const db = { transaction: (_store: string, mode: IDBTransactionMode) => transaction(mode) };
+  const factory = {
+    open: () => {
+      const req = { result: db, onsuccess: null as (() => void) | null, onerror: null, onupgradeneeded: null };
+      later(() => req.onsuccess?.());
+      return req;
+    },
+  };
+  return { factory: factory as unknown as IDBFactory, stored };
+}
+
+describe('a run the browser refuses to store', () => {
+  /** The history after one finished run, with the database `refuse`-ing writes or not. */
+  async function finishOneRun(refuse: DOMException | null) {
+    const store = createSpecStore({ post: () => undefined, restart: () => undefined });
+    const { factory, stored } = fakeIndexedDB(refuse);
+    await persistHistory(store, factory, null);
+    store.setState({ run: { ...store.getState().run, id: 7, status: 'done', report: goodReport() } });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    return { state: store.getState(), stored };
+  }
+
+  it('is shown with a notice that it was not kept across reloads, naming QuotaExceededError (it vanished on reload, unsaid)', async () => {
+    const { state, stored } = await finishOneRun(new DOMException('The quota has been exceeded.', 'QuotaExceededError'));
+    expect(stored.size).toBe(0);
+    expect(state.history).toHaveLength(1);
+    expect(state.historyNotice).toBe(
+      "The last run is shown but was not kept across reloads: the browser refused to store it (QuotaExceededError: The quota has been exceeded.). This site's storage is full: free some space (or clear the history) and the next run is kept.",
+    );
+  });
+
+  it('is stored with no notice when the write commits', async () => {
+    const { state, stored } = await finishOneRun(null);
+    expect([...stored.keys()]).toEqual([state.history[0]?.id]);
+    expect(state.historyNotice).toBeNull();
   });
 });

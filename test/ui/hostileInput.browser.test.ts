@@ -5,9 +5,11 @@
  * a sweep's and a race's huge schema compiles cancelled, model servers sending more than their manifests list,
  * announcing 2 GB and trickling, or sending honest sizes too slowly, Space on a focused button, and a clear in a
  * second tab: each case is its own test, ending with a preset run to the end on the same page, without a reload.
- * Then the response headers.
+ * The `?talk=` downloads (a 400 MB body, an endless one, a silent server, a missing file) load the page with
+ * their query, as a talk is opened. Then the response headers.
  */
 import { readFileSync } from 'node:fs';
+import { createGzip } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { Plugin } from 'vite';
@@ -58,6 +60,50 @@ const misbehavingModelServer: Plugin = {
         response.end();
       });
     }
+  },
+};
+
+/**
+ * Hostile talk servers under /hostile-talk/: `huge.json` announces Content-Length 400 MB (the issue's body that
+ * blocked the page 28 s and took 1.5 GB); `endless.json` sends 64 KiB chunks without end and without a length;
+ * `bomb.json` is a gzip bomb (spaces without end, packed); `silent.json` never answers; `portal.json` is a 200 web page (a captive portal, or a server's fallback page);
+ * any other file is a 404 with an HTML error page, as a static host sends.
+ */
+const hostileTalkServer: Plugin = {
+  name: 'hostile-talk-server',
+  configurePreviewServer(server) {
+    server.middlewares.use('/hostile-talk/', (request, response) => {
+      const file = (request.url ?? '').split('?')[0];
+      if (file === '/huge.json') {
+        response.writeHead(200, { 'content-type': 'application/json', 'content-length': 400 * 1024 ** 2 });
+        response.write('{"format": "speclab-talk", ');
+        return;
+      }
+      if (file === '/endless.json') {
+        response.writeHead(200, { 'content-type': 'application/json' });
+        const send = () => {
+          if (!response.destroyed) response.write(Buffer.alloc(64 * 1024, 0x20), () => setImmediate(send));
+        };
+        send();
+        return;
+      }
+      if (file === '/bomb.json') {
+        // A gzip bomb: 1 MiB of spaces packs into about 1 KiB, sent without end; the browser unpacks it.
+        response.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' });
+        const gzip = createGzip();
+        gzip.pipe(response);
+        const spaces = Buffer.alloc(1024 ** 2, 0x20);
+        const send = () => {
+          if (!response.destroyed) gzip.write(spaces, () => setImmediate(send));
+        };
+        response.on('close', () => gzip.destroy());
+        send();
+        return;
+      }
+      if (file === '/silent.json') return;
+      if (file === '/portal.json') return void response.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>Venue Wi-Fi</title>');
+      response.writeHead(404, { 'content-type': 'text/html' }).end('<!doctype html><title>404</title><h1>Not Found</h1>');
+    });
   },
 };
 
@@ -124,7 +170,7 @@ describe('the built app against stored and imported hostile input, one page, a p
   const problems: string[] = [];
 
   beforeAll(async () => {
-    app = await buildAndPreview([misbehavingModelServer]);
+    app = await buildAndPreview([misbehavingModelServer, hostileTalkServer]);
     browser = await launchChromium();
     context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     page = await context.newPage();
@@ -183,6 +229,42 @@ describe('the built app against stored and imported hostile input, one page, a p
     await page.goto(app.url);
     await expect(page.getByTestId('history-notice').textContent()).resolves.toMatch(/^2 stored runs were unreadable and were dropped/);
     await expect(page.getByTestId('panel-failed').count()).resolves.toBe(0);
+    await runPresetToEnd();
+  });
+
+  /** Opens the app with `?talk=/hostile-talk/<file>`, whose download fails with `message`, shown as the talk's error. */
+  async function talkFails(file: string, message: RegExp): Promise<void> {
+    await page.goto(`${app.url}?talk=/hostile-talk/${file}`);
+    await expect(page.getByTestId('talk-error').textContent({ timeout: 30_000 })).resolves.toMatch(message);
+    await expect(page.getByTestId('talk-loading').count()).resolves.toBe(0);
+  }
+
+  it('refuses a ?talk= body announcing 400 MB from its Content-Length, unread', async () => {
+    await talkFails('huge.json', /^The talk at \/hostile-talk\/huge\.json could not be read: \S+ is 419430400 bytes \(Content-Length\), but 3000000 bytes at most were expected \(the most a talk file may be\): the download was stopped\.$/);
+    await runPresetToEnd();
+  });
+
+  it('stops an endless ?talk= body, plain or a gzip bomb, at the first chunk (of output) past 3,000,000 bytes', async () => {
+    for (const file of ['endless.json', 'bomb.json']) {
+      await talkFails(file, /could not be read: \S+ is more than 3000000 bytes, but 3000000 bytes at most were expected \(the most a talk file may be\): the download was stopped\.$/);
+    }
+    await runPresetToEnd();
+  });
+
+  it('ends a ?talk= server that never answers after 15 s with a message, and Cancel ends it at once', async () => {
+    await talkFails('silent.json', /could not be read: the server at \S+ did not respond within 15 s/);
+    await page.goto(`${app.url}?talk=/hostile-talk/silent.json`);
+    await expect(page.getByTestId('talk-loading').textContent()).resolves.toBe('Loading the talk from /hostile-talk/silent.json… Cancel');
+    await page.screenshot({ path: 'test-results/screenshots/talk-loading-1280x900.png' });
+    await page.getByTestId('talk-loading').getByRole('button', { name: 'Cancel' }).click();
+    await expect(page.getByTestId('talk-error').textContent()).resolves.toMatch(/could not be read: loading \S+silent\.json was cancelled\.$/);
+    await expect(page.getByTestId('talk-loading').count()).resolves.toBe(0);
+    await runPresetToEnd();
+  });
+
+  it('says a missing ?talk= file is not found (404), and a web page in its place is one, not that either is not JSON', async () => {
+    await talkFails('missing.json', /^The talk at \/hostile-talk\/missing\.json could not be read: not found \(404\)\.$/);
+    await talkFails('portal.json', /^The talk at \/hostile-talk\/portal\.json could not be read: the server sent a web page, not a talk file\.$/);
     await runPresetToEnd();
   });
 

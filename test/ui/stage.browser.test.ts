@@ -1,9 +1,11 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import type { Plugin } from 'vite';
 import type { ViewName } from '../../src/store/talk';
 import { TALK_FOCUS } from '../../src/ui/views';
+import { BUNDLED_FLOAT_PAIR } from '../../src/contract/modelPairs';
 import { buildAndPreview, launchChromium, recordProblems, type BuiltApp } from '../support/browser';
 
 const SCREENSHOTS = 'test-results/screenshots';
@@ -59,6 +61,29 @@ const slideServer: Plugin = {
   },
 };
 
+/**
+ * What the preview server sends that a plain static host would not, for the offline cache's tests: a captive
+ * portal's 200 HTML page, once, for each path in `portalOnce`; the example talk edited on the server
+ * (`editedTalk`, when set); and, when `newBuild` is set, the build's sw.js with another version, as a new build
+ * would serve it.
+ */
+const offlineServer = { portalOnce: new Set<string>(), editedTalk: null as string | null, newBuild: false };
+const offlineServerPlugin: Plugin = {
+  name: 'stage-offline-server',
+  configurePreviewServer(server) {
+    server.middlewares.use((request, response, next) => {
+      const path = (request.url ?? '').split('?')[0] ?? '';
+      if (offlineServer.portalOnce.delete(path)) return void response.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>Venue Wi-Fi</title><h1>Accept the terms to continue</h1>');
+      if (path === '/talks/introduction.json' && offlineServer.editedTalk !== null) return void response.writeHead(200, { 'content-type': 'application/json' }).end(offlineServer.editedTalk);
+      if (path === '/sw.js' && offlineServer.newBuild) {
+        const script = readFileSync(resolve(server.config.root, server.config.build.outDir, 'sw.js'), 'utf8');
+        return void response.writeHead(200, { 'content-type': 'text/javascript' }).end(script.replace(/"version":"[0-9a-f]+"/, '"version":"0000000000000000"'));
+      }
+      next();
+    });
+  },
+};
+
 const status = (page: Page) => page.getByTestId('run-status');
 const tokens = (page: Page) => page.getByTestId('token-stream').first().getAttribute('data-text');
 
@@ -76,7 +101,7 @@ describe('on stage: offline after one visit, a talk driven by a clicker, one vie
 
   beforeAll(async () => {
     mkdirSync(SCREENSHOTS, { recursive: true });
-    [app, browser] = await Promise.all([buildAndPreview([slideServer]), launchChromium({ webgpu: false })]);
+    [app, browser] = await Promise.all([buildAndPreview([slideServer, offlineServerPlugin]), launchChromium({ webgpu: false })]);
   });
   afterAll(async () => {
     await browser?.close();
@@ -99,6 +124,75 @@ describe('on stage: offline after one visit, a talk driven by a clicker, one vie
     await status(page).filter({ hasText: /^(done|error)$/ }).waitFor({ timeout: 120_000 });
     await expect(status(page).textContent()).resolves.toBe('done');
     expect((await tokens(page))?.length).toBeGreaterThan(0);
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it('the offline cache heals: a captive portal\'s page for a manifest is never kept, an edited talk shows after one reload, Clear offline data says what it cleared, a new build drops old runtime caches', async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 720 } });
+    const page = await context.newPage();
+    const problems = recordProblems(page);
+    await page.goto(`${app.url}?sw`);
+    await page.getByTestId('offline-status').and(page.locator('[data-state="ready"]')).waitFor({ timeout: 180_000 });
+    await page.reload();
+    await page.getByTestId('provider').waitFor({ timeout: 120_000 });
+    expect(await page.evaluate(() => navigator.serviceWorker.controller !== null)).toBe(true);
+
+    // A venue's captive portal answers the float32 target's manifest once with its page: the load says so (the
+    // loader, finding no manifest, looks for a Hub config.json and names that);
+    // the page is not kept, so Retry (the portal passed) loads the pair and runs.
+    offlineServer.portalOnce.add('/models/speclab-target/manifest.json');
+    await page.locator('#model-pair').selectOption({ label: BUNDLED_FLOAT_PAIR.label });
+    await expect(page.getByTestId('load-error').textContent({ timeout: 60_000 })).resolves.toMatch(/\/models\/speclab-target\/\S+ is a web page, not a model file/);
+    await page.getByRole('button', { name: 'Retry' }).click();
+    await page.getByTestId('provider').filter({ hasText: 'speclab-target' }).waitFor({ timeout: 120_000 });
+    await expect(page.getByTestId('provider').textContent()).resolves.not.toMatch(/int8/);
+    await page.locator('#max-tokens').fill('16');
+    await page.getByRole('button', { name: 'Run', exact: true }).click();
+    await status(page).filter({ hasText: /^(done|error)$/ }).waitFor({ timeout: 120_000 });
+    await expect(status(page).textContent()).resolves.toBe('done');
+    // What the worker kept for the manifest is the JSON file (kept in the background once checked).
+    const keptManifest = () =>
+      page.evaluate(async () => {
+        for (const name of await caches.keys()) {
+          const hit = await (await caches.open(name)).match(new URL('/models/speclab-target/manifest.json', location.href).href);
+          if (hit) return `${name}: ${hit.headers.get('content-type')}: ${(await hit.text()).slice(0, 1)}`;
+        }
+        return 'none';
+      });
+    await expect.poll(keptManifest).toMatch(/^speclab-runtime-[0-9a-f]{16}: application\/json: \{$/);
+
+    // The example talk, precached at install, edited on the server: one load shows the new caption.
+    const talk = JSON.parse(readFileSync('public/talks/introduction.json', 'utf8')) as { scenes: { caption: string }[] };
+    const edited = 'Edited on the server after the app was cached.';
+    offlineServer.editedTalk = JSON.stringify({ ...talk, scenes: talk.scenes.map((scene, i) => (i === 0 ? { ...scene, caption: edited } : scene)) });
+    await page.goto(`${app.url}?talk=talks/introduction.json`);
+    await expect(page.getByTestId('talk-caption').textContent({ timeout: 60_000 })).resolves.toBe(edited);
+    offlineServer.editedTalk = null;
+
+    // A new build: its activate deletes the runtime caches of older versions (one of this build's, one unversioned as
+    // before), and the old shell. Clear offline data first says what it clears.
+    await page.goto(`${app.url}?sw`);
+    await page.getByTestId('offline-status').and(page.locator('[data-state="ready"]')).waitFor({ timeout: 180_000 });
+    await page.getByRole('button', { name: 'Clear offline data' }).click();
+    await page.getByTestId('offline-cleared').waitFor();
+    await page.screenshot({ path: `${SCREENSHOTS}/offline-cleared-1280x720.png` });
+    await expect(page.getByTestId('offline-cleared').textContent()).resolves.toMatch(/^ Cleared \d+ files \(2\d\.\d MB\) kept offline as they were loaded \(the float32 target, talks, Hub models\); the app and the bundled int8 pair stay cached\.$/);
+    const before = await page.evaluate(async () => {
+      await (await caches.open('speclab-runtime')).put('/old.json', new Response('{}'));
+      await (await caches.open('speclab-runtime-ffffffffffffffff')).put('/old.json', new Response('{}'));
+      return caches.keys();
+    });
+    offlineServer.newBuild = true;
+    await page.evaluate(() => navigator.serviceWorker.getRegistration().then((registration) => registration?.update()));
+    await page.getByRole('button', { name: 'Reload to update' }).click({ timeout: 180_000 });
+    await page.getByTestId('provider').waitFor({ timeout: 120_000 });
+    // Only the new version's caches are left: its shell, and its runtime cache if it has kept anything yet.
+    await expect.poll(() => page.evaluate(() => caches.keys()).then((names) => names.filter((name) => !name.endsWith('-0000000000000000')))).toEqual([]);
+    await expect(page.evaluate(() => caches.has('speclab-shell-0000000000000000'))).resolves.toBe(true);
+    expect(before).toEqual(expect.arrayContaining(['speclab-runtime', 'speclab-runtime-ffffffffffffffff']));
+    expect(before.some((name) => name.startsWith('speclab-shell-') && name !== 'speclab-shell-0000000000000000')).toBe(true);
+    offlineServer.newBuild = false;
     expect(problems).toEqual([]);
     await context.close();
   });
