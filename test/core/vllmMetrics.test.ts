@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { ScrapeError, VLLM_METRIC_NAMES, adviseDraftLength, modelReports, readMetrics, readingDelta, scrapeDelta, vllmReport, type VllmCounters } from '../../src/core/vllmMetrics';
+import { ScrapeError, VLLM_METRIC_NAMES, adviseDraftLength, suppliedPerModel, modelReports, readMetrics, readingDelta, scrapeDelta, vllmReport, type VllmCounters } from '../../src/core/vllmMetrics';
 
 /** The counters of a scrape of one model. */
 function readScrape(text: string): VllmCounters {
@@ -117,6 +117,33 @@ describe('per model, with or without _total, and SGLang', () => {
     expect(cheap.rows[2]?.expected_speedup).toBeCloseTo(2.8 / 1.3, 12);
     expect(adviseDraftLength(rates, 0.3)).toMatchObject({ cost_ratio: 0.3, recommended_L: 2 });
     expect(adviseDraftLength([], 0.1).recommended_L).toBeNull();
+  });
+
+  it('gives each L a 95% interval over the drafts and prefers the smaller L within noise of the best', () => {
+    // As in the issue (L = 3 at 1.482× against L = 2 at 1.479× from 100 drafts): 2.254× against 2.250× is noise, so L = 2.
+    const rates = [0.9, 0.8, 0.23];
+    const few = adviseDraftLength(rates, 0.1, 100);
+    expect(few.best_L).toBe(3);
+    expect(few.rows[2]?.expected_speedup).toBeCloseTo(2.93 / 1.3, 12);
+    expect(few.rows[1]?.expected_speedup).toBeCloseTo(2.7 / 1.2, 12);
+    expect(few.rows[1]?.within_noise_of_best).toBe(true);
+    expect(few.rows[0]?.within_noise_of_best).toBe(false);
+    expect(few.recommended_L).toBe(2);
+    const interval = few.rows[1]?.expected_speedup_ci95;
+    expect(interval?.low).toBeLessThan(few.rows[1]?.expected_speedup as number);
+    expect(interval?.high).toBeGreaterThan(few.rows[1]?.expected_speedup as number);
+    // A million drafts measure the same rates tightly enough for L = 3 to stand out.
+    expect(adviseDraftLength(rates, 0.1, 1_000_000).recommended_L).toBe(3);
+    // Without a draft count there is no interval: the highest is recommended.
+    expect(adviseDraftLength(rates, 0.1)).toMatchObject({ recommended_L: 3, num_drafts: null });
+  });
+
+  it('--R and --I per model: a bare number only for one model; unknown or repeated models refused', () => {
+    expect(suppliedPerModel(['a', 'b'], [{ model: 'a', value: 10 }], [{ model: 'b', value: 2 }])).toEqual(new Map([['a', { R: 10 }], ['b', { I: 2 }]]));
+    expect(suppliedPerModel(['a'], [{ model: null, value: 10 }], [])).toEqual(new Map([['a', { R: 10 }]]));
+    expect(() => suppliedPerModel(['a', 'b'], [{ model: null, value: 10 }], [])).toThrow(/one number for 2 models/);
+    expect(() => suppliedPerModel(['a'], [{ model: 'c', value: 1 }], [])).toThrow(/no model_name "c"/);
+    expect(() => suppliedPerModel(['a'], [{ model: 'a', value: 1 }], [{ model: 'a', value: 1 }])).toThrow(/give one/);
   });
 });
 
