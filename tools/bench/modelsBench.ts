@@ -65,14 +65,17 @@ async function timeForwards(session: ModelSession, batch: number, seq: number, r
   return times;
 }
 
+/** Forwards timed back to back on each side of one of c's pairs. */
+const FORWARDS_PER_SIDE = 4;
+
 /** Untimed forwards of each model before c's pairs: the target's first forwards after a load run several times slower. */
 export const COST_RATIO_WARM_UP = 20;
 
 /**
  * c = draft / target forward time at batch 1, sequence 1, the ideal speedup's cost ratio: the median over
- * `pairs` forward pairs of each pair's ratio, with its spread. A pair is one draft forward and one target
- * forward run back to back (which goes first alternates pair by pair), so a burst of load on a shared machine
- * hits both sides of a pair rather than one model. Both models first run COST_RATIO_WARM_UP untimed forwards:
+ * `pairs` forward pairs of each pair's ratio, with its spread. A pair is FORWARDS_PER_SIDE draft forwards and as
+ * many target forwards run back to back (which goes first alternates pair by pair), so a burst of load on a shared machine
+ * hits both sides of a pair rather than one model. Both models first run COST_RATIO_WARM_UP untimed rounds of those:
  * timed straight after the load, the target's first forwards took 3–6× its settled time here, which is how c
  * once printed 0.009 against 0.092.
  */
@@ -83,11 +86,15 @@ export async function costRatio(draft: ModelSession, target: ModelSession, pairs
     const prefill = await model.forward(prompt, 1, PAST, model.emptyCache(1));
     pasts.set(model, prefill.cache);
   }
+  // One side of a pair: FORWARDS_PER_SIDE forwards back to back (a draft forward alone is ~0.15 ms, near the timer's jitter).
   const once = async (model: ModelSession): Promise<number> => {
-    const started = performance.now();
-    const { cache } = await model.forward([40], 1, 1, pasts.get(model) as KvCache);
-    const elapsed = performance.now() - started;
-    cache.dispose();
+    let elapsed = 0;
+    for (let i = 0; i < FORWARDS_PER_SIDE; i++) {
+      const started = performance.now();
+      const { cache } = await model.forward([40], 1, 1, pasts.get(model) as KvCache);
+      elapsed += performance.now() - started;
+      cache.dispose();
+    }
     return elapsed;
   };
   for (let i = 0; i < warmUp; i++) for (const model of [draft, target]) await once(model);
