@@ -56,7 +56,7 @@ export const COMMANDS = {
       trigger: { type: 'string', description: 'free text until this string, then the schema' },
       verifier: { type: 'string', value: ['cpu', 'gpu'], default: 'cpu', description: 'verify on the CPU twin or the WGSL kernels (Dawn)' },
       pair: PAIR,
-      repeats: { type: 'string', value: 'integer', max: CLI_LIMITS.repeats, default: '3', description: 'timed rounds of --method all' },
+      repeats: { type: 'string', value: 'integer', max: CLI_LIMITS.repeats, default: '5', description: 'timed rounds of --method all (the verdict rule needs 5)' },
       json: { type: 'boolean', description: 'one JSON object per method' },
       'fail-on-invalid': { type: 'boolean', description: 'exit 1, with the first reason, when any output is not schema-valid' },
     },
