@@ -16,7 +16,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { pathToFileURL } from 'node:url';
 import { SCRAPE_BYTE_LIMIT } from '../src/store/liveScrape';
 import { boundedFetch } from '../src/contract/boundedFetch';
-import { CounterResetError, ScrapeError, adviseDraftLength, readMetrics, readingDelta, suppliedPerModel, vllmReport, type ScrapeReading, type SuppliedEntry } from '../src/core/vllmMetrics';
+import { MIN_SAMPLES_FOR_VERDICT, VERDICT_TEXT, type Verdict } from '../src/core/verdict';
+import { CounterResetError, ScrapeError, adviseDraftLength, adviseOverWindows, readMetrics, readingDelta, suppliedPerModel, vllmReport, type ScrapeReading, type SuppliedEntry } from '../src/core/vllmMetrics';
 import { UsageError, runCommand, type Parsed } from './cli/args';
 import { readInputFile } from './cli/input';
 import { terminalSafe } from './cli/terminalSafe';
@@ -166,6 +167,8 @@ async function scrapeUrl(url: URL): Promise<ScrapeReading> {
 /** Polls the URL: each window is the delta between two consecutive scrapes. */
 async function watch(source: { url: URL; intervalMs: number; count: number | null }, supplied: Supplied, json: boolean, costRatio: number | null): Promise<number> {
   let previous = await scrapeUrl(source.url);
+  // Each model's per-position acceptance, window by window since the baseline (a restart starts it again).
+  const history = new Map<string, (number | null)[][]>();
   let previousAt = performance.now();
   if (!json) console.log(`watching ${source.url.href} every ${source.intervalMs / 1000} s${source.count === null ? ' (Ctrl-C to stop)' : `, ${source.count} windows`}; each window is the delta between two scrapes`);
   for (let window = 1; source.count === null || window <= source.count; window++) {
@@ -184,13 +187,22 @@ async function watch(source: { url: URL; intervalMs: number; count: number | nul
       else console.log(`\nwindow ${window} (${seconds.toFixed(1)} s): ${note}`);
       previous = current;
       previousAt = now;
+      history.clear();
       continue;
     }
     const delta = readingJson(reading, supplied, costRatio);
-    if (json) console.log(JSON.stringify({ window, seconds, ...delta }));
+    for (const model of delta.models) history.set(model.model_name, [...(history.get(model.model_name) ?? []), model.per_position_acceptance]);
+    const overWindows = costRatio === null ? [] : [...history].map(([model, windows]) => ({ model_name: model, ...adviseOverWindows(windows, costRatio) }));
+    if (json) console.log(JSON.stringify({ window, seconds, ...delta, ...(costRatio === null ? {} : { advice_over_windows: overWindows }) }));
     else {
       console.log(`\nwindow ${window} (${seconds.toFixed(1)} s)`);
       printReading(delta);
+      for (const advice of overWindows) {
+        const against = (verdict: Verdict) => (verdict === 'within noise' ? `within noise of L = ${advice.best_L}` : verdict === 'too few samples' ? VERDICT_TEXT[verdict] : `${verdict} than L = ${advice.best_L}`);
+        const rows = advice.rows.map((row) => `L = ${row.L}: ${row.median_speedup.toFixed(3)}× [${row.speedup_ci95.low.toFixed(3)}–${row.speedup_ci95.high.toFixed(3)}] ${row.against_best === null ? 'highest' : against(row.against_best)}`);
+        const why = advice.measured ? 'the smallest not measurably slower than the highest' : `the highest: under ${MIN_SAMPLES_FOR_VERDICT} windows no difference is measured`;
+        console.log(`${terminalSafe(advice.model_name, { maxChars: 60 })} over the ${advice.windows} windows since the baseline (median [95% interval]; each L against the highest, window by window): ${rows.join('; ')}; recommended L = ${advice.recommended_L ?? '—'}, ${why}`);
+      }
     }
     previous = current;
     previousAt = now;

@@ -5,6 +5,8 @@
  * tokens per draft position (label position = 0, 1, …). R and I are not among them.
  * Shared by `npm run import:vllm` and the app's vLLM view.
  */
+import { bootstrapInterval, median } from './bootstrap';
+import { MIN_SAMPLES_FOR_VERDICT, compareRatios, pairRatios } from './verdict';
 import parsePrometheusTextFormat, { type PrometheusFamily } from 'parse-prometheus-text-format';
 import { SCRAPE_LIMITS } from '../contract/limits';
 
@@ -336,6 +338,29 @@ export function adviseDraftLength(perPositionAcceptance: readonly (number | null
 }
 
 export type DraftLengthAdvice = ReturnType<typeof adviseDraftLength>;
+
+/**
+ * The L advice over a live run's windows: each window's expected speedup per L (from its own per-position
+ * acceptance), the median over windows with its 95% bootstrap interval, and each L against the highest by the
+ * shared verdict rule (src/core/verdict.ts), window by window as pairs. The recommended L is the smallest not
+ * measurably slower than the highest; under the rule's 5 windows nothing is measured, and it is the highest.
+ */
+export function adviseOverWindows(windows: readonly (readonly (number | null)[])[], costRatio: number) {
+  const perWindow = windows.map((rates) => adviseDraftLength(rates, costRatio).rows.map((row) => row.expected_speedup));
+  const positions = Math.min(...perWindow.map((speedups) => speedups.length));
+  if (windows.length === 0 || positions === 0) return { cost_ratio: costRatio, windows: windows.length, rows: [], best_L: null, recommended_L: null, measured: false };
+  const speedups = (L: number) => perWindow.map((window) => window[L - 1] as number);
+  const medians = Array.from({ length: positions }, (_, i) => median(speedups(i + 1)));
+  const bestL = medians.indexOf(Math.max(...medians)) + 1;
+  const rows = medians.map((value, i) => {
+    const L = i + 1;
+    const interval = bootstrapInterval(speedups(L));
+    return { L, median_speedup: value, speedup_ci95: { low: interval.low, high: interval.high }, against_best: L === bestL ? null : compareRatios(pairRatios(speedups(L), speedups(bestL))).verdict };
+  });
+  const measured = windows.length >= MIN_SAMPLES_FOR_VERDICT;
+  const recommended = measured ? (rows.find((row) => row.against_best !== 'slower')?.L ?? bestL) : bestL;
+  return { cost_ratio: costRatio, windows: windows.length, rows, best_L: bestL, recommended_L: recommended, measured };
+}
 
 /** A --R or --I entry: `MODEL=N` for one model, or a bare N, which only a scrape of one model may take. */
 export type SuppliedEntry = { model: string | null; value: number };

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { ScrapeError, VLLM_METRIC_NAMES, adviseDraftLength, suppliedPerModel, modelReports, readMetrics, readingDelta, scrapeDelta, vllmReport, type VllmCounters } from '../../src/core/vllmMetrics';
+import { ScrapeError, VLLM_METRIC_NAMES, adviseDraftLength, adviseOverWindows, suppliedPerModel, modelReports, readMetrics, readingDelta, scrapeDelta, vllmReport, type VllmCounters } from '../../src/core/vllmMetrics';
 
 /** The counters of a scrape of one model. */
 function readScrape(text: string): VllmCounters {
@@ -136,6 +136,19 @@ describe('per model, with or without _total, and SGLang', () => {
     expect(adviseDraftLength(rates, 0.1, 1_000_000).recommended_L).toBe(3);
     // Without a draft count there is no interval: the highest is recommended.
     expect(adviseDraftLength(rates, 0.1)).toMatchObject({ recommended_L: 3, num_drafts: null });
+  });
+
+  it('advises L over windows: each L against the highest window by window, the smallest not measurably slower', () => {
+    // Five windows where L = 3 edges L = 2 by noise (0.23 or 0.22 at position 3), and L = 1 is clearly slower.
+    const windows = [0.23, 0.22, 0.24, 0.21, 0.23].map((third, i) => [0.9, 0.8 + (i % 2 === 0 ? 0.01 : -0.01), third]);
+    const advice = adviseOverWindows(windows, 0.1);
+    expect(advice.windows).toBe(5);
+    expect(advice.rows.map((row) => row.against_best)).toEqual(['slower', advice.best_L === 2 ? null : 'within noise', advice.best_L === 3 ? null : 'within noise']);
+    expect(advice.recommended_L).toBe(2);
+    // Under five windows nothing is measured: the highest is recommended, and the rows say too few samples.
+    const few = adviseOverWindows(windows.slice(0, 3), 0.1);
+    expect(few).toMatchObject({ measured: false, recommended_L: few.best_L });
+    expect(few.rows.filter((row) => row.against_best !== null).every((row) => row.against_best === 'too few samples')).toBe(true);
   });
 
   it('--R and --I per model: a bare number only for one model; unknown or repeated models refused', () => {

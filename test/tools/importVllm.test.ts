@@ -58,6 +58,8 @@ describe('npm run import:vllm', () => {
     const { stdout } = await run(['--url', `${base}/metrics`, '--interval', '0.05', '--count', '2', '--json', '--cost-ratio', '0.1']);
     const windows = stdout.trim().split('\n').map((line) => JSON.parse(line) as { window: number; schema_version: number; models: { model_name: string; num_drafts: number; mean_acceptance_length: number | null; per_position_acceptance: number[]; advice: { recommended_L: number } }[] });
     expect(windows.map((w) => w.window)).toEqual([1, 2]);
+    // The advice over the windows since the baseline: two windows are under the verdict rule's five.
+    expect((windows[1] as unknown as { advice_over_windows: { model_name: string; windows: number; measured: boolean }[] }).advice_over_windows[0]).toMatchObject({ model_name: 'a', windows: 2, measured: false });
     for (const window of windows) {
       expectToolJson(window);
       const [a, b] = window.models;
