@@ -256,7 +256,7 @@ export const COMMANDS = {
       I: { type: 'string', value: 'list', placeholder: 'MODEL=N,…', description: 'draft tokens the grammar invalidated, per model_name (R = D + I); a bare N only when the scrape has one model' },
       json: { type: 'boolean', description: 'print the report as JSON' },
     },
-    examples: ['npm run import:vllm -- metrics.prom --cost-ratio 0.1', 'npm run import:vllm -- --before t0.prom --after t1.prom --json', 'npm run import:vllm -- --url http://localhost:8000/metrics --interval 5'],
+    examples: ['npm run import:vllm -- metrics.prom --cost-ratio 0.1', 'npm run import:vllm -- --before t0.prom --after t1.prom --json', 'npm run import:vllm -- --url http://localhost:8000/metrics --interval 5', 'npm run import:vllm -- two-models.prom --R big-k4=500,small-k2=50'],
     smoke: ['test/fixtures/vllm/bare.prom', '--cost-ratio', '0.1'],
   },
   'models:eval': {
