@@ -1,20 +1,23 @@
 /**
- * npm run import:vllm -- <scrape> [--cost-ratio C] [--json] [--R n | --I n]
+ * npm run import:vllm -- <scrape> [--cost-ratio C] [--json] [--R MODEL=N,… | --I MODEL=N,…]
  * npm run import:vllm -- --before <scrape> --after <scrape> [...]
  * npm run import:vllm -- --url http://host:port/metrics [--interval 5] [--count N] [...]
  * Reads a vLLM or SGLang server's /metrics (Prometheus text) and prints its speculative-decoding figures per
  * model (model_name; engines, the replicas of one model, are summed), with vLLM's names and the figures
  * derived from them (src/core/vllmMetrics.ts; the app's vLLM view shows the same for one model). Two scrapes
  * give one window's delta; --url polls a live server and prints each window until stopped or --count
- * windows. --cost-ratio advises the draft length L from the per-position acceptance. vLLM counts D and A,
- * not R or I: give --R or --I to see D/R and A/R. `--help` lists every option (tools/cli/commands.ts).
+ * windows, and starts a new baseline, saying so, where a counter went down (a server restart). --cost-ratio
+ * advises the draft length L from the per-position acceptance, with 95% intervals over the window's drafts,
+ * preferring the smaller L within noise of the best. vLLM counts D and A, not R or I: give --R or --I per
+ * model (MODEL=N) to see D/R and A/R. `--help` lists every option (tools/cli/commands.ts).
  */
 import { realpathSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { pathToFileURL } from 'node:url';
 import { SCRAPE_BYTE_LIMIT } from '../src/store/liveScrape';
 import { boundedFetch, shownUrl, shownUrlText } from '../src/contract/boundedFetch';
-import { ScrapeError, adviseDraftLength, readMetrics, modelReports, readingDelta, type ScrapeReading, type SuppliedDraftCounts } from '../src/core/vllmMetrics';
+import { MIN_SAMPLES_FOR_VERDICT, VERDICT_TEXT, type Verdict } from '../src/core/verdict';
+import { CounterResetError, ScrapeError, adviseDraftLength, adviseOverWindows, readMetrics, readingDelta, suppliedPerModel, vllmReport, type ScrapeReading, type SuppliedEntry } from '../src/core/vllmMetrics';
 import { UsageError, runCommand, type Parsed } from './cli/args';
 import { readInputFile } from './cli/input';
 import { terminalSafe } from './cli/terminalSafe';
@@ -24,6 +27,22 @@ const SCHEMA_VERSION = 1;
 
 const read = (path: string) => readInputFile(path, 'cannot read');
 
+/** --R and --I as given: per model (MODEL=N) or one bare N, resolved against the scrape's models once read. */
+type Supplied = { R: SuppliedEntry[]; I: SuppliedEntry[] };
+
+/** `big=1200,small=300` or `1200`: each count a whole number ≥ 0, checked before anything is read. */
+function suppliedEntries(key: 'R' | 'I', text: string | undefined): SuppliedEntry[] {
+  if (text === undefined) return [];
+  return text.split(',').map((entry) => {
+    const at = entry.lastIndexOf('=');
+    const model = at === -1 ? null : entry.slice(0, at).trim();
+    const count = (at === -1 ? entry : entry.slice(at + 1)).trim();
+    const value = Number(count);
+    if (model === '' || count === '' || !(Number.isInteger(value) && value >= 0)) throw new UsageError(`--${key}: ${JSON.stringify(entry)} is not MODEL=N or N with N a whole number ≥ 0`);
+    return { model, value };
+  });
+}
+
 type Source = { single: string } | { before: string; after: string } | { url: URL; intervalMs: number; count: number | null };
 
 function parse({ values, positionals }: Parsed<(typeof COMMANDS)['import:vllm']>) {
@@ -32,10 +51,7 @@ function parse({ values, positionals }: Parsed<(typeof COMMANDS)['import:vllm']>
   const sources = [pair, positionals.length > 0, values.url !== undefined].filter(Boolean).length;
   if (sources !== 1) throw new UsageError('give one scrape file, or --before <scrape> --after <scrape>, or --url <metrics URL>');
   if (values.count !== undefined && values.url === undefined) throw new UsageError('--count goes with --url');
-  if (values.R !== undefined && values.I !== undefined) throw new UsageError('give --R or --I, not both (R = D + I)');
-  const supplied: SuppliedDraftCounts = {};
-  if (values.R !== undefined) supplied.R = Number(values.R);
-  if (values.I !== undefined) supplied.I = Number(values.I);
+  const supplied: Supplied = { R: suppliedEntries('R', values.R), I: suppliedEntries('I', values.I) };
   let source: Source;
   if (values.url !== undefined) {
     let url: URL;
@@ -65,10 +81,12 @@ function scraped<T>(read: () => T): T {
 const shown = (value: number | null, digits = 3) => (value === null ? '—' : Number.isInteger(value) ? String(value) : value.toFixed(digits));
 
 /** The JSON for one reading (a scrape, or the window between two): one entry per model. */
-export function readingJson(reading: ScrapeReading, supplied: SuppliedDraftCounts, costRatio: number | null) {
+export function readingJson(reading: ScrapeReading, supplied: Supplied, costRatio: number | null) {
+  const perModel = scraped(() => suppliedPerModel([...reading.vllm.keys()], supplied.R, supplied.I));
+  const reports = scraped(() => [...reading.vllm].map(([model, counters]) => ({ model, report: vllmReport(counters, perModel.get(model)) })));
   return {
     schema_version: SCHEMA_VERSION,
-    models: scraped(() => modelReports(reading, supplied)).map(({ model, report }) => ({ model_name: model, ...report, ...(costRatio === null ? {} : { advice: adviseDraftLength(report.per_position_acceptance, costRatio) }) })),
+    models: reports.map(({ model, report }) => ({ model_name: model, ...report, ...(costRatio === null ? {} : { advice: adviseDraftLength(report.per_position_acceptance, costRatio, report.num_drafts) }) })),
     sglang: [...reading.sglang].map(([model, figures]) => ({
       model_name: model,
       spec_accept_length: figures.acceptLength,
@@ -110,9 +128,13 @@ function printReading(json: ReturnType<typeof readingJson>): void {
     for (const model of models) {
       if (!('advice' in model) || model.advice === undefined) continue;
       const { advice } = model;
-      console.log(`\n${model.model_name}: expected speedup per draft length L at C = ${advice.cost_ratio} (tokens per step 1 + Σ a_i, over 1 + L·C target forwards)`);
-      for (const row of advice.rows) console.log(`  L = ${row.L}: ${row.expected_tokens_per_step.toFixed(3)} tokens per step, ${row.expected_speedup.toFixed(3)}×${row.L === advice.recommended_L ? '  ← best' : ''}`);
-      console.log(advice.recommended_L === null ? '  no per-position counters: no advice' : `  recommended L = ${advice.recommended_L} (only L up to the ${advice.rows.length} positions measured can be advised)`);
+      console.log(`\n${model.model_name}: expected speedup per draft length L at C = ${advice.cost_ratio} (tokens per step 1 + Σ a_i, over 1 + L·C target forwards), [95% interval over the window's ${advice.num_drafts} drafts]`);
+      for (const row of advice.rows) {
+        const interval = row.expected_speedup_ci95 === null ? '' : ` [${row.expected_speedup_ci95.low.toFixed(3)}–${row.expected_speedup_ci95.high.toFixed(3)}]`;
+        const mark = row.L === advice.recommended_L ? '  ← recommended' : row.L === advice.best_L ? '  ← highest, but not measurably above the recommended L' : row.within_noise_of_best ? '  (within noise of the highest)' : '';
+        console.log(`  L = ${row.L}: ${row.expected_tokens_per_step.toFixed(3)} tokens per step, ${row.expected_speedup.toFixed(3)}×${interval}${mark}`);
+      }
+      console.log(advice.recommended_L === null ? '  no per-position counters: no advice' : `  recommended L = ${advice.recommended_L}: the smallest L whose difference from the highest (L = ${advice.best_L}) is within noise over these drafts (only L up to the ${advice.rows.length} positions measured can be advised)`);
     }
   }
   if (json.sglang.length > 0) {
@@ -144,20 +166,44 @@ async function scrapeUrl(url: URL): Promise<ScrapeReading> {
 }
 
 /** Polls the URL: each window is the delta between two consecutive scrapes. */
-async function watch(source: { url: URL; intervalMs: number; count: number | null }, supplied: SuppliedDraftCounts, json: boolean, costRatio: number | null): Promise<number> {
+async function watch(source: { url: URL; intervalMs: number; count: number | null }, supplied: Supplied, json: boolean, costRatio: number | null): Promise<number> {
   let previous = await scrapeUrl(source.url);
+  // Each model's per-position acceptance, window by window since the baseline (a restart starts it again).
+  const history = new Map<string, (number | null)[][]>();
   let previousAt = performance.now();
   if (!json) console.log(`watching ${shownUrl(source.url)} every ${source.intervalMs / 1000} s${source.count === null ? ' (Ctrl-C to stop)' : `, ${source.count} windows`}; each window is the delta between two scrapes`);
   for (let window = 1; source.count === null || window <= source.count; window++) {
     await sleep(source.intervalMs);
     const current = await scrapeUrl(source.url);
     const now = performance.now();
-    const delta = readingJson(scraped(() => readingDelta(previous, current)), supplied, costRatio);
     const seconds = (now - previousAt) / 1000;
-    if (json) console.log(JSON.stringify({ window, seconds, ...delta }));
+    let reading: ScrapeReading;
+    try {
+      reading = readingDelta(previous, current);
+    } catch (error) {
+      if (!(error instanceof CounterResetError)) throw error instanceof ScrapeError ? new UsageError(error.message) : error;
+      // A server restart zeroes its counters: this scrape becomes the new baseline, and the window is not a figure.
+      const note = `counters went down (${error.message.split(':')[0]}): the server restarted; starting a new baseline from this scrape`;
+      if (json) console.log(JSON.stringify({ window, seconds, reset: true, note }));
+      else console.log(`\nwindow ${window} (${seconds.toFixed(1)} s): ${note}`);
+      previous = current;
+      previousAt = now;
+      history.clear();
+      continue;
+    }
+    const delta = readingJson(reading, supplied, costRatio);
+    for (const model of delta.models) history.set(model.model_name, [...(history.get(model.model_name) ?? []), model.per_position_acceptance]);
+    const overWindows = costRatio === null ? [] : [...history].map(([model, windows]) => ({ model_name: model, ...adviseOverWindows(windows, costRatio) }));
+    if (json) console.log(JSON.stringify({ window, seconds, ...delta, ...(costRatio === null ? {} : { advice_over_windows: overWindows }) }));
     else {
       console.log(`\nwindow ${window} (${seconds.toFixed(1)} s)`);
       printReading(delta);
+      for (const advice of overWindows) {
+        const against = (verdict: Verdict) => (verdict === 'within noise' ? `within noise of L = ${advice.best_L}` : verdict === 'too few samples' ? VERDICT_TEXT[verdict] : `${verdict} than L = ${advice.best_L}`);
+        const rows = advice.rows.map((row) => `L = ${row.L}: ${row.median_speedup.toFixed(3)}× [${row.speedup_ci95.low.toFixed(3)}–${row.speedup_ci95.high.toFixed(3)}] ${row.against_best === null ? 'highest' : against(row.against_best)}`);
+        const why = advice.measured ? 'the smallest not measurably slower than the highest' : `the highest: under ${MIN_SAMPLES_FOR_VERDICT} windows no difference is measured`;
+        console.log(`${terminalSafe(advice.model_name, { maxChars: 60 })} over the ${advice.windows} windows since the baseline (median [95% interval]; each L against the highest, window by window): ${rows.join('; ')}; recommended L = ${advice.recommended_L ?? '—'}, ${why}`);
+      }
     }
     previous = current;
     previousAt = now;

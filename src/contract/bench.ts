@@ -3,7 +3,8 @@
  * boundary, and their export formats: the CLI prints and the app exports the same JSON and CSV.
  */
 import { contains, overlap, type Interval } from '../core/bootstrap';
-import type { Spread, SpeedupVerdict } from '../core/fairTiming';
+import type { Spread } from '../core/fairTiming';
+import { VERDICT_TEXT, verdictOf, type Verdict } from '../core/verdict';
 import { LIMITS } from './limits';
 import { counterFields, derivedRatios, schemaValidRate, type Counters, type Scorecard } from '../core/metrics';
 import type { SchemaPreset } from './presets';
@@ -18,15 +19,19 @@ export const DEFAULT_SAMPLE_TOKEN_BUDGET = 96;
 
 export interface RaceEntry {
   method: DecodeMethod;
-  /** The first timed run, on the race's seed (the table's counters and text). */
+  /** The first timed run, on the race's seed: its text and its own counters (a record of its own, not the timed rounds'). */
   report: RunReport;
+  /** Every timed run of every round, summed: the runs `tokensPerSecond` is measured over, with their counters. */
+  timed: { runs: number; tokens: number; forwards: number; generationMs: number; counters: Counters };
   /** The fewest tokens one round of this method was timed over (at least the race's budget). */
   tokensTimed: number;
   tokensPerSecond: Spread;
   /** Per round, this method's tokens/s over ar's in the same round; null without ar in the race. */
   speedup: Spread | null;
-  /** How the speedup's spread sits against 1× (null for ar itself or without ar). */
-  verdict: SpeedupVerdict | null;
+  /** The median speedup's 95% bootstrap interval over the rounds (null for ar itself or without ar). */
+  speedupInterval: Interval | null;
+  /** The shared verdict rule (src/core/verdict.ts) against ar over the rounds (null for ar itself or without ar). */
+  verdict: Verdict | null;
 }
 
 export interface RaceResult {
@@ -92,6 +97,8 @@ export function sweepCellJson(cell: SweepCell) {
     speedup_ci95: intervalJson(cell.speedupInterval, 3),
     /** The interval holds 1.0: this cell cannot be told from ar on these seeds. */
     speedup_within_noise_of_ar: contains(cell.speedupInterval, 1),
+    /** The shared verdict rule (src/core/verdict.ts) against ar: faster, slower, within noise or too few samples. */
+    speedup_verdict: verdictOf(cell.speedupInterval),
     spread: { tokens_per_second: roundSpread(cell.tokensPerSecond, 2), speedup: roundSpread(cell.speedup, 3), mean_acceptance_length: roundSpread(cell.meanAcceptanceLength) },
   };
 }
@@ -179,6 +186,7 @@ export function scorecardRowJson(row: ScorecardRow) {
     speedup_over_free: row.overFree === null ? null : round(row.overFree.spread.median, 3),
     speedup_over_free_ci95: row.overFree === null ? null : intervalJson(row.overFree.interval, 3),
     speedup_over_free_within_noise: row.overFree === null ? null : contains(row.overFree.interval, 1),
+    speedup_over_free_verdict: row.overFree === null ? null : verdictOf(row.overFree.interval),
     inter_token_latency_ms: round(row.interTokenMs.median, 3),
     spread: { tokens_per_second: roundSpread(row.tokensPerSecond, 2), inter_token_latency_ms: roundSpread(row.interTokenMs, 3) },
   };
@@ -244,7 +252,7 @@ export function sweepMarkdown(cells: readonly SweepCell[], metric: SweepMetric):
     });
     lines.push(`| ${K} | ${row.join(' | ')} |`);
   }
-  if (speedup) lines.push('', `≈ ar: the interval holds 1.0, no faster than ar on these samples; ≈ best: it overlaps the best cell's interval. ${bold ? 'Bold: the best cell, distinguishable from every other.' : 'No cell is bold: the best cannot be told from the others on these samples (more samples, --seeds, or a larger --token-budget narrow the intervals).'}`);
+  if (speedup) lines.push('', `≈ ar: the interval holds 1.0, no faster than ar on these samples; ${VERDICT_TEXT['too few samples']}: no verdict from so few; ≈ best: it overlaps the best cell's interval. ${bold ? 'Bold: the best cell, distinguishable from every other.' : 'No cell is bold: the best cannot be told from the others on these samples (more samples, --seeds, or a larger --token-budget narrow the intervals).'}`);
   return lines.join('\n');
 }
 
@@ -256,7 +264,9 @@ export function distinguishableBest(cells: readonly SweepCell[], best: SweepCell
 /** ' ≈ ar' where a cell's speedup interval holds 1.0, ' ≈ best' where it overlaps the best cell's; '' otherwise. */
 export function noiseMark(cell: SweepCell, best: SweepCell | null): string {
   const marks = [];
-  if (contains(cell.speedupInterval, 1)) marks.push('≈ ar');
+  const verdict = verdictOf(cell.speedupInterval);
+  if (verdict === 'too few samples') marks.push(VERDICT_TEXT[verdict]);
+  else if (contains(cell.speedupInterval, 1)) marks.push('≈ ar');
   if (best !== null && cell !== best && overlap(cell.speedupInterval, best.speedupInterval)) marks.push('≈ best');
   return marks.length === 0 ? '' : ` ${marks.join(', ')}`;
 }

@@ -76,21 +76,6 @@ export async function runFairly<T, R>(
   return results;
 }
 
-/**
- * How a speedup's spread over the rounds sits against 1×: faster or slower only when every round agrees,
- * "within noise" when the rounds straddle 1×, and "too few rounds" below three (no spread to judge by).
- */
-export type SpeedupVerdict = 'faster' | 'slower' | 'within noise' | 'too few rounds';
-
-export const MIN_ROUNDS_FOR_VERDICT = 3;
-
-export function speedupVerdict(speedup: Spread): SpeedupVerdict {
-  if (speedup.n < MIN_ROUNDS_FOR_VERDICT) return 'too few rounds';
-  if (speedup.min > 1) return 'faster';
-  if (speedup.max < 1) return 'slower';
-  return 'within noise';
-}
-
 /** Whether two spreads' ranges overlap: their medians then cannot be told apart by these rounds. */
 export function spreadsOverlap(a: Spread, b: Spread): boolean {
   return a.min <= b.max && b.min <= a.max;

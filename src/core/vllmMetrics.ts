@@ -5,6 +5,8 @@
  * tokens per draft position (label position = 0, 1, …). R and I are not among them.
  * Shared by `npm run import:vllm` and the app's vLLM view.
  */
+import { bootstrapInterval, median } from './bootstrap';
+import { MIN_SAMPLES_FOR_VERDICT, compareRatios, pairRatios } from './verdict';
 import parsePrometheusTextFormat, { type PrometheusFamily } from 'parse-prometheus-text-format';
 import { SCRAPE_LIMITS } from '../contract/limits';
 
@@ -32,6 +34,9 @@ export const SGLANG_METRIC_NAMES = {
 export class ScrapeError extends Error {
   override readonly name = 'ScrapeError';
 }
+
+/** A counter went down between two scrapes: the server restarted (or the scrapes are swapped). Live mode starts a new baseline. */
+export class CounterResetError extends ScrapeError {}
 
 /** The four counters, each summed over every label but position. */
 export interface VllmCounters {
@@ -209,7 +214,7 @@ export function readingDelta(before: ScrapeReading, after: ScrapeReading): Scrap
   for (const [model, figures] of after.sglang) {
     const earlier = before.sglang.get(model)?.verifyCalls ?? null;
     const calls = figures.verifyCalls === null ? null : earlier === null ? figures.verifyCalls : figures.verifyCalls - earlier;
-    if (calls !== null && calls < 0) throw new ScrapeError(`${SGLANG_METRIC_NAMES.verifyCalls} went backwards between the scrapes: the server restarted, or the scrapes are swapped`);
+    if (calls !== null && calls < 0) throw new CounterResetError(`${SGLANG_METRIC_NAMES.verifyCalls} went backwards between the scrapes: the server restarted, or the scrapes are swapped`);
     sglang.set(model, { ...figures, verifyCalls: calls });
   }
   return { vllm, sglang, warnings: [...new Set([...before.warnings, ...after.warnings])] };
@@ -226,7 +231,7 @@ function checkCounters(counters: VllmCounters, label: string): void {
 /** The counters of one benchmark window: `after` less `before`, refused where a counter went backwards. */
 export function scrapeDelta(before: VllmCounters, after: VllmCounters): VllmCounters {
   const backwards = (name: string, a: number, b: number) => {
-    if (b < a) throw new ScrapeError(`${name} went backwards between the scrapes (${a} before, ${b} after): the server restarted, or the scrapes are swapped`);
+    if (b < a) throw new CounterResetError(`${name} went backwards between the scrapes (${a} before, ${b} after): the server restarted, or the scrapes are swapped`);
     return b - a;
   };
   const positions = Math.max(before.acceptedPerPosition.length, after.acceptedPerPosition.length);
@@ -283,24 +288,99 @@ export function modelReports(reading: ScrapeReading, supplied: SuppliedDraftCoun
   return [...reading.vllm].map(([model, counters]) => ({ model, report: vllmReport(counters, supplied) }));
 }
 
+/** 1.96: the two-sided 95% normal quantile, for the advice's intervals over drafts. */
+const Z95 = 1.959964;
+
 /**
  * Which draft length L to run, from measured per-position acceptance a_i (the fraction of drafts whose
  * position i was accepted, which needs every earlier position accepted too) and C, one draft step's cost
  * over one target forward: a step drafting L tokens emits 1 + Σ_{i≤L} a_i tokens on average and costs
  * 1 + L·C target forwards, so its expected speedup over plain decoding is their ratio. Only L up to the
  * positions measured can be advised.
+ *
+ * The a_i give the whole distribution of a draft's accepted length X (P(X > i) = a_i), so with the window's
+ * `numDrafts` drafts as the samples each L's expected speedup gets a 95% interval, and each L's difference
+ * from the best L gets one too (the same drafts, so the difference is paired). The recommended L is the
+ * smallest whose difference from the best holds 0: a longer draft that is not measurably faster costs
+ * drafting for nothing. Without `numDrafts` there are no intervals and the best point estimate is recommended.
  */
-export function adviseDraftLength(perPositionAcceptance: readonly (number | null)[], costRatio: number) {
-  let tokens = 1;
-  const rows = [];
-  for (const [i, rate] of perPositionAcceptance.entries()) {
+export function adviseDraftLength(perPositionAcceptance: readonly (number | null)[], costRatio: number, numDrafts: number | null = null) {
+  const rates: number[] = [];
+  for (const rate of perPositionAcceptance) {
     if (rate === null) break;
+    rates.push(rate);
+  }
+  const n = rates.length;
+  // P(X = k) for k = 0..n, X capped at the positions measured.
+  const probability = Array.from({ length: n + 1 }, (_, k) => Math.max(0, (k === 0 ? 1 : (rates[k - 1] as number)) - (k === n ? 0 : (rates[k] as number))));
+  const moments = (g: (k: number) => number) => {
+    const mean = probability.reduce((sum, p, k) => sum + p * g(k), 0);
+    const variance = Math.max(0, probability.reduce((sum, p, k) => sum + p * g(k) ** 2, 0) - mean ** 2);
+    const half = numDrafts === null || numDrafts === 0 ? null : (Z95 * Math.sqrt(variance)) / Math.sqrt(numDrafts);
+    return { mean, half };
+  };
+  const speedupAt = (L: number) => (k: number) => (1 + Math.min(k, L)) / (1 + L * costRatio);
+  let tokens = 1;
+  const points = rates.map((rate, i) => {
     tokens += rate;
     const L = i + 1;
-    rows.push({ L, expected_tokens_per_step: tokens, expected_speedup: tokens / (1 + L * costRatio) });
-  }
-  const best = rows.reduce<(typeof rows)[number] | null>((top, row) => (top === null || row.expected_speedup > top.expected_speedup ? row : top), null);
-  return { cost_ratio: costRatio, rows, recommended_L: best?.L ?? null };
+    return { L, expected_tokens_per_step: tokens, expected_speedup: tokens / (1 + L * costRatio) };
+  });
+  const best = points.reduce<(typeof points)[number] | null>((top, row) => (top === null || row.expected_speedup > top.expected_speedup ? row : top), null);
+  const rows = points.map((row) => {
+    const own = moments(speedupAt(row.L));
+    const difference = best === null ? null : moments((k) => speedupAt(row.L)(k) - speedupAt(best.L)(k));
+    const ci95 = own.half === null ? null : { low: row.expected_speedup - own.half, high: row.expected_speedup + own.half };
+    return { ...row, expected_speedup_ci95: ci95, within_noise_of_best: difference?.half == null ? row.L === best?.L : difference.mean + difference.half >= 0 };
+  });
+  const recommended = rows.find((row) => row.within_noise_of_best) ?? null;
+  return { cost_ratio: costRatio, num_drafts: numDrafts, rows, best_L: best?.L ?? null, recommended_L: recommended?.L ?? null };
 }
 
 export type DraftLengthAdvice = ReturnType<typeof adviseDraftLength>;
+
+/**
+ * The L advice over a live run's windows: each window's expected speedup per L (from its own per-position
+ * acceptance), the median over windows with its 95% bootstrap interval, and each L against the highest by the
+ * shared verdict rule (src/core/verdict.ts), window by window as pairs. The recommended L is the smallest not
+ * measurably slower than the highest; under the rule's 5 windows nothing is measured, and it is the highest.
+ */
+export function adviseOverWindows(windows: readonly (readonly (number | null)[])[], costRatio: number) {
+  const perWindow = windows.map((rates) => adviseDraftLength(rates, costRatio).rows.map((row) => row.expected_speedup));
+  const positions = Math.min(...perWindow.map((speedups) => speedups.length));
+  if (windows.length === 0 || positions === 0) return { cost_ratio: costRatio, windows: windows.length, rows: [], best_L: null, recommended_L: null, measured: false };
+  const speedups = (L: number) => perWindow.map((window) => window[L - 1] as number);
+  const medians = Array.from({ length: positions }, (_, i) => median(speedups(i + 1)));
+  const bestL = medians.indexOf(Math.max(...medians)) + 1;
+  const rows = medians.map((value, i) => {
+    const L = i + 1;
+    const interval = bootstrapInterval(speedups(L));
+    return { L, median_speedup: value, speedup_ci95: { low: interval.low, high: interval.high }, against_best: L === bestL ? null : compareRatios(pairRatios(speedups(L), speedups(bestL))).verdict };
+  });
+  const measured = windows.length >= MIN_SAMPLES_FOR_VERDICT;
+  const recommended = measured ? (rows.find((row) => row.against_best !== 'slower')?.L ?? bestL) : bestL;
+  return { cost_ratio: costRatio, windows: windows.length, rows, best_L: bestL, recommended_L: recommended, measured };
+}
+
+/** A --R or --I entry: `MODEL=N` for one model, or a bare N, which only a scrape of one model may take. */
+export type SuppliedEntry = { model: string | null; value: number };
+
+/**
+ * R or I per model from entries such as `big-k4=1200` or `1200`: a bare number with several models, a model
+ * named twice, or a model the scrape lacks is refused with one line (a ScrapeError).
+ */
+export function suppliedPerModel(models: readonly string[], R: readonly SuppliedEntry[], I: readonly SuppliedEntry[]): Map<string, SuppliedDraftCounts> {
+  const supplied = new Map<string, SuppliedDraftCounts>(models.map((model) => [model, {}]));
+  for (const [key, entries] of [['R', R], ['I', I]] as const) {
+    for (const { model, value } of entries) {
+      if (model === null && models.length !== 1) throw new ScrapeError(`--${key} ${value} is one number for ${models.length} models (${models.join(', ')}): give --${key} MODEL=N for each`);
+      const name = model ?? (models[0] as string);
+      const counts = supplied.get(name);
+      if (counts === undefined) throw new ScrapeError(`--${key} ${name}=${value}: the scrape has no model_name ${JSON.stringify(name)} (it has ${models.join(', ') || 'none'})`);
+      if (counts[key] !== undefined) throw new ScrapeError(`--${key} for ${name} given twice`);
+      if (counts[key === 'R' ? 'I' : 'R'] !== undefined) throw new ScrapeError(`--R and --I for ${name}: give one (R = D + I)`);
+      counts[key] = value;
+    }
+  }
+  return supplied;
+}

@@ -8,7 +8,8 @@ import { bootstrapInterval } from '../core/bootstrap';
 import { DEFAULT_RACE_TOKEN_BUDGET, type RaceEntry, type RaceResult, type ScorecardRow, type ScorecardSpec, type SweepCell, type SweepSpec } from '../contract/bench';
 import { isBaseline, presetParams, type DecodeMethod, type RunParams } from '../contract/runParams';
 import { addScoringTotals, positionsPerStep, type OutputVerdict, type RunReport } from '../contract/runReport';
-import { runFairly, speedupVerdict, spreadOf } from '../core/fairTiming';
+import { runFairly, spreadOf } from '../core/fairTiming';
+import { compareRatios } from '../core/verdict';
 import { addCounters, derivedRatios, emptyCounters, recordCompletion, EMPTY_SCORECARD } from '../core/metrics';
 import { draftsUsed } from '../core/verify';
 import { SCHEMA_PRESETS, type SchemaPreset } from '../contract/presets';
@@ -66,10 +67,21 @@ export async function budgetedSample<T extends string>(
 
 // ── Races ────────────────────────────────────────────────────────────────────────────────────────────
 
+/** The runs a race entry's speed was timed over, counted: the same runs its tokens/s come from. */
+function timedTotals(reports: readonly RunReport[]): RaceEntry['timed'] {
+  return {
+    runs: reports.length,
+    tokens: reports.reduce((sum, report) => sum + report.tokens.length, 0),
+    forwards: reports.reduce((sum, report) => sum + report.steps, 0),
+    generationMs: reports.reduce((sum, report) => sum + report.generationMs, 0),
+    counters: reports.map((report) => report.counters).reduce(addCounters),
+  };
+}
+
 /**
  * Every method on the same prompt and seeds: warmed up, order rotated per round, each round's figure over a
- * budget of at least `tokenBudget` tokens, medians with spreads, and a verdict that says "within noise"
- * where a speedup's spread reaches 1×.
+ * budget of at least `tokenBudget` tokens, medians with spreads, and each method's verdict against ar by
+ * the shared rule (src/core/verdict.ts) over its rounds, each round a pair on the same seeds.
  */
 export async function race(run: Runner, params: RunParams, methods: readonly DecodeMethod[], repeats: number, options: BenchOptions & { tokenBudget?: number } = {}): Promise<RaceResult> {
   const tokenBudget = options.tokenBudget ?? DEFAULT_RACE_TOKEN_BUDGET;
@@ -84,14 +96,18 @@ export async function race(run: Runner, params: RunParams, methods: readonly Dec
   const entries = methods.map((method, i): RaceEntry => {
     const own = samples[i] as BudgetedSample<'own'>[];
     const ar = arIndex === -1 ? null : (samples[arIndex] as typeof own);
-    const speedup = ar ? spreadOf(own.map((sample, round) => sample.tokensPerSecond.own / (ar[round] as (typeof own)[number]).tokensPerSecond.own)) : null;
+    // Each round's ratio pairs the method with ar on the same seeds in the same round.
+    const ratios = ar ? own.map((sample, round) => sample.tokensPerSecond.own / (ar[round] as (typeof own)[number]).tokensPerSecond.own) : null;
+    const comparison = ratios && method !== 'ar' ? compareRatios(ratios) : null;
     return {
       method,
       report: (own[0] as (typeof own)[number]).reports.own[0] as RunReport,
+      timed: timedTotals(own.flatMap((sample) => sample.reports.own)),
       tokensTimed: Math.min(...own.map((sample) => sample.tokens.own)),
       tokensPerSecond: spreadOf(own.map((sample) => sample.tokensPerSecond.own)),
-      speedup,
-      verdict: method === 'ar' || !speedup ? null : speedupVerdict(speedup),
+      speedup: ratios && spreadOf(ratios),
+      speedupInterval: comparison?.interval ?? null,
+      verdict: comparison?.verdict ?? null,
     };
   });
   return { repeats, tokenBudget, entries };

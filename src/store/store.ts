@@ -129,7 +129,7 @@ export type SpecStore = ReturnType<typeof createSpecStore>;
 const MAX_STOPS_INDEX = Number.MAX_SAFE_INTEGER;
 
 /** Timed rounds a race runs after its warm-up, unless told otherwise. */
-export const DEFAULT_RACE_REPEATS = 3;
+export const DEFAULT_RACE_REPEATS = 5;
 
 const FIRST_PRESET = SCHEMA_PRESETS[1] ?? (SCHEMA_PRESETS[0] as (typeof SCHEMA_PRESETS)[number]);
 

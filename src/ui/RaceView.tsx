@@ -1,6 +1,7 @@
 import { Bar, BarChart, CartesianGrid, ErrorBar, XAxis, YAxis } from 'recharts';
 import { DEFAULT_RACE_TOKEN_BUDGET, type RaceEntry } from '../contract/bench';
-import { MIN_ROUNDS_FOR_VERDICT, spreadsOverlap, type SpeedupVerdict, type Spread } from '../core/fairTiming';
+import { spreadsOverlap, type Spread } from '../core/fairTiming';
+import { MIN_SAMPLES_FOR_VERDICT, VERDICT_TEXT } from '../core/verdict';
 import { ChartCard } from './Charts';
 import { PLOT } from './chartParts';
 import { derivedRatios } from '../core/metrics';
@@ -16,16 +17,10 @@ const REPEAT_CHOICES = [1, 3, 5, 10];
 
 const BUDGET_CHOICES = [50, 100, DEFAULT_RACE_TOKEN_BUDGET, 1000];
 
-export const VERDICT_TEXT: Readonly<Record<SpeedupVerdict, string>> = {
-  faster: 'faster than AR in every round',
-  slower: 'slower than AR in every round',
-  'within noise': 'within noise (its rounds straddle 1×)',
-  'too few rounds': `too few rounds to tell (${MIN_ROUNDS_FOR_VERDICT} or more give a spread)`,
-};
 
 /** Pairs of methods whose speedup ranges overlap: the race cannot rank them. */
 function overlapping(entries: readonly RaceEntry[]): string[] {
-  const rated = entries.filter((entry): entry is RaceEntry & { speedup: Spread } => entry.method !== 'ar' && entry.speedup !== null && entry.speedup.n >= MIN_ROUNDS_FOR_VERDICT);
+  const rated = entries.filter((entry): entry is RaceEntry & { speedup: Spread } => entry.method !== 'ar' && entry.speedup !== null && entry.speedup.n >= MIN_SAMPLES_FOR_VERDICT);
   const pairs: string[] = [];
   rated.forEach((a, i) => rated.slice(i + 1).forEach((b) => spreadsOverlap(a.speedup, b.speedup) && pairs.push(`${METHOD_LABELS[a.method]} and ${METHOD_LABELS[b.method]}`)));
   return pairs;
@@ -85,7 +80,7 @@ export function RaceView() {
           <p className="chart-note-dark" data-testid="race-repeats-note">
             Each method ran once untimed to warm up, then {result.repeats} timed {result.repeats === 1 ? 'round' : 'rounds'} with the order rotated every round, so no method always goes first. Each round
             times at least {result.tokenBudget} tokens per method (runs on the seed, then seed + 1, … until the budget is met). Times are medians over the {result.repeats}{' '}
-            {result.repeats === 1 ? 'round' : 'rounds'} [min–max]; speedup compares each round with AR in the same round.
+            {result.repeats === 1 ? 'round' : 'rounds'} [min–max]; speedup compares each round with AR in the same round, on the same seeds. Against AR: the median speedup's 95% bootstrap interval over the rounds, faster or slower only when it lies wholly on one side of 1×, within noise when it holds 1×, too few samples under {MIN_SAMPLES_FOR_VERDICT} rounds. Tokens, forwards and the ratios are the timed runs' own, the runs the speed is measured on.
           </p>
           <div className="race-results" data-testid="race-results">
           <div className="table-scroll">
@@ -93,13 +88,13 @@ export function RaceView() {
               <thead>
                 <tr>
                   <th scope="col">method</th>
-                  <th scope="col" data-detail>tokens (first run)</th>
-                  <th scope="col" data-detail>target forwards</th>
+                  <th scope="col" data-detail>tokens timed (all rounds)</th>
+                  <th scope="col" data-detail>target forwards (timed)</th>
                   <th scope="col" data-detail>block efficiency (tokens / forward)</th>
                   <th scope="col" data-detail>mean acceptance length 1 + A/steps</th>
                   <th scope="col" data-detail>A/D conditional acceptance</th>
                   <th scope="col" data-detail>target positions/step</th>
-                  <th scope="col" data-detail>tokens timed per round</th>
+                  <th scope="col" data-detail>tokens timed per round (fewest)</th>
                   <th scope="col" className="race-rate">
                     <Named long={`tokens/s, median [min–max] of ${result.repeats}`} short="tokens/s" />
                   </th>
@@ -107,27 +102,27 @@ export function RaceView() {
                     <Named long={`speedup over AR, median [min–max] of ${result.repeats}`} short="speedup" />
                   </th>
                   <th scope="col">
-                    <Named long="against AR" short="verdict" />
+                    <Named long="against AR [95% interval]" short="verdict" />
                   </th>
-                  <th scope="col" data-detail>output</th>
+                  <th scope="col" data-detail>output (first run)</th>
                 </tr>
               </thead>
               <tbody>
-                {result.entries.map(({ method, report, tokensPerSecond, speedup, tokensTimed, verdict }) => (
+                {result.entries.map(({ method, report, timed, tokensPerSecond, speedup, speedupInterval, tokensTimed, verdict }) => (
                   <tr key={method} data-method={method}>
                     <th scope="row">
                       <Named long={METHOD_LABELS[method]} short={METHOD_SHORT[method]} />
                     </th>
-                    <td data-detail>{report.tokens.length}</td>
-                    <td data-detail>{report.steps}</td>
-                    <td data-detail>{fixed(report.tokens.length / report.steps)}</td>
-                    <td data-detail>{fixed(derivedRatios(report.counters).meanAcceptanceLength)}</td>
-                    <td data-detail>{percent(derivedRatios(report.counters).conditionalAcceptance)}</td>
+                    <td data-detail>{timed.tokens}</td>
+                    <td data-detail>{timed.forwards}</td>
+                    <td data-detail>{fixed(timed.tokens / timed.forwards)}</td>
+                    <td data-detail>{fixed(derivedRatios(timed.counters).meanAcceptanceLength)}</td>
+                    <td data-detail>{percent(derivedRatios(timed.counters).conditionalAcceptance)}</td>
                     <td data-detail data-testid="race-positions">{describePositions(positionsPerStep(report.scoring))}</td>
                     <td data-detail>{tokensTimed}</td>
                     <td className="race-rate" data-testid="race-rate">{medianRange(tokensPerSecond)}</td>
                     <td data-testid="race-speedup">{speedup ? medianRange(speedup, 2, '×') : '—'}</td>
-                    <td data-testid="race-verdict">{verdict ? <Named long={VERDICT_TEXT[verdict]} short={verdict} /> : 'the baseline'}</td>
+                    <td data-testid="race-verdict">{verdict ? <Named long={`${VERDICT_TEXT[verdict]}${speedupInterval ? ` [${fixed(speedupInterval.low)}–${fixed(speedupInterval.high)}]` : ''}`} short={verdict} /> : 'the baseline'}</td>
                     <td data-detail>{report.verdict?.kind ?? 'free text'}</td>
                   </tr>
                 ))}

@@ -8,6 +8,7 @@ import { SCHEMA_PRESETS, type SchemaPreset } from '../contract/presets';
 import { ExportButtons, JobProgress } from './benchParts';
 import { fixed, METHOD_LABELS, percent } from './format';
 import { useSpec } from './storeContext';
+import { VERDICT_TEXT } from '../core/verdict';
 import { describeK } from '../contract/runParams';
 
 type RowJson = ReturnType<typeof scorecardRowJson>;
@@ -37,8 +38,8 @@ const COLUMNS: readonly { key: keyof RowJson; label: string; show?: (value: neve
   { key: 'tokens_per_second', label: 'tokens/s (median [95% interval] over seeds)', show: (value: number | null, row) => withInterval(value, row.tokens_per_second_ci95, 1) },
   {
     key: 'speedup_over_free',
-    label: 'schema on over schema off, tokens/s (≈ 1: within noise)',
-    show: (value: number | null, row) => (value === null ? '—' : `${withInterval(value, row.speedup_over_free_ci95, 2)}×${row.speedup_over_free_within_noise ? ' ≈ 1' : ''}`),
+    label: 'schema on over schema off, tokens/s [95% interval] and verdict',
+    show: (value: number | null, row) => (value === null ? '—' : `${withInterval(value, row.speedup_over_free_ci95, 2)}×${row.speedup_over_free_verdict === null ? '' : ` ${VERDICT_TEXT[row.speedup_over_free_verdict]}`}`),
   },
   { key: 'inter_token_latency_ms', label: 'inter-token latency ms (median)', show: (value: number | null) => fixed(value, 1) },
 ];

@@ -5,7 +5,7 @@ import { download } from './download';
 import type { SpecState } from '../store/store';
 import { useSpec, useSpecStore } from './storeContext';
 import { fixed, METHOD_LABELS } from './format';
-import { VERDICT_TEXT } from './RaceView';
+import { VERDICT_TEXT } from '../core/verdict';
 import { TALK_FOCUS } from './views';
 
 /**
@@ -112,7 +112,7 @@ export function TalkMode() {
             {entry && (
               // A caption's claim about speed is read beside the race's own verdict for the scene's method.
               <p className="talk-verdict" data-testid="talk-verdict">
-                {METHOD_LABELS[entry.method]} against AR: {entry.speedup ? `${fixed(entry.speedup.median, 2)}× [${fixed(entry.speedup.min, 2)}–${fixed(entry.speedup.max, 2)}], ` : ''}
+                {METHOD_LABELS[entry.method]} against AR: {entry.speedup ? `${fixed(entry.speedup.median, 2)}×${entry.speedupInterval ? ` [${fixed(entry.speedupInterval.low, 2)}–${fixed(entry.speedupInterval.high, 2)}, 95%]` : ''}, ` : ''}
                 {entry.verdict ? VERDICT_TEXT[entry.verdict] : 'the baseline'}
                 {race.recordedAt !== undefined && ` (recorded ${new Date(race.recordedAt).toLocaleString()})`}
               </p>

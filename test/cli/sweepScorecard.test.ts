@@ -31,13 +31,15 @@ describe('the decoding tools, smallest runs', () => {
     const json = await printed(sweep, ['--method', 'tokenwise', '--L', '1,2', '--seeds', '2', '--token-budget', '6', '--max-tokens', '4', '--pair', 'public/models/speclab-draft,public/models/speclab-target-int8', '--json']);
     expectToolJson(json);
     expect(json).toMatchObject({ schema_version: 1, token_budget: 6, seeds: 2, pair: { draft: 'public/models/speclab-draft', target: 'public/models/speclab-target-int8' } });
-    const cells = json.cells as { L: number; runs: number; tokens: number; speedup_ci95: { low: number; high: number }; speedup_within_noise_of_ar: boolean }[];
+    const cells = json.cells as { L: number; runs: number; tokens: number; speedup_ci95: { low: number; high: number }; speedup_within_noise_of_ar: boolean; speedup_verdict: string }[];
     expect(cells.map((cell) => cell.L)).toEqual([1, 2]);
     for (const cell of cells) {
       expect(cell.runs).toBeGreaterThanOrEqual(4);
       expect(cell.tokens).toBeGreaterThanOrEqual(12);
       expect(cell.speedup_ci95.low).toBeLessThanOrEqual(cell.speedup_ci95.high);
       expect(cell.speedup_within_noise_of_ar).toBe(cell.speedup_ci95.low <= 1 && 1 <= cell.speedup_ci95.high);
+      // Two samples are under the verdict rule's minimum: never faster or slower.
+      expect(cell.speedup_verdict).toBe('too few samples');
     }
   });
 

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { fairSchedule, runFairly, speedupVerdict, spreadOf, spreadsOverlap } from '../../src/core/fairTiming';
+import { fairSchedule, runFairly, spreadOf, spreadsOverlap } from '../../src/core/fairTiming';
 import { DECODE_METHODS, type DecodeMethod, type RunParams } from '../../src/contract/runParams';
 import type { RunReport } from '../../src/contract/runReport';
 import { race } from '../../src/engine/bench';
+import { emptyCounters } from '../../src/core/metrics';
 
 describe('spreadOf', () => {
   it('gives the median, quartiles and range', () => {
@@ -16,13 +17,8 @@ describe('spreadOf', () => {
   });
 });
 
-describe('speedupVerdict', () => {
-  it('calls a method faster or slower only when every round agrees, and within noise when the rounds straddle 1×', () => {
-    expect(speedupVerdict(spreadOf([1.2, 1.3, 1.25]))).toBe('faster');
-    expect(speedupVerdict(spreadOf([0.6, 0.7, 0.8]))).toBe('slower');
-    // The issue's race: 1.70× and 0.69× for the same work.
-    expect(speedupVerdict(spreadOf([1.7, 0.69, 1.1]))).toBe('within noise');
-    expect(speedupVerdict(spreadOf([1.7]))).toBe('too few rounds');
+describe('spreadsOverlap', () => {
+  it('says whether two spreads\' ranges meet', () => {
     expect(spreadsOverlap(spreadOf([1, 2]), spreadOf([1.5, 3]))).toBe(true);
     expect(spreadsOverlap(spreadOf([1, 1.2]), spreadOf([1.5, 3]))).toBe(false);
   });
@@ -104,7 +100,7 @@ function simulatedMachine(methods: readonly DecodeMethod[]) {
     calls++;
     order.push(params.method);
     // Only the fields the race reads: it ranks runs by tokens/s over the same 50 tokens.
-    return { params, tokens: new Array<number>(50).fill(0), generationMs: ms, tokensPerSecond: 50 / (ms / 1000) } as RunReport;
+    return { params, tokens: new Array<number>(50).fill(0), steps: 50, counters: emptyCounters(1), generationMs: ms, tokensPerSecond: 50 / (ms / 1000) } as RunReport;
   };
   return { runner, order };
 }

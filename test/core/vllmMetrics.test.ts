@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { ScrapeError, VLLM_METRIC_NAMES, adviseDraftLength, modelReports, readMetrics, readingDelta, scrapeDelta, vllmReport, type VllmCounters } from '../../src/core/vllmMetrics';
+import { ScrapeError, VLLM_METRIC_NAMES, adviseDraftLength, adviseOverWindows, suppliedPerModel, modelReports, readMetrics, readingDelta, scrapeDelta, vllmReport, type VllmCounters } from '../../src/core/vllmMetrics';
 
 /** The counters of a scrape of one model. */
 function readScrape(text: string): VllmCounters {
@@ -117,6 +117,46 @@ describe('per model, with or without _total, and SGLang', () => {
     expect(cheap.rows[2]?.expected_speedup).toBeCloseTo(2.8 / 1.3, 12);
     expect(adviseDraftLength(rates, 0.3)).toMatchObject({ cost_ratio: 0.3, recommended_L: 2 });
     expect(adviseDraftLength([], 0.1).recommended_L).toBeNull();
+  });
+
+  it('gives each L a 95% interval over the drafts and prefers the smaller L within noise of the best', () => {
+    // As in the issue (L = 3 at 1.482× against L = 2 at 1.479× from 100 drafts): 2.254× against 2.250× is noise, so L = 2.
+    const rates = [0.9, 0.8, 0.23];
+    const few = adviseDraftLength(rates, 0.1, 100);
+    expect(few.best_L).toBe(3);
+    expect(few.rows[2]?.expected_speedup).toBeCloseTo(2.93 / 1.3, 12);
+    expect(few.rows[1]?.expected_speedup).toBeCloseTo(2.7 / 1.2, 12);
+    expect(few.rows[1]?.within_noise_of_best).toBe(true);
+    expect(few.rows[0]?.within_noise_of_best).toBe(false);
+    expect(few.recommended_L).toBe(2);
+    const interval = few.rows[1]?.expected_speedup_ci95;
+    expect(interval?.low).toBeLessThan(few.rows[1]?.expected_speedup as number);
+    expect(interval?.high).toBeGreaterThan(few.rows[1]?.expected_speedup as number);
+    // A million drafts measure the same rates tightly enough for L = 3 to stand out.
+    expect(adviseDraftLength(rates, 0.1, 1_000_000).recommended_L).toBe(3);
+    // Without a draft count there is no interval: the highest is recommended.
+    expect(adviseDraftLength(rates, 0.1)).toMatchObject({ recommended_L: 3, num_drafts: null });
+  });
+
+  it('advises L over windows: each L against the highest window by window, the smallest not measurably slower', () => {
+    // Five windows where L = 3 edges L = 2 by noise (0.23 or 0.22 at position 3), and L = 1 is clearly slower.
+    const windows = [0.23, 0.22, 0.24, 0.21, 0.23].map((third, i) => [0.9, 0.8 + (i % 2 === 0 ? 0.01 : -0.01), third]);
+    const advice = adviseOverWindows(windows, 0.1);
+    expect(advice.windows).toBe(5);
+    expect(advice.rows.map((row) => row.against_best)).toEqual(['slower', advice.best_L === 2 ? null : 'within noise', advice.best_L === 3 ? null : 'within noise']);
+    expect(advice.recommended_L).toBe(2);
+    // Under five windows nothing is measured: the highest is recommended, and the rows say too few samples.
+    const few = adviseOverWindows(windows.slice(0, 3), 0.1);
+    expect(few).toMatchObject({ measured: false, recommended_L: few.best_L });
+    expect(few.rows.filter((row) => row.against_best !== null).every((row) => row.against_best === 'too few samples')).toBe(true);
+  });
+
+  it('--R and --I per model: a bare number only for one model; unknown or repeated models refused', () => {
+    expect(suppliedPerModel(['a', 'b'], [{ model: 'a', value: 10 }], [{ model: 'b', value: 2 }])).toEqual(new Map([['a', { R: 10 }], ['b', { I: 2 }]]));
+    expect(suppliedPerModel(['a'], [{ model: null, value: 10 }], [])).toEqual(new Map([['a', { R: 10 }]]));
+    expect(() => suppliedPerModel(['a', 'b'], [{ model: null, value: 10 }], [])).toThrow(/one number for 2 models/);
+    expect(() => suppliedPerModel(['a'], [{ model: 'c', value: 1 }], [])).toThrow(/no model_name "c"/);
+    expect(() => suppliedPerModel(['a'], [{ model: 'a', value: 1 }], [{ model: 'a', value: 1 }])).toThrow(/give one/);
   });
 });
 

@@ -8,7 +8,7 @@ const profile = (values: Partial<PhaseProfile>): PhaseProfile => ({ draft: 0, ma
 const row = (method: DecodeRow['method'], K: number, L: number, phases: PhaseProfile, forwards: number, tokens: number, decode: DecodeSteps = { steps: forwards - 2, tokens: tokens - 2, ms: 0, draftMs: 0 }): DecodeRow => ({
   preset: 'person', method, K, L, drafter: 'model', tokens, forwards, blockEfficiency: tokens / forwards, meanAcceptanceLength: null, conditionalAcceptance: null, draftYield: null, grammarSurvival: null, counters: emptyCounters(Math.max(L, 1)),
   tokensPerSecond: 0, speedup: 0, speedupOverJumpForward: null, idealSpeedup: null, valid: 0, positionsPerStep: null, perStep: { draft: 0, mask: 0, target: 0, verify: 0, kv: 0, overhead: 0, analysis: 0 }, profile: phases, cpuMsPerStep: null,
-  rounds: 1, tokensPerSecondSpread: spreadOf([0]), speedupSpread: spreadOf([0]), speedupInterval: bootstrapInterval([0]), decode,
+  rounds: 1, tokensPerSecondSpread: spreadOf([0]), speedupSpread: spreadOf([0]), roundSpeedups: [0], speedupInterval: bootstrapInterval([0]), decode,
 });
 
 describe("the decode bench's excess over the ideal", () => {

@@ -310,7 +310,7 @@ describe('on stage: offline after one visit, a talk driven by a clicker, one vie
     }
     console.log(boxes.join('\n'));
     // The race scene's caption sits beside the race's own verdict for its method.
-    await expect(page.getByTestId('talk-verdict').textContent()).resolves.toMatch(/^SpecTr-GBV against AR: .*(faster than AR in every round|slower than AR in every round|within noise|too few rounds)/);
+    await expect(page.getByTestId('talk-verdict').textContent()).resolves.toMatch(/^SpecTr-GBV against AR: .*(faster|slower|within noise|too few samples)/);
     const raced = await page.getByTestId('race-speedup').allTextContents();
     // Back and on again: the race scene shows the rows it recorded, at once, and says when they were recorded.
     await page.keyboard.press('PageUp');

@@ -10,6 +10,7 @@ import { addCounters, counterFields, derivedRatios, emptyCounters, type Counters
 import { snakeKeys } from '../cli/csv';
 import { fairSchedule, spreadOf, type Spread } from '../../src/core/fairTiming';
 import { bootstrapInterval, contains, type Interval } from '../../src/core/bootstrap';
+import { MIN_SAMPLES_FOR_VERDICT, VERDICT_TEXT, compareRatios, verdictOf } from '../../src/core/verdict';
 import { intervalJson } from '../../src/contract/bench';
 import { METHOD_IDS, draftsUsed, type MethodId } from '../../src/core/verify';
 import type { DrafterId } from '../../src/core/draftLaw';
@@ -71,6 +72,8 @@ export interface DecodeRow extends BenchConfig {
   tokensPerSecondSpread: Spread;
   /** Each round's speedup; the median is `speedup`. */
   speedupSpread: Spread;
+  /** Each round's speedup in round order (the pairs the verdict and the goal lines are judged on). */
+  roundSpeedups: number[];
   /** The median speedup's 95% bootstrap interval over the rounds (src/core/bootstrap.ts). */
   speedupInterval: Interval;
 }
@@ -105,7 +108,7 @@ export interface BenchSelection {
   presets?: readonly string[];
   /** Drafters to run each speculative configuration with (['model'] by default): one row per drafter. */
   drafters?: readonly DrafterId[];
-  /** Timed rounds per preset (3 by default): each round runs ar and every configuration once, in that round's order. */
+  /** Timed rounds per preset (DEFAULT_ROUNDS by default): each round runs ar and every configuration once, in that round's order. */
   rounds?: number;
   /** A round of a configuration runs seeds 1, 2, … past `seeds` until it has output at least this many tokens (1 by default: `seeds` runs). */
   tokenBudget?: number;
@@ -117,7 +120,8 @@ export interface BenchSelection {
   warmUpRuns?: number;
 }
 
-export const DEFAULT_ROUNDS = 3;
+/** Five rounds: the shared verdict rule's minimum (src/core/verdict.ts). */
+export const DEFAULT_ROUNDS = 5;
 
 /** One (method, K, L, drafter) configuration of the bench; ar is K = 1, L = 0, ar+jump-forward K = 1, L = JUMP_FORWARD_L, both drafter model. */
 export interface BenchConfig {
@@ -248,7 +252,8 @@ export async function runDecodeBench(engine: SpecEngine, seeds: number, costRati
       const ratios = derivedRatios(first.counters);
       const blockEfficiency = config.method === 'ar' ? 1 : first.tokens / first.forwards;
       const speedupSpread = roundSpeedups(rates[index] as number[], rates[0] as number[]);
-      const speedupInterval = bootstrapInterval((rates[index] as number[]).map((rate, round) => rate / ((rates[0] as number[])[round] as number)));
+      const roundRatios = (rates[index] as number[]).map((rate, round) => rate / ((rates[0] as number[])[round] as number));
+      const speedupInterval = bootstrapInterval(roundRatios);
       const baseline = isBaseline(config.method);
       const tokensPerSecondSpread = spreadOf(rates[index] as number[]);
       rows.push({
@@ -280,6 +285,7 @@ export async function runDecodeBench(engine: SpecEngine, seeds: number, costRati
         rounds,
         tokensPerSecondSpread,
         speedupSpread,
+        roundSpeedups: roundRatios,
         speedupInterval,
       });
       log(formatDecodeRow(rows.at(-1) as DecodeRow));
@@ -304,6 +310,8 @@ export interface PresetSummary extends BenchConfig {
   draftingHidden: number | null;
   /** The same step priced in ar+jump-forward's tokens, and the ceiling over it (medians); null where it did not run. */
   overJumpForward: { stepInTokens: number; ceiling: number } | null;
+  /** Per round, the median over presets of that round's speedup: the pairs a goal line is judged on. */
+  roundMedians: number[];
 }
 
 /** The figure the goals are stated in: per speculative configuration, the median over presets of each row's median speedup. */
@@ -322,8 +330,10 @@ export function summaryOverPresets(rows: readonly DecodeRow[]): PresetSummary[] 
     const allowances = allowanceOver('ar');
     const overJump = allowanceOver('ar+jump-forward');
     const medianOf = (values: (number | undefined)[]) => (values.every((value) => value !== undefined) ? spreadOf(values as number[]).median : null);
+    const rounds = Math.min(...same.map((candidate) => candidate.roundSpeedups.length));
     summaries.push({
       method: row.method, K: row.K, L: row.L, drafter: row.drafter, presets: same.length,
+      roundMedians: Array.from({ length: rounds }, (_, round) => spreadOf(same.map((candidate) => candidate.roundSpeedups[round] as number)).median),
       speedup: spreadOf(same.map((candidate) => candidate.speedup)).median,
       speedupOverJumpForward: medianOf(same.map((candidate) => candidate.speedupOverJumpForward ?? undefined)),
       stepInArTokens: medianOf(allowances.map((allowance) => allowance?.stepInArTokens)),
@@ -357,28 +367,39 @@ export function jumpForwardSummary(rows: readonly DecodeRow[]): string | null {
 }
 
 /**
- * Each goal of SPEEDUP_GOALS the bench ran, per drafter: met, or why not. Out of reach where even every
- * draft accepted (L + 1 tokens a step, at the measured step cost) gives less than the goal; otherwise the
- * block efficiency the goal needs at that cost.
+ * Each goal of SPEEDUP_GOALS the bench ran, per drafter, judged by the shared verdict rule
+ * (src/core/verdict.ts) with the goal as the threshold, over the rounds (each round's median over presets):
+ * met only when the interval lies above the goal, not met only when it lies below, otherwise within noise of
+ * the goal or too few rounds. A line never explains a verdict with figures that say the opposite: where the
+ * steps after each run's first would meet the goal, the shortfall is named as each run's first step and setup.
  */
 export function formatGoals(summaries: readonly PresetSummary[]): string | null {
   const lines = SPEEDUP_GOALS.flatMap(({ method, K, L, goal }) =>
     summaries
       .filter((summary) => summary.method === method && summary.K === K && summary.L === L)
       .map((summary) => {
-        const head = `- ${configLabel(summary)} K = ${K}, L = ${L}, goal ${goal.toFixed(2)}× over ar: ${summary.speedup.toFixed(2)}×${summary.speedupOverJumpForward === null ? '' : ` (${summary.speedupOverJumpForward.toFixed(2)}× over ar+jump-forward)`}`;
-        if (summary.speedup >= goal) return `${head}, met.`;
+        const comparison = summary.roundMedians.length === 0 ? null : compareRatios(summary.roundMedians, goal);
+        const interval = comparison === null ? '' : ` [${comparison.interval.low.toFixed(2)}–${comparison.interval.high.toFixed(2)}, 95% over ${comparison.interval.n} rounds]`;
+        const head = `- ${configLabel(summary)} K = ${K}, L = ${L}, goal ${goal.toFixed(2)}× over ar: ${(comparison?.ratio ?? summary.speedup).toFixed(2)}×${interval}${summary.speedupOverJumpForward === null ? '' : ` (${summary.speedupOverJumpForward.toFixed(2)}× over ar+jump-forward)`}`;
+        const verdict = comparison?.verdict ?? 'too few samples';
+        if (verdict === 'faster') return `${head}, met: the interval lies above the goal.`;
+        if (verdict === 'too few samples') return `${head}, not judged: fewer than ${MIN_SAMPLES_FOR_VERDICT} rounds (--rounds).`;
+        if (verdict === 'within noise') return `${head}, within noise of the goal: the interval holds ${goal.toFixed(2)}× (more --rounds narrow it).`;
         const { ceiling, stepInArTokens, blockEfficiency, overJumpForward } = summary;
-        if (ceiling === null || stepInArTokens === null || blockEfficiency === null) return `${head}, not met (no step after the first to price).`;
+        if (ceiling === null || stepInArTokens === null || blockEfficiency === null) return `${head}, not met: the interval lies below the goal (no step after the first to price).`;
         // The same figures with the step priced in ar+jump-forward's tokens (its ms per output token).
         const againstJump = overJumpForward === null ? '' : ` Against ar+jump-forward a step costs ${overJumpForward.stepInTokens.toFixed(2)} of its tokens: every draft accepted gives ${overJumpForward.ceiling.toFixed(2)}× over it, and ${goal.toFixed(2)}× over it needs ${(goal * overJumpForward.stepInTokens).toFixed(2)} tokens a step (the drafts gave ${blockEfficiency.toFixed(2)}).`;
         if (ceiling < goal) {
           return `${head}, out of reach on this machine: a step costs ${stepInArTokens.toFixed(2)} ar tokens, so even every draft accepted (${L + 1} tokens a step) gives ${ceiling.toFixed(2)}×; the goal needs a step under ${((L + 1) / goal).toFixed(2)} ar tokens.${againstJump}`;
         }
-        return `${head}, not met: the ceiling here (${ceiling.toFixed(2)}×) allows it, but at ${stepInArTokens.toFixed(2)} ar tokens a step it needs ${(goal * stepInArTokens).toFixed(2)} tokens a step and the drafts gave ${blockEfficiency.toFixed(2)}.${againstJump}`;
+        const needed = goal * stepInArTokens;
+        if (blockEfficiency >= needed) {
+          return `${head}, not met: the interval lies below the goal, though the steps after each run's first would meet it (at ${stepInArTokens.toFixed(2)} ar tokens a step it needs ${needed.toFixed(2)} tokens a step and the drafts gave ${blockEfficiency.toFixed(2)}): the shortfall is each run's first step (prefill) and setup, which the speedup includes.${againstJump}`;
+        }
+        return `${head}, not met: the interval lies below the goal; the ceiling here (${ceiling.toFixed(2)}×) allows it, but at ${stepInArTokens.toFixed(2)} ar tokens a step it needs ${needed.toFixed(2)} tokens a step and the drafts gave ${blockEfficiency.toFixed(2)}.${againstJump}`;
       }),
   );
-  return lines.length === 0 ? null : ['**Goals** (median over presets; a step priced in ar tokens from the steps after each run\'s first)', '', ...lines].join('\n');
+  return lines.length === 0 ? null : ["**Goals** (per round the median over presets, then the median over rounds; met or not met only when the 95% interval over rounds lies wholly above or below the goal; a step priced in ar tokens from the steps after each run's first)", '', ...lines].join('\n');
 }
 
 /** The summary paragraphs under a section's table: the baselines, the speculative rows, the goals. */
@@ -393,7 +414,7 @@ export function describeScoring(plan: ScoringPlan): string {
 }
 
 export const DECODE_TABLE_HEADER = [
-  '| preset | method | K | L | block efficiency | 1 + A/steps | A/D | A/R | D/R | tokens/s | speedup over ar [min–max over rounds], ≈ ar where its 95% interval holds 1.0 | ideal speedup | over ar+jump-forward | valid | target positions/step | ms/step: draft · mask · target · verify · other |',
+  '| preset | method | K | L | block efficiency | 1 + A/steps | A/D | A/R | D/R | tokens/s | speedup over ar: median over rounds [95% bootstrap interval over rounds] and verdict | ideal speedup | over ar+jump-forward | valid | target positions/step | ms/step: draft · mask · target · verify · other |',
   '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
 ].join('\n');
 
@@ -401,8 +422,11 @@ const cell = (value: number | null, digits = 2) => (value === null ? '—' : val
 /** A ratio with its ×, or a bare — where it was not measured. */
 const times = (value: number | null) => (value === null ? '—' : `${value.toFixed(2)}×`);
 
+/** ar's own 1.00×; any other row's median speedup, its 95% interval over rounds and the shared verdict against ar. */
+const speedupCell = (row: DecodeRow) => (row.method === 'ar' ? `${cell(row.speedup)}×` : `${cell(row.speedup)}× [${cell(row.speedupInterval.low)}–${cell(row.speedupInterval.high)}] ${VERDICT_TEXT[verdictOf(row.speedupInterval)]}`);
+
 export function formatDecodeRow(row: DecodeRow): string {
-  return `| ${row.preset} | ${configLabel(row)} | ${row.K} | ${row.L || '—'} | ${cell(row.blockEfficiency)} | ${cell(row.meanAcceptanceLength)} | ${cell(row.conditionalAcceptance)} | ${cell(row.draftYield)} | ${cell(row.grammarSurvival)} | ${cell(row.tokensPerSecond, 1)} | ${cell(row.speedup)}× [${cell(row.speedupSpread.min)}–${cell(row.speedupSpread.max)}]${row.method !== 'ar' && contains(row.speedupInterval, 1) ? ' ≈ ar' : ''} | ${times(row.idealSpeedup)} | ${row.speedupOverJumpForward === null ? '—' : `${cell(row.speedupOverJumpForward)}×`} | ${row.valid} | ${describePositions(row.positionsPerStep)} | ${[row.perStep.draft, row.perStep.mask, row.perStep.target, row.perStep.verify, row.perStep.overhead].map((ms) => ms.toFixed(2)).join(' · ')} |`;
+  return `| ${row.preset} | ${configLabel(row)} | ${row.K} | ${row.L || '—'} | ${cell(row.blockEfficiency)} | ${cell(row.meanAcceptanceLength)} | ${cell(row.conditionalAcceptance)} | ${cell(row.draftYield)} | ${cell(row.grammarSurvival)} | ${cell(row.tokensPerSecond, 1)} | ${speedupCell(row)} | ${times(row.idealSpeedup)} | ${row.speedupOverJumpForward === null ? '—' : `${cell(row.speedupOverJumpForward)}×`} | ${row.valid} | ${describePositions(row.positionsPerStep)} | ${[row.perStep.draft, row.perStep.mask, row.perStep.target, row.perStep.verify, row.perStep.overhead].map((ms) => ms.toFixed(2)).join(' · ')} |`;
 }
 
 // ── The per-phase profile ────────────────────────────────────────────────────────────────────────────
@@ -499,6 +523,6 @@ export function profileMarkdown(rows: readonly DecodeRow[], costRatio: number): 
 export function decodeRowJson(row: DecodeRow) {
   const { counters, speedupInterval, ...rest } = row;
   const { R, I, D, A, steps } = counterFields(counters);
-  const noise = row.method === 'ar' ? {} : { speedup_ci95: intervalJson(speedupInterval, 3), speedup_within_noise_of_ar: contains(speedupInterval, 1) };
+  const noise = row.method === 'ar' ? {} : { speedup_ci95: intervalJson(speedupInterval, 3), speedup_within_noise_of_ar: contains(speedupInterval, 1), speedup_verdict: verdictOf(speedupInterval) };
   return { ...(snakeKeys(rest) as Record<string, unknown>), ...noise, R, I, D, A, steps };
 }

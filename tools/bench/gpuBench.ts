@@ -1,6 +1,7 @@
 /** bench:gpu's report (tools/bench/gpuPage.ts measures it in Chromium) and its markdown. */
 import type { ScoringPlan } from '../../src/contract/stepRecord';
 import type { Spread } from '../../src/core/fairTiming';
+import { formatCostRatio } from './modelsBench';
 import { DECODE_TABLE_HEADER, describeScoring, formatDecodeRow, summaryMarkdown, type DecodeRow } from './decodeBench';
 
 /** Target positions timed per forward: ar's 1, a K = 1, L = 4 step's 5, a K = 3, L = 4 tree's 13. */
@@ -46,7 +47,7 @@ function forwardTable({ forwards, readbackMs }: GpuBenchReport): string[] {
 /** c with its spread, or why it is absent (and with it the ideal speedup). */
 function describeCostRatio({ costRatio, costRatioSpread }: GpuBenchReport): string {
   if (costRatio === null || costRatioSpread === null) return 'c not measured (--no-cost-ratio), so no ideal speedup';
-  return `c = draft/target forward = ${costRatio.toFixed(3)} [${costRatioSpread.min.toFixed(3)}–${costRatioSpread.max.toFixed(3)}, median of ${costRatioSpread.n} rounds]`;
+  return `c = draft/target forward = ${formatCostRatio(costRatioSpread)}`;
 }
 
 /** How the timed rounds were preceded: at 0 warm-up runs the first run of each shape pays its pipeline compiles. */

@@ -10,7 +10,7 @@ import { BUNDLED_PAIR, targetUrlFor } from '../../src/contract/modelPairs';
 import { httpReader } from '../../src/models/httpReader';
 import { loadPair } from '../../src/models/loader';
 import { runDecodeBench, type BenchSelection } from './decodeBench';
-import { costRatio as measureCostRatio, timeForward } from './modelsBench';
+import { COST_RATIO_WARM_UP, costRatio as measureCostRatio, timeForward } from './modelsBench';
 import { GPU_POSITIONS, type GpuBenchReport } from './gpuBench';
 
 declare global {
@@ -76,7 +76,7 @@ window.speclabGpuBench = async (seeds, selection, repeats, forwardTable, measure
         forwards = { draftMs, target };
         readback = await readbackMs((await setup.verifierDevices.context()).device, repeats * 2);
       }
-      const costRatioSpread = measureC ? await measureCostRatio(pair.draft.session, pair.target.session, Math.min(3, repeats), Math.min(5, repeats)) : null;
+      const costRatioSpread = measureC ? await measureCostRatio(pair.draft.session, pair.target.session, Math.max(5, repeats), Math.min(COST_RATIO_WARM_UP, 2 * repeats)) : null;
       const costRatio = costRatioSpread?.median ?? null;
       const rows = await runDecodeBench(setup.engine, seeds, costRatio, (line) => window.speclabGpuLog.push(line), selection);
       return { adapter: adapter.description, software: adapter.software, targetName: pair.target.name, logitsInPlace: setup.logitsInPlace, forwards, readbackMs: readback, costRatio, costRatioSpread, scoring: setup.engine.scoring, rows };

@@ -6,6 +6,7 @@
 import type { ModelPairHandle } from '../../src/models/loader';
 import type { ExecutionProvider } from '../../src/contract/protocol';
 import type { ModelSession } from '../../src/models/session';
+import type { KvCache } from '../../src/models/kvCache';
 import { spreadOf, type Spread } from '../../src/core/fairTiming';
 
 export const PAST = 40;
@@ -64,21 +65,51 @@ async function timeForwards(session: ModelSession, batch: number, seq: number, r
   return times;
 }
 
+/** Forwards timed back to back on each side of one of c's pairs. */
+const FORWARDS_PER_SIDE = 4;
+
+/** Untimed forwards of each model before c's pairs: the target's first forwards after a load run several times slower. */
+export const COST_RATIO_WARM_UP = 20;
+
 /**
  * c = draft / target forward time at batch 1, sequence 1, the ideal speedup's cost ratio: the median over
- * rounds of each round's ratio, with its spread. The two models are timed in alternating order round by
- * round, so that a burst of load on a shared machine hits one round's pair, not one model. Each model's time
- * in a round is the median of `forwards` timed forwards.
+ * `pairs` forward pairs of each pair's ratio, with its spread. A pair is FORWARDS_PER_SIDE draft forwards and as
+ * many target forwards run back to back (which goes first alternates pair by pair), so a burst of load on a shared machine
+ * hits both sides of a pair rather than one model. Both models first run COST_RATIO_WARM_UP untimed rounds of those:
+ * timed straight after the load, the target's first forwards took 3–6× its settled time here, which is how c
+ * once printed 0.009 against 0.092.
  */
-export async function costRatio(draft: ModelSession, target: ModelSession, rounds = 9, forwards = 5): Promise<Spread> {
+export async function costRatio(draft: ModelSession, target: ModelSession, pairs = 41, warmUp = COST_RATIO_WARM_UP): Promise<Spread> {
+  const prompt = Array.from({ length: PAST }, (_, i) => 32 + (i % 90));
+  const pasts = new Map<ModelSession, KvCache>();
+  for (const model of [draft, target]) {
+    const prefill = await model.forward(prompt, 1, PAST, model.emptyCache(1));
+    pasts.set(model, prefill.cache);
+  }
+  // One side of a pair: FORWARDS_PER_SIDE forwards back to back (a draft forward alone is ~0.15 ms, near the timer's jitter).
+  const once = async (model: ModelSession): Promise<number> => {
+    let elapsed = 0;
+    for (let i = 0; i < FORWARDS_PER_SIDE; i++) {
+      const started = performance.now();
+      const { cache } = await model.forward([40], 1, 1, pasts.get(model) as KvCache);
+      elapsed += performance.now() - started;
+      cache.dispose();
+    }
+    return elapsed;
+  };
+  for (let i = 0; i < warmUp; i++) for (const model of [draft, target]) await once(model);
   const ratios: number[] = [];
-  for (let round = 0; round < rounds; round++) {
+  for (let pair = 0; pair < pairs; pair++) {
     const ms = new Map<ModelSession, number>();
-    for (const model of round % 2 === 0 ? [draft, target] : [target, draft]) ms.set(model, await timeForward(model, 1, 1, forwards));
+    for (const model of pair % 2 === 0 ? [draft, target] : [target, draft]) ms.set(model, await once(model));
     ratios.push((ms.get(draft) as number) / (ms.get(target) as number));
   }
+  for (const past of pasts.values()) past.dispose();
   return spreadOf(ratios);
 }
+
+/** c as a report prints it: the median [interquartile range] over its forward pairs. */
+export const formatCostRatio = (c: Spread): string => `${c.median.toFixed(3)} [${c.q1.toFixed(3)}–${c.q3.toFixed(3)} interquartile, median of ${c.n} alternated forward pairs]`;
 
 /** `load` loads the pair on `provider` (its time is the load time); `target` says which pair it is. */
 export async function runModelsBench(

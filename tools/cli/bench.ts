@@ -7,7 +7,8 @@
  * --scoring batched forces K batched target rows instead of the token tree. --methods and --grid pick rows
  * (ar and ar+jump-forward always run); --drafters runs each row with each drafter (src/core/draftLaw.ts; model by default). Each preset runs --rounds timed rounds of ar and every row, in an order that rotates
  * and alternates between rounds; a row's speedup is the median over rounds of its tokens/s over the same
- * round's ar, with its range, and each section ends with the median over presets. Writes <out>.md and <out>.json.
+ * round's ar, with its 95% bootstrap interval over rounds and the shared verdict (src/core/verdict.ts); each
+ * section ends with the median over presets and the goal lines, judged by the same rule. Writes <out>.md and <out>.json.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -17,14 +18,15 @@ import { launchChromium } from '../../test/support/browser';
 import { DECODE_TABLE_HEADER, GRID, SPECULATIVE, decodeRowJson, describeScoring, formatDecodeRow, profileMarkdown, runDecodeBench, summaryMarkdown, type DecodeRow } from '../bench/decodeBench';
 import type { MethodId } from '../../src/core/verify';
 import { DRAFTER_IDS, isDrafterId, type DrafterId } from '../../src/core/draftLaw';
-import { costRatio as measureCostRatio } from '../bench/modelsBench';
+import { costRatio as measureCostRatio, formatCostRatio } from '../bench/modelsBench';
 import { loadBundledPair } from '../bundled';
 import { loadPairOption, parsePairOption } from './pair';
 import { pairForPage } from './pairServer';
 import { UsageError, gridOption, positiveInteger, runCommand, type Values } from './args';
 import { COMMANDS } from './commands';
-import type { Spread } from '../../src/core/fairTiming';
 import { snakeKeys, toCsv } from './csv';
+import type { Spread } from '../../src/core/fairTiming';
+import { VERDICT_RULE } from '../../src/core/verdict';
 
 interface Section {
   where: string;
@@ -57,8 +59,6 @@ function parse(values: Values<typeof COMMANDS.bench>) {
   return { values, pair, seeds, provider, verifier, treeScoring: scoring === 'tree', rounds, selection: { methods: methods as MethodId[], grid, rounds, tokenBudget, drafters: drafters as DrafterId[] } } as const;
 }
 
-/** c as the median [min–max] over its n alternating rounds. */
-const shownC = (c: Spread) => `${c.median.toFixed(3)} [${c.min.toFixed(3)}–${c.max.toFixed(3)}, median of ${c.n} rounds]`;
 
 /** Process CPU time (user + system) in ms: every thread onnxruntime and V8 use, and nothing the neighbours do. */
 const cpuClock = () => {
@@ -76,7 +76,7 @@ async function bench({ values, pair: location, seeds, rounds, provider, verifier
   const costRatio = costRatioSpread.median;
   const { engine, dispose } = await setupNodeEngine('cpu', pair, treeScoring);
   const scoring = describeScoring(engine.scoring);
-  console.log(`Node, wasm EP, CPU verifier${ofPair}; c = draft/target forward = ${shownC(costRatioSpread)}; ${scoring}; ${rounds} timed rounds per preset, speedups the median [min–max] over rounds\n${DECODE_TABLE_HEADER}`);
+  console.log(`Node, wasm EP, CPU verifier${ofPair}; c = draft/target forward = ${formatCostRatio(costRatioSpread)}; ${scoring}; ${rounds} timed rounds per preset, speedups the median over rounds [95% bootstrap interval] with the verdict against ar\n${DECODE_TABLE_HEADER}`);
   sections.push({ where: `Node (onnxruntime-web wasm, 1 thread; CPU verifier)${ofPair}`, adapter: 'cpu', costRatio, costRatioSpread, scoring, rows: await runDecodeBench(engine, seeds, costRatio, console.log, { ...selection, cpuClock }) });
   console.log(`\n${summaryMarkdown((sections[0] as Section).rows)}\n\n${profileMarkdown((sections[0] as Section).rows, costRatio)}`);
   await dispose();
@@ -93,7 +93,7 @@ async function bench({ values, pair: location, seeds, rounds, provider, verifier
       if ('error' in report) throw new Error(`the Chromium run failed: ${report.error}`);
       const verifier = values.verifier === 'gpu' ? `WGSL verifier on ${report.adapter}` : 'CPU verifier';
       const scoring = describeScoring(report.scoring);
-      console.log(`\nChromium, ${values.provider} EP, ${verifier}${ofPair}; c = ${shownC(report.costRatioSpread)}; ${scoring}; ${rounds} timed rounds per preset\n${DECODE_TABLE_HEADER}`);
+      console.log(`\nChromium, ${values.provider} EP, ${verifier}${ofPair}; c = ${formatCostRatio(report.costRatioSpread)}; ${scoring}; ${rounds} timed rounds per preset\n${DECODE_TABLE_HEADER}`);
       for (const row of report.rows) console.log(formatDecodeRow(row));
       console.log(`\n${summaryMarkdown(report.rows)}\n\n${profileMarkdown(report.rows, report.costRatio)}`);
       sections.push({ where: `Chromium (onnxruntime-web ${values.provider} EP, 1 thread; ${verifier})${ofPair}`, adapter: report.adapter, costRatio: report.costRatio, costRatioSpread: report.costRatioSpread, scoring, rows: report.rows });
@@ -104,7 +104,7 @@ async function bench({ values, pair: location, seeds, rounds, provider, verifier
   }
 
   const markdown = sections
-    .map((section) => `### ${section.where}\n\nc = draft/target forward time (batch 1, sequence 1) = ${shownC(section.costRatioSpread)}; ${seeds} seeds per row (more until a round has output ${selection.tokenBudget} tokens), T = 1; ${section.scoring}. ${rounds} timed rounds per preset in alternating order after an untimed warm-up; tokens/s and speedup are medians over rounds, each round's speedup against the same round's ar.\n\n${DECODE_TABLE_HEADER}\n${section.rows.map(formatDecodeRow).join('\n')}\n\n${summaryMarkdown(section.rows)}\n\n${profileMarkdown(section.rows, section.costRatio)}\n`)
+    .map((section) => `### ${section.where}\n\nc = draft/target forward time (batch 1, sequence 1) = ${formatCostRatio(section.costRatioSpread)}; ${seeds} seeds per row (more until a round has output ${selection.tokenBudget} tokens), T = 1; ${section.scoring}. ${rounds} timed rounds per preset in alternating order after an untimed warm-up; tokens/s and speedup are medians over rounds, each round's speedup against the same round's ar, with its 95% bootstrap interval over rounds and the verdict: ${VERDICT_RULE}.\n\n${DECODE_TABLE_HEADER}\n${section.rows.map(formatDecodeRow).join('\n')}\n\n${summaryMarkdown(section.rows)}\n\n${profileMarkdown(section.rows, section.costRatio)}\n`)
     .join('\n');
   mkdirSync(dirname(values.out), { recursive: true });
   writeFileSync(`${values.out}.md`, markdown);

@@ -18,7 +18,8 @@ import { setupNodeEngine } from '../nodeEngine';
 import { errorSummary, validateRunParams } from '../../src/contract/validation';
 import type { DrafterId } from '../../src/core/draftLaw';
 import { counterFields, type StepCounts } from '../../src/core/metrics';
-import type { RaceEntry } from '../../src/contract/bench';
+import { intervalJson, type RaceEntry } from '../../src/contract/bench';
+import { VERDICT_TEXT } from '../../src/core/verdict';
 import { race } from '../../src/engine/bench';
 import type { RunReport } from '../../src/contract/runReport';
 import { DECODE_METHODS, findPreset, isBaseline, presetParams, type DecodeMethod, type RunParams } from '../../src/contract/runParams';
@@ -118,29 +119,43 @@ export function summary(report: RunReport, pair: PairName = 'bundled') {
   };
 }
 
-/** A race row: the run's summary, with its tokens/s and speedup over ar as medians with their spread. */
+/**
+ * A race row as two named records (the pair named in the first), each figure from its own runs: `first_run`, the run on the race's seed
+ * (its text, counters and its own tokens/s), and `timed`, every timed run of every round (their summed
+ * counters, and the tokens/s and speedup over ar measured on exactly those runs, with the shared verdict).
+ */
 function raceSummary(entry: RaceEntry, repeats: number, pair: PairName) {
+  const { timed } = entry;
   return {
-    ...summary(entry.report, pair),
-    notes: runNotes(entry.report.params),
-    repeats,
-    tokens_per_second: entry.tokensPerSecond.median,
-    tokens_per_second_spread: entry.tokensPerSecond,
-    speedup: entry.speedup?.median ?? null,
-    speedup_spread: entry.speedup,
-    tokens_timed: entry.tokensTimed,
-    verdict_vs_ar: entry.verdict,
+    method: entry.report.params.method,
+    first_run: { ...summary(entry.report, pair), notes: runNotes(entry.report.params) },
+    timed: {
+      rounds: repeats,
+      runs: timed.runs,
+      tokens: timed.tokens,
+      target_forwards: timed.forwards,
+      generation_ms: timed.generationMs,
+      ...counterFields(timed.counters),
+      tokens_per_second: entry.tokensPerSecond.median,
+      tokens_per_second_spread: entry.tokensPerSecond,
+      speedup: entry.speedup?.median ?? null,
+      speedup_spread: entry.speedup,
+      speedup_ci95: entry.speedupInterval === null ? null : intervalJson(entry.speedupInterval, 3),
+      tokens_timed_per_round: entry.tokensTimed,
+      verdict_vs_ar: entry.verdict,
+    },
   };
 }
 
 /** Model output is printed whole (512 tokens at most), but escaped: a model can write escape sequences too. */
 const MODEL_TEXT_CHARS = 20_000;
 
-function raceLine({ method, report, tokensPerSecond, speedup, verdict }: RaceEntry): string {
+function raceLine({ method, report, timed, tokensPerSecond, speedup, speedupInterval, verdict }: RaceEntry): string {
   const perForward = (report.tokens.length / report.steps).toFixed(2);
-  const rate = `${tokensPerSecond.median.toFixed(1)} tok/s [${tokensPerSecond.min.toFixed(1)}–${tokensPerSecond.max.toFixed(1)}]`;
-  const faster = speedup ? `, ${speedup.median.toFixed(2)}× ar [${speedup.min.toFixed(2)}–${speedup.max.toFixed(2)}]${verdict ? ` (${verdict})` : ''}` : '';
-  return `${method.padEnd(11)} ${String(report.tokens.length).padStart(4)} tokens, ${String(report.steps).padStart(3)} target forwards (${perForward}/forward), ${rate}${faster}, ${report.verdict?.kind ?? 'free text'}: ${terminalSafe(report.text, { maxChars: MODEL_TEXT_CHARS })}`;
+  // The timed runs' own figures: their tokens and forwards beside the tokens/s measured on them.
+  const rate = `timed ${timed.tokens} tokens over ${timed.runs} runs, ${(timed.tokens / timed.forwards).toFixed(2)} per forward, ${tokensPerSecond.median.toFixed(1)} tok/s [${tokensPerSecond.min.toFixed(1)}–${tokensPerSecond.max.toFixed(1)}]`;
+  const faster = speedup ? `, ${speedup.median.toFixed(2)}× ar${speedupInterval ? ` [${speedupInterval.low.toFixed(2)}–${speedupInterval.high.toFixed(2)}]` : ''}${verdict ? ` (${VERDICT_TEXT[verdict]})` : ''}` : '';
+  return `${method.padEnd(11)} first run ${String(report.tokens.length).padStart(4)} tokens, ${String(report.steps).padStart(3)} target forwards (${perForward}/forward); ${rate}${faster}, ${report.verdict?.kind ?? 'free text'}: ${terminalSafe(report.text, { maxChars: MODEL_TEXT_CHARS })}`;
 }
 
 function reportVerdict(report: RunReport): void {

@@ -19,6 +19,7 @@ import { readCases } from './cases';
 import { readInputFile } from './input';
 import { serverScorecard, serverScorecardMarkdown, serverTarget, type ServerScorecardSpec } from './serverScorecard';
 import { COMMANDS } from './commands';
+import { VERDICT_RULE, VERDICT_TEXT } from '../../src/core/verdict';
 import { loadPairOption, parsePairOption, type PairLocation } from './pair';
 
 function parse(values: Values<typeof COMMANDS.scorecard>): { spec: ScorecardSpec; json: boolean; csv: boolean; failOnInvalid: boolean; pair: PairLocation | null } {
@@ -94,7 +95,7 @@ async function runScorecard({ spec, json, csv, failOnInvalid, pair }: ReturnType
       console.log(`${pair === null ? '' : `${pair.draft} → ${pair.target}: `}${method}, K = ${K}, L = ${L}, T = ${temperature}, at most ${maxTokens} tokens a run; per preset ${spec.seeds} samples on successive seeds from ${seed}, each run until the schema-on and schema-off decodes have output ${spec.tokenBudget} tokens\n`);
       console.log(`| ${MARKDOWN_COLUMNS.join(' | ')} |\n|${MARKDOWN_COLUMNS.map(() => '---').join('|')}|`);
       for (const row of rows) console.log(`| ${MARKDOWN_COLUMNS.map((column) => scorecardMarkdownCell(row, column)).join(' | ')} |`);
-      console.log(`\ntokens/s: median over samples [95% bootstrap interval]; speedup_over_free: the schema-on decode's tokens/s over schema-off's on the same seeds; ≈ 1: its interval holds 1.0, so the schema's effect on speed is within noise.`);
+      console.log(`\ntokens/s: median over samples [95% bootstrap interval]; speedup_over_free: the schema-on decode's tokens/s over schema-off's, sample by sample on the same seeds, and its verdict: ${VERDICT_RULE}.`);
     }
     const failure = failOnInvalid ? invalidRows(cards) : null;
     if (failure !== null) {
@@ -107,11 +108,11 @@ async function runScorecard({ spec, json, csv, failOnInvalid, pair }: ReturnType
   return 0;
 }
 
-/** A Markdown cell: tokens/s and the schema-on speed ratio with their intervals, the ratio marked "≈ 1" when within noise. */
+/** A Markdown cell: tokens/s and the schema-on speed ratio with their intervals, the ratio with the shared verdict (src/core/verdict.ts). */
 function scorecardMarkdownCell(row: ReturnType<typeof scorecardRowJson>, column: (typeof MARKDOWN_COLUMNS)[number]): string {
   const interval = (ci: { low: number | null; high: number | null }) => ` [${ci.low}–${ci.high}]`;
   if (column === 'tokens_per_second') return `${row.tokens_per_second}${interval(row.tokens_per_second_ci95)}`;
-  if (column === 'speedup_over_free') return row.speedup_over_free === null || row.speedup_over_free_ci95 === null ? '—' : `${row.speedup_over_free}×${interval(row.speedup_over_free_ci95)}${row.speedup_over_free_within_noise ? ' ≈ 1' : ''}`;
+  if (column === 'speedup_over_free') return row.speedup_over_free === null || row.speedup_over_free_ci95 === null || row.speedup_over_free_verdict === null ? '—' : `${row.speedup_over_free}×${interval(row.speedup_over_free_ci95)} ${VERDICT_TEXT[row.speedup_over_free_verdict]}`;
   return String(row[column] ?? '—');
 }
 

@@ -286,7 +286,11 @@ function windowCounters(before: string, after: string, model: string) {
   // R where the server counts it (npm run serve), else I; vLLM and SGLang count neither.
   const R = difference(SPECLAB_R);
   const I = difference(SPECLAB_I);
-  const report = readingJson(delta, R !== null ? { R } : I !== null ? { I } : {}, null);
+  // Supplied for this model only: by its name, or unnamed where the scrape holds one model; R wins over I.
+  const names = [...delta.vllm.keys()];
+  const owner = names.includes(model) ? model : names.length === 1 ? null : undefined;
+  const entry = (value: number | null) => (value === null || owner === undefined ? [] : [{ model: owner, value }]);
+  const report = readingJson(delta, { R: entry(R), I: R === null ? entry(I) : [] }, null);
   const vllm = report.models.find((entry) => entry.model_name === model) ?? (report.models.length === 1 ? report.models[0] : undefined);
   const sglang = report.sglang.find((entry) => entry.model_name === model) ?? (report.sglang.length === 1 ? report.sglang[0] : undefined);
   if (vllm === undefined && sglang === undefined) return { error: `no speculative-decoding counters for model_name ${JSON.stringify(model)} in the scrapes` };
