@@ -70,8 +70,10 @@ describe('a lecture, in the built app', () => {
     for (const hidden of ['step-outcome', 'final-law', 'final-line', 'first-position-optimum']) await expect(page.getByTestId(hidden).count(), hidden).resolves.toBe(0);
     await player.evaluate((element) => element.scrollIntoView({ block: 'start' }));
     await page.screenshot({ path: `${SCREENSHOTS}/lecture-replay-drafting.png` });
-    await page.keyboard.press('ArrowRight');
+    // Space on the focused player steps the replay, as → does, and leaves the run paused.
+    await page.keyboard.press(' ');
     await expect(player.getAttribute('data-phase')).resolves.toBe('grammar');
+    await expect(page.getByTestId('run-status').textContent()).resolves.toBe('paused');
     // On to the first frame that asks a test: u and its threshold, no verdict, its cell still pending.
     const caption = page.getByTestId('step-caption');
     for (let i = 0; i < 40 && !/: (accept|keep the block up to here)\?/.test((await caption.textContent()) ?? ''); i++) await page.keyboard.press('ArrowRight');
