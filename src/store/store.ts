@@ -73,6 +73,8 @@ export interface SpecState {
   ui: { presentation: boolean; showInvalid: boolean; selectedStep: number | null; help: boolean; howItWorks: HelpTopic | null };
   /** A run to start once the models are ready (a shared link). */
   pendingAutoRun: boolean;
+  /** The step (from 1) an embed's `&step=` or a talk scene's `step` shows: selected once a run reaches it; null: the latest. */
+  stepToShow: number | null;
   /**
    * Talk mode (./talk.ts): the open talk and the scene on screen, or null; `stop` indexes the scene's list
    * of step counts and `stopAt` is the count its run pauses at (null: it runs to the end, or races);
@@ -234,6 +236,7 @@ export function createSpecStore(transport: EngineTransport, options: StoreOption
       scorecard: EMPTY_SCORECARD,
       ui: { presentation: false, showInvalid: false, selectedStep: null, help: false, howItWorks: null },
       pendingAutoRun: false,
+      stepToShow: null,
       talk: null,
       talkError: null,
       form: { text: {}, errors: {} },
@@ -382,6 +385,7 @@ export function createSpecStore(transport: EngineTransport, options: StoreOption
         set({
           talk: { talk: talk.talk, scene: at, stop: stopIndex, stopAt: stops[stopIndex] ?? null, pending: true },
           ui: { ...get().ui, presentation: scene.presentation, selectedStep: null },
+          stepToShow: scene.step ?? null,
           preset: scene.run.preset,
           params: scene.run.params,
           form: { text: {}, errors: {} },
@@ -410,7 +414,7 @@ export function createSpecStore(transport: EngineTransport, options: StoreOption
         else if (talk.scene > 0) get().goToScene(talk.scene - 1, MAX_STOPS_INDEX);
       },
       leaveTalk() {
-        set({ talk: null });
+        set({ talk: null, stepToShow: null });
       },
 
       receive(message) {
@@ -452,7 +456,10 @@ export function createSpecStore(transport: EngineTransport, options: StoreOption
             if (message.runId !== state.run.id) break;
             let counters = state.run.counters;
             for (const record of message.records) counters = recordStep(counters, record.counts);
-            set({ run: { ...state.run, steps: [...state.run.steps, ...message.records], counters } });
+            const steps = [...state.run.steps, ...message.records];
+            const show = state.stepToShow;
+            const reached = show !== null && state.ui.selectedStep === null && steps.length >= show;
+            set({ run: { ...state.run, steps, counters }, ...(reached ? { ui: { ...state.ui, selectedStep: show - 1 } } : {}) });
             break;
           }
           case 'paused':
