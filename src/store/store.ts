@@ -137,7 +137,7 @@ const FIRST_PRESET = SCHEMA_PRESETS[1] ?? (SCHEMA_PRESETS[0] as (typeof SCHEMA_P
  */
 export const APP_DEFAULT_DRAFTER: DrafterId = 'model+grammar';
 
-const FRESH_PARAMS = presetParams(FIRST_PRESET, { drafter: APP_DEFAULT_DRAFTER });
+const FRESH_PARAMS = presetParams(FIRST_PRESET, { drafter: APP_DEFAULT_DRAFTER, seed: FIRST_PRESET.lecture.seed, temperature: FIRST_PRESET.lecture.temperature });
 
 const freshRun = (id: number, params: RunParams, status: RunStatus = 'idle') => ({ id, status, params, steps: [], counters: emptyCounters(params.L), report: null, error: null });
 
@@ -290,7 +290,8 @@ export function createSpecStore(transport: EngineTransport, options: StoreOption
           const rest: RunParams = { ...params };
           delete rest.trigger;
           set({ preset });
-          replaceParams({ ...rest, prompt: found.prompt, schemaText: JSON.stringify(found.schema, null, 2), ...(found.trigger === undefined ? {} : { trigger: found.trigger }) });
+          // A preset brings its lecture's seed and temperature (the step the lecture shows: src/contract/presets.ts).
+          replaceParams({ ...rest, prompt: found.prompt, schemaText: JSON.stringify(found.schema, null, 2), seed: found.lecture.seed, temperature: found.lecture.temperature, ...(found.trigger === undefined ? {} : { trigger: found.trigger }) });
         } else {
           set({ preset });
           get().setParams({ schemaText: preset === 'free' ? null : (params.schemaText ?? '{\n  "type": "object"\n}') });

@@ -9,6 +9,7 @@ import type { PlaybackView } from './playback';
 const STATUS_LABEL: Readonly<Record<CellExplanation['status'], string>> = {
   accepted: 'accepted',
   rejected: 'rejected',
+  'not-kept': 'not kept (the block stopped before it)',
   'not-examined': 'not examined',
   invalid: 'not allowed by the schema',
 };

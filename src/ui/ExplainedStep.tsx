@@ -5,7 +5,7 @@ import type { StepRecord } from '../contract/stepRecord';
 import { BlockTrace, DecisionGrid, DecisionList } from './DecisionLines';
 import { DraftTree } from './DraftTree';
 import { HelpButton } from './HowItWorks';
-import { playbackFrames, viewAt } from './playback';
+import { ALL_FORCED, allForced, playbackFrames, viewAt } from './playback';
 import { StepPlayer } from './StepPlayer';
 import { download } from './download';
 import { exportReplayGif, REPLAY_HEIGHT, REPLAY_WIDTH } from './replayExport';
@@ -55,6 +55,11 @@ export function ExplainedStep(props: { step: StepRecord; text: (token: number) =
         )}
       </p>
       {step.decisions === null && <p className="error">This step’s decisions were not recorded: the CPU twin’s replay of the GPU’s step differed by f32 rounding, so only the outcome is shown.</p>}
+      {allForced(step) && (
+        <p className="all-forced" data-testid="all-forced">
+          {ALL_FORCED}: every drafted token is the one token the schema allows there (q = p = 1), so each test below passes but for rounding.
+        </p>
+      )}
       <h3>
         Draft tree <HelpButton topic="drafts" />
       </h3>

@@ -41,6 +41,17 @@ export function questionOf(line: string): string | null {
 
 const s = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
+/** What a step whose every drafted token the schema forced says instead of quizzing its tests. */
+export const ALL_FORCED = 'All forced by the schema: nothing to verify';
+
+/**
+ * Whether the schema forced every token the step drafted (drafter model+grammar: q = 1, and p = 1 under the
+ * mask): every test then passes but for rounding, and there is nothing to predict.
+ */
+export function allForced(step: StepRecord): boolean {
+  return step.drafts.length > 0 && step.draftSources.every((sources, k) => sources.slice(0, step.validLengths[k] ?? sources.length).every((source) => source === 'grammar'));
+}
+
 /** The target's forward, as the step's record says it ran. */
 function scoringPass(scoring: StepRecord['scoring']): string {
   if (!scoring) return 'one forward';
@@ -65,9 +76,10 @@ export function playbackFrames(step: StepRecord, explained: ExplainedStep, text:
     },
     { phase: 'scoring', line: -1, caption: `Target scoring: ${scoringPass(step.scoring)} of the large model gives p at every drafted position, plus the next position of each draft.` },
   ];
+  const forced = allForced(step);
   explained.lines.forEach((line, i) => {
-    const where = line.cell ? `draft ${line.cell.draft + 1}, position ${line.cell.position + 1}: ` : '';
-    const question = questionOf(line.text);
+    const where = `${forced ? `${ALL_FORCED} (q = p = 1 at every drafted position). ` : ''}${line.cell ? `draft ${line.cell.draft + 1}, position ${line.cell.position + 1}: ` : ''}`;
+    const question = forced ? null : questionOf(line.text);
     if (question) frames.push({ phase: 'verification', line: i, question: true, caption: `Verification ${i + 1} of ${explained.lines.length} — ${where}${question} (the next frame answers)` });
     frames.push({ phase: 'verification', line: i, caption: `Verification ${i + 1} of ${explained.lines.length} — ${where}${line.text}` });
   });

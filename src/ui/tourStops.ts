@@ -15,5 +15,5 @@ export const TOUR_STOPS: readonly DriveStep[] = [
   { element: '.counters', popover: { title: 'Counters', description: 'R drafted, I invalidated by the grammar, D eligible, A accepted; and the three ratios that keep them apart.' } },
   { element: '.charts', popover: { title: 'Charts', description: 'How the counters grow, the accepted-length histogram with its exact expected line, and acceptance by position.' } },
   { element: '.inspector', popover: { title: 'Every decision, and one step in slow motion', description: 'The inspector shows each test with its drawn u, the drafts as a tree, and “Play this step”.' } },
-  { element: '.run-bar', popover: { title: 'Your turn', description: 'Press Step now: one verification step runs and pauses, and the inspector explains it.' } },
+  { element: '.run-bar', popover: { title: 'Your turn', description: 'Press Step now: one verification step runs and pauses, and the inspector explains it. A first step the schema forces whole says so (nothing to verify): press Step again for one that branches, rejects and draws a correction.' } },
 ];
