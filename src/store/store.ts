@@ -41,6 +41,12 @@ export type RunStatus = 'idle' | 'running' | 'paused' | 'done' | 'error';
 export const HELP_TOPICS = ['speculative', 'residual', 'verification', 'drafts', 'counters', 'mean-length', 'histogram', 'inspector'] as const;
 export type HelpTopic = (typeof HELP_TOPICS)[number];
 
+/** A replay in progress: the step replayed (its index in the run) and whether its emission frame is shown. */
+export interface ReplayState {
+  step: number;
+  emitted: boolean;
+}
+
 export interface SpecState {
   engine: {
     status: 'idle' | 'loading' | 'ready' | 'error';
@@ -70,7 +76,8 @@ export interface SpecState {
   /** Schema-valid, invalid, truncated and dead-end completions over this session's runs. */
   scorecard: Scorecard;
   /** howItWorks: the open part of the "How it works" panel, or null when it is closed. */
-  ui: { presentation: boolean; showInvalid: boolean; selectedStep: number | null; help: boolean; howItWorks: HelpTopic | null };
+  /** replay: the step "Play this step" is replaying, if any (src/ui/replayView.ts); the dashboard shows the run before it. */
+  ui: { presentation: boolean; showInvalid: boolean; selectedStep: number | null; help: boolean; howItWorks: HelpTopic | null; replay: ReplayState | null };
   /** A run to start once the models are ready (a shared link). */
   pendingAutoRun: boolean;
   /** The step (from 1) an embed's `&step=` or a talk scene's `step` shows: selected once a run reaches it; null: the latest. */
@@ -234,7 +241,7 @@ export function createSpecStore(transport: EngineTransport, options: StoreOption
         else send({ type: 'cancel' });
       },
       scorecard: EMPTY_SCORECARD,
-      ui: { presentation: false, showInvalid: false, selectedStep: null, help: false, howItWorks: null },
+      ui: { presentation: false, showInvalid: false, selectedStep: null, help: false, howItWorks: null, replay: null },
       pendingAutoRun: false,
       stepToShow: null,
       talk: null,

@@ -1,4 +1,4 @@
-import { useMemo, useRef, useState, type ReactNode } from 'react';
+import { useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import { flushSync } from 'react-dom';
 import { draftTree, explainStep } from '../core/explain';
 import type { StepRecord } from '../contract/stepRecord';
@@ -8,6 +8,7 @@ import { HelpButton } from './HowItWorks';
 import { ALL_FORCED, allForced, playbackFrames, viewAt } from './playback';
 import { StepPlayer } from './StepPlayer';
 import { download } from './download';
+import { useSpec } from './storeContext';
 import { exportReplayGif, REPLAY_HEIGHT, REPLAY_WIDTH } from './replayExport';
 
 /**
@@ -41,8 +42,16 @@ export function ExplainedStep(props: { step: StepRecord; text: (token: number) =
   };
   const current = frame === null ? undefined : frames[frame];
   const view = current ? viewAt(current, explained) : null;
+  // The dashboard shows the run before this step until the replay reaches its emission (src/ui/replayView.ts).
+  const setUi = useSpec((s) => s.setUi);
+  const replaying = current !== undefined;
+  const emitted = current?.phase === 'emission';
+  useEffect(() => {
+    setUi({ replay: replaying ? { step: step.index, emitted } : null });
+  }, [setUi, replaying, emitted, step.index]);
+  useEffect(() => () => setUi({ replay: null }), [setUi]);
   return (
-    <div className="explained-step" ref={panel}>
+    <div className={`explained-step${replaying ? ' replaying' : ''}`} ref={panel} data-testid="explained-step">
       <StepPlayer frames={frames} frame={frame} setFrame={setFrame} />
       <p className="replay-export">
         <button type="button" onClick={() => void exportStep()} disabled={exporting.busy} data-testid="export-step">
@@ -60,30 +69,36 @@ export function ExplainedStep(props: { step: StepRecord; text: (token: number) =
           {ALL_FORCED}: every drafted token is the one token the schema allows there (q = p = 1), so each test below passes but for rounding.
         </p>
       )}
-      <h3>
-        Draft tree <HelpButton topic="drafts" />
-      </h3>
-      <DraftTree
-        nodes={nodes}
-        text={text}
-        finalOrigin={finalOrigin}
-        view={view}
-        decided={(node) => node.drafts.some((k) => {
-          const decision = explained.cells[k]?.[node.depth - 1]?.decision;
-          return decision !== null && decision !== undefined && view !== null && decision <= view.revealedDecision;
-        })}
-      />
-      <h3>
-        Every decision, with its numbers <HelpButton topic="inspector" />
-      </h3>
-      <DecisionGrid step={step} explained={explained} text={text} view={view} />
-      <DecisionList explained={explained} view={view} />
-      {(!view || view.phase === 'emission') && (
-        <div data-testid="step-outcome">
-          {props.outcome}
-          {step.trace && <BlockTrace trace={step.trace} chosen={step.chosen} />}
-        </div>
-      )}
+      <div className="replay-tree">
+        <h3>
+          Draft tree <HelpButton topic="drafts" />
+        </h3>
+        <DraftTree
+          nodes={nodes}
+          text={text}
+          finalOrigin={finalOrigin}
+          view={view}
+          decided={(node) => node.drafts.some((k) => {
+            const decision = explained.cells[k]?.[node.depth - 1]?.decision;
+            return decision !== null && decision !== undefined && view !== null && decision <= view.revealedDecision;
+          })}
+        />
+      </div>
+      <div className="replay-grid">
+        <h3>
+          Every decision, with its numbers <HelpButton topic="inspector" />
+        </h3>
+        <DecisionGrid step={step} explained={explained} text={text} view={view} />
+      </div>
+      <div className="replay-rest">
+        <DecisionList explained={explained} view={view} />
+        {(!view || view.phase === 'emission') && (
+          <div data-testid="step-outcome">
+            {props.outcome}
+            {step.trace && <BlockTrace trace={step.trace} chosen={step.chosen} />}
+          </div>
+        )}
+      </div>
     </div>
   );
 }

@@ -32,6 +32,9 @@ export interface PlaybackView {
  * accepted" becomes "u = 0.412; threshold min(1, p/q) = 0.830: accept?". Null for a line that tests nothing.
  */
 export function questionOf(line: string): string | null {
+  // The final token: its u and its law are asked, the token it picks is the answer.
+  const final = /^u = (\S+) → “.*” at (position \d+), drawn from (.+)$/s.exec(line);
+  if (final) return `u = ${final[1]}: which token at ${final[2]}? (drawn from ${final[3]})`;
   const test = /^u = (\S+) [<≥] (.+?) = (\S+?) → /.exec(line);
   if (!test) return null;
   const [, u, threshold, value] = test;
@@ -80,7 +83,7 @@ export function playbackFrames(step: StepRecord, explained: ExplainedStep, text:
   explained.lines.forEach((line, i) => {
     const where = `${forced ? `${ALL_FORCED} (q = p = 1 at every drafted position). ` : ''}${line.cell ? `draft ${line.cell.draft + 1}, position ${line.cell.position + 1}: ` : ''}`;
     const question = forced ? null : questionOf(line.text);
-    if (question) frames.push({ phase: 'verification', line: i, question: true, caption: `Verification ${i + 1} of ${explained.lines.length} — ${where}${question} (the next frame answers)` });
+    if (question) frames.push({ phase: 'verification', line: i, question: true, caption: `Verification ${i + 1} of ${explained.lines.length} — ${where}${question} (the next key press answers)` });
     frames.push({ phase: 'verification', line: i, caption: `Verification ${i + 1} of ${explained.lines.length} — ${where}${line.text}` });
   });
   const accepted = step.emitted.filter((token) => token.origin === 'draft').length;
