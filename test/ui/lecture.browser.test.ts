@@ -36,6 +36,15 @@ async function runSettled(page: Page) {
   });
 }
 
+/** What the dashboard shows of the run: the counters, the histogram's bars and the output. */
+async function dashboard(page: Page) {
+  return {
+    counters: await page.getByTestId('counters').textContent(),
+    histogram: await page.locator('figure[data-chart="histogram"] .recharts-bar-rectangle path').evaluateAll((bars) => bars.map((bar) => bar.getAttribute('d'))),
+    output: await page.getByTestId('token-stream').textContent(),
+  };
+}
+
 async function step(page: Page, count: number) {
   await page.getByRole('button', { name: 'Step', exact: true }).click();
   await page.getByTestId('inspector').filter({ hasText: `Step ${count} of ${count}` }).waitFor({ timeout: 120_000 });
@@ -55,17 +64,26 @@ describe('a lecture, in the built app', () => {
     expect(await axeProblems(page)).toEqual([]);
   });
 
-  it('the replay shows no outcome before its phase, and asks each test before it answers', async () => {
+  it('the replay shows no outcome before its phase, on the whole screen, and asks each test before it answers', async () => {
     await page.locator('#method').selectOption('spectr-gbv');
     await page.locator('#K').fill('3');
     await page.locator('#K').press('Tab');
+    // A step with a rejection has more to hide than one that accepted everything; the dashboard as it stood
+    // before that step is what the replay must show until its emission.
+    let before = await dashboard(page);
     await step(page, 1);
-    // A step with a rejection has more to hide than one that accepted everything.
-    for (let n = 2; n <= 8 && (await page.locator('[data-testid="decision-grid"] td[data-status="rejected"]').count()) === 0; n++) await step(page, n);
+    for (let n = 2; n <= 8 && (await page.locator('[data-testid="decision-grid"] td[data-status="rejected"]').count()) === 0; n++) {
+      before = await dashboard(page);
+      await step(page, n);
+    }
+    const after = await dashboard(page);
+    expect(after).not.toEqual(before);
     const player = page.getByTestId('step-player');
     await player.focus();
     await page.keyboard.press('Home');
     await expect(player.getAttribute('data-phase')).resolves.toBe('drafting');
+    // Frame 1: the counters, the histogram and the output are the run's before this step.
+    await expect.poll(() => dashboard(page)).toEqual(before);
     await expect(page.getByTestId('decision-grid').textContent()).resolves.not.toMatch(/chosen/);
     for (const hidden of ['step-outcome', 'final-law', 'final-line', 'first-position-optimum']) await expect(page.getByTestId(hidden).count(), hidden).resolves.toBe(0);
     await player.evaluate((element) => element.scrollIntoView({ block: 'start' }));
@@ -82,7 +100,7 @@ describe('a lecture, in the built app', () => {
     const asked = page.locator('[data-testid="decision-grid"] td.current');
     await expect(asked.getAttribute('data-status')).resolves.toBe('pending');
     // The tree gives nothing away either: no node shows an outcome the frames have not reached.
-    await expect(page.locator('[data-testid="draft-tree"] .tree-node.status-accepted, [data-testid="draft-tree"] .tree-node.status-not-examined').count()).resolves.toBe(0);
+    await expect(page.locator('[data-testid="draft-tree"] .tree-node.status-accepted, [data-testid="draft-tree"] .tree-node.status-not-examined, [data-testid="draft-tree"] .tree-node.status-not-kept').count()).resolves.toBe(0);
     await page.screenshot({ path: `${SCREENSHOTS}/lecture-replay-question.png` });
     await page.keyboard.press('ArrowRight');
     await expect(page.getByTestId('step-caption').textContent()).resolves.toMatch(/→/);
@@ -90,11 +108,40 @@ describe('a lecture, in the built app', () => {
     await expect(page.getByTestId('step-outcome').count()).resolves.toBe(0);
     await page.keyboard.press('End');
     await expect(player.getAttribute('data-phase')).resolves.toBe('emission');
+    // The emission frame takes the step in.
+    await expect.poll(() => dashboard(page)).toEqual(after);
     await page.getByTestId('step-outcome').waitFor();
     await expect(page.getByTestId('decision-grid').textContent()).resolves.toMatch(/\(chosen\)/);
     await page.screenshot({ path: `${SCREENSHOTS}/lecture-replay-emission.png` });
     // Inspector open, replay at its end: nothing serious for a screen reader or a low-contrast projector.
     expect(await axeProblems(page)).toEqual([]);
+    // On every frame, at each projector size, the caption, the tree's current node and the grid's current cell
+    // are inside the viewport together (the compact replay layout).
+    const last = (await page.getByTestId('step-caption').textContent())?.match(/^(\d+)\/(\d+) · /)?.[2];
+    expect(last).toBeDefined();
+    for (const viewport of PROJECTORS) {
+      await page.setViewportSize(viewport);
+      await player.focus();
+      await page.keyboard.press('Home');
+      let both = 0;
+      for (let frame = 1; frame <= Number(last); frame++) {
+        await page.locator(`[data-testid="step-player"][data-frame="${frame - 1}"]`).waitFor();
+        const boxes = await page.evaluate(() =>
+          ['[data-testid="step-caption"]', '[data-testid="draft-tree"] .tree-node.current', '[data-testid="decision-grid"] td.current'].map((selector) => {
+            const box = document.querySelector(selector)?.getBoundingClientRect();
+            return box ? { selector, inside: box.top >= 0 && box.left >= 0 && box.bottom <= innerHeight + 0.5 && box.right <= innerWidth + 0.5, box: box.toJSON() as DOMRect } : null;
+          }),
+        );
+        const [caption, node, cell] = boxes;
+        expect(caption, `frame ${frame}: a caption`).not.toBeNull();
+        for (const shown of boxes) if (shown) expect(shown.inside, `frame ${frame} at ${viewport.width}x${viewport.height}: ${shown.selector} ${JSON.stringify(shown.box)}`).toBe(true);
+        if (node && cell) both++;
+        await page.keyboard.press('ArrowRight');
+      }
+      expect(both, `${viewport.width}x${viewport.height}: frames with a current node and cell`).toBeGreaterThan(0);
+    }
+    await page.setViewportSize(PROJECTORS[0]);
+    await page.keyboard.press('End');
   });
 
   it('Space on a focused button presses it instead of resuming the run', async () => {
