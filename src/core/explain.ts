@@ -276,9 +276,9 @@ export function explainStep(decisions: readonly DecisionRecord[], shape: StepSha
     const forced = shape.sources?.[draft]?.[position] === 'grammar';
     const cut = i - 1 - (blockTau.get(block) ?? 0);
     if (!cell || (cut === 0 && !forced)) continue;
-    const why = forced ? 'the schema forced this token (q = p = 1): it is not rejected, ' : '';
-    const tau = blockTau.get(block) ?? 0;
-    setCell(draft, position, { ...cell, status: 'not-kept', line: `${cell.line} — not kept: ${why}the block stops at τ = ${tau}${tau === 0 ? '' : ` (${at(position - cut - 1)})`}, before it` });
+    // Said without τ: a replay shows this line before the test that settles τ.
+    const why = forced ? 'the schema forced this token (q = p = 1), so it is not rejected; ' : '';
+    setCell(draft, position, { ...cell, status: 'not-kept', line: `${cell.line} — not kept: ${why}the block stops before it` });
   }
 
   const explained = drafts.map((draft, k) =>

@@ -9,7 +9,7 @@ import { ALL_FORCED, allForced, playbackFrames, viewAt } from './playback';
 import { StepPlayer } from './StepPlayer';
 import { download } from './download';
 import { useSpec } from './storeContext';
-import { exportReplayGif, REPLAY_HEIGHT, REPLAY_WIDTH } from './replayExport';
+import { canEncodeVideo, exportReplay, REPLAY_HEIGHT, REPLAY_WIDTH, type ReplayFormat } from './replayExport';
 
 /**
  * One speculative step, explained: the player, the draft tree, the grid of decisions, and their order.
@@ -29,12 +29,21 @@ export function ExplainedStep(props: { step: StepRecord; text: (token: number) =
   }, [step, text, finalOrigin, last]);
   const panel = useRef<HTMLDivElement>(null);
   const [exporting, setExporting] = useState<{ busy: boolean; error: string | null }>({ busy: false, error: null });
-  const exportStep = async () => {
+  // The video button shows only where WebCodecs can encode VP8.
+  const [video, setVideo] = useState(false);
+  useEffect(() => {
+    let live = true;
+    void canEncodeVideo().then((can) => live && setVideo(can));
+    return () => {
+      live = false;
+    };
+  }, []);
+  const exportStep = async (format: ReplayFormat) => {
     if (!panel.current) return;
     setExporting({ busy: true, error: null });
     try {
-      const gif = await exportReplayGif(panel.current, frames.length, (at) => flushSync(() => setFrame(at)));
-      download(`speclab-step-${step.index + 1}-${REPLAY_WIDTH}x${REPLAY_HEIGHT}.gif`, gif);
+      const blob = await exportReplay(panel.current, frames.length, (at) => flushSync(() => setFrame(at)), format);
+      download(`speclab-step-${step.index + 1}-${REPLAY_WIDTH}x${REPLAY_HEIGHT}.${format}`, blob);
       setExporting({ busy: false, error: null });
     } catch (error) {
       setExporting({ busy: false, error: `Export failed: ${error instanceof Error ? error.message : String(error)}` });
@@ -54,9 +63,14 @@ export function ExplainedStep(props: { step: StepRecord; text: (token: number) =
     <div className={`explained-step${replaying ? ' replaying' : ''}`} ref={panel} data-testid="explained-step">
       <StepPlayer frames={frames} frame={frame} setFrame={setFrame} />
       <p className="replay-export">
-        <button type="button" onClick={() => void exportStep()} disabled={exporting.busy} data-testid="export-step">
+        <button type="button" onClick={() => void exportStep('gif')} disabled={exporting.busy} data-testid="export-step">
           {exporting.busy ? 'Exporting the replay…' : `Export this step (GIF, ${REPLAY_WIDTH} × ${REPLAY_HEIGHT})`}
         </button>
+        {video && (
+          <button type="button" onClick={() => void exportStep('webm')} disabled={exporting.busy} data-testid="export-video">
+            Export as video (WebM)
+          </button>
+        )}
         {exporting.error !== null && (
           <span className="error" role="alert">
             {exporting.error}

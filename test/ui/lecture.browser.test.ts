@@ -4,7 +4,7 @@
  * after Step, a pause and Resume reads as a straight run's.
  * Screenshots go to test-results/screenshots (lecture-*.png).
  */
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { axeProblems } from '../support/axe';
@@ -143,6 +143,102 @@ describe('a lecture, in the built app', () => {
     await page.setViewportSize(PROJECTORS[0]);
     await page.keyboard.press('End');
   });
+
+  it('the step exports as a GIF and as a WebM video at 1280 × 720: the compact layout without controls or scrollbars, the tree drawn with its text in every frame checked', async () => {
+    const player = page.getByTestId('step-player');
+    // Where the export layout puts the tree, and that it has no controls and no scrollbar, on its first frame.
+    await player.focus();
+    await page.keyboard.press('Home');
+    const layout = await page.evaluate((exporting) => {
+      document.documentElement.classList.add(exporting);
+      const panel = document.querySelector('[data-testid="explained-step"]') as HTMLElement;
+      const origin = panel.getBoundingClientRect();
+      const tree = (document.querySelector('[data-testid="draft-tree"] svg') as SVGSVGElement).getBoundingClientRect();
+      const controls = [...panel.querySelectorAll('.player-controls, [data-testid="export-step"], [data-testid="export-video"]')].filter((element) => (element as HTMLElement).offsetParent !== null).length;
+      const scrollbars = [panel, ...panel.querySelectorAll<HTMLElement>('*')].filter((element) => element.offsetWidth - element.clientWidth - element.clientLeft * 2 > 0.5 && getComputedStyle(element).overflowY !== 'visible').length;
+      document.documentElement.classList.remove(exporting);
+      return { size: [origin.width, origin.height], tree: { x: tree.x - origin.x, y: tree.y - origin.y, width: tree.width, height: tree.height }, controls, scrollbars };
+    }, 'exporting-replay');
+    expect(layout).toMatchObject({ size: [1280, 720], controls: 0, scrollbars: 0 });
+    await page.keyboard.press('Escape');
+    // Each frame decoded in the page (ImageDecoder for the GIF, a <video> seeked to each phase for the WebM): the
+    // pixels inside the tree's box that stand out from the background, and one frame as a PNG for the docs.
+    const frames = async (format: 'gif' | 'webm') => {
+      const [download] = await Promise.all([page.waitForEvent('download', { timeout: 120_000 }), page.getByTestId(format === 'gif' ? 'export-step' : 'export-video').click()]);
+      const bytes = readFileSync(await download.path());
+      // The app's CSP allows no blob: media, so the video plays in a blank page of its own.
+      const browser = page.context().browser();
+      if (!browser) throw new Error('no browser');
+      const decoderPage = format === 'gif' ? page : await browser.newPage();
+      const decoded = await decoderPage.evaluate(
+        async ({ data, format, box }) => {
+          const canvas = new OffscreenCanvas(1280, 720);
+          const context = canvas.getContext('2d', { willReadFrequently: true }) as OffscreenCanvasRenderingContext2D;
+          const standsOut = () => {
+            const pixels = context.getImageData(box.x, box.y, box.width, box.height).data;
+            let count = 0;
+            // Background #111418: a black box or black text is within 24 of it in every channel.
+            for (let i = 0; i < pixels.length; i += 4) if (Math.max(Math.abs((pixels[i] ?? 0) - 0x11), Math.abs((pixels[i + 1] ?? 0) - 0x14), Math.abs((pixels[i + 2] ?? 0) - 0x18)) > 48) count++;
+            return count;
+          };
+          const blob = new Blob([Uint8Array.from(atob(data), (c) => c.charCodeAt(0))], { type: format === 'gif' ? 'image/gif' : 'video/webm' });
+          const counts: number[] = [];
+          let sample = '';
+          const keep = async () => {
+            const png = await canvas.convertToBlob({ type: 'image/png' });
+            const raw = new Uint8Array(await png.arrayBuffer());
+            sample = btoa(Array.from(raw, (byte) => String.fromCharCode(byte)).join(''));
+          };
+          if (format === 'gif') {
+            const decoder = new ImageDecoder({ data: blob.stream(), type: 'image/gif' });
+            await decoder.tracks.ready;
+            const total = decoder.tracks.selectedTrack?.frameCount ?? 0;
+            for (let index = 0; index < total; index += 3) {
+              const { image } = await decoder.decode({ frameIndex: index });
+              context.drawImage(image, 0, 0);
+              image.close();
+              counts.push(standsOut());
+              if (index === 3 * Math.floor(total / 6)) await keep();
+            }
+            return { frames: total, counts, sample, width: 1280 };
+          }
+          const video = document.createElement('video');
+          video.muted = true;
+          video.src = URL.createObjectURL(blob);
+          await new Promise((resolve, reject) => {
+            video.onloadeddata = resolve;
+            video.onerror = () => reject(new Error('the video does not load'));
+          });
+          const seek = (time: number) => new Promise((resolve) => {
+            video.onseeked = resolve;
+            video.currentTime = time;
+          });
+          // A WebM made in the browser may not state its duration: seeking far past the end finds it.
+          if (!Number.isFinite(video.duration)) await seek(1e6);
+          const duration = video.duration;
+          for (const time of [0.75, duration / 2, duration - 0.75]) {
+            await seek(time);
+            context.drawImage(video, 0, 0);
+            counts.push(standsOut());
+            if (time === duration / 2) await keep();
+          }
+          return { frames: Math.round(duration / 1.5), counts, sample, width: video.videoWidth };
+        },
+        { data: bytes.toString('base64'), format, box: { x: Math.floor(layout.tree.x), y: Math.floor(layout.tree.y), width: Math.ceil(layout.tree.width), height: Math.ceil(layout.tree.height) } },
+      );
+      if (decoderPage !== page) await decoderPage.close();
+      return decoded;
+    };
+    for (const format of ['gif', 'webm'] as const) {
+      const decoded = await frames(format);
+      writeFileSync(`${SCREENSHOTS}/replay-${format}-frame-1280x720.png`, Buffer.from(decoded.sample, 'base64'));
+      expect(decoded.width, format).toBe(1280);
+      expect(decoded.frames, format).toBeGreaterThanOrEqual(10);
+      // Nodes with their fill, outline and label: far more than a few stray pixels in every frame.
+      for (const [i, count] of decoded.counts.entries()) expect(count, `${format} frame ${i}`).toBeGreaterThan(2000);
+    }
+    expect(suite.problems).toEqual([]);
+  }, 240_000);
 
   it('Space on a focused button presses it instead of resuming the run', async () => {
     await expect(page.getByTestId('run-status').textContent()).resolves.toBe('paused');
