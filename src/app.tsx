@@ -63,6 +63,7 @@ export function mountApp(workers: EngineWorkers): void {
   // An embed in a slide runs as soon as the models are ready: the link's run, or the first preset's.
   const embed = pageEmbed();
   if (embed && !('error' in embed) && !shared) store.setState({ pendingAutoRun: true });
+  if (embed && !('error' in embed) && embed.step !== undefined) store.setState({ stepToShow: embed.step });
   store.getState().load();
   if (workers.earlyError !== null) store.getState().receive({ type: 'load-error', message: `the engine worker failed: ${workers.earlyError}` });
   // Without IndexedDB (some private windows) the history still works, for this page's life only.

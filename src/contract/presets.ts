@@ -10,6 +10,14 @@ export interface SchemaPreset {
   prompt: string;
   /** Output is free text until this string; the schema applies after it. */
   trigger?: string;
+  /**
+   * The lecture's run (docs/teaching.md): the seed and temperature the app takes with this preset, and the
+   * step to show, with SpecTr-GBV, K = 3, L = 4 and the app's drafter (model + schema). Chosen so that this
+   * step is the run's first with a branch, a rejected and an accepted draft-model token, and a correction
+   * drawn from the residual (the first steps are often all forced by the schema). Pinned by
+   * test/engine/bundledPipeline.test.ts.
+   */
+  lecture: { seed: number; temperature: number; step: number };
 }
 
 export const SCHEMA_PRESETS: readonly SchemaPreset[] = [
@@ -23,6 +31,7 @@ export const SCHEMA_PRESETS: readonly SchemaPreset[] = [
       additionalProperties: false,
     },
     prompt: 'Review: The battery lasts two full days and the screen is bright.\nJSON: ',
+    lecture: { seed: 24, temperature: 1.5, step: 3 },
   },
   {
     id: 'person',
@@ -34,6 +43,7 @@ export const SCHEMA_PRESETS: readonly SchemaPreset[] = [
       additionalProperties: false,
     },
     prompt: 'Text: Maria Lopez, 34, has been a library member since May.\nJSON: ',
+    lecture: { seed: 18, temperature: 1, step: 2 },
   },
   {
     id: 'order',
@@ -57,6 +67,7 @@ export const SCHEMA_PRESETS: readonly SchemaPreset[] = [
       additionalProperties: false,
     },
     prompt: 'Text: Order A-17: two X-100 cables and one H-20 hub, 31.50 in all.\nJSON: ',
+    lecture: { seed: 4, temperature: 1, step: 2 },
   },
   {
     id: 'event',
@@ -73,6 +84,7 @@ export const SCHEMA_PRESETS: readonly SchemaPreset[] = [
       additionalProperties: false,
     },
     prompt: 'Text: The robotics meetup on 2026-03-14 drew 120 people and was rated 4.5.\nJSON: ',
+    lecture: { seed: 21, temperature: 1.5, step: 4 },
   },
   {
     id: 'reasoning',
@@ -85,5 +97,6 @@ export const SCHEMA_PRESETS: readonly SchemaPreset[] = [
     },
     prompt: 'Question: A box holds 12 eggs. How many eggs are in 3 boxes? Think, then give the answer.\n',
     trigger: 'Answer: ',
+    lecture: { seed: 1, temperature: 1, step: 2 },
   },
 ];

@@ -7,8 +7,13 @@ import type { DecisionNote, DecisionRecord, Draw, FinalLaw } from './trace';
 import { prefixTree } from './tokenTree';
 import type { DraftSource } from './draftLaw';
 
-/** accepted / rejected by the verifier, never examined, or removed by the grammar before verification. */
-export type CellStatus = 'accepted' | 'rejected' | 'not-examined' | 'invalid';
+/**
+ * accepted / rejected by the verifier, never examined, or removed by the grammar before verification; or, in
+ * block verification, not kept: past the block's first dropped position (the block stopped before it, and
+ * the test that failed here is about the block's prefix, not this token), or a token the schema forced (q = p = 1),
+ * which no test can reject.
+ */
+export type CellStatus = 'accepted' | 'rejected' | 'not-kept' | 'not-examined' | 'invalid';
 
 export interface CellExplanation {
   status: CellStatus;
@@ -198,6 +203,10 @@ export function explainStep(decisions: readonly DecisionRecord[], shape: StepSha
   let accepted: number | null = null;
   let finalToken: number | null = null;
 
+  // Block verification: each block's τ (absent: 0), and the cells whose test failed, settled once all are read.
+  const blockTau = new Map<string, number>();
+  const failedBlockCells: { block: string; draft: number; position: number; i: number }[] = [];
+
   decisions.forEach(({ note, draw }, index) => {
     if (!note) {
       if (draw) lines.push({ decision: index, text: bareLine(draw), cell: null });
@@ -232,6 +241,9 @@ export function explainStep(decisions: readonly DecisionRecord[], shape: StepSha
       }
       case 'block-test': {
         const end = note.start + note.i - 1;
+        const block = `${note.draft}:${note.start}`;
+        if (passed) blockTau.set(block, note.i);
+        else failedBlockCells.push({ block, draft: note.draft, position: end, i: note.i });
         setCell(note.draft, end, { status: passed ? 'accepted' : 'rejected', examined: true, line: text_, decision: index });
         if (passed && draw?.kind === 'bernoulli') {
           const test = comparison(draw, `h_${note.i}`);
@@ -256,6 +268,18 @@ export function explainStep(decisions: readonly DecisionRecord[], shape: StepSha
         break;
     }
   });
+
+  // A failed block test says the block is not kept up to there. Only the first position past τ is replaced (by
+  // the correction): the cells after it were dropped with it, and a token the schema forced is never rejected.
+  for (const { block, draft, position, i } of failedBlockCells) {
+    const cell = cells[draft]?.[position];
+    const forced = shape.sources?.[draft]?.[position] === 'grammar';
+    const cut = i - 1 - (blockTau.get(block) ?? 0);
+    if (!cell || (cut === 0 && !forced)) continue;
+    // Said without τ: a replay shows this line before the test that settles τ.
+    const why = forced ? 'the schema forced this token (q = p = 1), so it is not rejected; ' : '';
+    setCell(draft, position, { ...cell, status: 'not-kept', line: `${cell.line} — not kept: ${why}the block stops before it` });
+  }
 
   const explained = drafts.map((draft, k) =>
     draft.map((token, j): CellExplanation => {
@@ -314,7 +338,7 @@ export interface TreeNode {
   source: DraftSource | null;
 }
 
-const STATUS_RANK: Readonly<Record<CellStatus, number>> = { accepted: 3, rejected: 2, invalid: 1, 'not-examined': 0 };
+const STATUS_RANK: Readonly<Record<CellStatus, number>> = { accepted: 4, rejected: 3, 'not-kept': 2, invalid: 1, 'not-examined': 0 };
 
 /**
  * The step's drafts merged into a prefix tree (src/core/tokenTree.ts): one node per distinct prefix (plus the

@@ -5,7 +5,7 @@
  */
 import type { LimitedParam } from '../contract/limits';
 import { parseNumber, validateRunParams, type FieldErrors, type RunParamsInput } from '../contract/validation';
-import type { RunParams } from '../contract/runParams';
+import { presetParams, type RunParams } from '../contract/runParams';
 import { SCHEMA_PRESETS, type SchemaPreset } from '../contract/presets';
 import { BUNDLED_PAIR_IDS } from '../contract/modelPairs';
 import type { ExecutionProvider } from '../contract/protocol';
@@ -76,6 +76,16 @@ export function encodeShare({ params, preset, setup }: SharedRun): string {
 export function decodeShare(hash: string, fallback: RunParams): DecodedShare | null {
   if (!hash.startsWith('#run?')) return null;
   const query = new URLSearchParams(hash.slice('#run?'.length));
+  // A short link (`#run?preset=event&seed=3`) takes every run key it leaves out from its preset's defaults, as a
+  // talk scene does; one that names no preset (or custom, or free) takes them from the fallback. `p` stays
+  // optional (absent: no top-p), and a drafter only ever comes from the link itself.
+  const named = SCHEMA_PRESETS.find((candidate) => candidate.id === query.get('preset'));
+  const base = named ? presetParams(named) : fallback;
+  const defaults = new URLSearchParams(encodeShare({ params: base, preset: named?.id ?? 'custom' }).slice('#run?'.length));
+  for (const key of ['method', 'K', 'L', 't', 'seed', 'max', 'drafting', 'prompt', ...(named ? ['trigger'] : [])]) {
+    const value = defaults.get(key);
+    if (!query.has(key) && value !== null) query.set(key, value);
+  }
   const errors: FieldErrors = {};
   const text: DecodedShare['text'] = {};
   const input: RunParamsInput = {

@@ -43,6 +43,12 @@ export type RunStatus = 'idle' | 'running' | 'paused' | 'done' | 'error';
 export const HELP_TOPICS = ['speculative', 'residual', 'verification', 'drafts', 'counters', 'mean-length', 'histogram', 'inspector'] as const;
 export type HelpTopic = (typeof HELP_TOPICS)[number];
 
+/** A replay in progress: the step replayed (its index in the run) and whether its emission frame is shown. */
+export interface ReplayState {
+  step: number;
+  emitted: boolean;
+}
+
 export interface SpecState {
   engine: {
     status: 'idle' | 'loading' | 'ready' | 'error';
@@ -75,9 +81,12 @@ export interface SpecState {
   scorecard: Scorecard;
   /** howItWorks: the open part of the "How it works" panel, or null when it is closed. */
   /** `theme`: the light projector theme or the default dark one (docs/presenting.md#presentation-mode). */
-  ui: { presentation: boolean; theme: 'dark' | 'light'; showInvalid: boolean; selectedStep: number | null; help: boolean; howItWorks: HelpTopic | null };
+  /** replay: the step "Play this step" is replaying, if any (src/ui/replayView.ts); the dashboard shows the run before it. */
+  ui: { presentation: boolean; theme: 'dark' | 'light'; showInvalid: boolean; selectedStep: number | null; help: boolean; howItWorks: HelpTopic | null; replay: ReplayState | null };
   /** A run to start once the models are ready (a shared link). */
   pendingAutoRun: boolean;
+  /** The step (from 1) an embed's `&step=` or a talk scene's `step` shows: selected once a run reaches it; null: the latest. */
+  stepToShow: number | null;
   /**
    * Talk mode (./talk.ts): the open talk and the scene on screen, or null; `stop` indexes the scene's list
    * of step counts and `stopAt` is the count its run pauses at (null: it runs to the end, or races);
@@ -140,7 +149,7 @@ const FIRST_PRESET = SCHEMA_PRESETS[1] ?? (SCHEMA_PRESETS[0] as (typeof SCHEMA_P
  */
 export const APP_DEFAULT_DRAFTER: DrafterId = 'model+grammar';
 
-const FRESH_PARAMS = presetParams(FIRST_PRESET, { drafter: APP_DEFAULT_DRAFTER });
+const FRESH_PARAMS = presetParams(FIRST_PRESET, { drafter: APP_DEFAULT_DRAFTER, seed: FIRST_PRESET.lecture.seed, temperature: FIRST_PRESET.lecture.temperature });
 
 /**
  * A talk's race scene, once raced, is kept in localStorage under everything its figures depend on (the run, the
@@ -275,8 +284,9 @@ export function createSpecStore(transport: EngineTransport, options: StoreOption
         else send({ type: 'cancel' });
       },
       scorecard: EMPTY_SCORECARD,
-      ui: { presentation: false, theme: 'dark', showInvalid: false, selectedStep: null, help: false, howItWorks: null },
+      ui: { presentation: false, theme: 'dark', showInvalid: false, selectedStep: null, help: false, howItWorks: null, replay: null },
       pendingAutoRun: false,
+      stepToShow: null,
       talk: null,
       talkError: null,
       form: { text: {}, errors: {} },
@@ -330,7 +340,8 @@ export function createSpecStore(transport: EngineTransport, options: StoreOption
           const rest: RunParams = { ...params };
           delete rest.trigger;
           set({ preset });
-          replaceParams({ ...rest, prompt: found.prompt, schemaText: JSON.stringify(found.schema, null, 2), ...(found.trigger === undefined ? {} : { trigger: found.trigger }) });
+          // A preset brings its lecture's seed and temperature (the step the lecture shows: src/contract/presets.ts).
+          replaceParams({ ...rest, prompt: found.prompt, schemaText: JSON.stringify(found.schema, null, 2), seed: found.lecture.seed, temperature: found.lecture.temperature, ...(found.trigger === undefined ? {} : { trigger: found.trigger }) });
         } else {
           set({ preset });
           get().setParams({ schemaText: preset === 'free' ? null : (params.schemaText ?? '{\n  "type": "object"\n}') });
@@ -425,6 +436,7 @@ export function createSpecStore(transport: EngineTransport, options: StoreOption
         set({
           talk: { talk: talk.talk, scene: at, stop: stopIndex, stopAt: stops[stopIndex] ?? null, pending: true },
           ui: { ...get().ui, presentation: scene.presentation, selectedStep: null },
+          stepToShow: scene.step ?? null,
           preset: scene.run.preset,
           params: scene.run.params,
           form: { text: {}, errors: {} },
@@ -453,7 +465,7 @@ export function createSpecStore(transport: EngineTransport, options: StoreOption
         else if (talk.scene > 0) get().goToScene(talk.scene - 1, MAX_STOPS_INDEX);
       },
       leaveTalk() {
-        set({ talk: null });
+        set({ talk: null, stepToShow: null });
       },
 
       receive(message) {
@@ -503,7 +515,10 @@ export function createSpecStore(transport: EngineTransport, options: StoreOption
             if (message.runId !== state.run.id) break;
             let counters = state.run.counters;
             for (const record of message.records) counters = recordStep(counters, record.counts);
-            set({ run: { ...state.run, steps: [...state.run.steps, ...message.records], counters } });
+            const steps = [...state.run.steps, ...message.records];
+            const show = state.stepToShow;
+            const reached = show !== null && state.ui.selectedStep === null && steps.length >= show;
+            set({ run: { ...state.run, steps, counters }, ...(reached ? { ui: { ...state.ui, selectedStep: show - 1 } } : {}) });
             break;
           }
           case 'paused':

@@ -26,7 +26,7 @@ export type ViewName = (typeof VIEWS)[number];
 
 /** The share link's keys, which a scene's `run` may set. */
 const RUN_KEYS = ['method', 'K', 'L', 't', 'seed', 'max', 'drafting', 'preset', 'prompt', 'p', 'schema', 'trigger'] as const;
-const SCENE_KEYS = ['caption', 'run', 'pair', 'provider', 'presentation', 'stop', 'view'] as const;
+const SCENE_KEYS = ['caption', 'run', 'pair', 'provider', 'presentation', 'stop', 'view', 'step'] as const;
 
 /**
  * Where a scene's run stops: after its last step, a race of every method, or paused after each of a list of
@@ -45,6 +45,8 @@ export interface TalkScene {
   presentation: boolean;
   stop: SceneStop;
   view: ViewName;
+  /** The step (from 1) the tree and the inspector show once the run reaches it; absent: the latest. */
+  step?: number;
 }
 
 export interface Talk {
@@ -99,6 +101,11 @@ function parseStop(value: unknown, where: string): SceneStop {
   throw new TalkError(`${where}: "stop" must be "end", "race", a whole number of steps from 1 to 512, or a rising list of at most ${MAX_STOPS} of them`);
 }
 
+function parseShownStep(value: unknown, where: string): number {
+  if (isStepCount(value)) return value;
+  throw new TalkError(`${where}: "step" (the step shown) must be a whole number of steps from 1 to 512`);
+}
+
 function parseScene(value: unknown, index: number): TalkScene {
   const where = `scene ${index + 1}`;
   if (!isRecord(value)) throw new TalkError(`${where} must be an object`);
@@ -120,6 +127,7 @@ function parseScene(value: unknown, index: number): TalkScene {
     presentation,
     stop: parseStop(value.stop, where),
     view: view as ViewName,
+    ...(value.step === undefined ? {} : { step: parseShownStep(value.step, where) }),
   };
 }
 
@@ -181,7 +189,7 @@ export function sceneJson(scene: Omit<TalkScene, 'run'> & { run: { params: RunPa
   const query = new URLSearchParams(encodeShare(scene.run).slice('#run?'.length));
   const run = Object.fromEntries([...query.entries()].map(([key, value]) => [key, ['K', 'L', 't', 'seed', 'max', 'p'].includes(key) ? Number(value) : value]));
   const stop = Array.isArray(scene.stop) && scene.stop.length === 1 ? scene.stop[0] : scene.stop;
-  return { caption: scene.caption, run, pair: scene.pair, provider: scene.provider, presentation: scene.presentation, stop, view: scene.view };
+  return { caption: scene.caption, run, pair: scene.pair, provider: scene.provider, presentation: scene.presentation, stop, view: scene.view, ...(scene.step === undefined ? {} : { step: scene.step }) };
 }
 
 /** A talk file's text from scenes made by `sceneJson`. */

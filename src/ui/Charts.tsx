@@ -10,6 +10,7 @@ import { HelpButton } from './HowItWorks';
 import type { HelpTopic } from '../store/store';
 import { PALETTE } from './palette';
 import { useSpec } from './storeContext';
+import { useShownRun } from './replayView';
 
 interface ChartProps {
   id: string;
@@ -138,7 +139,9 @@ export function Charts() {
   // Deferred: React draws the charts when the page is idle, so a run in progress never waits on them.
   const steps = useDeferredValue(useSpec((s) => s.run.steps));
   const counters = useDeferredValue(useSpec((s) => s.run.counters));
-  return <ChartGrid steps={steps} counters={counters} />;
+  // During a replay, the run as it stood before the replayed step (src/ui/replayView.ts).
+  const shown = useShownRun(steps, counters, useSpec((s) => s.ui.replay));
+  return <ChartGrid steps={shown.steps} counters={shown.counters} />;
 }
 
 /**

@@ -8,6 +8,7 @@ import { METHOD_LABELS, percent } from './format';
 import { HelpButton } from './HowItWorks';
 import type { HelpTopic } from '../store/store';
 import { useSpec, useSpecStore } from './storeContext';
+import { useShownRun } from './replayView';
 
 /** One row per counter for the CSV: our name, vLLM's name where it has one, and the value. */
 function countersCsv(exported: ReturnType<typeof exportCounters>, slice: Record<string, string | number>): string {
@@ -67,8 +68,9 @@ function ShareButton() {
 }
 
 export function CounterPanel() {
-  const counters = useSpec((s) => s.run.counters);
   const run = useSpec((s) => s.run);
+  // During a replay, the counters before the replayed step, and with it from its emission (src/ui/replayView.ts).
+  const { counters } = useShownRun(run.steps, run.counters, useSpec((s) => s.ui.replay));
   const formParams = useSpec((s) => s.params);
   const preset = useSpec((s) => s.preset);
   const scorecard = useSpec((s) => s.scorecard);

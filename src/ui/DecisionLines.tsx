@@ -9,6 +9,7 @@ import type { PlaybackView } from './playback';
 const STATUS_LABEL: Readonly<Record<CellExplanation['status'], string>> = {
   accepted: 'accepted',
   rejected: 'rejected',
+  'not-kept': 'not kept (the block stopped before it)',
   'not-examined': 'not examined',
   invalid: 'not allowed by the schema',
 };
@@ -29,12 +30,14 @@ export function DecisionGrid(props: { step: StepRecord; explained: ExplainedStep
   const outcome = !view || view.phase === 'emission';
   const scroller = useRef<HTMLDivElement>(null);
   const current = view?.cell ? `${view.cell.draft},${view.cell.position}` : null;
+  const revealedDecision = view?.revealedDecision;
   useEffect(() => {
-    // The replay's highlighted cell stays in view however wide the grid is.
+    // The replay's highlighted cell stays in view however wide the grid is, and again when its answer makes it taller.
     if (current) scroller.current?.querySelector('td.current')?.scrollIntoView({ block: 'nearest', inline: 'nearest' });
-  }, [current]);
+  }, [current, revealedDecision]);
   return (
-    <div className="grid-scroll" ref={scroller}>
+    // Focusable, so that a keyboard can scroll it where it scrolls (the compact replay layout).
+    <div className="grid-scroll" ref={scroller} tabIndex={0} role="region" aria-label="Every decision, with its numbers">
       <table className="draft-grid" data-testid="decision-grid">
         <caption>
           {step.drafts.length} draft{step.drafts.length > 1 ? 's' : ''}

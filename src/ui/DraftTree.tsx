@@ -16,6 +16,7 @@ const STATUS_TEXT: Readonly<Record<TreeNode['status'], string>> = {
   final: 'final token',
   accepted: 'accepted',
   rejected: 'rejected',
+  'not-kept': 'not kept: the block stopped before it',
   'not-examined': 'not examined',
   invalid: 'struck out by the schema (the first disallowed token, or after one)',
 };
@@ -121,6 +122,7 @@ export function DraftTree(props: {
         <ul className="legend tree-legend" aria-label="Draft tree colours">
           <li className="swatch status-accepted">accepted</li>
           <li className="swatch status-rejected">rejected</li>
+          <li className="swatch status-not-kept">not kept (block stopped before)</li>
           <li className="swatch status-not-examined">not examined</li>
           <li className="swatch status-invalid">struck out by the schema</li>
           <li className="swatch final-correction">correction</li>

@@ -1,14 +1,15 @@
-import { useMemo, useRef, useState, type ReactNode } from 'react';
+import { useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import { flushSync } from 'react-dom';
 import { draftTree, explainStep } from '../core/explain';
 import type { StepRecord } from '../contract/stepRecord';
 import { BlockTrace, DecisionGrid, DecisionList } from './DecisionLines';
 import { DraftTree } from './DraftTree';
 import { HelpButton } from './HowItWorks';
-import { playbackFrames, viewAt } from './playback';
+import { ALL_FORCED, allForced, playbackFrames, viewAt } from './playback';
 import { StepPlayer } from './StepPlayer';
 import { download } from './download';
-import { exportReplayGif, REPLAY_HEIGHT, REPLAY_WIDTH } from './replayExport';
+import { useSpec } from './storeContext';
+import { canEncodeVideo, exportReplay, REPLAY_HEIGHT, REPLAY_WIDTH, type ReplayFormat } from './replayExport';
 
 /**
  * One speculative step, explained: the player, the draft tree, the grid of decisions, and their order.
@@ -28,12 +29,21 @@ export function ExplainedStep(props: { step: StepRecord; text: (token: number) =
   }, [step, text, finalOrigin, last]);
   const panel = useRef<HTMLDivElement>(null);
   const [exporting, setExporting] = useState<{ busy: boolean; error: string | null }>({ busy: false, error: null });
-  const exportStep = async () => {
+  // The video button shows only where WebCodecs can encode VP8.
+  const [video, setVideo] = useState(false);
+  useEffect(() => {
+    let live = true;
+    void canEncodeVideo().then((can) => live && setVideo(can));
+    return () => {
+      live = false;
+    };
+  }, []);
+  const exportStep = async (format: ReplayFormat) => {
     if (!panel.current) return;
     setExporting({ busy: true, error: null });
     try {
-      const gif = await exportReplayGif(panel.current, frames.length, (at) => flushSync(() => setFrame(at)));
-      download(`speclab-step-${step.index + 1}-${REPLAY_WIDTH}x${REPLAY_HEIGHT}.gif`, gif);
+      const blob = await exportReplay(panel.current, frames.length, (at) => flushSync(() => setFrame(at)), format);
+      download(`speclab-step-${step.index + 1}-${REPLAY_WIDTH}x${REPLAY_HEIGHT}.${format}`, blob);
       setExporting({ busy: false, error: null });
     } catch (error) {
       setExporting({ busy: false, error: `Export failed: ${error instanceof Error ? error.message : String(error)}` });
@@ -41,13 +51,26 @@ export function ExplainedStep(props: { step: StepRecord; text: (token: number) =
   };
   const current = frame === null ? undefined : frames[frame];
   const view = current ? viewAt(current, explained) : null;
+  // The dashboard shows the run before this step until the replay reaches its emission (src/ui/replayView.ts).
+  const setUi = useSpec((s) => s.setUi);
+  const replaying = current !== undefined;
+  const emitted = current?.phase === 'emission';
+  useEffect(() => {
+    setUi({ replay: replaying ? { step: step.index, emitted } : null });
+  }, [setUi, replaying, emitted, step.index]);
+  useEffect(() => () => setUi({ replay: null }), [setUi]);
   return (
-    <div className="explained-step" ref={panel}>
+    <div className={`explained-step${replaying ? ' replaying' : ''}`} ref={panel} data-testid="explained-step">
       <StepPlayer frames={frames} frame={frame} setFrame={setFrame} />
       <p className="replay-export">
-        <button type="button" onClick={() => void exportStep()} disabled={exporting.busy} data-testid="export-step">
+        <button type="button" onClick={() => void exportStep('gif')} disabled={exporting.busy} data-testid="export-step">
           {exporting.busy ? 'Exporting the replay…' : `Export this step (GIF, ${REPLAY_WIDTH} × ${REPLAY_HEIGHT})`}
         </button>
+        {video && (
+          <button type="button" onClick={() => void exportStep('webm')} disabled={exporting.busy} data-testid="export-video">
+            Export as video (WebM)
+          </button>
+        )}
         {exporting.error !== null && (
           <span className="error" role="alert">
             {exporting.error}
@@ -55,30 +78,41 @@ export function ExplainedStep(props: { step: StepRecord; text: (token: number) =
         )}
       </p>
       {step.decisions === null && <p className="error">This step’s decisions were not recorded: the CPU twin’s replay of the GPU’s step differed by f32 rounding, so only the outcome is shown.</p>}
-      <h3>
-        Draft tree <HelpButton topic="drafts" />
-      </h3>
-      <DraftTree
-        nodes={nodes}
-        text={text}
-        finalOrigin={finalOrigin}
-        view={view}
-        decided={(node) => node.drafts.some((k) => {
-          const decision = explained.cells[k]?.[node.depth - 1]?.decision;
-          return decision !== null && decision !== undefined && view !== null && decision <= view.revealedDecision;
-        })}
-      />
-      <h3>
-        Every decision, with its numbers <HelpButton topic="inspector" />
-      </h3>
-      <DecisionGrid step={step} explained={explained} text={text} view={view} />
-      <DecisionList explained={explained} view={view} />
-      {(!view || view.phase === 'emission') && (
-        <div data-testid="step-outcome">
-          {props.outcome}
-          {step.trace && <BlockTrace trace={step.trace} chosen={step.chosen} />}
-        </div>
+      {allForced(step) && (
+        <p className="all-forced" data-testid="all-forced">
+          {ALL_FORCED}: every drafted token is the one token the schema allows there (q = p = 1), so each test below passes but for rounding.
+        </p>
       )}
+      <div className="replay-tree">
+        <h3>
+          Draft tree <HelpButton topic="drafts" />
+        </h3>
+        <DraftTree
+          nodes={nodes}
+          text={text}
+          finalOrigin={finalOrigin}
+          view={view}
+          decided={(node) => node.drafts.some((k) => {
+            const decision = explained.cells[k]?.[node.depth - 1]?.decision;
+            return decision !== null && decision !== undefined && view !== null && decision <= view.revealedDecision;
+          })}
+        />
+      </div>
+      <div className="replay-grid">
+        <h3>
+          Every decision, with its numbers <HelpButton topic="inspector" />
+        </h3>
+        <DecisionGrid step={step} explained={explained} text={text} view={view} />
+      </div>
+      <div className="replay-rest">
+        <DecisionList explained={explained} view={view} />
+        {(!view || view.phase === 'emission') && (
+          <div data-testid="step-outcome">
+            {props.outcome}
+            {step.trace && <BlockTrace trace={step.trace} chosen={step.chosen} />}
+          </div>
+        )}
+      </div>
     </div>
   );
 }

@@ -8,8 +8,8 @@ const SPEEDS: readonly { label: string; ms: number }[] = [
 ];
 
 /**
- * "Play this step": walks the frames of a recorded step at the presenter's speed; ← and → (with the
- * player focused) step through them by hand, Home and End jump, Escape leaves the replay.
+ * "Play this step": walks the frames of a recorded step at the presenter's speed; → or Space (with the
+ * player focused) and ← step through them by hand, Home and End jump, Escape leaves the replay.
  */
 export function StepPlayer(props: { frames: readonly Frame[]; frame: number | null; setFrame: (frame: number | null) => void }) {
   const { frames, frame, setFrame } = props;
@@ -36,8 +36,9 @@ export function StepPlayer(props: { frames: readonly Frame[]; frame: number | nu
     setFrame(Math.max(0, Math.min(last, to)));
   };
   const onKey = (event: KeyboardEvent) => {
+    const next = () => go(frame === null ? 0 : frame + 1);
     const keys: Record<string, () => void> = {
-      ArrowRight: () => go(frame === null ? 0 : frame + 1),
+      ArrowRight: next,
       ArrowLeft: () => go(frame === null ? 0 : frame - 1),
       Home: () => go(0),
       End: () => go(last),
@@ -46,6 +47,9 @@ export function StepPlayer(props: { frames: readonly Frame[]; frame: number | nu
         setFrame(null);
       },
     };
+    // Space on the player itself steps the replay (a clicker's "next"), never the run; on a button of the
+    // player it presses that button, as everywhere.
+    if (event.target === event.currentTarget) keys[' '] = next;
     const action = keys[event.key];
     if (!action) return;
     // Kept from the app's global shortcuts (→ would run one more engine step).
@@ -104,7 +108,7 @@ export function StepPlayer(props: { frames: readonly Frame[]; frame: number | nu
         </ol>
       </div>
       <p className="caption" aria-live="polite" data-testid="step-caption">
-        {current ? `${(frame ?? 0) + 1}/${frames.length} · ${current.caption}` : 'Replay this recorded step phase by phase (it never changes what was generated). With the player focused, ← and → step through the phases.'}
+        {current ? `${(frame ?? 0) + 1}/${frames.length} · ${current.caption}` : 'Replay this recorded step phase by phase (it never changes what was generated). With the player focused, → or Space and ← step through the phases.'}
       </p>
     </div>
   );

@@ -4,6 +4,7 @@ import type { SpecActions } from '../store/store';
 import { visibleToken } from './format';
 import { TokenCard, type HoveredToken } from './TokenCard';
 import { useSpec } from './storeContext';
+import { useShownRun } from './replayView';
 
 function placed(step: number, position: number, element: HTMLElement): HoveredToken {
   const box = element.getBoundingClientRect();
@@ -88,11 +89,15 @@ const Tokens = memo(function Tokens(props: {
 
 export function TokenStream() {
   // Deferred like the charts: the stream redraws when the page is idle, not in the worker's way.
-  const steps = useDeferredValue(useSpec((s) => s.run.steps));
+  const allSteps = useDeferredValue(useSpec((s) => s.run.steps));
+  const counters = useSpec((s) => s.run.counters);
+  // During a replay, the output before the replayed step; its tokens join at the emission frame (src/ui/replayView.ts).
+  const { steps, replaying } = useShownRun(allSteps, counters, useSpec((s) => s.ui.replay));
   const tokenTexts = useSpec((s) => s.engine.info?.tokenTexts);
   const showInvalid = useSpec((s) => s.ui.showInvalid);
   const setUi = useSpec((s) => s.setUi);
-  const report = useSpec((s) => s.run.report);
+  const runReport = useSpec((s) => s.run.report);
+  const report = replaying ? null : runReport;
   const [hovered, setHovered] = useState<HoveredToken | null>(null);
   return (
     <section className="stream" aria-labelledby="stream-heading">

@@ -1,13 +1,18 @@
 /**
  * Embeds (docs/presenting.md#embeds): the page shows one view alone, filling its frame, for a slide tool's
- * iframe; `&controls=1` keeps the run bar above it. Two addresses, one app: `embed.html?view=<view>`, the
+ * iframe; `&controls=1` keeps the run bar above it, `&step=N` shows step N in the tree and the inspector. Two addresses, one app: `embed.html?view=<view>`, the
  * page any site may frame (its #root carries `data-embed`; src/contract/csp.ts), and the app's own
  * `?embed=<view>`, which only a page of the app's origin may frame. The view names are talk mode's
  * (src/store/talk.ts). The query is untrusted input: an unknown view is answered with the list of names, in text.
  */
+import { LIMITS } from '../contract/limits';
 import { VIEWS, type ViewName } from '../store/talk';
 
-export type Embed = { view: ViewName; controls: boolean } | { error: string };
+/** `step`: the step (from 1) the tree and the inspector show once the run has reached it; absent: the latest. */
+export type Embed = { view: ViewName; controls: boolean; step?: number } | { error: string };
+
+/** The most steps a run can take (a token at least per step): a `&step=` past it can never be shown. */
+const MAX_SHOWN_STEP = LIMITS.maxTokens.max;
 
 /**
  * The embed a page's query asks for, or null when it asks for none. On the embed page (`embedPage`) the view
@@ -21,7 +26,9 @@ export function parseEmbed(search: string, embedPage = false): Embed | null {
   if (!VIEWS.includes(view as ViewName)) return { error: `?${key}=${view} is not a view; the views are ${VIEWS.join(', ')}` };
   const controls = query.get('controls');
   if (controls !== null && controls !== '0' && controls !== '1') return { error: `&controls=${controls} must be 0 or 1` };
-  return { view: view as ViewName, controls: controls === '1' };
+  const step = query.get('step');
+  if (step !== null && !(/^[1-9]\d*$/.test(step) && Number(step) <= MAX_SHOWN_STEP)) return { error: `&step=${step} must be a whole number of steps from 1 to ${MAX_SHOWN_STEP}` };
+  return { view: view as ViewName, controls: controls === '1', ...(step === null ? {} : { step: Number(step) }) };
 }
 
 /** This page's embed: embed.html always is one; index.html is one with `?embed=`. */

@@ -32,6 +32,9 @@ export interface PlaybackView {
  * accepted" becomes "u = 0.412; threshold min(1, p/q) = 0.830: accept?". Null for a line that tests nothing.
  */
 export function questionOf(line: string): string | null {
+  // The final token: its u and its law are asked, the token it picks is the answer.
+  const final = /^u = (\S+) → “.*” at (position \d+), drawn from (.+)$/s.exec(line);
+  if (final) return `u = ${final[1]}: which token at ${final[2]}? (drawn from ${final[3]})`;
   const test = /^u = (\S+) [<≥] (.+?) = (\S+?) → /.exec(line);
   if (!test) return null;
   const [, u, threshold, value] = test;
@@ -40,6 +43,17 @@ export function questionOf(line: string): string | null {
 }
 
 const s = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+/** What a step whose every drafted token the schema forced says instead of quizzing its tests. */
+export const ALL_FORCED = 'All forced by the schema: nothing to verify';
+
+/**
+ * Whether the schema forced every token the step drafted (drafter model+grammar: q = 1, and p = 1 under the
+ * mask): every test then passes but for rounding, and there is nothing to predict.
+ */
+export function allForced(step: StepRecord): boolean {
+  return step.drafts.length > 0 && step.draftSources.every((sources, k) => sources.slice(0, step.validLengths[k] ?? sources.length).every((source) => source === 'grammar'));
+}
 
 /** The target's forward, as the step's record says it ran. */
 function scoringPass(scoring: StepRecord['scoring']): string {
@@ -75,10 +89,11 @@ export function playbackFrames(step: StepRecord, explained: ExplainedStep, text:
     },
     { phase: 'scoring', line: -1, caption: `Target scoring: ${scoringPass(step.scoring)} of the large model gives p at every drafted position, plus the next position of each draft.` },
   ];
+  const forced = allForced(step);
   explained.lines.forEach((line, i) => {
-    const where = line.cell ? `draft ${line.cell.draft + 1}, position ${line.cell.position + 1}: ` : '';
-    const question = questionOf(line.text);
-    if (question) frames.push({ phase: 'verification', line: i, question: true, caption: `Verification ${i + 1} of ${explained.lines.length} — ${where}${question} (the next frame answers)` });
+    const where = `${forced ? `${ALL_FORCED} (q = p = 1 at every drafted position). ` : ''}${line.cell ? `draft ${line.cell.draft + 1}, position ${line.cell.position + 1}: ` : ''}`;
+    const question = forced ? null : questionOf(line.text);
+    if (question) frames.push({ phase: 'verification', line: i, question: true, caption: `Verification ${i + 1} of ${explained.lines.length} — ${where}${question} (the next key press answers)` });
     frames.push({ phase: 'verification', line: i, caption: `Verification ${i + 1} of ${explained.lines.length} — ${where}${line.text}` });
   });
   const accepted = step.emitted.filter((token) => token.origin === 'draft').length;

@@ -7,6 +7,8 @@
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, normalize, posix, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { DECODE_METHODS, decodeMethodInfo } from '../../src/contract/runParams';
+import { TOUR_STOPS } from '../../src/ui/tourStops';
 import { checkImports, checkMarkdown, githubSlugs, parseFolderTable, type MarkdownFile } from './docsCheck';
 
 const ROOT = normalize(join(import.meta.dirname, '../..'));
@@ -44,6 +46,23 @@ describe('the README and docs/', () => {
   it("the README's table of npm scripts lists every script in package.json, and nothing else", () => {
     const listed = [...read('README.md').matchAll(/^\| `npm (?:run )?([\w:.-]+)` \|/gm)].map((match) => match[1]);
     expect([...listed].sort()).toEqual([...scripts].sort());
+  });
+
+  it('the README and docs/teaching.md give the tour as many stops as the app, and the method keys the app has', () => {
+    const words = ['one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'eleven', 'twelve'];
+    const keys = DECODE_METHODS.map((method) => Number(decodeMethodInfo(method).shortcut)).sort((a, b) => a - b);
+    const range = `${keys[0]}–${keys.at(-1)}`;
+    // The keys are consecutive, so a range names them all.
+    expect(keys).toEqual(keys.map((_, i) => (keys[0] ?? 0) + i));
+    for (const path of ['README.md', 'docs/teaching.md']) {
+      const text = read(path).replace(/\s+/g, ' ');
+      const stops = [...text.matchAll(/\b(\w+)-stop tour\b/g)].map((match) => match[1]);
+      expect(stops.length, `${path} names the tour's length`).toBeGreaterThan(0);
+      for (const stop of stops) expect(stop, `${path}: a ${stop}-stop tour`).toBe(words[TOUR_STOPS.length - 1]);
+      const ranges = [...text.matchAll(/\b(?:keys )?(\d)–(\d)\b(?= (?:pick )?method)/g)].map((match) => `${match[1]}–${match[2]}`);
+      expect(ranges.length, `${path} names the method keys`).toBeGreaterThan(0);
+      for (const named of ranges) expect(named, `${path}: keys ${named}`).toBe(range);
+    }
   });
 });
 

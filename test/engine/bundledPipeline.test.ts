@@ -3,6 +3,7 @@
  * reproduced token for token by every method, the CPU and WGSL verifiers agree, acceptance sits in the
  * band the models were sized for, and bad input is refused by name.
  */
+import { readFileSync } from 'node:fs';
 import { Ajv } from 'ajv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { derivedRatios, eligible } from '../../src/core/metrics';
@@ -10,11 +11,13 @@ import { PromptTooLongError } from '../../src/engine/decode';
 import type { StepRecord } from '../../src/contract/stepRecord';
 import { SpecEngine } from '../../src/engine/engine';
 import type { RunReport } from '../../src/contract/runReport';
-import { DECODE_METHODS, presetParams, reportedK, type RunParams } from '../../src/contract/runParams';
+import { DECODE_METHODS, findPreset, presetParams, reportedK, type RunParams } from '../../src/contract/runParams';
 import { gpuStepVerifier } from '../../src/gpu/stepVerifier';
 import { ajvValidator } from '../support/ajvValidator';
 import { SCHEMA_PRESETS, type SchemaPreset } from '../../src/contract/presets';
 import { bundledPair } from '../support/models';
+import { explainStep } from '../../src/core/explain';
+import { APP_DEFAULT_DRAFTER } from '../../src/store/store';
 import { suiteDevices } from '../support/gpu';
 
 const ajv = new Ajv({ strict: false });
@@ -133,6 +136,45 @@ describe('the decode loop on the bundled models', () => {
     } finally {
       onGpu.dispose();
     }
+  });
+
+  it.each(SCHEMA_PRESETS.map((preset) => [preset.id, preset] as const))('%s: the lecture step (its seed and temperature, SpecTr-GBV, K = 3, L = 4, the app’s drafter) has a branch, a rejected and an accepted draft-model token and a residual draw; no forced token is marked rejected', async (_id, preset) => {
+    const { seed, temperature, step: lectureStep } = preset.lecture;
+    const steps: StepRecord[] = [];
+    await engine.run(presetParams(preset, { method: 'spectr-gbv', K: 3, L: 4, seed, temperature, drafter: APP_DEFAULT_DRAFTER, maxTokens: 40 }), (record) => void steps.push(record));
+    const story = (record: StepRecord) => {
+      const shape = { drafts: record.drafts, validLengths: record.validLengths, sources: record.draftSources };
+      const { cells } = explainStep(record.decisions ?? [], shape, String);
+      const where = (status: string, source: string) => cells.flatMap((row, k) => row.filter((cell, j) => cell.status === status && record.draftSources[k]?.[j] === source)).length;
+      const prefixes = new Set(record.drafts.flatMap((draft) => draft.map((_, j) => draft.slice(0, j + 1).join(',')))).size;
+      return { branch: prefixes > Math.max(...record.drafts.map((draft) => draft.length)), rejected: where('rejected', 'model'), accepted: where('accepted', 'model'), residual: record.emitted.at(-1)?.origin === 'correction', forcedRejected: where('rejected', 'grammar') };
+    };
+    const shown = steps[lectureStep - 1];
+    if (!shown) throw new Error(`the run has no step ${lectureStep}`);
+    const told = story(shown);
+    expect(told).toMatchObject({ branch: true, residual: true, forcedRejected: 0 });
+    expect(told.rejected).toBeGreaterThanOrEqual(1);
+    expect(told.accepted).toBeGreaterThanOrEqual(1);
+    // It is the first step of the run that teaches all four, so the lecture never skips past one; and no step
+    // of the run marks a token the schema forced as rejected.
+    const teaches = (record: StepRecord) => {
+      const { branch, residual, rejected, accepted } = story(record);
+      return branch && residual && rejected > 0 && accepted > 0;
+    };
+    expect(steps.slice(0, lectureStep).map(teaches)).toEqual(steps.slice(0, lectureStep).map((_, i) => i === lectureStep - 1));
+    for (const record of steps) expect(story(record).forcedRejected).toBe(0);
+  });
+
+  it('the README’s example test is one the app shows at the person preset’s lecture step', async () => {
+    const example = /drawn u \(`(u = [^`]+)`\)/.exec(readFileSync('README.md', 'utf8').replace(/\s+/g, ' '))?.[1];
+    expect(example, 'the README quotes a test').toBeDefined();
+    const person = findPreset('person');
+    const steps: StepRecord[] = [];
+    await engine.run(presetParams(person, { method: 'spectr-gbv', K: 3, L: 4, seed: person.lecture.seed, temperature: person.lecture.temperature, drafter: APP_DEFAULT_DRAFTER, maxTokens: 40 }), (record) => void steps.push(record));
+    const shown = steps[person.lecture.step - 1];
+    if (!shown) throw new Error('no lecture step');
+    const { lines } = explainStep(shown.decisions ?? [], { drafts: shown.drafts, validLengths: shown.validLengths, sources: shown.draftSources }, String);
+    expect(lines.map((line) => line.text)).toContain(example);
   });
 
   it('constrained drafting reports I = 0 and still emits valid JSON', async () => {

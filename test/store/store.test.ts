@@ -99,6 +99,20 @@ describe('share links', () => {
     expect(decodeShare(encodeShare({ params, preset: preset.id }), { ...fallback, drafter: 'model+grammar' })?.params.drafter).toBeUndefined();
   });
 
+  it('fill a short link from its preset (the reveal.js example in docs/presenting.md), and one without a preset from the fallback', () => {
+    const fallback = presetParams(SCHEMA_PRESETS[0] as (typeof SCHEMA_PRESETS)[number], { maxTokens: 33, temperature: 0.5 });
+    const event = SCHEMA_PRESETS.find((preset) => preset.id === 'event') as (typeof SCHEMA_PRESETS)[number];
+    const short = decodeShare('#run?preset=event&method=spectr-gbv&K=4&L=4&seed=3', fallback);
+    expect(short?.errors).toEqual({});
+    expect(short?.preset).toBe('event');
+    expect(short?.params).toEqual({ ...presetParams(event, { method: 'spectr-gbv', K: 4, L: 4, seed: 3 }), schemaText: JSON.stringify(event.schema) });
+    const reasoning = SCHEMA_PRESETS.find((preset) => preset.id === 'reasoning') as (typeof SCHEMA_PRESETS)[number];
+    expect(decodeShare('#run?preset=reasoning', fallback)?.params).toMatchObject({ prompt: reasoning.prompt, trigger: reasoning.trigger });
+    const bare = decodeShare('#run?seed=9', fallback);
+    expect(bare?.errors).toEqual({});
+    expect(bare?.params).toMatchObject({ seed: 9, maxTokens: 33, temperature: 0.5, prompt: fallback.prompt });
+  });
+
   it('report a broken link by field, never throwing', () => {
     const fallback = presetParams(SCHEMA_PRESETS[0] as (typeof SCHEMA_PRESETS)[number]);
     expect(decodeShare('#elsewhere', fallback)).toBeNull();

@@ -103,6 +103,31 @@ describe('?embed=', () => {
     expect(parseEmbed('?embed=chart-histogram&controls=1')).toEqual({ view: 'chart-histogram', controls: true });
     expect(parseEmbed('?embed=<b>')).toEqual({ error: expect.stringContaining('the views are output, counters, inspector, tree') });
     expect(parseEmbed('?embed=tree&controls=yes')).toEqual({ error: '&controls=yes must be 0 or 1' });
+    expect(parseEmbed('?embed=tree&step=2')).toEqual({ view: 'tree', controls: false, step: 2 });
+    for (const step of ['0', '-1', '1.5', 'x', '513']) expect(parseEmbed(`?embed=tree&step=${step}`)).toEqual({ error: `&step=${step} must be a whole number of steps from 1 to 512` });
+  });
+
+  it('a scene\'s `step` (or an embed\'s `&step=`) selects that step once the run reaches it', () => {
+    const parsed = parseTalk(talk([{ run: { seed: 3 }, step: 2, view: 'tree' }]));
+    if (!('talk' in parsed)) throw new Error(parsed.error);
+    expect(parsed.talk.scenes[0]?.step).toBe(2);
+    const scene = parsed.talk.scenes[0];
+    if (!scene) throw new Error('no scene');
+    const again = parseTalk(talkJson('again', [sceneJson(scene)]));
+    expect('talk' in again && again.talk.scenes).toEqual(parsed.talk.scenes);
+    expect(error(talk([{ step: 0 }]))).toContain('scene 1: "step" (the step shown) must be a whole number of steps from 1 to 512');
+    const sent: ToWorker[] = [];
+    const store = createSpecStore({ post: (message) => sent.push(message), restart: () => undefined });
+    store.getState().receive(READY);
+    store.getState().openTalk(talkJson('step 2', [sceneJson(scene)]));
+    const run = sent.find((message) => message.type === 'run') as Extract<ToWorker, { type: 'run' }>;
+    const fakeStep = { counts: { proposed: 0, invalidated: 0, distinctProposed: 0, distinctEligible: 0, accepted: 0 } } as unknown as StepRecord;
+    store.getState().receive({ type: 'steps', runId: run.runId, records: [fakeStep] });
+    expect(store.getState().ui.selectedStep).toBeNull();
+    store.getState().receive({ type: 'steps', runId: run.runId, records: [fakeStep, fakeStep] });
+    expect(store.getState().ui.selectedStep).toBe(1);
+    store.getState().leaveTalk();
+    expect(store.getState().stepToShow).toBeNull();
   });
 
   it('on embed.html, the view is ?view= and is required', () => {

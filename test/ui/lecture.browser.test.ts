@@ -4,7 +4,7 @@
  * after Step, a pause and Resume reads as a straight run's.
  * Screenshots go to test-results/screenshots (lecture-*.png).
  */
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { axeProblems } from '../support/axe';
@@ -36,6 +36,15 @@ async function runSettled(page: Page) {
   });
 }
 
+/** What the dashboard shows of the run: the counters, the histogram's bars and the output. */
+async function dashboard(page: Page) {
+  return {
+    counters: await page.getByTestId('counters').textContent(),
+    histogram: await page.locator('figure[data-chart="histogram"] .recharts-bar-rectangle path').evaluateAll((bars) => bars.map((bar) => bar.getAttribute('d'))),
+    output: await page.getByTestId('token-stream').textContent(),
+  };
+}
+
 async function step(page: Page, count: number) {
   await page.getByRole('button', { name: 'Step', exact: true }).click();
   await page.getByTestId('inspector').filter({ hasText: `Step ${count} of ${count}` }).waitFor({ timeout: 120_000 });
@@ -55,23 +64,34 @@ describe('a lecture, in the built app', () => {
     expect(await axeProblems(page)).toEqual([]);
   });
 
-  it('the replay shows no outcome before its phase, and asks each test before it answers', async () => {
+  it('the replay shows no outcome before its phase, on the whole screen, and asks each test before it answers', async () => {
     await page.locator('#method').selectOption('spectr-gbv');
     await page.locator('#K').fill('3');
     await page.locator('#K').press('Tab');
+    // A step with a rejection has more to hide than one that accepted everything; the dashboard as it stood
+    // before that step is what the replay must show until its emission.
+    let before = await dashboard(page);
     await step(page, 1);
-    // A step with a rejection has more to hide than one that accepted everything.
-    for (let n = 2; n <= 8 && (await page.locator('[data-testid="decision-grid"] td[data-status="rejected"]').count()) === 0; n++) await step(page, n);
+    for (let n = 2; n <= 8 && (await page.locator('[data-testid="decision-grid"] td[data-status="rejected"]').count()) === 0; n++) {
+      before = await dashboard(page);
+      await step(page, n);
+    }
+    const after = await dashboard(page);
+    expect(after).not.toEqual(before);
     const player = page.getByTestId('step-player');
     await player.focus();
     await page.keyboard.press('Home');
     await expect(player.getAttribute('data-phase')).resolves.toBe('drafting');
+    // Frame 1: the counters, the histogram and the output are the run's before this step.
+    await expect.poll(() => dashboard(page)).toEqual(before);
     await expect(page.getByTestId('decision-grid').textContent()).resolves.not.toMatch(/chosen/);
     for (const hidden of ['step-outcome', 'final-law', 'final-line', 'first-position-optimum']) await expect(page.getByTestId(hidden).count(), hidden).resolves.toBe(0);
     await player.evaluate((element) => element.scrollIntoView({ block: 'start' }));
     await page.screenshot({ path: `${SCREENSHOTS}/lecture-replay-drafting.png` });
-    await page.keyboard.press('ArrowRight');
+    // Space on the focused player steps the replay, as → does, and leaves the run paused.
+    await page.keyboard.press(' ');
     await expect(player.getAttribute('data-phase')).resolves.toBe('grammar');
+    await expect(page.getByTestId('run-status').textContent()).resolves.toBe('paused');
     // On to the first frame that asks a test: u and its threshold, no verdict, its cell still pending.
     const caption = page.getByTestId('step-caption');
     for (let i = 0; i < 40 && !/: (accept|keep the block up to here)\?/.test((await caption.textContent()) ?? ''); i++) await page.keyboard.press('ArrowRight');
@@ -80,7 +100,7 @@ describe('a lecture, in the built app', () => {
     const asked = page.locator('[data-testid="decision-grid"] td.current');
     await expect(asked.getAttribute('data-status')).resolves.toBe('pending');
     // The tree gives nothing away either: no node shows an outcome the frames have not reached.
-    await expect(page.locator('[data-testid="draft-tree"] .tree-node.status-accepted, [data-testid="draft-tree"] .tree-node.status-not-examined').count()).resolves.toBe(0);
+    await expect(page.locator('[data-testid="draft-tree"] .tree-node.status-accepted, [data-testid="draft-tree"] .tree-node.status-not-examined, [data-testid="draft-tree"] .tree-node.status-not-kept').count()).resolves.toBe(0);
     await page.screenshot({ path: `${SCREENSHOTS}/lecture-replay-question.png` });
     await page.keyboard.press('ArrowRight');
     await expect(page.getByTestId('step-caption').textContent()).resolves.toMatch(/→/);
@@ -88,12 +108,137 @@ describe('a lecture, in the built app', () => {
     await expect(page.getByTestId('step-outcome').count()).resolves.toBe(0);
     await page.keyboard.press('End');
     await expect(player.getAttribute('data-phase')).resolves.toBe('emission');
+    // The emission frame takes the step in.
+    await expect.poll(() => dashboard(page)).toEqual(after);
     await page.getByTestId('step-outcome').waitFor();
     await expect(page.getByTestId('decision-grid').textContent()).resolves.toMatch(/\(chosen\)/);
     await page.screenshot({ path: `${SCREENSHOTS}/lecture-replay-emission.png` });
     // Inspector open, replay at its end: nothing serious for a screen reader or a low-contrast projector.
     expect(await axeProblems(page)).toEqual([]);
+    // On every frame, at each projector size, the caption, the tree's current node and the grid's current cell
+    // are inside the viewport together (the compact replay layout).
+    const last = (await page.getByTestId('step-caption').textContent())?.match(/^(\d+)\/(\d+) · /)?.[2];
+    expect(last).toBeDefined();
+    for (const viewport of PROJECTORS) {
+      await page.setViewportSize(viewport);
+      await player.focus();
+      await page.keyboard.press('Home');
+      let both = 0;
+      for (let frame = 1; frame <= Number(last); frame++) {
+        await page.locator(`[data-testid="step-player"][data-frame="${frame - 1}"]`).waitFor();
+        const boxes = await page.evaluate(() =>
+          ['[data-testid="step-caption"]', '[data-testid="draft-tree"] .tree-node.current', '[data-testid="decision-grid"] td.current'].map((selector) => {
+            const box = document.querySelector(selector)?.getBoundingClientRect();
+            return box ? { selector, inside: box.top >= 0 && box.left >= 0 && box.bottom <= innerHeight + 0.5 && box.right <= innerWidth + 0.5, box: box.toJSON() as DOMRect } : null;
+          }),
+        );
+        const [caption, node, cell] = boxes;
+        expect(caption, `frame ${frame}: a caption`).not.toBeNull();
+        for (const shown of boxes) if (shown) expect(shown.inside, `frame ${frame} at ${viewport.width}x${viewport.height}: ${shown.selector} ${JSON.stringify(shown.box)}`).toBe(true);
+        if (node && cell) both++;
+        await page.keyboard.press('ArrowRight');
+      }
+      expect(both, `${viewport.width}x${viewport.height}: frames with a current node and cell`).toBeGreaterThan(0);
+    }
+    await page.setViewportSize(PROJECTORS[0]);
+    await page.keyboard.press('End');
   });
+
+  it('the step exports as a GIF and as a WebM video at 1280 × 720: the compact layout without controls or scrollbars, the tree drawn with its text in every frame checked', async () => {
+    const player = page.getByTestId('step-player');
+    // Where the export layout puts the tree, and that it has no controls and no scrollbar, on its first frame.
+    await player.focus();
+    await page.keyboard.press('Home');
+    const layout = await page.evaluate((exporting) => {
+      document.documentElement.classList.add(exporting);
+      const panel = document.querySelector('[data-testid="explained-step"]') as HTMLElement;
+      const origin = panel.getBoundingClientRect();
+      const tree = (document.querySelector('[data-testid="draft-tree"] svg') as SVGSVGElement).getBoundingClientRect();
+      const controls = [...panel.querySelectorAll('.player-controls, [data-testid="export-step"], [data-testid="export-video"]')].filter((element) => (element as HTMLElement).offsetParent !== null).length;
+      const scrollbars = [panel, ...panel.querySelectorAll<HTMLElement>('*')].filter((element) => element.offsetWidth - element.clientWidth - element.clientLeft * 2 > 0.5 && getComputedStyle(element).overflowY !== 'visible').length;
+      document.documentElement.classList.remove(exporting);
+      return { size: [origin.width, origin.height], tree: { x: tree.x - origin.x, y: tree.y - origin.y, width: tree.width, height: tree.height }, controls, scrollbars };
+    }, 'exporting-replay');
+    expect(layout).toMatchObject({ size: [1280, 720], controls: 0, scrollbars: 0 });
+    await page.keyboard.press('Escape');
+    // Each frame decoded in the page (ImageDecoder for the GIF, a <video> seeked to each phase for the WebM): the
+    // pixels inside the tree's box that stand out from the background, and one frame as a PNG for the docs.
+    const frames = async (format: 'gif' | 'webm') => {
+      const [download] = await Promise.all([page.waitForEvent('download', { timeout: 120_000 }), page.getByTestId(format === 'gif' ? 'export-step' : 'export-video').click()]);
+      const bytes = readFileSync(await download.path());
+      // The app's CSP allows no blob: media, so the video plays in a blank page of its own.
+      const browser = page.context().browser();
+      if (!browser) throw new Error('no browser');
+      const decoderPage = format === 'gif' ? page : await browser.newPage();
+      const decoded = await decoderPage.evaluate(
+        async ({ data, format, box }) => {
+          const canvas = new OffscreenCanvas(1280, 720);
+          const context = canvas.getContext('2d', { willReadFrequently: true }) as OffscreenCanvasRenderingContext2D;
+          const standsOut = () => {
+            const pixels = context.getImageData(box.x, box.y, box.width, box.height).data;
+            let count = 0;
+            // Background #111418: a black box or black text is within 24 of it in every channel.
+            for (let i = 0; i < pixels.length; i += 4) if (Math.max(Math.abs((pixels[i] ?? 0) - 0x11), Math.abs((pixels[i + 1] ?? 0) - 0x14), Math.abs((pixels[i + 2] ?? 0) - 0x18)) > 48) count++;
+            return count;
+          };
+          const blob = new Blob([Uint8Array.from(atob(data), (c) => c.charCodeAt(0))], { type: format === 'gif' ? 'image/gif' : 'video/webm' });
+          const counts: number[] = [];
+          let sample = '';
+          const keep = async () => {
+            const png = await canvas.convertToBlob({ type: 'image/png' });
+            const raw = new Uint8Array(await png.arrayBuffer());
+            sample = btoa(Array.from(raw, (byte) => String.fromCharCode(byte)).join(''));
+          };
+          if (format === 'gif') {
+            const decoder = new ImageDecoder({ data: blob.stream(), type: 'image/gif' });
+            await decoder.tracks.ready;
+            const total = decoder.tracks.selectedTrack?.frameCount ?? 0;
+            for (let index = 0; index < total; index += 3) {
+              const { image } = await decoder.decode({ frameIndex: index });
+              context.drawImage(image, 0, 0);
+              image.close();
+              counts.push(standsOut());
+              if (index === 3 * Math.floor(total / 6)) await keep();
+            }
+            return { frames: total, counts, sample, width: 1280 };
+          }
+          const video = document.createElement('video');
+          video.muted = true;
+          video.src = URL.createObjectURL(blob);
+          await new Promise((resolve, reject) => {
+            video.onloadeddata = resolve;
+            video.onerror = () => reject(new Error('the video does not load'));
+          });
+          const seek = (time: number) => new Promise((resolve) => {
+            video.onseeked = resolve;
+            video.currentTime = time;
+          });
+          // A WebM made in the browser may not state its duration: seeking far past the end finds it.
+          if (!Number.isFinite(video.duration)) await seek(1e6);
+          const duration = video.duration;
+          for (const time of [0.75, duration / 2, duration - 0.75]) {
+            await seek(time);
+            context.drawImage(video, 0, 0);
+            counts.push(standsOut());
+            if (time === duration / 2) await keep();
+          }
+          return { frames: Math.round(duration / 1.5), counts, sample, width: video.videoWidth };
+        },
+        { data: bytes.toString('base64'), format, box: { x: Math.floor(layout.tree.x), y: Math.floor(layout.tree.y), width: Math.ceil(layout.tree.width), height: Math.ceil(layout.tree.height) } },
+      );
+      if (decoderPage !== page) await decoderPage.close();
+      return decoded;
+    };
+    for (const format of ['gif', 'webm'] as const) {
+      const decoded = await frames(format);
+      writeFileSync(`${SCREENSHOTS}/replay-${format}-frame-1280x720.png`, Buffer.from(decoded.sample, 'base64'));
+      expect(decoded.width, format).toBe(1280);
+      expect(decoded.frames, format).toBeGreaterThanOrEqual(10);
+      // Nodes with their fill, outline and label: far more than a few stray pixels in every frame.
+      for (const [i, count] of decoded.counts.entries()) expect(count, `${format} frame ${i}`).toBeGreaterThan(2000);
+    }
+    expect(suite.problems).toEqual([]);
+  }, 240_000);
 
   it('Space on a focused button presses it instead of resuming the run', async () => {
     await expect(page.getByTestId('run-status').textContent()).resolves.toBe('paused');

@@ -16,7 +16,12 @@ describe('a replay asks before it answers', () => {
   it('does not name the token a transport choice picks, and asks nothing of a line that tests nothing', () => {
     expect(questionOf('u = 0.300 < F(“cat”) = 0.400 → “cat” accepted (the transport plan’s flow)')).not.toContain('cat');
     expect(questionOf('draft 2 is block-verified from position 1')).toBeNull();
-    expect(questionOf('u = 0.120 → “}” at position 3, drawn from the residual')).toBeNull();
+  });
+
+  it('asks which token the final u picks, with its law, and leaves the token to the answer', () => {
+    const question = questionOf('u = 0.246 → “Maria” at position 5, drawn from bonus: the target’s next-token distribution after every draft token');
+    expect(question).toBe('u = 0.246: which token at position 5? (drawn from bonus: the target’s next-token distribution after every draft token)');
+    expect(question).not.toContain('Maria');
   });
 
   it('says only the draft model’s tokens were sampled from q: ◆ and ↺ tokens were drafted without it', () => {

@@ -6,6 +6,7 @@ import type { Plugin } from 'vite';
 import type { ViewName } from '../../src/store/talk';
 import { TALK_FOCUS } from '../../src/ui/views';
 import { BUNDLED_FLOAT_PAIR } from '../../src/contract/modelPairs';
+import { createServer } from 'node:http';
 import { buildAndPreview, launchChromium, recordProblems, type BuiltApp } from '../support/browser';
 
 const SCREENSHOTS = 'test-results/screenshots';
@@ -46,20 +47,27 @@ function gifFrames(bytes: Buffer): { width: number; height: number; frames: numb
 }
 
 /**
- * A slide page served by the preview server itself at /slide.html, so that, opened as localhost while the app
- * is at 127.0.0.1, it is a real page on another origin (a routed page counts as public, and Chromium then
- * refuses its frames to a local server).
+ * The slide page: a plain page served on a second localhost port (a page on another origin, as a reveal.js
+ * deck served by its own server is; a routed page would count as public, and Chromium then refuses its frames
+ * to a local server).
  */
-let slidePage = '';
-const slideServer: Plugin = {
-  name: 'stage-slide-page',
-  configurePreviewServer(server) {
-    server.middlewares.use('/slide.html', (_request, response) => {
-      response.setHeader('Content-Type', 'text/html');
-      response.end(slidePage);
-    });
-  },
-};
+async function serveSlide(html: string): Promise<{ origin: string; close: () => Promise<void> }> {
+  const server = createServer((_request, response) => {
+    response.setHeader('Content-Type', 'text/html');
+    response.end(html);
+  });
+  await new Promise<void>((resolve) => server.listen(0, 'localhost', resolve));
+  const address = server.address();
+  if (address === null || typeof address === 'string') throw new Error('the slide server has no port');
+  return { origin: `http://localhost:${address.port}`, close: () => new Promise((resolve) => server.close(() => resolve())) };
+}
+
+/** The reveal.js example of docs/presenting.md#embeds, as written there, for SpecLab at `app`. */
+function revealExample(app: string): string {
+  const src = /<iframe data-src="https:\/\/speclab\.example\/(embed\.html\?view=tree[^"]*)"/.exec(readFileSync('docs/presenting.md', 'utf8'))?.[1];
+  if (!src) throw new Error('docs/presenting.md has no reveal.js example of embed.html?view=tree');
+  return `${app}${src.replaceAll('&amp;', '&')}`;
+}
 
 /**
  * What the preview server sends that a plain static host would not, for the offline cache's tests: a captive
@@ -101,7 +109,7 @@ describe('on stage: offline after one visit, a talk driven by a clicker, one vie
 
   beforeAll(async () => {
     mkdirSync(SCREENSHOTS, { recursive: true });
-    [app, browser] = await Promise.all([buildAndPreview([slideServer, offlineServerPlugin]), launchChromium({ webgpu: false })]);
+    [app, browser] = await Promise.all([buildAndPreview([offlineServerPlugin]), launchChromium({ webgpu: false })]);
   });
   afterAll(async () => {
     await browser?.close();
@@ -327,17 +335,19 @@ describe('on stage: offline after one visit, a talk driven by a clicker, one vie
     const context = await browser.newContext({ viewport: { width: 1000, height: 1100 }, serviceWorkers: 'block' });
     const page = await context.newPage();
     const problems = recordProblems(page);
-    // A plain slide page on another origin (localhost, while the app is at 127.0.0.1; docs/presenting.md#embeds):
-    // no isolation headers are needed. The app's own page refuses that frame (X-Frame-Options: SAMEORIGIN).
-    const slideOrigin = new URL(app.url.replace('127.0.0.1', 'localhost')).origin;
-    slidePage = [
-      // No favicon request: the preview answers /favicon.ico with a 404.
-      '<!doctype html><link rel="icon" href="data:,">',
-      `<iframe id="tree" src="${app.url}embed.html?view=tree" width="800" height="450"></iframe>`,
-      `<iframe id="chart" src="${app.url}embed.html?view=chart-histogram" width="800" height="450"></iframe>`,
-      `<iframe id="app" src="${app.url}?embed=tree" width="200" height="100"></iframe>`,
-    ].join('');
-    await page.goto(`${slideOrigin}/slide.html`);
+    // A plain slide page on another origin (localhost on a second port, while the app is at 127.0.0.1;
+    // docs/presenting.md#embeds): no isolation headers are needed. The tree is the docs' reveal.js example, a
+    // short link its preset fills. The app's own page refuses its frame (X-Frame-Options: SAMEORIGIN).
+    const slide = await serveSlide(
+      [
+        // No favicon request: the slide server would answer it with the page.
+        '<!doctype html><link rel="icon" href="data:,">',
+        `<iframe id="tree" src="${revealExample(app.url)}" width="800" height="450"></iframe>`,
+        `<iframe id="chart" src="${app.url}embed.html?view=chart-histogram" width="800" height="450"></iframe>`,
+        `<iframe id="app" src="${app.url}?embed=tree" width="200" height="100"></iframe>`,
+      ].join(''),
+    );
+    await page.goto(slide.origin);
     for (const [frameId, selector] of [
       ['tree', '[data-testid="draft-tree"]'],
       ['chart', 'figure[data-chart="histogram"] .recharts-bar-rectangle'],
@@ -371,6 +381,15 @@ describe('on stage: offline after one visit, a talk driven by a clicker, one vie
       await expect(frame.getByRole('heading', { name: 'SpecLab' }).isVisible()).resolves.toBe(false);
       await expect(frame.locator('section.counters').isVisible()).resolves.toBe(false);
     }
+    // The docs' example, a short link, runs (its preset fills the keys it leaves out) and shows the step its
+    // &step= names, a tree of several prefixes, not the one-node tree of a run's last step.
+    const tree = page.frameLocator('#tree');
+    await tree.getByTestId('run-status').filter({ hasText: /^(done|error)$/ }).waitFor({ state: 'attached', timeout: 180_000 });
+    await expect(tree.getByTestId('run-status').textContent()).resolves.toBe('done');
+    const shownStep = new URL(revealExample(app.url)).searchParams.get('step');
+    expect(shownStep, 'the docs example names its step').not.toBeNull();
+    await expect(tree.locator('label[for="step-scrub"]').textContent()).resolves.toMatch(new RegExp(`^Step ${shownStep} of \\d+`));
+    expect(Number(await tree.locator('[data-testid="draft-tree"] svg').getAttribute('data-prefixes'))).toBeGreaterThanOrEqual(4);
     // The app's own page in that frame was refused: Chromium shows its error page there instead.
     await expect.poll(() => page.frames().some((frame) => frame.url().startsWith('chrome-error:'))).toBe(true);
     const chart = await page.locator('#chart').boundingBox();
@@ -378,5 +397,6 @@ describe('on stage: offline after one visit, a talk driven by a clicker, one vie
     await page.screenshot({ path: `${SCREENSHOTS}/embeds-800x450.png`, clip: { x: 0, y: 0, width: 1000, height: chart.y + chart.height } });
     expect(problems.filter((problem) => !/Refused to display .* in a frame because it set 'X-Frame-Options' to 'sameorigin'/.test(problem))).toEqual([]);
     await context.close();
+    await slide.close();
   });
 });
