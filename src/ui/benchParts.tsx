@@ -11,7 +11,7 @@ import { fixed, percent } from './format';
 import { DISTINCT_ACCEPTANCE_NOTE, SOURCE_MARKS } from './howItWorksText';
 
 /** The sources that draft without calling the draft model, in words. */
-type FreeSource = Exclude<DraftSource, 'model'>;
+type FreeSource = Exclude<DraftSource, 'model' | 'head'>;
 const FREE_SOURCE_WORDS: Readonly<Record<FreeSource, string>> = { grammar: 'forced by the schema', lookup: 'looked up' };
 
 /** A median with its range, as read aloud: "12.3 [10.1–14.0]". */

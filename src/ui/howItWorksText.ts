@@ -107,4 +107,5 @@ export const RACE_EFFICIENCY_NOTE =
 export const SOURCE_MARKS: Readonly<Record<Exclude<DraftSource, 'model'>, { symbol: string; label: string }>> = {
   grammar: { symbol: '◆', label: 'forced by the schema: q = 1, kept with probability p(x)' },
   lookup: { symbol: '↺', label: 'looked up earlier in the prompt or output: q = 1, kept with probability p(x)' },
+  head: { symbol: '▲', label: "sampled from the draft head, which reads the target's own features: q is the head's row" },
 };
