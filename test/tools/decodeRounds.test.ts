@@ -3,7 +3,7 @@ import { toCsv } from '../../tools/cli/csv';
 import { describe, expect, it } from 'vitest';
 import { spreadOf } from '../../src/core/fairTiming';
 import { bootstrapInterval } from '../../src/core/bootstrap';
-import { decodeRowJson, formatDecodeRow, formatGoals, formatSummary, roundOrders, roundSpeedups, summaryMarkdown, summaryOverPresets, type DecodeRow } from '../../tools/bench/decodeBench';
+import { decodeRowJson, formatDecodeRow, formatGoals, formatSummary, roundOrders, roundSpeedups, stoppingTerm, summaryMarkdown, summaryOverPresets, type DecodeRow } from '../../tools/bench/decodeBench';
 import type { MethodId } from '../../src/core/verify';
 
 const row = (preset: string, method: DecodeRow['method'], K: number, L: number, speedups: number[], idealSpeedup: number | null, decodeMs = 40): DecodeRow => ({
@@ -111,6 +111,22 @@ describe("the decode bench's summary over presets", () => {
       '- spectr-gbv K = 3, L = 4, goal 1.25× over ar: 0.90× (0.75× over ar+jump-forward), out of reach on this machine: a step costs 6.25 ar tokens, so even every draft accepted (5 tokens a step) gives 0.80×; the goal needs a step under 4.00 ar tokens. Against ar+jump-forward a step costs 6.94 of its tokens: every draft accepted gives 0.72× over it, and 1.25× over it needs 8.68 tokens a step (the drafts gave 2.00).',
     ]);
     expect(formatGoals(summaryOverPresets([row('preset0', 'ar', 1, 0, [1], 1), row('preset0', 'gbv', 1, 2, [1.7], 2)]))).toBeNull();
+  });
+
+  it('names the term that stops a head goal: target positions, head cost or acceptance', () => {
+    // 5 tokens a step at most (L = 4): a step of 4 ar tokens without drafting caps it at 1.25×.
+    expect(stoppingTerm(1.8, 4, 5, 4, 3)).toMatch(/^target positions stop it: .* gives 1\.25×$/);
+    // Drafting is 2 of 4 tokens; without it 3 tokens a step over 2 would give 1.5× ≥ 1.4.
+    expect(stoppingTerm(1.4, 4, 4, 2, 3)).toMatch(/^head cost stops it: drafting costs 2\.00 tokens a step; .* 1\.50×$/);
+    expect(stoppingTerm(1.8, 4, 4, 2, 3)).toMatch(/^acceptance stops it: at 4\.00 tokens a step it needs 7\.20 tokens a step and the drafts gave 3\.00/);
+  });
+
+  it('states the head+grammar goals over ar and over ar+jump-forward on their own lines', () => {
+    const jump = (preset: string) => ({ ...row(preset, 'ar+jump-forward', 1, 8, [1.1, 1.2, 1.3], 1.3), decode: { steps: 15, tokens: 18, ms: 36, draftMs: 0 } });
+    const head = rows.filter((candidate) => candidate.method === 'tokenwise').map((candidate) => ({ ...candidate, drafter: 'head+grammar' as const, speedupOverJumpForward: candidate.speedup / 1.2 }));
+    const goals = formatGoals(summaryOverPresets([...rows.filter((candidate) => candidate.method === 'ar'), ...['preset0', 'preset1', 'preset2'].map(jump), ...head]))?.split('\n').slice(2) ?? [];
+    const line = goals.find((each) => each.includes('goals 1.80× over ar and 1.25× over ar+jump-forward'));
+    expect(line).toMatch(/^- tokenwise \(head\+grammar\) K = 1, L = 4, .*: 1\.50× over ar, not met: acceptance stops it: .* \(in ar tokens\); 1\.25× over ar\+jump-forward, met\.$/);
   });
 });
 
