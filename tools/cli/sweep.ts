@@ -8,6 +8,7 @@
  */
 import { setupNodeEngine } from '../nodeEngine';
 import { bestCell, distinguishableBest, parseSweepList, sweepCellJson, sweepCsv, sweepMarkdown, type SweepCell, type SweepSpec } from '../../src/contract/bench';
+import type { DrafterId } from '../../src/core/draftLaw';
 import { DECODE_METHODS, isBaseline, presetParams, type DecodeMethod } from '../../src/contract/runParams';
 import { sweep, sweepCells } from '../../src/engine/bench';
 import { UsageError, limitedOption, positiveInteger, presetOption, rangeChecked, runCommand, type Values } from './args';
@@ -23,6 +24,7 @@ function parse(values: Values<typeof COMMANDS.sweep>): { spec: SweepSpec; preset
     maxTokens: limitedOption('maxTokens', 'max-tokens', values['max-tokens']),
     seed: limitedOption('seed', 'seed', values.seed),
     drafting: values.drafting,
+    drafter: values.drafter as DrafterId,
   });
   const spec: SweepSpec = { base, Ks: parseSweepList('K', values.K), Ls: parseSweepList('L', values.L), seeds: positiveInteger('seeds', values.seeds), tokenBudget: positiveInteger('token-budget', values['token-budget']) };
   sweepCells(spec);
@@ -46,9 +48,9 @@ async function runSweep({ spec, preset, json, csv, pair }: ReturnType<typeof par
     const total = sweepCells(spec).length;
     const cells = await sweep((params) => engine.run(params), spec, { onCell: (cell) => console.error(`sweep: K=${cell.K} L=${cell.L} done (${total} cells)`) });
     if (csv) process.stdout.write(sweepCsv(cells));
-    else if (json) console.log(JSON.stringify({ schema_version: 1, preset: preset, method: spec.base.method, temperature: spec.base.temperature, max_tokens: spec.base.maxTokens, seeds: spec.seeds, token_budget: spec.tokenBudget, pair: pair ?? 'bundled', best_speedup: bestSpeedupJson(cells), cells: cells.map(sweepCellJson) }, null, 2));
+    else if (json) console.log(JSON.stringify({ schema_version: 1, preset: preset, method: spec.base.method, drafter: spec.base.drafter ?? 'model', temperature: spec.base.temperature, max_tokens: spec.base.maxTokens, seeds: spec.seeds, token_budget: spec.tokenBudget, pair: pair ?? 'bundled', best_speedup: bestSpeedupJson(cells), cells: cells.map(sweepCellJson) }, null, 2));
     else {
-      console.log(`${spec.base.method} on the ${preset} preset${pair === null ? '' : ` with ${pair.draft} → ${pair.target}`}, T = ${spec.base.temperature}, at most ${spec.base.maxTokens} tokens a run; per cell ${spec.seeds} samples on successive seeds from ${spec.base.seed}, each run until ar and the method have output ${spec.tokenBudget} tokens; each method warmed up once untimed, ar and the method alternate per seed.\n`);
+      console.log(`${spec.base.method} (drafter ${spec.base.drafter ?? 'model'}) on the ${preset} preset${pair === null ? '' : ` with ${pair.draft} → ${pair.target}`}, T = ${spec.base.temperature}, at most ${spec.base.maxTokens} tokens a run; per cell ${spec.seeds} samples on successive seeds from ${spec.base.seed}, each run until ar and the method have output ${spec.tokenBudget} tokens; each method warmed up once untimed, ar and the method alternate per seed.\n`);
       for (const metric of ['meanAcceptanceLength', 'speedup', 'draftYield'] as const) console.log(`${sweepMarkdown(cells, metric)}\n`);
     }
   } finally {
