@@ -35,4 +35,12 @@ describe('stored history records', () => {
     store.getState().clearHistory();
     expect(store.getState().historyNotice).toBeNull();
   });
+
+  it('reads a run stored before the head drafters existed (no head counts) as zero head tokens', () => {
+    const good = goodReport();
+    const { head: _dropped, ...before } = good.counters.bySource;
+    const { entries, notice } = readHistoryRecords([{ id: 'before', finishedAt: 1, report: { ...good, counters: { ...good.counters, bySource: before } } }]);
+    expect(notice).toBeNull();
+    expect(entries[0]?.report.counters.bySource.head).toEqual({ drafted: 0, invalidated: 0, accepted: 0 });
+  });
 });
