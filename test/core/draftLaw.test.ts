@@ -126,6 +126,8 @@ describe('the draft head: its chain and a negative control', () => {
       const reportedRow = (view: Parameters<Verifier>[0], k: number, j: number) => reported.draft([...CONTEXT, ...Array.from({ length: j }, (_, i) => view.token(k, i))]);
       const misreporting: Verifier = (view, source) => VERIFIERS[method]({ ...view, draftRow: (k, j) => reportedRow(view, k, j) }, source);
       worst = Math.max(worst, checkLossless(misreporting, sampling, K, L, CONTEXT).maxError);
+      // One instance caught is the point; the rest would only cost time.
+      if (worst > 1e-3) break;
     }
     expect(worst).toBeGreaterThan(1e-3);
   });
