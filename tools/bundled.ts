@@ -10,6 +10,8 @@ export const BUNDLED_DRAFT_DIR = 'public/models/speclab-draft';
 export const BUNDLED_TARGET_DIR = 'public/models/speclab-target-int8';
 /** The float32 target the int8 one is quantized from; the page offers it as a second bundled pair. */
 export const FLOAT_TARGET_DIR = 'public/models/speclab-target';
+/** The draft head (drafters head, head+grammar), trained on the float32 target's features; loaded beside either target. */
+export const BUNDLED_HEAD_DIR = 'public/models/speclab-head';
 
 // One thread: Node has no cross-origin isolation to negotiate, and benchmarks compare like with like.
 ort.env.wasm.numThreads = 1;
@@ -30,10 +32,10 @@ export const directoryReader =
 export const readerAt = (location: string): FileReader => (/^https?:\/\//i.test(location) ? httpReader(location, false) : directoryReader(location));
 
 /** A pair in the Hub layout (tools/cli/pair.ts reads `--pair`), each model a directory or a URL, on the wasm EP. */
-export function loadPairAt(location: { draft: string; target: string }): Promise<ModelPairHandle> {
-  return loadPair(ort, { draft: readerAt(location.draft), target: readerAt(location.target) }, 'wasm');
+export function loadPairAt(location: { draft: string; target: string; head?: string }): Promise<ModelPairHandle> {
+  return loadPair(ort, { draft: readerAt(location.draft), target: readerAt(location.target), ...(location.head ? { head: readerAt(location.head) } : {}) }, 'wasm');
 }
 
 export function loadBundledPair(): Promise<ModelPairHandle> {
-  return loadPairAt({ draft: BUNDLED_DRAFT_DIR, target: BUNDLED_TARGET_DIR });
+  return loadPairAt({ draft: BUNDLED_DRAFT_DIR, target: BUNDLED_TARGET_DIR, head: BUNDLED_HEAD_DIR });
 }

@@ -5,7 +5,8 @@
  * training (seed 1) nor its stopping rule (seed 2) ever read, for every preset and for random custom schemas.
  * - At T = 0 (the greedy target, `ar`): field exact-match against the record's JSON, the schema-valid rate
  *   (the JSON-schema validator on every output), and for the reasoning preset how often the free text reaches its trigger.
- * - At T = 1 with one draft (tokenwise, L = 4): A/D, the share of drafted tokens the target accepts.
+ * - At T = 1 with one draft (tokenwise, L = 4): A/D, the share of drafted tokens the target accepts; from the
+ *   draft model, and from the draft head (drafter `head`) where the target exports features and the head loads.
  * - At T = 1 with spectr-gbv, K = 3, L = 4: A/D (vLLM's draft_acceptance_rate, over every draft's tokens,
  *   so at most about 1/3 when the drafts differ), A over distinct prefix-tree nodes, and the mean
  *   acceptance length 1 + A/steps.
@@ -20,6 +21,7 @@ import { UsageError, runCommand, type Values } from './cli/args';
 import { COMMANDS } from './cli/commands';
 import { snakeKeys } from './cli/csv';
 import { loadPairOption, parsePairOption } from './cli/pair';
+import { BUNDLED_HEAD_DIR } from './bundled';
 import { CYCLE_LENGTH, generateCorpus, type CorpusKind, type CorpusRecord } from './train/corpus';
 
 const KINDS: readonly CorpusKind[] = [...SCHEMA_PRESETS.map((preset) => preset.id), 'custom'];
@@ -32,6 +34,8 @@ export interface KindEvaluation {
   schemaValid: number;
   /** One draft at T = 1 (tokenwise): accepted over drafted grammar-valid tokens. */
   singleDraft: { A: number; D: number };
+  /** The same with the draft head drafting (drafter `head`); null where the pair offers no head. */
+  headSingleDraft: { A: number; D: number } | null;
   /** Outputs whose free text reached the trigger (presets with a trigger only). */
   reachedTrigger: number | null;
   acceptance: { runs: number; A: number; D: number; distinctD: number; steps: number };
@@ -82,14 +86,14 @@ const ratio = (value: number | null) => (value === null ? '—' : value.toFixed(
 
 export function formatEvaluation(rows: readonly KindEvaluation[]): string {
   const lines = [
-    '| preset | prompts | field exact-match (T = 0) | schema-valid | reaches "Answer: " | A/D, K = 1 (T = 1) | A/D, K = 3 | A/distinct D, K = 3 | mean acceptance length, K = 3 |',
-    '|---|---|---|---|---|---|---|---|---|',
+    '| preset | prompts | field exact-match (T = 0) | schema-valid | reaches "Answer: " | A/D, K = 1 (T = 1) | A/D, K = 1, draft head (T = 1) | A/D, K = 3 | A/distinct D, K = 3 | mean acceptance length, K = 3 |',
+    '|---|---|---|---|---|---|---|---|---|---|',
   ];
   for (const row of rows) {
     const { A, D, distinctD, steps } = row.acceptance;
     const single = row.singleDraft;
     lines.push(
-      `| ${row.kind} | ${row.records} | ${percent(row.fieldsExact, row.fields)} (${row.fieldsExact}/${row.fields}) | ${percent(row.schemaValid, row.records)} | ${row.reachedTrigger === null ? '—' : percent(row.reachedTrigger, row.records)} | ${ratio(single.D ? single.A / single.D : null)} | ${ratio(D ? A / D : null)} | ${ratio(distinctD ? A / distinctD : null)} | ${ratio(steps ? 1 + A / steps : null)} |`,
+      `| ${row.kind} | ${row.records} | ${percent(row.fieldsExact, row.fields)} (${row.fieldsExact}/${row.fields}) | ${percent(row.schemaValid, row.records)} | ${row.reachedTrigger === null ? '—' : percent(row.reachedTrigger, row.records)} | ${ratio(single.D ? single.A / single.D : null)} | ${ratio(row.headSingleDraft?.D ? row.headSingleDraft.A / row.headSingleDraft.D : null)} | ${ratio(D ? A / D : null)} | ${ratio(distinctD ? A / distinctD : null)} | ${ratio(steps ? 1 + A / steps : null)} |`,
     );
   }
   return lines.join('\n');
@@ -106,16 +110,18 @@ async function evaluate(values: Values<(typeof COMMANDS)['models:eval']>): Promi
   const seed = Number(values.seed);
   const perKind = Number(values.records);
   const acceptanceRecords = Number(values['acceptance-records']);
-  const location = values.pair === undefined ? { draft: values.draft, target: values.target } : parsePairOption(values.pair);
+  // The bundled head beside --draft/--target: loaded where the target exports features (else the head column is —).
+  const location = values.pair === undefined ? { draft: values.draft, target: values.target, head: BUNDLED_HEAD_DIR } : parsePairOption(values.pair);
   const pair = await loadPairOption(location);
   const { engine, dispose } = await setupNodeEngine('cpu', pair);
   const fits = (record: CorpusRecord) => pair.tokenizer.encode(record.prompt + record.completion).length + 1 <= engine.contextLength;
   const rows: KindEvaluation[] = [];
   try {
     for (const [kind, records] of heldOut(seed, perKind, fits)) {
-      const row: KindEvaluation = { kind, records: records.length, fields: 0, fieldsExact: 0, schemaValid: 0, reachedTrigger: null, acceptance: { runs: 0, A: 0, D: 0, distinctD: 0, steps: 0 }, singleDraft: { A: 0, D: 0 } };
+      const row: KindEvaluation = { kind, records: records.length, fields: 0, fieldsExact: 0, schemaValid: 0, reachedTrigger: null, acceptance: { runs: 0, A: 0, D: 0, distinctD: 0, steps: 0 }, singleDraft: { A: 0, D: 0 }, headSingleDraft: null };
       let counters: Counters = emptyCounters(4);
       let singleDraftCounters: Counters = emptyCounters(4);
+      let headCounters: Counters | null = engine.headUnavailable === null ? emptyCounters(4) : null;
       for (const [index, record] of records.entries()) {
         const params = paramsOf(record, {});
         const report = await engine.run(params);
@@ -137,11 +143,13 @@ async function evaluate(values: Values<(typeof COMMANDS)['models:eval']>): Promi
           counters = addCounters(counters, sampled.counters);
           const single = await engine.run(paramsOf(record, { method: 'tokenwise', K: 1, L: 4, temperature: 1, seed: index + 1 }));
           singleDraftCounters = addCounters(singleDraftCounters, single.counters);
+          if (headCounters) headCounters = addCounters(headCounters, (await engine.run(paramsOf(record, { method: 'tokenwise', K: 1, L: 4, temperature: 1, seed: index + 1, drafter: 'head' }))).counters);
           row.acceptance.runs++;
         }
       }
       row.acceptance = { runs: row.acceptance.runs, A: counters.accepted, D: eligible(counters), distinctD: counters.distinctEligible, steps: counters.steps };
       row.singleDraft = { A: singleDraftCounters.accepted, D: eligible(singleDraftCounters) };
+      row.headSingleDraft = headCounters && { A: headCounters.accepted, D: eligible(headCounters) };
       rows.push(row);
       console.error(`${kind}: ${percent(row.fieldsExact, row.fields)} of fields exact`);
     }

@@ -119,8 +119,8 @@ export interface ScorecardSpec {
   seeds: number;
   /** Each sample runs seeds until the schema-on and schema-off decodes have each output this many tokens (1 by default: one run each). */
   tokenBudget?: number;
-  /** Method, K, L, temperature, max tokens, drafting and first seed for every row. */
-  base: Pick<RunParams, 'method' | 'K' | 'L' | 'temperature' | 'maxTokens' | 'drafting' | 'seed'>;
+  /** Method, K, L, temperature, max tokens, drafting, drafter and first seed for every row. */
+  base: Pick<RunParams, 'method' | 'K' | 'L' | 'temperature' | 'maxTokens' | 'drafting' | 'seed' | 'drafter'>;
 }
 
 export interface ScorecardRow {

@@ -15,6 +15,7 @@ export const BUNDLED_PAIR: PairSource = {
   webgpuTargetUrl: bundled('speclab-target'),
   cache: false,
   modelFile: 'onnx/model.onnx',
+  headUrl: bundled('speclab-head'),
 };
 
 /** The same pair with the float32 target the int8 one was quantized from. */
@@ -24,6 +25,7 @@ export const BUNDLED_FLOAT_PAIR: PairSource = {
   targetUrl: bundled('speclab-target'),
   cache: false,
   modelFile: BUNDLED_PAIR.modelFile,
+  headUrl: bundled('speclab-head'),
 };
 
 /** The target directory a pair loads on `provider`. */

@@ -24,6 +24,8 @@ export interface PairSource {
   cache: boolean;
   /** The ONNX file inside each directory (Hub exports name it differently). */
   modelFile: string;
+  /** The draft head's directory (speclab-head/1), loaded beside a target that exports `features` (drafters head, head+grammar). */
+  headUrl?: string;
 }
 
 /** The stages of a load, in order; the grammar engine is built right after ready (SpecEngine.prepareGrammar). */
@@ -81,6 +83,8 @@ export interface EngineInfo {
   scoring: ScoringPlan;
   /** Token strings by id, for showing tokens. */
   tokenTexts: string[];
+  /** Why the pair offers no head drafters (head, head+grammar), or null when it does. */
+  headUnavailable: string | null;
 }
 
 export type FromWorker =

@@ -12,12 +12,15 @@
  */
 import type { ModelPair } from './modelPair';
 
-/** Where a draft token came from. */
-export type DraftSource = 'model' | 'grammar' | 'lookup';
-export const DRAFT_SOURCES: readonly DraftSource[] = ['model', 'grammar', 'lookup'];
+/** Where a draft token came from: the draft model, the draft head (src/engine/pairModels.ts), or a free source. */
+export type DraftSource = 'model' | 'head' | 'grammar' | 'lookup';
+export const DRAFT_SOURCES: readonly DraftSource[] = ['model', 'head', 'grammar', 'lookup'];
 
-/** The drafters a run may choose: the draft model alone, or with the free sources in front of it. */
-export const DRAFTER_IDS = ['model', 'model+grammar', 'model+lookup', 'model+grammar+lookup'] as const;
+/**
+ * The drafters a run may choose: the draft model alone, or with the free sources in front of it; or the
+ * draft head (an EAGLE-style MLP over the target's own features), alone or behind the schema's forced text.
+ */
+export const DRAFTER_IDS = ['model', 'model+grammar', 'model+lookup', 'model+grammar+lookup', 'head', 'head+grammar'] as const;
 export type DrafterId = (typeof DRAFTER_IDS)[number];
 
 export const DRAFTER_INFO: Readonly<Record<DrafterId, { label: string; description: string }>> = {
@@ -25,7 +28,19 @@ export const DRAFTER_INFO: Readonly<Record<DrafterId, { label: string; descripti
   'model+grammar': { label: 'Model + schema', description: 'Where the schema forces the next token, it is drafted with q = 1 without calling the draft model.' },
   'model+lookup': { label: 'Model + prompt lookup', description: 'Where the last 3, 2 or 1 tokens occurred earlier, the token that followed is drafted with q = 1.' },
   'model+grammar+lookup': { label: 'Model + schema + lookup', description: 'Schema-forced tokens first, then prompt lookup, then the draft model; all lossless.' },
+  head: { label: 'Draft head', description: "Every draft token is sampled from the draft head, which reads the target's own last hidden state (EAGLE-style)." },
+  'head+grammar': { label: 'Head + schema', description: 'Where the schema forces the next token, it is drafted with q = 1; elsewhere the draft head drafts.' },
 };
+
+/** Drafters that draw from the draft head: offered only where the target exports `features` and a head is loaded. */
+export function usesHead(drafter: DrafterId): boolean {
+  return drafter.startsWith('head');
+}
+
+/** The source a drafter's sampled (not free) tokens are counted under. */
+export function sampledSource(drafter: DrafterId): 'model' | 'head' {
+  return usesHead(drafter) ? 'head' : 'model';
+}
 
 export function isDrafterId(value: unknown): value is DrafterId {
   return typeof value === 'string' && (DRAFTER_IDS as readonly string[]).includes(value);
@@ -78,7 +93,7 @@ export interface SourcedPair extends ModelPair {
  * The draft law of a drafter over a model pair: after each prefix the first proposer that proposes gives a
  * point mass, else the pair's draft row. The target is the pair's.
  */
-export function composeDraftLaw(pair: ModelPair, proposers: Readonly<Partial<Record<Exclude<DraftSource, 'model'>, Proposer>>>): SourcedPair {
+export function composeDraftLaw(pair: ModelPair, proposers: Readonly<Partial<Record<'grammar' | 'lookup', Proposer>>>, sampled: 'model' | 'head' = 'model'): SourcedPair {
   const ordered = (['grammar', 'lookup'] as const).flatMap((source) => {
     const proposer = proposers[source];
     return proposer ? [{ source, proposer }] : [];
@@ -97,6 +112,6 @@ export function composeDraftLaw(pair: ModelPair, proposers: Readonly<Partial<Rec
       const proposed = proposal(prefix);
       return proposed ? pointMass(pair.V, proposed.token) : pair.draft(prefix);
     },
-    source: (prefix) => proposal(prefix)?.source ?? 'model',
+    source: (prefix) => proposal(prefix)?.source ?? sampled,
   };
 }

@@ -19,6 +19,7 @@ export type BySource = Readonly<Record<DraftSource, SourceCounts>>;
 
 export const emptyBySource = (): BySource => ({
   model: { drafted: 0, invalidated: 0, accepted: 0 },
+  head: { drafted: 0, invalidated: 0, accepted: 0 },
   grammar: { drafted: 0, invalidated: 0, accepted: 0 },
   lookup: { drafted: 0, invalidated: 0, accepted: 0 },
 });
@@ -29,7 +30,7 @@ function addBySource(a: BySource, b: BySource): BySource {
     invalidated: a[source].invalidated + b[source].invalidated,
     accepted: a[source].accepted + b[source].accepted,
   });
-  return { model: sum('model'), grammar: sum('grammar'), lookup: sum('lookup') };
+  return { model: sum('model'), head: sum('head'), grammar: sum('grammar'), lookup: sum('lookup') };
 }
 
 /**

@@ -13,7 +13,8 @@ import type { RunReport } from '../contract/runReport';
 import type { ScoringPlan, StepRecord } from '../contract/stepRecord';
 import { cpuVerifier, type StepVerifier } from '../contract/stepVerifier';
 import { decode } from './decode';
-import { CachedPairModels, scoringPlan, type CachedPairOptions } from './pairModels';
+import { CachedPairModels, headUnavailable, scoringPlan, type CachedPairOptions } from './pairModels';
+import { usesHead, type DrafterId } from '../core/draftLaw';
 import { timed } from '../core/timeline';
 
 /** The warm-up's token budget: a few steps at the default K and L, past every first call (SpecEngine.warmUp). */
@@ -54,6 +55,11 @@ export class SpecEngine {
   prepareGrammar(): Promise<GrammarEngine> {
     this.grammar ??= timed('grammar engine', () => GrammarEngine.create(this.pair.tokenizer.grammarVocabulary()));
     return this.grammar;
+  }
+
+  /** Why this pair cannot draft from a head (shown where drafters are chosen), or null when it can. */
+  get headUnavailable(): string | null {
+    return headUnavailable(this.pair.target.session, this.pair.head?.session ?? null);
   }
 
   get contextLength(): number {
@@ -111,7 +117,10 @@ export class SpecEngine {
         await onStep(record);
         waitedMs += performance.now() - before;
       });
-    const models = new CachedPairModels(this.pair.draft.session, this.pair.target.session, this.contextLength, this.options);
+    const drafter: DrafterId = params.drafter ?? 'model';
+    const head = usesHead(drafter) ? this.pair.head?.session : undefined;
+    if (usesHead(drafter) && !head) throw new RangeError(`drafter ${drafter}: ${this.headUnavailable ?? 'no draft head'}`);
+    const models = new CachedPairModels(this.pair.draft.session, this.pair.target.session, this.contextLength, { ...this.options, ...(head ? { head } : {}) });
     const result = await decode(
       models,
       {
@@ -126,7 +135,7 @@ export class SpecEngine {
         structure: grammar && schema ? { grammar, schema, validate: this.validate, ...(params.trigger === undefined ? {} : { trigger: params.trigger }) } : null,
         detokenize: (tokens) => tokenizer.decode(tokens),
         tokenize: (text) => tokenizer.encode(text),
-        drafter: params.drafter ?? 'model',
+        drafter,
         stopTokenId: tokenizer.stopTokenId,
         verifier: this.verifier,
         ...(signal ? { signal } : {}),

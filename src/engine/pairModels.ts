@@ -6,11 +6,13 @@
  * batched rows where it cannot; every step says which ran and why.
  */
 import type * as ort from 'onnxruntime-web';
+import { headChainLogits, type SyntheticHead } from '../core/draftHead';
 import type { LogitPair } from '../core/modelPair';
 import { keptPositions, tokenTree, treeInput, verifierRows, type PrefixTree } from '../core/tokenTree';
 import type { ScoringPlan, TargetScoring } from '../contract/stepRecord';
 import { USAGE } from '../gpu/kernel';
 import type { KvCache } from '../models/kvCache';
+import type { DraftHead } from '../models/headSession';
 import type { ModelSession } from '../models/session';
 
 export interface ScoredRows {
@@ -33,6 +35,18 @@ export interface CachedPairOptions {
   logitsInPlace?: boolean;
   /** Score the drafts' prefix tree in one pass where the target allows it (the default); false forces the batched path. */
   treeScoring?: boolean;
+  /**
+   * Draft from this head instead of the draft model (drafters `head`, `head+grammar`): the target must export
+   * `features`, which its prefill and verification forwards then keep (HEAD_INTERFACE.md).
+   */
+  head?: DraftHead;
+}
+
+/** Why a pair cannot draft from a head, or null when it can. */
+export function headUnavailable(target: Pick<ModelSession, 'hasFeatures' | 'name'>, head: DraftHead | null): string | null {
+  if (!target.hasFeatures) return `the target (${target.name}) has no features output, so no draft head can read its hidden state`;
+  if (!head) return 'no draft head is loaded beside this pair';
+  return null;
 }
 
 export interface PairModels {
@@ -75,6 +89,13 @@ export class CachedPairModels implements PairModels {
   private contextSize = 0;
   private readonly logitsInPlace: boolean;
   private cacheMs = 0;
+  private readonly head: DraftHead | null;
+  /** Head mode: the target's feature at the last position its cache holds (f_{n−1} for a verified prefix of n). */
+  private lastFeature: Float32Array | null = null;
+  /** Head mode: the head's predicted features, one per draft row, for the next depth. */
+  private headFeatures: Float32Array = new Float32Array(0);
+  /** Head mode: the scored forward's features and where verifier row (k, j) sits in them, until `commit`. */
+  private scoredFeatures: { features: Float32Array; at: (row: number) => number; L: number } | null = null;
 
   constructor(
     private readonly draft: ModelSession,
@@ -86,6 +107,11 @@ export class CachedPairModels implements PairModels {
     this.contextLength = contextLength;
     this.logitsInPlace = options.logitsInPlace ?? false;
     this.scoring = scoringPlan(target, options.treeScoring);
+    this.head = options.head ?? null;
+    if (this.head) {
+      const reason = headUnavailable(target, this.head);
+      if (reason !== null) throw new RangeError(reason);
+    }
     this.draftCache = draft.emptyCache(1);
     this.targetCache = target.emptyCache(1);
   }
@@ -123,6 +149,7 @@ export class CachedPairModels implements PairModels {
   }
 
   async draftFirst(context: readonly number[]): Promise<Float32Array> {
+    if (this.head) return this.headFirst(this.head, context);
     const fresh = CachedPairModels.uncached(context, this.draftCache);
     const { logits, cache } = await this.draft.forward(fresh, 1, fresh.length, this.draftCache);
     this.draftCache = CachedPairModels.replace(this.draftCache, cache);
@@ -132,12 +159,53 @@ export class CachedPairModels implements PairModels {
   }
 
   async draftNext(latest: Int32Array): Promise<Float32Array> {
+    if (this.head) return this.headNext(this.head, latest);
     const rows = this.draftRows as KvCache;
     const past = rows.batch === latest.length ? rows : this.gathered(() => rows.broadcast(latest.length));
     const { logits, cache } = await this.draft.forward(latest, latest.length, 1, past);
     if (past !== rows) past.dispose();
     this.draftRows = CachedPairModels.replace(this.draftRows, cache);
     return logits;
+  }
+
+  /** The head's width-long row `row` of `features`. */
+  private featureRow(features: Float32Array, row: number): Float32Array {
+    const width = (this.head as DraftHead).width;
+    return features.slice(row * width, (row + 1) * width);
+  }
+
+  /**
+   * Depth 1 of the head: head(f_{n−1}, x_n). f_{n−1} is the target's feature at the last position its cache
+   * holds (the previous step's verification computed it); before the first step, the prompt but its last
+   * token is prefilled here, and its last feature kept.
+   */
+  private async headFirst(head: DraftHead, context: readonly number[]): Promise<Float32Array> {
+    const held = context.length - 1;
+    if (held < 1) throw new RangeError(`the draft head needs a prompt of at least 2 tokens (it reads the target's feature at the second-to-last); got ${context.length}`);
+    if (this.targetCache.length < held) {
+      const fresh = context.slice(this.targetCache.length, held);
+      const { features, cache } = await this.target.forward(fresh, 1, fresh.length, this.targetCache, { features: true });
+      this.targetCache = CachedPairModels.replace(this.targetCache, cache);
+      this.lastFeature = this.featureRow(features as Float32Array, fresh.length - 1);
+    }
+    if (this.targetCache.length !== held || !this.lastFeature) throw new Error(`the target's cache holds ${this.targetCache.length} of ${held} tokens before the head's first depth`);
+    const { logits, features } = await head.run(this.lastFeature, [context[held] as number], 1);
+    this.headFeatures = features;
+    this.contextSize = context.length;
+    return logits;
+  }
+
+  /** Depth j > 1: each draft's row reads the head's own feature from the depth before and the token it drew. */
+  private async headNext(head: DraftHead, latest: Int32Array): Promise<Float32Array> {
+    const batch = latest.length;
+    let features = this.headFeatures;
+    if (features.length !== batch * head.width) {
+      features = new Float32Array(batch * head.width);
+      for (let k = 0; k < batch; k++) features.set(this.headFeatures.subarray(0, head.width), k * head.width);
+    }
+    const out = await head.run(features, latest, batch);
+    this.headFeatures = out.features;
+    return out.logits;
   }
 
   async score(context: readonly number[], drafts: Int32Array, K: number, L: number): Promise<ScoredRows> {
@@ -156,8 +224,9 @@ export class CachedPairModels implements PairModels {
     const past = K === 1 ? this.targetCache : this.gathered(() => this.targetCache.broadcast(K));
     // In place only when the K blocks of L + 1 rows are contiguous: one fresh token per row.
     const inPlace = this.logitsInPlace && fresh.length === 1;
-    const { logits, gpuLogits, cache } = await this.target.forward(ids, K, seq, past, { keepLogitsOnGpu: inPlace });
+    const { logits, gpuLogits, cache, features } = await this.target.forward(ids, K, seq, past, { keepLogitsOnGpu: inPlace, features: this.head !== null });
     if (past !== this.targetCache) past.dispose();
+    if (features) this.scoredFeatures = { features, at: (row) => Math.floor(row / (L + 1)) * seq + fresh.length - 1 + (row % (L + 1)), L };
     this.scoredRows = CachedPairModels.replace(this.scoredRows, cache);
     this.scoredTree = null;
     if (gpuLogits) this.scoredLogits = { buffer: gpuLogits.gpuBuffer as GPUBuffer, release: () => gpuLogits.dispose() };
@@ -177,14 +246,16 @@ export class CachedPairModels implements PairModels {
     const tree = tokenTree(drafts, K, L);
     const pastLength = this.targetCache.length;
     const input = treeInput(tree, fresh, pastLength);
-    const { logits, gpuLogits, cache } = await this.target.forward(input.inputIds, 1, input.seq, this.targetCache, {
+    const { logits, gpuLogits, cache, features } = await this.target.forward(input.inputIds, 1, input.seq, this.targetCache, {
       keepLogitsOnGpu: this.logitsInPlace,
       positionIds: input.positionIds,
       treeMask: input.mask,
+      features: this.head !== null,
     });
     this.scoredRows = CachedPairModels.replace(this.scoredRows, cache);
     this.scoredTree = { tree, pastLength, freshCount: fresh.length };
     const sequenceRows = verifierRows(tree, fresh.length, L);
+    if (features) this.scoredFeatures = { features, at: (row) => sequenceRows[row] as number, L };
     const rows = new Float32Array(K * (L + 1) * V);
     sequenceRows.forEach((at, row) => rows.set(logits.subarray(at * V, (at + 1) * V), row * V));
     if (gpuLogits) this.scoredLogits = this.expandOnGpu(gpuLogits, sequenceRows);
@@ -221,6 +292,12 @@ export class CachedPairModels implements PairModels {
     this.releaseScoredLogits();
     // The emitted tokens are the context, d_chosen[0..accepted) and a final token that no cache holds yet.
     const keep = this.contextSize + accepted;
+    // Head mode: the feature at row (chosen, accepted), whose logits gave the final token, is f_{n−1} for the next step.
+    if (this.scoredFeatures) {
+      const { features, at, L } = this.scoredFeatures;
+      this.lastFeature = this.featureRow(features, at(chosen * (L + 1) + accepted));
+      this.scoredFeatures = null;
+    }
     if (this.scoredRows) {
       const tree = this.scoredTree;
       const scored = this.scoredRows;
@@ -258,25 +335,34 @@ export class PrefixPairModels implements PairModels {
   readonly contextLength = Number.POSITIVE_INFINITY;
   readonly scoring: ScoringPlan;
   private drafting: number[][] = [];
+  private context: readonly number[] = [];
+  private readonly head: SyntheticHead | null;
 
+  /** `options.head`: draft from this synthetic head (its chain starts afresh after each step's context) instead of `logits.draft`. */
   constructor(
     private readonly logits: LogitPair,
-    options: { treeScoring?: boolean } = {},
+    options: { treeScoring?: boolean; head?: SyntheticHead } = {},
   ) {
     this.V = logits.V;
     this.scoring = options.treeScoring === false ? { path: 'batched', reason: TREE_SCORING_OFF } : { path: 'tree', reason: null };
+    this.head = options.head ?? null;
+  }
+
+  private draftRow(prefix: readonly number[]): Float32Array {
+    return this.head ? headChainLogits(this.head, this.context, prefix.slice(this.context.length)) : Float32Array.from(this.logits.draft(prefix));
   }
 
   draftFirst(context: readonly number[]): Promise<Float32Array> {
+    this.context = [...context];
     this.drafting = [[...context]];
-    return Promise.resolve(Float32Array.from(this.logits.draft(context)));
+    return Promise.resolve(this.draftRow(context));
   }
 
   draftNext(latest: Int32Array): Promise<Float32Array> {
     const base = this.drafting;
     this.drafting = Array.from(latest, (token, k) => [...(base[base.length === 1 ? 0 : k] as number[]), token]);
     const rows = new Float32Array(latest.length * this.V);
-    this.drafting.forEach((prefix, k) => rows.set(this.logits.draft(prefix), k * this.V));
+    this.drafting.forEach((prefix, k) => rows.set(this.draftRow(prefix), k * this.V));
     return Promise.resolve(rows);
   }
 

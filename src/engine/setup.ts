@@ -156,6 +156,7 @@ export async function setupEngine(request: SetupRequest): Promise<EngineSetup> {
         engine.dispose();
         await loaded.draft.session.release();
         await loaded.target.session.release();
+        await loaded.head?.session.release();
         await devices?.dispose();
       },
     };
@@ -163,6 +164,7 @@ export async function setupEngine(request: SetupRequest): Promise<EngineSetup> {
   } catch (error) {
     await pair?.draft.session.release();
     await pair?.target.session.release();
+    await pair?.head?.session.release();
     await devices?.dispose();
     throw error;
   }

@@ -11,7 +11,7 @@
 import { countBySource, countDraftTokens } from '../core/metrics';
 import type { createRng } from '../core/rng';
 import { logitsToProbs, maskWordCount, sampleCategorical } from '../core/sampling';
-import { drafterSources, lookupProposal, type DraftSource } from '../core/draftLaw';
+import { drafterSources, lookupProposal, sampledSource, type DraftSource } from '../core/draftLaw';
 import type { MethodId, VerifyOutcome } from '../core/verify';
 import type { EmittedToken, StepRecord, StepTimings } from '../contract/stepRecord';
 import { verifierForMethod, type StepVerifier, type VerifyInput } from '../contract/stepVerifier';
@@ -188,6 +188,8 @@ async function draftBlock(models: PairModels, options: DecodeOptions, state: Ste
   const open = openMask(V);
   const prefixes = Array.from({ length: K }, () => [...tokens]);
   const free = new FreeSources(options, state, K);
+  // The draft model's tokens, or the draft head's (the pair's drafter is the head then: pairModels.ts).
+  const sampled = sampledSource(options.drafter ?? 'model');
   let firstRow: { probs: Float64Array; mask: Int32Array | undefined } | null = null;
   const stopRow = new Float64Array(V);
   stopRow[stopTokenId] = 1;
@@ -250,7 +252,7 @@ async function draftBlock(models: PairModels, options: DecodeOptions, state: Ste
         if (j === 0 && k === 0) firstRow = { probs: row, mask };
         token = sampleCategorical(row, rng);
         draftProbs.set(row, at);
-        sources[k]?.push('model');
+        sources[k]?.push(sampled);
         if (mask) walked[k] = (walked[k] as number) + 1;
       }
       drafts[k * L + j] = token;

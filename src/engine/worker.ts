@@ -121,7 +121,11 @@ async function load(message: LoadMessage, controller: AbortController, lossReaso
         const runtime = timed('runtime import', () => runtimeFor(provider));
         const pair = await timed('load pair', () => loadPair(
           runtime,
-          { draft: httpReader(source.draftUrl, source.cache, network), target: httpReader(targetUrlFor(source, provider), source.cache, network) },
+          {
+            draft: httpReader(source.draftUrl, source.cache, network),
+            target: httpReader(targetUrlFor(source, provider), source.cache, network),
+            ...(source.headUrl ? { head: httpReader(source.headUrl, source.cache, network) } : {}),
+          },
           provider,
           { onProgress: throttledProgress(), onPhase: (phase) => post({ type: 'phase', phase }) },
           source.modelFile,
@@ -152,6 +156,7 @@ async function load(message: LoadMessage, controller: AbortController, lossReaso
       verifierReason: lossReason ?? verifierReason,
       scoring: engine.scoring,
       tokenTexts: timedSync('token texts', () => pair.tokenizer.tokens.map((_, id) => pair.tokenizer.decode([id]))),
+      headUnavailable: engine.headUnavailable,
     };
     loaded = { message, info };
     markPhase('engine ready');

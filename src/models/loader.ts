@@ -8,6 +8,7 @@ import { ModelLoadError, checkFile, checkProvider, parseHubConfig, parseManifest
 import type { ExecutionProvider, LoadPhase } from '../contract/protocol';
 import { MANIFEST_LIMITS } from '../contract/limits';
 import { ModelSession } from './session';
+import { HeadSession } from './headSession';
 import { TextTokenizer, checkSameTokenizer } from './tokenizer';
 import { timed, timedSync } from '../core/timeline';
 
@@ -38,6 +39,57 @@ export interface ModelPairHandle {
   draft: LoadedModel;
   target: LoadedModel;
   tokenizer: TextTokenizer;
+  /** The draft head beside the pair (drafters `head`, `head+grammar`), where one was loaded: only for a target that exports `features`. */
+  head?: LoadedHead | null;
+}
+
+/** The draft head's manifest (format speclab-head/1, written by tools/train/train_head.py): what the loader relies on. */
+export interface HeadManifest {
+  name: string;
+  format: 'speclab-head/1';
+  architecture: { width: number; vocab_size: number; parameters: number };
+  target: { name: string; weights_sha256: string };
+  files: ModelManifest['files'];
+}
+
+export interface LoadedHead {
+  name: string;
+  manifest: HeadManifest;
+  session: HeadSession;
+}
+
+function parseHeadManifest(json: unknown, source: string): HeadManifest {
+  const root = (typeof json === 'object' && json !== null ? json : {}) as Record<string, unknown>;
+  const architecture = (root.architecture ?? {}) as Record<string, unknown>;
+  if (root.format !== 'speclab-head/1') throw new ModelLoadError(`${source}: format must be speclab-head/1, got ${JSON.stringify(root.format)}`);
+  if (typeof root.name !== 'string') throw new ModelLoadError(`${source}: manifest field name must be a string`);
+  for (const key of ['width', 'vocab_size']) {
+    const value = architecture[key];
+    if (!(typeof value === 'number' && Number.isInteger(value) && value >= 1 && value <= MANIFEST_LIMITS.vocabSize.max)) throw new ModelLoadError(`${source}: manifest field architecture.${key} must be a positive integer`);
+  }
+  if (!Array.isArray(root.files) || !root.files.some((file) => (file as { path?: unknown }).path === MODEL_FILE)) throw new ModelLoadError(`${source}: the manifest lists no ${MODEL_FILE}`);
+  return json as HeadManifest;
+}
+
+/**
+ * Loads a draft head beside a loaded target: its manifest, its model file checked against the manifest's
+ * sha256, its session on the pair's provider. Refused where the target has no `features` output or the
+ * vocabularies differ.
+ */
+export async function loadHead(runtime: typeof ort, read: FileReader, provider: ExecutionProvider, target: LoadedModel, events: LoadEvents = {}): Promise<LoadedHead> {
+  const manifest = parseHeadManifest(parseJson(await read('manifest.json', undefined, MANIFEST_LIMITS.descriptionBytes), 'head/manifest.json'), 'head/manifest.json');
+  if (!target.session.hasFeatures) throw new ModelLoadError(`${manifest.name}: the target ${target.name} has no features output for the head to read`);
+  if (manifest.architecture.vocab_size !== target.session.shape.vocab) {
+    throw new ModelLoadError(`${manifest.name}: the head scores ${manifest.architecture.vocab_size} tokens but the target ${target.session.shape.vocab}`);
+  }
+  events.onPhase?.('download');
+  const listed = manifest.files.find((file) => file.path === MODEL_FILE)?.bytes ?? null;
+  const bytes = await timed('fetch head', () => read(MODEL_FILE, (loaded, total) => events.onProgress?.(`${manifest.name}/${MODEL_FILE}`, loaded, total ?? listed), listed ?? MANIFEST_LIMITS.fileBytes));
+  events.onPhase?.('hash');
+  await timed('sha256 head', () => checkFile(manifest as unknown as ModelManifest, MODEL_FILE, bytes));
+  events.onPhase?.('session');
+  const session = await timed('session head', () => HeadSession.create(runtime, bytes, { name: manifest.name, provider, width: manifest.architecture.width, vocab: manifest.architecture.vocab_size }));
+  return { name: manifest.name, manifest, session };
 }
 
 export const MODEL_FILE = 'onnx/model.onnx';
@@ -170,7 +222,7 @@ export async function loadModel(
  */
 export async function loadPair(
   runtime: typeof ort | Promise<typeof ort>,
-  readers: { draft: FileReader; target: FileReader },
+  readers: { draft: FileReader; target: FileReader; head?: FileReader },
   provider: ExecutionProvider,
   events: LoadEvents = {},
   modelFile = MODEL_FILE,
@@ -181,7 +233,9 @@ export async function loadPair(
   try {
     target = await openModel(await runtime, targetFiles, provider, events);
     checkSameTokenizer(draft.tokenizer, target.tokenizer, draft.name, target.name);
-    return { draft, target, tokenizer: target.tokenizer };
+    // The head only beside a target that exports features: elsewhere the head drafters are not offered.
+    const head = readers.head && target.session.hasFeatures ? await loadHead(await runtime, readers.head, provider, target, events) : null;
+    return { draft, target, tokenizer: target.tokenizer, head };
   } catch (error) {
     // A refused pair holds no sessions.
     await draft.session.release();

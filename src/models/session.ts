@@ -29,6 +29,8 @@ export interface ForwardOptions {
   positionIds?: ArrayLike<number>;
   /** batch × seq × seq, row-major, 1 = may attend; by default all ones (plain causal attention). */
   treeMask?: Uint8Array;
+  /** Also return the `features` output (the target's last hidden state), where the model has one. */
+  features?: boolean;
 }
 
 export interface ForwardResult {
@@ -36,6 +38,8 @@ export interface ForwardResult {
   logits: Float32Array;
   /** With `keepLogitsOnGpu` on WebGPU: the same logits still in their GPU buffer, owned by the caller. */
   gpuLogits: ort.Tensor | null;
+  /** With `features`, a target that exports them: batch × seq × width final hidden states (the draft head's input). */
+  features?: Float32Array | null;
   /** The cache after this run: the past plus the new positions. */
   cache: KvCache;
 }
@@ -127,6 +131,11 @@ export class ModelSession {
     return new ModelSession(runtime, session, shape, provider, name, device);
   }
 
+  /** Whether the model exports its last hidden state as the output `features` (HEAD_INTERFACE: the draft head reads it). */
+  get hasFeatures(): boolean {
+    return this.session.outputNames.includes('features');
+  }
+
   /** onnxruntime's WebGPU device, for kernels that read its buffers in place; null on wasm. */
   get gpuDevice(): GPUDevice | null {
     return this.device;
@@ -177,8 +186,12 @@ export class ModelSession {
     const keep = onGpu && options.keepLogitsOnGpu === true;
     // Reading back releases the GPU buffer unless the caller keeps it for the WGSL verifier.
     const logits = onGpu ? ((await logitsTensor.getData(!keep)) as Float32Array) : (logitsTensor.data as Float32Array);
+    const featuresTensor = outputs.features;
+    let features: Float32Array | null = null;
+    if (featuresTensor && options.features === true) features = (featuresTensor.location === 'gpu-buffer' ? await featuresTensor.getData(true) : featuresTensor.data) as Float32Array;
+    else if (featuresTensor?.location === 'gpu-buffer') featuresTensor.dispose();
     const present = Array.from({ length: 2 * this.shape.layers }, (_, j) => outputs[`present.${j >> 1}.${j % 2 === 0 ? 'key' : 'value'}`] as ort.Tensor);
-    return { logits, gpuLogits: keep ? logitsTensor : null, cache: new KvCache(present, this.shape, batch, total, this.runtime, this.device) };
+    return { logits, gpuLogits: keep ? logitsTensor : null, features, cache: new KvCache(present, this.shape, batch, total, this.runtime, this.device) };
   }
 
   async release(): Promise<void> {

@@ -57,7 +57,12 @@ export function checkHistoryRecord(value: unknown): { entry: HistoryEntry } | { 
   if (typeof finishedAt !== 'number' || !Number.isFinite(finishedAt)) return { error: `${JSON.stringify(id.slice(0, 40))} has no finishing time` };
   const problem = checkRunReport(report);
   if (problem !== null) return { error: `${JSON.stringify(id.slice(0, 40))}: ${problem}` };
-  return { entry: value as HistoryEntry };
+  const entry = value as HistoryEntry;
+  // A run stored before the head drafters existed counts no head tokens.
+  if ((entry.report.counters.bySource as Partial<HistoryEntry['report']['counters']['bySource']>).head === undefined) {
+    return { entry: { ...entry, report: { ...entry.report, counters: { ...entry.report.counters, bySource: { ...entry.report.counters.bySource, head: { drafted: 0, invalidated: 0, accepted: 0 } } } } } };
+  }
+  return { entry };
 }
 
 /** The valid records, newest first, and a notice naming how many were dropped and why (the first reason). */

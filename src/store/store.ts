@@ -40,7 +40,7 @@ export interface StoreOptions {
 export type RunStatus = 'idle' | 'running' | 'paused' | 'done' | 'error';
 
 /** The parts of the "How it works" panel, in reading order. */
-export const HELP_TOPICS = ['speculative', 'residual', 'verification', 'drafts', 'counters', 'mean-length', 'histogram', 'inspector'] as const;
+export const HELP_TOPICS = ['speculative', 'residual', 'verification', 'drafts', 'counters', 'mean-length', 'histogram', 'inspector', 'heads'] as const;
 export type HelpTopic = (typeof HELP_TOPICS)[number];
 
 /** A replay in progress: the step replayed (its index in the run) and whether its emission frame is shown. */

@@ -1,4 +1,4 @@
-import { DRAFTER_IDS, DRAFTER_INFO, type DrafterId } from '../core/draftLaw';
+import { DRAFTER_IDS, DRAFTER_INFO, usesHead, type DrafterId } from '../core/draftLaw';
 import { LIMITS, type LimitedParam } from '../contract/limits';
 import { describeRange, type RunField } from '../contract/validation';
 import { DECODE_METHODS, type DecodeMethod } from '../contract/runParams';
@@ -105,6 +105,8 @@ export function RunBar() {
 /** Every setting of a run. It selects the store's actions only, so that step batches do not redraw the form. */
 export function Controls() {
   const params = useSpec((s) => s.params);
+  // Why the loaded pair offers no head drafters (a target without a features output, or no head beside it); null while none is loaded.
+  const headUnavailable = useSpec((s) => s.engine.info?.headUnavailable ?? null);
   const preset = useSpec((s) => s.preset);
   const provider = useSpec((s) => s.provider);
   const verifier = useSpec((s) => s.verifier);
@@ -160,12 +162,21 @@ export function Controls() {
         <label className="field" htmlFor="drafter">
           <span>Drafts from</span>
           <select id="drafter" value={params.drafter ?? 'model'} onChange={(event) => actions.setParams({ drafter: event.target.value as DrafterId })}>
-            {DRAFTER_IDS.map((drafter) => (
-              <option key={drafter} value={drafter} title={DRAFTER_INFO[drafter].description}>
-                {DRAFTER_INFO[drafter].label}
-              </option>
-            ))}
+            {DRAFTER_IDS.map((drafter) => {
+              const unavailable = usesHead(drafter) && headUnavailable !== null;
+              return (
+                <option key={drafter} value={drafter} title={unavailable ? `not offered: ${headUnavailable}` : DRAFTER_INFO[drafter].description} disabled={unavailable}>
+                  {DRAFTER_INFO[drafter].label}
+                  {unavailable ? ' (not offered by this pair)' : ''}
+                </option>
+              );
+            })}
           </select>
+          {headUnavailable !== null && (
+            <small className="note" data-testid="head-unavailable">
+              Draft head: not offered, because {headUnavailable}.
+            </small>
+          )}
           <FieldMessage field="drafter" id="drafter-error" />
         </label>
       </div>

@@ -69,7 +69,7 @@ export function DecisionGrid(props: { step: StepRecord; explained: ExplainedStep
                 const status = show.decision ? cell.status : invalid ? 'invalid' : 'pending';
                 const current = view?.cell?.draft === k && view.cell.position === j;
                 const source = step.draftSources[k]?.[j];
-                const mark = source === 'grammar' || source === 'lookup' ? SOURCE_MARKS[source] : null;
+                const mark = source === undefined || source === 'model' ? null : SOURCE_MARKS[source];
                 return (
                   <td key={j} className={`cell ${status}${current ? ' current' : ''}`} data-cell={`${k},${j}`} data-token={token} data-status={status} data-source={source}>
                     {mark && (

@@ -58,7 +58,12 @@ export function DraftTree(props: {
   const showFinal = !view || view.phase === 'emission';
   const forced = nodes.filter((node) => node.source === 'grammar').length;
   const lookedUp = nodes.filter((node) => node.source === 'lookup').length;
-  const marks = [forced > 0 ? `${forced} forced by the schema (${SOURCE_MARKS.grammar.symbol})` : '', lookedUp > 0 ? `${lookedUp} looked up (${SOURCE_MARKS.lookup.symbol})` : ''].filter(Boolean);
+  const fromHead = nodes.filter((node) => node.source === 'head').length;
+  const marks = [
+    forced > 0 ? `${forced} forced by the schema (${SOURCE_MARKS.grammar.symbol})` : '',
+    lookedUp > 0 ? `${lookedUp} looked up (${SOURCE_MARKS.lookup.symbol})` : '',
+    fromHead > 0 ? `${fromHead} from the draft head (${SOURCE_MARKS.head.symbol})` : '',
+  ].filter(Boolean);
   const currentId = view?.cell ? nodes.find((node) => node.status !== 'root' && node.drafts.includes(view.cell?.draft ?? -1) && node.depth === (view.cell?.position ?? -2) + 1)?.id : undefined;
   return (
     <figure className="draft-tree" data-testid="draft-tree">
@@ -98,7 +103,7 @@ export function DraftTree(props: {
           const status = data.status === 'root' || data.status === 'final' || known || struck ? data.status : 'pending';
           const kind = data.status === 'root' ? 'root' : data.status === 'final' ? 'final' : 'prefix';
           const tokenText = data.token === null ? 'context' : text(data.token);
-          const mark = data.source === 'grammar' || data.source === 'lookup' ? SOURCE_MARKS[data.source] : null;
+          const mark = data.source === null || data.source === 'model' ? null : SOURCE_MARKS[data.source];
           const title = `${tokenText}: ${data.status === 'final' ? `${finalOrigin ?? 'final'} token` : STATUS_TEXT[data.status]}${data.status !== 'root' ? ` · draft${data.drafts.length > 1 ? 's' : ''} ${data.drafts.map((k) => k + 1).join(', ')}` : ''}${mark ? ` · ${mark.label}` : ''}`;
           return (
             <g
@@ -131,12 +136,12 @@ export function DraftTree(props: {
         </ul>
         {marks.length > 0 && (
           <ul className="legend tree-legend" aria-label="Draft tree marks: where a token came from" data-testid="source-legend">
-            {(['grammar', 'lookup'] as const).map((source) => (
+            {(['grammar', 'lookup', 'head'] as const).map((source) => (
               <li key={source} className="source-mark-entry">
                 <span aria-hidden="true">{SOURCE_MARKS[source].symbol}</span> {SOURCE_MARKS[source].label}
               </li>
             ))}
-            <li className="source-mark-entry">no mark: sampled from the draft model</li>
+            {fromHead === 0 && <li className="source-mark-entry">no mark: sampled from the draft model</li>}
           </ul>
         )}
       </figcaption>

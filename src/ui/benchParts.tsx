@@ -11,7 +11,7 @@ import { fixed, percent } from './format';
 import { DISTINCT_ACCEPTANCE_NOTE, SOURCE_MARKS } from './howItWorksText';
 
 /** The sources that draft without calling the draft model, in words. */
-type FreeSource = Exclude<DraftSource, 'model'>;
+type FreeSource = Exclude<DraftSource, 'model' | 'head'>;
 const FREE_SOURCE_WORDS: Readonly<Record<FreeSource, string>> = { grammar: 'forced by the schema', lookup: 'looked up' };
 
 /** A median with its range, as read aloud: "12.3 [10.1–14.0]". */
@@ -53,8 +53,10 @@ type SourceCount = keyof SourceCounts;
 function freeShares(count: SourceCount, bySource: Counters['bySource'], sources: readonly FreeSource[]): ReactNode {
   if (sources.length === 0) return undefined;
   const words = sources.map((source) => `${bySource[source][count]} ${FREE_SOURCE_WORDS[source]} (q = 1)`).join(', ');
+  // The sampled rest came from the draft head where it drafted, else from the draft model.
+  const rest = bySource.head.drafted > 0 ? 'the draft head' : 'the draft model';
   return (
-    <dd className="source-shares" data-source-shares={count} title={`${words}; the rest from the draft model`}>
+    <dd className="source-shares" data-source-shares={count} title={`${words}; the rest from ${rest}`}>
       {sources.map((source) => (
         <span key={source} className="source-share">
           {SOURCE_MARKS[source].symbol} {bySource[source][count]}

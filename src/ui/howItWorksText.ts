@@ -16,6 +16,7 @@ export const TOPIC_TITLES: Readonly<Record<HelpTopic, string>> = {
   'mean-length': 'Mean acceptance length',
   histogram: 'The histogram and its expected line',
   inspector: 'Reading the step inspector',
+  heads: 'Draft heads vs draft models (EAGLE, Medusa)',
 };
 
 export interface TopicText {
@@ -90,10 +91,20 @@ export const TOPIC_TEXT: Readonly<Record<HelpTopic, TopicText>> = {
     body: [
       'Each cell of the grid states the test the verifier made there, with its drawn uniform u: “u = 0.412 < min(1, p/q) = 0.830 → accepted”. Cells the verifier never needed say “not examined”, and why; a draft’s first token the schema forbade says so, and the tokens after it say “after an invalid token”.',
       'The draft tree merges the drafts’ shared prefixes. “Play this step” replays the recorded step phase by phase: each test is first asked (u and its threshold), and its answer shows on the next frame, so a class can predict it.',
-      'In the tree and the grid, a token that cost no draft-model call wears a mark: ◆ forced by the schema: q = 1, kept with probability p(x); ↺ looked up earlier in the prompt or output: q = 1, kept with probability p(x). A token without a mark was sampled from the draft model. AR + jump-forward drafts only ◆ tokens, so it needs no draft model at all.',
+      'In the tree and the grid, a token that cost no draft-model call wears a mark: ◆ forced by the schema: q = 1, kept with probability p(x); ↺ looked up earlier in the prompt or output: q = 1, kept with probability p(x); ▲ sampled from the draft head, which reads the target\'s own features: q is the head\'s row. A token without a mark was sampled from the draft model. AR + jump-forward drafts only ◆ tokens, so it needs no draft model at all.',
     ],
     example:
       'Token-wise, draft “a b c”: u = 0.20 < 0.90 → a accepted; u = 0.70 ≥ 0.40 → b rejected; c is not examined. The step emits “a” and a correction drawn from normalise(max(0, p − q)) at position 2.',
+  },
+  heads: {
+    body: [
+      'A draft model reads only the tokens and must rebuild, with far fewer parameters, everything the target has already worked out about the text. A draft head instead reads the target’s own last hidden state (its features: here the output of the final LayerNorm, the vector whose product with the token embedding gives the logits), so most of the work is done before it starts.',
+      'EAGLE (Li et al. 2024) drafts at the feature level: a small network maps the feature at position t and the token at t + 1 (the token actually sampled, which settles which continuation the feature is about) to a predicted feature at t + 1, and the target’s own frozen LM head turns that into the draft row q. Deeper draft tokens feed the head its own predicted features. Medusa (Cai et al. 2024) instead puts several heads on the last hidden state, each predicting one token further ahead in parallel, without feeding its guesses back.',
+      'What the target must export: its features at every position it scores, in the prefill and in every verification forward, beside its logits (our bundled targets have a features output; a Hub pair without one does not offer the head drafters). What a head costs: one small forward per draft depth (ours: 1.25 M multiply-adds a position, about a quarter of a target position, with 2.5 MB of float16 weights), and training against that one target: a head is useless for any other.',
+      'It stays lossless for the same reason every drafter does: each draft token is sampled from the head’s row q (after temperature, and the schema’s mask when drafting is constrained), and the verifier is given exactly that q. The target decides; the head only proposes. ▲ marks a head’s token in the tree and the grid.',
+    ],
+    example:
+      'With the verified prefix “… “age”: 3”, the target’s verification forward already computed the feature at “:” (the position whose logits chose “3”). The head reads that feature and “3”, predicts the feature at “3” and a row q that puts most mass on “4”; drafted “4” is then kept with probability min(1, p(4)/q(4)), exactly as a draft model’s token would be.',
   },
 };
 
@@ -108,4 +119,5 @@ export const RACE_EFFICIENCY_NOTE =
 export const SOURCE_MARKS: Readonly<Record<Exclude<DraftSource, 'model'>, { symbol: string; label: string }>> = {
   grammar: { symbol: '◆', label: 'forced by the schema: q = 1, kept with probability p(x)' },
   lookup: { symbol: '↺', label: 'looked up earlier in the prompt or output: q = 1, kept with probability p(x)' },
+  head: { symbol: '▲', label: "sampled from the draft head, which reads the target's own features: q is the head's row" },
 };

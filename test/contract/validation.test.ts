@@ -66,4 +66,13 @@ describe('the one validation of run parameters', () => {
     const withPassword = modelDirectoryUrl('https://user:hunter2@example.com/m/');
     expect(withPassword).toEqual({ error: 'the address of example.com holds a user name or password (user:password@); give the address without them' });
   });
+
+  it('carries the head drafters through a share link (and a talk scene, which is one), and names the drafters on a bad one', () => {
+    for (const drafter of ['head', 'head+grammar'] as const) {
+      const link = encodeShare({ params: { ...good, drafter }, preset: 'person' });
+      expect(link).toContain(`drafter=${encodeURIComponent(drafter)}`);
+      expect(decodeShare(link, good)).toMatchObject({ params: { drafter } });
+    }
+    expect(validateRunParams({ ...good, drafter: 'eagle' as never })).toMatchObject({ ok: false, errors: { drafter: expect.stringContaining('head, head+grammar') } });
+  });
 });

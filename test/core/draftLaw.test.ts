@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { DRAFTER_IDS, composeDraftLaw, drafterSources, lookupProposal, pointMass, type DrafterId, type Proposer } from '../../src/core/draftLaw';
+import { DRAFTER_IDS, composeDraftLaw, drafterSources, lookupProposal, pointMass, sampledSource, usesHead, type DrafterId, type Proposer } from '../../src/core/draftLaw';
+import { headLogitPair, syntheticHead } from '../../src/core/draftHead';
 import type { ModelPair } from '../../src/core/modelPair';
-import { VERIFIERS, VERIFIER_IDS } from '../../src/core/verify';
+import { logitsToProbs } from '../../src/core/sampling';
+import { VERIFIERS, VERIFIER_IDS, type Verifier } from '../../src/core/verify';
 import { checkLossless } from './verify/exactness';
 import { treePair, type RowKind } from './verify/instances';
 
@@ -24,12 +26,29 @@ function forcedBy(V: number, salt: number): Proposer {
   };
 }
 
+/** The head drafters' temperature in the proofs: q is the head's row after it. */
+const HEAD_T = 0.7;
+
+/**
+ * A synthetic target with features and a synthetic head (src/core/draftHead.ts): the draft row after CONTEXT
+ * and d_1..d_{j−1} is the head's chain from the target's feature at CONTEXT's second-to-last position, at
+ * temperature `temperature`. The target's rows are `pair`'s (sparse rows: zero mass anywhere).
+ */
+function headDraftPair(pair: ModelPair, seed: number, temperature = HEAD_T): ModelPair {
+  const head = headLogitPair(syntheticHead({ V: pair.V, width: 4, seed }), CONTEXT);
+  return { V: pair.V, target: (prefix) => pair.target(prefix), draft: (prefix) => logitsToProbs(head.draft(prefix), { temperature }) };
+}
+
 function drafterPair(drafter: DrafterId, pair: ModelPair, salt: number) {
   const { grammar, lookup } = drafterSources(drafter);
-  return composeDraftLaw(pair, {
-    ...(grammar ? { grammar: forcedBy(pair.V, salt) } : {}),
-    ...(lookup ? { lookup: (prefix: readonly number[]) => lookupProposal(prefix) } : {}),
-  });
+  return composeDraftLaw(
+    usesHead(drafter) ? headDraftPair(pair, salt) : pair,
+    {
+      ...(grammar ? { grammar: forcedBy(pair.V, salt) } : {}),
+      ...(lookup ? { lookup: (prefix: readonly number[]) => lookupProposal(prefix) } : {}),
+    },
+    sampledSource(drafter),
+  );
 }
 
 describe('prompt lookup', () => {
@@ -81,6 +100,35 @@ describe.each(VERIFIER_IDS)('%s stays lossless with every drafter', (method) => 
     }
     // Not vacuous: each deterministic source drafted somewhere, the model elsewhere.
     const { grammar, lookup } = drafterSources(drafter);
-    expect(sources).toEqual(new Set(['model', ...(grammar ? ['grammar'] : []), ...(lookup ? ['lookup'] : [])]));
+    expect(sources).toEqual(new Set([sampledSource(drafter), ...(grammar ? ['grammar'] : []), ...(lookup ? ['lookup'] : [])]));
+  });
+});
+
+describe('the draft head: its chain and a negative control', () => {
+  it('depth 1 reads the target feature at the context’s second-to-last position, later depths the head’s own', () => {
+    const head = syntheticHead({ V: 3, width: 4, seed: 5 });
+    const pair = headLogitPair(head, CONTEXT);
+    const first = head.run(head.targetFeature(CONTEXT.slice(0, -1)), CONTEXT.at(-1) as number);
+    expect(Array.from(pair.draft(CONTEXT))).toEqual(Array.from(first.logits));
+    expect(Array.from(pair.draft([...CONTEXT, 2]))).toEqual(Array.from(head.run(first.feature, 2).logits));
+    // Not the target's own feature after the draft token: the head predicts it.
+    expect(Array.from(pair.draft([...CONTEXT, 2]))).not.toEqual(Array.from(head.run(head.targetFeature(CONTEXT), 2).logits));
+  });
+
+  // Drafts sampled from the head's row at HEAD_T, but the verifier told q is the row at T = 1: the proof must catch it.
+  it.each(VERIFIER_IDS)('%s: a q that is not the row the draft was sampled from breaks the exact law', (method) => {
+    let worst = 0;
+    for (const { V, L, K, kind } of CASES.filter((each) => each.kind === 'mixed')) {
+      const seed = 9000 + 100 * V + 10 * L + K;
+      const target = afterContext(treePair(V, L, kind, seed));
+      const sampling = headDraftPair(target, seed);
+      const reported = headDraftPair(target, seed, 1);
+      const reportedRow = (view: Parameters<Verifier>[0], k: number, j: number) => reported.draft([...CONTEXT, ...Array.from({ length: j }, (_, i) => view.token(k, i))]);
+      const misreporting: Verifier = (view, source) => VERIFIERS[method]({ ...view, draftRow: (k, j) => reportedRow(view, k, j) }, source);
+      worst = Math.max(worst, checkLossless(misreporting, sampling, K, L, CONTEXT).maxError);
+      // One instance caught is the point; the rest would only cost time.
+      if (worst > 1e-3) break;
+    }
+    expect(worst).toBeGreaterThan(1e-3);
   });
 });

@@ -5,7 +5,8 @@
  * save draft-model calls.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DRAFTER_IDS, DRAFT_SOURCES, drafterSources, type DrafterId } from '../../src/core/draftLaw';
+import { DRAFTER_IDS, DRAFT_SOURCES, drafterSources, sampledSource, usesHead, type DrafterId } from '../../src/core/draftLaw';
+import { syntheticHead } from '../../src/core/draftHead';
 import { syntheticLogits } from '../../src/core/modelPair';
 import { decode } from '../../src/engine/decode';
 import { PrefixPairModels } from '../../src/engine/pairModels';
@@ -18,6 +19,9 @@ import { JSON_STOP, JSON_VOCAB, decodeJson, tokenizeJson } from '../support/json
 
 const logits = syntheticLogits({ V: JSON_VOCAB.length, seed: 3, closeness: 0.6, logitScale: 1.5 });
 const PROMPT = [JSON_STOP];
+/** The head drafters read the target's feature at the prompt's second-to-last position: a prompt of two. */
+const HEAD_PROMPT = [JSON_STOP, JSON_STOP];
+const head = syntheticHead({ V: JSON_VOCAB.length, width: 8, seed: 3 });
 
 /** The synthetic pair, counting the drafter's forwards. */
 class CountingModels extends PrefixPairModels {
@@ -46,13 +50,13 @@ describe('free drafters in the decode loop', () => {
   });
 
   async function run(id: 'person' | 'order', drafter: DrafterId, method: 'ar' | 'ar+jump-forward' | 'tokenwise' | 'spectr-gbv', seed: number, drafting: DraftingMode = 'validate', temperature = 1) {
-    const models = new CountingModels(logits);
+    const models = usesHead(drafter) ? new CountingModels(logits, { head }) : new CountingModels(logits);
     const steps: StepRecord[] = [];
     const result = await decode(
       models,
       {
         structure: { grammar: compiled.get(id) as CompiledSchema, schema: preset(id).schema, validate: ajvValidator },
-        prompt: PROMPT,
+        prompt: usesHead(drafter) ? HEAD_PROMPT : PROMPT,
         detokenize: decodeJson,
         tokenize: tokenizeJson,
         drafter,
@@ -81,6 +85,9 @@ describe('free drafters in the decode loop', () => {
       for (const step of steps) expect(step.draftSources.map((each) => each.length)).toEqual(step.draftLengths);
       expect(bySource.grammar.drafted > 0, 'grammar drafted').toBe(grammar);
       if (!lookup) expect(bySource.lookup.drafted).toBe(0);
+      // The sampled tokens are the draft model's or the head's, never both.
+      expect(bySource[sampledSource(drafter)].drafted, 'sampled').toBeGreaterThan(0);
+      expect(bySource[sampledSource(drafter) === 'head' ? 'model' : 'head'].drafted).toBe(0);
       if (grammar) expect(bySource.grammar.accepted).toBeGreaterThan(0);
     }
   });
@@ -97,6 +104,14 @@ describe('free drafters in the decode loop', () => {
     const free = await run('order', 'model+grammar', 'tokenwise', 4);
     expect(free.draftCalls / free.result.tokens.length).toBeLessThan(plain.draftCalls / plain.result.tokens.length);
     expect(free.result.steps / free.result.tokens.length).toBeLessThan(plain.result.steps / plain.result.tokens.length);
+  });
+
+  it('head+grammar: forced tokens from the schema, the rest from the head, fewer head calls than the head alone', async () => {
+    const alone = await run('order', 'head', 'tokenwise', 4);
+    const withSchema = await run('order', 'head+grammar', 'tokenwise', 4);
+    expect(withSchema.result.counters.bySource.grammar.accepted).toBeGreaterThan(0);
+    expect(withSchema.result.counters.bySource.head.drafted).toBeGreaterThan(0);
+    expect(withSchema.draftCalls / withSchema.result.tokens.length).toBeLessThan(alone.draftCalls / alone.result.tokens.length);
   });
 
   it('constrained drafting takes the free sources too', async () => {

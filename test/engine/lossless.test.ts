@@ -9,7 +9,9 @@ import { syntheticLogits, type LogitPair } from '../../src/core/modelPair';
 import { logitsToProbs } from '../../src/core/sampling';
 import { decode } from '../../src/engine/decode';
 import { DECODE_METHODS, isBaseline, type DecodeMethod } from '../../src/contract/runParams';
-import { PrefixPairModels } from '../../src/engine/pairModels';
+import { CachedPairModels, PrefixPairModels } from '../../src/engine/pairModels';
+import { bundledPair } from '../support/models';
+import type { ModelPairHandle } from '../../src/models/loader';
 import type { StepVerifier } from '../../src/contract/stepVerifier';
 import { ajvValidator } from '../support/ajvValidator';
 import { GrammarEngine, type CompiledSchema, type SchemaMatcher } from '../../src/grammar/engine';
@@ -224,6 +226,62 @@ describe('the schema’s forced text keeps the decode loop lossless (whole outpu
       Float64Array.from(outputs, (key) => law.get(key) as number),
       SCHEMA_SAMPLES,
     );
+    expect(df).toBeGreaterThan(10);
+    expect(statistic).toBeLessThan(chiSquareThreshold(df));
+  });
+});
+
+// The draft head on the bundled pair (the int8 target's features, the trained head): the first two tokens
+// through the real decode(), CachedPairModels and onnxruntime, against the target's own law of them. L = 1,
+// so the second token is often drafted from the feature the first step's verification kept.
+describe('the draft head keeps the decode loop lossless on the bundled pair (first 2 tokens, χ² at α = 1e-6)', () => {
+  const HEAD_SAMPLES = 600;
+  let pair: ModelPairHandle;
+  let prompt: number[];
+  beforeAll(async () => {
+    pair = await bundledPair();
+    prompt = pair.tokenizer.encode('Name: Ada\nAge:');
+  });
+
+  async function targetRow(prefix: readonly number[]): Promise<Float64Array> {
+    const target = pair.target.session;
+    const { logits } = await target.forward(prefix, 1, prefix.length, target.emptyCache(1));
+    return logitsToProbs(logits.subarray((prefix.length - 1) * pair.target.session.shape.vocab), { temperature: 1 });
+  }
+
+  it.each(['tokenwise', 'spectr-gbv'] as const)('%s with the head follows the target’s law', async (method) => {
+    const head = pair.head?.session;
+    expect(head).toBeDefined();
+    const counts = new Map<string, number>();
+    let headTokens = 0;
+    for (let seed = 1; seed <= HEAD_SAMPLES; seed++) {
+      const models = new CachedPairModels(pair.draft.session, pair.target.session, pair.target.contextLength, { head: head as NonNullable<typeof head> });
+      const { tokens, counters } = await decode(models, {
+        method, K: 2, L: 1, sampling: { temperature: 1 }, drafting: 'validate', seed, maxTokens: 2, prompt, structure: null,
+        detokenize: (ids) => ids.join(' '), drafter: 'head', stopTokenId: pair.tokenizer.stopTokenId,
+      });
+      headTokens += counters.bySource.head.drafted;
+      const key = tokens.slice(0, 2).join(',');
+      counts.set(key, (counts.get(key) ?? 0) + 1);
+    }
+    expect(headTokens).toBeGreaterThan(HEAD_SAMPLES / 2);
+    // Cells expected 5 times or more are exact; the rest are pooled (their probability is 1 minus the others').
+    const first = await targetRow(prompt);
+    const law: number[] = [];
+    const observed: number[] = [];
+    for (let x = 0; x < first.length; x++) {
+      if ((first[x] as number) * HEAD_SAMPLES < 5 || x === pair.tokenizer.stopTokenId) continue;
+      const second = await targetRow([...prompt, x]);
+      second.forEach((p, y) => {
+        if ((first[x] as number) * p * HEAD_SAMPLES < 5) return;
+        law.push((first[x] as number) * p);
+        observed.push(counts.get(`${x},${y}`) ?? 0);
+      });
+    }
+    const explicit = law.reduce((sum, p) => sum + p, 0);
+    law.push(1 - explicit);
+    observed.push(HEAD_SAMPLES - observed.reduce((sum, n) => sum + n, 0));
+    const { statistic, df } = chiSquare(Float64Array.from(observed), Float64Array.from(law), HEAD_SAMPLES);
     expect(df).toBeGreaterThan(10);
     expect(statistic).toBeLessThan(chiSquareThreshold(df));
   });

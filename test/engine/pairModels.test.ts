@@ -11,6 +11,8 @@ import { createRng } from '../../src/core/rng';
 import type { StepRecord } from '../../src/contract/stepRecord';
 import { decode, type DecodeOptions } from '../../src/engine/decode';
 import { CachedPairModels, PrefixPairModels, TREE_SCORING_OFF } from '../../src/engine/pairModels';
+import { syntheticHead } from '../../src/core/draftHead';
+import type { DraftHead } from '../../src/models/headSession';
 import { KvCache } from '../../src/models/kvCache';
 import type { ForwardOptions, ModelSession, ModelShape } from '../../src/models/session';
 
@@ -18,13 +20,14 @@ const V = 12;
 const STOP = 0;
 
 /** A causal model over `next(prefix)`: its cache stores token ids (heads = headDim = 1). */
-function standIn(name: string, next: (prefix: readonly number[]) => Float64Array, hasTreeMask: boolean): ModelSession {
+function standIn(name: string, next: (prefix: readonly number[]) => ArrayLike<number>, hasTreeMask: boolean, feature?: (prefix: readonly number[]) => Float32Array): ModelSession {
   const shape: ModelShape = { layers: 1, heads: 1, headDim: 1, vocab: V, hasPositionIds: true, hasCacheBranch: false, hasTreeMask };
   const session = {
     name,
     shape,
     provider: 'wasm',
     gpuDevice: null,
+    hasFeatures: feature !== undefined,
     emptyCache: (batch: number) => KvCache.empty(ort, shape, batch, null),
     forward(inputIds: ArrayLike<number>, batch: number, seq: number, past: KvCache, options: ForwardOptions = {}) {
       if (options.treeMask && !hasTreeMask) throw new RangeError(`${name} has no tree_attention_mask input`);
@@ -32,6 +35,8 @@ function standIn(name: string, next: (prefix: readonly number[]) => Float64Array
       const total = past.length + seq;
       const tokens = new Float32Array(batch * total);
       const logits = new Float32Array(batch * seq * V);
+      const width = feature?.([]).length ?? 0;
+      const features = options.features && feature ? new Float32Array(batch * seq * width) : null;
       for (let b = 0; b < batch; b++) {
         const before = Array.from(seen.subarray(b * past.length, (b + 1) * past.length));
         tokens.set(before, b * total);
@@ -42,10 +47,11 @@ function standIn(name: string, next: (prefix: readonly number[]) => Float64Array
           const position = options.positionIds?.[b * seq + i] ?? past.length + i;
           if (position !== visible.length - 1) throw new Error(`${name}: position id ${position} for a token that sees ${visible.length} tokens`);
           logits.set(next(visible), (b * seq + i) * V);
+          features?.set((feature as (prefix: readonly number[]) => Float32Array)(visible), (b * seq + i) * width);
         }
       }
       const cache = new KvCache([new ort.Tensor('float32', tokens, [batch, 1, total, 1]), new ort.Tensor('float32', tokens.slice(), [batch, 1, total, 1])], shape, batch, total, ort, null);
-      return Promise.resolve({ logits, gpuLogits: null, cache });
+      return Promise.resolve({ logits, gpuLogits: null, cache, features });
     },
   };
   return session as unknown as ModelSession;
@@ -126,5 +132,44 @@ describe('CachedPairModels', () => {
     expect(result.tokens).toEqual((await decode(new PrefixPairModels(logits), options('spectr-gbv', 9))).tokens);
     for (const record of steps) expect(record.scoring).toMatchObject({ path: 'batched', reason: 'the target (target) has no tree_attention_mask input' });
     expect(result.scoring).toMatchObject({ treeSteps: 0, batchedSteps: result.steps });
+  });
+
+  describe('head mode (drafters head, head+grammar): the target keeps its features, the head drafts', () => {
+    const head = syntheticHead({ V, width: 6, seed: 21 });
+    const headLogits: LogitPair = { V, target: (prefix) => Float64Array.from(head.targetLogits(prefix)), draft: () => new Float64Array(V) };
+    const draftHead: DraftHead = {
+      name: 'head',
+      width: head.width,
+      run(features, ids, batch) {
+        const logitsOut = new Float32Array(batch * V);
+        const featuresOut = new Float32Array(batch * head.width);
+        for (let b = 0; b < batch; b++) {
+          const out = head.run(features.subarray(b * head.width, (b + 1) * head.width), ids[b] as number);
+          logitsOut.set(out.logits, b * V);
+          featuresOut.set(out.feature, b * head.width);
+        }
+        return Promise.resolve({ logits: logitsOut, features: featuresOut });
+      },
+    };
+    const headTarget = (hasTreeMask: boolean) => standIn('target', (p) => head.targetLogits(p), hasTreeMask, (p) => head.targetFeature(p));
+    const headOptions = (method: DecodeOptions['method'], seed: number): DecodeOptions => ({ ...options(method, seed), drafter: 'head' });
+
+    it('decodes the same tokens as the prefix-keyed head chain, on the tree and the batched path, step after step', async () => {
+      for (const [method, seed] of [['spectr-gbv', 1], ['tokenwise', 2], ['spectr', 3]] as const) {
+        const reference = await decode(new PrefixPairModels(headLogits, { head }), headOptions(method, seed));
+        const draft = standIn('draft', () => new Float32Array(V), false);
+        const tree = await decode(new CachedPairModels(draft, headTarget(true), 1000, { head: draftHead }), headOptions(method, seed));
+        const batched = await decode(new CachedPairModels(draft, headTarget(false), 1000, { head: draftHead }), headOptions(method, seed));
+        expect(reference.steps, method).toBeGreaterThan(3);
+        expect(reference.counters.bySource.head.drafted, method).toBe(reference.counters.raw);
+        expect(tree.tokens, method).toEqual(reference.tokens);
+        expect(batched.tokens, method).toEqual(reference.tokens);
+      }
+    });
+
+    it('is refused for a target without a features output, with the reason', () => {
+      const [draft, target] = pair();
+      expect(() => new CachedPairModels(draft, target, 1000, { head: draftHead })).toThrow('the target (target) has no features output, so no draft head can read its hidden state');
+    });
   });
 });

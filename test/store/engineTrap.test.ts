@@ -17,7 +17,7 @@ vi.mock('../../src/grammar/schema', async (importOriginal) => {
   return { ...actual, checkSchema: (schema: unknown) => (schemaChecks.skipped ? [] : actual.checkSchema(schema)) };
 });
 
-const INFO: EngineInfo = { provider: 'wasm', fallbackReason: null, webgpuReason: null, logitsInPlace: false, draftName: 'd', targetName: 't', vocabSize: 10, contextLength: 128, loadMs: 1, verifier: 'cpu', verifierAdapter: null, verifierReason: null, scoring: { path: 'tree', reason: null }, tokenTexts: [] };
+const INFO: EngineInfo = { provider: 'wasm', fallbackReason: null, webgpuReason: null, logitsInPlace: false, draftName: 'd', targetName: 't', vocabSize: 10, contextLength: 128, loadMs: 1, verifier: 'cpu', verifierAdapter: null, verifierReason: null, scoring: { path: 'tree', reason: null }, tokenTexts: [], headUnavailable: null };
 
 afterEach(() => {
   vi.useRealTimers();

@@ -35,6 +35,14 @@ describe('stored history records', () => {
     store.getState().clearHistory();
     expect(store.getState().historyNotice).toBeNull();
   });
+
+  it('reads a run stored before the head drafters existed (no head counts) as zero head tokens', () => {
+    const good = goodReport();
+    const before = Object.fromEntries(Object.entries(good.counters.bySource).filter(([source]) => source !== 'head'));
+    const { entries, notice } = readHistoryRecords([{ id: 'before', finishedAt: 1, report: { ...good, counters: { ...good.counters, bySource: before } } }]);
+    expect(notice).toBeNull();
+    expect(entries[0]?.report.counters.bySource.head).toEqual({ drafted: 0, invalidated: 0, accepted: 0 });
+  });
 });
 
 /**

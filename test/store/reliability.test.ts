@@ -7,7 +7,7 @@ import type { RunReport } from '../../src/contract/runReport';
 import { decodeShare, encodeShare } from '../../src/store/shareUrl';
 import { createSpecStore, type StoreOptions } from '../../src/store/store';
 
-const INFO: EngineInfo = { provider: 'wasm', fallbackReason: null, webgpuReason: null, logitsInPlace: false, draftName: 'd', targetName: 't', vocabSize: 10, contextLength: 128, loadMs: 1, verifier: 'cpu', verifierAdapter: null, verifierReason: null, scoring: { path: 'tree', reason: null }, tokenTexts: [] };
+const INFO: EngineInfo = { provider: 'wasm', fallbackReason: null, webgpuReason: null, logitsInPlace: false, draftName: 'd', targetName: 't', vocabSize: 10, contextLength: 128, loadMs: 1, verifier: 'cpu', verifierAdapter: null, verifierReason: null, scoring: { path: 'tree', reason: null }, tokenTexts: [], headUnavailable: null };
 
 function readyStore(options: StoreOptions = {}) {
   const sent: ToWorker[] = [];

@@ -38,7 +38,7 @@ describe('the app store', () => {
     const { store, sent } = storeWithOutbox();
     store.getState().start();
     expect(sent).toEqual([]);
-    store.getState().receive({ type: 'ready', info: { provider: 'wasm', fallbackReason: null, webgpuReason: null, logitsInPlace: false, draftName: 'd', targetName: 't', vocabSize: 10, contextLength: 128, loadMs: 1, verifier: 'cpu', verifierAdapter: null, verifierReason: null, scoring: { path: 'tree', reason: null }, tokenTexts: [] } });
+    store.getState().receive({ type: 'ready', info: { provider: 'wasm', fallbackReason: null, webgpuReason: null, logitsInPlace: false, draftName: 'd', targetName: 't', vocabSize: 10, contextLength: 128, loadMs: 1, verifier: 'cpu', verifierAdapter: null, verifierReason: null, scoring: { path: 'tree', reason: null }, tokenTexts: [], headUnavailable: null } });
     store.getState().start();
     const run = sent.find((message) => message.type === 'run');
     expect(run).toMatchObject({ type: 'run', paused: false });
@@ -53,7 +53,7 @@ describe('the app store', () => {
 
   it('pauses, steps and resumes through the engine, and a preset fills prompt, schema and trigger', () => {
     const { store, sent } = storeWithOutbox();
-    store.getState().receive({ type: 'ready', info: { provider: 'wasm', fallbackReason: null, webgpuReason: null, logitsInPlace: false, draftName: 'd', targetName: 't', vocabSize: 10, contextLength: 128, loadMs: 1, verifier: 'cpu', verifierAdapter: null, verifierReason: null, scoring: { path: 'tree', reason: null }, tokenTexts: [] } });
+    store.getState().receive({ type: 'ready', info: { provider: 'wasm', fallbackReason: null, webgpuReason: null, logitsInPlace: false, draftName: 'd', targetName: 't', vocabSize: 10, contextLength: 128, loadMs: 1, verifier: 'cpu', verifierAdapter: null, verifierReason: null, scoring: { path: 'tree', reason: null }, tokenTexts: [], headUnavailable: null } });
     store.getState().step();
     expect(store.getState().run.status).toBe('paused');
     store.getState().step();
@@ -70,7 +70,7 @@ describe('the app store', () => {
     const { store, sent } = storeWithOutbox();
     expect(APP_DEFAULT_DRAFTER).toBe('model+grammar');
     expect(store.getState().params.drafter).toBe(APP_DEFAULT_DRAFTER);
-    store.getState().receive({ type: 'ready', info: { provider: 'wasm', fallbackReason: null, webgpuReason: null, logitsInPlace: false, draftName: 'd', targetName: 't', vocabSize: 10, contextLength: 128, loadMs: 1, verifier: 'cpu', verifierAdapter: null, verifierReason: null, scoring: { path: 'tree', reason: null }, tokenTexts: [] } });
+    store.getState().receive({ type: 'ready', info: { provider: 'wasm', fallbackReason: null, webgpuReason: null, logitsInPlace: false, draftName: 'd', targetName: 't', vocabSize: 10, contextLength: 128, loadMs: 1, verifier: 'cpu', verifierAdapter: null, verifierReason: null, scoring: { path: 'tree', reason: null }, tokenTexts: [], headUnavailable: null } });
     store.getState().start();
     store.getState().setParams({ drafter: 'model' });
     store.getState().start();

@@ -16,7 +16,7 @@ const error = (source: string) => {
   const parsed = parseTalk(source);
   return 'error' in parsed ? parsed.error : null;
 };
-const READY: FromWorker = { type: 'ready', info: { provider: 'wasm', fallbackReason: null, webgpuReason: null, logitsInPlace: false, draftName: 'd', targetName: 't', vocabSize: 10, contextLength: 128, loadMs: 1, verifier: 'cpu', verifierAdapter: null, verifierReason: null, scoring: { path: 'tree', reason: null }, tokenTexts: [] } };
+const READY: FromWorker = { type: 'ready', info: { provider: 'wasm', fallbackReason: null, webgpuReason: null, logitsInPlace: false, draftName: 'd', targetName: 't', vocabSize: 10, contextLength: 128, loadMs: 1, verifier: 'cpu', verifierAdapter: null, verifierReason: null, scoring: { path: 'tree', reason: null }, tokenTexts: [], headUnavailable: null } };
 
 describe('talk files', () => {
   it('reads scenes with the share link keys, filling what a scene leaves out from its preset', () => {

@@ -3,7 +3,7 @@ import { toCsv } from '../../tools/cli/csv';
 import { describe, expect, it } from 'vitest';
 import { spreadOf } from '../../src/core/fairTiming';
 import { bootstrapInterval } from '../../src/core/bootstrap';
-import { decodeRowJson, formatDecodeRow, formatGoals, formatSummary, roundOrders, roundSpeedups, summaryMarkdown, summaryOverPresets, type DecodeRow } from '../../tools/bench/decodeBench';
+import { decodeRowJson, formatDecodeRow, formatGoals, formatSummary, roundOrders, roundSpeedups, stoppingTerm, summaryMarkdown, summaryOverPresets, type DecodeRow } from '../../tools/bench/decodeBench';
 import type { MethodId } from '../../src/core/verify';
 
 const row = (preset: string, method: DecodeRow['method'], K: number, L: number, speedups: number[], idealSpeedup: number | null, decodeMs = 40): DecodeRow => ({
@@ -125,6 +125,22 @@ describe("the decode bench's summary over presets", () => {
     const line = goal([1.3, 1.35, 1.4, 1.32, 1.38], 32);
     expect(line).toContain('not met: the interval lies below the goal, though the steps after each run\'s first would meet it (at 0.80 ar tokens a step it needs 1.28 tokens a step and the drafts gave 2.00): the shortfall is each run\'s first step (prefill) and setup');
     expect(line).not.toContain('allows it, but');
+  });
+
+  it('names the term that stops a head goal: target positions, head cost or acceptance', () => {
+    // 5 tokens a step at most (L = 4): a step of 4 ar tokens without drafting caps it at 1.25×.
+    expect(stoppingTerm(1.8, 4, 5, 4, 3)).toMatch(/^target positions stop it: .* gives 1\.25×$/);
+    // Drafting is 2 of 4 tokens; without it 3 tokens a step over 2 would give 1.5× ≥ 1.4.
+    expect(stoppingTerm(1.4, 4, 4, 2, 3)).toMatch(/^head cost stops it: drafting costs 2\.00 tokens a step; .* 1\.50×$/);
+    expect(stoppingTerm(1.8, 4, 4, 2, 3)).toMatch(/^acceptance stops it: at 4\.00 tokens a step it needs 7\.20 tokens a step and the drafts gave 3\.00/);
+  });
+
+  it('states the head+grammar goals over ar and over ar+jump-forward on their own lines', () => {
+    const jump = (preset: string) => ({ ...row(preset, 'ar+jump-forward', 1, 8, [1.1, 1.2, 1.3], 1.3), decode: { steps: 15, tokens: 18, ms: 36, draftMs: 0 } });
+    const head = rows.filter((candidate) => candidate.method === 'tokenwise').map((candidate) => ({ ...candidate, drafter: 'head+grammar' as const, speedupOverJumpForward: candidate.speedup / 1.2, roundSpeedups: [1.45, 1.48, 1.5, 1.52, 1.55] }));
+    const goals = formatGoals(summaryOverPresets([...rows.filter((candidate) => candidate.method === 'ar'), ...['preset0', 'preset1', 'preset2'].map(jump), ...head]))?.split('\n').slice(2) ?? [];
+    const line = goals.find((each) => each.includes('goals 1.80× over ar and 1.25× over ar+jump-forward'));
+    expect(line).toMatch(/^- tokenwise \(head\+grammar\) K = 1, L = 4, .*: 1\.50× \[1\.45–1\.55, 95% over 5 rounds\] over ar, not met: acceptance stops it: .* \(in ar tokens\); 1\.25× over ar\+jump-forward \(median over presets; no per-round verdict\), at or above the goal\.$/);
   });
 });
 

@@ -84,4 +84,18 @@ describe('the sentences that teach', () => {
     expect(decodeMethodInfo('ar+jump-forward').description).toContain('each kept with probability p(x)');
     expect(decodeMethodInfo('ar+jump-forward').description).not.toMatch(/appends/);
   });
+
+  it('teaches draft heads against draft models: why features help, what they cost, what the target must export, and the papers', () => {
+    const text = all('heads');
+    expect(TOPIC_TITLES.heads).toBe('Draft heads vs draft models (EAGLE, Medusa)');
+    expect(text).toContain('reads the target’s own last hidden state');
+    expect(text).toMatch(/EAGLE \(Li et al\. 2024\) drafts at the feature level/);
+    expect(text).toContain('the target’s own frozen LM head');
+    expect(text).toMatch(/Medusa \(Cai et al\. 2024\) .* each predicting one token further ahead in parallel, without feeding its guesses back/);
+    expect(text).toContain('What the target must export: its features at every position it scores, in the prefill and in every verification forward');
+    expect(text).toContain('What a head costs: one small forward per draft depth');
+    expect(text).toContain('the verifier is given exactly that q');
+    expect(all('inspector')).toContain(`${SOURCE_MARKS.head.symbol} ${SOURCE_MARKS.head.label}`);
+    expect(new Set([SOURCE_MARKS.grammar.symbol, SOURCE_MARKS.lookup.symbol, SOURCE_MARKS.head.symbol]).size).toBe(3);
+  });
 });

@@ -213,4 +213,23 @@ describe('the teaching layer, in the built app', () => {
     await page.locator('section.counters').screenshot({ path: `${SCREENSHOTS}/teaching-counters-by-source-1280x720.png` });
     expect(problems).toEqual([]);
   });
+
+  it('marks the draft head’s tokens (▲) in the tree, with their legend entry', async () => {
+    await page.locator('#preset').selectOption('order');
+    await page.locator('#drafter').selectOption('head+grammar');
+    await oneStep(page, 'spectr-gbv', 3, 4);
+    const tree = page.getByTestId('draft-tree');
+    // The schema forces the order's first keys and punctuation: step until the head drafts somewhere.
+    for (let steps = 2; steps <= 12 && (await tree.locator('[data-source="head"]').count()) === 0; steps++) {
+      await page.getByRole('button', { name: 'Step', exact: true }).click();
+      await page.getByTestId('inspector').filter({ hasText: `Step ${steps} of ${steps}` }).waitFor({ timeout: 60_000 });
+    }
+    await expect(tree.locator('[data-source="head"]').count()).resolves.toBeGreaterThan(0);
+    await expect(tree.locator('[data-source="model"]').count()).resolves.toBe(0);
+    await expect(tree.locator('[data-source="head"] text').first().textContent()).resolves.toMatch(/^▲ /);
+    await expect(page.getByTestId('source-legend').textContent()).resolves.toContain("▲ sampled from the draft head, which reads the target's own features: q is the head's row");
+    await tree.screenshot({ path: `${SCREENSHOTS}/teaching-tree-head-1280x720.png` });
+    await page.locator('#drafter').selectOption('model+grammar');
+    expect(problems).toEqual([]);
+  });
 });

@@ -38,6 +38,12 @@ export const SPEEDUP_GOALS: readonly { method: MethodId; K: number; L: number; g
   { method: 'spectr-gbv', K: 3, L: 4, goal: 1.25 },
 ];
 
+/** Issue 43's goals for the draft head behind the schema: over ar and over ar+jump-forward, medians over presets. */
+export const HEAD_SPEEDUP_GOALS: readonly { method: MethodId; K: number; L: number; drafter: DrafterId; goal: number; overJumpForward: number }[] = [
+  { method: 'tokenwise', K: 1, L: 4, drafter: 'head+grammar', goal: 1.8, overJumpForward: 1.25 },
+  { method: 'spectr-gbv', K: 3, L: 4, drafter: 'head+grammar', goal: 1.4, overJumpForward: 1.0 },
+];
+
 export interface DecodeRow extends BenchConfig {
   preset: string;
   tokens: number;
@@ -308,8 +314,10 @@ export interface PresetSummary extends BenchConfig {
   ceiling: number | null;
   /** `machineAllowance`'s bound with the step's drafting wholly hidden; null where a preset has none. */
   draftingHidden: number | null;
+  /** The step less its drafting, in ar tokens (the target's positions, masks, verification), median over presets; null where a preset has none. */
+  undraftedInArTokens: number | null;
   /** The same step priced in ar+jump-forward's tokens, and the ceiling over it (medians); null where it did not run. */
-  overJumpForward: { stepInTokens: number; ceiling: number } | null;
+  overJumpForward: { stepInTokens: number; ceiling: number; undraftedInTokens: number } | null;
   /** Per round, the median over presets of that round's speedup: the pairs a goal line is judged on. */
   roundMedians: number[];
 }
@@ -341,8 +349,13 @@ export function summaryOverPresets(rows: readonly DecodeRow[]): PresetSummary[] 
       idealSpeedup: ideals.length === same.length ? spreadOf(ideals).median : null,
       ceiling: medianOf(allowances.map((allowance) => allowance?.ceiling)),
       draftingHidden: medianOf(allowances.map((allowance) => allowance?.draftingHidden)),
+      undraftedInArTokens: medianOf(allowances.map((allowance) => (allowance ? allowance.blockEfficiency / allowance.draftingHidden : undefined))),
       overJumpForward: overJump.every((allowance): allowance is NonNullable<typeof allowance> => allowance !== null)
-        ? { stepInTokens: spreadOf(overJump.map((allowance) => allowance.stepInArTokens)).median, ceiling: spreadOf(overJump.map((allowance) => allowance.ceiling)).median }
+        ? {
+            stepInTokens: spreadOf(overJump.map((allowance) => allowance.stepInArTokens)).median,
+            ceiling: spreadOf(overJump.map((allowance) => allowance.ceiling)).median,
+            undraftedInTokens: spreadOf(overJump.map((allowance) => allowance.blockEfficiency / allowance.draftingHidden)).median,
+          }
         : null,
     });
   }
@@ -399,7 +412,54 @@ export function formatGoals(summaries: readonly PresetSummary[]): string | null 
         return `${head}, not met: the interval lies below the goal; the ceiling here (${ceiling.toFixed(2)}×) allows it, but at ${stepInArTokens.toFixed(2)} ar tokens a step it needs ${needed.toFixed(2)} tokens a step and the drafts gave ${blockEfficiency.toFixed(2)}.${againstJump}`;
       }),
   );
-  return lines.length === 0 ? null : ["**Goals** (per round the median over presets, then the median over rounds; met or not met only when the 95% interval over rounds lies wholly above or below the goal; a step priced in ar tokens from the steps after each run's first)", '', ...lines].join('\n');
+  const headLines = HEAD_SPEEDUP_GOALS.flatMap(({ method, K, L, drafter, goal, overJumpForward }) =>
+    summaries.filter((summary) => summary.method === method && summary.K === K && summary.L === L && summary.drafter === drafter).map((summary) => headGoalLine(summary, goal, overJumpForward)),
+  );
+  const all = [...lines, ...headLines];
+  return all.length === 0 ? null : ["**Goals** (per round the median over presets, then the median over rounds; met or not met only when the 95% interval over rounds lies wholly above or below the goal; a step priced in ar tokens from the steps after each run's first)", '', ...all].join('\n');
+}
+
+/**
+ * Which term stops a speedup goal at a step that costs `step` baseline tokens, `undrafted` of them outside
+ * drafting, for `tokens` tokens a step: the target positions where even every draft accepted with drafting
+ * free falls short; the head's (or draft model's) cost where hiding drafting would meet it; else acceptance.
+ */
+export function stoppingTerm(goal: number, L: number, step: number, undrafted: number, tokens: number): string {
+  const drafting = step - undrafted;
+  if ((L + 1) / undrafted < goal) {
+    return `target positions stop it: the step without drafting costs ${undrafted.toFixed(2)} tokens (the target's positions, masks, verification), so even every draft accepted with free drafting gives ${((L + 1) / undrafted).toFixed(2)}×`;
+  }
+  if (tokens / undrafted >= goal) return `head cost stops it: drafting costs ${drafting.toFixed(2)} tokens a step; without it the drafts' ${tokens.toFixed(2)} tokens a step would give ${(tokens / undrafted).toFixed(2)}×`;
+  return `acceptance stops it: at ${step.toFixed(2)} tokens a step it needs ${(goal * step).toFixed(2)} tokens a step and the drafts gave ${tokens.toFixed(2)} (with drafting free, ${(goal * undrafted).toFixed(2)})`;
+}
+
+/** A head goal's line: over ar and over ar+jump-forward, each met or the term that stops it. */
+function headGoalLine(summary: PresetSummary, goal: number, overJumpGoal: number): string {
+  const { K, L, speedup, speedupOverJumpForward, stepInArTokens, undraftedInArTokens, blockEfficiency, overJumpForward } = summary;
+  const start = `- ${configLabel(summary)} K = ${K}, L = ${L}, goals ${goal.toFixed(2)}× over ar and ${overJumpGoal.toFixed(2)}× over ar+jump-forward`;
+  // Over ar, the shared verdict rule over rounds (as formatGoals); the term that stops it only for a verdict below the goal.
+  const comparison = summary.roundMedians.length === 0 ? null : compareRatios(summary.roundMedians, goal);
+  const verdict = comparison?.verdict ?? 'too few samples';
+  const figure = `${(comparison?.ratio ?? speedup).toFixed(2)}×${comparison === null ? '' : ` [${comparison.interval.low.toFixed(2)}–${comparison.interval.high.toFixed(2)}, 95% over ${comparison.interval.n} rounds]`} over ar`;
+  const overAr =
+    verdict === 'faster'
+      ? `${figure}, met`
+      : verdict === 'too few samples'
+        ? `${figure}, not judged: fewer than ${MIN_SAMPLES_FOR_VERDICT} rounds`
+        : verdict === 'within noise'
+          ? `${figure}, within noise of the goal`
+          : stepInArTokens === null || undraftedInArTokens === null || blockEfficiency === null
+            ? `${figure}, not met (no step after the first to price)`
+            : `${figure}, not met: ${stoppingTerm(goal, L, stepInArTokens, undraftedInArTokens, blockEfficiency)} (in ar tokens)`;
+  const overJump =
+    speedupOverJumpForward === null
+      ? 'ar+jump-forward did not run'
+      : speedupOverJumpForward >= overJumpGoal
+        ? `${speedupOverJumpForward.toFixed(2)}× over ar+jump-forward (median over presets; no per-round verdict), at or above the goal`
+        : overJumpForward === null || blockEfficiency === null
+          ? `${speedupOverJumpForward.toFixed(2)}× over ar+jump-forward (median over presets), below the goal (no step after the first to price)`
+          : `${speedupOverJumpForward.toFixed(2)}× over ar+jump-forward (median over presets), below the goal: ${stoppingTerm(overJumpGoal, L, overJumpForward.stepInTokens, overJumpForward.undraftedInTokens, blockEfficiency)} (in ar+jump-forward tokens)`;
+  return `${start}: ${overAr}; ${overJump}.`;
 }
 
 /** The summary paragraphs under a section's table: the baselines, the speculative rows, the goals. */

@@ -1,6 +1,6 @@
 /**
  * npm run bench -- [--seeds 2] [--node-only] [--provider wasm|webgpu] [--verifier cpu|gpu] [--scoring tree|batched] [--out bench-results/decode]
- *                   [--methods tokenwise,spectr-gbv] [--grid 1x4,3x4] [--drafters model,model+grammar+lookup] [--rounds 3]
+ *                   [--methods tokenwise,spectr-gbv] [--grid 1x4,3x4] [--drafters model,model+grammar+lookup,head+grammar | --drafter head+grammar] [--rounds 3]
  * The paper's table on the bundled models: in Node (wasm EP, CPU verifier) and in headless Chromium (the
  * models on --provider, steps verified on --verifier; the defaults are the app's choices on a machine
  * whose WebGPU is software), then each section's per-phase profile and its excess over the ideal.
@@ -52,7 +52,8 @@ function parse(values: Values<typeof COMMANDS.bench>) {
   const unknown = methods.filter((name) => !(SPECULATIVE as readonly string[]).includes(name));
   if (unknown.length > 0) throw new UsageError(`--methods: unknown ${unknown.join(', ')}; the methods are ${SPECULATIVE.join(', ')}`);
   const grid = values.grid === undefined ? GRID : gridOption(values.grid);
-  const drafters = values.drafters.split(',').map((name) => name.trim());
+  if (values.drafter !== undefined && values.drafters !== 'model') throw new UsageError('give --drafter or --drafters, not both');
+  const drafters = (values.drafter ?? values.drafters).split(',').map((name) => name.trim());
   const unknownDrafters = drafters.filter((name) => !isDrafterId(name));
   if (unknownDrafters.length > 0) throw new UsageError(`--drafters: unknown ${unknownDrafters.join(', ')}; the drafters are ${DRAFTER_IDS.join(', ')}`);
   const pair = values.pair === undefined ? null : parsePairOption(values.pair);

@@ -5,6 +5,10 @@
  */
 import type { CommandSpec } from './args';
 import { DRAFTER_IDS } from '../../src/core/draftLaw';
+
+/** Every --drafter's words: where drafts come from, and where the head drafters are offered. */
+const DRAFTER_HELP =
+  "where drafts come from: the draft model, plus the schema's forced text and/or the prompt's words; or head / head+grammar, the draft head reading the target's features (bundled pair only: a target without a features output does not offer them)";
 import { DEFAULT_SAMPLE_TOKEN_BUDGET } from '../../src/contract/bench';
 import { CLI_LIMITS, MAX_DRAFT_LENGTH, SIMULATION_LIMITS } from '../../src/contract/limits';
 import { METHOD_IDS } from '../../src/core/verify/registry';
@@ -56,7 +60,7 @@ export const COMMANDS = {
       seed: { type: 'string', default: '1', placeholder: 'N', description: 'random seed' },
       'max-tokens': { type: 'string', default: '96', placeholder: 'N', description: 'tokens to generate at most' },
       drafting: { type: 'string', value: ['validate', 'constrained'], default: 'validate', description: 'drafts checked by the grammar after, or masked while drafting' },
-      drafter: { type: 'string', value: [...DRAFTER_IDS], default: 'model', description: 'where drafts come from: the draft model, plus the schema\'s forced text and/or the prompt\'s words' },
+      drafter: { type: 'string', value: [...DRAFTER_IDS], default: 'model', description: DRAFTER_HELP },
       trigger: { type: 'string', description: 'free text until this string, then the schema' },
       verifier: { type: 'string', value: ['cpu', 'gpu'], default: 'cpu', description: 'verify on the CPU twin or the WGSL kernels (Dawn)' },
       pair: PAIR,
@@ -168,11 +172,12 @@ export const COMMANDS = {
       grid: { type: 'string', value: 'list', placeholder: 'KxL,…', description: 'K×L configurations, e.g. 1x4,3x4' },
       rounds: { type: 'string', value: 'integer', max: CLI_LIMITS.rounds, default: '5', description: 'timed rounds per preset (the verdict rule needs 5)' },
       'token-budget': { type: 'string', value: 'integer', max: CLI_LIMITS.tokenBudget, default: String(DEFAULT_SAMPLE_TOKEN_BUDGET), description: 'a round of a row runs seeds past --seeds until it has output this many tokens' },
-      drafters: { type: 'string', value: 'list', default: 'model', description: `drafters to compare, a row each (${DRAFTER_IDS.join(', ')})` },
+      drafters: { type: 'string', value: 'list', default: 'model', description: `drafters to compare, a row each (${DRAFTER_IDS.join(', ')}; head and head+grammar need a target with a features output and the draft head)` },
+      drafter: { type: 'string', value: [...DRAFTER_IDS], description: 'one drafter: the same as --drafters with one name' },
       csv: { type: 'boolean', description: 'also write <out>.csv' },
       pair: PAIR,
     },
-    examples: ['npm run bench -- --node-only --grid 3x4 --rounds 3', 'npm run bench -- --provider webgpu --verifier gpu'],
+    examples: ['npm run bench -- --node-only --grid 3x4 --rounds 3', 'npm run bench -- --provider webgpu --verifier gpu', 'npm run bench -- --node-only --methods tokenwise,spectr-gbv --grid 1x4,3x4 --drafters model+grammar,head+grammar'],
     smoke: null,
   },
   'bench:gpu': {
@@ -213,7 +218,7 @@ export const COMMANDS = {
       temperature: { type: 'string', default: '1', placeholder: 'T', description: 'sampling temperature' },
       'max-tokens': { type: 'string', default: '48', placeholder: 'N', description: 'tokens per run at most' },
       drafting: { type: 'string', value: ['validate', 'constrained'], default: 'validate', description: 'drafts checked after, or masked while drafting' },
-      drafter: { type: 'string', value: [...DRAFTER_IDS], default: 'model', description: 'where drafts come from' },
+      drafter: { type: 'string', value: [...DRAFTER_IDS], default: 'model', description: DRAFTER_HELP },
       'top-p': { type: 'string', placeholder: 'P', description: 'nucleus sampling (default off)' },
       cases: { type: 'string', value: 'file', placeholder: 'FILE.jsonl', description: 'sweep every case of a case file (bucket, prompt, schema or schema_file, optional trigger) instead of --preset, one sweep per case' },
       buckets: { type: 'string', value: 'list', description: 'with --cases: only the cases of these buckets' },
@@ -221,7 +226,7 @@ export const COMMANDS = {
       csv: { type: 'boolean', description: 'print one CSV row per cell' },
       pair: PAIR,
     },
-    examples: ['npm run sweep -- --K 1,3 --L 2,4 --seeds 4', 'npm run sweep -- --cases examples/cases.jsonl --buckets small-enum --K 1,3 --L 2,4 --json', 'npm run sweep -- --method tokenwise --L 1,2,3,4 --csv', 'npm run sweep -- --pair public/models/speclab-draft,public/models/speclab-target'],
+    examples: ['npm run sweep -- --K 1,3 --L 2,4 --seeds 4', 'npm run sweep -- --drafter head+grammar --K 1,3 --L 4', 'npm run sweep -- --cases examples/cases.jsonl --buckets small-enum --K 1,3 --L 2,4 --json', 'npm run sweep -- --method tokenwise --L 1,2,3,4 --csv', 'npm run sweep -- --pair public/models/speclab-draft,public/models/speclab-target'],
     smoke: null,
   },
   scorecard: {
@@ -240,6 +245,7 @@ export const COMMANDS = {
       temperature: { type: 'string', default: '1', placeholder: 'T', description: 'sampling temperature' },
       'max-tokens': { type: 'string', default: '64', placeholder: 'N', description: 'tokens per run at most' },
       drafting: { type: 'string', value: ['validate', 'constrained'], default: 'validate', description: 'drafts checked after, or masked while drafting' },
+      drafter: { type: 'string', value: [...DRAFTER_IDS], default: 'model', description: DRAFTER_HELP },
       json: { type: 'boolean', description: 'print {schema_version, rows: […]}' },
       csv: { type: 'boolean', description: 'print one CSV row per row' },
       pair: PAIR,
@@ -251,7 +257,7 @@ export const COMMANDS = {
       timeout: { type: 'string', value: 'positive-number', default: '120', placeholder: 'S', description: 'with --server: seconds a request may take before it counts as a timeout' },
       'api-key-file': { type: 'string', value: 'file', description: 'with --server: a file holding the API key (else the OPENAI_API_KEY environment variable, if set); never printed' },
     },
-    examples: ['npm run scorecard -- --presets person --seeds 4', 'npm run scorecard -- --method tokenwise --csv', 'npm run scorecard -- --server http://127.0.0.1:8000 --model speclab-bundled --cases examples/cases.jsonl --concurrency 4'],
+    examples: ['npm run scorecard -- --presets person --seeds 4', 'npm run scorecard -- --drafter head+grammar', 'npm run scorecard -- --method tokenwise --csv', 'npm run scorecard -- --server http://127.0.0.1:8000 --model speclab-bundled --cases examples/cases.jsonl --concurrency 4'],
     smoke: null,
   },
   serve: {
@@ -265,7 +271,7 @@ export const COMMANDS = {
       method: { type: 'string', default: 'spectr-gbv', placeholder: 'ID', description: `ar, ar+jump-forward, ${SPECULATIVE_METHODS}` },
       K: { type: 'string', default: '3', placeholder: 'N', description: 'drafts per step' },
       L: { type: 'string', default: '4', placeholder: 'N', description: 'draft length' },
-      drafter: { type: 'string', value: [...DRAFTER_IDS], default: 'model', description: 'where drafts come from' },
+      drafter: { type: 'string', value: [...DRAFTER_IDS], default: 'model', description: DRAFTER_HELP },
       pair: PAIR,
     },
     examples: ['npm run serve', 'npm run serve -- --port 8001 --method tokenwise --L 2'],

@@ -15,6 +15,8 @@ import { loadPairAt } from '../bundled';
 export interface PairLocation {
   draft: string;
   target: string;
+  /** A draft head's directory, loaded beside a target that exports features. */
+  head?: string;
 }
 
 const isUrl = (text: string) => /^[a-z][a-z0-9+.-]*:\/\//i.test(text);

@@ -11,6 +11,7 @@
  */
 import { setupNodeEngine } from '../nodeEngine';
 import { scorecardCsv, scorecardRowJson, type ScorecardRow, type ScorecardSpec } from '../../src/contract/bench';
+import type { DrafterId } from '../../src/core/draftLaw';
 import { DECODE_METHODS, type DecodeMethod } from '../../src/contract/runParams';
 import { scorecard } from '../../src/engine/bench';
 import { interpretedValidator } from '../../src/grammar/interpretedValidator';
@@ -40,6 +41,7 @@ function parse(values: Values<typeof COMMANDS.scorecard>): { spec: ScorecardSpec
       maxTokens: limitedOption('maxTokens', 'max-tokens', values['max-tokens']),
       seed: limitedOption('seed', 'seed', values.seed),
       drafting: values.drafting,
+      drafter: values.drafter as DrafterId,
     },
   };
   if (values.json && values.csv) throw new UsageError('give --json or --csv, not both');
@@ -92,7 +94,7 @@ async function runScorecard({ spec, json, csv, failOnInvalid, pair }: ReturnType
     else if (json) console.log(JSON.stringify({ schema_version: 1, samples: spec.seeds, token_budget: spec.tokenBudget, pair: pair ?? 'bundled', rows }, null, 2));
     else {
       const { method, K, L, temperature, maxTokens, seed } = spec.base;
-      console.log(`${pair === null ? '' : `${pair.draft} → ${pair.target}: `}${method}, K = ${K}, L = ${L}, T = ${temperature}, at most ${maxTokens} tokens a run; per preset ${spec.seeds} samples on successive seeds from ${seed}, each run until the schema-on and schema-off decodes have output ${spec.tokenBudget} tokens\n`);
+      console.log(`${pair === null ? '' : `${pair.draft} → ${pair.target}: `}${method} (drafter ${spec.base.drafter ?? 'model'}), K = ${K}, L = ${L}, T = ${temperature}, at most ${maxTokens} tokens a run; per preset ${spec.seeds} samples on successive seeds from ${seed}, each run until the schema-on and schema-off decodes have output ${spec.tokenBudget} tokens\n`);
       console.log(`| ${MARKDOWN_COLUMNS.join(' | ')} |\n|${MARKDOWN_COLUMNS.map(() => '---').join('|')}|`);
       for (const row of rows) console.log(`| ${MARKDOWN_COLUMNS.map((column) => scorecardMarkdownCell(row, column)).join(' | ')} |`);
       console.log(`\ntokens/s: median over samples [95% bootstrap interval]; speedup_over_free: the schema-on decode's tokens/s over schema-off's, sample by sample on the same seeds, and its verdict: ${VERDICT_RULE}.`);

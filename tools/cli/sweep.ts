@@ -9,13 +9,13 @@
  */
 import { setupNodeEngine } from '../nodeEngine';
 import { bestCell, distinguishableBest, parseSweepList, sweepCellJson, sweepCsv, sweepMarkdown, type SweepCell, type SweepSpec } from '../../src/contract/bench';
+import type { DrafterId } from '../../src/core/draftLaw';
 import { DECODE_METHODS, isBaseline, presetParams, type DecodeMethod } from '../../src/contract/runParams';
 import { sweep, sweepCells } from '../../src/engine/bench';
 import { UsageError, limitedOption, positiveInteger, presetOption, rangeChecked, runCommand, type Values } from './args';
 import { COMMANDS } from './commands';
 import { caseParams, casesOption, type Case } from './cases';
 import { errorSummary, validateRunParams } from '../../src/contract/validation';
-import type { DrafterId } from '../../src/core/draftLaw';
 import { loadPairOption, parsePairOption, type PairLocation } from './pair';
 
 function parse(values: Values<typeof COMMANDS.sweep>): { spec: SweepSpec; preset: string; cases: { item: Case; spec: SweepSpec }[] | null; json: boolean; csv: boolean; pair: PairLocation | null } {
@@ -74,7 +74,7 @@ async function runSweep({ spec, preset, cases, json, csv, pair }: ReturnType<typ
     if (csv) process.stdout.write(sweepCsv(cells));
     else if (json) console.log(JSON.stringify({ schema_version: 1, preset: preset, method: spec.base.method, temperature: spec.base.temperature, top_p: spec.base.topP ?? null, drafter: spec.base.drafter ?? 'model', max_tokens: spec.base.maxTokens, seeds: spec.seeds, token_budget: spec.tokenBudget, pair: pair ?? 'bundled', best_speedup: bestSpeedupJson(cells), cells: cells.map(sweepCellJson) }, null, 2));
     else {
-      console.log(`${spec.base.method} on the ${preset} preset${pair === null ? '' : ` with ${pair.draft} → ${pair.target}`}, T = ${spec.base.temperature}, at most ${spec.base.maxTokens} tokens a run; per cell ${spec.seeds} samples on successive seeds from ${spec.base.seed}, each run until ar and the method have output ${spec.tokenBudget} tokens; each method warmed up once untimed, ar and the method alternate per seed.\n`);
+      console.log(`${spec.base.method} (drafter ${spec.base.drafter ?? 'model'}) on the ${preset} preset${pair === null ? '' : ` with ${pair.draft} → ${pair.target}`}, T = ${spec.base.temperature}, at most ${spec.base.maxTokens} tokens a run; per cell ${spec.seeds} samples on successive seeds from ${spec.base.seed}, each run until ar and the method have output ${spec.tokenBudget} tokens; each method warmed up once untimed, ar and the method alternate per seed.\n`);
       for (const metric of ['meanAcceptanceLength', 'speedup', 'draftYield'] as const) console.log(`${sweepMarkdown(cells, metric)}\n`);
     }
   } finally {
