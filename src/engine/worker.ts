@@ -277,6 +277,8 @@ function stepSink(runId: number) {
     } else if (paused || stepDelayMs > 0) flush();
     await readMessagesNow();
     if (stepDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, stepDelayMs));
+    // A cancelled run's last step takes nothing from the allowance of the run that replaced it.
+    if (active?.controller.signal.aborted) return;
     if (paused && stepsAllowed > 0) {
       stepsAllowed--;
       if (stepsAllowed > 0) return;
@@ -298,8 +300,6 @@ async function run(message: Extract<ToWorker, { type: 'run' }>, job: number): Pr
   if (!ready || cancelledJob(job)) return;
   const controller = new AbortController();
   active = { runId: message.runId, controller };
-  paused = message.paused;
-  stepsAllowed = message.paused ? 1 : 0;
   stepDelayMs = message.stepDelayMs;
   const sink = stepSink(message.runId);
   try {
@@ -378,6 +378,10 @@ onmessage = (event: MessageEvent<ToWorker>) => {
     }
     case 'run': {
       const job = newJob();
+      // Set as the message arrives, not when the job starts: a Step or Resume sent while the run still waits in
+      // the queue (behind the warm-up, say) belongs to it and must not be overwritten.
+      paused = message.paused;
+      stepsAllowed = message.paused ? 1 : 0;
       nudge();
       enqueue(() => run(message, job));
       break;

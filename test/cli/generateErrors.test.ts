@@ -33,7 +33,7 @@ describe('npm run generate: usage and input errors', () => {
     [['--preset', 'person', '--top-p', '0'], 'generate: --top-p: Top-p must be a number above 0 and at most 1; got 0'],
     [['--preset', 'person', '--temperature', 'hot'], 'generate: --temperature: Temperature must be a number from 0 to 2; got "hot"'],
     [['--preset', 'person', '--method', 'fastest'], /^generate: --method must be one of ar, ar\+jump-forward, tokenwise/],
-    [['--preset', 'person', '--drafter', 'oracle'], 'generate: --drafter must be one of model, model+grammar, model+lookup, model+grammar+lookup, got "oracle"'],
+    [['--preset', 'person', '--drafter', 'oracle'], 'generate: --drafter must be one of model, model+grammar, model+lookup, model+grammar+lookup, head, head+grammar, got "oracle"'],
     [['--preset', 'nobody'], /^generate: --preset: unknown preset "nobody"/],
     [['--preset', 'person', '--pair', 'no-such-draft,public/models/speclab-target'], 'generate: --pair: the draft "no-such-draft" is neither a directory nor an http(s) URL'],
     [['--preset', 'person', '--free'], 'generate: give exactly one of --preset <name>, --schema <file>, --free or --cases <file.jsonl>'],

@@ -191,7 +191,9 @@ describe('a lecture, in the built app', () => {
           };
           if (format === 'gif') {
             const decoder = new ImageDecoder({ data: blob.stream(), type: 'image/gif' });
+            // A streamed GIF's frame count grows as its bytes arrive: read it once the whole file is in.
             await decoder.tracks.ready;
+            await decoder.completed;
             const total = decoder.tracks.selectedTrack?.frameCount ?? 0;
             for (let index = 0; index < total; index += 3) {
               const { image } = await decoder.decode({ frameIndex: index });
