@@ -1,14 +1,16 @@
 /**
  * Hostile input, round two, against the built app in one page's life (one app load, then only fragments change)
- * to keep the suite short: malformed stored history records met by the first load, hostile schemas and
- * numbers through share links opened in the same tab (property names with quotes carried), hostile vLLM scrapes,
- * a sweep's and a race's huge schema compiles cancelled, model servers sending more than their manifests list,
- * announcing 2 GB and trickling, or sending honest sizes too slowly, Space on a focused button, and a clear in a
- * second tab: each case is its own test, ending with a preset run to the end on the same page, without a reload.
+ * to keep the suite short: malformed stored history records met by the first load, hostile schemas, numbers and
+ * a 400 KB prompt through share links opened in the same tab (property names with quotes carried), hostile vLLM
+ * scrapes, a sweep's and a race's huge schema compiles cancelled, model servers sending more than their manifests
+ * list, announcing 2 GB and trickling, or sending honest sizes too slowly, a draft with a NaN in its weights, Space
+ * on a focused button, and a clear in a second tab: each case is its own test, ending with a preset run to the end
+ * on the same page, without a reload.
  * The `?talk=` downloads (a 400 MB body, an endless one, a silent server, a missing file) load the page with
  * their query, as a talk is opened. Then the response headers.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { createGzip } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
@@ -17,6 +19,7 @@ import { findPreset, presetParams } from '../../src/contract/runParams';
 import { encodeShare } from '../../src/store/shareUrl';
 import { buildAndPreview, launchChromium, type BuiltApp } from '../support/browser';
 import { CONTENT_SECURITY_POLICY } from '../../src/contract/csp';
+import { damagedCopy } from '../support/damagedModel';
 
 /**
  * Misbehaving model servers serving the bundled manifests: under /oversize/<model>/ every file is 2 MiB long,
@@ -62,6 +65,30 @@ const misbehavingModelServer: Plugin = {
     }
   },
 };
+
+/**
+ * A damaged model server: under /damaged/speclab-draft/ a copy of the bundled draft with a NaN in its embedding
+ * (its manifest's sha256 and size recomputed, so only the check of its first forward's logits can tell), under
+ * /damaged/speclab-target/ the bundled float32 target as it is.
+ */
+function damagedModelServer(damagedDraft: string): Plugin {
+  const folders = new Map([
+    ['speclab-draft', damagedDraft],
+    ['speclab-target', 'public/models/speclab-target'],
+  ]);
+  return {
+    name: 'damaged-model-server',
+    configurePreviewServer(server) {
+      server.middlewares.use('/damaged/', (request, response) => {
+        const [model = '', ...file] = (request.url ?? '').split('?')[0]?.split('/').filter(Boolean) ?? [];
+        const path = file.join('/');
+        const folder = folders.get(model);
+        if (folder === undefined || !['manifest.json', 'tokenizer.json', 'onnx/model.onnx'].includes(path)) return void response.writeHead(404).end();
+        response.writeHead(200, { 'content-type': path.endsWith('.json') ? 'application/json' : 'application/octet-stream' }).end(readFileSync(`${folder}/${path}`));
+      });
+    },
+  };
+}
 
 /**
  * Hostile talk servers under /hostile-talk/: `huge.json` announces Content-Length 400 MB (the issue's body that
@@ -168,9 +195,11 @@ describe('the built app against stored and imported hostile input, one page, a p
   let context: BrowserContext;
   let page: Page;
   const problems: string[] = [];
+  let damagedDraft: string | undefined;
 
   beforeAll(async () => {
-    app = await buildAndPreview([misbehavingModelServer, hostileTalkServer]);
+    damagedDraft = damagedCopy('public/models/speclab-draft', 'token_embedding.weight');
+    app = await buildAndPreview([misbehavingModelServer, hostileTalkServer, damagedModelServer(damagedDraft)]);
     browser = await launchChromium();
     context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     page = await context.newPage();
@@ -181,6 +210,7 @@ describe('the built app against stored and imported hostile input, one page, a p
     await context?.close();
     await browser?.close();
     await app?.close();
+    if (damagedDraft !== undefined) rmSync(dirname(damagedDraft), { recursive: true, force: true });
     expect(problems).toEqual([]);
   });
 
@@ -294,6 +324,13 @@ describe('the built app against stored and imported hostile input, one page, a p
     await runPresetToEnd();
   });
 
+  // A 400 KB prompt in a link once ended in "Maximum call stack size exceeded" (ids.push(...ids) in the tokenizer).
+  it('refuses a share link carrying a 400 KB prompt by its token count', async () => {
+    await openLink(encodeShare({ params: { ...presetParams(findPreset('person')), prompt: 'word '.repeat(80_000) }, preset: 'person' }));
+    await expect(page.getByTestId('run-error').textContent({ timeout: 30_000 })).resolves.toMatch(/the prompt is \d+ tokens and one step needs \d+ more positions; the models see 256, so the prompt must be at most \d+ tokens/);
+    await runPresetToEnd();
+  });
+
   // `pair in BUNDLED_PAIR_IDS` took "toString" for a pair: the worker was posted a function and the app blanked.
   it('refuses a share link naming the pair toString, an inherited name, in one line; the pair stays loaded', async () => {
     await openLink(`${encodeShare({ params: presetParams(findPreset('person')), preset: 'person' })}&pair=toString`);
@@ -371,6 +408,12 @@ describe('the built app against stored and imported hostile input, one page, a p
 
   it('refuses a manifest naming its tokenizer at another site, before fetching it', async () => {
     await customPairFails('far-tokenizer', /manifest field tokenizer\.file must be a file in the model's own directory, got "https:\/\/evil\.example\/tokenizer\.json"/);
+    await runPresetToEnd();
+  });
+
+  // A NaN in the draft's weights once loaded as "loaded", and every run then failed.
+  it('refuses a draft with a NaN in its weights (its sha256 recomputed) at load: its logits are not finite', async () => {
+    await customPairFails('damaged', /the draft's logits are not finite: the model file is damaged/);
     await runPresetToEnd();
   });
 
