@@ -123,8 +123,8 @@ export interface ScorecardSpec {
   base: Pick<RunParams, 'method' | 'K' | 'L' | 'temperature' | 'maxTokens' | 'drafting' | 'seed' | 'drafter'>;
 }
 
-export interface ScorecardRow {
-  preset: SchemaPreset['id'];
+/** A scorecard row's figures, whatever its workload (a preset, or a case of a case file). */
+export interface ScorecardFigures {
   constrained: boolean;
   method: DecodeMethod;
   K: number;
@@ -154,11 +154,33 @@ export interface ScorecardRow {
   interTokenMs: Spread;
 }
 
+export interface ScorecardRow extends ScorecardFigures {
+  preset: SchemaPreset['id'];
+}
+
+/** A row of `scorecard --cases`: one case of a case file (tools/cli/cases.ts), named by its bucket and line. */
+export interface CaseScorecardRow extends ScorecardFigures {
+  bucket: string;
+  /** 1-based line of the case in its file. */
+  caseLine: number;
+}
+
 /** A row as `npm run scorecard -- --json` prints it and the app exports it. */
 export function scorecardRowJson(row: ScorecardRow) {
+  return { preset: row.preset, ...scorecardFiguresJson(row) };
+}
+
+/** A case's row as `npm run scorecard -- --cases FILE --json` prints it: its bucket and line, then the same figures as a preset's row. */
+export function caseScorecardRowJson(row: CaseScorecardRow) {
+  return { bucket: row.bucket, case_line: row.caseLine, ...scorecardFiguresJson(row) };
+}
+
+/** A row's figures as the JSON prints them, whatever names the row. */
+export type ScorecardFiguresJson = ReturnType<typeof scorecardFiguresJson>;
+
+function scorecardFiguresJson(row: ScorecardFigures) {
   const perStep = (ms: number) => (row.counters.steps === 0 ? null : round(ms / row.counters.steps, 3));
   return {
-    preset: row.preset,
     constrained: row.constrained,
     method: row.method,
     K: row.K,
@@ -195,10 +217,11 @@ export function scorecardRowJson(row: ScorecardRow) {
 /**
  * The rows as CSV: every scalar JSON field (a list as its items separated by spaces), an interval (`…_ci95`)
  * as two columns `…_ci95_low` and `…_ci95_high`; nested objects (the spreads, the by-source counters) stay in the JSON.
+ * A case's rows start with bucket and case_line where a preset's start with preset.
  */
-export function scorecardCsv(rows: readonly ScorecardRow[]): string {
+export function scorecardCsv(rows: readonly (ScorecardRow | CaseScorecardRow)[]): string {
   const objects = rows.map((row) => {
-    return Object.fromEntries(Object.entries(scorecardRowJson(row)).flatMap(([key, value]): [string, unknown][] => {
+    return Object.fromEntries(Object.entries('preset' in row ? scorecardRowJson(row) : caseScorecardRowJson(row)).flatMap(([key, value]): [string, unknown][] => {
       if (!key.endsWith('_ci95')) return value !== null && typeof value === 'object' && !Array.isArray(value) ? [] : [[key, value]];
       const interval = value as { low: number | null; high: number | null } | null;
       return [[`${key}_low`, interval?.low ?? null], [`${key}_high`, interval?.high ?? null]];

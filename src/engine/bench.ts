@@ -5,14 +5,14 @@
  * Counters are the decode's own (src/core/metrics.ts), summed; nothing here recounts a step.
  */
 import { bootstrapInterval } from '../core/bootstrap';
-import { DEFAULT_RACE_TOKEN_BUDGET, type RaceEntry, type RaceResult, type ScorecardRow, type ScorecardSpec, type SweepCell, type SweepSpec } from '../contract/bench';
+import { DEFAULT_RACE_TOKEN_BUDGET, type CaseScorecardRow, type RaceEntry, type RaceResult, type ScorecardFigures, type ScorecardRow, type ScorecardSpec, type SweepCell, type SweepSpec } from '../contract/bench';
 import { isBaseline, presetParams, type DecodeMethod, type RunParams } from '../contract/runParams';
 import { addScoringTotals, positionsPerStep, type OutputVerdict, type RunReport } from '../contract/runReport';
 import { runFairly, spreadOf } from '../core/fairTiming';
 import { compareRatios } from '../core/verdict';
 import { addCounters, derivedRatios, emptyCounters, recordCompletion, EMPTY_SCORECARD } from '../core/metrics';
 import { draftsUsed } from '../core/verify';
-import { SCHEMA_PRESETS, type SchemaPreset } from '../contract/presets';
+import { SCHEMA_PRESETS } from '../contract/presets';
 import { scoreOutput, type SchemaValidator } from '../grammar/score';
 
 export type Runner = (params: RunParams) => Promise<RunReport>;
@@ -200,17 +200,30 @@ export async function sweep(run: Runner, spec: SweepSpec, options: BenchOptions 
 
 // ── The structured-output scorecard ──────────────────────────────────────────────────────────────────
 
+/** What a scorecard row pair scores: the schema-on run (the schema-off run is the same with no schema), and the schema its outputs are judged against. */
+interface ScorecardWorkload {
+  on: RunParams;
+  schema: object;
+}
+
+/** A case of a case file as `caseScorecard` takes it: its bucket and line, its schema-on run (prompt, schema text, trigger and the shared options) and its parsed schema. */
+export interface ScorecardCase extends ScorecardWorkload {
+  bucket: string;
+  line: number;
+}
+
 /**
  * How one output fared, and its JSON text. With the schema on, the decode judged it; without, its JSON is
- * the output after the trigger (when the preset has one), judged here by the same rules.
+ * the output after the trigger (when the run has one), judged here by the same rules.
  */
-function judge(validate: SchemaValidator, preset: SchemaPreset, report: RunReport, constrained: boolean): { verdict: OutputVerdict; json: string | null } {
+function judge(validate: SchemaValidator, workload: ScorecardWorkload, report: RunReport, constrained: boolean): { verdict: OutputVerdict; json: string | null } {
   if (constrained) return { verdict: report.verdict as OutputVerdict, json: report.json };
-  const at = preset.trigger === undefined ? 0 : report.text.indexOf(preset.trigger);
+  const { trigger } = workload.on;
+  const at = trigger === undefined ? 0 : report.text.indexOf(trigger);
   const ending = report.ending === 'stopped' ? 'stopped' : 'max-tokens';
-  if (at === -1) return { verdict: { kind: ending === 'stopped' ? 'invalid' : 'truncated', reason: `the trigger ${JSON.stringify(preset.trigger)} never appeared` }, json: null };
-  const json = report.text.slice(at + (preset.trigger?.length ?? 0)).trim();
-  return { verdict: scoreOutput(validate, preset.schema, json, ending), json };
+  if (at === -1) return { verdict: { kind: ending === 'stopped' ? 'invalid' : 'truncated', reason: `the trigger ${JSON.stringify(trigger)} never appeared` }, json: null };
+  const json = report.text.slice(at + (trigger?.length ?? 0)).trim();
+  return { verdict: scoreOutput(validate, workload.schema, json, ending), json };
 }
 
 /** An invalid output whose text is not JSON at all (rather than JSON the schema rejects). */
@@ -231,24 +244,43 @@ function isParseError(verdict: OutputVerdict, json: string | null): boolean {
  * bounded interpreting validator) against the full schema, independently of the grammar.
  */
 export async function scorecard(run: Runner, validate: SchemaValidator, spec: ScorecardSpec, options: BenchOptions = {}): Promise<ScorecardRow[]> {
-  if (!(Number.isInteger(spec.seeds) && spec.seeds >= 1)) throw new RangeError(`seeds must be a positive integer, got ${spec.seeds}`);
   const presets = spec.presets.map((id) => {
     const preset = SCHEMA_PRESETS.find((candidate) => candidate.id === id);
     if (!preset) throw new RangeError(`unknown preset ${JSON.stringify(id)}; the presets are ${SCHEMA_PRESETS.map((p) => p.id).join(', ')}`);
     return preset;
   });
+  const rows = await scoreWorkloads(run, validate, presets.map((preset) => ({ on: presetParams(preset, spec.base), schema: preset.schema })), spec, options);
+  return presets.flatMap((preset, i) => (rows[i] as ScorecardFigures[]).map((row) => ({ preset: preset.id, ...row })));
+}
+
+/**
+ * The same scorecard over the cases of a case file: per case, in the order given, its schema-on row and the
+ * same prompt decoded with no schema, each named by the case's bucket and line; samples, seeds, token budget,
+ * warm-up and judging as for the presets.
+ */
+export async function caseScorecard(run: Runner, validate: SchemaValidator, cases: readonly ScorecardCase[], spec: Pick<ScorecardSpec, 'seeds' | 'tokenBudget'>, options: BenchOptions = {}): Promise<CaseScorecardRow[]> {
+  const rows = await scoreWorkloads(run, validate, cases, spec, options);
+  return cases.flatMap((item, i) => (rows[i] as ScorecardFigures[]).map((row) => ({ bucket: item.bucket, caseLine: item.line, ...row })));
+}
+
+/** Each workload's schema-on and schema-off rows, in that order, after one untimed warm-up. */
+async function scoreWorkloads(run: Runner, validate: SchemaValidator, workloads: readonly ScorecardWorkload[], spec: Pick<ScorecardSpec, 'seeds' | 'tokenBudget'>, options: BenchOptions): Promise<ScorecardFigures[][]> {
+  if (!(Number.isInteger(spec.seeds) && spec.seeds >= 1)) throw new RangeError(`seeds must be a positive integer, got ${spec.seeds}`);
   const tokenBudget = spec.tokenBudget ?? 1;
   if (!(Number.isInteger(tokenBudget) && tokenBudget >= 1)) throw new RangeError(`the token budget must be a positive integer, got ${tokenBudget}`);
-  const { tick, sampleEnded } = budgetProgress(1, presets.length * spec.seeds, options.onProgress);
+  const first = workloads[0];
+  if (first === undefined) throw new RangeError('a scorecard needs at least one preset or case');
+  const { tick, sampleEnded } = budgetProgress(1, workloads.length * spec.seeds, options.onProgress);
   // One untimed warm-up, so that the first row does not pay the cold start.
   options.signal?.throwIfAborted();
-  await run(presetParams(presets[0] as SchemaPreset, spec.base));
+  await run(first.on);
   tick();
-  const rows: ScorecardRow[] = [];
-  for (const preset of presets) {
-    const params = { on: presetParams(preset, spec.base), off: presetParams(preset, { ...spec.base, schemaText: null }) };
+  const rows: ScorecardFigures[][] = [];
+  for (const workload of workloads) {
+    const base = workload.on;
+    const params = { on: base, off: { ...base, schemaText: null } };
     const samples: BudgetedSample<'on' | 'off'>[] = [];
-    let seed = spec.base.seed;
+    let seed = base.seed;
     for (let s = 0; s < spec.seeds; s++) {
       // The schema on and off take turns going first, sample by sample (and seed by seed within one).
       const sample = await budgetedSample(run, params, s % 2 === 0 ? ['on', 'off'] : ['off', 'on'], seed, tokenBudget, { signal: options.signal, onRun: tick });
@@ -256,12 +288,12 @@ export async function scorecard(run: Runner, validate: SchemaValidator, spec: Sc
       samples.push(sample);
       sampleEnded(sample.runs);
     }
-    for (const which of ['on', 'off'] as const) {
+    rows.push((['on', 'off'] as const).map((which): ScorecardFigures => {
       const constrained = which === 'on';
       let card = EMPTY_SCORECARD;
       let parseErrors = 0;
       for (const report of samples.flatMap((sample) => sample.reports[which])) {
-        const { verdict, json } = judge(validate, preset, report, constrained);
+        const { verdict, json } = judge(validate, workload, report, constrained);
         card = recordCompletion(card, verdict.kind);
         if (isParseError(verdict, json)) parseErrors++;
       }
@@ -269,19 +301,18 @@ export async function scorecard(run: Runner, validate: SchemaValidator, spec: Sc
       const sum = (of: (report: RunReport) => number) => reports.reduce((total, report) => total + of(report), 0);
       const rates = samples.map((sample) => sample.tokensPerSecond[which]);
       const overFree = samples.map((sample) => sample.tokensPerSecond.on / sample.tokensPerSecond.off);
-      rows.push({
-        preset: preset.id,
+      return {
         constrained,
-        method: spec.base.method,
-        K: spec.base.K,
-        L: spec.base.L,
-        temperature: spec.base.temperature,
-        seedFirst: spec.base.seed,
+        method: base.method,
+        K: base.K,
+        L: base.L,
+        temperature: base.temperature,
+        seedFirst: base.seed,
         seedLast: seed - 1,
         samples: spec.seeds,
         card,
         parseErrors,
-        counters: reports.map((report) => report.counters).reduce(addCounters, emptyCounters(spec.base.L)),
+        counters: reports.map((report) => report.counters).reduce(addCounters, emptyCounters(base.L)),
         draftMs: sum((report) => report.timings.draft),
         targetMs: sum((report) => report.timings.target),
         maskMs: sum((report) => report.timings.mask),
@@ -294,9 +325,8 @@ export async function scorecard(run: Runner, validate: SchemaValidator, spec: Sc
           const own = sample.reports[which];
           return own.reduce((total, report) => total + report.generationMs, 0) / Math.max(1, own.reduce((total, report) => total + report.tokens.length, 0));
         })),
-      });
-    }
+      };
+    }));
   }
   return rows;
 }
-

@@ -1,6 +1,6 @@
 /** --fail-on-invalid's one-line reasons: generate counts every output, scorecard only the constrained rows. */
 import { describe, expect, it } from 'vitest';
-import type { ScorecardRow } from '../../src/contract/bench';
+import type { CaseScorecardRow, ScorecardRow } from '../../src/contract/bench';
 import type { OutputVerdict, RunReport } from '../../src/contract/runReport';
 import { invalidOutputs } from '../../tools/cli/generate';
 import { invalidRows } from '../../tools/cli/scorecard';
@@ -22,5 +22,8 @@ describe('--fail-on-invalid', () => {
     expect(invalidRows([row('person', true, { ...clean, valid: 1, truncated: 2 })])).toBe(
       '--fail-on-invalid: constrained outputs not schema-valid: person 1/3 valid (0 invalid, 2 cut short, 0 dead ends)',
     );
+    // A case file's row is named by its bucket and line.
+    const caseRow = { bucket: 'nested-json', caseLine: 4, constrained: true, card: { ...clean, valid: 2, invalid: 1 } } as unknown as CaseScorecardRow;
+    expect(invalidRows([caseRow])).toBe('--fail-on-invalid: constrained outputs not schema-valid: nested-json line 4 2/3 valid (1 invalid, 0 cut short, 0 dead ends)');
   });
 });

@@ -77,6 +77,13 @@ describe('every command has --help and refuses mistakes in one line', () => {
     expect(parseCommand(COMMANDS.sim, ['--K', '3'])).toMatchObject({ values: { K: '3', V: '6', json: false } });
   });
 
+  it('scorecard takes --cases on the bundled models as generate and sweep do, sliced by --buckets', () => {
+    for (const command of ['generate', 'sweep', 'scorecard'] as const) expect(helpText(COMMANDS[command])).toMatch(/\n {2}--buckets a,b +with --cases: only the cases of these buckets\n/);
+    const text = helpText(COMMANDS.scorecard);
+    expect(text).toMatch(/\n {2}--cases FILE\.jsonl +score the cases of a case file instead of --presets/);
+    expect(text).toContain('\n  npm run scorecard -- --cases examples/cases.jsonl --buckets small-enum,nested-json --json\n');
+  });
+
   // R and I are a server's counter values, not sizes of a run: any whole number is one.
   const UNCAPPED = new Set(['import:vllm --R', 'import:vllm --I']);
   const counts = specs.flatMap((spec) => Object.entries(spec.options)

@@ -162,9 +162,13 @@ describe('scorecard --server against recorded responses', () => {
 
   it('refuses before sending anything: no --cases, a case file with an unknown field, an unreachable server', async () => {
     expect(await run(['--server', `http://${base}`, '--model', 'm'])).toMatchObject({ code: 2, stderr: 'scorecard: --server needs --model NAME and --cases FILE.jsonl' });
-    expect(await run(['--cases', 'examples/cases.jsonl'])).toMatchObject({ code: 2, stderr: 'scorecard: --cases goes with --server (on the bundled models the scorecard runs --presets; generate and sweep take --cases)' });
+    // Without --server the case file is the bundled models' workload, checked the same way before a model loads.
+    expect(await run(['--model', 'm', '--cases', 'examples/cases.jsonl'])).toMatchObject({ code: 2, stderr: 'scorecard: --model goes with --server' });
+    expect(await run(['--buckets', 'small-enum'])).toMatchObject({ code: 2, stderr: 'scorecard: --buckets goes with --cases' });
+    expect(await run(['--cases', 'examples/cases.jsonl', '--buckets', 'nested'])).toMatchObject({ code: 2, stderr: 'scorecard: --buckets: no case in "examples/cases.jsonl" has the bucket "nested"' });
     const bad = casesFile('bad.jsonl', [{ bucket: 'a', prompt: 'p', schema: SENTIMENT }, { bucket: 'a', prompt: 'p', schema: SENTIMENT, weight: 2 }]);
     expect((await run(['--server', `http://${base}`, '--model', 'm', '--cases', bad])).stderr).toMatch(/^scorecard: --cases .*bad\.jsonl line 2: unknown field "weight"/);
+    expect(await run(['--cases', bad])).toMatchObject({ code: 2, stderr: expect.stringMatching(/^scorecard: --cases .*bad\.jsonl line 2: unknown field "weight"/) });
     const schemaFile = casesFile('schema.jsonl', [{ bucket: 'a', prompt: 'p', schema_file: 'missing.json' }]);
     expect((await run(['--server', `http://${base}`, '--model', 'm', '--cases', schemaFile])).stderr).toMatch(/line 1: schema_file .*missing\.json: ENOENT/);
     const good = casesFile('good.jsonl', [{ bucket: 'a', prompt: 'p', schema: SENTIMENT }]);

@@ -1,5 +1,5 @@
 /**
- * `npm run sweep`, `scorecard`, `bench --node-only` and `models:eval` end to end, in this process (their Vite
+ * `npm run sweep`, `scorecard` (presets and --cases), `bench --node-only` and `models:eval` end to end, in this process (their Vite
  * start-up is the generate smoke run's): the smallest budgeted run of each, with the intervals and noise
  * flags in its JSON, the sweep and the evaluation on a --pair of local directories.
  */
@@ -9,7 +9,7 @@ import { main as scorecard } from '../../tools/cli/scorecard';
 import { main as bench } from '../../tools/cli/bench';
 import { main as evaluate } from '../../tools/eval-models';
 import { main as generate } from '../../tools/cli/generate';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expectToolJson } from '../support/jsonStyle';
@@ -59,6 +59,18 @@ describe('the decoding tools, smallest runs', () => {
     expect([on?.constrained, off?.constrained]).toEqual([true, false]);
     expect(on?.speedup_over_free_ci95?.low).toBe(on?.speedup_over_free);
     expect(off?.speedup_over_free).toBeNull();
+  });
+
+  it('scorecard --cases --json: the chosen bucket\'s case gives a schema-on and a schema-off row, each naming its bucket and line', async () => {
+    const schema = { type: 'object', properties: { sentiment: { enum: ['positive', 'negative'] } }, required: ['sentiment'] };
+    const cases = join(mkdtempSync(join(tmpdir(), 'speclab-cases-')), 'cases.jsonl');
+    writeFileSync(cases, [{ bucket: 'enum-a', prompt: 'Review: fine.\nJSON: ', schema }, { bucket: 'enum-b', prompt: 'Review: broken.\nJSON: ', schema }].map((line) => JSON.stringify(line)).join('\n'));
+    const json = await printed(scorecard, ['--cases', cases, '--buckets', 'enum-b', '--seeds', '1', '--token-budget', '1', '--max-tokens', '4', '--method', 'tokenwise', '--K', '1', '--L', '2', '--json']);
+    expectToolJson(json);
+    expect(json).toMatchObject({ samples: 1, pair: 'bundled', buckets: ['enum-b'] });
+    const rows = json.rows as { bucket: string; case_line: number; constrained: boolean; completions: number; speedup_over_free: number | null }[];
+    expect(rows.map(({ bucket, case_line, constrained, completions }) => [bucket, case_line, constrained, completions])).toEqual([['enum-b', 2, true, 1], ['enum-b', 2, false, 1]]);
+    expect(rows.map((row) => [row.speedup_over_free === null, 'preset' in row])).toEqual([[false, false], [true, false]]);
   });
 
   it('generate --json names its pair, exports per-step drafted / invalidated / accepted arrays, notes identical drafts at T = 0 with K > 1; ar carries no K or L', async () => {

@@ -73,7 +73,7 @@ export function readCases(path: string): Case[] {
 }
 
 /** The buckets in the order they first appear. */
-export function bucketsOf(cases: readonly Case[]): string[] {
+export function bucketsOf(cases: readonly Pick<Case, 'bucket'>[]): string[] {
   return [...new Set(cases.map((item) => item.bucket))];
 }
 
