@@ -144,7 +144,8 @@ const FIRST_PRESET = SCHEMA_PRESETS[1] ?? (SCHEMA_PRESETS[0] as (typeof SCHEMA_P
 
 /**
  * What a fresh visit drafts with: the schema's forced text for free, then the draft model. Measured on this CPU
- * it is level with the draft model alone over ar and ahead of it over ar+jump-forward (docs/performance.md). A
+ * it is level with the draft model alone over ar and ahead of it over ar+jump-forward, and faster than head+grammar
+ * over ar in both runs of issue 43's bench (docs/performance.md#the-draft-heads-goals-issue-43-against-ar-and-arjump-forward). A
  * share link or talk scene without a drafter still means `model` (shareUrl.ts), so old links replay bit-identically.
  */
 export const APP_DEFAULT_DRAFTER: DrafterId = 'model+grammar';
