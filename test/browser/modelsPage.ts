@@ -1,6 +1,6 @@
 import { runtimeFor } from '../../src/models/browserRuntime';
 import { httpReader } from '../../src/models/httpReader';
-import { loadModel } from '../../src/models/loader';
+import { loadHead, loadModel, type HeadManifest } from '../../src/models/loader';
 import { ProviderUnsupportedError } from '../../src/models/manifest';
 import { batchedAndTrimmedError, goldenError, incrementalError, treeScoringError } from '../support/modelChecks';
 
@@ -10,6 +10,16 @@ export interface TreeChecks {
   kept: number;
   scale: number;
   cacheOnGpu: boolean;
+}
+
+/** The draft head on the WebGPU EP beside the float32 target: largest absolute differences from its manifest's golden (torch) rows. */
+export interface HeadChecks {
+  logits: number;
+  featuresOut: number;
+  /** Negative control: each row's feature fed with the next row's token, logits against the golden rows. */
+  shiftedLogits: number;
+  /** The target's `features` output on WebGPU at the first golden row's second-to-last position, against that row's features_in. */
+  targetFeatures: number;
 }
 
 /** Per model: the checks on the EP it runs on (WebGPU unless its manifest rules it out), then the tree checks on each EP. */
@@ -24,6 +34,8 @@ export interface BrowserModelsReport {
     trimmed: number;
     cacheOnGpu: boolean;
     tree: { wasm: TreeChecks; webgpu: TreeChecks | { refusal: string } };
+    /** Only on the head's target (HEAD_TARGET), run on WebGPU. */
+    head?: HeadChecks;
   };
 }
 
@@ -34,6 +46,8 @@ declare global {
 }
 
 const NAMES = ['speclab-draft', 'speclab-target-int8', 'speclab-target'];
+/** The target public/models/speclab-head reads features from. */
+const HEAD_TARGET = 'speclab-target';
 /** Golden prompts checked on WebGPU: the first two of the manifest's five (the wasm suite checks all five). */
 const WEBGPU_GOLDEN_PROMPTS = 2;
 
@@ -57,6 +71,46 @@ async function loadOnGpu(name: string): Promise<{ model: Awaited<ReturnType<type
 }
 
 type Model = Awaited<ReturnType<typeof load>>;
+
+interface HeadGoldenRow {
+  input_ids: number[];
+  features_in: number[];
+  input_id: number;
+  logits: number[];
+  features_out: number[];
+}
+
+function maxAbsDifference(a: ArrayLike<number>, b: ArrayLike<number>): number {
+  if (a.length !== b.length) throw new Error(`compared ${a.length} values with ${b.length}`);
+  let worst = 0;
+  for (let i = 0; i < a.length; i++) worst = Math.max(worst, Math.abs((a[i] as number) - (b[i] as number)));
+  return worst;
+}
+
+/** The head loaded on WebGPU beside its target (already on WebGPU), run on every golden row as one batch. */
+async function headChecks(target: Model): Promise<HeadChecks> {
+  const head = await loadHead(await runtimeFor('webgpu'), httpReader('/models/speclab-head/', false), 'webgpu', target);
+  const rows = (head.manifest as HeadManifest & { golden: { rows: HeadGoldenRow[] } }).golden.rows;
+  const first = rows[0];
+  if (first === undefined) throw new Error('the head manifest has no golden rows');
+  const features = Float32Array.from(rows.flatMap((row) => row.features_in));
+  const ids = rows.map((row) => row.input_id);
+  const golden = rows.flatMap((row) => row.logits);
+  const out = await head.session.run(features, ids, rows.length);
+  const shifted = await head.session.run(features, [...ids.slice(1), first.input_id], rows.length);
+  await head.session.release();
+  // One target prefill (the first row's 18 tokens): the feature the head reads is the target's own on this EP.
+  const n = first.input_ids.length;
+  const prefill = await target.session.forward(first.input_ids, 1, n, target.session.emptyCache(1), { features: true });
+  prefill.cache.dispose();
+  const width = head.session.width;
+  return {
+    logits: maxAbsDifference(out.logits, golden),
+    featuresOut: maxAbsDifference(out.features, rows.flatMap((row) => row.features_out)),
+    shiftedLogits: maxAbsDifference(shifted.logits, golden),
+    targetFeatures: maxAbsDifference(prefill.features?.subarray((n - 2) * width, (n - 1) * width) ?? [], first.features_in),
+  };
+}
 
 async function treeChecks(model: Model): Promise<TreeChecks> {
   const { tree, kept, scale } = await treeScoringError(model);
@@ -89,7 +143,8 @@ async function run(): Promise<BrowserModelsReport> {
     };
     const onGpu = webgpuRefusal === null ? await treeChecks(model) : { refusal: webgpuRefusal };
     const onWasm = webgpuRefusal === null ? await load(name, 'wasm') : model;
-    report[name] = { ...checks, tree: { wasm: await treeChecks(onWasm), webgpu: onGpu } };
+    const head = name === HEAD_TARGET && onWebgpu ? { head: await headChecks(model) } : {};
+    report[name] = { ...checks, tree: { wasm: await treeChecks(onWasm), webgpu: onGpu }, ...head };
     await model.session.release();
     if (onWasm !== model) await onWasm.session.release();
   }

@@ -44,4 +44,14 @@ describe('the bundled models on onnxruntime-web’s WebGPU EP in headless Chromi
       }
     }
   });
+
+  // Float32 compute on both sides, as the float32 target's 1e-4. The shifted control (each feature fed with
+  // another row's token) must land far outside it, so a head fed the wrong inputs fails here.
+  it('run the draft head on WebGPU beside its target: its golden rows within 1e-4, the target’s WebGPU features what the head reads', () => {
+    const head = checks['speclab-target']?.head;
+    expect(head?.logits, 'head logits').toBeLessThan(1e-4);
+    expect(head?.featuresOut, 'head features_out').toBeLessThan(1e-4);
+    expect(head?.targetFeatures, 'target features against the head’s features_in').toBeLessThan(1e-4);
+    expect(head?.shiftedLogits, 'head logits with the tokens shifted').toBeGreaterThan(1);
+  });
 });
