@@ -2,7 +2,7 @@ import { runtimeFor } from '../../src/models/browserRuntime';
 import { httpReader } from '../../src/models/httpReader';
 import { loadHead, loadModel, type HeadManifest } from '../../src/models/loader';
 import { ProviderUnsupportedError } from '../../src/models/manifest';
-import { batchedAndTrimmedError, goldenError, incrementalError, treeScoringError } from '../support/modelChecks';
+import { batchedAndTrimmedError, goldenError, incrementalError, maxAbsDifference, treeScoringError } from '../support/modelChecks';
 
 /** A token tree scored in one run against the batched path, and the kept path against a fresh prefill. */
 export interface TreeChecks {
@@ -78,13 +78,6 @@ interface HeadGoldenRow {
   input_id: number;
   logits: number[];
   features_out: number[];
-}
-
-function maxAbsDifference(a: ArrayLike<number>, b: ArrayLike<number>): number {
-  if (a.length !== b.length) throw new Error(`compared ${a.length} values with ${b.length}`);
-  let worst = 0;
-  for (let i = 0; i < a.length; i++) worst = Math.max(worst, Math.abs((a[i] as number) - (b[i] as number)));
-  return worst;
 }
 
 /** The head loaded on WebGPU beside its target (already on WebGPU), run on every golden row as one batch. */

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { sha256Hex } from '../../src/models/manifest';
 import { FLOAT_TARGET_DIR, ort } from '../support/models';
+import { maxAbsDifference } from '../support/modelChecks';
 
 const HEAD_DIR = 'public/models/speclab-head';
 
@@ -16,13 +17,6 @@ interface HeadManifest {
 const manifest = JSON.parse(readFileSync(`${HEAD_DIR}/manifest.json`, 'utf8')) as HeadManifest;
 const session = (dir: string) => ort.InferenceSession.create(new Uint8Array(readFileSync(`${dir}/onnx/model.onnx`)), { executionProviders: ['wasm'] });
 const int64 = (values: number[], dims: number[]) => new ort.Tensor('int64', BigInt64Array.from(values.map(BigInt)), dims);
-
-function maxAbsDifference(a: ArrayLike<number>, b: ArrayLike<number>): number {
-  if (a.length !== b.length) throw new Error(`compared ${a.length} values with ${b.length}`);
-  let worst = 0;
-  for (let i = 0; i < a.length; i++) worst = Math.max(worst, Math.abs((a[i] as number) - (b[i] as number)));
-  return worst;
-}
 
 describe('the bundled draft head (public/models/speclab-head)', () => {
   it('has files whose sha256 and sizes match its manifest, and declares the inputs and outputs its session has', async () => {

@@ -5,7 +5,8 @@
 import type { KvCache } from '../../src/models/kvCache';
 import type { LoadedModel } from '../../src/models/loader';
 
-function maxAbsDifference(a: ArrayLike<number>, b: ArrayLike<number>): number {
+/** The largest absolute difference between two equally long lists of numbers. */
+export function maxAbsDifference(a: ArrayLike<number>, b: ArrayLike<number>): number {
   if (a.length !== b.length) throw new Error(`compared ${a.length} values with ${b.length}`);
   let worst = 0;
   for (let i = 0; i < a.length; i++) worst = Math.max(worst, Math.abs((a[i] as number) - (b[i] as number)));
