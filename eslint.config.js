@@ -20,12 +20,28 @@ export default tseslint.config(
       'no-restricted-syntax': [
         'error',
         { selector: "JSXAttribute[name.name='dangerouslySetInnerHTML']", message: 'Render text, never HTML.' },
-        { selector: "AssignmentExpression > MemberExpression[property.name=/^(innerHTML|outerHTML)$/]", message: 'Render text, never HTML.' },
+        {
+          selector: 'AssignmentExpression > MemberExpression[property.name=/^(innerHTML|outerHTML)$/]',
+          message: 'Render text, never HTML.',
+        },
         // A name from outside (a link, talk, manifest, schema, scrape, stored record, CLI option) must never reach
         // an object's prototype: `'toString' in {}` is true. Look names up with hasOwnKey/ownValue (src/contract/ownKeys.ts) or a Map.
-        { selector: "BinaryExpression[operator='in'][left.type!='Literal']", message: 'A computed name with `in` also finds inherited keys (toString, __proto__): use hasOwnKey or ownValue from src/contract/ownKeys.ts, or a Map.' },
-        { selector: "MemberExpression[computed=true][object.name=/^(BUNDLED_PAIR_IDS|vocab)$/][property.type!='Literal']", message: 'A lookup table indexed by a name from outside also finds inherited keys: use ownValue from src/contract/ownKeys.ts, or a Map.' },
-        { selector: "MemberExpression[computed=true][object.property.name='vocab'][property.type!='Literal']", message: 'A vocabulary indexed by a name from outside also finds inherited keys: use ownValue from src/contract/ownKeys.ts, or a Map.' },
+        {
+          selector: "BinaryExpression[operator='in'][left.type!='Literal']",
+          message:
+            'A computed name with `in` also finds inherited keys (toString, __proto__): use hasOwnKey or ownValue from src/contract/ownKeys.ts, or a Map.',
+        },
+        {
+          selector:
+            "MemberExpression[computed=true][object.name=/^(BUNDLED_PAIR_IDS|vocab)$/][property.type!='Literal']",
+          message:
+            'A lookup table indexed by a name from outside also finds inherited keys: use ownValue from src/contract/ownKeys.ts, or a Map.',
+        },
+        {
+          selector: "MemberExpression[computed=true][object.property.name='vocab'][property.type!='Literal']",
+          message:
+            'A vocabulary indexed by a name from outside also finds inherited keys: use ownValue from src/contract/ownKeys.ts, or a Map.',
+        },
       ],
     },
   },
@@ -41,10 +57,20 @@ export default tseslint.config(
       'src/serviceWorker.ts',
     ],
     rules: {
-      'no-restricted-globals': ['error', { name: 'fetch', message: 'Read through boundedFetch (src/contract/boundedFetch.ts): a size cap, timeouts and a pace.' }],
+      'no-restricted-globals': [
+        'error',
+        {
+          name: 'fetch',
+          message: 'Read through boundedFetch (src/contract/boundedFetch.ts): a size cap, timeouts and a pace.',
+        },
+      ],
       'no-restricted-properties': [
         'error',
-        { object: 'globalThis', property: 'fetch', message: 'Read through boundedFetch (src/contract/boundedFetch.ts).' },
+        {
+          object: 'globalThis',
+          property: 'fetch',
+          message: 'Read through boundedFetch (src/contract/boundedFetch.ts).',
+        },
         { object: 'window', property: 'fetch', message: 'Read through boundedFetch (src/contract/boundedFetch.ts).' },
         { object: 'self', property: 'fetch', message: 'Read through boundedFetch (src/contract/boundedFetch.ts).' },
       ],

@@ -49,7 +49,9 @@ function previewHeaders(): Plugin {
         const binary = path.endsWith('.onnx');
         const embed = (EMBED_PATHS as readonly string[]).includes(path);
         if (immutable || binary || embed) {
-          const framing = new Map(Object.entries(securityHeaders(path)).map(([name, value]) => [name.toLowerCase(), value]));
+          const framing = new Map(
+            Object.entries(securityHeaders(path)).map(([name, value]) => [name.toLowerCase(), value]),
+          );
           const setHeader = response.setHeader.bind(response);
           // The file server sets its headers after this middleware runs; these win for the files above.
           response.setHeader = (name, value) => {

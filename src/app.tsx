@@ -37,7 +37,8 @@ export function mountApp(workers: EngineWorkers): void {
   );
   function listen() {
     worker.onmessage = (event: MessageEvent<FromWorker>) => store.getState().receive(event.data);
-    worker.onerror = (event) => store.getState().receive({ type: 'load-error', message: `the engine worker failed: ${event.message}` });
+    worker.onerror = (event) =>
+      store.getState().receive({ type: 'load-error', message: `the engine worker failed: ${event.message}` });
   }
   function startWorker() {
     worker = workers.start();
@@ -65,9 +66,12 @@ export function mountApp(workers: EngineWorkers): void {
   if (embed && !('error' in embed) && !shared) store.setState({ pendingAutoRun: true });
   if (embed && !('error' in embed) && embed.step !== undefined) store.setState({ stepToShow: embed.step });
   store.getState().load();
-  if (workers.earlyError !== null) store.getState().receive({ type: 'load-error', message: `the engine worker failed: ${workers.earlyError}` });
+  if (workers.earlyError !== null)
+    store.getState().receive({ type: 'load-error', message: `the engine worker failed: ${workers.earlyError}` });
   // Without IndexedDB (some private windows) the history still works, for this page's life only.
-  persistHistory(store).catch((error: unknown) => console.warn(`SpecLab: the run history will not survive a reload: ${String(error)}`));
+  persistHistory(store).catch((error: unknown) =>
+    console.warn(`SpecLab: the run history will not survive a reload: ${String(error)}`),
+  );
 
   createRoot(rootElement).render(
     <StrictMode>

@@ -12,7 +12,8 @@ export interface EngineWorkers {
   earlyError: string | null;
 }
 
-const start = () => new Worker(new URL('./engine/worker.ts', import.meta.url), { type: 'module', name: 'speclab-engine' });
+const start = () =>
+  new Worker(new URL('./engine/worker.ts', import.meta.url), { type: 'module', name: 'speclab-engine' });
 const workers: EngineWorkers = { first: start(), start, earlyError: null };
 workers.first.onerror = (event) => {
   workers.earlyError = event.message;
@@ -23,5 +24,6 @@ import('./app')
   .catch((error: unknown) => {
     // Text only: an error message is never HTML.
     const root = document.getElementById('root');
-    if (root) root.textContent = `SpecLab could not load its interface: ${error instanceof Error ? error.message : String(error)}`;
+    if (root)
+      root.textContent = `SpecLab could not load its interface: ${error instanceof Error ? error.message : String(error)}`;
   });

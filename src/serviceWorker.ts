@@ -54,19 +54,23 @@ const NETWORK_FIRST = ['talks/'].map(at);
 /** A JSON file is parsed before it is kept; one past this size is not kept. */
 const MAX_JSON_BYTES = 8 * 1024 * 1024;
 
-const hex = (digest: ArrayBuffer) => Array.from(new Uint8Array(digest), (byte) => byte.toString(16).padStart(2, '0')).join('');
+const hex = (digest: ArrayBuffer) =>
+  Array.from(new Uint8Array(digest), (byte) => byte.toString(16).padStart(2, '0')).join('');
 
 /** Why `response` may not be kept as `url`, from its status and headers alone, or null when it may. */
 function unfitReply(url: string, response: Response): string | null {
-  if (response.status !== 200 || response.type === 'opaque' || response.redirected) return `HTTP ${response.status}${response.redirected ? ' after a redirect' : ''}`;
+  if (response.status !== 200 || response.type === 'opaque' || response.redirected)
+    return `HTTP ${response.status}${response.redirected ? ' after a redirect' : ''}`;
   const path = new URL(url).pathname;
   const type = (response.headers.get('content-type') ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
   const served = type === '' ? 'no content type' : type;
-  if (path.endsWith('.json')) return type === 'application/json' || type.endsWith('+json') ? null : `${served} for a JSON file`;
+  if (path.endsWith('.json'))
+    return type === 'application/json' || type.endsWith('+json') ? null : `${served} for a JSON file`;
   if (path.endsWith('.wasm')) return type === 'application/wasm' ? null : `${served} for a wasm file`;
   // vite preview sends application/octet-stream (vite.config.ts); a static host sends that, nothing, or its own
   // binary type (S3: binary/octet-stream) for .onnx. Text is a page or a message; the sha256 check does the rest.
-  if (path.endsWith('.onnx')) return type.startsWith('text/') || type.endsWith('json') ? `${served} for a model file` : null;
+  if (path.endsWith('.onnx'))
+    return type.startsWith('text/') || type.endsWith('json') ? `${served} for a model file` : null;
   if (path.endsWith('.html') || path.endsWith('/')) return type === 'text/html' ? null : `${served} for a page`;
   return type === 'text/html' ? 'a web page for a file that is not one' : null;
 }
@@ -102,13 +106,16 @@ async function keep(cache: Cache, url: string, response: Response): Promise<stri
 scope.addEventListener('install', (event) => {
   // Files under assets/ carry a content hash and may come from the HTTP cache as they are; the others (the
   // page, the models) are revalidated, so the cache holds this build's copy and not an older one.
-  const request = (file: string) => new Request(at(file), { cache: file.startsWith('assets/') ? 'default' : 'no-cache' });
+  const request = (file: string) =>
+    new Request(at(file), { cache: file.startsWith('assets/') ? 'default' : 'no-cache' });
   const precache = async (cache: Cache, file: string) => {
     const problem = await keep(cache, at(file), await fetch(request(file)));
     // One unfit file fails the install: the old worker (or none) stays, and the next visit tries again.
     if (problem !== null) throw new Error(`${file} was not cached: ${problem}`);
   };
-  event.waitUntil(caches.open(SHELL).then((cache) => Promise.all(SPECLAB_PRECACHE.files.map((file) => precache(cache, file)))));
+  event.waitUntil(
+    caches.open(SHELL).then((cache) => Promise.all(SPECLAB_PRECACHE.files.map((file) => precache(cache, file)))),
+  );
 });
 
 scope.addEventListener('activate', (event) => {
@@ -117,7 +124,13 @@ scope.addEventListener('activate', (event) => {
   event.waitUntil(
     caches
       .keys()
-      .then((names) => Promise.all(names.filter((name) => (name.startsWith(SHELL_PREFIX) || name.startsWith(RUNTIME_PREFIX)) && !current.has(name)).map((name) => caches.delete(name))))
+      .then((names) =>
+        Promise.all(
+          names
+            .filter((name) => (name.startsWith(SHELL_PREFIX) || name.startsWith(RUNTIME_PREFIX)) && !current.has(name))
+            .map((name) => caches.delete(name)),
+        ),
+      )
       .then(() => scope.clients.claim()),
   );
 });
@@ -137,7 +150,11 @@ function pageKey(url: URL): string {
  * (a download's progress and timeouts stay the page's) while a copy is checked whole and kept in the runtime
  * cache in the background (`later`).
  */
-async function fromNetwork(request: Request, key: string, later: (work: Promise<unknown>) => void): Promise<{ response: Response; fit: boolean }> {
+async function fromNetwork(
+  request: Request,
+  key: string,
+  later: (work: Promise<unknown>) => void,
+): Promise<{ response: Response; fit: boolean }> {
   const response = await fetch(request);
   const fit = unfitReply(key, response) === null;
   if (fit) {
@@ -149,15 +166,27 @@ async function fromNetwork(request: Request, key: string, later: (work: Promise<
 }
 
 /** A precached page, asset or model: from the shell cache first (its entries were checked at install). */
-async function fromCacheFirst(request: Request, key: string, later: (work: Promise<unknown>) => void): Promise<Response> {
-  const hit = (await caches.open(SHELL).then((shell) => shell.match(key))) ?? (await caches.open(RUNTIME).then((runtime) => runtime.match(key)));
+async function fromCacheFirst(
+  request: Request,
+  key: string,
+  later: (work: Promise<unknown>) => void,
+): Promise<Response> {
+  const hit =
+    (await caches.open(SHELL).then((shell) => shell.match(key))) ??
+    (await caches.open(RUNTIME).then((runtime) => runtime.match(key)));
   return hit ?? (await fromNetwork(request, key, later)).response;
 }
 
 /** A talk or a file not precached: the network first; the cached copy when the network fails or sends a reply unfit for the file. */
-async function fromNetworkFirst(request: Request, key: string, later: (work: Promise<unknown>) => void): Promise<Response> {
+async function fromNetworkFirst(
+  request: Request,
+  key: string,
+  later: (work: Promise<unknown>) => void,
+): Promise<Response> {
   // The runtime copy is the newer one (a talk precached and since edited); both were fit when they were kept.
-  const cached = async () => (await caches.open(RUNTIME).then((runtime) => runtime.match(key))) ?? (await caches.open(SHELL).then((shell) => shell.match(key)));
+  const cached = async () =>
+    (await caches.open(RUNTIME).then((runtime) => runtime.match(key))) ??
+    (await caches.open(SHELL).then((shell) => shell.match(key)));
   try {
     const { response, fit } = await fromNetwork(request, key, later);
     if (fit) return response;
@@ -173,7 +202,12 @@ scope.addEventListener('fetch', (event) => {
   const { request } = event;
   const url = new URL(request.url);
   // Other origins (the Hub) and anything but a plain GET go to the network as they would without this worker.
-  if (request.method !== 'GET' || url.origin !== new URL(scope.registration.scope).origin || request.headers.has('range')) return;
+  if (
+    request.method !== 'GET' ||
+    url.origin !== new URL(scope.registration.scope).origin ||
+    request.headers.has('range')
+  )
+    return;
   // The worker script itself is checked by the browser, never answered from a cache.
   if (url.pathname.endsWith('/sw.js')) return;
   const key = request.mode === 'navigate' ? pageKey(url) : (request.url.split('#')[0] ?? request.url);

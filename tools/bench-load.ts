@@ -34,7 +34,10 @@ const warmUpRounds = Number(values['warm-up']);
 const firstRun = !values['no-first-run'];
 const repoRoot = resolve(import.meta.dirname, '..');
 // One folder per clone (named by its path), so that two clones never overwrite each other's builds.
-const buildsDir = join(tmpdir(), `speclab-bench-load-${createHash('sha256').update(repoRoot).digest('hex').slice(0, 12)}`);
+const buildsDir = join(
+  tmpdir(),
+  `speclab-bench-load-${createHash('sha256').update(repoRoot).digest('hex').slice(0, 12)}`,
+);
 
 interface Build {
   label: string;
@@ -45,7 +48,12 @@ interface Build {
 async function buildTree(label: string, root: string, outDir: string, reuse: boolean): Promise<Build> {
   if (!(reuse && existsSync(join(outDir, 'index.html')))) {
     console.log(`building ${label} …`);
-    await build({ root, configFile: join(root, 'vite.config.ts'), logLevel: 'warn', build: { outDir, emptyOutDir: true } });
+    await build({
+      root,
+      configFile: join(root, 'vite.config.ts'),
+      logLevel: 'warn',
+      build: { outDir, emptyOutDir: true },
+    });
   }
   return { label, root, outDir };
 }
@@ -56,10 +64,15 @@ async function buildTree(label: string, root: string, outDir: string, reuse: boo
  * `cleanUp` removes the worktree.
  */
 async function buildRef(ref: string, cleanUp: (() => void)[]): Promise<Build> {
-  const commit = execFileSync('git', ['rev-parse', '--verify', `${ref}^{commit}`], { cwd: repoRoot, encoding: 'utf8' }).trim();
+  const commit = execFileSync('git', ['rev-parse', '--verify', `${ref}^{commit}`], {
+    cwd: repoRoot,
+    encoding: 'utf8',
+  }).trim();
   const worktree = mkdtempSync(join(tmpdir(), 'speclab-against-'));
   execFileSync('git', ['worktree', 'add', '--detach', worktree, commit], { cwd: repoRoot, stdio: 'ignore' });
-  cleanUp.push(() => execFileSync('git', ['worktree', 'remove', '--force', worktree], { cwd: repoRoot, stdio: 'ignore' }));
+  cleanUp.push(() =>
+    execFileSync('git', ['worktree', 'remove', '--force', worktree], { cwd: repoRoot, stdio: 'ignore' }),
+  );
   symlinkSync(join(repoRoot, 'node_modules'), join(worktree, 'node_modules'));
   return buildTree(ref, worktree, join(buildsDir, commit), true);
 }
@@ -99,7 +112,11 @@ const READ_ENTRIES = `({ origin: performance.timeOrigin, entries: performance.ge
 const resourceName = (url: string): string | null => {
   const path = new URL(url).pathname;
   if (/\.(wasm|onnx)$/.test(path)) return `fetch ${path.split('/').slice(-3).join('/')} (resource)`;
-  if (/\/assets\/(index|app|lib|worker|ort[\w.]*)-[^/]*\.js$/.test(path)) return `fetch ${path.split('/').pop()?.replace(/-[\w-]+\.js$/, '.js')} (resource)`;
+  if (/\/assets\/(index|app|lib|worker|ort[\w.]*)-[^/]*\.js$/.test(path))
+    return `fetch ${path
+      .split('/')
+      .pop()
+      ?.replace(/-[\w-]+\.js$/, '.js')} (resource)`;
   return null;
 };
 
@@ -114,11 +131,19 @@ async function readTimeline(page: Page): Promise<Timeline> {
         const name = entry.name.slice(TIMELINE_PREFIX.length);
         const seen = timeline.get(name);
         const phase = { start, end: start + entry.duration };
-        timeline.set(name, seen ? { start: Math.min(seen.start, phase.start), end: Math.max(seen.end, phase.end) } : phase);
+        timeline.set(
+          name,
+          seen ? { start: Math.min(seen.start, phase.start), end: Math.max(seen.end, phase.end) } : phase,
+        );
       } else if (entry.entryType === 'resource') {
         const name = resourceName(entry.name);
         // Chromium reports a worker script's responseEnd before its startTime: such a fetch shows as an instant.
-        if (name) timeline.set(name, { start, end: Math.max(start, (entry.responseEnd ?? 0) + offset), transferred: entry.transferSize ?? 0 });
+        if (name)
+          timeline.set(name, {
+            start,
+            end: Math.max(start, (entry.responseEnd ?? 0) + offset),
+            transferred: entry.transferSize ?? 0,
+          });
       } else if (entry.entryType === 'navigation') {
         timeline.set('navigation response', { start: 0, end: entry.responseEnd ?? 0 });
       }
@@ -134,7 +159,10 @@ async function readTimeline(page: Page): Promise<Timeline> {
 
 const waitForReady = (page: Page) =>
   // A function, not a string: Playwright would evaluate a string predicate with eval, which the CSP forbids.
-  page.waitForFunction((mark) => performance.getEntriesByName(mark).length > 0, `${TIMELINE_PREFIX}run enabled`, { polling: 200, timeout: 180_000 });
+  page.waitForFunction((mark) => performance.getEntriesByName(mark).length > 0, `${TIMELINE_PREFIX}run enabled`, {
+    polling: 200,
+    timeout: 180_000,
+  });
 
 /** Clicks Run and returns the ms to the run's end, watched by a MutationObserver (no polling). */
 async function timeFirstRun(page: Page): Promise<number> {
@@ -162,7 +190,11 @@ async function measureRound(server: PreviewServer): Promise<RoundResult> {
   const profile = mkdtempSync(join(tmpdir(), 'speclab-profile-'));
   let context: BrowserContext | undefined;
   try {
-    context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS, viewport: { width: 1280, height: 720 } });
+    context = await chromium.launchPersistentContext(profile, {
+      executablePath: CHROMIUM_PATH,
+      args: CHROMIUM_ARGS,
+      viewport: { width: 1280, height: 720 },
+    });
     await context.addInitScript(RUN_ENABLED_WATCH);
     const page = context.pages()[0] ?? (await context.newPage());
     await page.goto(server.resolvedUrls?.local[0] as string);
@@ -194,9 +226,13 @@ function printTable(title: string, timelines: Timeline[]): void {
   const byStart = (name: string) => median(timelines.map((timeline) => timeline.get(name)?.start ?? Infinity));
   names.sort((a, b) => byStart(a) - byStart(b));
   console.log(`\n${title}: ms from navigation, median [min–max] over ${timelines.length} rounds`);
-  console.log(`${'phase'.padEnd(44)}${'start'.padStart(18)}${'end'.padStart(18)}${'duration'.padStart(18)}  network bytes`);
+  console.log(
+    `${'phase'.padEnd(44)}${'start'.padStart(18)}${'end'.padStart(18)}${'duration'.padStart(18)}  network bytes`,
+  );
   for (const name of names) {
-    const phases = timelines.map((timeline) => timeline.get(name)).filter((phase): phase is Phase => phase !== undefined);
+    const phases = timelines
+      .map((timeline) => timeline.get(name))
+      .filter((phase): phase is Phase => phase !== undefined);
     const bytes = phases.map((phase) => phase.transferred).filter((value): value is number => value !== undefined);
     console.log(
       `${name.padEnd(44)}${figure(phases.map((p) => p.start)).padStart(18)}${figure(phases.map((p) => p.end)).padStart(18)}${figure(phases.map((p) => p.end - p.start)).padStart(18)}  ${bytes.length ? Math.round(median(bytes)) : ''}`,
@@ -210,10 +246,22 @@ mkdirSync(buildsDir, { recursive: true });
 const cleanUp: (() => void)[] = [];
 let servers: PreviewServer[] = [];
 try {
-  const builds: Build[] = [dist === null ? await buildTree('this tree', repoRoot, join(buildsDir, 'worktree'), values.reuse) : { label: 'this tree', root: repoRoot, outDir: dist }];
+  const builds: Build[] = [
+    dist === null
+      ? await buildTree('this tree', repoRoot, join(buildsDir, 'worktree'), values.reuse)
+      : { label: 'this tree', root: repoRoot, outDir: dist },
+  ];
   if (values.against) builds.push(await buildRef(values.against, cleanUp));
   servers = await Promise.all(
-    builds.map((b) => preview({ root: b.root, configFile: join(b.root, 'vite.config.ts'), logLevel: 'warn', build: { outDir: b.outDir }, preview: { port: 0, host: '127.0.0.1' } })),
+    builds.map((b) =>
+      preview({
+        root: b.root,
+        configFile: join(b.root, 'vite.config.ts'),
+        logLevel: 'warn',
+        build: { outDir: b.outDir },
+        preview: { port: 0, host: '127.0.0.1' },
+      }),
+    ),
   );
   const results: RoundResult[][] = builds.map(() => []);
   for (let round = -warmUpRounds; round < rounds; round++) {
@@ -229,22 +277,33 @@ try {
   }
   builds.forEach((b, i) => {
     const rows = results[i] as RoundResult[];
-    printTable(`${b.label}, cold (fresh profile)`, rows.map((r) => r.cold));
-    printTable(`${b.label}, reload (same profile)`, rows.map((r) => r.reload));
+    printTable(
+      `${b.label}, cold (fresh profile)`,
+      rows.map((r) => r.cold),
+    );
+    printTable(
+      `${b.label}, reload (same profile)`,
+      rows.map((r) => r.reload),
+    );
     const runs = rows.map((r) => r.firstRunMs).filter((ms): ms is number => ms !== null);
     if (runs.length) console.log(`\n${b.label}: first run after ready (click → done): ${figure(runs)} ms`);
   });
   console.log('\nready = the Run button enabled, ms from navigation: median [min–max]');
   builds.forEach((b, i) => {
     const rows = results[i] as RoundResult[];
-    console.log(`${b.label.padEnd(12)} cold ${figure(rows.map((r) => readyMs(r.cold))).padEnd(22)} reload ${figure(rows.map((r) => readyMs(r.reload)))}`);
+    console.log(
+      `${b.label.padEnd(12)} cold ${figure(rows.map((r) => readyMs(r.cold))).padEnd(22)} reload ${figure(rows.map((r) => readyMs(r.reload)))}`,
+    );
   });
   if (builds.length === 2) {
     // Ratios round by round: both builds of a round ran back to back on the same machine state.
     const [mine, theirs] = results as [RoundResult[], RoundResult[]];
     const ratio = (pick: (r: RoundResult) => number) => mine.map((r, i) => pick(r) / pick(theirs[i] as RoundResult));
-    const show = (xs: number[]) => `${median(xs).toFixed(2)}× [${Math.min(...xs).toFixed(2)}–${Math.max(...xs).toFixed(2)}]`;
-    console.log(`this tree / ${values.against}: cold ${show(ratio((r) => readyMs(r.cold)))}, reload ${show(ratio((r) => readyMs(r.reload)))}`);
+    const show = (xs: number[]) =>
+      `${median(xs).toFixed(2)}× [${Math.min(...xs).toFixed(2)}–${Math.max(...xs).toFixed(2)}]`;
+    console.log(
+      `this tree / ${values.against}: cold ${show(ratio((r) => readyMs(r.cold)))}, reload ${show(ratio((r) => readyMs(r.reload)))}`,
+    );
   }
 } finally {
   await Promise.all(servers.map((server) => server.close()));

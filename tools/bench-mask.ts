@@ -31,9 +31,17 @@ async function bundledTokenizer(): Promise<{ tokens: string[]; stop: number; enc
 }
 
 // xgrammar's UMD bundle reaches for CommonJS globals under Node; Vite's module runner does not provide them.
-Object.assign(globalThis, { require: createRequire(import.meta.url), __filename: fileURLToPath(import.meta.url), __dirname: dirname(fileURLToPath(import.meta.url)) });
+Object.assign(globalThis, {
+  require: createRequire(import.meta.url),
+  __filename: fileURLToPath(import.meta.url),
+  __dirname: dirname(fileURLToPath(import.meta.url)),
+});
 
-const server = await createServer({ logLevel: 'warn', server: { middlewareMode: true, hmr: false, ws: false }, ssr: { noExternal: ['@mlc-ai/web-xgrammar'] } });
+const server = await createServer({
+  logLevel: 'warn',
+  server: { middlewareMode: true, hmr: false, ws: false },
+  ssr: { noExternal: ['@mlc-ai/web-xgrammar'] },
+});
 try {
   const bench = (await server.ssrLoadModule('/tools/bench/maskBench.ts')) as typeof import('./bench/maskBench');
   const gpt2 = gpt2Vocabulary();
@@ -41,19 +49,52 @@ try {
   const encoder = getEncoding('gpt2');
   const rows = await bench.runMaskBench(
     [
-      { name: `bundled (${bundled.tokens.length})`, vocabulary: { tokens: bundled.tokens, vocabType: 'byte_level', stopTokenIds: [bundled.stop] }, encode: bundled.encode },
-      { name: 'GPT-2 (50257)', vocabulary: { tokens: gpt2.tokens, vocabType: 'byte_level', stopTokenIds: gpt2.stopTokenIds }, encode: (text) => encoder.encode(text) },
+      {
+        name: `bundled (${bundled.tokens.length})`,
+        vocabulary: { tokens: bundled.tokens, vocabType: 'byte_level', stopTokenIds: [bundled.stop] },
+        encode: bundled.encode,
+      },
+      {
+        name: 'GPT-2 (50257)',
+        vocabulary: { tokens: gpt2.tokens, vocabType: 'byte_level', stopTokenIds: gpt2.stopTokenIds },
+        encode: (text) => encoder.encode(text),
+      },
     ],
     Number(values.L),
     Number(values.repeats),
   );
-  const header = ['vocabulary', 'preset', 'positions', 'bare p50', 'bare p95', 'loop p50', 'loop p95', 'loop/bare', 'mask B/step'];
-  const table = rows.map((r) => [r.vocabulary, r.preset, String(r.positions), r.bareP50.toFixed(4), r.bareP95.toFixed(4), r.loopP50.toFixed(4), r.loopP95.toFixed(4), r.ratio.toFixed(2), String(r.maskBytesPerStep)]);
+  const header = [
+    'vocabulary',
+    'preset',
+    'positions',
+    'bare p50',
+    'bare p95',
+    'loop p50',
+    'loop p95',
+    'loop/bare',
+    'mask B/step',
+  ];
+  const table = rows.map((r) => [
+    r.vocabulary,
+    r.preset,
+    String(r.positions),
+    r.bareP50.toFixed(4),
+    r.bareP95.toFixed(4),
+    r.loopP50.toFixed(4),
+    r.loopP95.toFixed(4),
+    r.ratio.toFixed(2),
+    String(r.maskBytesPerStep),
+  ]);
   const widths = header.map((h, i) => Math.max(h.length, ...table.map((row) => (row[i] as string).length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i < 2 ? c.padEnd(widths[i] as number) : c.padStart(widths[i] as number))).join('  ');
+  const line = (cells: string[]) =>
+    cells.map((c, i) => (i < 2 ? c.padEnd(widths[i] as number) : c.padStart(widths[i] as number))).join('  ');
   console.log(line(header));
   for (const row of table) console.log(line(row));
-  const json = JSON.stringify(snakeKeys({ schema_version: 1, L: Number(values.L), repeats: Number(values.repeats), rows }), null, 2);
+  const json = JSON.stringify(
+    snakeKeys({ schema_version: 1, L: Number(values.L), repeats: Number(values.repeats), rows }),
+    null,
+    2,
+  );
   if (values.json) writeFileSync(values.json, json);
   else console.log(json);
 } finally {

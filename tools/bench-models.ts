@@ -40,13 +40,20 @@ export function main(argv: readonly string[]): Promise<number> {
       const { launchChromium } = await import('../test/support/browser');
       const { pairForPage } = await import('./cli/pairServer');
       const pair = location === null ? null : pairForPage(location);
-      const server = await createServer({ logLevel: 'warn', server: { port: 0, host: '127.0.0.1' }, plugins: pair === null ? [] : [pair.plugin] });
+      const server = await createServer({
+        logLevel: 'warn',
+        server: { port: 0, host: '127.0.0.1' },
+        plugins: pair === null ? [] : [pair.plugin],
+      });
       await server.listen();
       try {
         const browser = await launchChromium();
         const page = await browser.newPage();
         await page.goto(`${server.resolvedUrls?.local[0]}tools/bench/models.html`);
-        const result = await page.evaluate(([n, pagePair]) => window.speclabModelsBench(n, pagePair), [repeats, pair?.page ?? null] as const);
+        const result = await page.evaluate(([n, pagePair]) => window.speclabModelsBench(n, pagePair), [
+          repeats,
+          pair?.page ?? null,
+        ] as const);
         await browser.close();
         if ('error' in result) {
           console.error(`bench:models: the Chromium run failed: ${result.error}`);

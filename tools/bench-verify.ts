@@ -11,7 +11,14 @@ import { COMMANDS } from './cli/commands';
 import { terminalSafe } from './cli/terminalSafe';
 import { BENCH_VERIFY_LIMITS, LIMITS } from '../src/contract/limits';
 import { snakeKeys } from './cli/csv';
-import { KERNEL_METHODS, SKIPPED_METHODS, TABLE_HEADER, formatRow, type BenchConfig, type BenchRow } from './bench/format';
+import {
+  KERNEL_METHODS,
+  SKIPPED_METHODS,
+  TABLE_HEADER,
+  formatRow,
+  type BenchConfig,
+  type BenchRow,
+} from './bench/format';
 import type { MethodId } from '../src/core/verify';
 
 const { values } = parseOrExit(COMMANDS['bench:verify'], process.argv.slice(2));
@@ -24,19 +31,39 @@ const { grid, methods } = checkOrExit(COMMANDS['bench:verify'], () => {
     } catch {
       throw new UsageError(`--grid must be JSON such as [{"V":512,"K":4,"L":4}], got ${values.grid}`);
     }
-    const within = (x: unknown, min: number, max: number) => Number.isInteger(x) && (x as number) >= min && (x as number) <= max;
-    if (!Array.isArray(grid) || grid.length === 0 || grid.length > BENCH_VERIFY_LIMITS.entries) throw new UsageError(`--grid must be a list of 1 to ${BENCH_VERIFY_LIMITS.entries} entries {"V":n,"K":n,"L":n}`);
-    const bad = grid.find((c) => !(within(c?.V, 2, BENCH_VERIFY_LIMITS.vocab) && within(c?.K, LIMITS.K.min, LIMITS.K.max) && within(c?.L, LIMITS.L.min, LIMITS.L.max)));
+    const within = (x: unknown, min: number, max: number) =>
+      Number.isInteger(x) && (x as number) >= min && (x as number) <= max;
+    if (!Array.isArray(grid) || grid.length === 0 || grid.length > BENCH_VERIFY_LIMITS.entries)
+      throw new UsageError(`--grid must be a list of 1 to ${BENCH_VERIFY_LIMITS.entries} entries {"V":n,"K":n,"L":n}`);
+    const bad = grid.find(
+      (c) =>
+        !(
+          within(c?.V, 2, BENCH_VERIFY_LIMITS.vocab) &&
+          within(c?.K, LIMITS.K.min, LIMITS.K.max) &&
+          within(c?.L, LIMITS.L.min, LIMITS.L.max)
+        ),
+    );
     if (bad !== undefined) {
-      throw new UsageError(`--grid: each entry needs V from 2 to ${BENCH_VERIFY_LIMITS.vocab}, K from ${LIMITS.K.min} to ${LIMITS.K.max} and L from ${LIMITS.L.min} to ${LIMITS.L.max} (integers), got ${terminalSafe(JSON.stringify(bad) ?? String(bad), { maxChars: 200 })}`);
+      throw new UsageError(
+        `--grid: each entry needs V from 2 to ${BENCH_VERIFY_LIMITS.vocab}, K from ${LIMITS.K.min} to ${LIMITS.K.max} and L from ${LIMITS.L.min} to ${LIMITS.L.max} (integers), got ${terminalSafe(JSON.stringify(bad) ?? String(bad), { maxChars: 200 })}`,
+      );
     }
   }
-  const methods = values.methods === undefined ? KERNEL_METHODS : (values.methods.split(',').map((name) => name.trim()) as MethodId[]);
+  const methods =
+    values.methods === undefined
+      ? KERNEL_METHODS
+      : (values.methods.split(',').map((name) => name.trim()) as MethodId[]);
   const unknown = methods.filter((name) => !KERNEL_METHODS.includes(name));
-  if (unknown.length > 0) throw new UsageError(`--methods: ${unknown.join(', ')} cannot be timed on the GPU; the methods with a WGSL kernel are ${KERNEL_METHODS.join(', ')}`);
+  if (unknown.length > 0)
+    throw new UsageError(
+      `--methods: ${unknown.join(', ')} cannot be timed on the GPU; the methods with a WGSL kernel are ${KERNEL_METHODS.join(', ')}`,
+    );
   return { grid, methods };
 });
-const skipped = [...SKIPPED_METHODS, ...KERNEL_METHODS.filter((method) => !methods.includes(method)).map((method) => `${method} (not in --methods)`)];
+const skipped = [
+  ...SKIPPED_METHODS,
+  ...KERNEL_METHODS.filter((method) => !methods.includes(method)).map((method) => `${method} (not in --methods)`),
+];
 if (skipped.length > 0) console.log(`skipped: ${skipped.join('; ')}`);
 
 const { createServer } = await import('vite');
@@ -46,7 +73,9 @@ await server.listen();
 const results: Record<string, { adapter: string; rows: BenchRow[] }> = {};
 try {
   if (values.node || both) {
-    const { GpuDeviceManager } = (await server.ssrLoadModule('/src/gpu/device.ts')) as typeof import('../src/gpu/device');
+    const { GpuDeviceManager } = (await server.ssrLoadModule(
+      '/src/gpu/device.ts',
+    )) as typeof import('../src/gpu/device');
     const bench = (await server.ssrLoadModule('/tools/bench/verifyBench.ts')) as typeof import('./bench/verifyBench');
     const { nodeGpu } = await import('./nodeGpu');
     const devices = new GpuDeviceManager({ gpu: nodeGpu() });
@@ -63,7 +92,8 @@ try {
     if (grid) search.set('grid', JSON.stringify(grid));
     const query = `?${search.toString()}`;
     await page.goto(`${server.resolvedUrls?.local[0]}tools/bench/bench.html${query}`);
-    const report = (await page.evaluate(() => window.speclabBench)) as { adapter: string; rows: BenchRow[] } | { error: string };
+    const report = (await page.evaluate(() => window.speclabBench)) as
+      { adapter: string; rows: BenchRow[] } | { error: string };
     await browser.close();
     if ('error' in report) throw new Error(`the Chromium run failed: ${report.error}`);
     console.log(`\nChromium, adapter ${report.adapter}\n${TABLE_HEADER}`);

@@ -23,17 +23,27 @@ export const directoryReader =
     try {
       return new Uint8Array(await readFile(join(dir, path)));
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new ModelFileMissingError(`${join(dir, path)}: no such file`);
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT')
+        throw new ModelFileMissingError(`${join(dir, path)}: no such file`);
       throw error;
     }
   };
 
 /** A model directory on disk, or over http(s) (no Cache API in Node: read each time). */
-export const readerAt = (location: string): FileReader => (/^https?:\/\//i.test(location) ? httpReader(location, false) : directoryReader(location));
+export const readerAt = (location: string): FileReader =>
+  /^https?:\/\//i.test(location) ? httpReader(location, false) : directoryReader(location);
 
 /** A pair in the Hub layout (tools/cli/pair.ts reads `--pair`), each model a directory or a URL, on the wasm EP. */
 export function loadPairAt(location: { draft: string; target: string; head?: string }): Promise<ModelPairHandle> {
-  return loadPair(ort, { draft: readerAt(location.draft), target: readerAt(location.target), ...(location.head ? { head: readerAt(location.head) } : {}) }, 'wasm');
+  return loadPair(
+    ort,
+    {
+      draft: readerAt(location.draft),
+      target: readerAt(location.target),
+      ...(location.head ? { head: readerAt(location.head) } : {}),
+    },
+    'wasm',
+  );
 }
 
 export function loadBundledPair(): Promise<ModelPairHandle> {

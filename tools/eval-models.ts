@@ -42,7 +42,11 @@ export interface KindEvaluation {
 }
 
 /** `perKind` held-out records of each kind whose prompt and reference completion fit the context. */
-function heldOut(seed: number, perKind: number, fits: (record: CorpusRecord) => boolean): Map<CorpusKind, CorpusRecord[]> {
+function heldOut(
+  seed: number,
+  perKind: number,
+  fits: (record: CorpusRecord) => boolean,
+): Map<CorpusKind, CorpusRecord[]> {
   const byKind = new Map<CorpusKind, CorpusRecord[]>(KINDS.map((kind) => [kind, []]));
   // Each cycle of the generator holds every preset once and custom schemas four times; draw a few spare cycles.
   for (const record of generateCorpus(seed, CYCLE_LENGTH * perKind * 2)) {
@@ -78,7 +82,9 @@ function exactFields(expected: Record<string, unknown>, writtenText: string): nu
     return 0;
   }
   if (written === null || typeof written !== 'object') return 0;
-  return Object.entries(expected).filter(([key, value]) => JSON.stringify((written as Record<string, unknown>)[key]) === JSON.stringify(value)).length;
+  return Object.entries(expected).filter(
+    ([key, value]) => JSON.stringify((written as Record<string, unknown>)[key]) === JSON.stringify(value),
+  ).length;
 }
 
 const percent = (part: number, whole: number) => `${((100 * part) / whole).toFixed(1)}%`;
@@ -101,7 +107,8 @@ export function formatEvaluation(rows: readonly KindEvaluation[]): string {
 
 export function main(argv: string[]): Promise<number> {
   return runCommand(COMMANDS['models:eval'], argv, ({ values }) => {
-    if (values.seed === '1' || values.seed === '2') throw new UsageError('--seed: seeds 1 and 2 are the training and stopping seeds; evaluate on another');
+    if (values.seed === '1' || values.seed === '2')
+      throw new UsageError('--seed: seeds 1 and 2 are the training and stopping seeds; evaluate on another');
     return evaluate(values);
   });
 }
@@ -111,14 +118,28 @@ async function evaluate(values: Values<(typeof COMMANDS)['models:eval']>): Promi
   const perKind = Number(values.records);
   const acceptanceRecords = Number(values['acceptance-records']);
   // The bundled head beside --draft/--target: loaded where the target exports features (else the head column is —).
-  const location = values.pair === undefined ? { draft: values.draft, target: values.target, head: BUNDLED_HEAD_DIR } : parsePairOption(values.pair);
+  const location =
+    values.pair === undefined
+      ? { draft: values.draft, target: values.target, head: BUNDLED_HEAD_DIR }
+      : parsePairOption(values.pair);
   const pair = await loadPairOption(location);
   const { engine, dispose } = await setupNodeEngine('cpu', pair);
-  const fits = (record: CorpusRecord) => pair.tokenizer.encode(record.prompt + record.completion).length + 1 <= engine.contextLength;
+  const fits = (record: CorpusRecord) =>
+    pair.tokenizer.encode(record.prompt + record.completion).length + 1 <= engine.contextLength;
   const rows: KindEvaluation[] = [];
   try {
     for (const [kind, records] of heldOut(seed, perKind, fits)) {
-      const row: KindEvaluation = { kind, records: records.length, fields: 0, fieldsExact: 0, schemaValid: 0, reachedTrigger: null, acceptance: { runs: 0, A: 0, D: 0, distinctD: 0, steps: 0 }, singleDraft: { A: 0, D: 0 }, headSingleDraft: null };
+      const row: KindEvaluation = {
+        kind,
+        records: records.length,
+        fields: 0,
+        fieldsExact: 0,
+        schemaValid: 0,
+        reachedTrigger: null,
+        acceptance: { runs: 0, A: 0, D: 0, distinctD: 0, steps: 0 },
+        singleDraft: { A: 0, D: 0 },
+        headSingleDraft: null,
+      };
       let counters: Counters = emptyCounters(4);
       let singleDraftCounters: Counters = emptyCounters(4);
       let headCounters: Counters | null = engine.headUnavailable === null ? emptyCounters(4) : null;
@@ -128,7 +149,12 @@ async function evaluate(values: Values<(typeof COMMANDS)['models:eval']>): Promi
         const trigger = params.trigger;
         const reached = trigger === undefined || report.text.includes(trigger);
         if (trigger !== undefined) row.reachedTrigger = (row.reachedTrigger ?? 0) + Number(reached);
-        const json = trigger === undefined ? report.text : reached ? report.text.slice(report.text.indexOf(trigger) + trigger.length) : '';
+        const json =
+          trigger === undefined
+            ? report.text
+            : reached
+              ? report.text.slice(report.text.indexOf(trigger) + trigger.length)
+              : '';
         const expected = JSON.parse(record.json) as Record<string, unknown>;
         row.fields += Object.keys(expected).length;
         const exact = exactFields(expected, json);
@@ -136,18 +162,45 @@ async function evaluate(values: Values<(typeof COMMANDS)['models:eval']>): Promi
         row.schemaValid += Number(report.verdict?.kind === 'valid');
         // Each miss on stderr, so that a figure below 100% can be read record by record.
         if (report.verdict?.kind !== 'valid' || exact < Object.keys(expected).length) {
-          console.error(`  ${kind} miss: ${JSON.stringify(record.prompt)} → ${JSON.stringify(report.text)} (${report.verdict?.kind ?? 'no verdict'}; expected ${record.json})`);
+          console.error(
+            `  ${kind} miss: ${JSON.stringify(record.prompt)} → ${JSON.stringify(report.text)} (${report.verdict?.kind ?? 'no verdict'}; expected ${record.json})`,
+          );
         }
         if (index < acceptanceRecords) {
-          const sampled = await engine.run(paramsOf(record, { method: 'spectr-gbv', K: 3, L: 4, temperature: 1, seed: index + 1 }));
+          const sampled = await engine.run(
+            paramsOf(record, { method: 'spectr-gbv', K: 3, L: 4, temperature: 1, seed: index + 1 }),
+          );
           counters = addCounters(counters, sampled.counters);
-          const single = await engine.run(paramsOf(record, { method: 'tokenwise', K: 1, L: 4, temperature: 1, seed: index + 1 }));
+          const single = await engine.run(
+            paramsOf(record, { method: 'tokenwise', K: 1, L: 4, temperature: 1, seed: index + 1 }),
+          );
           singleDraftCounters = addCounters(singleDraftCounters, single.counters);
-          if (headCounters) headCounters = addCounters(headCounters, (await engine.run(paramsOf(record, { method: 'tokenwise', K: 1, L: 4, temperature: 1, seed: index + 1, drafter: 'head' }))).counters);
+          if (headCounters)
+            headCounters = addCounters(
+              headCounters,
+              (
+                await engine.run(
+                  paramsOf(record, {
+                    method: 'tokenwise',
+                    K: 1,
+                    L: 4,
+                    temperature: 1,
+                    seed: index + 1,
+                    drafter: 'head',
+                  }),
+                )
+              ).counters,
+            );
           row.acceptance.runs++;
         }
       }
-      row.acceptance = { runs: row.acceptance.runs, A: counters.accepted, D: eligible(counters), distinctD: counters.distinctEligible, steps: counters.steps };
+      row.acceptance = {
+        runs: row.acceptance.runs,
+        A: counters.accepted,
+        D: eligible(counters),
+        distinctD: counters.distinctEligible,
+        steps: counters.steps,
+      };
       row.singleDraft = { A: singleDraftCounters.accepted, D: eligible(singleDraftCounters) };
       row.headSingleDraft = headCounters && { A: headCounters.accepted, D: eligible(headCounters) };
       rows.push(row);
@@ -156,7 +209,9 @@ async function evaluate(values: Values<(typeof COMMANDS)['models:eval']>): Promi
   } finally {
     await dispose();
   }
-  console.log(`${location.draft} → ${location.target}. Held-out records of tools/train/corpus.ts, seed ${seed}; T = 0 greedy target (ar) with the grammar mask; T = 1 tokenwise (K = 1) and spectr-gbv (K = 3), L = 4, ${acceptanceRecords} prompts a preset.\n`);
+  console.log(
+    `${location.draft} → ${location.target}. Held-out records of tools/train/corpus.ts, seed ${seed}; T = 0 greedy target (ar) with the grammar mask; T = 1 tokenwise (K = 1) and spectr-gbv (K = 3), L = 4, ${acceptanceRecords} prompts a preset.\n`,
+  );
   console.log(formatEvaluation(rows));
   if (values.json) {
     mkdirSync(dirname(values.json), { recursive: true });

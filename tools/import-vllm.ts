@@ -17,7 +17,18 @@ import { pathToFileURL } from 'node:url';
 import { SCRAPE_BYTE_LIMIT } from '../src/store/liveScrape';
 import { boundedFetch, shownUrl, shownUrlText } from '../src/contract/boundedFetch';
 import { MIN_SAMPLES_FOR_VERDICT, VERDICT_TEXT, type Verdict } from '../src/core/verdict';
-import { CounterResetError, ScrapeError, adviseDraftLength, adviseOverWindows, readMetrics, readingDelta, suppliedPerModel, vllmReport, type ScrapeReading, type SuppliedEntry } from '../src/core/vllmMetrics';
+import {
+  CounterResetError,
+  ScrapeError,
+  adviseDraftLength,
+  adviseOverWindows,
+  readMetrics,
+  readingDelta,
+  suppliedPerModel,
+  vllmReport,
+  type ScrapeReading,
+  type SuppliedEntry,
+} from '../src/core/vllmMetrics';
 import { UsageError, runCommand, type Parsed } from './cli/args';
 import { readInputFile } from './cli/input';
 import { terminalSafe } from './cli/terminalSafe';
@@ -38,18 +49,22 @@ function suppliedEntries(key: 'R' | 'I', text: string | undefined): SuppliedEntr
     const model = at === -1 ? null : entry.slice(0, at).trim();
     const count = (at === -1 ? entry : entry.slice(at + 1)).trim();
     const value = Number(count);
-    if (model === '' || count === '' || !(Number.isInteger(value) && value >= 0)) throw new UsageError(`--${key}: ${JSON.stringify(entry)} is not MODEL=N or N with N a whole number ≥ 0`);
+    if (model === '' || count === '' || !(Number.isInteger(value) && value >= 0))
+      throw new UsageError(`--${key}: ${JSON.stringify(entry)} is not MODEL=N or N with N a whole number ≥ 0`);
     return { model, value };
   });
 }
 
-type Source = { single: string } | { before: string; after: string } | { url: URL; intervalMs: number; count: number | null };
+type Source =
+  { single: string } | { before: string; after: string } | { url: URL; intervalMs: number; count: number | null };
 
 function parse({ values, positionals }: Parsed<(typeof COMMANDS)['import:vllm']>) {
   const pair = values.before !== undefined || values.after !== undefined;
-  if (pair && (values.before === undefined || values.after === undefined)) throw new UsageError('give both --before <scrape> and --after <scrape>');
+  if (pair && (values.before === undefined || values.after === undefined))
+    throw new UsageError('give both --before <scrape> and --after <scrape>');
   const sources = [pair, positionals.length > 0, values.url !== undefined].filter(Boolean).length;
-  if (sources !== 1) throw new UsageError('give one scrape file, or --before <scrape> --after <scrape>, or --url <metrics URL>');
+  if (sources !== 1)
+    throw new UsageError('give one scrape file, or --before <scrape> --after <scrape>, or --url <metrics URL>');
   if (values.count !== undefined && values.url === undefined) throw new UsageError('--count goes with --url');
   const supplied: Supplied = { R: suppliedEntries('R', values.R), I: suppliedEntries('I', values.I) };
   let source: Source;
@@ -58,12 +73,25 @@ function parse({ values, positionals }: Parsed<(typeof COMMANDS)['import:vllm']>
     try {
       url = new URL(values.url);
     } catch {
-      throw new UsageError(`--url: ${JSON.stringify(shownUrlText(values.url))} is not a URL such as http://localhost:8000/metrics`);
+      throw new UsageError(
+        `--url: ${JSON.stringify(shownUrlText(values.url))} is not a URL such as http://localhost:8000/metrics`,
+      );
     }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`--url must be http or https, got ${url.protocol}`);
-    if (url.username !== '' || url.password !== '') throw new UsageError(`--url must not carry a user name or password (${shownUrl(url)}): fetch refuses such a URL; put the metrics endpoint behind no login, or scrape it to a file and pass the file`);
-    source = { url, intervalMs: Number(values.interval) * 1000, count: values.count === undefined ? null : Number(values.count) };
-  } else source = pair ? { before: values.before as string, after: values.after as string } : { single: positionals[0] as string };
+    if (url.protocol !== 'http:' && url.protocol !== 'https:')
+      throw new UsageError(`--url must be http or https, got ${url.protocol}`);
+    if (url.username !== '' || url.password !== '')
+      throw new UsageError(
+        `--url must not carry a user name or password (${shownUrl(url)}): fetch refuses such a URL; put the metrics endpoint behind no login, or scrape it to a file and pass the file`,
+      );
+    source = {
+      url,
+      intervalMs: Number(values.interval) * 1000,
+      count: values.count === undefined ? null : Number(values.count),
+    };
+  } else
+    source = pair
+      ? { before: values.before as string, after: values.after as string }
+      : { single: positionals[0] as string };
   const costRatio = values['cost-ratio'] === undefined ? null : Number(values['cost-ratio']);
   return { source, supplied, json: values.json, costRatio };
 }
@@ -78,15 +106,24 @@ function scraped<T>(read: () => T): T {
   }
 }
 
-const shown = (value: number | null, digits = 3) => (value === null ? '—' : Number.isInteger(value) ? String(value) : value.toFixed(digits));
+const shown = (value: number | null, digits = 3) =>
+  value === null ? '—' : Number.isInteger(value) ? String(value) : value.toFixed(digits);
 
 /** The JSON for one reading (a scrape, or the window between two): one entry per model. */
 export function readingJson(reading: ScrapeReading, supplied: Supplied, costRatio: number | null) {
   const perModel = scraped(() => suppliedPerModel([...reading.vllm.keys()], supplied.R, supplied.I));
-  const reports = scraped(() => [...reading.vllm].map(([model, counters]) => ({ model, report: vllmReport(counters, perModel.get(model)) })));
+  const reports = scraped(() =>
+    [...reading.vllm].map(([model, counters]) => ({ model, report: vllmReport(counters, perModel.get(model)) })),
+  );
   return {
     schema_version: SCHEMA_VERSION,
-    models: reports.map(({ model, report }) => ({ model_name: model, ...report, ...(costRatio === null ? {} : { advice: adviseDraftLength(report.per_position_acceptance, costRatio, report.num_drafts) }) })),
+    models: reports.map(({ model, report }) => ({
+      model_name: model,
+      ...report,
+      ...(costRatio === null
+        ? {}
+        : { advice: adviseDraftLength(report.per_position_acceptance, costRatio, report.num_drafts) }),
+    })),
     sglang: [...reading.sglang].map(([model, figures]) => ({
       model_name: model,
       spec_accept_length: figures.acceptLength,
@@ -105,45 +142,76 @@ function printReading(json: ReturnType<typeof readingJson>): void {
     const width = Math.max(title.length, ...rows.map(([name]) => name.length));
     // Model names are the scrape's labels: untrusted text, escaped before it reaches the terminal.
     const safeNames = names.map((name) => terminalSafe(name, { maxChars: 60 }));
-    const cells = (values: string[]) => values.map((value, i) => value.padStart(Math.max(12, (safeNames[i] as string).length))).join('  ');
+    const cells = (values: string[]) =>
+      values.map((value, i) => value.padStart(Math.max(12, (safeNames[i] as string).length))).join('  ');
     console.log(`${title.padEnd(width)}  ${cells(safeNames)}`);
-    for (const [name, values] of rows) console.log(`${name.padEnd(width)}  ${cells(values.map((value) => shown(value)))}`);
+    for (const [name, values] of rows)
+      console.log(`${name.padEnd(width)}  ${cells(values.map((value) => shown(value)))}`);
   };
   if (json.models.length > 0) {
     const models = json.models;
     const positions = Math.max(...models.map((m) => m.per_position_acceptance.length));
-    table('vLLM, per model_name', models.map((m) => m.model_name), [
-      ['num_drafts (verification steps)', models.map((m) => m.num_drafts)],
-      ['num_draft_tokens (D)', models.map((m) => m.num_draft_tokens)],
-      ['num_accepted_tokens (A)', models.map((m) => m.num_accepted_tokens)],
-      ['draft_acceptance_rate (A/D)', models.map((m) => m.draft_acceptance_rate)],
-      ['mean_acceptance_length (1 + A/num_drafts)', models.map((m) => m.mean_acceptance_length)],
-      ...Array.from({ length: positions }, (_, i): [string, (number | null)[]] => [`acceptance at position ${i} (accepted / num_drafts)`, models.map((m) => m.per_position_acceptance[i] ?? null)]),
-      ['R raw draft tokens', models.map((m) => m.R)],
-      ['I invalidated by the grammar', models.map((m) => m.I)],
-      ['D/R grammar survival', models.map((m) => m.grammar_survival)],
-      ['A/R draft yield', models.map((m) => m.draft_yield)],
-    ]);
+    table(
+      'vLLM, per model_name',
+      models.map((m) => m.model_name),
+      [
+        ['num_drafts (verification steps)', models.map((m) => m.num_drafts)],
+        ['num_draft_tokens (D)', models.map((m) => m.num_draft_tokens)],
+        ['num_accepted_tokens (A)', models.map((m) => m.num_accepted_tokens)],
+        ['draft_acceptance_rate (A/D)', models.map((m) => m.draft_acceptance_rate)],
+        ['mean_acceptance_length (1 + A/num_drafts)', models.map((m) => m.mean_acceptance_length)],
+        ...Array.from({ length: positions }, (_, i): [string, (number | null)[]] => [
+          `acceptance at position ${i} (accepted / num_drafts)`,
+          models.map((m) => m.per_position_acceptance[i] ?? null),
+        ]),
+        ['R raw draft tokens', models.map((m) => m.R)],
+        ['I invalidated by the grammar', models.map((m) => m.I)],
+        ['D/R grammar survival', models.map((m) => m.grammar_survival)],
+        ['A/R draft yield', models.map((m) => m.draft_yield)],
+      ],
+    );
     console.log((models[0] as (typeof models)[number]).note);
     for (const model of models) {
       if (!('advice' in model) || model.advice === undefined) continue;
       const { advice } = model;
-      console.log(`\n${model.model_name}: expected speedup per draft length L at C = ${advice.cost_ratio} (tokens per step 1 + Σ a_i, over 1 + L·C target forwards), [95% interval over the window's ${advice.num_drafts} drafts]`);
+      console.log(
+        `\n${model.model_name}: expected speedup per draft length L at C = ${advice.cost_ratio} (tokens per step 1 + Σ a_i, over 1 + L·C target forwards), [95% interval over the window's ${advice.num_drafts} drafts]`,
+      );
       for (const row of advice.rows) {
-        const interval = row.expected_speedup_ci95 === null ? '' : ` [${row.expected_speedup_ci95.low.toFixed(3)}–${row.expected_speedup_ci95.high.toFixed(3)}]`;
-        const mark = row.L === advice.recommended_L ? '  ← recommended' : row.L === advice.best_L ? '  ← highest, but not measurably above the recommended L' : row.within_noise_of_best ? '  (within noise of the highest)' : '';
-        console.log(`  L = ${row.L}: ${row.expected_tokens_per_step.toFixed(3)} tokens per step, ${row.expected_speedup.toFixed(3)}×${interval}${mark}`);
+        const interval =
+          row.expected_speedup_ci95 === null
+            ? ''
+            : ` [${row.expected_speedup_ci95.low.toFixed(3)}–${row.expected_speedup_ci95.high.toFixed(3)}]`;
+        const mark =
+          row.L === advice.recommended_L
+            ? '  ← recommended'
+            : row.L === advice.best_L
+              ? '  ← highest, but not measurably above the recommended L'
+              : row.within_noise_of_best
+                ? '  (within noise of the highest)'
+                : '';
+        console.log(
+          `  L = ${row.L}: ${row.expected_tokens_per_step.toFixed(3)} tokens per step, ${row.expected_speedup.toFixed(3)}×${interval}${mark}`,
+        );
       }
-      console.log(advice.recommended_L === null ? '  no per-position counters: no advice' : `  recommended L = ${advice.recommended_L}: the smallest L whose difference from the highest (L = ${advice.best_L}) is within noise over these drafts (only L up to the ${advice.rows.length} positions measured can be advised)`);
+      console.log(
+        advice.recommended_L === null
+          ? '  no per-position counters: no advice'
+          : `  recommended L = ${advice.recommended_L}: the smallest L whose difference from the highest (L = ${advice.best_L}) is within noise over these drafts (only L up to the ${advice.rows.length} positions measured can be advised)`,
+      );
     }
   }
   if (json.sglang.length > 0) {
     if (json.models.length > 0) console.log('');
-    table('SGLang, per model_name', json.sglang.map((m) => m.model_name), [
-      ['spec_accept_length (last window, gauge)', json.sglang.map((m) => m.spec_accept_length)],
-      ['spec_accept_rate (last window, gauge)', json.sglang.map((m) => m.spec_accept_rate)],
-      ['spec_verify_calls (counter)', json.sglang.map((m) => m.spec_verify_calls)],
-    ]);
+    table(
+      'SGLang, per model_name',
+      json.sglang.map((m) => m.model_name),
+      [
+        ['spec_accept_length (last window, gauge)', json.sglang.map((m) => m.spec_accept_length)],
+        ['spec_accept_rate (last window, gauge)', json.sglang.map((m) => m.spec_accept_rate)],
+        ['spec_verify_calls (counter)', json.sglang.map((m) => m.spec_verify_calls)],
+      ],
+    );
     console.log((json.sglang[0] as (typeof json.sglang)[number]).note);
   }
 }
@@ -166,12 +234,20 @@ async function scrapeUrl(url: URL): Promise<ScrapeReading> {
 }
 
 /** Polls the URL: each window is the delta between two consecutive scrapes. */
-async function watch(source: { url: URL; intervalMs: number; count: number | null }, supplied: Supplied, json: boolean, costRatio: number | null): Promise<number> {
+async function watch(
+  source: { url: URL; intervalMs: number; count: number | null },
+  supplied: Supplied,
+  json: boolean,
+  costRatio: number | null,
+): Promise<number> {
   let previous = await scrapeUrl(source.url);
   // Each model's per-position acceptance, window by window since the baseline (a restart starts it again).
   const history = new Map<string, (number | null)[][]>();
   let previousAt = performance.now();
-  if (!json) console.log(`watching ${shownUrl(source.url)} every ${source.intervalMs / 1000} s${source.count === null ? ' (Ctrl-C to stop)' : `, ${source.count} windows`}; each window is the delta between two scrapes`);
+  if (!json)
+    console.log(
+      `watching ${shownUrl(source.url)} every ${source.intervalMs / 1000} s${source.count === null ? ' (Ctrl-C to stop)' : `, ${source.count} windows`}; each window is the delta between two scrapes`,
+    );
   for (let window = 1; source.count === null || window <= source.count; window++) {
     await sleep(source.intervalMs);
     const current = await scrapeUrl(source.url);
@@ -181,7 +257,8 @@ async function watch(source: { url: URL; intervalMs: number; count: number | nul
     try {
       reading = readingDelta(previous, current);
     } catch (error) {
-      if (!(error instanceof CounterResetError)) throw error instanceof ScrapeError ? new UsageError(error.message) : error;
+      if (!(error instanceof CounterResetError))
+        throw error instanceof ScrapeError ? new UsageError(error.message) : error;
       // A server restart zeroes its counters: this scrape becomes the new baseline, and the window is not a figure.
       const note = `counters went down (${error.message.split(':')[0]}): the server restarted; starting a new baseline from this scrape`;
       if (json) console.log(JSON.stringify({ window, seconds, reset: true, note }));
@@ -192,17 +269,41 @@ async function watch(source: { url: URL; intervalMs: number; count: number | nul
       continue;
     }
     const delta = readingJson(reading, supplied, costRatio);
-    for (const model of delta.models) history.set(model.model_name, [...(history.get(model.model_name) ?? []), model.per_position_acceptance]);
-    const overWindows = costRatio === null ? [] : [...history].map(([model, windows]) => ({ model_name: model, ...adviseOverWindows(windows, costRatio) }));
-    if (json) console.log(JSON.stringify({ window, seconds, ...delta, ...(costRatio === null ? {} : { advice_over_windows: overWindows }) }));
+    for (const model of delta.models)
+      history.set(model.model_name, [...(history.get(model.model_name) ?? []), model.per_position_acceptance]);
+    const overWindows =
+      costRatio === null
+        ? []
+        : [...history].map(([model, windows]) => ({ model_name: model, ...adviseOverWindows(windows, costRatio) }));
+    if (json)
+      console.log(
+        JSON.stringify({
+          window,
+          seconds,
+          ...delta,
+          ...(costRatio === null ? {} : { advice_over_windows: overWindows }),
+        }),
+      );
     else {
       console.log(`\nwindow ${window} (${seconds.toFixed(1)} s)`);
       printReading(delta);
       for (const advice of overWindows) {
-        const against = (verdict: Verdict) => (verdict === 'within noise' ? `within noise of L = ${advice.best_L}` : verdict === 'too few samples' ? VERDICT_TEXT[verdict] : `${verdict} than L = ${advice.best_L}`);
-        const rows = advice.rows.map((row) => `L = ${row.L}: ${row.median_speedup.toFixed(3)}× [${row.speedup_ci95.low.toFixed(3)}–${row.speedup_ci95.high.toFixed(3)}] ${row.against_best === null ? 'highest' : against(row.against_best)}`);
-        const why = advice.measured ? 'the smallest not measurably slower than the highest' : `the highest: under ${MIN_SAMPLES_FOR_VERDICT} windows no difference is measured`;
-        console.log(`${terminalSafe(advice.model_name, { maxChars: 60 })} over the ${advice.windows} windows since the baseline (median [95% interval]; each L against the highest, window by window): ${rows.join('; ')}; recommended L = ${advice.recommended_L ?? '—'}, ${why}`);
+        const against = (verdict: Verdict) =>
+          verdict === 'within noise'
+            ? `within noise of L = ${advice.best_L}`
+            : verdict === 'too few samples'
+              ? VERDICT_TEXT[verdict]
+              : `${verdict} than L = ${advice.best_L}`;
+        const rows = advice.rows.map(
+          (row) =>
+            `L = ${row.L}: ${row.median_speedup.toFixed(3)}× [${row.speedup_ci95.low.toFixed(3)}–${row.speedup_ci95.high.toFixed(3)}] ${row.against_best === null ? 'highest' : against(row.against_best)}`,
+        );
+        const why = advice.measured
+          ? 'the smallest not measurably slower than the highest'
+          : `the highest: under ${MIN_SAMPLES_FOR_VERDICT} windows no difference is measured`;
+        console.log(
+          `${terminalSafe(advice.model_name, { maxChars: 60 })} over the ${advice.windows} windows since the baseline (median [95% interval]; each L against the highest, window by window): ${rows.join('; ')}; recommended L = ${advice.recommended_L ?? '—'}, ${why}`,
+        );
       }
     }
     previous = current;
@@ -215,7 +316,11 @@ export function main(argv: string[]): Promise<number> {
   return runCommand(COMMANDS['import:vllm'], argv, (parsed) => {
     const { source, supplied, json, costRatio } = parse(parsed);
     if ('url' in source) return watch(source, supplied, json, costRatio);
-    const reading = scraped(() => ('single' in source ? readMetrics(read(source.single), source.single) : readingDelta(readMetrics(read(source.before), source.before), readMetrics(read(source.after), source.after))));
+    const reading = scraped(() =>
+      'single' in source
+        ? readMetrics(read(source.single), source.single)
+        : readingDelta(readMetrics(read(source.before), source.before), readMetrics(read(source.after), source.after)),
+    );
     const report = readingJson(reading, supplied, costRatio);
     if (json) console.log(JSON.stringify(report, null, 2));
     else printReading(report);
@@ -225,4 +330,5 @@ export function main(argv: string[]): Promise<number> {
 
 // Run as the command; a test imports main and calls it in-process.
 const script = process.argv[1];
-if (script !== undefined && pathToFileURL(realpathSync(script)).href === import.meta.url) process.exitCode = await main(process.argv.slice(2));
+if (script !== undefined && pathToFileURL(realpathSync(script)).href === import.meta.url)
+  process.exitCode = await main(process.argv.slice(2));

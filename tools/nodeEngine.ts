@@ -9,7 +9,11 @@ import { nodeGpu } from './nodeGpu';
  * Steps verified on the CPU twin, or on Dawn's WebGPU; `pair` when the caller has loaded it already;
  * `treeScoring: false` forces the batched scoring path.
  */
-export function setupNodeEngine(verifier: 'cpu' | 'gpu' = 'cpu', pair?: ModelPairHandle, treeScoring?: boolean): Promise<EngineSetup> {
+export function setupNodeEngine(
+  verifier: 'cpu' | 'gpu' = 'cpu',
+  pair?: ModelPairHandle,
+  treeScoring?: boolean,
+): Promise<EngineSetup> {
   return setupEngine({
     provider: 'wasm',
     verifier,

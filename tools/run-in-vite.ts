@@ -10,7 +10,11 @@ import { parseCommand, helpText, UsageError } from './cli/args';
 import { commandForViteEntry } from './cli/commands';
 
 // xgrammar's UMD bundle reaches for CommonJS globals under Node; Vite's module runner does not provide them.
-Object.assign(globalThis, { require: createRequire(import.meta.url), __filename: fileURLToPath(import.meta.url), __dirname: dirname(fileURLToPath(import.meta.url)) });
+Object.assign(globalThis, {
+  require: createRequire(import.meta.url),
+  __filename: fileURLToPath(import.meta.url),
+  __dirname: dirname(fileURLToPath(import.meta.url)),
+});
 
 const [modulePath, ...argv] = process.argv.slice(2);
 if (!modulePath) throw new Error('usage: run-in-vite.ts <module> [args…]');
@@ -29,7 +33,11 @@ if (spec) {
   }
 }
 const { createServer } = await import('vite');
-const server = await createServer({ logLevel: 'warn', server: { middlewareMode: true, hmr: false, ws: false }, ssr: { noExternal: ['@mlc-ai/web-xgrammar'] } });
+const server = await createServer({
+  logLevel: 'warn',
+  server: { middlewareMode: true, hmr: false, ws: false },
+  ssr: { noExternal: ['@mlc-ai/web-xgrammar'] },
+});
 try {
   const tool = (await server.ssrLoadModule(modulePath)) as { main: (argv: string[]) => Promise<number> };
   process.exitCode = await tool.main(argv);

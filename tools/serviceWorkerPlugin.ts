@@ -30,14 +30,19 @@ export function listedSha256(publicDir: string): Record<string, string> {
   const listed: Record<string, string> = {};
   for (const manifest of filesUnder(publicDir).filter((file) => /^models\/[^/]+\/manifest\.json$/.test(file))) {
     const folder = manifest.slice(0, -'manifest.json'.length);
-    const { files } = JSON.parse(readFileSync(join(publicDir, manifest), 'utf8')) as { files: { path: string; sha256: string }[] };
+    const { files } = JSON.parse(readFileSync(join(publicDir, manifest), 'utf8')) as {
+      files: { path: string; sha256: string }[];
+    };
     for (const file of files) listed[`${folder}${file.path}`] = file.sha256;
   }
   return listed;
 }
 
 /** The precache list: bundle files and public files, sorted, the manifests' sha256, and a version hash over them all. */
-export function precacheList(bundle: Record<string, string | Uint8Array>, publicDir: string): { version: string; files: string[]; sha256: Record<string, string> } {
+export function precacheList(
+  bundle: Record<string, string | Uint8Array>,
+  publicDir: string,
+): { version: string; files: string[]; sha256: Record<string, string> } {
   const hash = createHash('sha256');
   const sha256 = listedSha256(publicDir);
   hash.update(JSON.stringify(sha256));
@@ -62,11 +67,19 @@ export function serviceWorker(): Plugin {
     generateBundle: {
       order: 'post',
       handler(_options, bundle) {
-        const contents = Object.fromEntries(Object.values(bundle).map((file) => [file.fileName, file.type === 'chunk' ? file.code : file.source]));
+        const contents = Object.fromEntries(
+          Object.values(bundle).map((file) => [file.fileName, file.type === 'chunk' ? file.code : file.source]),
+        );
         const list = precacheList(contents, publicDir);
         const source = readFileSync(new URL('../src/serviceWorker.ts', import.meta.url), 'utf8');
-        const code = ts.transpileModule(source, { compilerOptions: { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.ESNext } }).outputText;
-        this.emitFile({ type: 'asset', fileName: SERVICE_WORKER_FILE, source: `const SPECLAB_PRECACHE = ${JSON.stringify(list)};\n${code}` });
+        const code = ts.transpileModule(source, {
+          compilerOptions: { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.ESNext },
+        }).outputText;
+        this.emitFile({
+          type: 'asset',
+          fileName: SERVICE_WORKER_FILE,
+          source: `const SPECLAB_PRECACHE = ${JSON.stringify(list)};\n${code}`,
+        });
       },
     },
   };

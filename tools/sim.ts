@@ -3,7 +3,17 @@
  * Runs every verification method, with no models, on synthetic context-dependent draft/target pairs.
  */
 import { loadLpSolver } from '../src/core/blockOptimum';
-import { PAPER_GAINS, PAPER_METHODS, PAPER_TABLE, PAPER_TABLE_QUICK, largestGaps, meanGain, paperTable, type PaperCell, type PaperMethod } from '../src/core/paperTable';
+import {
+  PAPER_GAINS,
+  PAPER_METHODS,
+  PAPER_TABLE,
+  PAPER_TABLE_QUICK,
+  largestGaps,
+  meanGain,
+  paperTable,
+  type PaperCell,
+  type PaperMethod,
+} from '../src/core/paperTable';
 import { DEFAULT_SIMULATION, simulate, type SimulationOptions, type SimulationReport } from '../src/core/simulate';
 import type { VerifierId } from '../src/core/verify';
 import { UsageError, checkOrExit, parseOrExit } from './cli/args';
@@ -12,14 +22,20 @@ import { snakeKeys } from './cli/csv';
 
 const NUMBER_OPTIONS = ['V', 'K', 'L', 'temperature', 'closeness', 'seed', 'steps', 'contexts'] as const;
 
-function parseOptions(argv: string[]): { options: SimulationOptions; json: boolean; paperTable: boolean; quick: boolean } {
+function parseOptions(argv: string[]): {
+  options: SimulationOptions;
+  json: boolean;
+  paperTable: boolean;
+  quick: boolean;
+} {
   const { values } = parseOrExit(COMMANDS.sim, argv);
   checkOrExit(COMMANDS.sim, () => {
     if (values.quick && !values['paper-table']) throw new UsageError('--quick only applies to --paper-table');
   });
   const options: SimulationOptions = { ...DEFAULT_SIMULATION };
   for (const name of NUMBER_OPTIONS) options[name] = Number(values[name]);
-  if (values.methods !== undefined) options.methods = values.methods.split(',').map((method) => method.trim()) as VerifierId[];
+  if (values.methods !== undefined)
+    options.methods = values.methods.split(',').map((method) => method.trim()) as VerifierId[];
   return { options, json: values.json, paperTable: values['paper-table'], quick: values.quick };
 }
 
@@ -31,7 +47,18 @@ function printTable(report: SimulationReport): void {
     `SpecLab simulator: V=${V} K=${K} L=${L} temperature=${temperature} closeness=${closeness} seed=${seed} ` +
       `steps=${steps} contexts=${contexts}`,
   );
-  const header = ['method', 'drafts', 'block efficiency', '± s.e.', 'exact', 'optimum (L=1)', 'block optimum', 'gap', 'universal bound', 'A/D'];
+  const header = [
+    'method',
+    'drafts',
+    'block efficiency',
+    '± s.e.',
+    'exact',
+    'optimum (L=1)',
+    'block optimum',
+    'gap',
+    'universal bound',
+    'A/D',
+  ];
   const rows = report.methods.map((m) => [
     m.method,
     String(m.draftsUsed),
@@ -57,7 +84,8 @@ function printTable(report: SimulationReport): void {
 
 function printColumns(header: string[], rows: string[][]): void {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] as string).length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i] as number) : c.padStart(widths[i] as number))).join('  ');
+  const line = (cells: string[]) =>
+    cells.map((c, i) => (i === 0 ? c.padEnd(widths[i] as number) : c.padStart(widths[i] as number))).join('  ');
   console.log(line(header));
   console.log(widths.map((w) => '-'.repeat(w)).join('  '));
   for (const row of rows) console.log(line(row));
@@ -95,17 +123,27 @@ function printPaperTable(cells: readonly PaperCell[], quick: boolean): void {
   console.log('\nSpecTr-GBV (SpecLab: recursive GBV) mean relative gain in block efficiency, here vs the paper:');
   for (const closeness of options.closenesses) {
     const these = cells.filter((cell) => cell.closeness === closeness);
-    const gains = (['tokenwise', 'spectr', 'gbv'] as const).map((baseline) => `vs ${baseline === 'tokenwise' ? 'SD (token-wise)' : baseline === 'spectr' ? 'SpecTr' : 'GBV'} ${percent(meanGain(these, baseline))} (paper ${percent(PAPER_GAINS[baseline])})`);
+    const gains = (['tokenwise', 'spectr', 'gbv'] as const).map(
+      (baseline) =>
+        `vs ${baseline === 'tokenwise' ? 'SD (token-wise)' : baseline === 'spectr' ? 'SpecTr' : 'GBV'} ${percent(meanGain(these, baseline))} (paper ${percent(PAPER_GAINS[baseline])})`,
+    );
     const behind = these.filter((cell) => clearlyBelow(cell, 'spectr')).length;
     const behindTree = these.filter((cell) => clearlyBelow(cell, 'optimal-tree')).length;
-    console.log(`  closeness ${closeness}: ${gains.join(', ')}; below SpecTr in ${behind} of ${these.length} cells, below optimal-tree in ${behindTree} (by more than 1e-6 and two standard errors)`);
+    console.log(
+      `  closeness ${closeness}: ${gains.join(', ')}; below SpecTr in ${behind} of ${these.length} cells, below optimal-tree in ${behindTree} (by more than 1e-6 and two standard errors)`,
+    );
   }
-  console.log('Largest gap to the block optimum (for K drafts) over the cells where it was computed: all of them | those with K ≥ 2:');
+  console.log(
+    'Largest gap to the block optimum (for K drafts) over the cells where it was computed: all of them | those with K ≥ 2:',
+  );
   const gaps = largestGaps(cells);
   const multiGaps = largestGaps(cells.filter((cell) => cell.K >= 2));
   const where = (worst: ReturnType<typeof largestGaps>[PaperMethod]) =>
-    worst === null ? '— (no cell small enough)' : `${worst.gap.toFixed(4)} at closeness ${worst.cell.closeness}, K=${worst.cell.K}, L=${worst.cell.L}, T=${worst.cell.temperature}`;
-  for (const method of PAPER_METHODS) console.log(`  ${method.padEnd(19)} ${where(gaps[method])} | ${where(multiGaps[method])}`);
+    worst === null
+      ? '— (no cell small enough)'
+      : `${worst.gap.toFixed(4)} at closeness ${worst.cell.closeness}, K=${worst.cell.K}, L=${worst.cell.L}, T=${worst.cell.temperature}`;
+  for (const method of PAPER_METHODS)
+    console.log(`  ${method.padEnd(19)} ${where(gaps[method])} | ${where(multiGaps[method])}`);
 }
 
 const { options, json, paperTable: wantsPaperTable, quick } = parseOptions(process.argv.slice(2));

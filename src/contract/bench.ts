@@ -75,10 +75,20 @@ export interface SweepCell {
 }
 
 const round = (value: number | null, digits = 4) => (value === null ? null : Number(value.toFixed(digits)));
-const roundSpread = (spread: Spread, digits = 4) => ({ median: round(spread.median, digits), min: round(spread.min, digits), q1: round(spread.q1, digits), q3: round(spread.q3, digits), max: round(spread.max, digits), n: spread.n });
+const roundSpread = (spread: Spread, digits = 4) => ({
+  median: round(spread.median, digits),
+  min: round(spread.min, digits),
+  q1: round(spread.q1, digits),
+  q3: round(spread.q3, digits),
+  max: round(spread.max, digits),
+  n: spread.n,
+});
 
 /** A 95% interval in the JSON: {low, high}. */
-export const intervalJson = (interval: Interval, digits: number) => ({ low: round(interval.low, digits), high: round(interval.high, digits) });
+export const intervalJson = (interval: Interval, digits: number) => ({
+  low: round(interval.low, digits),
+  high: round(interval.high, digits),
+});
 
 /** A cell as `npm run sweep -- --json` prints it and the app exports it. */
 export function sweepCellJson(cell: SweepCell) {
@@ -99,16 +109,74 @@ export function sweepCellJson(cell: SweepCell) {
     speedup_within_noise_of_ar: contains(cell.speedupInterval, 1),
     /** The shared verdict rule (src/core/verdict.ts) against ar: faster, slower, within noise or too few samples. */
     speedup_verdict: verdictOf(cell.speedupInterval),
-    spread: { tokens_per_second: roundSpread(cell.tokensPerSecond, 2), speedup: roundSpread(cell.speedup, 3), mean_acceptance_length: roundSpread(cell.meanAcceptanceLength) },
+    spread: {
+      tokens_per_second: roundSpread(cell.tokensPerSecond, 2),
+      speedup: roundSpread(cell.speedup, 3),
+      mean_acceptance_length: roundSpread(cell.meanAcceptanceLength),
+    },
   };
 }
 
 /** The same cells as CSV, one row per cell, medians with min and max. */
 export function sweepCsv(cells: readonly SweepCell[]): string {
-  const header = ['K', 'L', 'seeds', 'runs', 'tokens', 'mean_acceptance_length', 'conditional_acceptance', 'draft_yield', 'grammar_survival', 'tokens_per_second', 'tokens_per_second_min', 'tokens_per_second_max', 'speedup', 'speedup_min', 'speedup_max', 'speedup_ci95_low', 'speedup_ci95_high', 'speedup_within_noise_of_ar', 'scoring_path', 'positions_per_step', 'batched_positions_per_step', 'R', 'I', 'D', 'A', 'steps'];
+  const header = [
+    'K',
+    'L',
+    'seeds',
+    'runs',
+    'tokens',
+    'mean_acceptance_length',
+    'conditional_acceptance',
+    'draft_yield',
+    'grammar_survival',
+    'tokens_per_second',
+    'tokens_per_second_min',
+    'tokens_per_second_max',
+    'speedup',
+    'speedup_min',
+    'speedup_max',
+    'speedup_ci95_low',
+    'speedup_ci95_high',
+    'speedup_within_noise_of_ar',
+    'scoring_path',
+    'positions_per_step',
+    'batched_positions_per_step',
+    'R',
+    'I',
+    'D',
+    'A',
+    'steps',
+  ];
   const rows = cells.map((cell) => {
     const json = sweepCellJson(cell);
-    return [json.K, json.L, json.seeds, json.runs, json.tokens, json.mean_acceptance_length, json.conditional_acceptance, json.draft_yield, json.grammar_survival, json.tokens_per_second, json.spread.tokens_per_second.min, json.spread.tokens_per_second.max, json.speedup, json.spread.speedup.min, json.spread.speedup.max, json.speedup_ci95.low, json.speedup_ci95.high, json.speedup_within_noise_of_ar, json.scoring_path, json.positions_per_step, json.batched_positions_per_step, json.R, json.I, json.D, json.A, json.steps];
+    return [
+      json.K,
+      json.L,
+      json.seeds,
+      json.runs,
+      json.tokens,
+      json.mean_acceptance_length,
+      json.conditional_acceptance,
+      json.draft_yield,
+      json.grammar_survival,
+      json.tokens_per_second,
+      json.spread.tokens_per_second.min,
+      json.spread.tokens_per_second.max,
+      json.speedup,
+      json.spread.speedup.min,
+      json.spread.speedup.max,
+      json.speedup_ci95.low,
+      json.speedup_ci95.high,
+      json.speedup_within_noise_of_ar,
+      json.scoring_path,
+      json.positions_per_step,
+      json.batched_positions_per_step,
+      json.R,
+      json.I,
+      json.D,
+      json.A,
+      json.steps,
+    ];
   });
   return `${[header, ...rows].map((row) => row.map((value) => (value === null ? '' : String(value))).join(',')).join('\n')}\n`;
 }
@@ -210,7 +278,10 @@ function scorecardFiguresJson(row: ScorecardFigures) {
     speedup_over_free_within_noise: row.overFree === null ? null : contains(row.overFree.interval, 1),
     speedup_over_free_verdict: row.overFree === null ? null : verdictOf(row.overFree.interval),
     inter_token_latency_ms: round(row.interTokenMs.median, 3),
-    spread: { tokens_per_second: roundSpread(row.tokensPerSecond, 2), inter_token_latency_ms: roundSpread(row.interTokenMs, 3) },
+    spread: {
+      tokens_per_second: roundSpread(row.tokensPerSecond, 2),
+      inter_token_latency_ms: roundSpread(row.interTokenMs, 3),
+    },
   };
 }
 
@@ -221,11 +292,19 @@ function scorecardFiguresJson(row: ScorecardFigures) {
  */
 export function scorecardCsv(rows: readonly (ScorecardRow | CaseScorecardRow)[]): string {
   const objects = rows.map((row) => {
-    return Object.fromEntries(Object.entries('preset' in row ? scorecardRowJson(row) : caseScorecardRowJson(row)).flatMap(([key, value]): [string, unknown][] => {
-      if (!key.endsWith('_ci95')) return value !== null && typeof value === 'object' && !Array.isArray(value) ? [] : [[key, value]];
-      const interval = value as { low: number | null; high: number | null } | null;
-      return [[`${key}_low`, interval?.low ?? null], [`${key}_high`, interval?.high ?? null]];
-    }));
+    return Object.fromEntries(
+      Object.entries('preset' in row ? scorecardRowJson(row) : caseScorecardRowJson(row)).flatMap(
+        ([key, value]): [string, unknown][] => {
+          if (!key.endsWith('_ci95'))
+            return value !== null && typeof value === 'object' && !Array.isArray(value) ? [] : [[key, value]];
+          const interval = value as { low: number | null; high: number | null } | null;
+          return [
+            [`${key}_low`, interval?.low ?? null],
+            [`${key}_high`, interval?.high ?? null],
+          ];
+        },
+      ),
+    );
   });
   const keys = Object.keys(objects[0] ?? {});
   const cell = (value: unknown) => (Array.isArray(value) ? value.join(' ') : value === null ? '' : String(value));
@@ -234,9 +313,21 @@ export function scorecardCsv(rows: readonly (ScorecardRow | CaseScorecardRow)[])
 
 /** The figures a sweep's heatmaps show, each read from a cell the same way in the CLI and the app. */
 export const SWEEP_METRICS = {
-  meanAcceptanceLength: { title: 'Mean acceptance length 1 + A/steps', digits: 2, value: (cell: SweepCell) => derivedRatios(cell.counters).meanAcceptanceLength },
-  speedup: { title: 'Speedup over AR (tokens/s, median over samples)', digits: 2, value: (cell: SweepCell) => cell.speedup.median },
-  draftYield: { title: 'A/R draft yield', digits: 3, value: (cell: SweepCell) => derivedRatios(cell.counters).draftYield },
+  meanAcceptanceLength: {
+    title: 'Mean acceptance length 1 + A/steps',
+    digits: 2,
+    value: (cell: SweepCell) => derivedRatios(cell.counters).meanAcceptanceLength,
+  },
+  speedup: {
+    title: 'Speedup over AR (tokens/s, median over samples)',
+    digits: 2,
+    value: (cell: SweepCell) => cell.speedup.median,
+  },
+  draftYield: {
+    title: 'A/R draft yield',
+    digits: 3,
+    value: (cell: SweepCell) => derivedRatios(cell.counters).draftYield,
+  },
 } as const;
 
 export type SweepMetric = keyof typeof SWEEP_METRICS;
@@ -264,18 +355,28 @@ export function sweepMarkdown(cells: readonly SweepCell[], metric: SweepMetric):
   const speedup = metric === 'speedup';
   // A speedup's best cell is bold only when its interval overlaps no other cell's: otherwise the ranking is noise.
   const bold = best !== null && (!speedup || distinguishableBest(cells, best));
-  const lines = [`**${title}${speedup ? ', [95% bootstrap interval over samples]' : ''}**`, '', `| K \\ L | ${Ls.join(' | ')} |`, `|---|${Ls.map(() => '---:').join('|')}|`];
+  const lines = [
+    `**${title}${speedup ? ', [95% bootstrap interval over samples]' : ''}**`,
+    '',
+    `| K \\ L | ${Ls.join(' | ')} |`,
+    `|---|${Ls.map(() => '---:').join('|')}|`,
+  ];
   for (const K of Ks) {
     const row = Ls.map((L) => {
       const cell = cells.find((candidate) => candidate.K === K && candidate.L === L);
       if (!cell) return '';
       let shown = value(cell)?.toFixed(digits) ?? '—';
-      if (speedup) shown += ` [${cell.speedupInterval.low.toFixed(digits)}–${cell.speedupInterval.high.toFixed(digits)}]${noiseMark(cell, best)}`;
+      if (speedup)
+        shown += ` [${cell.speedupInterval.low.toFixed(digits)}–${cell.speedupInterval.high.toFixed(digits)}]${noiseMark(cell, best)}`;
       return cell === best && bold ? `**${shown}**` : shown;
     });
     lines.push(`| ${K} | ${row.join(' | ')} |`);
   }
-  if (speedup) lines.push('', `≈ ar: the interval holds 1.0, no faster than ar on these samples; ${VERDICT_TEXT['too few samples']}: no verdict from so few; ≈ best: it overlaps the best cell's interval. ${bold ? 'Bold: the best cell, distinguishable from every other.' : 'No cell is bold: the best cannot be told from the others on these samples (more samples, --seeds, or a larger --token-budget narrow the intervals).'}`);
+  if (speedup)
+    lines.push(
+      '',
+      `≈ ar: the interval holds 1.0, no faster than ar on these samples; ${VERDICT_TEXT['too few samples']}: no verdict from so few; ≈ best: it overlaps the best cell's interval. ${bold ? 'Bold: the best cell, distinguishable from every other.' : 'No cell is bold: the best cannot be told from the others on these samples (more samples, --seeds, or a larger --token-budget narrow the intervals).'}`,
+    );
   return lines.join('\n');
 }
 
@@ -298,10 +399,12 @@ export function noiseMark(cell: SweepCell, best: SweepCell | null): string {
 export function parseSweepList(param: 'K' | 'L', text: string): number[] {
   const limit = LIMITS[param];
   const entries = text.split(',').map((entry) => entry.trim());
-  if (text.trim() === '' || entries.some((entry) => entry === '')) throw new RangeError(`${limit.label}: give a comma-separated list such as 1,2,3`);
+  if (text.trim() === '' || entries.some((entry) => entry === ''))
+    throw new RangeError(`${limit.label}: give a comma-separated list such as 1,2,3`);
   const values = entries.map((entry) => {
     const value = Number(entry);
-    if (!(Number.isInteger(value) && value >= limit.min && value <= limit.max)) throw new RangeError(`${limit.label}: ${JSON.stringify(entry)} is not an integer in ${limit.min}..${limit.max}`);
+    if (!(Number.isInteger(value) && value >= limit.min && value <= limit.max))
+      throw new RangeError(`${limit.label}: ${JSON.stringify(entry)} is not an integer in ${limit.min}..${limit.max}`);
     return value;
   });
   return [...new Set(values)];

@@ -8,7 +8,10 @@
 import { NETWORK_LIMITS } from './limits';
 import type { NetworkTimeouts } from './protocol';
 
-export const DEFAULT_TIMEOUTS: NetworkTimeouts = { requestMs: NETWORK_LIMITS.requestSeconds * 1000, stallMs: NETWORK_LIMITS.stallSeconds * 1000 };
+export const DEFAULT_TIMEOUTS: NetworkTimeouts = {
+  requestMs: NETWORK_LIMITS.requestSeconds * 1000,
+  stallMs: NETWORK_LIMITS.stallSeconds * 1000,
+};
 
 /** A read stopped by one of its bounds, or cancelled: the message says which, and names the server. */
 export class BoundedReadError extends Error {
@@ -49,7 +52,9 @@ function watchdog(url: URL, outer: AbortSignal | undefined) {
     arm(ms: number, what: string) {
       clearTimeout(timer);
       timer = setTimeout(() => {
-        expired = new NetworkTimeoutError(`the server at ${url.origin} did not ${what} within ${ms / 1000} s (${shownUrl(url)})`);
+        expired = new NetworkTimeoutError(
+          `the server at ${url.origin} did not ${what} within ${ms / 1000} s (${shownUrl(url)})`,
+        );
         controller.abort();
       }, ms);
     },
@@ -91,7 +96,10 @@ async function readBody(
 ): Promise<Uint8Array<ArrayBuffer>> {
   const length = Number(response.headers.get('content-length'));
   const total = Number.isFinite(length) && length > 0 ? length : null;
-  const tooLarge = (bytes: string) => new FileTooLargeError(`${shownUrl(url)} is ${bytes}, but ${limit?.bytes} bytes at most were expected (${limit?.why}): the download was stopped`);
+  const tooLarge = (bytes: string) =>
+    new FileTooLargeError(
+      `${shownUrl(url)} is ${bytes}, but ${limit?.bytes} bytes at most were expected (${limit?.why}): the download was stopped`,
+    );
   if (limit && total !== null && total > limit.bytes) {
     // The body is never read: closing it frees the connection rather than leaving it to the server.
     void response.body?.cancel().catch(() => undefined);

@@ -56,6 +56,10 @@ export const EMBED_FRAME_POLICY = 'frame-ancestors * file:';
  * page instead says `frame-ancestors * file:` in its CSP and sends no X-Frame-Options.
  */
 export function securityHeaders(path: string): Record<string, string> {
-  if (!(EMBED_PATHS as readonly string[]).includes(path)) return { ...SECURITY_HEADERS, 'Content-Security-Policy': CONTENT_SECURITY_POLICY };
-  return { 'X-Content-Type-Options': SECURITY_HEADERS['X-Content-Type-Options'], 'Content-Security-Policy': `${CONTENT_SECURITY_POLICY}; ${EMBED_FRAME_POLICY}` };
+  if (!(EMBED_PATHS as readonly string[]).includes(path))
+    return { ...SECURITY_HEADERS, 'Content-Security-Policy': CONTENT_SECURITY_POLICY };
+  return {
+    'X-Content-Type-Options': SECURITY_HEADERS['X-Content-Type-Options'],
+    'Content-Security-Policy': `${CONTENT_SECURITY_POLICY}; ${EMBED_FRAME_POLICY}`,
+  };
 }

@@ -39,12 +39,27 @@ const hub = (repo: string) => `https://huggingface.co/${repo}/resolve/main/`;
 export const MODEL_PAIRS: readonly PairSource[] = [
   BUNDLED_PAIR,
   BUNDLED_FLOAT_PAIR,
-  { label: 'SmolLM2-135M-Instruct → SmolLM2-360M-Instruct (onnx-community, needs internet; wasm or WebGPU)', draftUrl: hub('onnx-community/SmolLM2-135M-Instruct'), targetUrl: hub('onnx-community/SmolLM2-360M-Instruct'), cache: true, modelFile: 'onnx/model.onnx' },
-  { label: 'distilgpt2 → gpt2 (Xenova, needs internet; wasm or WebGPU)', draftUrl: hub('Xenova/distilgpt2'), targetUrl: hub('Xenova/gpt2'), cache: true, modelFile: 'onnx/decoder_model_merged.onnx' },
+  {
+    label: 'SmolLM2-135M-Instruct → SmolLM2-360M-Instruct (onnx-community, needs internet; wasm or WebGPU)',
+    draftUrl: hub('onnx-community/SmolLM2-135M-Instruct'),
+    targetUrl: hub('onnx-community/SmolLM2-360M-Instruct'),
+    cache: true,
+    modelFile: 'onnx/model.onnx',
+  },
+  {
+    label: 'distilgpt2 → gpt2 (Xenova, needs internet; wasm or WebGPU)',
+    draftUrl: hub('Xenova/distilgpt2'),
+    targetUrl: hub('Xenova/gpt2'),
+    cache: true,
+    modelFile: 'onnx/decoder_model_merged.onnx',
+  },
 ];
 
 /** The bundled pairs by the short names a share link and a talk file use. */
-export const BUNDLED_PAIR_IDS: Readonly<Record<string, PairSource>> = { bundled: BUNDLED_PAIR, 'bundled-float32': BUNDLED_FLOAT_PAIR };
+export const BUNDLED_PAIR_IDS: Readonly<Record<string, PairSource>> = {
+  bundled: BUNDLED_PAIR,
+  'bundled-float32': BUNDLED_FLOAT_PAIR,
+};
 
 /** A pair's short name, or null for a Hub or custom pair. */
 export function bundledPairId(pair: PairSource): string | null {

@@ -34,6 +34,7 @@ export async function clearOfflineData(storage: CacheStorage = caches): Promise<
 
 /** The sentence "Clear offline data" shows. */
 export function describeCleared({ files, bytes }: ClearedOfflineData): string {
-  if (files === 0) return 'Nothing to clear: no file was kept beyond the app and the bundled int8 pair, which stay cached.';
+  if (files === 0)
+    return 'Nothing to clear: no file was kept beyond the app and the bundled int8 pair, which stay cached.';
   return `Cleared ${files} ${files === 1 ? 'file' : 'files'} (${(bytes / 1024 ** 2).toFixed(1)} MB) kept offline as they were loaded (the float32 target, talks, Hub models); the app and the bundled int8 pair stay cached.`;
 }

@@ -6,7 +6,9 @@
  */
 
 /** Whether `key` is one of `record`'s own keys (never an inherited one such as toString or __proto__). */
-export const hasOwnKey = <T extends object>(record: T, key: PropertyKey): key is keyof T & PropertyKey => Object.hasOwn(record, key);
+export const hasOwnKey = <T extends object>(record: T, key: PropertyKey): key is keyof T & PropertyKey =>
+  Object.hasOwn(record, key);
 
 /** `record[key]` when `key` is an own key of `record`, else undefined. */
-export const ownValue = <V>(record: Readonly<Record<string, V>>, key: string): V | undefined => (Object.hasOwn(record, key) ? record[key] : undefined);
+export const ownValue = <V>(record: Readonly<Record<string, V>>, key: string): V | undefined =>
+  Object.hasOwn(record, key) ? record[key] : undefined;

@@ -42,7 +42,14 @@ export interface NetworkTimeouts {
 export type ToWorker =
   /** A load cancels the one in flight; `network` bounds every read (tests shorten it). */
   /** `assumeHardwareAdapter`: test hook (?test-hooks&hardware-adapter) that makes the setup treat the adapter as hardware. */
-  | { type: 'load'; source: PairSource; provider: ExecutionProvider | 'auto'; verifier: VerifierChoice; network?: NetworkTimeouts; assumeHardwareAdapter?: boolean }
+  | {
+      type: 'load';
+      source: PairSource;
+      provider: ExecutionProvider | 'auto';
+      verifier: VerifierChoice;
+      network?: NetworkTimeouts;
+      assumeHardwareAdapter?: boolean;
+    }
   /** Starts a run; `paused` starts it waiting for `step`. `stepDelayMs` slows playback for teaching. */
   | { type: 'run'; runId: number; params: RunParams; paused: boolean; stepDelayMs: number }
   /** Every method, warmed up, then `repeats` timed rounds in rotated order, each over `tokenBudget` tokens (src/engine/bench.ts). */
@@ -95,7 +102,12 @@ export type FromWorker =
   | { type: 'warmed-up' }
   | { type: 'load-error'; message: string }
   /** A schema not compiled before is being compiled (the page may stop the worker past the time budget). */
-  | { type: 'compiling'; runId: number; properties: number; /** A regex that repeats a repeating group, named if the compile runs past its budget. */ pattern?: string }
+  | {
+      type: 'compiling';
+      runId: number;
+      properties: number;
+      /** A regex that repeats a repeating group, named if the compile runs past its budget. */ pattern?: string;
+    }
   | { type: 'compiled'; runId: number }
   | { type: 'steps'; runId: number; records: StepRecord[] }
   | { type: 'paused'; runId: number; paused: boolean }

@@ -98,6 +98,9 @@ export function presetParams(preset: SchemaPreset, overrides: Partial<RunParams>
 
 export function findPreset(id: string): SchemaPreset {
   const preset = SCHEMA_PRESETS.find((candidate) => candidate.id === id);
-  if (!preset) throw new RangeError(`unknown preset ${JSON.stringify(id)}; the presets are ${SCHEMA_PRESETS.map((p) => p.id).join(', ')}`);
+  if (!preset)
+    throw new RangeError(
+      `unknown preset ${JSON.stringify(id)}; the presets are ${SCHEMA_PRESETS.map((p) => p.id).join(', ')}`,
+    );
   return preset;
 }

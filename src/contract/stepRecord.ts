@@ -48,7 +48,15 @@ export interface TargetScoring {
 /** The path a pair's steps score on, and why it is the batched one when it is (the engine's ready info). */
 export type ScoringPlan = Pick<TargetScoring, 'path' | 'reason'>;
 
-export const zeroTimings = (): StepTimings => ({ draft: 0, mask: 0, target: 0, verify: 0, kv: 0, overhead: 0, analysis: 0 });
+export const zeroTimings = (): StepTimings => ({
+  draft: 0,
+  mask: 0,
+  target: 0,
+  verify: 0,
+  kv: 0,
+  overhead: 0,
+  analysis: 0,
+});
 
 export interface StepRecord {
   index: number;

@@ -8,7 +8,14 @@
 import { createRng } from '../core/rng';
 import { summarizeDistribution, type DistributionSummary, type SamplingParams } from '../core/sampling';
 import { tracingSource, type DecisionRecord } from '../core/trace';
-import { GPU_VERIFIER_IDS, VERIFIERS, denseView, type MethodId, type VerifyOutcome, type VerifyProblem } from '../core/verify';
+import {
+  GPU_VERIFIER_IDS,
+  VERIFIERS,
+  denseView,
+  type MethodId,
+  type VerifyOutcome,
+  type VerifyProblem,
+} from '../core/verify';
 
 /** Philox streams of a run: drafting and verification never share words. */
 export const DRAFT_STREAM = 1;

@@ -70,12 +70,17 @@ export function validateRunParams(input: RunParamsInput): Validated {
     if (error === null) numbers[name] = value as number;
     else errors[name] = error;
   }
-  if (!DECODE_METHODS.includes(input.method as DecodeMethod)) errors.method = `unknown method ${JSON.stringify(input.method)}; use one of ${DECODE_METHODS.join(', ')}`;
-  if (!DRAFTING_MODES.includes(input.drafting as DraftingMode)) errors.drafting = `drafting must be ${DRAFTING_MODES.join(' or ')}; got ${JSON.stringify(input.drafting)}`;
-  if (input.drafter !== undefined && !isDrafterId(input.drafter)) errors.drafter = `drafter must be one of ${DRAFTER_IDS.join(', ')}; got ${JSON.stringify(input.drafter)}`;
+  if (!DECODE_METHODS.includes(input.method as DecodeMethod))
+    errors.method = `unknown method ${JSON.stringify(input.method)}; use one of ${DECODE_METHODS.join(', ')}`;
+  if (!DRAFTING_MODES.includes(input.drafting as DraftingMode))
+    errors.drafting = `drafting must be ${DRAFTING_MODES.join(' or ')}; got ${JSON.stringify(input.drafting)}`;
+  if (input.drafter !== undefined && !isDrafterId(input.drafter))
+    errors.drafter = `drafter must be one of ${DRAFTER_IDS.join(', ')}; got ${JSON.stringify(input.drafter)}`;
   if (typeof input.prompt !== 'string' || input.prompt.trim().length === 0) errors.prompt = 'the prompt is empty';
-  if (input.schemaText !== null && typeof input.schemaText !== 'string') errors.schemaText = 'the schema must be JSON-schema text, or none for free text';
-  if (input.trigger !== undefined && (typeof input.trigger !== 'string' || input.trigger === '')) errors.trigger = 'the trigger must be non-empty text';
+  if (input.schemaText !== null && typeof input.schemaText !== 'string')
+    errors.schemaText = 'the schema must be JSON-schema text, or none for free text';
+  if (input.trigger !== undefined && (typeof input.trigger !== 'string' || input.trigger === ''))
+    errors.trigger = 'the trigger must be non-empty text';
   if (Object.keys(errors).length > 0) return { ok: false, errors };
   const params: RunParams = {
     method: input.method as DecodeMethod,
@@ -101,13 +106,18 @@ export function modelDirectoryUrl(text: string): { url: URL } | { error: string 
   try {
     url = new URL(text.trim());
   } catch {
-    return { error: `${JSON.stringify(text)} is not a URL: give the full address of a model directory, such as https://huggingface.co/<owner>/<model>/resolve/main/` };
+    return {
+      error: `${JSON.stringify(text)} is not a URL: give the full address of a model directory, such as https://huggingface.co/<owner>/<model>/resolve/main/`,
+    };
   }
   if (url.username !== '' || url.password !== '') {
     // The address is not repeated: it holds a password.
-    return { error: `the address of ${url.host} holds a user name or password (user:password@); give the address without them` };
+    return {
+      error: `the address of ${url.host} holds a user name or password (user:password@); give the address without them`,
+    };
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') return { error: `${url.href} is not a web address (http:// or https://)` };
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    return { error: `${url.href} is not a web address (http:// or https://)` };
   return { url };
 }
 
@@ -116,9 +126,11 @@ export function errorSummary(errors: FieldErrors): string {
   return Object.values(errors).join('; ');
 }
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 const isCount = (value: unknown): value is number => typeof value === 'number' && Number.isInteger(value) && value >= 0;
-const isCountList = (value: unknown, length?: number): boolean => Array.isArray(value) && (length === undefined || value.length === length) && value.every(isCount);
+const isCountList = (value: unknown, length?: number): boolean =>
+  Array.isArray(value) && (length === undefined || value.length === length) && value.every(isCount);
 const VERDICT_KINDS = ['valid', 'invalid', 'truncated', 'dead-end'];
 
 /**
@@ -135,7 +147,8 @@ export function checkRunReport(value: unknown): string | null {
   if (!isCountList(value.tokens)) return 'the tokens are not a list of token ids';
   if (typeof value.text !== 'string') return 'the output text is missing';
   const verdict = value.verdict;
-  if (verdict !== null && !(isRecord(verdict) && VERDICT_KINDS.includes(verdict.kind as string))) return 'the verdict is not one of valid, invalid, truncated, dead-end';
+  if (verdict !== null && !(isRecord(verdict) && VERDICT_KINDS.includes(verdict.kind as string)))
+    return 'the verdict is not one of valid, invalid, truncated, dead-end';
   const counters = value.counters;
   if (!isRecord(counters)) return 'the counters are missing';
   const L = counters.L;
@@ -143,18 +156,29 @@ export function checkRunReport(value: unknown): string | null {
   for (const name of ['steps', 'raw', 'invalidated', 'accepted', 'distinctRaw', 'distinctEligible']) {
     if (!isCount(counters[name])) return `the counter ${name} is not a count`;
   }
-  if (!isCountList(counters.histogram, L + 1) || !isCountList(counters.acceptedAtLeast, L)) return 'the accepted-length histogram does not match L';
+  if (!isCountList(counters.histogram, L + 1) || !isCountList(counters.acceptedAtLeast, L))
+    return 'the accepted-length histogram does not match L';
   // The comparison reads the counts per draft source (a record without them passed here once and threw in the panel).
   const bySource = counters.bySource;
   // 'head' may be absent: a report stored before the head drafters existed (the history reads it as zeros).
-  const sourceCounted = (source: string) => isRecord(bySource) && isRecord(bySource[source]) && ['drafted', 'invalidated', 'accepted'].every((name) => isCount((bySource[source] as Record<string, unknown>)[name]));
-  if (!(isRecord(bySource) && DRAFT_SOURCES.every((source) => sourceCounted(source) || (source === 'head' && bySource.head === undefined)))) {
+  const sourceCounted = (source: string) =>
+    isRecord(bySource) &&
+    isRecord(bySource[source]) &&
+    ['drafted', 'invalidated', 'accepted'].every((name) =>
+      isCount((bySource[source] as Record<string, unknown>)[name]),
+    );
+  if (!(
+    isRecord(bySource) &&
+    DRAFT_SOURCES.every((source) => sourceCounted(source) || (source === 'head' && bySource.head === undefined))
+  )) {
     return 'the counters by draft source are missing';
   }
-  if (typeof value.tokensPerSecond !== 'number' || !Number.isFinite(value.tokensPerSecond)) return 'tokens/s is not a number';
+  if (typeof value.tokensPerSecond !== 'number' || !Number.isFinite(value.tokensPerSecond))
+    return 'tokens/s is not a number';
   const speclab = isRecord(value.metrics) ? value.metrics.speclab : undefined;
   if (!isRecord(speclab)) return 'the exported metrics are missing';
   const mean = speclab.mean_acceptance_length;
-  if (!(mean === null || (typeof mean === 'number' && Number.isFinite(mean)))) return 'the mean acceptance length is not a number';
+  if (!(mean === null || (typeof mean === 'number' && Number.isFinite(mean))))
+    return 'the mean acceptance length is not a number';
   return null;
 }

@@ -22,7 +22,12 @@ export const BLOCK_OPTIMUM_COLUMN_BUDGET = 40_000;
 export interface LpSolver {
   solve(
     problem: string,
-    options?: Readonly<{ solver?: 'simplex' | 'ipm'; primal_feasibility_tolerance?: number; dual_feasibility_tolerance?: number; small_matrix_value?: number }>,
+    options?: Readonly<{
+      solver?: 'simplex' | 'ipm';
+      primal_feasibility_tolerance?: number;
+      dual_feasibility_tolerance?: number;
+      small_matrix_value?: number;
+    }>,
   ): { Status: string; ObjectiveValue: number };
 }
 
@@ -39,7 +44,12 @@ interface Path {
 }
 
 /** Every x ∈ V^length after the context with its joint probability under `row` (zero-probability ones left out). */
-function sequences(row: (prefix: readonly number[]) => Float64Array, V: number, context: readonly number[], length: number): Path[] {
+function sequences(
+  row: (prefix: readonly number[]) => Float64Array,
+  V: number,
+  context: readonly number[],
+  length: number,
+): Path[] {
   const out: Path[] = [];
   const walk = (tokens: number[], probability: number) => {
     if (tokens.length === length) {
@@ -115,7 +125,11 @@ export function blockOptimumProgram(
     const key = tokens.join(',');
     let value = targetOf.get(key);
     if (value === undefined) {
-      value = tokens.length === 0 ? 1 : targetJoint(tokens.slice(0, -1)) * (pair.target([...context, ...tokens.slice(0, -1)])[tokens.at(-1) as number] as number);
+      value =
+        tokens.length === 0
+          ? 1
+          : targetJoint(tokens.slice(0, -1)) *
+            (pair.target([...context, ...tokens.slice(0, -1)])[tokens.at(-1) as number] as number);
       targetOf.set(key, value);
     }
     return value;
@@ -134,7 +148,8 @@ export function blockOptimumProgram(
 
   const objective: string[] = [];
   const groupRows: string[] = [];
-  const term = (coefficient: number, name: string) => `${coefficient >= 0 ? '+' : '-'} ${Math.abs(coefficient).toPrecision(17)} ${name}`;
+  const term = (coefficient: number, name: string) =>
+    `${coefficient >= 0 ? '+' : '-'} ${Math.abs(coefficient).toPrecision(17)} ${name}`;
   // a(b) = the mass of blocks that start with b: one column per b the target can emit, defined from the u's.
   const startsWith = new Map<string, string[]>();
   let columns = 0;
@@ -184,7 +199,16 @@ export function blockOptimumProgram(
     for (let y = 0; y < V; y++) if (columnOf.has([...prefix, y].join(','))) visit([...prefix, y]);
   };
   visit([]);
-  const lp = ['Maximize', `obj: ${chunk(objective)}`, 'Subject To', ...groupRows, ...definitions, ...lossless, 'End', ''].join('\n');
+  const lp = [
+    'Maximize',
+    `obj: ${chunk(objective)}`,
+    'Subject To',
+    ...groupRows,
+    ...definitions,
+    ...lossless,
+    'End',
+    '',
+  ].join('\n');
   return { lp, columns, rows: groupRows.length + definitions.length + lossless.length };
 }
 
@@ -211,7 +235,12 @@ export function blockOptimum(
   if (!program) return null;
   // Tight tolerances (the tests compare to 1e-9); the interior-point solver where the simplex stalls.
   for (const solverName of ['simplex', 'ipm'] as const) {
-    const solution = solver.solve(program.lp, { solver: solverName, primal_feasibility_tolerance: 1e-10, dual_feasibility_tolerance: 1e-10, small_matrix_value: 1e-12 });
+    const solution = solver.solve(program.lp, {
+      solver: solverName,
+      primal_feasibility_tolerance: 1e-10,
+      dual_feasibility_tolerance: 1e-10,
+      small_matrix_value: 1e-12,
+    });
     if (solution.Status === 'Optimal') return solution.ObjectiveValue;
   }
   throw new Error('the block-optimum program found no optimum');

@@ -17,14 +17,25 @@ export interface Interval {
 export const median = (values: readonly number[]): number => {
   const sorted = [...values].sort((a, b) => a - b);
   const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? (sorted[middle] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+  return sorted.length % 2 === 1
+    ? (sorted[middle] as number)
+    : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
 };
 
 /** The `level` percentile-bootstrap interval of `statistic` (the median by default) over `samples`. */
-export function bootstrapInterval(samples: readonly number[], options: { statistic?: (values: readonly number[]) => number; resamples?: number; level?: number; seed?: number } = {}): Interval {
+export function bootstrapInterval(
+  samples: readonly number[],
+  options: {
+    statistic?: (values: readonly number[]) => number;
+    resamples?: number;
+    level?: number;
+    seed?: number;
+  } = {},
+): Interval {
   const { statistic = median, resamples = 2000, level = 0.95, seed = 1 } = options;
   if (samples.length === 0) throw new RangeError('a bootstrap needs at least one sample');
-  if (!samples.every(Number.isFinite)) throw new RangeError(`samples must be finite numbers, got ${samples.join(', ')}`);
+  if (!samples.every(Number.isFinite))
+    throw new RangeError(`samples must be finite numbers, got ${samples.join(', ')}`);
   const n = samples.length;
   if (n < 3) return { low: Math.min(...samples), high: Math.max(...samples), level, n };
   const rng = createRng(seed);
@@ -36,7 +47,8 @@ export function bootstrapInterval(samples: readonly number[], options: { statist
   }
   draws.sort((a, b) => a - b);
   const tail = (1 - level) / 2;
-  const at = (q: number) => draws[Math.min(draws.length - 1, Math.max(0, Math.round(q * (draws.length - 1))))] as number;
+  const at = (q: number) =>
+    draws[Math.min(draws.length - 1, Math.max(0, Math.round(q * (draws.length - 1))))] as number;
   return { low: at(tail), high: at(1 - tail), level, n };
 }
 

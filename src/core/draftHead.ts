@@ -31,12 +31,17 @@ export function syntheticHead(options: { V: number; width: number; seed: number;
   const key = seedKey(seed);
   const gaussian = (a: number, b: number, lane: number): number => {
     const [w0, w1, w2, w3] = philox4x32_10([a, b, lane, 0x4ead], key);
-    return Math.sqrt(-2 * Math.log(1 - uniformF64FromWords(w0, w1))) * Math.cos(2 * Math.PI * uniformF64FromWords(w2, w3));
+    return (
+      Math.sqrt(-2 * Math.log(1 - uniformF64FromWords(w0, w1))) * Math.cos(2 * Math.PI * uniformF64FromWords(w2, w3))
+    );
   };
   const E = Array.from({ length: V }, (_, x) => Array.from({ length: width }, (_, i) => gaussian(x, i, 1) * scale));
-  const A = Array.from({ length: width }, (_, i) => Array.from({ length: width }, (_, j) => gaussian(i, j, 2) / Math.sqrt(width)));
+  const A = Array.from({ length: width }, (_, i) =>
+    Array.from({ length: width }, (_, j) => gaussian(i, j, 2) / Math.sqrt(width)),
+  );
   const B = Array.from({ length: V }, (_, x) => Array.from({ length: width }, (_, i) => gaussian(x, i, 3)));
-  const readOut = (feature: Float32Array) => Float32Array.from(E, (row) => row.reduce((sum, e, i) => sum + e * (feature[i] as number), 0));
+  const readOut = (feature: Float32Array) =>
+    Float32Array.from(E, (row) => row.reduce((sum, e, i) => sum + e * (feature[i] as number), 0));
   const targetFeature = (prefix: readonly number[]) => {
     const hash = hashOf(prefix);
     return Float32Array.from({ length: width }, (_, i) => Math.tanh(gaussian(hash, i, 0)));
@@ -47,7 +52,11 @@ export function syntheticHead(options: { V: number; width: number; seed: number;
     targetFeature,
     targetLogits: (prefix) => readOut(targetFeature(prefix)),
     run(feature, token) {
-      const out = Float32Array.from(A, (row, i) => Math.tanh(row.reduce((sum, a, j) => sum + a * (feature[j] as number), 0) + ((B[token] as number[])[i] as number)));
+      const out = Float32Array.from(A, (row, i) =>
+        Math.tanh(
+          row.reduce((sum, a, j) => sum + a * (feature[j] as number), 0) + ((B[token] as number[])[i] as number),
+        ),
+      );
       return { logits: readOut(out), feature: out };
     },
   };
@@ -58,8 +67,13 @@ export function syntheticHead(options: { V: number; width: number; seed: number;
  * target's feature at the context's second-to-last position and its last token; each later depth the head's
  * own feature and the token drawn before it.
  */
-export function headChainLogits(head: SyntheticHead, context: readonly number[], drafted: readonly number[]): Float32Array {
-  if (context.length < 2) throw new RangeError(`the draft head needs a context of at least 2 tokens; got ${context.length}`);
+export function headChainLogits(
+  head: SyntheticHead,
+  context: readonly number[],
+  drafted: readonly number[],
+): Float32Array {
+  if (context.length < 2)
+    throw new RangeError(`the draft head needs a context of at least 2 tokens; got ${context.length}`);
   let feature = head.targetFeature(context.slice(0, -1));
   let token = context.at(-1) as number;
   for (const next of drafted) {

@@ -20,16 +20,42 @@ export const DRAFT_SOURCES: readonly DraftSource[] = ['model', 'head', 'grammar'
  * The drafters a run may choose: the draft model alone, or with the free sources in front of it; or the
  * draft head (an EAGLE-style MLP over the target's own features), alone or behind the schema's forced text.
  */
-export const DRAFTER_IDS = ['model', 'model+grammar', 'model+lookup', 'model+grammar+lookup', 'head', 'head+grammar'] as const;
+export const DRAFTER_IDS = [
+  'model',
+  'model+grammar',
+  'model+lookup',
+  'model+grammar+lookup',
+  'head',
+  'head+grammar',
+] as const;
 export type DrafterId = (typeof DRAFTER_IDS)[number];
 
 export const DRAFTER_INFO: Readonly<Record<DrafterId, { label: string; description: string }>> = {
-  model: { label: 'Draft model only', description: 'Every draft token is sampled from the draft model (the plain method).' },
-  'model+grammar': { label: 'Model + schema', description: 'Where the schema forces the next token, it is drafted with q = 1 without calling the draft model.' },
-  'model+lookup': { label: 'Model + prompt lookup', description: 'Where the last 3, 2 or 1 tokens occurred earlier, the token that followed is drafted with q = 1.' },
-  'model+grammar+lookup': { label: 'Model + schema + lookup', description: 'Schema-forced tokens first, then prompt lookup, then the draft model; all lossless.' },
-  head: { label: 'Draft head', description: "Every draft token is sampled from the draft head, which reads the target's own last hidden state (EAGLE-style)." },
-  'head+grammar': { label: 'Head + schema', description: 'Where the schema forces the next token, it is drafted with q = 1; elsewhere the draft head drafts.' },
+  model: {
+    label: 'Draft model only',
+    description: 'Every draft token is sampled from the draft model (the plain method).',
+  },
+  'model+grammar': {
+    label: 'Model + schema',
+    description: 'Where the schema forces the next token, it is drafted with q = 1 without calling the draft model.',
+  },
+  'model+lookup': {
+    label: 'Model + prompt lookup',
+    description: 'Where the last 3, 2 or 1 tokens occurred earlier, the token that followed is drafted with q = 1.',
+  },
+  'model+grammar+lookup': {
+    label: 'Model + schema + lookup',
+    description: 'Schema-forced tokens first, then prompt lookup, then the draft model; all lossless.',
+  },
+  head: {
+    label: 'Draft head',
+    description:
+      "Every draft token is sampled from the draft head, which reads the target's own last hidden state (EAGLE-style).",
+  },
+  'head+grammar': {
+    label: 'Head + schema',
+    description: 'Where the schema forces the next token, it is drafted with q = 1; elsewhere the draft head drafts.',
+  },
 };
 
 /** Drafters that draw from the draft head: offered only where the target exports `features` and a head is loaded. */
@@ -75,7 +101,8 @@ export function lookupProposal(history: readonly number[], maxN = LOOKUP_MAX_N, 
 
 /** q for a deterministic proposal: all mass on `token`. */
 export function pointMass(V: number, token: number): Float64Array {
-  if (!(Number.isInteger(token) && token >= 0 && token < V)) throw new RangeError(`proposed token ${token} is outside the vocabulary 0..${V - 1}`);
+  if (!(Number.isInteger(token) && token >= 0 && token < V))
+    throw new RangeError(`proposed token ${token} is outside the vocabulary 0..${V - 1}`);
   const row = new Float64Array(V);
   row[token] = 1;
   return row;
@@ -93,7 +120,11 @@ export interface SourcedPair extends ModelPair {
  * The draft law of a drafter over a model pair: after each prefix the first proposer that proposes gives a
  * point mass, else the pair's draft row. The target is the pair's.
  */
-export function composeDraftLaw(pair: ModelPair, proposers: Readonly<Partial<Record<'grammar' | 'lookup', Proposer>>>, sampled: 'model' | 'head' = 'model'): SourcedPair {
+export function composeDraftLaw(
+  pair: ModelPair,
+  proposers: Readonly<Partial<Record<'grammar' | 'lookup', Proposer>>>,
+  sampled: 'model' | 'head' = 'model',
+): SourcedPair {
   const ordered = (['grammar', 'lookup'] as const).flatMap((source) => {
     const proposer = proposers[source];
     return proposer ? [{ source, proposer }] : [];

@@ -102,18 +102,24 @@ const bernoulli = (draw: Draw | null): Draw & { kind: 'bernoulli' } => {
 };
 
 function skippedText(skipped: readonly { draft: number; reason: 'used' | 'disagrees'; at: number }[]): string {
-  return skipped.map((s) => `${draftName(s.draft)} ${s.reason === 'used' ? 'was already used' : `differs at ${at(s.at)}`}`).join('; ');
+  return skipped
+    .map((s) => `${draftName(s.draft)} ${s.reason === 'used' ? 'was already used' : `differs at ${at(s.at)}`}`)
+    .join('; ');
 }
 
 const READERS: Readers = {
   'token-test': {
-    line: (_note, draw) => `${comparison(bernoulli(draw), 'min(1, p/q)')} → ${bernoulli(draw).value ? 'accepted' : 'rejected'}`,
+    line: (_note, draw) =>
+      `${comparison(bernoulli(draw), 'min(1, p/q)')} → ${bernoulli(draw).value ? 'accepted' : 'rejected'}`,
     cell: (note) => ({ draft: note.draft, position: note.position }),
   },
   'block-test': {
     line(note, draw) {
       const d = bernoulli(draw);
-      const h = note.i === note.n ? `h_${note.i} = w_${note.i}` : `h_${note.i} = Z_${note.i}/(Z_${note.i} + 1 − w_${note.i}) = ${num(note.Z)}/(${num(note.Z)} + 1 − ${num(note.w)})`;
+      const h =
+        note.i === note.n
+          ? `h_${note.i} = w_${note.i}`
+          : `h_${note.i} = Z_${note.i}/(Z_${note.i} + 1 − w_${note.i}) = ${num(note.Z)}/(${num(note.Z)} + 1 − ${num(note.w)})`;
       const verdict = d.value
         ? `→ block accepted up to here: τ = ${note.i}${note.i === note.n ? ' (the whole block)' : ''}`
         : `→ not accepted up to here${note.i > 1 ? `, test τ = ${note.i - 1} next` : ': τ = 0, the block keeps none of its tokens'}`;
@@ -157,7 +163,8 @@ const READERS: Readers = {
         : `${draftName(note.draft)} is block-verified from ${at(note.from)}: it agrees with the ${note.from} accepted token${note.from === 1 ? '' : 's'}, and the last block’s residual r becomes its root target${note.skipped.length ? ` (${skippedText(note.skipped)})` : ''}`,
   },
   'drafts-exhausted': {
-    line: (note) => `no unused draft agrees with the ${note.from} accepted token${note.from === 1 ? '' : 's'} (${skippedText(note.skipped)}): the step ends`,
+    line: (note) =>
+      `no unused draft agrees with the ${note.from} accepted token${note.from === 1 ? '' : 's'} (${skippedText(note.skipped)}): the step ends`,
   },
   final: {
     line(note, draw, text) {
@@ -170,13 +177,17 @@ const READERS: Readers = {
   },
 };
 
-function read<K extends DecisionNote['kind']>(note: Extract<DecisionNote, { kind: K }>): Reader<Extract<DecisionNote, { kind: K }>> {
+function read<K extends DecisionNote['kind']>(
+  note: Extract<DecisionNote, { kind: K }>,
+): Reader<Extract<DecisionNote, { kind: K }>> {
   return READERS[note.kind as K] as Reader<Extract<DecisionNote, { kind: K }>>;
 }
 
 /** A line for a draw no note described: the comparison alone. */
 function bareLine(draw: Draw): string {
-  return draw.kind === 'bernoulli' ? `${comparison(draw, 'threshold')} → ${draw.value ? 'yes' : 'no'}` : `u = ${num(draw.u)} → index ${draw.index}`;
+  return draw.kind === 'bernoulli'
+    ? `${comparison(draw, 'threshold')} → ${draw.value ? 'yes' : 'no'}`
+    : `u = ${num(draw.u)} → index ${draw.index}`;
 }
 
 /** Why an unexamined cell was not examined, from what the trace did around it. */
@@ -196,7 +207,12 @@ export function explainStep(decisions: readonly DecisionRecord[], shape: StepSha
     const row = cells[k];
     if (row && j < row.length) row[j] = cell;
   };
-  const context: Context = { nodes: new Map(), passedOver: new Map(), blockFrom: new Map(), acceptedPrefixFrom: new Map() };
+  const context: Context = {
+    nodes: new Map(),
+    passedOver: new Map(),
+    blockFrom: new Map(),
+    acceptedPrefixFrom: new Map(),
+  };
   const lines: DecisionLine[] = [];
   let finalLine: string | null = null;
   let chosen: number | null = null;
@@ -221,7 +237,12 @@ export function explainStep(decisions: readonly DecisionRecord[], shape: StepSha
       case 'token-test':
       case 'kseq-test':
       case 'recursive-test':
-        setCell(note.draft, note.position, { status: passed ? 'accepted' : 'rejected', examined: true, line: text_, decision: index });
+        setCell(note.draft, note.position, {
+          status: passed ? 'accepted' : 'rejected',
+          examined: true,
+          line: text_,
+          decision: index,
+        });
         if (note.kind !== 'token-test') {
           const node = context.nodes.get(note.position) ?? { alive: note.alive, acceptedDraft: null };
           if (passed) node.acceptedDraft = note.draft;
@@ -234,8 +255,15 @@ export function explainStep(decisions: readonly DecisionRecord[], shape: StepSha
         const node = { alive: note.alive, acceptedDraft: winner < 0 ? null : (note.alive[winner] as number) };
         context.nodes.set(note.position, node);
         note.alive.forEach((k, i) => {
-          if (i === winner) setCell(k, note.position, { status: 'accepted', examined: true, line: text_, decision: index });
-          else if (note.tokens[i] !== token) setCell(k, note.position, { status: 'rejected', examined: true, line: winner < 0 ? text_ : `${text_}, not this token`, decision: index });
+          if (i === winner)
+            setCell(k, note.position, { status: 'accepted', examined: true, line: text_, decision: index });
+          else if (note.tokens[i] !== token)
+            setCell(k, note.position, {
+              status: 'rejected',
+              examined: true,
+              line: winner < 0 ? text_ : `${text_}, not this token`,
+              decision: index,
+            });
         });
         break;
       }
@@ -244,11 +272,21 @@ export function explainStep(decisions: readonly DecisionRecord[], shape: StepSha
         const block = `${note.draft}:${note.start}`;
         if (passed) blockTau.set(block, note.i);
         else failedBlockCells.push({ block, draft: note.draft, position: end, i: note.i });
-        setCell(note.draft, end, { status: passed ? 'accepted' : 'rejected', examined: true, line: text_, decision: index });
+        setCell(note.draft, end, {
+          status: passed ? 'accepted' : 'rejected',
+          examined: true,
+          line: text_,
+          decision: index,
+        });
         if (passed && draw?.kind === 'bernoulli') {
           const test = comparison(draw, `h_${note.i}`);
           for (let j = note.start; j < end; j++) {
-            setCell(note.draft, j, { status: 'accepted', examined: true, line: `with the block up to ${at(end)}, where ${test}`, decision: index });
+            setCell(note.draft, j, {
+              status: 'accepted',
+              examined: true,
+              line: `with the block up to ${at(end)}, where ${test}`,
+              decision: index,
+            });
           }
         }
         break;
@@ -278,7 +316,11 @@ export function explainStep(decisions: readonly DecisionRecord[], shape: StepSha
     if (!cell || (cut === 0 && !forced)) continue;
     // Said without τ: a replay shows this line before the test that settles τ.
     const why = forced ? 'the schema forced this token (q = p = 1), so it is not rejected; ' : '';
-    setCell(draft, position, { ...cell, status: 'not-kept', line: `${cell.line} — not kept: ${why}the block stops before it` });
+    setCell(draft, position, {
+      ...cell,
+      status: 'not-kept',
+      line: `${cell.line} — not kept: ${why}the block stops before it`,
+    });
   }
 
   const explained = drafts.map((draft, k) =>
@@ -291,35 +333,67 @@ export function explainStep(decisions: readonly DecisionRecord[], shape: StepSha
         // K-SEQ: a candidate rejected before another candidate with the same token was accepted stays in the tree.
         const node = context.nodes.get(j);
         const acceptedDraft = node?.acceptedDraft ?? null;
-        if (known.status === 'rejected' && acceptedDraft !== null && acceptedDraft !== k && drafts[acceptedDraft]?.[j] === token) {
-          return { ...known, status: 'accepted', line: `${known.line}; but ${draftName(acceptedDraft)}’s same token was accepted, so this draft stays in the tree` };
+        if (
+          known.status === 'rejected' &&
+          acceptedDraft !== null &&
+          acceptedDraft !== k &&
+          drafts[acceptedDraft]?.[j] === token
+        ) {
+          return {
+            ...known,
+            status: 'accepted',
+            line: `${known.line}; but ${draftName(acceptedDraft)}’s same token was accepted, so this draft stays in the tree`,
+          };
         }
         if (!invalid || known.status === 'accepted') return known;
         return { ...known, status: 'invalid', line: `${known.line} — ${why} (p = 0)` };
       }
       const reason = notExaminedReason(context, drafts, k, j, token);
       if (reason.sharesAccepted) return { status: 'accepted', examined: false, line: reason.line, decision: null };
-      return { status: invalid ? 'invalid' : 'not-examined', examined: false, line: invalid ? `${why}; ${reason.line}` : reason.line, decision: null };
+      return {
+        status: invalid ? 'invalid' : 'not-examined',
+        examined: false,
+        line: invalid ? `${why}; ${reason.line}` : reason.line,
+        decision: null,
+      };
     }),
   );
   return { cells: explained, lines, chosen, accepted, finalToken, finalLine };
 }
 
-function notExaminedReason(context: Context, drafts: StepShape['drafts'], k: number, j: number, token: number): { line: string; sharesAccepted: boolean } {
+function notExaminedReason(
+  context: Context,
+  drafts: StepShape['drafts'],
+  k: number,
+  j: number,
+  token: number,
+): { line: string; sharesAccepted: boolean } {
   const node = context.nodes.get(j);
   if (node) {
-    if (!node.alive.includes(k)) return { line: 'not examined: this draft had left the tree (an earlier token differed from the accepted one)', sharesAccepted: false };
+    if (!node.alive.includes(k))
+      return {
+        line: 'not examined: this draft had left the tree (an earlier token differed from the accepted one)',
+        sharesAccepted: false,
+      };
     if (node.acceptedDraft !== null) {
       const same = drafts[node.acceptedDraft]?.[j] === token;
       return same
-        ? { line: `not examined itself: same token as ${draftName(node.acceptedDraft)}, accepted there, so this draft stays in the tree`, sharesAccepted: true }
+        ? {
+            line: `not examined itself: same token as ${draftName(node.acceptedDraft)}, accepted there, so this draft stays in the tree`,
+            sharesAccepted: true,
+          }
         : { line: `not examined: ${draftName(node.acceptedDraft)}’s token was accepted first`, sharesAccepted: false };
     }
   }
   const from = context.blockFrom.get(k);
-  if (from !== undefined && j < from) return { line: 'not examined again: same token as the accepted prefix', sharesAccepted: true };
+  if (from !== undefined && j < from)
+    return { line: 'not examined again: same token as the accepted prefix', sharesAccepted: true };
   const differs = context.passedOver.get(k);
-  if (differs !== undefined) return { line: `not examined: this draft differs from the accepted prefix at ${at(differs)}, so it cannot extend it`, sharesAccepted: false };
+  if (differs !== undefined)
+    return {
+      line: `not examined: this draft differs from the accepted prefix at ${at(differs)}, so it cannot extend it`,
+      sharesAccepted: false,
+    };
   return { line: 'not examined: the step had already ended', sharesAccepted: false };
 }
 
@@ -338,7 +412,13 @@ export interface TreeNode {
   source: DraftSource | null;
 }
 
-const STATUS_RANK: Readonly<Record<CellStatus, number>> = { accepted: 4, rejected: 3, 'not-kept': 2, invalid: 1, 'not-examined': 0 };
+const STATUS_RANK: Readonly<Record<CellStatus, number>> = {
+  accepted: 4,
+  rejected: 3,
+  'not-kept': 2,
+  invalid: 1,
+  'not-examined': 0,
+};
 
 /**
  * The step's drafts merged into a prefix tree (src/core/tokenTree.ts): one node per distinct prefix (plus the
@@ -351,9 +431,29 @@ export function draftTree(
 ): TreeNode[] {
   const tree = prefixTree(shape.drafts);
   const idOf = (node: number) => (node === -1 ? 'root' : String(node));
-  const nodes: TreeNode[] = [{ id: 'root', parent: null, token: null, depth: 0, drafts: shape.drafts.map((_, k) => k), status: 'root', emitted: true, source: null }];
+  const nodes: TreeNode[] = [
+    {
+      id: 'root',
+      parent: null,
+      token: null,
+      depth: 0,
+      drafts: shape.drafts.map((_, k) => k),
+      status: 'root',
+      emitted: true,
+      source: null,
+    },
+  ];
   for (let node = 0; node < tree.size; node++) {
-    nodes.push({ id: idOf(node), parent: idOf(tree.parents[node] as number), token: tree.tokens[node] as number, depth: tree.depths[node] as number, drafts: [], status: 'not-examined', emitted: false, source: 'model' });
+    nodes.push({
+      id: idOf(node),
+      parent: idOf(tree.parents[node] as number),
+      token: tree.tokens[node] as number,
+      depth: tree.depths[node] as number,
+      drafts: [],
+      status: 'not-examined',
+      emitted: false,
+      source: 'model',
+    });
   }
   tree.nodeOf.forEach((path, k) => {
     path.forEach((node, j) => {
@@ -367,8 +467,16 @@ export function draftTree(
   });
   if (emitted.finalToken !== null && emitted.finalOrigin !== null) {
     const parent = emitted.accepted === 0 ? -1 : (tree.nodeOf[emitted.draft]?.[emitted.accepted - 1] ?? -1);
-    nodes.push({ id: 'final', parent: idOf(parent), token: emitted.finalToken, depth: emitted.accepted + 1, drafts: [emitted.draft], status: 'final', emitted: true, source: null });
+    nodes.push({
+      id: 'final',
+      parent: idOf(parent),
+      token: emitted.finalToken,
+      depth: emitted.accepted + 1,
+      drafts: [emitted.draft],
+      status: 'final',
+      emitted: true,
+      source: null,
+    });
   }
   return nodes;
 }
-

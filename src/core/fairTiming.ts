@@ -24,9 +24,17 @@ function quantile(sorted: readonly number[], q: number): number {
 
 export function spreadOf(samples: readonly number[]): Spread {
   if (samples.length === 0) throw new RangeError('a spread needs at least one sample');
-  if (!samples.every(Number.isFinite)) throw new RangeError(`samples must be finite numbers, got ${samples.join(', ')}`);
+  if (!samples.every(Number.isFinite))
+    throw new RangeError(`samples must be finite numbers, got ${samples.join(', ')}`);
   const sorted = [...samples].sort((a, b) => a - b);
-  return { median: quantile(sorted, 0.5), min: sorted[0] as number, max: sorted.at(-1) as number, q1: quantile(sorted, 0.25), q3: quantile(sorted, 0.75), n: sorted.length };
+  return {
+    median: quantile(sorted, 0.5),
+    min: sorted[0] as number,
+    max: sorted.at(-1) as number,
+    q1: quantile(sorted, 0.25),
+    q3: quantile(sorted, 0.75),
+    n: sorted.length,
+  };
 }
 
 export interface ScheduledRun<T> {
@@ -44,7 +52,8 @@ export interface ScheduledRun<T> {
  */
 export function fairSchedule<T>(items: readonly T[], repeats: number): ScheduledRun<T>[] {
   if (items.length === 0) throw new RangeError('nothing to schedule');
-  if (!(Number.isInteger(repeats) && repeats >= 1)) throw new RangeError(`repeats must be a positive integer, got ${repeats}`);
+  if (!(Number.isInteger(repeats) && repeats >= 1))
+    throw new RangeError(`repeats must be a positive integer, got ${repeats}`);
   const schedule: ScheduledRun<T>[] = items.map((item, index) => ({ item, index, round: -1, timed: false }));
   for (let round = 0; round < repeats; round++) {
     for (let i = 0; i < items.length; i++) {

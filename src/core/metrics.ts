@@ -44,7 +44,9 @@ export function countBySource(
   chosen: number,
   accepted: number,
 ): BySource {
-  const counts = Object.fromEntries(DRAFT_SOURCES.map((source) => [source, { drafted: 0, invalidated: 0, accepted: 0 }])) as Record<DraftSource, { drafted: number; invalidated: number; accepted: number }>;
+  const counts = Object.fromEntries(
+    DRAFT_SOURCES.map((source) => [source, { drafted: 0, invalidated: 0, accepted: 0 }]),
+  ) as Record<DraftSource, { drafted: number; invalidated: number; accepted: number }>;
   sources.forEach((each, k) => {
     const length = Math.min(each.length, lengths[k] ?? each.length);
     for (let j = 0; j < length; j++) {
@@ -108,17 +110,22 @@ export function emptyCounters(L: number): Counters {
 function checkStep(counters: Counters, step: StepCounts): void {
   const { proposed, invalidated, distinctProposed, distinctEligible, accepted } = step;
   for (const [name, value] of Object.entries({ proposed, invalidated, distinctProposed, distinctEligible, accepted })) {
-    if (!(Number.isInteger(value) && value >= 0)) throw new RangeError(`step ${name} must be a non-negative integer, got ${value}`);
+    if (!(Number.isInteger(value) && value >= 0))
+      throw new RangeError(`step ${name} must be a non-negative integer, got ${value}`);
   }
-  if (invalidated > proposed) throw new RangeError(`step invalidated ${invalidated} of only ${proposed} proposed tokens`);
+  if (invalidated > proposed)
+    throw new RangeError(`step invalidated ${invalidated} of only ${proposed} proposed tokens`);
   if (accepted > counters.L) throw new RangeError(`step accepted ${accepted} tokens, more than L = ${counters.L}`);
   if (accepted > proposed - invalidated) {
-    throw new RangeError(`step accepted ${accepted} tokens, more than its ${proposed - invalidated} grammar-valid ones`);
+    throw new RangeError(
+      `step accepted ${accepted} tokens, more than its ${proposed - invalidated} grammar-valid ones`,
+    );
   }
   if (distinctProposed > proposed || distinctEligible > distinctProposed || distinctEligible > proposed - invalidated) {
     throw new RangeError('step distinct-node counts exceed the token counts they summarise');
   }
-  if (accepted > distinctEligible) throw new RangeError(`step accepted ${accepted} tokens from ${distinctEligible} distinct valid nodes`);
+  if (accepted > distinctEligible)
+    throw new RangeError(`step accepted ${accepted} tokens from ${distinctEligible} distinct valid nodes`);
 }
 
 /** The counters after one more verification step; the input is left unchanged. */
@@ -219,7 +226,8 @@ export function perPositionAcceptance(counters: Counters): (number | null)[] {
   return counters.acceptedAtLeast.map((count) => ratio(count, counters.steps));
 }
 
-const roundTo = (value: number | null, digits: number | undefined) => (value === null || digits === undefined ? value : Number(value.toFixed(digits)));
+const roundTo = (value: number | null, digits: number | undefined) =>
+  value === null || digits === undefined ? value : Number(value.toFixed(digits));
 
 /**
  * The counters and their ratios under the names every export uses (the CLI's JSON, the sweep, the
@@ -273,7 +281,9 @@ type VllmFields = { [Field in keyof typeof VLLM_NAMES as (typeof VLLM_NAMES)[Fie
 /** Our counters with vLLM's field names beside them. */
 export function exportCounters(counters: Counters) {
   const speclab = speclabFields(counters);
-  const vllm = Object.fromEntries(Object.entries(VLLM_NAMES).map(([ours, theirs]) => [theirs, speclab[ours as keyof typeof VLLM_NAMES]])) as VllmFields;
+  const vllm = Object.fromEntries(
+    Object.entries(VLLM_NAMES).map(([ours, theirs]) => [theirs, speclab[ours as keyof typeof VLLM_NAMES]]),
+  ) as VllmFields;
   return { speclab, vllm };
 }
 

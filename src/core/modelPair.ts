@@ -12,7 +12,13 @@ export interface ModelPair {
 }
 
 /** Draws K i.i.d. drafts of length L after `context` and lays them out as a dense verification problem. */
-export function sampleProblem(pair: ModelPair, context: readonly number[], K: number, L: number, rng: Rng): VerifyProblem {
+export function sampleProblem(
+  pair: ModelPair,
+  context: readonly number[],
+  K: number,
+  L: number,
+  rng: Rng,
+): VerifyProblem {
   const { V } = pair;
   const drafts = new Int32Array(K * L);
   const draftProbs = new Float64Array(K * L * V);
@@ -44,7 +50,8 @@ export function lazyDraftView(
   source: RandomSource,
 ): DraftBlockView {
   const prefixes: number[][] = Array.from({ length: K }, () => [...context]);
-  const rows = (cache: Map<number, Float64Array>, model: (prefix: readonly number[]) => Float64Array) =>
+  const rows =
+    (cache: Map<number, Float64Array>, model: (prefix: readonly number[]) => Float64Array) =>
     (k: number, j: number): Float64Array => {
       let row = cache.get(k * (L + 1) + j);
       if (!row) {
@@ -128,7 +135,9 @@ export function syntheticLogits(options: Omit<SyntheticPairOptions, 'temperature
     target: (prefix) => gaussians(hashPrefix(prefix), 0).map((g) => g * logitScale),
     draft: (prefix) => {
       const own = gaussians(hashPrefix(prefix), 1);
-      return gaussians(hashPrefix(prefix), 0).map((g, x) => (closeness * g + independentWeight * (own[x] as number)) * logitScale);
+      return gaussians(hashPrefix(prefix), 0).map(
+        (g, x) => (closeness * g + independentWeight * (own[x] as number)) * logitScale,
+      );
     },
   };
 }

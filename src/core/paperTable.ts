@@ -12,7 +12,14 @@ import { createRng } from './rng';
 import { exactOutcomeLaw } from './theory';
 import { VERIFIERS, draftsUsed, verify, type VerifierId } from './verify';
 
-export const PAPER_METHODS = ['tokenwise', 'gbv', 'spectr', 'spectr-gbv', 'optimal-tree', 'recursive-rejection'] as const satisfies readonly VerifierId[];
+export const PAPER_METHODS = [
+  'tokenwise',
+  'gbv',
+  'spectr',
+  'spectr-gbv',
+  'optimal-tree',
+  'recursive-rejection',
+] as const satisfies readonly VerifierId[];
 export type PaperMethod = (typeof PAPER_METHODS)[number];
 
 /** The paper's reported relative gains of SpecTr-GBV in block efficiency (Lin et al. 2026), as the issue quotes them. */
@@ -46,7 +53,13 @@ export const PAPER_TABLE: PaperTableOptions = {
 };
 
 /** --quick: one K per kind (one draft, several), the shortest L, one temperature, both closenesses. */
-export const PAPER_TABLE_QUICK: PaperTableOptions = { ...PAPER_TABLE, Ks: [1, 2], Ls: [2], temperatures: [0.7], steps: 300 };
+export const PAPER_TABLE_QUICK: PaperTableOptions = {
+  ...PAPER_TABLE,
+  Ks: [1, 2],
+  Ls: [2],
+  temperatures: [0.7],
+  steps: 300,
+};
 
 export interface PaperCell {
   K: number;
@@ -59,12 +72,20 @@ export interface PaperCell {
   optimum: number | null;
 }
 
-function exactEfficiency(method: PaperMethod, pair: ModelPair, contexts: number[][], K: number, L: number, budget: number): number | null {
+function exactEfficiency(
+  method: PaperMethod,
+  pair: ModelPair,
+  contexts: number[][],
+  K: number,
+  L: number,
+  budget: number,
+): number | null {
   const used = draftsUsed(method, K);
   if ((pair.V ** L) ** used > budget) return null;
   try {
     let total = 0;
-    for (const context of contexts) total += 1 + exactOutcomeLaw(VERIFIERS[method], pair, context, used, L, 2_000_000).expectedAccepted;
+    for (const context of contexts)
+      total += 1 + exactOutcomeLaw(VERIFIERS[method], pair, context, used, L, 2_000_000).expectedAccepted;
     return total / contexts.length;
   } catch (error) {
     if (error instanceof EnumerationBudgetExceeded) return null;
@@ -72,7 +93,14 @@ function exactEfficiency(method: PaperMethod, pair: ModelPair, contexts: number[
   }
 }
 
-export function paperCell(options: PaperTableOptions, K: number, L: number, temperature: number, closeness: number, solver: LpSolver | null): PaperCell {
+export function paperCell(
+  options: PaperTableOptions,
+  K: number,
+  L: number,
+  temperature: number,
+  closeness: number,
+  solver: LpSolver | null,
+): PaperCell {
   const { V, steps, seed } = options;
   const pair = syntheticPair({ V, seed, temperature, closeness });
   const contexts = Array.from({ length: options.contexts }, (_, c) => [c % V, Math.floor(c / V) % V]);
@@ -100,7 +128,8 @@ export function paperCell(options: PaperTableOptions, K: number, L: number, temp
   let optimum: number | null = null;
   if (solver) {
     const values = contexts.map((context) => blockOptimum(solver, pair, context, K, L));
-    if (values.every((value) => value !== null)) optimum = (values as number[]).reduce((a, b) => a + b, 0) / values.length;
+    if (values.every((value) => value !== null))
+      optimum = (values as number[]).reduce((a, b) => a + b, 0) / values.length;
   }
   return { K, L, temperature, closeness, methods, optimum };
 }
@@ -111,7 +140,8 @@ export function paperTable(options: PaperTableOptions, solver: LpSolver | null):
   for (const closeness of options.closenesses) {
     for (const K of options.Ks) {
       for (const L of options.Ls) {
-        for (const temperature of options.temperatures) cells.push(paperCell(options, K, L, temperature, closeness, solver));
+        for (const temperature of options.temperatures)
+          cells.push(paperCell(options, K, L, temperature, closeness, solver));
       }
     }
   }

@@ -113,7 +113,8 @@ export function logitsToProbs(logits: ArrayLike<number>, params: SamplingParams,
     probs[token] = weight;
     total += weight;
   }
-  for (let token = 0; token < vocabSize; token++) if (allowed[token] === 1) probs[token] = (probs[token] as number) / total;
+  for (let token = 0; token < vocabSize; token++)
+    if (allowed[token] === 1) probs[token] = (probs[token] as number) / total;
   return topP < 1 ? nucleus(probs, allowedIds(), topP) : probs;
 }
 
@@ -196,14 +197,18 @@ export function drawThreshold(uniform: Words64, total: Words64): Words64 {
   const t = limbsOf(total);
   // Column sums of limb products stay below 2^35: exact in f64.
   const columns = [0, 0, 0, 0, 0, 0, 0, 0];
-  for (let i = 0; i < 4; i++) for (let j = 0; j < 4; j++) columns[i + j] = (columns[i + j] as number) + (u[i] as number) * (t[j] as number);
+  for (let i = 0; i < 4; i++)
+    for (let j = 0; j < 4; j++) columns[i + j] = (columns[i + j] as number) + (u[i] as number) * (t[j] as number);
   let carry = 0;
   const limbs = columns.map((column) => {
     const sum = column + carry;
     carry = Math.floor(sum / 65536);
     return sum % 65536;
   });
-  return { high: (limbs[7] as number) * 65536 + (limbs[6] as number), low: (limbs[5] as number) * 65536 + (limbs[4] as number) };
+  return {
+    high: (limbs[7] as number) * 65536 + (limbs[6] as number),
+    low: (limbs[5] as number) * 65536 + (limbs[4] as number),
+  };
 }
 
 /** Units are summed in plain f64 over runs this long: 2^7 units below 2^46 each stay below 2^53, so exact. */

@@ -81,7 +81,8 @@ function validate(options: SimulationOptions): void {
   integer('steps', options.steps, 1, SIMULATION_LIMITS.steps);
   integer('contexts', options.contexts, 1, Math.min(SIMULATION_LIMITS.contexts, options.V * options.V));
   for (const method of options.methods) {
-    if (!VERIFIER_IDS.includes(method)) throw new RangeError(`unknown method '${method}'; choose from ${VERIFIER_IDS.join(', ')}`);
+    if (!VERIFIER_IDS.includes(method))
+      throw new RangeError(`unknown method '${method}'; choose from ${VERIFIER_IDS.join(', ')}`);
   }
 }
 
@@ -114,7 +115,13 @@ export function simulate(options: SimulationOptions, solver: LpSolver | null = n
       const { accepted } = verify(method, problem, rng);
       sumSquares += (accepted + 1) ** 2;
       const proposed = used * L;
-      counters = recordStep(counters, { proposed, invalidated: 0, distinctProposed: proposed, distinctEligible: proposed, accepted });
+      counters = recordStep(counters, {
+        proposed,
+        invalidated: 0,
+        distinctProposed: proposed,
+        distinctEligible: proposed,
+        accepted,
+      });
     }
     const mean = 1 + counters.accepted / steps;
     const variance = steps > 1 ? (sumSquares - steps * mean * mean) / (steps - 1) : 0;
@@ -125,8 +132,9 @@ export function simulate(options: SimulationOptions, solver: LpSolver | null = n
       blockEfficiency: mean,
       standardError: Math.sqrt(Math.max(0, variance) / steps),
       exactBlockEfficiency: exactMayFit
-        ? exactAverage(contexts, (context) =>
-            exactOutcomeLaw(VERIFIERS[method], pair, context, used, L, EXACT_RUN_BUDGET).expectedAccepted,
+        ? exactAverage(
+            contexts,
+            (context) => exactOutcomeLaw(VERIFIERS[method], pair, context, used, L, EXACT_RUN_BUDGET).expectedAccepted,
           )
         : null,
       transportOptimum: 1 + average(contexts.map((c) => transportOptimum(pair.target(c), pair.draft(c), used))),

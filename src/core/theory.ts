@@ -159,7 +159,10 @@ export function acceptedLengthLaw(
             nextIsFinal = note.kind === 'final';
           },
           bernoulli: (p) => source.bernoulli(p),
-          categorical: (weights) => (nextIsFinal ? Array.prototype.findIndex.call(weights, (weight: number) => weight > 0) : source.categorical(weights)),
+          categorical: (weights) =>
+            nextIsFinal
+              ? Array.prototype.findIndex.call(weights, (weight: number) => weight > 0)
+              : source.categorical(weights),
         }),
       );
     },

@@ -45,7 +45,13 @@ export function prefixTree(drafts: readonly ArrayLike<number>[]): PrefixTree {
     }
     return nodes;
   });
-  return { size: tokens.length, tokens: Int32Array.from(tokens), parents: Int32Array.from(parents), depths: Int32Array.from(depths), nodeOf };
+  return {
+    size: tokens.length,
+    tokens: Int32Array.from(tokens),
+    parents: Int32Array.from(parents),
+    depths: Int32Array.from(depths),
+    nodeOf,
+  };
 }
 
 /** The K×L drafts of a step (padding after a stop token included: identical paddings merge). */
@@ -68,7 +74,8 @@ export interface TreeInput {
 /** `pastLength`: positions the cache already holds; the context is those plus `fresh`. */
 export function treeInput(tree: PrefixTree, fresh: ArrayLike<number>, pastLength: number): TreeInput {
   const F = fresh.length;
-  if (F === 0) throw new RangeError('a tree forward needs at least one fresh context token: the root the drafts continue');
+  if (F === 0)
+    throw new RangeError('a tree forward needs at least one fresh context token: the root the drafts continue');
   const seq = F + tree.size;
   const inputIds = new Int32Array(seq);
   const positionIds = new Int32Array(seq);
@@ -108,10 +115,17 @@ export function verifierRows(tree: PrefixTree, freshCount: number, L: number): I
  * Cache positions to keep after the tree forward: the context [0, pastLength + freshCount), then draft
  * `chosen`'s first `accepted` nodes. Strictly increasing, since a parent precedes its children.
  */
-export function keptPositions(tree: PrefixTree, pastLength: number, freshCount: number, chosen: number, accepted: number): number[] {
+export function keptPositions(
+  tree: PrefixTree,
+  pastLength: number,
+  freshCount: number,
+  chosen: number,
+  accepted: number,
+): number[] {
   const nodes = tree.nodeOf[chosen];
   if (!nodes) throw new RangeError(`draft ${chosen} is not in a tree of ${tree.nodeOf.length} drafts`);
-  if (!(accepted >= 0 && accepted <= nodes.length)) throw new RangeError(`cannot keep ${accepted} tokens of a draft of ${nodes.length}`);
+  if (!(accepted >= 0 && accepted <= nodes.length))
+    throw new RangeError(`cannot keep ${accepted} tokens of a draft of ${nodes.length}`);
   const contextLength = pastLength + freshCount;
   const kept = Array.from({ length: contextLength }, (_, i) => i);
   for (let j = 0; j < accepted; j++) kept.push(contextLength + (nodes[j] as number));

@@ -102,7 +102,14 @@ export interface DraftsExhaustedNote {
 }
 
 /** Which law the final token comes from, and where it lands. */
-export type FinalLaw = 'bonus' | 'residual' | 'block-residual' | 'kseq-residual' | 'recursive-residual' | 'chained-residual' | 'transport-residual';
+export type FinalLaw =
+  | 'bonus'
+  | 'residual'
+  | 'block-residual'
+  | 'kseq-residual'
+  | 'recursive-residual'
+  | 'chained-residual'
+  | 'transport-residual';
 
 export interface FinalNote {
   kind: 'final';
@@ -114,10 +121,19 @@ export interface FinalNote {
   fallback: boolean;
 }
 
-export type DecisionNote = TokenTestNote | BlockTestNote | KSeqTestNote | RecursiveTestNote | TransportChoiceNote | DraftSelectedNote | DraftsExhaustedNote | FinalNote;
+export type DecisionNote =
+  | TokenTestNote
+  | BlockTestNote
+  | KSeqTestNote
+  | RecursiveTestNote
+  | TransportChoiceNote
+  | DraftSelectedNote
+  | DraftsExhaustedNote
+  | FinalNote;
 
 /** A draw as it happened; a categorical draw keeps its weights only inside the worker (see `toRecords`). */
-export type Draw = { kind: 'bernoulli'; p: number; u: number; value: boolean } | { kind: 'categorical'; u: number; index: number };
+export type Draw =
+  { kind: 'bernoulli'; p: number; u: number; value: boolean } | { kind: 'categorical'; u: number; index: number };
 
 export interface DecisionRecord {
   /** What the verifier said the choice was about; null for an undescribed draw. */
@@ -186,13 +202,17 @@ export function replaySource(decisions: readonly DecisionRecord[]): RandomSource
   const take = (kind: Draw['kind']): Draw => {
     const draw = draws[next++];
     if (!draw) throw new Error(`replay ran past the ${draws.length} recorded draws`);
-    if (draw.kind !== kind) throw new Error(`replay expected a ${draw.kind} draw at ${next - 1}, the verifier asked for ${kind}`);
+    if (draw.kind !== kind)
+      throw new Error(`replay expected a ${draw.kind} draw at ${next - 1}, the verifier asked for ${kind}`);
     return draw;
   };
   return {
     bernoulli(p) {
       const draw = take('bernoulli');
-      if (draw.kind !== 'bernoulli' || draw.p !== p) throw new Error(`replay: draw ${next - 1} was recorded with p = ${draw.kind === 'bernoulli' ? draw.p : '?'}, asked with ${p}`);
+      if (draw.kind !== 'bernoulli' || draw.p !== p)
+        throw new Error(
+          `replay: draw ${next - 1} was recorded with p = ${draw.kind === 'bernoulli' ? draw.p : '?'}, asked with ${p}`,
+        );
       return draw.value;
     },
     categorical() {

@@ -41,18 +41,31 @@ export function verdictOf(interval: Interval, threshold = 1): Verdict {
 
 /** Pair by pair, contender / baseline: the two lists are the same pairs in the same order. */
 export function pairRatios(contender: readonly number[], baseline: readonly number[]): number[] {
-  if (contender.length !== baseline.length) throw new RangeError(`${contender.length} contender samples against ${baseline.length} baseline samples: a comparison is made of pairs`);
+  if (contender.length !== baseline.length)
+    throw new RangeError(
+      `${contender.length} contender samples against ${baseline.length} baseline samples: a comparison is made of pairs`,
+    );
   return contender.map((value, i) => value / (baseline[i] as number));
 }
 
 /** The comparison of already-paired ratios (each contender / baseline on the same seeds, adjacent in time) against `threshold`. */
 export function compareRatios(ratios: readonly number[], threshold = 1): PairedComparison {
   const interval = bootstrapInterval(ratios, { statistic: median });
-  return { ratio: median(ratios), spread: spreadOf(ratios), interval, verdict: verdictOf(interval, threshold), threshold };
+  return {
+    ratio: median(ratios),
+    spread: spreadOf(ratios),
+    interval,
+    verdict: verdictOf(interval, threshold),
+    threshold,
+  };
 }
 
 /** Contender against baseline, pair by pair (for speeds: tokens/s, so a ratio above 1 is faster). */
-export function comparePairs(contender: readonly number[], baseline: readonly number[], threshold = 1): PairedComparison {
+export function comparePairs(
+  contender: readonly number[],
+  baseline: readonly number[],
+  threshold = 1,
+): PairedComparison {
   return compareRatios(pairRatios(contender, baseline), threshold);
 }
 

@@ -65,13 +65,22 @@ function parseText(text: string, label: string): PrometheusFamily[] {
     throw new ScrapeError(`${label} is not Prometheus text: ${(error as Error).message}`);
   }
   const series = families.reduce((total, family) => total + family.metrics.length, 0);
-  if (series > SCRAPE_LIMITS.series) throw new ScrapeError(`${label} holds ${series} series; a scrape may hold at most ${SCRAPE_LIMITS.series}`);
-  if (families.length === 0) throw new ScrapeError(`${label} is not Prometheus text: it holds no metrics (paste the whole page a vLLM server serves at /metrics)`);
+  if (series > SCRAPE_LIMITS.series)
+    throw new ScrapeError(`${label} holds ${series} series; a scrape may hold at most ${SCRAPE_LIMITS.series}`);
+  if (families.length === 0)
+    throw new ScrapeError(
+      `${label} is not Prometheus text: it holds no metrics (paste the whole page a vLLM server serves at /metrics)`,
+    );
   for (const family of families) {
-    if (!METRIC_NAME.test(family.name)) throw new ScrapeError(`${label} is not Prometheus text: ${JSON.stringify(family.name.slice(0, 40))} is not a metric name`);
+    if (!METRIC_NAME.test(family.name))
+      throw new ScrapeError(
+        `${label} is not Prometheus text: ${JSON.stringify(family.name.slice(0, 40))} is not a metric name`,
+      );
     for (const sample of family.metrics) {
       if (sample.value !== undefined && Number.isNaN(Number(sample.value)) && sample.value !== 'NaN') {
-        throw new ScrapeError(`${label} is not Prometheus text: ${family.name} has the value ${JSON.stringify(sample.value.slice(0, 40))}, not a number`);
+        throw new ScrapeError(
+          `${label} is not Prometheus text: ${family.name} has the value ${JSON.stringify(sample.value.slice(0, 40))}, not a number`,
+        );
       }
     }
   }
@@ -90,7 +99,9 @@ const modelOf = (labels: Record<string, string> | undefined) => labels?.[MODEL_L
 function counterValue(name: string, text: string | undefined, label: string): number {
   const value = Number(text);
   if (!(Number.isFinite(value) && value >= 0 && value <= SCRAPE_LIMITS.counterMax)) {
-    throw new ScrapeError(`${label}: ${name} is ${String(text).slice(0, 40)}; a counter is a finite number from 0 to 2^53`);
+    throw new ScrapeError(
+      `${label}: ${name} is ${String(text).slice(0, 40)}; a counter is a finite number from 0 to 2^53`,
+    );
   }
   return value;
 }
@@ -98,7 +109,8 @@ function counterValue(name: string, text: string | undefined, label: string): nu
 /** Adds counters, refusing a sum past 2^53, where a double stops counting exactly. */
 function addCounts(total: number, value: number, name: string, label: string): number {
   const sum = total + value;
-  if (sum > SCRAPE_LIMITS.counterMax) throw new ScrapeError(`${label}: ${name} sums past 2^53 over its series, beyond what can be counted exactly`);
+  if (sum > SCRAPE_LIMITS.counterMax)
+    throw new ScrapeError(`${label}: ${name} sums past 2^53 over its series, beyond what can be counted exactly`);
   return sum;
 }
 
@@ -114,7 +126,10 @@ function checkDuplicates(families: readonly PrometheusFamily[], label: string): 
   for (const name of Object.values(VLLM_METRIC_NAMES)) {
     for (const sample of families.filter((family) => named(family, name)).flatMap((family) => family.metrics)) {
       const key = seriesKey(name, sample.labels);
-      if (seen.has(key)) throw new ScrapeError(`${label}: the series ${key.slice(0, 120)} appears twice; each series must be listed once`);
+      if (seen.has(key))
+        throw new ScrapeError(
+          `${label}: the series ${key.slice(0, 120)} appears twice; each series must be listed once`,
+        );
       seen.add(key);
     }
   }
@@ -146,21 +161,30 @@ export function readMetrics(text: string, label = 'the scrape'): ScrapeReading {
   const families = parseText(text, label);
   const known = [...Object.values(VLLM_METRIC_NAMES), ...Object.values(SGLANG_METRIC_NAMES)];
   const warnings = families
-    .filter((family) => /^(vllm:spec_decode|sglang:spec)/.test(family.name) && !IGNORED_SUFFIXES.test(family.name) && family.metrics.length > 0 && !known.some((name) => named(family, name)))
+    .filter(
+      (family) =>
+        /^(vllm:spec_decode|sglang:spec)/.test(family.name) &&
+        !IGNORED_SUFFIXES.test(family.name) &&
+        family.metrics.length > 0 &&
+        !known.some((name) => named(family, name)),
+    )
     .map((family) => `${label}: ${family.name} is not read (not a speculative-decoding figure SpecLab knows)`);
-  const samples = (name: string) => families.filter((family) => named(family, name)).flatMap((family) => family.metrics);
+  const samples = (name: string) =>
+    families.filter((family) => named(family, name)).flatMap((family) => family.metrics);
   const vllmNames = Object.values(VLLM_METRIC_NAMES);
   const vllm = new Map<string, VllmCounters>();
   const present = vllmNames.filter((name) => samples(name).length > 0);
   if (present.length > 0) {
     const required = [VLLM_METRIC_NAMES.drafts, VLLM_METRIC_NAMES.draftTokens, VLLM_METRIC_NAMES.accepted];
     const missing = required.filter((name) => !present.includes(name));
-    if (missing.length > 0) throw new ScrapeError(`${label} lacks ${missing.join(' and ')}, so its counters cannot be read`);
+    if (missing.length > 0)
+      throw new ScrapeError(`${label} lacks ${missing.join(' and ')}, so its counters cannot be read`);
     checkDuplicates(families, label);
     const models = [...new Set(present.flatMap((name) => samples(name).map((sample) => modelOf(sample.labels))))];
     for (const model of models) {
       const of = (name: string) => samples(name).filter((sample) => modelOf(sample.labels) === model);
-      const sum = (name: string) => of(name).reduce((total, sample) => addCounts(total, counterValue(name, sample.value, label), name, label), 0);
+      const sum = (name: string) =>
+        of(name).reduce((total, sample) => addCounts(total, counterValue(name, sample.value, label), name, label), 0);
       const byPosition = new Map<number, number>();
       for (const sample of of(VLLM_METRIC_NAMES.acceptedPerPosition)) {
         const text = sample.labels?.position;
@@ -171,7 +195,10 @@ export function readMetrics(text: string, label = 'the scrape'): ScrapeReading {
           );
         }
         const count = counterValue(VLLM_METRIC_NAMES.acceptedPerPosition, sample.value, label);
-        byPosition.set(position, addCounts(byPosition.get(position) ?? 0, count, VLLM_METRIC_NAMES.acceptedPerPosition, label));
+        byPosition.set(
+          position,
+          addCounts(byPosition.get(position) ?? 0, count, VLLM_METRIC_NAMES.acceptedPerPosition, label),
+        );
       }
       const positions = byPosition.size === 0 ? 0 : Math.max(...byPosition.keys()) + 1;
       const counters: VllmCounters = {
@@ -185,23 +212,44 @@ export function readMetrics(text: string, label = 'the scrape'): ScrapeReading {
     }
   }
   const sglang = new Map<string, SglangFigures>();
-  const sglangModels = [...new Set(Object.values(SGLANG_METRIC_NAMES).flatMap((name) => samples(name).map((sample) => modelOf(sample.labels))))];
+  const sglangModels = [
+    ...new Set(
+      Object.values(SGLANG_METRIC_NAMES).flatMap((name) => samples(name).map((sample) => modelOf(sample.labels))),
+    ),
+  ];
   for (const model of sglangModels) {
     // A gauge per model: the mean over its ranks.
     const mean = (name: string) => {
-      const xs = samples(name).filter((sample) => modelOf(sample.labels) === model).map((sample) => counterValue(name, sample.value, label));
+      const xs = samples(name)
+        .filter((sample) => modelOf(sample.labels) === model)
+        .map((sample) => counterValue(name, sample.value, label));
       return xs.length === 0 ? null : xs.reduce((a, b) => a + b, 0) / xs.length;
     };
     // Tensor-parallel ranks count the same verify calls: the largest per tp_rank group; other groups (data-parallel ranks) are summed.
     const groups = new Map<string, number>();
-    for (const sample of samples(SGLANG_METRIC_NAMES.verifyCalls).filter((sample) => modelOf(sample.labels) === model)) {
-      const key = JSON.stringify(Object.entries(sample.labels ?? {}).filter(([name]) => name !== 'tp_rank').sort());
-      groups.set(key, Math.max(groups.get(key) ?? 0, counterValue(SGLANG_METRIC_NAMES.verifyCalls, sample.value, label)));
+    for (const sample of samples(SGLANG_METRIC_NAMES.verifyCalls).filter(
+      (sample) => modelOf(sample.labels) === model,
+    )) {
+      const key = JSON.stringify(
+        Object.entries(sample.labels ?? {})
+          .filter(([name]) => name !== 'tp_rank')
+          .sort(),
+      );
+      groups.set(
+        key,
+        Math.max(groups.get(key) ?? 0, counterValue(SGLANG_METRIC_NAMES.verifyCalls, sample.value, label)),
+      );
     }
-    sglang.set(model, { acceptLength: mean(SGLANG_METRIC_NAMES.acceptLength), acceptRate: mean(SGLANG_METRIC_NAMES.acceptRate), verifyCalls: groups.size === 0 ? null : [...groups.values()].reduce((a, b) => a + b, 0) });
+    sglang.set(model, {
+      acceptLength: mean(SGLANG_METRIC_NAMES.acceptLength),
+      acceptRate: mean(SGLANG_METRIC_NAMES.acceptRate),
+      verifyCalls: groups.size === 0 ? null : [...groups.values()].reduce((a, b) => a + b, 0),
+    });
   }
   if (vllm.size === 0 && sglang.size === 0) {
-    throw new ScrapeError(`${label} has no speculative-decoding metrics (vLLM's ${vllmNames.map(bare).join(', ')} with or without _total, or SGLang's ${Object.values(SGLANG_METRIC_NAMES).join(', ')}): was the server started with speculative decoding on?`);
+    throw new ScrapeError(
+      `${label} has no speculative-decoding metrics (vLLM's ${vllmNames.map(bare).join(', ')} with or without _total, or SGLang's ${Object.values(SGLANG_METRIC_NAMES).join(', ')}): was the server started with speculative decoding on?`,
+    );
   }
   return { vllm, sglang, warnings };
 }
@@ -209,12 +257,23 @@ export function readMetrics(text: string, label = 'the scrape'): ScrapeReading {
 /** The window between two readings, per model: vLLM's counters as deltas, SGLang's gauges as the later window's, its verify calls as a delta. */
 export function readingDelta(before: ScrapeReading, after: ScrapeReading): ScrapeReading {
   const vllm = new Map<string, VllmCounters>();
-  for (const [model, counters] of after.vllm) vllm.set(model, scrapeDelta(before.vllm.get(model) ?? { numDrafts: 0, numDraftTokens: 0, numAcceptedTokens: 0, acceptedPerPosition: [] }, counters));
+  for (const [model, counters] of after.vllm)
+    vllm.set(
+      model,
+      scrapeDelta(
+        before.vllm.get(model) ?? { numDrafts: 0, numDraftTokens: 0, numAcceptedTokens: 0, acceptedPerPosition: [] },
+        counters,
+      ),
+    );
   const sglang = new Map<string, SglangFigures>();
   for (const [model, figures] of after.sglang) {
     const earlier = before.sglang.get(model)?.verifyCalls ?? null;
-    const calls = figures.verifyCalls === null ? null : earlier === null ? figures.verifyCalls : figures.verifyCalls - earlier;
-    if (calls !== null && calls < 0) throw new CounterResetError(`${SGLANG_METRIC_NAMES.verifyCalls} went backwards between the scrapes: the server restarted, or the scrapes are swapped`);
+    const calls =
+      figures.verifyCalls === null ? null : earlier === null ? figures.verifyCalls : figures.verifyCalls - earlier;
+    if (calls !== null && calls < 0)
+      throw new CounterResetError(
+        `${SGLANG_METRIC_NAMES.verifyCalls} went backwards between the scrapes: the server restarted, or the scrapes are swapped`,
+      );
     sglang.set(model, { ...figures, verifyCalls: calls });
   }
   return { vllm, sglang, warnings: [...new Set([...before.warnings, ...after.warnings])] };
@@ -223,15 +282,22 @@ export function readingDelta(before: ScrapeReading, after: ScrapeReading): Scrap
 function checkCounters(counters: VllmCounters, label: string): void {
   const { numDrafts, numDraftTokens, numAcceptedTokens, acceptedPerPosition } = counters;
   acceptedPerPosition.forEach((count, i) => {
-    if (count > numDrafts) throw new ScrapeError(`${label}: ${count} drafts accepted position ${i}, but there were only ${numDrafts} drafts; per-position counters cannot exceed the drafts`);
+    if (count > numDrafts)
+      throw new ScrapeError(
+        `${label}: ${count} drafts accepted position ${i}, but there were only ${numDrafts} drafts; per-position counters cannot exceed the drafts`,
+      );
   });
-  if (numAcceptedTokens > numDraftTokens) throw new ScrapeError(`${label}: ${numAcceptedTokens} accepted tokens exceed the ${numDraftTokens} draft tokens`);
+  if (numAcceptedTokens > numDraftTokens)
+    throw new ScrapeError(`${label}: ${numAcceptedTokens} accepted tokens exceed the ${numDraftTokens} draft tokens`);
 }
 
 /** The counters of one benchmark window: `after` less `before`, refused where a counter went backwards. */
 export function scrapeDelta(before: VllmCounters, after: VllmCounters): VllmCounters {
   const backwards = (name: string, a: number, b: number) => {
-    if (b < a) throw new CounterResetError(`${name} went backwards between the scrapes (${a} before, ${b} after): the server restarted, or the scrapes are swapped`);
+    if (b < a)
+      throw new CounterResetError(
+        `${name} went backwards between the scrapes (${a} before, ${b} after): the server restarted, or the scrapes are swapped`,
+      );
     return b - a;
   };
   const positions = Math.max(before.acceptedPerPosition.length, after.acceptedPerPosition.length);
@@ -240,7 +306,11 @@ export function scrapeDelta(before: VllmCounters, after: VllmCounters): VllmCoun
     numDraftTokens: backwards(VLLM_METRIC_NAMES.draftTokens, before.numDraftTokens, after.numDraftTokens),
     numAcceptedTokens: backwards(VLLM_METRIC_NAMES.accepted, before.numAcceptedTokens, after.numAcceptedTokens),
     acceptedPerPosition: Array.from({ length: positions }, (_, i) =>
-      backwards(`${VLLM_METRIC_NAMES.acceptedPerPosition}{position="${i}"}`, before.acceptedPerPosition[i] ?? 0, after.acceptedPerPosition[i] ?? 0),
+      backwards(
+        `${VLLM_METRIC_NAMES.acceptedPerPosition}{position="${i}"}`,
+        before.acceptedPerPosition[i] ?? 0,
+        after.acceptedPerPosition[i] ?? 0,
+      ),
     ),
   };
   checkCounters(delta, 'the window between the scrapes');
@@ -259,7 +329,10 @@ const ratio = (numerator: number, denominator: number) => (denominator === 0 ? n
 export function vllmReport(counters: VllmCounters, supplied: SuppliedDraftCounts = {}) {
   const { numDrafts, numDraftTokens, numAcceptedTokens, acceptedPerPosition } = counters;
   const R = supplied.R ?? (supplied.I === undefined ? null : numDraftTokens + supplied.I);
-  if (R !== null && R < numDraftTokens) throw new ScrapeError(`R = ${R} is below D = ${numDraftTokens}; R counts every raw draft token, D only the grammar-valid ones`);
+  if (R !== null && R < numDraftTokens)
+    throw new ScrapeError(
+      `R = ${R} is below D = ${numDraftTokens}; R counts every raw draft token, D only the grammar-valid ones`,
+    );
   return {
     num_drafts: numDrafts,
     num_draft_tokens: numDraftTokens,
@@ -284,7 +357,10 @@ export function vllmReport(counters: VllmCounters, supplied: SuppliedDraftCounts
 export type VllmReport = ReturnType<typeof vllmReport>;
 
 /** A reading's vLLM figures, one report per model_name in the scrape's order (never summed across models). */
-export function modelReports(reading: ScrapeReading, supplied: SuppliedDraftCounts = {}): { model: string; report: VllmReport }[] {
+export function modelReports(
+  reading: ScrapeReading,
+  supplied: SuppliedDraftCounts = {},
+): { model: string; report: VllmReport }[] {
   return [...reading.vllm].map(([model, counters]) => ({ model, report: vllmReport(counters, supplied) }));
 }
 
@@ -304,7 +380,11 @@ const Z95 = 1.959964;
  * smallest whose difference from the best holds 0: a longer draft that is not measurably faster costs
  * drafting for nothing. Without `numDrafts` there are no intervals and the best point estimate is recommended.
  */
-export function adviseDraftLength(perPositionAcceptance: readonly (number | null)[], costRatio: number, numDrafts: number | null = null) {
+export function adviseDraftLength(
+  perPositionAcceptance: readonly (number | null)[],
+  costRatio: number,
+  numDrafts: number | null = null,
+) {
   const rates: number[] = [];
   for (const rate of perPositionAcceptance) {
     if (rate === null) break;
@@ -312,7 +392,9 @@ export function adviseDraftLength(perPositionAcceptance: readonly (number | null
   }
   const n = rates.length;
   // P(X = k) for k = 0..n, X capped at the positions measured.
-  const probability = Array.from({ length: n + 1 }, (_, k) => Math.max(0, (k === 0 ? 1 : (rates[k - 1] as number)) - (k === n ? 0 : (rates[k] as number))));
+  const probability = Array.from({ length: n + 1 }, (_, k) =>
+    Math.max(0, (k === 0 ? 1 : (rates[k - 1] as number)) - (k === n ? 0 : (rates[k] as number))),
+  );
   const moments = (g: (k: number) => number) => {
     const mean = probability.reduce((sum, p, k) => sum + p * g(k), 0);
     const variance = Math.max(0, probability.reduce((sum, p, k) => sum + p * g(k) ** 2, 0) - mean ** 2);
@@ -326,15 +408,29 @@ export function adviseDraftLength(perPositionAcceptance: readonly (number | null
     const L = i + 1;
     return { L, expected_tokens_per_step: tokens, expected_speedup: tokens / (1 + L * costRatio) };
   });
-  const best = points.reduce<(typeof points)[number] | null>((top, row) => (top === null || row.expected_speedup > top.expected_speedup ? row : top), null);
+  const best = points.reduce<(typeof points)[number] | null>(
+    (top, row) => (top === null || row.expected_speedup > top.expected_speedup ? row : top),
+    null,
+  );
   const rows = points.map((row) => {
     const own = moments(speedupAt(row.L));
     const difference = best === null ? null : moments((k) => speedupAt(row.L)(k) - speedupAt(best.L)(k));
-    const ci95 = own.half === null ? null : { low: row.expected_speedup - own.half, high: row.expected_speedup + own.half };
-    return { ...row, expected_speedup_ci95: ci95, within_noise_of_best: difference?.half == null ? row.L === best?.L : difference.mean + difference.half >= 0 };
+    const ci95 =
+      own.half === null ? null : { low: row.expected_speedup - own.half, high: row.expected_speedup + own.half };
+    return {
+      ...row,
+      expected_speedup_ci95: ci95,
+      within_noise_of_best: difference?.half == null ? row.L === best?.L : difference.mean + difference.half >= 0,
+    };
   });
   const recommended = rows.find((row) => row.within_noise_of_best) ?? null;
-  return { cost_ratio: costRatio, num_drafts: numDrafts, rows, best_L: best?.L ?? null, recommended_L: recommended?.L ?? null };
+  return {
+    cost_ratio: costRatio,
+    num_drafts: numDrafts,
+    rows,
+    best_L: best?.L ?? null,
+    recommended_L: recommended?.L ?? null,
+  };
 }
 
 export type DraftLengthAdvice = ReturnType<typeof adviseDraftLength>;
@@ -348,14 +444,27 @@ export type DraftLengthAdvice = ReturnType<typeof adviseDraftLength>;
 export function adviseOverWindows(windows: readonly (readonly (number | null)[])[], costRatio: number) {
   const perWindow = windows.map((rates) => adviseDraftLength(rates, costRatio).rows.map((row) => row.expected_speedup));
   const positions = Math.min(...perWindow.map((speedups) => speedups.length));
-  if (windows.length === 0 || positions === 0) return { cost_ratio: costRatio, windows: windows.length, rows: [], best_L: null, recommended_L: null, measured: false };
+  if (windows.length === 0 || positions === 0)
+    return {
+      cost_ratio: costRatio,
+      windows: windows.length,
+      rows: [],
+      best_L: null,
+      recommended_L: null,
+      measured: false,
+    };
   const speedups = (L: number) => perWindow.map((window) => window[L - 1] as number);
   const medians = Array.from({ length: positions }, (_, i) => median(speedups(i + 1)));
   const bestL = medians.indexOf(Math.max(...medians)) + 1;
   const rows = medians.map((value, i) => {
     const L = i + 1;
     const interval = bootstrapInterval(speedups(L));
-    return { L, median_speedup: value, speedup_ci95: { low: interval.low, high: interval.high }, against_best: L === bestL ? null : compareRatios(pairRatios(speedups(L), speedups(bestL))).verdict };
+    return {
+      L,
+      median_speedup: value,
+      speedup_ci95: { low: interval.low, high: interval.high },
+      against_best: L === bestL ? null : compareRatios(pairRatios(speedups(L), speedups(bestL))).verdict,
+    };
   });
   const measured = windows.length >= MIN_SAMPLES_FOR_VERDICT;
   const recommended = measured ? (rows.find((row) => row.against_best !== 'slower')?.L ?? bestL) : bestL;
@@ -369,16 +478,30 @@ export type SuppliedEntry = { model: string | null; value: number };
  * R or I per model from entries such as `big-k4=1200` or `1200`: a bare number with several models, a model
  * named twice, or a model the scrape lacks is refused with one line (a ScrapeError).
  */
-export function suppliedPerModel(models: readonly string[], R: readonly SuppliedEntry[], I: readonly SuppliedEntry[]): Map<string, SuppliedDraftCounts> {
+export function suppliedPerModel(
+  models: readonly string[],
+  R: readonly SuppliedEntry[],
+  I: readonly SuppliedEntry[],
+): Map<string, SuppliedDraftCounts> {
   const supplied = new Map<string, SuppliedDraftCounts>(models.map((model) => [model, {}]));
-  for (const [key, entries] of [['R', R], ['I', I]] as const) {
+  for (const [key, entries] of [
+    ['R', R],
+    ['I', I],
+  ] as const) {
     for (const { model, value } of entries) {
-      if (model === null && models.length !== 1) throw new ScrapeError(`--${key} ${value} is one number for ${models.length} models (${models.join(', ')}): give --${key} MODEL=N for each`);
+      if (model === null && models.length !== 1)
+        throw new ScrapeError(
+          `--${key} ${value} is one number for ${models.length} models (${models.join(', ')}): give --${key} MODEL=N for each`,
+        );
       const name = model ?? (models[0] as string);
       const counts = supplied.get(name);
-      if (counts === undefined) throw new ScrapeError(`--${key} ${name}=${value}: the scrape has no model_name ${JSON.stringify(name)} (it has ${models.join(', ') || 'none'})`);
+      if (counts === undefined)
+        throw new ScrapeError(
+          `--${key} ${name}=${value}: the scrape has no model_name ${JSON.stringify(name)} (it has ${models.join(', ') || 'none'})`,
+        );
       if (counts[key] !== undefined) throw new ScrapeError(`--${key} for ${name} given twice`);
-      if (counts[key === 'R' ? 'I' : 'R'] !== undefined) throw new ScrapeError(`--R and --I for ${name}: give one (R = D + I)`);
+      if (counts[key === 'R' ? 'I' : 'R'] !== undefined)
+        throw new ScrapeError(`--R and --I for ${name}: give one (R = D + I)`);
       counts[key] = value;
     }
   }

@@ -5,7 +5,17 @@
  * Counters are the decode's own (src/core/metrics.ts), summed; nothing here recounts a step.
  */
 import { bootstrapInterval } from '../core/bootstrap';
-import { DEFAULT_RACE_TOKEN_BUDGET, type CaseScorecardRow, type RaceEntry, type RaceResult, type ScorecardFigures, type ScorecardRow, type ScorecardSpec, type SweepCell, type SweepSpec } from '../contract/bench';
+import {
+  DEFAULT_RACE_TOKEN_BUDGET,
+  type CaseScorecardRow,
+  type RaceEntry,
+  type RaceResult,
+  type ScorecardFigures,
+  type ScorecardRow,
+  type ScorecardSpec,
+  type SweepCell,
+  type SweepSpec,
+} from '../contract/bench';
 import { isBaseline, presetParams, type DecodeMethod, type RunParams } from '../contract/runParams';
 import { addScoringTotals, positionsPerStep, type OutputVerdict, type RunReport } from '../contract/runReport';
 import { runFairly, spreadOf } from '../core/fairTiming';
@@ -60,7 +70,8 @@ export async function budgetedSample<T extends string>(
     }
     runs++;
   }
-  const each = <V>(value: (which: T) => V) => Object.fromEntries(order.map((which) => [which, value(which)])) as Record<T, V>;
+  const each = <V>(value: (which: T) => V) =>
+    Object.fromEntries(order.map((which) => [which, value(which)])) as Record<T, V>;
   const ms = (which: T) => reports[which].reduce((sum, report) => sum + report.generationMs, 0);
   return { reports, tokens: each(tokens), tokensPerSecond: each((which) => tokens(which) / (ms(which) / 1000)), runs };
 }
@@ -83,13 +94,23 @@ function timedTotals(reports: readonly RunReport[]): RaceEntry['timed'] {
  * budget of at least `tokenBudget` tokens, medians with spreads, and each method's verdict against ar by
  * the shared rule (src/core/verdict.ts) over its rounds, each round a pair on the same seeds.
  */
-export async function race(run: Runner, params: RunParams, methods: readonly DecodeMethod[], repeats: number, options: BenchOptions & { tokenBudget?: number } = {}): Promise<RaceResult> {
+export async function race(
+  run: Runner,
+  params: RunParams,
+  methods: readonly DecodeMethod[],
+  repeats: number,
+  options: BenchOptions & { tokenBudget?: number } = {},
+): Promise<RaceResult> {
   const tokenBudget = options.tokenBudget ?? DEFAULT_RACE_TOKEN_BUDGET;
-  if (!(Number.isInteger(tokenBudget) && tokenBudget >= 1)) throw new RangeError(`the token budget must be a positive integer, got ${tokenBudget}`);
+  if (!(Number.isInteger(tokenBudget) && tokenBudget >= 1))
+    throw new RangeError(`the token budget must be a positive integer, got ${tokenBudget}`);
   const samples = await runFairly(
     methods,
     repeats,
-    (method, timed) => budgetedSample(run, { own: { ...params, method } }, ['own'], params.seed, timed ? tokenBudget : 1, { signal: options.signal }),
+    (method, timed) =>
+      budgetedSample(run, { own: { ...params, method } }, ['own'], params.seed, timed ? tokenBudget : 1, {
+        signal: options.signal,
+      }),
     options,
   );
   const arIndex = methods.indexOf('ar');
@@ -97,7 +118,9 @@ export async function race(run: Runner, params: RunParams, methods: readonly Dec
     const own = samples[i] as BudgetedSample<'own'>[];
     const ar = arIndex === -1 ? null : (samples[arIndex] as typeof own);
     // Each round's ratio pairs the method with ar on the same seeds in the same round.
-    const ratios = ar ? own.map((sample, round) => sample.tokensPerSecond.own / (ar[round] as (typeof own)[number]).tokensPerSecond.own) : null;
+    const ratios = ar
+      ? own.map((sample, round) => sample.tokensPerSecond.own / (ar[round] as (typeof own)[number]).tokensPerSecond.own)
+      : null;
     const comparison = ratios && method !== 'ar' ? compareRatios(ratios) : null;
     return {
       method,
@@ -121,7 +144,10 @@ export function isSingleDraft(method: DecodeMethod): boolean {
 
 /** The (K, L) cells a sweep visits: single-draft methods read one draft, so they sweep L only. */
 export function sweepCells(spec: Pick<SweepSpec, 'base' | 'Ks' | 'Ls'>): { K: number; L: number }[] {
-  if (isBaseline(spec.base.method)) throw new RangeError(`${spec.base.method} drafts nothing: sweep a speculative method (ar and ar+jump-forward are the baselines of every cell)`);
+  if (isBaseline(spec.base.method))
+    throw new RangeError(
+      `${spec.base.method} drafts nothing: sweep a speculative method (ar and ar+jump-forward are the baselines of every cell)`,
+    );
   const Ks = isSingleDraft(spec.base.method) ? [1] : [...new Set(spec.Ks)];
   return Ks.flatMap((K) => [...new Set(spec.Ls)].map((L) => ({ K, L })));
 }
@@ -134,7 +160,8 @@ function budgetProgress(warmUps: number, samples: number, onProgress?: (done: nu
   let done = 0;
   let samplesDone = 0;
   let pairRuns = 0;
-  const estimate = () => warmUps + 2 * (pairRuns + (samples - samplesDone) * (samplesDone === 0 ? 1 : pairRuns / samplesDone));
+  const estimate = () =>
+    warmUps + 2 * (pairRuns + (samples - samplesDone) * (samplesDone === 0 ? 1 : pairRuns / samplesDone));
   const report = () => onProgress?.(done, Math.max(done, Math.round(estimate())));
   return {
     tick: () => {
@@ -154,10 +181,16 @@ function budgetProgress(warmUps: number, samples: number, onProgress?: (done: nu
  * `spec.seeds` samples, each run to the token budget on successive seeds (budgetedSample), ar and the method
  * alternating which goes first. Progress counts runs against the fewest the sweep can take.
  */
-export async function sweep(run: Runner, spec: SweepSpec, options: BenchOptions & { onCell?: (cell: SweepCell) => void } = {}): Promise<SweepCell[]> {
-  if (!(Number.isInteger(spec.seeds) && spec.seeds >= 1)) throw new RangeError(`seeds must be a positive integer, got ${spec.seeds}`);
+export async function sweep(
+  run: Runner,
+  spec: SweepSpec,
+  options: BenchOptions & { onCell?: (cell: SweepCell) => void } = {},
+): Promise<SweepCell[]> {
+  if (!(Number.isInteger(spec.seeds) && spec.seeds >= 1))
+    throw new RangeError(`seeds must be a positive integer, got ${spec.seeds}`);
   const tokenBudget = spec.tokenBudget ?? 1;
-  if (!(Number.isInteger(tokenBudget) && tokenBudget >= 1)) throw new RangeError(`the token budget must be a positive integer, got ${tokenBudget}`);
+  if (!(Number.isInteger(tokenBudget) && tokenBudget >= 1))
+    throw new RangeError(`the token budget must be a positive integer, got ${tokenBudget}`);
   const cells = sweepCells(spec);
   const { tick, sampleEnded } = budgetProgress(2, cells.length * spec.seeds, options.onProgress);
   const first = cells[0] as { K: number; L: number };
@@ -172,7 +205,14 @@ export async function sweep(run: Runner, spec: SweepSpec, options: BenchOptions 
     let seed = spec.base.seed;
     for (let s = 0; s < spec.seeds; s++) {
       const params = { ...spec.base, K, L };
-      const sample = await budgetedSample(run, { ar: { ...params, method: 'ar' }, own: params }, s % 2 === 0 ? ['ar', 'own'] : ['own', 'ar'], seed, tokenBudget, { signal: options.signal, onRun: tick });
+      const sample = await budgetedSample(
+        run,
+        { ar: { ...params, method: 'ar' }, own: params },
+        s % 2 === 0 ? ['ar', 'own'] : ['own', 'ar'],
+        seed,
+        tokenBudget,
+        { signal: options.signal, onRun: tick },
+      );
       seed += sample.runs;
       samples.push(sample);
       sampleEnded(sample.runs);
@@ -189,7 +229,13 @@ export async function sweep(run: Runner, spec: SweepSpec, options: BenchOptions 
       tokensPerSecond: spreadOf(samples.map((sample) => sample.tokensPerSecond.own)),
       speedup: spreadOf(speedups),
       speedupInterval: bootstrapInterval(speedups),
-      meanAcceptanceLength: spreadOf(samples.map((sample) => derivedRatios(sample.reports.own.map((report) => report.counters).reduce(addCounters)).meanAcceptanceLength ?? 1)),
+      meanAcceptanceLength: spreadOf(
+        samples.map(
+          (sample) =>
+            derivedRatios(sample.reports.own.map((report) => report.counters).reduce(addCounters))
+              .meanAcceptanceLength ?? 1,
+        ),
+      ),
       positionsPerStep: positionsPerStep(own.map((report) => report.scoring).reduce(addScoringTotals)),
     };
     results.push(cell);
@@ -216,12 +262,24 @@ export interface ScorecardCase extends ScorecardWorkload {
  * How one output fared, and its JSON text. With the schema on, the decode judged it; without, its JSON is
  * the output after the trigger (when the run has one), judged here by the same rules.
  */
-function judge(validate: SchemaValidator, workload: ScorecardWorkload, report: RunReport, constrained: boolean): { verdict: OutputVerdict; json: string | null } {
+function judge(
+  validate: SchemaValidator,
+  workload: ScorecardWorkload,
+  report: RunReport,
+  constrained: boolean,
+): { verdict: OutputVerdict; json: string | null } {
   if (constrained) return { verdict: report.verdict as OutputVerdict, json: report.json };
   const { trigger } = workload.on;
   const at = trigger === undefined ? 0 : report.text.indexOf(trigger);
   const ending = report.ending === 'stopped' ? 'stopped' : 'max-tokens';
-  if (at === -1) return { verdict: { kind: ending === 'stopped' ? 'invalid' : 'truncated', reason: `the trigger ${JSON.stringify(trigger)} never appeared` }, json: null };
+  if (at === -1)
+    return {
+      verdict: {
+        kind: ending === 'stopped' ? 'invalid' : 'truncated',
+        reason: `the trigger ${JSON.stringify(trigger)} never appeared`,
+      },
+      json: null,
+    };
   const json = report.text.slice(at + (trigger?.length ?? 0)).trim();
   return { verdict: scoreOutput(validate, workload.schema, json, ending), json };
 }
@@ -243,13 +301,27 @@ function isParseError(verdict: OutputVerdict, json: string | null): boolean {
  * preset is an object schema a free decode may or may not meet). Validity is judged by `validate` (the
  * bounded interpreting validator) against the full schema, independently of the grammar.
  */
-export async function scorecard(run: Runner, validate: SchemaValidator, spec: ScorecardSpec, options: BenchOptions = {}): Promise<ScorecardRow[]> {
+export async function scorecard(
+  run: Runner,
+  validate: SchemaValidator,
+  spec: ScorecardSpec,
+  options: BenchOptions = {},
+): Promise<ScorecardRow[]> {
   const presets = spec.presets.map((id) => {
     const preset = SCHEMA_PRESETS.find((candidate) => candidate.id === id);
-    if (!preset) throw new RangeError(`unknown preset ${JSON.stringify(id)}; the presets are ${SCHEMA_PRESETS.map((p) => p.id).join(', ')}`);
+    if (!preset)
+      throw new RangeError(
+        `unknown preset ${JSON.stringify(id)}; the presets are ${SCHEMA_PRESETS.map((p) => p.id).join(', ')}`,
+      );
     return preset;
   });
-  const rows = await scoreWorkloads(run, validate, presets.map((preset) => ({ on: presetParams(preset, spec.base), schema: preset.schema })), spec, options);
+  const rows = await scoreWorkloads(
+    run,
+    validate,
+    presets.map((preset) => ({ on: presetParams(preset, spec.base), schema: preset.schema })),
+    spec,
+    options,
+  );
   return presets.flatMap((preset, i) => (rows[i] as ScorecardFigures[]).map((row) => ({ preset: preset.id, ...row })));
 }
 
@@ -258,16 +330,32 @@ export async function scorecard(run: Runner, validate: SchemaValidator, spec: Sc
  * same prompt decoded with no schema, each named by the case's bucket and line; samples, seeds, token budget,
  * warm-up and judging as for the presets.
  */
-export async function caseScorecard(run: Runner, validate: SchemaValidator, cases: readonly ScorecardCase[], spec: Pick<ScorecardSpec, 'seeds' | 'tokenBudget'>, options: BenchOptions = {}): Promise<CaseScorecardRow[]> {
+export async function caseScorecard(
+  run: Runner,
+  validate: SchemaValidator,
+  cases: readonly ScorecardCase[],
+  spec: Pick<ScorecardSpec, 'seeds' | 'tokenBudget'>,
+  options: BenchOptions = {},
+): Promise<CaseScorecardRow[]> {
   const rows = await scoreWorkloads(run, validate, cases, spec, options);
-  return cases.flatMap((item, i) => (rows[i] as ScorecardFigures[]).map((row) => ({ bucket: item.bucket, caseLine: item.line, ...row })));
+  return cases.flatMap((item, i) =>
+    (rows[i] as ScorecardFigures[]).map((row) => ({ bucket: item.bucket, caseLine: item.line, ...row })),
+  );
 }
 
 /** Each workload's schema-on and schema-off rows, in that order, after one untimed warm-up. */
-async function scoreWorkloads(run: Runner, validate: SchemaValidator, workloads: readonly ScorecardWorkload[], spec: Pick<ScorecardSpec, 'seeds' | 'tokenBudget'>, options: BenchOptions): Promise<ScorecardFigures[][]> {
-  if (!(Number.isInteger(spec.seeds) && spec.seeds >= 1)) throw new RangeError(`seeds must be a positive integer, got ${spec.seeds}`);
+async function scoreWorkloads(
+  run: Runner,
+  validate: SchemaValidator,
+  workloads: readonly ScorecardWorkload[],
+  spec: Pick<ScorecardSpec, 'seeds' | 'tokenBudget'>,
+  options: BenchOptions,
+): Promise<ScorecardFigures[][]> {
+  if (!(Number.isInteger(spec.seeds) && spec.seeds >= 1))
+    throw new RangeError(`seeds must be a positive integer, got ${spec.seeds}`);
   const tokenBudget = spec.tokenBudget ?? 1;
-  if (!(Number.isInteger(tokenBudget) && tokenBudget >= 1)) throw new RangeError(`the token budget must be a positive integer, got ${tokenBudget}`);
+  if (!(Number.isInteger(tokenBudget) && tokenBudget >= 1))
+    throw new RangeError(`the token budget must be a positive integer, got ${tokenBudget}`);
   const first = workloads[0];
   if (first === undefined) throw new RangeError('a scorecard needs at least one preset or case');
   const { tick, sampleEnded } = budgetProgress(1, workloads.length * spec.seeds, options.onProgress);
@@ -283,50 +371,63 @@ async function scoreWorkloads(run: Runner, validate: SchemaValidator, workloads:
     let seed = base.seed;
     for (let s = 0; s < spec.seeds; s++) {
       // The schema on and off take turns going first, sample by sample (and seed by seed within one).
-      const sample = await budgetedSample(run, params, s % 2 === 0 ? ['on', 'off'] : ['off', 'on'], seed, tokenBudget, { signal: options.signal, onRun: tick });
+      const sample = await budgetedSample(run, params, s % 2 === 0 ? ['on', 'off'] : ['off', 'on'], seed, tokenBudget, {
+        signal: options.signal,
+        onRun: tick,
+      });
       seed += sample.runs;
       samples.push(sample);
       sampleEnded(sample.runs);
     }
-    rows.push((['on', 'off'] as const).map((which): ScorecardFigures => {
-      const constrained = which === 'on';
-      let card = EMPTY_SCORECARD;
-      let parseErrors = 0;
-      for (const report of samples.flatMap((sample) => sample.reports[which])) {
-        const { verdict, json } = judge(validate, workload, report, constrained);
-        card = recordCompletion(card, verdict.kind);
-        if (isParseError(verdict, json)) parseErrors++;
-      }
-      const reports = samples.flatMap((sample) => sample.reports[which]);
-      const sum = (of: (report: RunReport) => number) => reports.reduce((total, report) => total + of(report), 0);
-      const rates = samples.map((sample) => sample.tokensPerSecond[which]);
-      const overFree = samples.map((sample) => sample.tokensPerSecond.on / sample.tokensPerSecond.off);
-      return {
-        constrained,
-        method: base.method,
-        K: base.K,
-        L: base.L,
-        temperature: base.temperature,
-        seedFirst: base.seed,
-        seedLast: seed - 1,
-        samples: spec.seeds,
-        card,
-        parseErrors,
-        counters: reports.map((report) => report.counters).reduce(addCounters, emptyCounters(base.L)),
-        draftMs: sum((report) => report.timings.draft),
-        targetMs: sum((report) => report.timings.target),
-        maskMs: sum((report) => report.timings.mask),
-        generationMs: sum((report) => report.generationMs),
-        tokens: sum((report) => report.tokens.length),
-        tokensPerSecond: spreadOf(rates),
-        tokensPerSecondInterval: bootstrapInterval(rates),
-        overFree: constrained ? { spread: spreadOf(overFree), interval: bootstrapInterval(overFree) } : null,
-        interTokenMs: spreadOf(samples.map((sample) => {
-          const own = sample.reports[which];
-          return own.reduce((total, report) => total + report.generationMs, 0) / Math.max(1, own.reduce((total, report) => total + report.tokens.length, 0));
-        })),
-      };
-    }));
+    rows.push(
+      (['on', 'off'] as const).map((which): ScorecardFigures => {
+        const constrained = which === 'on';
+        let card = EMPTY_SCORECARD;
+        let parseErrors = 0;
+        for (const report of samples.flatMap((sample) => sample.reports[which])) {
+          const { verdict, json } = judge(validate, workload, report, constrained);
+          card = recordCompletion(card, verdict.kind);
+          if (isParseError(verdict, json)) parseErrors++;
+        }
+        const reports = samples.flatMap((sample) => sample.reports[which]);
+        const sum = (of: (report: RunReport) => number) => reports.reduce((total, report) => total + of(report), 0);
+        const rates = samples.map((sample) => sample.tokensPerSecond[which]);
+        const overFree = samples.map((sample) => sample.tokensPerSecond.on / sample.tokensPerSecond.off);
+        return {
+          constrained,
+          method: base.method,
+          K: base.K,
+          L: base.L,
+          temperature: base.temperature,
+          seedFirst: base.seed,
+          seedLast: seed - 1,
+          samples: spec.seeds,
+          card,
+          parseErrors,
+          counters: reports.map((report) => report.counters).reduce(addCounters, emptyCounters(base.L)),
+          draftMs: sum((report) => report.timings.draft),
+          targetMs: sum((report) => report.timings.target),
+          maskMs: sum((report) => report.timings.mask),
+          generationMs: sum((report) => report.generationMs),
+          tokens: sum((report) => report.tokens.length),
+          tokensPerSecond: spreadOf(rates),
+          tokensPerSecondInterval: bootstrapInterval(rates),
+          overFree: constrained ? { spread: spreadOf(overFree), interval: bootstrapInterval(overFree) } : null,
+          interTokenMs: spreadOf(
+            samples.map((sample) => {
+              const own = sample.reports[which];
+              return (
+                own.reduce((total, report) => total + report.generationMs, 0) /
+                Math.max(
+                  1,
+                  own.reduce((total, report) => total + report.tokens.length, 0),
+                )
+              );
+            }),
+          ),
+        };
+      }),
+    );
   }
   return rows;
 }

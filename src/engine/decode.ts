@@ -70,9 +70,14 @@ export function stepWindow(method: DecodeMethod, L: number): number {
 
 export function validateDecodeOptions(options: DecodeOptions, contextLength: number): void {
   const { method, K, L, maxTokens, prompt } = options;
-  if (!DECODE_METHODS.includes(method)) throw new RangeError(`unknown method ${JSON.stringify(method)}; expected one of ${DECODE_METHODS.join(', ')}`);
+  if (!DECODE_METHODS.includes(method))
+    throw new RangeError(`unknown method ${JSON.stringify(method)}; expected one of ${DECODE_METHODS.join(', ')}`);
   // The same check, and the same words, as the form, share links and the CLI.
-  for (const [name, value] of [['K', K], ['L', L], ['maxTokens', maxTokens]] as const) {
+  for (const [name, value] of [
+    ['K', K],
+    ['L', L],
+    ['maxTokens', maxTokens],
+  ] as const) {
     const problem = checkNumber(name, value);
     if (problem !== null) throw new RangeError(problem);
   }
@@ -93,7 +98,11 @@ export function validateDecodeOptions(options: DecodeOptions, contextLength: num
 }
 
 /** `onStep` may return a promise: the loop waits for it (pause, single-stepping, slow motion). */
-export async function decode(models: PairModels, options: DecodeOptions, onStep?: (record: StepRecord) => void | Promise<void>): Promise<DecodeResult> {
+export async function decode(
+  models: PairModels,
+  options: DecodeOptions,
+  onStep?: (record: StepRecord) => void | Promise<void>,
+): Promise<DecodeResult> {
   validateDecodeOptions(options, models.contextLength);
   const { method, L, structure, detokenize, stopTokenId, signal } = options;
   const K = isBaseline(method) ? 1 : draftsUsed(method, options.K);
@@ -102,7 +111,8 @@ export async function decode(models: PairModels, options: DecodeOptions, onStep?
   const matcher: SchemaMatcher | null = structure ? await structure.grammar.matcher() : null;
   const trigger = structure?.trigger;
   /** Whether the token after `output` is constrained. */
-  const constrainedAfter = (output: readonly number[]) => matcher !== null && (trigger === undefined || detokenize(output).includes(trigger));
+  const constrainedAfter = (output: readonly number[]) =>
+    matcher !== null && (trigger === undefined || detokenize(output).includes(trigger));
   const tokens: number[] = [];
   let counters = emptyCounters(L);
   const totals = zeroTimings();
@@ -124,7 +134,11 @@ export async function decode(models: PairModels, options: DecodeOptions, onStep?
       const context = [...options.prompt, ...tokens];
       const state = { tokens, context, rng, verification, matcher, constrainedAfter, timings, index: steps };
       const record =
-        method === 'ar' ? await autoregressiveStep(models, options, state) : method === 'ar+jump-forward' ? await jumpForwardStep(models, options, state) : await speculativeStep(models, { ...options, K }, state);
+        method === 'ar'
+          ? await autoregressiveStep(models, options, state)
+          : method === 'ar+jump-forward'
+            ? await jumpForwardStep(models, options, state)
+            : await speculativeStep(models, { ...options, K }, state);
       // A step may emit past the token budget: what lies past it is not output, so a stop token there does not end the run.
       for (const { token } of record.emitted) {
         if (tokens.length === options.maxTokens) break;
@@ -133,7 +147,17 @@ export async function decode(models: PairModels, options: DecodeOptions, onStep?
       }
       counters = recordStep(counters, record.counts);
       steps++;
-      timings.overhead = Math.max(0, now() - stepStart - timings.draft - timings.mask - timings.target - timings.verify - timings.kv - timings.analysis);
+      timings.overhead = Math.max(
+        0,
+        now() -
+          stepStart -
+          timings.draft -
+          timings.mask -
+          timings.target -
+          timings.verify -
+          timings.kv -
+          timings.analysis,
+      );
       for (const key of Object.keys(totals) as (keyof StepTimings)[]) totals[key] += timings[key];
       if (record.scoring) {
         scoring.positions += record.scoring.positions;
@@ -154,17 +178,35 @@ export async function decode(models: PairModels, options: DecodeOptions, onStep?
     models.dispose();
   }
   let constraintStart: number | null = null;
-  if (structure) for (let i = 0; i <= tokens.length && constraintStart === null; i++) if (constrainedAfter(tokens.slice(0, i))) constraintStart = i;
-  const body = (structure ? (constraintStart === null ? [] : tokens.slice(constraintStart)) : tokens).filter((token) => token !== stopTokenId);
+  if (structure)
+    for (let i = 0; i <= tokens.length && constraintStart === null; i++)
+      if (constrainedAfter(tokens.slice(0, i))) constraintStart = i;
+  const body = (structure ? (constraintStart === null ? [] : tokens.slice(constraintStart)) : tokens).filter(
+    (token) => token !== stopTokenId,
+  );
   const json = detokenize(body);
   let verdict: OutputVerdict | null = null;
   if (structure) {
     verdict =
       constraintStart === null
-        ? { kind: 'invalid', reason: `the trigger ${JSON.stringify(trigger)} never appeared, so the output has no JSON` }
+        ? {
+            kind: 'invalid',
+            reason: `the trigger ${JSON.stringify(trigger)} never appeared, so the output has no JSON`,
+          }
         : scoreOutput(structure.validate, structure.schema, json, ending);
   }
-  return { tokens, text: detokenize(tokens.filter((token) => token !== stopTokenId)), json, counters, verdict, ending, constraintStart, timings: totals, steps, scoring };
+  return {
+    tokens,
+    text: detokenize(tokens.filter((token) => token !== stopTokenId)),
+    json,
+    counters,
+    verdict,
+    ending,
+    constraintStart,
+    timings: totals,
+    steps,
+    scoring,
+  };
 }
 
 /** One token from the target alone, under the grammar's mask where the output is constrained. */
@@ -172,14 +214,30 @@ async function autoregressiveStep(models: PairModels, options: DecodeOptions, st
   const { tokens, context, rng, matcher, constrainedAfter, timings } = state;
   const logits = await timed(timings, 'target', () => models.targetNext(context));
   const mask = matcher && constrainedAfter(tokens) ? await timed(timings, 'mask', () => matcher.mask()) : undefined;
-  if (mask && !mask.some((word) => word !== 0)) throw new GrammarDeadEndError('the grammar allows no token here, so the output cannot continue');
+  if (mask && !mask.some((word) => word !== 0))
+    throw new GrammarDeadEndError('the grammar allows no token here, so the output cannot continue');
   const row = logitsToProbs(logits, options.sampling, mask);
   const token = sampleCategorical(row, rng);
-  if (matcher && mask && !matcher.accept(token)) throw new Error(`the grammar refused token ${token} that its own mask allowed`);
+  if (matcher && mask && !matcher.accept(token))
+    throw new Error(`the grammar refused token ${token} that its own mask allowed`);
   const counts: StepCounts = { proposed: 0, invalidated: 0, distinctProposed: 0, distinctEligible: 0, accepted: 0 };
   return {
-    index: state.index, drafts: [], draftProbs: [], targetProbs: [], draftLengths: [], validLengths: [], draftSources: [], chosen: 0, accepted: 0,
-    emitted: [{ token, origin: 'target', targetProb: row[token] as number }], scoring: null, verifiedOn: null, trace: null, counts, timings, ...autoregressiveAnalysis(options.L),
+    index: state.index,
+    drafts: [],
+    draftProbs: [],
+    targetProbs: [],
+    draftLengths: [],
+    validLengths: [],
+    draftSources: [],
+    chosen: 0,
+    accepted: 0,
+    emitted: [{ token, origin: 'target', targetProb: row[token] as number }],
+    scoring: null,
+    verifiedOn: null,
+    trace: null,
+    counts,
+    timings,
+    ...autoregressiveAnalysis(options.L),
   };
 }
 
@@ -197,7 +255,11 @@ async function jumpForwardStep(models: PairModels, options: DecodeOptions, state
   const room = Math.min(options.L, models.contextLength - state.context.length - 1);
   const span = await forcedSpan(options, state, room);
   if (span === 0) return autoregressiveStep(models, options, state);
-  return speculativeStep(models, { ...options, method: 'tokenwise', K: 1, L: span, drafter: 'model+grammar', drafting: 'validate' }, state);
+  return speculativeStep(
+    models,
+    { ...options, method: 'tokenwise', K: 1, L: span, drafter: 'model+grammar', drafting: 'validate' },
+    state,
+  );
 }
 
 /** How many tokens of the schema's forced text (canonically tokenized) follow the output, at most `limit`. */

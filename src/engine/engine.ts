@@ -38,7 +38,12 @@ export class SpecEngine {
    * `options.logitsInPlace`: the target's logits stay in onnxruntime's GPU buffer for `verifier`, which must
    * then be the WGSL verifier on onnxruntime's device. `options.treeScoring: false` forces the batched path.
    */
-  static create(pair: ModelPairHandle, validate: SchemaValidator, verifier: StepVerifier = cpuVerifier, options: CachedPairOptions = {}): SpecEngine {
+  static create(
+    pair: ModelPairHandle,
+    validate: SchemaValidator,
+    verifier: StepVerifier = cpuVerifier,
+    options: CachedPairOptions = {},
+  ): SpecEngine {
     return new SpecEngine(pair, validate, verifier, options);
   }
 
@@ -99,10 +104,19 @@ export class SpecEngine {
    * otherwise make the first run's tokens/s several times lower than the next one's.
    */
   async warmUp(): Promise<void> {
-    await this.run(presetParams(SCHEMA_PRESETS[0] as (typeof SCHEMA_PRESETS)[number], { schemaText: null, maxTokens: WARM_UP_TOKENS }));
+    await this.run(
+      presetParams(SCHEMA_PRESETS[0] as (typeof SCHEMA_PRESETS)[number], {
+        schemaText: null,
+        maxTokens: WARM_UP_TOKENS,
+      }),
+    );
   }
 
-  async run(params: RunParams, onStep?: (record: StepRecord) => void | Promise<void>, signal?: AbortSignal): Promise<RunReport> {
+  async run(
+    params: RunParams,
+    onStep?: (record: StepRecord) => void | Promise<void>,
+    signal?: AbortSignal,
+  ): Promise<RunReport> {
     const { tokenizer } = this.pair;
     const grammar = params.schemaText === null ? null : await this.compile(params.schemaText);
     const schema = params.schemaText === null ? null : this.schemaObject(params.schemaText);
@@ -119,20 +133,36 @@ export class SpecEngine {
       });
     const drafter: DrafterId = params.drafter ?? 'model';
     const head = usesHead(drafter) ? this.pair.head?.session : undefined;
-    if (usesHead(drafter) && !head) throw new RangeError(`drafter ${drafter}: ${this.headUnavailable ?? 'no draft head'}`);
-    const models = new CachedPairModels(this.pair.draft.session, this.pair.target.session, this.contextLength, { ...this.options, ...(head ? { head } : {}) });
+    if (usesHead(drafter) && !head)
+      throw new RangeError(`drafter ${drafter}: ${this.headUnavailable ?? 'no draft head'}`);
+    const models = new CachedPairModels(this.pair.draft.session, this.pair.target.session, this.contextLength, {
+      ...this.options,
+      ...(head ? { head } : {}),
+    });
     const result = await decode(
       models,
       {
         method: params.method,
         K: params.K,
         L: params.L,
-        sampling: { temperature: params.temperature, ...(params.topP === undefined ? {} : { topP: params.topP }), ...(params.topK === undefined ? {} : { topK: params.topK }) },
+        sampling: {
+          temperature: params.temperature,
+          ...(params.topP === undefined ? {} : { topP: params.topP }),
+          ...(params.topK === undefined ? {} : { topK: params.topK }),
+        },
         drafting: params.drafting,
         seed: params.seed,
         maxTokens: params.maxTokens,
         prompt: tokenizer.encode(params.prompt),
-        structure: grammar && schema ? { grammar, schema, validate: this.validate, ...(params.trigger === undefined ? {} : { trigger: params.trigger }) } : null,
+        structure:
+          grammar && schema
+            ? {
+                grammar,
+                schema,
+                validate: this.validate,
+                ...(params.trigger === undefined ? {} : { trigger: params.trigger }),
+              }
+            : null,
         detokenize: (tokens) => tokenizer.decode(tokens),
         tokenize: (text) => tokenizer.encode(text),
         drafter,
@@ -157,7 +187,14 @@ export class SpecEngine {
   }
 
   dispose(): void {
-    for (const compiled of this.schemas.values()) void compiled.then((schema) => schema.dispose(), () => undefined);
-    void this.grammar?.then((grammar) => grammar.dispose(), () => undefined);
+    for (const compiled of this.schemas.values())
+      void compiled.then(
+        (schema) => schema.dispose(),
+        () => undefined,
+      );
+    void this.grammar?.then(
+      (grammar) => grammar.dispose(),
+      () => undefined,
+    );
   }
 }

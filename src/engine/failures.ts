@@ -9,7 +9,8 @@ import { isGrammarTrap } from '../grammar/engine';
 /** What a trapped grammar engine's error adds; the page restarts the worker right after. */
 const TRAP_NOTE = '. The grammar engine is restarted and the models reload; then the next run works.';
 
-export const errorText = (error: unknown): string => (error instanceof Error ? error.message : String(error)) + (isGrammarTrap(error) ? TRAP_NOTE : '');
+export const errorText = (error: unknown): string =>
+  (error instanceof Error ? error.message : String(error)) + (isGrammarTrap(error) ? TRAP_NOTE : '');
 
 /** The event that follows a job failed by `error`: 'engine-trapped' after a wasm trap (the page replaces the worker), else none. */
 export function trapEvent(error: unknown): FromWorker | null {

@@ -26,7 +26,8 @@ export const TREE_SCORING_OFF = 'tree scoring was turned off for this run';
 
 /** Tree scoring needs the target's tree_attention_mask input (our bundled exports have it; Hub exports do not). */
 export function scoringPlan(target: Pick<ModelSession, 'shape' | 'name'>, treeScoring = true): ScoringPlan {
-  if (!target.shape.hasTreeMask) return { path: 'batched', reason: `the target (${target.name}) has no tree_attention_mask input` };
+  if (!target.shape.hasTreeMask)
+    return { path: 'batched', reason: `the target (${target.name}) has no tree_attention_mask input` };
   return treeScoring ? { path: 'tree', reason: null } : { path: 'batched', reason: TREE_SCORING_OFF };
 }
 
@@ -43,8 +44,12 @@ export interface CachedPairOptions {
 }
 
 /** Why a pair cannot draft from a head, or null when it can. */
-export function headUnavailable(target: Pick<ModelSession, 'hasFeatures' | 'name'>, head: DraftHead | null): string | null {
-  if (!target.hasFeatures) return `the target (${target.name}) has no features output, so no draft head can read its hidden state`;
+export function headUnavailable(
+  target: Pick<ModelSession, 'hasFeatures' | 'name'>,
+  head: DraftHead | null,
+): string | null {
+  if (!target.hasFeatures)
+    return `the target (${target.name}) has no features output, so no draft head can read its hidden state`;
   if (!head) return 'no draft head is loaded beside this pair';
   return null;
 }
@@ -144,7 +149,8 @@ export class CachedPairModels implements PairModels {
   }
 
   private static uncached(context: readonly number[], cache: KvCache): number[] {
-    if (cache.length >= context.length) throw new Error(`the cache covers ${cache.length} tokens of a context of ${context.length}: nothing to run`);
+    if (cache.length >= context.length)
+      throw new Error(`the cache covers ${cache.length} tokens of a context of ${context.length}: nothing to run`);
     return context.slice(cache.length);
   }
 
@@ -153,7 +159,10 @@ export class CachedPairModels implements PairModels {
     const fresh = CachedPairModels.uncached(context, this.draftCache);
     const { logits, cache } = await this.draft.forward(fresh, 1, fresh.length, this.draftCache);
     this.draftCache = CachedPairModels.replace(this.draftCache, cache);
-    this.draftRows = CachedPairModels.replace(this.draftRows, this.gathered(() => this.draftCache.selectRow(0)));
+    this.draftRows = CachedPairModels.replace(
+      this.draftRows,
+      this.gathered(() => this.draftCache.selectRow(0)),
+    );
     this.contextSize = context.length;
     return logits.subarray((fresh.length - 1) * this.V);
   }
@@ -181,14 +190,22 @@ export class CachedPairModels implements PairModels {
    */
   private async headFirst(head: DraftHead, context: readonly number[]): Promise<Float32Array> {
     const held = context.length - 1;
-    if (held < 1) throw new RangeError(`the draft head needs a prompt of at least 2 tokens (it reads the target's feature at the second-to-last); got ${context.length}`);
+    if (held < 1)
+      throw new RangeError(
+        `the draft head needs a prompt of at least 2 tokens (it reads the target's feature at the second-to-last); got ${context.length}`,
+      );
     if (this.targetCache.length < held) {
       const fresh = context.slice(this.targetCache.length, held);
-      const { features, cache } = await this.target.forward(fresh, 1, fresh.length, this.targetCache, { features: true });
+      const { features, cache } = await this.target.forward(fresh, 1, fresh.length, this.targetCache, {
+        features: true,
+      });
       this.targetCache = CachedPairModels.replace(this.targetCache, cache);
       this.lastFeature = this.featureRow(features as Float32Array, fresh.length - 1);
     }
-    if (this.targetCache.length !== held || !this.lastFeature) throw new Error(`the target's cache holds ${this.targetCache.length} of ${held} tokens before the head's first depth`);
+    if (this.targetCache.length !== held || !this.lastFeature)
+      throw new Error(
+        `the target's cache holds ${this.targetCache.length} of ${held} tokens before the head's first depth`,
+      );
     const { logits, features } = await head.run(this.lastFeature, [context[held] as number], 1);
     this.headFeatures = features;
     this.contextSize = context.length;
@@ -224,9 +241,17 @@ export class CachedPairModels implements PairModels {
     const past = K === 1 ? this.targetCache : this.gathered(() => this.targetCache.broadcast(K));
     // In place only when the K blocks of L + 1 rows are contiguous: one fresh token per row.
     const inPlace = this.logitsInPlace && fresh.length === 1;
-    const { logits, gpuLogits, cache, features } = await this.target.forward(ids, K, seq, past, { keepLogitsOnGpu: inPlace, features: this.head !== null });
+    const { logits, gpuLogits, cache, features } = await this.target.forward(ids, K, seq, past, {
+      keepLogitsOnGpu: inPlace,
+      features: this.head !== null,
+    });
     if (past !== this.targetCache) past.dispose();
-    if (features) this.scoredFeatures = { features, at: (row) => Math.floor(row / (L + 1)) * seq + fresh.length - 1 + (row % (L + 1)), L };
+    if (features)
+      this.scoredFeatures = {
+        features,
+        at: (row) => Math.floor(row / (L + 1)) * seq + fresh.length - 1 + (row % (L + 1)),
+        L,
+      };
     this.scoredRows = CachedPairModels.replace(this.scoredRows, cache);
     this.scoredTree = null;
     if (gpuLogits) this.scoredLogits = { buffer: gpuLogits.gpuBuffer as GPUBuffer, release: () => gpuLogits.dispose() };
@@ -236,7 +261,12 @@ export class CachedPairModels implements PairModels {
       const from = (k * seq + fresh.length - 1) * this.V;
       rows.set(logits.subarray(from, from + (L + 1) * this.V), k * (L + 1) * this.V);
     }
-    const scoring = { path: 'batched' as const, positions: K * seq, batchedPositions: K * seq, reason: this.scoring.reason };
+    const scoring = {
+      path: 'batched' as const,
+      positions: K * seq,
+      batchedPositions: K * seq,
+      reason: this.scoring.reason,
+    };
     return { logits: rows, onGpu: this.scoredLogits ? { buffer: this.scoredLogits.buffer, offset: 0 } : null, scoring };
   }
 
@@ -246,12 +276,18 @@ export class CachedPairModels implements PairModels {
     const tree = tokenTree(drafts, K, L);
     const pastLength = this.targetCache.length;
     const input = treeInput(tree, fresh, pastLength);
-    const { logits, gpuLogits, cache, features } = await this.target.forward(input.inputIds, 1, input.seq, this.targetCache, {
-      keepLogitsOnGpu: this.logitsInPlace,
-      positionIds: input.positionIds,
-      treeMask: input.mask,
-      features: this.head !== null,
-    });
+    const { logits, gpuLogits, cache, features } = await this.target.forward(
+      input.inputIds,
+      1,
+      input.seq,
+      this.targetCache,
+      {
+        keepLogitsOnGpu: this.logitsInPlace,
+        positionIds: input.positionIds,
+        treeMask: input.mask,
+        features: this.head !== null,
+      },
+    );
     this.scoredRows = CachedPairModels.replace(this.scoredRows, cache);
     this.scoredTree = { tree, pastLength, freshCount: fresh.length };
     const sequenceRows = verifierRows(tree, fresh.length, L);
@@ -259,7 +295,12 @@ export class CachedPairModels implements PairModels {
     const rows = new Float32Array(K * (L + 1) * V);
     sequenceRows.forEach((at, row) => rows.set(logits.subarray(at * V, (at + 1) * V), row * V));
     if (gpuLogits) this.scoredLogits = this.expandOnGpu(gpuLogits, sequenceRows);
-    const scoring = { path: 'tree' as const, positions: input.seq, batchedPositions: K * (fresh.length + L), reason: null };
+    const scoring = {
+      path: 'tree' as const,
+      positions: input.seq,
+      batchedPositions: K * (fresh.length + L),
+      reason: null,
+    };
     return { logits: rows, onGpu: this.scoredLogits ? { buffer: this.scoredLogits.buffer, offset: 0 } : null, scoring };
   }
 
@@ -267,9 +308,15 @@ export class CachedPairModels implements PairModels {
   private expandOnGpu(nodeLogits: ort.Tensor, sequenceRows: Int32Array): { buffer: GPUBuffer; release: () => void } {
     const device = this.target.gpuDevice as GPUDevice;
     const rowBytes = this.V * 4;
-    const buffer = device.createBuffer({ label: 'tree-rows', size: sequenceRows.length * rowBytes, usage: USAGE.STORAGE | USAGE.COPY_SRC | USAGE.COPY_DST });
+    const buffer = device.createBuffer({
+      label: 'tree-rows',
+      size: sequenceRows.length * rowBytes,
+      usage: USAGE.STORAGE | USAGE.COPY_SRC | USAGE.COPY_DST,
+    });
     const encoder = device.createCommandEncoder({ label: 'tree-rows' });
-    sequenceRows.forEach((at, row) => encoder.copyBufferToBuffer(nodeLogits.gpuBuffer as GPUBuffer, at * rowBytes, buffer, row * rowBytes, rowBytes));
+    sequenceRows.forEach((at, row) =>
+      encoder.copyBufferToBuffer(nodeLogits.gpuBuffer as GPUBuffer, at * rowBytes, buffer, row * rowBytes, rowBytes),
+    );
     device.queue.submit([encoder.finish()]);
     // The copies were submitted first: onnxruntime may reuse the node buffer only for later work.
     nodeLogits.dispose();
@@ -304,7 +351,10 @@ export class CachedPairModels implements PairModels {
       const positions = tree ? keptPositions(tree.tree, tree.pastLength, tree.freshCount, chosen, accepted) : null;
       // A kept path that is a prefix of the scored sequence (always so for one draft) needs no gather by position.
       if (positions && !positions.every((position, i) => position === i)) {
-        this.targetCache = CachedPairModels.replace(this.targetCache, this.gathered(() => scored.keepPositions(positions)));
+        this.targetCache = CachedPairModels.replace(
+          this.targetCache,
+          this.gathered(() => scored.keepPositions(positions)),
+        );
         scored.dispose();
       } else {
         this.targetCache = CachedPairModels.replace(this.targetCache, this.kept(scored, tree ? 0 : chosen, keep));
@@ -314,7 +364,10 @@ export class CachedPairModels implements PairModels {
     }
     if (this.draftRows) {
       const rows = this.draftRows;
-      this.draftCache = CachedPairModels.replace(this.draftCache, this.kept(rows, rows.batch === 1 ? 0 : chosen, Math.min(keep, rows.length)));
+      this.draftCache = CachedPairModels.replace(
+        this.draftCache,
+        this.kept(rows, rows.batch === 1 ? 0 : chosen, Math.min(keep, rows.length)),
+      );
       this.draftRows = null;
     }
   }
@@ -344,12 +397,15 @@ export class PrefixPairModels implements PairModels {
     options: { treeScoring?: boolean; head?: SyntheticHead } = {},
   ) {
     this.V = logits.V;
-    this.scoring = options.treeScoring === false ? { path: 'batched', reason: TREE_SCORING_OFF } : { path: 'tree', reason: null };
+    this.scoring =
+      options.treeScoring === false ? { path: 'batched', reason: TREE_SCORING_OFF } : { path: 'tree', reason: null };
     this.head = options.head ?? null;
   }
 
   private draftRow(prefix: readonly number[]): Float32Array {
-    return this.head ? headChainLogits(this.head, this.context, prefix.slice(this.context.length)) : Float32Array.from(this.logits.draft(prefix));
+    return this.head
+      ? headChainLogits(this.head, this.context, prefix.slice(this.context.length))
+      : Float32Array.from(this.logits.draft(prefix));
   }
 
   draftFirst(context: readonly number[]): Promise<Float32Array> {
@@ -372,9 +428,14 @@ export class PrefixPairModels implements PairModels {
     const batchedPositions = K * (L + 1);
     if (this.scoring.path === 'batched') {
       for (let k = 0; k < K; k++) {
-        for (let j = 0; j <= L; j++) rows.set(this.logits.target([...context, ...drafts.subarray(k * L, k * L + j)]), (k * (L + 1) + j) * V);
+        for (let j = 0; j <= L; j++)
+          rows.set(this.logits.target([...context, ...drafts.subarray(k * L, k * L + j)]), (k * (L + 1) + j) * V);
       }
-      return Promise.resolve({ logits: rows, onGpu: null, scoring: { path: 'batched', positions: batchedPositions, batchedPositions, reason: this.scoring.reason } });
+      return Promise.resolve({
+        logits: rows,
+        onGpu: null,
+        scoring: { path: 'batched', positions: batchedPositions, batchedPositions, reason: this.scoring.reason },
+      });
     }
     const tree = tokenTree(drafts, K, L);
     // Sequence index 0 is the context, 1 + n the node n (as treeInput lays them out with one fresh token).
@@ -386,7 +447,11 @@ export class PrefixPairModels implements PairModels {
       nodeRows.push(Float32Array.from(this.logits.target(prefix)));
     }
     verifierRows(tree, 1, L).forEach((at, row) => rows.set(nodeRows[at] as Float32Array, row * V));
-    return Promise.resolve({ logits: rows, onGpu: null, scoring: { path: 'tree', positions: nodeRows.length, batchedPositions, reason: null } });
+    return Promise.resolve({
+      logits: rows,
+      onGpu: null,
+      scoring: { path: 'tree', positions: nodeRows.length, batchedPositions, reason: null },
+    });
   }
 
   targetNext(context: readonly number[]): Promise<Float32Array> {

@@ -83,24 +83,43 @@ interface ProviderChoice {
  * Where the models run. 'auto' prefers WebGPU on a hardware adapter; on a software one (SwiftShader) the
  * wasm EP is an order of magnitude faster (npm run bench:models), so the models go there and say why.
  */
-function chooseProvider(requested: ExecutionProvider | 'auto', gpu: WebGpu | { unavailable: string } | null): ProviderChoice {
+function chooseProvider(
+  requested: ExecutionProvider | 'auto',
+  gpu: WebGpu | { unavailable: string } | null,
+): ProviderChoice {
   if (requested === 'wasm') return { provider: 'wasm', fallbackReason: null, webgpuReason: null };
-  if (!gpu || 'unavailable' in gpu) return { provider: 'wasm', fallbackReason: 'no WebGPU adapter was granted', webgpuReason: null };
-  if (requested === 'auto' && gpu.software) return { provider: 'wasm', fallbackReason: 'the WebGPU adapter is software-only, where wasm runs the models faster', webgpuReason: null };
-  const webgpuReason = requested === 'auto' ? `hardware adapter: ${gpu.adapter}` : `chosen, on ${gpu.software ? 'the software adapter' : 'the adapter'} ${gpu.adapter}`;
+  if (!gpu || 'unavailable' in gpu)
+    return { provider: 'wasm', fallbackReason: 'no WebGPU adapter was granted', webgpuReason: null };
+  if (requested === 'auto' && gpu.software)
+    return {
+      provider: 'wasm',
+      fallbackReason: 'the WebGPU adapter is software-only, where wasm runs the models faster',
+      webgpuReason: null,
+    };
+  const webgpuReason =
+    requested === 'auto'
+      ? `hardware adapter: ${gpu.adapter}`
+      : `chosen, on ${gpu.software ? 'the software adapter' : 'the adapter'} ${gpu.adapter}`;
   return { provider: 'webgpu', fallbackReason: null, webgpuReason };
 }
 
 /** Where steps are verified; on a software adapter 'auto' keeps the CPU twin, which is faster there (npm run bench). */
-function chooseVerifier(requested: VerifierChoice, gpu: WebGpu | { unavailable: string } | null): { gpu: WebGpu | null; reason: string | null } {
+function chooseVerifier(
+  requested: VerifierChoice,
+  gpu: WebGpu | { unavailable: string } | null,
+): { gpu: WebGpu | null; reason: string | null } {
   if (requested === 'cpu' || !gpu) return { gpu: null, reason: null };
   if ('unavailable' in gpu) return { gpu: null, reason: gpu.unavailable };
-  if (requested === 'auto' && gpu.software) return { gpu: null, reason: 'software WebGPU adapter: the CPU twin is faster; choose WGSL to see the kernels run' };
+  if (requested === 'auto' && gpu.software)
+    return { gpu: null, reason: 'software WebGPU adapter: the CPU twin is faster; choose WGSL to see the kernels run' };
   return { gpu, reason: null };
 }
 
 export async function setupEngine(request: SetupRequest): Promise<EngineSetup> {
-  const webgpu = request.provider === 'wasm' && request.verifier === 'cpu' ? null : await timed('webgpu probe', () => webgpuDevices(request.gpu, request.assumeHardwareAdapter === true));
+  const webgpu =
+    request.provider === 'wasm' && request.verifier === 'cpu'
+      ? null
+      : await timed('webgpu probe', () => webgpuDevices(request.gpu, request.assumeHardwareAdapter === true));
   let { provider, fallbackReason, webgpuReason } = chooseProvider(request.provider, webgpu);
   const verification = chooseVerifier(request.verifier, webgpu);
   let devices = verification.gpu?.devices ?? null;
@@ -133,7 +152,10 @@ export async function setupEngine(request: SetupRequest): Promise<EngineSetup> {
       },
       verify: (input) => inUse.verify(input),
     };
-    const engine = SpecEngine.create(pair, request.validate, forwarding, { logitsInPlace: ortDevice !== null, ...(request.treeScoring === undefined ? {} : { treeScoring: request.treeScoring }) });
+    const engine = SpecEngine.create(pair, request.validate, forwarding, {
+      logitsInPlace: ortDevice !== null,
+      ...(request.treeScoring === undefined ? {} : { treeScoring: request.treeScoring }),
+    });
     const loaded = pair;
     const setup: EngineSetup = {
       engine,

@@ -46,7 +46,12 @@ export async function timed<T>(timings: StepTimings, phase: keyof StepTimings, w
 }
 
 /** `timed` for a call into the models: the KV-cache gathers it makes count as kv, the rest as `phase`. */
-async function timedCall<T>(models: PairModels, timings: StepTimings, phase: keyof StepTimings, work: () => Promise<T>): Promise<T> {
+async function timedCall<T>(
+  models: PairModels,
+  timings: StepTimings,
+  phase: keyof StepTimings,
+  work: () => Promise<T>,
+): Promise<T> {
   const result = await timed(timings, phase, work);
   const kv = models.takeCacheMs();
   timings[phase] -= kv;
@@ -55,13 +60,24 @@ async function timedCall<T>(models: PairModels, timings: StepTimings, phase: key
 }
 
 /** `options.K` is the number of drafts the method reads. */
-export async function speculativeStep(models: PairModels, options: DecodeOptions, state: StepState): Promise<StepRecord> {
+export async function speculativeStep(
+  models: PairModels,
+  options: DecodeOptions,
+  state: StepState,
+): Promise<StepRecord> {
   const { timings, verification, matcher } = state;
   const block = await draftBlock(models, options, state);
   const scored = await maskAndScore(models, options, state, block);
   const input: VerifyInput = {
     method: options.method as MethodId,
-    problem: { K: options.K, L: options.L, V: models.V, drafts: block.drafts, draftProbs: block.draftProbs, targetProbs: scored.targetProbs },
+    problem: {
+      K: options.K,
+      L: options.L,
+      V: models.V,
+      drafts: block.drafts,
+      draftProbs: block.draftProbs,
+      targetProbs: scored.targetProbs,
+    },
     targetLogits: scored.logits,
     targetLogitsOnGpu: scored.onGpu,
     draftLogits: block.draftLogits,
@@ -80,9 +96,16 @@ export async function speculativeStep(models: PairModels, options: DecodeOptions
   const { outcome } = result;
   const accepted = Math.min(outcome.accepted, block.lengths[outcome.draft] as number);
   const emitted = emittedTokens(outcome, accepted, input, options.stopTokenId);
-  const analysis = await timed(timings, 'analysis', () => analyseStep({ input, verification: result, lengths: block.lengths, finalEmitted: emitted.length === accepted + 1 }));
+  const analysis = await timed(timings, 'analysis', () =>
+    analyseStep({ input, verification: result, lengths: block.lengths, finalEmitted: emitted.length === accepted + 1 }),
+  );
   await timedCall(models, timings, 'kv', () => Promise.resolve(models.commit(outcome.draft, accepted)));
-  return { ...stepRecord(state.index, input, block, scored.check, outcome, accepted, emitted, timings), scoring: scored.scoring, verifiedOn: result.path, ...analysis };
+  return {
+    ...stepRecord(state.index, input, block, scored.check, outcome, accepted, emitted, timings),
+    scoring: scored.scoring,
+    verifiedOn: result.path,
+    ...analysis,
+  };
 }
 
 interface DraftBlock {
@@ -120,7 +143,11 @@ class FreeSources {
   }
 
   /** The proposal after draft k's first j tokens (`prefix` is the output so far and those tokens). */
-  async propose(k: number, j: number, prefix: readonly number[]): Promise<{ source: DraftSource; token: number } | null> {
+  async propose(
+    k: number,
+    j: number,
+    prefix: readonly number[],
+  ): Promise<{ source: DraftSource; token: number } | null> {
     const { grammar, lookup } = drafterSources(this.options.drafter ?? 'model');
     if (grammar) {
       const token = await this.forced(k, j, prefix);
@@ -143,18 +170,22 @@ class FreeSources {
     this.spans[k] = null;
     // The grammar's state after this prefix: walk the draft's constrained tokens (all, or none is read), read, roll back.
     const key = prefix.slice(this.state.tokens.length).join(',');
-    const text = this.forcedAfter.get(key) ?? await timed(timings, 'mask', async () => {
-      const constrained = prefix.slice(this.state.tokens.length).filter((_, i) => constrainedAfter(prefix.slice(0, this.state.tokens.length + i)));
-      let walked = 0;
-      for (const token of constrained) {
-        if (!matcher.accept(token)) break;
-        walked++;
-      }
-      const forced = walked === constrained.length ? matcher.forcedString() : '';
-      matcher.rollBack(walked);
-      this.forcedAfter.set(key, forced);
-      return forced;
-    });
+    const text =
+      this.forcedAfter.get(key) ??
+      (await timed(timings, 'mask', async () => {
+        const constrained = prefix
+          .slice(this.state.tokens.length)
+          .filter((_, i) => constrainedAfter(prefix.slice(0, this.state.tokens.length + i)));
+        let walked = 0;
+        for (const token of constrained) {
+          if (!matcher.accept(token)) break;
+          walked++;
+        }
+        const forced = walked === constrained.length ? matcher.forcedString() : '';
+        matcher.rollBack(walked);
+        this.forcedAfter.set(key, forced);
+        return forced;
+      }));
     if (text === '') return null;
     const tokens = tokenize(text);
     if (tokens.length === 0) return null;
@@ -203,7 +234,9 @@ async function draftBlock(models: PairModels, options: DecodeOptions, state: Ste
     }
     while (rowsAt < j) {
       const at = rowsAt;
-      rows = await timedCall(models, timings, 'draft', () => models.draftNext(Int32Array.from({ length: K }, (_, k) => drafts[k * L + at] as number)));
+      rows = await timedCall(models, timings, 'draft', () =>
+        models.draftNext(Int32Array.from({ length: K }, (_, k) => drafts[k * L + at] as number)),
+      );
       rowsAt++;
     }
     return rows;
@@ -240,7 +273,8 @@ async function draftBlock(models: PairModels, options: DecodeOptions, state: Ste
           mask = await timed(timings, 'mask', async () => {
             // Walk this draft's accepted tokens, read the mask, and roll back: xgrammar has no fork.
             let accepted = 0;
-            for (let i = prefix.length - (walked[k] as number); i < prefix.length; i++) if (matcher.accept(prefix[i] as number)) accepted++;
+            for (let i = prefix.length - (walked[k] as number); i < prefix.length; i++)
+              if (matcher.accept(prefix[i] as number)) accepted++;
             const read = await matcher.mask();
             matcher.rollBack(accepted);
             return read;
@@ -248,7 +282,10 @@ async function draftBlock(models: PairModels, options: DecodeOptions, state: Ste
           draftMasks?.set(mask.subarray(0, maskWords), (k * L + j) * maskWords);
         }
         // Every draft's first position reads the same drafter row: under the same mask it is converted once.
-        const row: Float64Array = j === 0 && k > 0 && firstRow && sameValues(mask, firstRow.mask) ? firstRow.probs : logitsToProbs(logits, sampling, mask);
+        const row: Float64Array =
+          j === 0 && k > 0 && firstRow && sameValues(mask, firstRow.mask)
+            ? firstRow.probs
+            : logitsToProbs(logits, sampling, mask);
         if (j === 0 && k === 0) firstRow = { probs: row, mask };
         token = sampleCategorical(row, rng);
         draftProbs.set(row, at);
@@ -263,7 +300,8 @@ async function draftBlock(models: PairModels, options: DecodeOptions, state: Ste
 
   // The trigger may close a draft: then only its bonus position is constrained.
   prefixes.forEach((prefix, k) => {
-    if ((constrainedFrom[k] as number) > L && (lengths[k] as number) === L && constrainedAfter(prefix)) constrainedFrom[k] = L;
+    if ((constrainedFrom[k] as number) > L && (lengths[k] as number) === L && constrainedAfter(prefix))
+      constrainedFrom[k] = L;
   });
   return { drafts, draftProbs, draftLogits, draftMasks, sources, lengths, constrainedFrom };
 }
@@ -290,8 +328,12 @@ async function maskAndScore(models: PairModels, options: DecodeOptions, state: S
   const { matcher, timings } = state;
   const V = models.V;
   const maskWords = maskWordCount(V);
-  const check: DraftGrammarCheck | null = matcher ? await timed(timings, 'mask', () => checkDrafts(matcher, block.drafts, K, L, V, block.constrainedFrom)) : null;
-  const { logits, onGpu, scoring } = await timedCall(models, timings, 'target', () => models.score(state.context, block.drafts, K, L));
+  const check: DraftGrammarCheck | null = matcher
+    ? await timed(timings, 'mask', () => checkDrafts(matcher, block.drafts, K, L, V, block.constrainedFrom))
+    : null;
+  const { logits, onGpu, scoring } = await timedCall(models, timings, 'target', () =>
+    models.score(state.context, block.drafts, K, L),
+  );
   // The probabilities are the verifier's input: their time counts as verification, as on the GPU.
   const mark = now();
   const targetProbs = new Float64Array(K * (L + 1) * V);
@@ -303,7 +345,8 @@ async function maskAndScore(models: PairModels, options: DecodeOptions, state: S
     const depth = row % (L + 1);
     let twin = -1;
     for (let other = depth; other < row && twin === -1; other += L + 1) {
-      if (sameValues(rowLogits, logits.subarray(other * V, (other + 1) * V)) && sameValues(mask, maskOf(other))) twin = other;
+      if (sameValues(rowLogits, logits.subarray(other * V, (other + 1) * V)) && sameValues(mask, maskOf(other)))
+        twin = other;
     }
     if (twin === -1) targetProbs.set(logitsToProbs(rowLogits, sampling, mask), row * V);
     else targetProbs.copyWithin(row * V, twin * V, (twin + 1) * V);
@@ -313,14 +356,20 @@ async function maskAndScore(models: PairModels, options: DecodeOptions, state: S
 }
 
 /** The output ends at the stop token: anything the verifier emitted after it is not output. */
-function emittedTokens(outcome: VerifyOutcome, accepted: number, { problem }: VerifyInput, stopTokenId: number): EmittedToken[] {
+function emittedTokens(
+  outcome: VerifyOutcome,
+  accepted: number,
+  { problem }: VerifyInput,
+  stopTokenId: number,
+): EmittedToken[] {
   const { L, V, draftProbs, targetProbs } = problem;
   const chosen = outcome.draft;
   const stopAt = Array.from(outcome.tokens.subarray(0, accepted + 1)).indexOf(stopTokenId);
   const emittedCount = stopAt === -1 ? accepted + 1 : stopAt + 1;
   return Array.from(outcome.tokens.subarray(0, emittedCount), (token, i) => {
     const targetProb = targetProbs[(chosen * (L + 1) + i) * V + token] as number;
-    if (i < accepted) return { token, origin: 'draft', targetProb, draftProb: draftProbs[(chosen * L + i) * V + token] as number };
+    if (i < accepted)
+      return { token, origin: 'draft', targetProb, draftProb: draftProbs[(chosen * L + i) * V + token] as number };
     return { token, origin: accepted === L ? 'bonus' : 'correction', targetProb };
   });
 }
@@ -338,7 +387,8 @@ function stepRecord(
 ): Omit<StepRecord, 'scoring' | 'verifiedOn' | 'finalLaw' | 'lengthLaw' | 'firstPosition' | 'decisions'> {
   const { K, L, V, drafts, draftProbs, targetProbs } = problem;
   const validLengths = check ? check.validLengths : new Array<number>(K).fill(L);
-  const perDraft = <T>(each: (k: number, j: number) => T) => Array.from({ length: K }, (_, k) => Array.from({ length: lengths[k] as number }, (_, j) => each(k, j)));
+  const perDraft = <T>(each: (k: number, j: number) => T) =>
+    Array.from({ length: K }, (_, k) => Array.from({ length: lengths[k] as number }, (_, j) => each(k, j)));
   const token = (k: number, j: number) => drafts[k * L + j] as number;
   const trace = outcome.trace;
   return {
@@ -352,8 +402,18 @@ function stepRecord(
     chosen: outcome.draft,
     accepted,
     emitted,
-    trace: trace ? { start: trace.start, weights: Array.from(trace.weights), masses: Array.from(trace.masses), stops: Array.from(trace.stops) } : null,
-    counts: { ...countDraftTokens(drafts, K, L, validLengths, accepted, lengths), bySource: countBySource(sources, lengths, validLengths, outcome.draft, accepted) },
+    trace: trace
+      ? {
+          start: trace.start,
+          weights: Array.from(trace.weights),
+          masses: Array.from(trace.masses),
+          stops: Array.from(trace.stops),
+        }
+      : null,
+    counts: {
+      ...countDraftTokens(drafts, K, L, validLengths, accepted, lengths),
+      bySource: countBySource(sources, lengths, validLengths, outcome.draft, accepted),
+    },
     timings,
   };
 }

@@ -37,19 +37,33 @@ export async function analyseStep(step: VerifiedStep): Promise<StepAnalysis> {
 const oneHot = (size: number, at: number) => Array.from({ length: size }, (_, i) => (i === at ? 1 : 0));
 
 /** An ar step drafts nothing: it accepts no draft token, for certain. */
-export const autoregressiveAnalysis = (L: number): StepAnalysis => ({ finalLaw: null, lengthLaw: oneHot(L + 1, 0), firstPosition: null, decisions: null });
+export const autoregressiveAnalysis = (L: number): StepAnalysis => ({
+  finalLaw: null,
+  lengthLaw: oneHot(L + 1, 0),
+  firstPosition: null,
+  decisions: null,
+});
 
 /**
  * The law the final token was drawn from, and the verifier's account of every decision (src/core/trace.ts).
  * The kernels report neither, so the CPU twin replays the step on the same words to show them (none where
  * rounding made the two decide differently).
  */
-async function teachingOf({ input, verification }: VerifiedStep): Promise<{ finalLaw: DistributionSummary | null; decisions: DecisionRecord[] | null }> {
-  if (verification.finalLaw && verification.decisions) return { finalLaw: verification.finalLaw, decisions: verification.decisions };
+async function teachingOf({
+  input,
+  verification,
+}: VerifiedStep): Promise<{ finalLaw: DistributionSummary | null; decisions: DecisionRecord[] | null }> {
+  if (verification.finalLaw && verification.decisions)
+    return { finalLaw: verification.finalLaw, decisions: verification.decisions };
   const { draft, tokens } = verification.outcome;
   const replay = await cpuVerifier.verify(input);
-  const same = replay.outcome.draft === draft && replay.outcome.tokens.length === tokens.length && replay.outcome.tokens.every((token, i) => token === tokens[i]);
-  return same ? { finalLaw: replay.finalLaw, decisions: replay.decisions ?? null } : { finalLaw: null, decisions: null };
+  const same =
+    replay.outcome.draft === draft &&
+    replay.outcome.tokens.length === tokens.length &&
+    replay.outcome.tokens.every((token, i) => token === tokens[i]);
+  return same
+    ? { finalLaw: replay.finalLaw, decisions: replay.decisions ?? null }
+    : { finalLaw: null, decisions: null };
 }
 
 /** Exact enumeration of a step's verifier paths stops past this much work (paths × vocabulary size). */
@@ -61,7 +75,11 @@ function acceptedLengthLawOf({ input, lengths }: VerifiedStep): number[] | null 
   const maxPaths = Math.max(16, Math.floor(LENGTH_LAW_WORK / problem.V));
   try {
     // The counted length stops at a draft's stop token, as the step's own accepted length does.
-    return Array.from(acceptedLengthLaw(VERIFIERS[method], denseView(problem), maxPaths, (outcome) => Math.min(outcome.accepted, lengths[outcome.draft] as number)));
+    return Array.from(
+      acceptedLengthLaw(VERIFIERS[method], denseView(problem), maxPaths, (outcome) =>
+        Math.min(outcome.accepted, lengths[outcome.draft] as number),
+      ),
+    );
   } catch (error) {
     if (error instanceof EnumerationBudgetExceeded) return null;
     throw error;
@@ -69,6 +87,12 @@ function acceptedLengthLawOf({ input, lengths }: VerifiedStep): number[] | null 
 }
 
 /** At the first position: α*, the most any lossless verifier accepts with these drafts, and what this one does. */
-function firstPositionOf({ K, V, targetProbs, draftProbs }: VerifyProblem, lengthLaw: number[] | null): StepRecord['firstPosition'] {
-  return { optimum: transportOptimum(targetProbs.subarray(0, V), draftProbs.subarray(0, V), K), achieved: lengthLaw ? 1 - (lengthLaw[0] as number) : null };
+function firstPositionOf(
+  { K, V, targetProbs, draftProbs }: VerifyProblem,
+  lengthLaw: number[] | null,
+): StepRecord['firstPosition'] {
+  return {
+    optimum: transportOptimum(targetProbs.subarray(0, V), draftProbs.subarray(0, V), K),
+    achieved: lengthLaw ? 1 - (lengthLaw[0] as number) : null,
+  };
 }

@@ -99,7 +99,11 @@ function throttledProgress(): (file: string, loaded: number, total: number | nul
  * `controller` aborts the load's network reads (a newer load, or Cancel). `lossReason`: set on the reload
  * after a lost device, to say why the models and verifier moved.
  */
-async function load(message: LoadMessage, controller: AbortController, lossReason: string | null = null): Promise<void> {
+async function load(
+  message: LoadMessage,
+  controller: AbortController,
+  lossReason: string | null = null,
+): Promise<void> {
   if (controller.signal.aborted) return;
   markPhase('load message');
   const started = performance.now();
@@ -119,24 +123,27 @@ async function load(message: LoadMessage, controller: AbortController, lossReaso
       loadPair: async (provider) => {
         // Imported while the model files download.
         const runtime = timed('runtime import', () => runtimeFor(provider));
-        const pair = await timed('load pair', () => loadPair(
-          runtime,
-          {
-            draft: httpReader(source.draftUrl, source.cache, network),
-            target: httpReader(targetUrlFor(source, provider), source.cache, network),
-            ...(source.headUrl ? { head: httpReader(source.headUrl, source.cache, network) } : {}),
-          },
-          provider,
-          { onProgress: throttledProgress(), onPhase: (phase) => post({ type: 'phase', phase }) },
-          source.modelFile,
-        ));
+        const pair = await timed('load pair', () =>
+          loadPair(
+            runtime,
+            {
+              draft: httpReader(source.draftUrl, source.cache, network),
+              target: httpReader(targetUrlFor(source, provider), source.cache, network),
+              ...(source.headUrl ? { head: httpReader(source.headUrl, source.cache, network) } : {}),
+            },
+            provider,
+            { onProgress: throttledProgress(), onPhase: (phase) => post({ type: 'phase', phase }) },
+            source.modelFile,
+          ),
+        );
         return pair;
       },
       validate: interpretedValidator,
       ...(message.assumeHardwareAdapter ? { assumeHardwareAdapter: true } : {}),
     });
     const current = setup;
-    const { engine, provider, fallbackReason, webgpuReason, logitsInPlace, verifier, verifierAdapter, verifierReason } = current;
+    const { engine, provider, fallbackReason, webgpuReason, logitsInPlace, verifier, verifierAdapter, verifierReason } =
+      current;
     const { pair } = engine;
     void current.modelsDevice?.lost.then((info) => {
       if (setup === current) modelsDeviceLoss = describeDeviceLoss(info);
@@ -214,7 +221,10 @@ async function failureMessage(error: unknown): Promise<string> {
  * The engine checks the parameters again (a message may come from anywhere), then compiles the schema
  * if it is new, saying so first: the page stops the worker when a compile outlasts its budget.
  */
-async function prepare(runId: number, params: unknown): Promise<{ engine: EngineSetup['engine']; params: RunParams } | null> {
+async function prepare(
+  runId: number,
+  params: unknown,
+): Promise<{ engine: EngineSetup['engine']; params: RunParams } | null> {
   if (!setup) {
     post({ type: 'run-error', runId, message: 'the models are not loaded yet' });
     return null;
@@ -235,7 +245,12 @@ async function prepare(runId: number, params: unknown): Promise<{ engine: Engine
       post({ type: 'run-error', runId, message: errorText(error) });
       return null;
     }
-    post({ type: 'compiling', runId, properties: size.properties, ...(size.nestedRepetition === null ? {} : { pattern: size.nestedRepetition }) });
+    post({
+      type: 'compiling',
+      runId,
+      properties: size.properties,
+      ...(size.nestedRepetition === null ? {} : { pattern: size.nestedRepetition }),
+    });
     try {
       await engine.compile(schemaText);
     } catch (error) {
@@ -316,13 +331,26 @@ async function run(message: Extract<ToWorker, { type: 'run' }>, job: number): Pr
 }
 
 /** A race, sweep or scorecard: cancellable like a run, reporting progress as it goes. */
-async function benchJob(message: Extract<ToWorker, { type: 'race' | 'sweep' | 'scorecard' }>, job: number): Promise<void> {
+async function benchJob(
+  message: Extract<ToWorker, { type: 'race' | 'sweep' | 'scorecard' }>,
+  job: number,
+): Promise<void> {
   const { runId } = message;
-  const fail = (text: string, cancelled: boolean) => post(message.type === 'race' ? { type: 'run-error', runId, message: text } : { type: 'bench-error', runId, message: text, cancelled });
+  const fail = (text: string, cancelled: boolean) =>
+    post(
+      message.type === 'race'
+        ? { type: 'run-error', runId, message: text }
+        : { type: 'bench-error', runId, message: text, cancelled },
+    );
   if (cancelledJob(job)) return fail(`${message.type} cancelled`, true);
   // A race checks its parameters and compiles its schema as a run does; sweeps and scorecards vary their own.
   // A sweep's schema is compiled the same way, under the page's compile budget (its cells then reuse it).
-  const ready = message.type === 'race' ? await prepare(runId, message.params) : message.type === 'sweep' ? await prepare(runId, message.spec.base) : null;
+  const ready =
+    message.type === 'race'
+      ? await prepare(runId, message.params)
+      : message.type === 'sweep'
+        ? await prepare(runId, message.spec.base)
+        : null;
   // prepare() has reported why (a run error under this job's id).
   if (message.type !== 'scorecard' && !ready) return;
   if (cancelledJob(job)) return fail(`${message.type} cancelled`, true);
@@ -330,14 +358,26 @@ async function benchJob(message: Extract<ToWorker, { type: 'race' | 'sweep' | 's
   const current = setup.engine;
   const controller = new AbortController();
   active = { runId, controller };
-  const options = { signal: controller.signal, onProgress: (done: number, total: number) => post({ type: 'bench-progress', runId, done, total }) };
+  const options = {
+    signal: controller.signal,
+    onProgress: (done: number, total: number) => post({ type: 'bench-progress', runId, done, total }),
+  };
   const run = (params: RunParams) => current.run(params, readMessagesNow, controller.signal);
   try {
-    if (message.type === 'race') post({ type: 'race-done', runId, result: await raceMethods(run, ready ? ready.params : message.params, DECODE_METHODS, message.repeats, { ...options, tokenBudget: message.tokenBudget }) });
+    if (message.type === 'race')
+      post({
+        type: 'race-done',
+        runId,
+        result: await raceMethods(run, ready ? ready.params : message.params, DECODE_METHODS, message.repeats, {
+          ...options,
+          tokenBudget: message.tokenBudget,
+        }),
+      });
     else if (message.type === 'sweep') {
       await sweep(run, message.spec, { ...options, onCell: (cell) => post({ type: 'sweep-cell', runId, cell }) });
       post({ type: 'sweep-done', runId });
-    } else post({ type: 'scorecard-done', runId, rows: await scorecard(run, interpretedValidator, message.spec, options) });
+    } else
+      post({ type: 'scorecard-done', runId, rows: await scorecard(run, interpretedValidator, message.spec, options) });
   } catch (error) {
     const cancelled = controller.signal.aborted;
     fail(cancelled ? `${message.type} cancelled` : await failureMessage(error), cancelled);

@@ -57,7 +57,9 @@ function describeAdapter(info: GPUAdapterInfo | undefined): { adapterName: strin
   };
 }
 
-async function requestOwnDevice(gpu: GPU | undefined): Promise<{ device: GPUDevice; adapterName: string; software: boolean }> {
+async function requestOwnDevice(
+  gpu: GPU | undefined,
+): Promise<{ device: GPUDevice; adapterName: string; software: boolean }> {
   if (!gpu) throw new WebGpuUnavailableError('WebGPU is unavailable: this environment has no navigator.gpu');
   const adapter = await gpu.requestAdapter({ powerPreference: 'high-performance' });
   if (!adapter) throw new WebGpuUnavailableError('WebGPU is unavailable: no adapter was granted');
@@ -113,7 +115,9 @@ export class GpuDeviceManager extends EventTarget {
       this.dispatchEvent(new CustomEvent<Error>('error', { detail: new GpuDeviceLostError(describeDeviceLoss(info)) }));
     });
     device.addEventListener('uncapturederror', (event) => {
-      const error = new GpuUncapturedError(`the GPU reported an error: ${(event as GPUUncapturedErrorEvent).error.message}`);
+      const error = new GpuUncapturedError(
+        `the GPU reported an error: ${(event as GPUUncapturedErrorEvent).error.message}`,
+      );
       this.dispatchEvent(new CustomEvent<Error>('error', { detail: error }));
     });
     return context;

@@ -30,7 +30,11 @@ export class GpuInputError extends RangeError {
   override readonly name = 'GpuInputError';
 }
 
-export function pipelineFor(context: GpuContext, program: KernelProgram, workgroupSize = program.workgroupSize): GPUComputePipeline {
+export function pipelineFor(
+  context: GpuContext,
+  program: KernelProgram,
+  workgroupSize = program.workgroupSize,
+): GPUComputePipeline {
   if (workgroupSize !== program.workgroupSize && !program.sizeIsOverridable) {
     throw new GpuInputError(`${program.name}: its workgroup size is fixed at ${program.workgroupSize}`);
   }
@@ -153,7 +157,12 @@ export class GpuWork {
   }
 
   /** `bindings[i]` goes to binding i; null skips a binding the entry point does not use. */
-  dispatch(program: KernelProgram, bindings: readonly (GPUBuffer | null)[], workgroups: number, workgroupSize = program.workgroupSize): void {
+  dispatch(
+    program: KernelProgram,
+    bindings: readonly (GPUBuffer | null)[],
+    workgroups: number,
+    workgroupSize = program.workgroupSize,
+  ): void {
     const pipeline = pipelineFor(this.context, program, workgroupSize);
     const pass = this.encoder.beginComputePass({ label: program.name });
     pass.setPipeline(pipeline);

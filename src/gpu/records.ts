@@ -28,7 +28,10 @@ export interface RecordLayout<Name extends string> {
 
 const ALIGN_WORDS: Record<FieldType, number> = { u32: 1, f32: 1, 'vec2<u32>': 2 };
 
-export function recordLayout<Name extends string>(structName: string, fields: readonly (RecordField & { readonly name: Name })[]): RecordLayout<Name> {
+export function recordLayout<Name extends string>(
+  structName: string,
+  fields: readonly (RecordField & { readonly name: Name })[],
+): RecordLayout<Name> {
   const offsets = {} as Record<Name, number>;
   let at = 0;
   let align = 1;
@@ -44,14 +47,20 @@ export function recordLayout<Name extends string>(structName: string, fields: re
 
 /** The WGSL struct of a layout. */
 export function wgslStruct(layout: RecordLayout<string>): string {
-  const lines = layout.fields.flatMap((field) => [...(field.doc ? [`  /// ${field.doc}`] : []), `  ${field.name}: ${field.type},`]);
+  const lines = layout.fields.flatMap((field) => [
+    ...(field.doc ? [`  /// ${field.doc}`] : []),
+    `  ${field.name}: ${field.type},`,
+  ]);
   return `struct ${layout.structName} {\n${lines.join('\n')}\n}\n`;
 }
 
 export type RecordValues<Name extends string> = Readonly<Record<Name, number | readonly [number, number]>>;
 
 /** Encodes records into one buffer, field by field; f32 fields are written as floats, the rest as u32. */
-export function encodeRecords<Name extends string>(layout: RecordLayout<Name>, records: readonly RecordValues<Name>[]): ArrayBuffer {
+export function encodeRecords<Name extends string>(
+  layout: RecordLayout<Name>,
+  records: readonly RecordValues<Name>[],
+): ArrayBuffer {
   const bytes = new ArrayBuffer(records.length * layout.words * 4);
   const words = new Uint32Array(bytes);
   const floats = new Float32Array(bytes);

@@ -17,7 +17,14 @@ export function gpuStepVerifier(devices: GpuDeviceManager, sharedDevice: GPUDevi
   const bufferFor = (device: GPUDevice, bytes: number): GPUBuffer => {
     if (!staging || staging.device !== device || staging.buffer.size < bytes) {
       staging?.buffer.destroy();
-      staging = { device, buffer: device.createBuffer({ label: 'engine step inputs', size: Math.max(bytes, 1 << 16), usage: USAGE.STORAGE | USAGE.COPY_DST | USAGE.COPY_SRC }) };
+      staging = {
+        device,
+        buffer: device.createBuffer({
+          label: 'engine step inputs',
+          size: Math.max(bytes, 1 << 16),
+          usage: USAGE.STORAGE | USAGE.COPY_DST | USAGE.COPY_SRC,
+        }),
+      };
     }
     return staging.buffer;
   };
@@ -30,7 +37,12 @@ export function gpuStepVerifier(devices: GpuDeviceManager, sharedDevice: GPUDevi
     // The model's own buffer can be bound only on the device that owns it (onnxruntime's, when shared).
     const inPlace = input.targetLogitsOnGpu !== null && device === sharedDevice;
     // Layout, in 4-byte elements: target logits (unless read in place), draft logits, target masks, draft masks.
-    const parts = [inPlace ? new Float32Array(0) : targetLogits, draftLogits, targetMasks ?? new Int32Array(0), draftMasks ?? new Int32Array(0)];
+    const parts = [
+      inPlace ? new Float32Array(0) : targetLogits,
+      draftLogits,
+      targetMasks ?? new Int32Array(0),
+      draftMasks ?? new Int32Array(0),
+    ];
     const offsets: number[] = [];
     let elements = 0;
     for (const part of parts) {
@@ -47,7 +59,8 @@ export function gpuStepVerifier(devices: GpuDeviceManager, sharedDevice: GPUDevi
       L: problem.L,
       V: problem.V,
       drafts: problem.drafts,
-      targetLogits: inPlace && input.targetLogitsOnGpu ? input.targetLogitsOnGpu : { buffer, offset: offsets[0] as number },
+      targetLogits:
+        inPlace && input.targetLogitsOnGpu ? input.targetLogitsOnGpu : { buffer, offset: offsets[0] as number },
       draftLogits: { buffer, offset: offsets[1] as number },
       targetMasks: targetMasks ? { buffer, offset: offsets[2] as number } : null,
       draftMasks: draftMasks ? { buffer, offset: offsets[3] as number } : null,
@@ -57,7 +70,12 @@ export function gpuStepVerifier(devices: GpuDeviceManager, sharedDevice: GPUDevi
       stream: VERIFY_STREAM,
       firstWord,
     });
-    return { outcome, wordsUsed: outcome.wordsUsed, path: inPlace ? ('gpu-in-place' as const) : ('gpu-upload' as const), finalLaw: null };
+    return {
+      outcome,
+      wordsUsed: outcome.wordsUsed,
+      path: inPlace ? ('gpu-in-place' as const) : ('gpu-upload' as const),
+      finalLaw: null,
+    };
   };
   return {
     kind: 'gpu',
@@ -75,7 +93,10 @@ export function gpuStepVerifier(devices: GpuDeviceManager, sharedDevice: GPUDevi
       try {
         return await Promise.race([verifyOnGpu(input, device), loss]);
       } catch (error) {
-        const lost = await Promise.race([loss.catch(() => true), new Promise<false>((resolve) => setTimeout(resolve, LOSS_SETTLE_MS, false))]);
+        const lost = await Promise.race([
+          loss.catch(() => true),
+          new Promise<false>((resolve) => setTimeout(resolve, LOSS_SETTLE_MS, false)),
+        ]);
         throw lost && failure ? failure : error;
       }
     },

@@ -1,8 +1,22 @@
 import { seedKey } from '../core/rng';
 import { maskWordCount, type SamplingParams } from '../core/sampling';
-import { MAX_DRAFTS, MAX_DRAFT_LENGTH, VERIFIER_IDS, wgslMethodCode, type VerifierId, type VerifyOutcome } from '../core/verify';
+import {
+  MAX_DRAFTS,
+  MAX_DRAFT_LENGTH,
+  VERIFIER_IDS,
+  wgslMethodCode,
+  type VerifierId,
+  type VerifyOutcome,
+} from '../core/verify';
 import type { GpuDeviceManager } from './device';
-import { GpuInputError, GpuWork, checkBindingSize, checkDispatch, workgroupSizeFor, type KernelProgram } from './kernel';
+import {
+  GpuInputError,
+  GpuWork,
+  checkBindingSize,
+  checkDispatch,
+  workgroupSizeFor,
+  type KernelProgram,
+} from './kernel';
 import { encodeRecords, type RecordValues } from './records';
 import { ACCEPT, OUTCOME_STATUS, PROBLEM_RECORD, composeWgsl } from './shaders';
 
@@ -73,13 +87,16 @@ export function validateVerifyStep(step: GpuVerifyStep, index = 0): void {
   const where = `verify step ${index}`;
   const { K, L, V } = step;
   if (!VERIFIER_IDS.includes(step.method)) throw new GpuInputError(`${where}: unknown method '${String(step.method)}'`);
-  if (wgslMethodCode(step.method) === null) throw new GpuInputError(`${where}: method '${step.method}' has no WGSL kernel; verify it on the CPU twin`);
-  if (!(Number.isInteger(K) && K >= 1 && K <= MAX_DRAFTS)) throw new GpuInputError(`${where}: K must be an integer in 1..${MAX_DRAFTS}, got ${K}`);
+  if (wgslMethodCode(step.method) === null)
+    throw new GpuInputError(`${where}: method '${step.method}' has no WGSL kernel; verify it on the CPU twin`);
+  if (!(Number.isInteger(K) && K >= 1 && K <= MAX_DRAFTS))
+    throw new GpuInputError(`${where}: K must be an integer in 1..${MAX_DRAFTS}, got ${K}`);
   if (!(Number.isInteger(L) && L >= 1 && L <= MAX_DRAFT_LENGTH)) {
     throw new GpuInputError(`${where}: L must be an integer in 1..${MAX_DRAFT_LENGTH}, got ${L}`);
   }
   if (!(Number.isInteger(V) && V >= 1)) throw new GpuInputError(`${where}: V must be a positive integer, got ${V}`);
-  if (step.drafts.length !== K * L) throw new GpuInputError(`${where}: drafts has ${step.drafts.length} entries, expected K×L = ${K * L}`);
+  if (step.drafts.length !== K * L)
+    throw new GpuInputError(`${where}: drafts has ${step.drafts.length} entries, expected K×L = ${K * L}`);
   regionCheck(where, 'targetLogits', step.targetLogits, K * (L + 1) * V);
   regionCheck(where, 'draftLogits', step.draftLogits, K * L * V);
   if (step.targetMasks) regionCheck(where, 'targetMasks', step.targetMasks, K * (L + 1) * maskWordCount(V));
@@ -208,12 +225,19 @@ export class GpuVerifier {
       const layout = layOut(indices.map((index) => steps[index] as GpuVerifyStep));
       return { indices, layout, outcomes: encodeGroup(work, layout, indices.length, workgroupSize) };
     });
-    const data = await work.finish(pending.map(({ layout, outcomes }) => ({ buffer: outcomes, bytes: layout.outcomeWords * 4 })));
+    const data = await work.finish(
+      pending.map(({ layout, outcomes }) => ({ buffer: outcomes, bytes: layout.outcomeWords * 4 })),
+    );
     const results: GpuVerifyOutcome[] = new Array<GpuVerifyOutcome>(steps.length);
     pending.forEach(({ indices, layout }, group) => {
       const words = new Uint32Array(data[group] as ArrayBuffer);
       indices.forEach((index, position) => {
-        results[index] = readOutcome(words, layout.outcomeOffsets[position] as number, steps[index] as GpuVerifyStep, index);
+        results[index] = readOutcome(
+          words,
+          layout.outcomeOffsets[position] as number,
+          steps[index] as GpuVerifyStep,
+          index,
+        );
       });
     });
     return results;
@@ -224,7 +248,12 @@ export class GpuVerifier {
 function encodeGroup(work: GpuWork, layout: Layout, stepCount: number, workgroupSize: number): GPUBuffer {
   const { context } = work;
   checkDispatch(context, 'accept', `${stepCount} steps`, stepCount);
-  checkBindingSize(context, 'probs', `${layout.rows.length} rows of logits (${layout.logitFloats} floats)`, layout.logitFloats * 4);
+  checkBindingSize(
+    context,
+    'probs',
+    `${layout.rows.length} rows of logits (${layout.logitFloats} floats)`,
+    layout.logitFloats * 4,
+  );
   checkBindingSize(context, 'accept', `scratch rows (${layout.scratchFloats} floats)`, layout.scratchFloats * 4);
   const logits = work.storage('gathered logits', layout.logitFloats * 4);
   const masks = layout.maskWords > 0 ? work.storage('gathered masks', layout.maskWords * 4) : null;
@@ -238,7 +267,14 @@ function encodeGroup(work: GpuWork, layout: Layout, stepCount: number, workgroup
   const outcomes = work.storage('outcomes', layout.outcomeWords * 4);
   work.dispatch(
     acceptProgram,
-    [work.upload('problems', encodeRecords(PROBLEM_RECORD, layout.problems)), probs, work.upload('drafts', layout.drafts), rowStatus, work.storage('scratch', layout.scratchFloats * 4), outcomes],
+    [
+      work.upload('problems', encodeRecords(PROBLEM_RECORD, layout.problems)),
+      probs,
+      work.upload('drafts', layout.drafts),
+      rowStatus,
+      work.storage('scratch', layout.scratchFloats * 4),
+      outcomes,
+    ],
     stepCount,
     workgroupSize,
   );
@@ -248,7 +284,9 @@ function encodeGroup(work: GpuWork, layout: Layout, stepCount: number, workgroup
 function readOutcome(words: Uint32Array, at: number, step: GpuVerifyStep, index: number): GpuVerifyOutcome {
   const status = words[at] as number;
   if (status !== 0) {
-    throw new GpuInputError(`verify step ${index}: ${OUTCOME_STATUS[status] ?? `status ${status}`} (${describeRows(step)})`);
+    throw new GpuInputError(
+      `verify step ${index}: ${OUTCOME_STATUS[status] ?? `status ${status}`} (${describeRows(step)})`,
+    );
   }
   const accepted = words[at + 2] as number;
   const outcome: GpuVerifyOutcome = {

@@ -142,7 +142,8 @@ export class ByteGuard {
     let mask = this.masks.get(state);
     if (!mask) {
       mask = new Int32Array(maskWordCount(this.bytes.length));
-      for (let token = 0; token < this.bytes.length; token++) if (this.next(state, token) !== REJECT) mask[token >> 5] = (mask[token >> 5] as number) | (1 << (token & 31));
+      for (let token = 0; token < this.bytes.length; token++)
+        if (this.next(state, token) !== REJECT) mask[token >> 5] = (mask[token >> 5] as number) | (1 << (token & 31));
       this.masks.set(state, mask);
     }
     return mask;

@@ -13,7 +13,10 @@ console.error = (...args: unknown[]) => {
 };
 
 /** Runs `call`, collecting console.error lines it prints; they are handed to `onError` if it throws. */
-export async function collectingConsoleErrors<T>(call: () => Promise<T>, onError: (printed: string[], error: unknown) => Error): Promise<T> {
+export async function collectingConsoleErrors<T>(
+  call: () => Promise<T>,
+  onError: (printed: string[], error: unknown) => Error,
+): Promise<T> {
   const printed: string[] = [];
   collector = printed;
   try {

@@ -22,7 +22,7 @@ export interface DraftGrammarCheck {
 /** A mask allowing every token: positions before the constraint begins. */
 export function openMask(V: number): Int32Array {
   const mask = new Int32Array(maskWordCount(V)).fill(-1);
-  if (V % 32 !== 0) mask[mask.length - 1] = (1 << V % 32) - 1;
+  if (V % 32 !== 0) mask[mask.length - 1] = (1 << (V % 32)) - 1;
   return mask;
 }
 
@@ -65,7 +65,9 @@ export async function checkDrafts(
       if (!mask) {
         mask = await matcher.mask();
         if (!mask.some((word) => word !== 0)) {
-          throw new GrammarDeadEndError('the grammar allows no token here, so the output cannot continue; check the schema (for example a required property that maxLength or an enum makes impossible)');
+          throw new GrammarDeadEndError(
+            'the grammar allows no token here, so the output cannot continue; check the schema (for example a required property that maxLength or an enum makes impossible)',
+          );
         }
       }
       masks.set(mask.subarray(0, words), (k * (L + 1) + j) * words);

@@ -17,7 +17,11 @@ import { ByteGuard } from './byteGuard';
  * globalThis.xgrammar.
  */
 function resolveXgrammar(module: typeof xgrammarModule): typeof xgrammarModule.default {
-  const candidates: unknown[] = [module, (module as { default?: unknown }).default, (globalThis as { xgrammar?: unknown }).xgrammar];
+  const candidates: unknown[] = [
+    module,
+    (module as { default?: unknown }).default,
+    (globalThis as { xgrammar?: unknown }).xgrammar,
+  ];
   const api = candidates.find((candidate) => (candidate as { TokenizerInfo?: unknown } | undefined)?.TokenizerInfo);
   if (!api) throw new GrammarSetupError('the xgrammar module loaded without its API (TokenizerInfo is missing)');
   return api as typeof xgrammarModule.default;
@@ -68,7 +72,8 @@ function capturingXgrammarErrors<T>(what: string, call: () => Promise<T>): Promi
     // A stack overflow unwinds the wasm mid-call as a RangeError, leaving its state as corrupt as a trap does
     // (a 10 KB regex of 5,000 nested groups: every later compile then reads memory out of bounds).
     const overflow = error instanceof RangeError && /call stack/i.test(error.message);
-    if (isGrammarTrap(error) || overflow) return new GrammarTrapError(`xgrammar crashed on the ${what} (${detail.join('; ') || String(error)})`);
+    if (isGrammarTrap(error) || overflow)
+      return new GrammarTrapError(`xgrammar crashed on the ${what} (${detail.join('; ') || String(error)})`);
     return new SchemaError(`xgrammar rejected the ${what}: ${detail.join('; ') || String(error)}`);
   });
 }
@@ -162,7 +167,11 @@ export class CompiledSchema {
   ) {}
 
   async matcher(): Promise<SchemaMatcher> {
-    return new SchemaMatcher(await (await loadXgrammar()).GrammarMatcher.createGrammarMatcher(this.compiled), this.stopTokens, this.guard);
+    return new SchemaMatcher(
+      await (await loadXgrammar()).GrammarMatcher.createGrammarMatcher(this.compiled),
+      this.stopTokens,
+      this.guard,
+    );
   }
 
   dispose(): void {
@@ -182,7 +191,9 @@ export class GrammarEngine {
   static async create(vocabulary: GrammarVocabulary): Promise<GrammarEngine> {
     const { tokens, vocabType, stopTokenIds } = vocabulary;
     if (stopTokenIds.length === 0) {
-      throw new GrammarSetupError('the tokenizer has no stop token, so a completed JSON value could never end the output');
+      throw new GrammarSetupError(
+        'the tokenizer has no stop token, so a completed JSON value could never end the output',
+      );
     }
     for (const id of stopTokenIds) {
       if (!(Number.isInteger(id) && id >= 0 && id < tokens.length)) {
@@ -190,7 +201,9 @@ export class GrammarEngine {
       }
     }
     const xgrammar = await loadXgrammar();
-    const info = await xgrammar.TokenizerInfo.createTokenizerInfo([...tokens], vocabType, false, tokens.length, [...stopTokenIds]);
+    const info = await xgrammar.TokenizerInfo.createTokenizerInfo([...tokens], vocabType, false, tokens.length, [
+      ...stopTokenIds,
+    ]);
     const compiler = await xgrammar.GrammarCompiler.createGrammarCompiler(info);
     return new GrammarEngine(info, compiler, tokens.length, new Set(stopTokenIds), new ByteGuard(vocabulary));
   }
@@ -202,14 +215,21 @@ export class GrammarEngine {
     const plan = planGrammar(schema);
     const grammarText = JSON.stringify(plan.schema);
     const compiled = await capturingXgrammarErrors('schema', async () => {
-      if (plan.placeholders.length === 0 && plan.keys.length === 0) return this.compiler.compileJSONSchema(grammarText, false, -1);
+      if (plan.placeholders.length === 0 && plan.keys.length === 0)
+        return this.compiler.compileJSONSchema(grammarText, false, -1);
       // The same grammar compileJSONSchema builds, with the exact rules and property names in place of their placeholders.
       const ebnf = await (await loadXgrammar()).Testings._jsonSchemaToEBNF(grammarText, false, -1);
       return this.compiler.compileGrammar(substituteRules(ebnf, plan), 'root');
     });
     const bytes = shortestOutputBytes(schema);
     const { longestToken } = this.guard;
-    return new CompiledSchema(compiled, unenforced, { tokens: Math.ceil(bytes / longestToken) + 1, bytes, longestToken }, this.stopTokens, this.guard);
+    return new CompiledSchema(
+      compiled,
+      unenforced,
+      { tokens: Math.ceil(bytes / longestToken) + 1, bytes, longestToken },
+      this.stopTokens,
+      this.guard,
+    );
   }
 
   dispose(): void {

@@ -102,7 +102,9 @@ function nonNegativeRange(rules: RuleWriter, low: bigint, high: bigint | null, k
     const from = low > classLow ? low : classLow;
     const to = high === null || high > classHigh ? classHigh : high;
     if (from > to) continue;
-    alternatives.push(fixedLength(rules, length, k, from.toString().padStart(length + k, '0'), to.toString().padStart(length + k, '0')));
+    alternatives.push(
+      fixedLength(rules, length, k, from.toString().padStart(length + k, '0'), to.toString().padStart(length + k, '0')),
+    );
   }
   if (high === null) alternatives.push(`[1-9] [0-9]{${lowLength}} [0-9]*${freeFraction}`);
   return alternatives;
@@ -152,9 +154,11 @@ function scaledBounds(record: Record<string, unknown>, k: number): { low: bigint
   const lows: bigint[] = [];
   const highs: bigint[] = [];
   if (typeof record.minimum === 'number') lows.push(scaled(record.minimum, k, 'up'));
-  if (typeof record.exclusiveMinimum === 'number') lows.push(scaled(nextUp(record.exclusiveMinimum), k, 'up'), scaled(record.exclusiveMinimum, k, 'down') + 1n);
+  if (typeof record.exclusiveMinimum === 'number')
+    lows.push(scaled(nextUp(record.exclusiveMinimum), k, 'up'), scaled(record.exclusiveMinimum, k, 'down') + 1n);
   if (typeof record.maximum === 'number') highs.push(scaled(record.maximum, k, 'down'));
-  if (typeof record.exclusiveMaximum === 'number') highs.push(scaled(nextDown(record.exclusiveMaximum), k, 'down'), scaled(record.exclusiveMaximum, k, 'up') - 1n);
+  if (typeof record.exclusiveMaximum === 'number')
+    highs.push(scaled(nextDown(record.exclusiveMaximum), k, 'down'), scaled(record.exclusiveMaximum, k, 'up') - 1n);
   const low = lows.length ? lows.reduce((a, b) => (a > b ? a : b)) : null;
   const high = highs.length ? highs.reduce((a, b) => (a < b ? a : b)) : null;
   return { low, high };
@@ -163,11 +167,15 @@ function scaledBounds(record: Record<string, unknown>, k: number): { low: bigint
 /** The EBNF for a bounded integer (k = 0) or number: a negative branch and a non-negative one, "-0" never. */
 function rangeRule(rules: RuleWriter, record: Record<string, unknown>, path: string): string {
   const isInteger = record.type === 'integer';
-  const written = NUMERIC_BOUNDS.map((key) => record[key]).filter((value): value is number => typeof value === 'number');
+  const written = NUMERIC_BOUNDS.map((key) => record[key]).filter(
+    (value): value is number => typeof value === 'number',
+  );
   const k = isInteger ? 0 : Math.min(MAX_FRACTION_DIGITS, Math.max(6, ...written.map(fractionDigits)));
   const { low, high } = scaledBounds(record, k);
   if (low !== null && high !== null && low > high) {
-    throw new SchemaError(`${path}: no ${isInteger ? 'integer' : `number with at most ${k} decimals`} lies within its bounds`);
+    throw new SchemaError(
+      `${path}: no ${isInteger ? 'integer' : `number with at most ${k} decimals`} lies within its bounds`,
+    );
   }
   const alternatives: string[] = [];
   if (low === null || low < 0n) {
@@ -175,12 +183,14 @@ function rangeRule(rules: RuleWriter, record: Record<string, unknown>, path: str
     const to = low === null ? null : -low;
     if (to === null || to >= from) alternatives.push(`"-" (${nonNegativeRange(rules, from, to, k).join(' | ')})`);
   }
-  if (high === null || high >= 0n) alternatives.push(...nonNegativeRange(rules, low === null || low < 0n ? 0n : low, high, k));
+  if (high === null || high >= 0n)
+    alternatives.push(...nonNegativeRange(rules, low === null || low < 0n ? 0n : low, high, k));
   return rules.add(alternatives.join(' | '));
 }
 
 type Scalar = string | number | boolean | null;
-const isScalar = (value: unknown): value is Scalar => value === null || ['string', 'number', 'boolean'].includes(typeof value);
+const isScalar = (value: unknown): value is Scalar =>
+  value === null || ['string', 'number', 'boolean'].includes(typeof value);
 
 /** JSON Schema's `\\uXXXX` as RE2 writes it (`\\x{XXXX}`); an escaped backslash before it is left alone. */
 const re2Syntax = (pattern: string) => pattern.replace(/(?<!\\)((?:\\\\)*)\\u([0-9a-fA-F]{4})/g, '$1\\x{$2}');
@@ -195,16 +205,28 @@ export function patternMatches(pattern: string, value: string): boolean {
   try {
     compiled = RE2JS.compile(re2Syntax(pattern));
   } catch (error) {
-    throw new SchemaError(`the pattern ${JSON.stringify(pattern.slice(0, 200))} cannot be matched in linear time (${(error as Error).message}); write it without lookarounds or backreferences`);
+    throw new SchemaError(
+      `the pattern ${JSON.stringify(pattern.slice(0, 200))} cannot be matched in linear time (${(error as Error).message}); write it without lookarounds or backreferences`,
+    );
   }
   return compiled.test(value);
 }
 
 /** Whether an enum value can pass the rest of its sub-schema (type, bounds, lengths in code points, pattern, const). */
 function admits(record: Record<string, unknown>, value: Scalar): boolean {
-  const types = record.type === undefined ? null : Array.isArray(record.type) ? (record.type as unknown[]) : [record.type];
+  const types =
+    record.type === undefined ? null : Array.isArray(record.type) ? (record.type as unknown[]) : [record.type];
   const typeOf = value === null ? 'null' : typeof value;
-  if (types && !types.some((type) => type === typeOf || (type === 'integer' && Number.isInteger(value)) || (type === 'number' && typeOf === 'number'))) return false;
+  if (
+    types &&
+    !types.some(
+      (type) =>
+        type === typeOf ||
+        (type === 'integer' && Number.isInteger(value)) ||
+        (type === 'number' && typeOf === 'number'),
+    )
+  )
+    return false;
   if ('const' in record && record.const !== value) return false;
   if (typeof value === 'number') {
     if (typeof record.minimum === 'number' && value < record.minimum) return false;
@@ -258,7 +280,9 @@ function enumRule(rules: RuleWriter, values: readonly Scalar[]): string {
 }
 
 const isBoundedNumber = (record: Record<string, unknown>) =>
-  (record.type === 'integer' || record.type === 'number') && NUMERIC_BOUNDS.some((key) => typeof record[key] === 'number') && !('const' in record);
+  (record.type === 'integer' || record.type === 'number') &&
+  NUMERIC_BOUNDS.some((key) => typeof record[key] === 'number') &&
+  !('const' in record);
 
 /** Keywords beside which a sub-schema is not rewritten (xgrammar combines them; the bounds stay listed as not enforced). */
 const COMBINING = ['anyOf', 'oneOf', 'allOf', '$ref', 'not', 'if'];
@@ -273,7 +297,10 @@ export function exactKind(record: Record<string, unknown>): 'enum' | 'range' | n
 
 /** Bounds xgrammar would enforce wrongly and no exact rule replaces: dropped, so the output is at least well-formed. */
 export const hasDroppedBounds = (record: Record<string, unknown>) =>
-  exactKind(record) === null && !('enum' in record) && !('const' in record) && NUMERIC_BOUNDS.some((key) => hasOwnKey(record, key));
+  exactKind(record) === null &&
+  !('enum' in record) &&
+  !('const' in record) &&
+  NUMERIC_BOUNDS.some((key) => hasOwnKey(record, key));
 
 /** Names that would break xgrammar's grammar text: a quote, a backslash or a control character (DEL too). */
 // eslint-disable-next-line no-control-regex
@@ -339,22 +366,46 @@ export function planGrammar(schema: unknown): GrammarPlan {
     for (const key of NAMED_SUBSCHEMAS) {
       const group = record[key];
       if (group && typeof group === 'object' && !Array.isArray(group)) {
-        const visitNamed = ([name, child]: [string, unknown]) => [key === 'properties' ? rename(name) : name, visit(child, `${path}.${key}.${name}`, exact && key !== 'dependentSchemas')];
+        const visitNamed = ([name, child]: [string, unknown]) => [
+          key === 'properties' ? rename(name) : name,
+          visit(child, `${path}.${key}.${name}`, exact && key !== 'dependentSchemas'),
+        ];
         record[key] = Object.fromEntries(Object.entries(group).map(visitNamed));
       }
     }
-    for (const key of ['items', 'additionalProperties', 'contains', 'anyOf', 'oneOf', 'allOf', 'prefixItems'] as const) {
+    for (const key of [
+      'items',
+      'additionalProperties',
+      'contains',
+      'anyOf',
+      'oneOf',
+      'allOf',
+      'prefixItems',
+    ] as const) {
       if (record[key] !== undefined) record[key] = visit(record[key], `${path}.${key}`, exact);
     }
-    for (const key of ['not', 'if', 'then', 'else', 'propertyNames', 'unevaluatedProperties', 'unevaluatedItems'] as const) {
+    for (const key of [
+      'not',
+      'if',
+      'then',
+      'else',
+      'propertyNames',
+      'unevaluatedProperties',
+      'unevaluatedItems',
+    ] as const) {
       if (record[key] !== undefined) record[key] = visit(record[key], `${path}.${key}`, false);
     }
-    if (Array.isArray(record.required)) record.required = record.required.map((name: unknown) => (typeof name === 'string' ? rename(name) : name));
+    if (Array.isArray(record.required))
+      record.required = record.required.map((name: unknown) => (typeof name === 'string' ? rename(name) : name));
     if (typeof record.$ref === 'string') record.$ref = renamedRef(record.$ref, rename);
     if (!exact) return record;
     const kind = exactKind(record);
     if (kind === null) {
-      return hasDroppedBounds(record) ? Object.fromEntries(Object.entries(record).filter(([key]) => !(NUMERIC_BOUNDS as readonly string[]).includes(key))) : record;
+      return hasDroppedBounds(record)
+        ? Object.fromEntries(
+            Object.entries(record).filter(([key]) => !(NUMERIC_BOUNDS as readonly string[]).includes(key)),
+          )
+        : record;
     }
     let rule: string;
     if (kind === 'enum') {
@@ -381,6 +432,7 @@ export function substituteRules(ebnf: string, plan: GrammarPlan): string {
   // A property xgrammar does not read (under `not`, or beside patternProperties) leaves no key to restore.
   for (const { literal, escaped } of plan.keys) text = text.replaceAll(literal, escaped);
   // A key placeholder left inside a string literal (a $ref's rule name may hold one harmlessly) would reach the output.
-  if (plan.keys.length > 0 && text.includes(`\\"${plan.keyPrefix}`)) throw new SchemaError("xgrammar's grammar holds a renamed property name in a form that cannot be restored");
+  if (plan.keys.length > 0 && text.includes(`\\"${plan.keyPrefix}`))
+    throw new SchemaError("xgrammar's grammar holds a renamed property name in a form that cannot be restored");
   return [text.trimEnd(), ...plan.lines].join('\n');
 }

@@ -35,12 +35,25 @@ export function parseSchemaText(text: string): unknown {
     const before = text.slice(0, offset).split('\n');
     const line = before.length;
     const column = (before[before.length - 1] as string).length + 1;
-    throw new SchemaError(`the schema is not JSON (line ${line}, column ${column}): ${message.replace(/ in JSON at position \d+.*$/, '')}`);
+    throw new SchemaError(
+      `the schema is not JSON (line ${line}, column ${column}): ${message.replace(/ in JSON at position \d+.*$/, '')}`,
+    );
   }
 }
 
 /** Keywords whose value is one sub-schema: `not` and `if` nest like any other (5,000 nested `not`s trap xgrammar). */
-const SINGLE_SUBSCHEMAS = ['items', 'additionalProperties', 'contains', 'not', 'if', 'then', 'else', 'propertyNames', 'unevaluatedProperties', 'unevaluatedItems'] as const;
+const SINGLE_SUBSCHEMAS = [
+  'items',
+  'additionalProperties',
+  'contains',
+  'not',
+  'if',
+  'then',
+  'else',
+  'propertyNames',
+  'unevaluatedProperties',
+  'unevaluatedItems',
+] as const;
 
 /** Sub-schemas of a schema node: what nesting and property counts are measured over. */
 function children(record: Record<string, unknown>): unknown[] {
@@ -108,9 +121,15 @@ export function measureSchema(schema: unknown): SchemaSize {
     if (typeof node !== 'object' || node === null || Array.isArray(node)) continue;
     size.depth = Math.max(size.depth, depth);
     const record = node as Record<string, unknown>;
-    if (record.properties && typeof record.properties === 'object') size.properties += Object.keys(record.properties).length;
+    if (record.properties && typeof record.properties === 'object')
+      size.properties += Object.keys(record.properties).length;
     if (Array.isArray(record.enum)) size.enumValues = Math.max(size.enumValues, record.enum.length);
-    const patterns = [record.pattern, ...(record.patternProperties && typeof record.patternProperties === 'object' ? Object.keys(record.patternProperties) : [])];
+    const patterns = [
+      record.pattern,
+      ...(record.patternProperties && typeof record.patternProperties === 'object'
+        ? Object.keys(record.patternProperties)
+        : []),
+    ];
     for (const pattern of patterns) {
       if (typeof pattern !== 'string') continue;
       size.patternGroupDepth = Math.max(size.patternGroupDepth, groupDepth(pattern));
@@ -145,7 +164,10 @@ function localTarget(root: unknown, ref: string): unknown {
 function checkExpansion(root: unknown): void {
   const sizes = new Map<object, { nodes: number; depth: number }>();
   const active = new Set<object>();
-  const tooDeep = () => new SchemaError(`the schema, with its $refs written out, nests more than ${SCHEMA_LIMITS.expandedDepth} levels deep; the limit is ${SCHEMA_LIMITS.expandedDepth}`);
+  const tooDeep = () =>
+    new SchemaError(
+      `the schema, with its $refs written out, nests more than ${SCHEMA_LIMITS.expandedDepth} levels deep; the limit is ${SCHEMA_LIMITS.expandedDepth}`,
+    );
   const visit = (node: unknown, level: number): { nodes: number; depth: number } => {
     if (typeof node !== 'object' || node === null || Array.isArray(node)) return { nodes: 0, depth: 0 };
     const known = sizes.get(node);
@@ -166,7 +188,9 @@ function checkExpansion(root: unknown): void {
       nodes += size.nodes;
       depth = Math.max(depth, size.depth + 1);
       if (nodes > SCHEMA_LIMITS.expandedNodes) {
-        throw new SchemaError(`the schema, with its $refs written out, has more than ${count(SCHEMA_LIMITS.expandedNodes)} sub-schemas; the limit is ${count(SCHEMA_LIMITS.expandedNodes)}`);
+        throw new SchemaError(
+          `the schema, with its $refs written out, has more than ${count(SCHEMA_LIMITS.expandedNodes)} sub-schemas; the limit is ${count(SCHEMA_LIMITS.expandedNodes)}`,
+        );
       }
     }
     active.delete(node);
@@ -188,16 +212,24 @@ function checkDigestible(schema: unknown): void {
   }
   const size = measureSchema(schema);
   if (size.depth > SCHEMA_LIMITS.nestingDepth) {
-    throw new SchemaError(`the schema nests more than ${SCHEMA_LIMITS.nestingDepth} levels deep; the limit is ${SCHEMA_LIMITS.nestingDepth} levels of nesting`);
+    throw new SchemaError(
+      `the schema nests more than ${SCHEMA_LIMITS.nestingDepth} levels deep; the limit is ${SCHEMA_LIMITS.nestingDepth} levels of nesting`,
+    );
   }
   if (size.properties > SCHEMA_LIMITS.properties) {
-    throw new SchemaError(`the schema has ${count(size.properties)} properties; the limit is ${count(SCHEMA_LIMITS.properties)}`);
+    throw new SchemaError(
+      `the schema has ${count(size.properties)} properties; the limit is ${count(SCHEMA_LIMITS.properties)}`,
+    );
   }
   if (size.enumValues > SCHEMA_LIMITS.enumValues) {
-    throw new SchemaError(`an enum in the schema lists ${count(size.enumValues)} values; the limit is ${count(SCHEMA_LIMITS.enumValues)}`);
+    throw new SchemaError(
+      `an enum in the schema lists ${count(size.enumValues)} values; the limit is ${count(SCHEMA_LIMITS.enumValues)}`,
+    );
   }
   if (size.patternGroupDepth > SCHEMA_LIMITS.patternGroupDepth) {
-    throw new SchemaError(`a pattern in the schema nests its groups ${count(size.patternGroupDepth)} levels deep; the limit is ${SCHEMA_LIMITS.patternGroupDepth}`);
+    throw new SchemaError(
+      `a pattern in the schema nests its groups ${count(size.patternGroupDepth)} levels deep; the limit is ${SCHEMA_LIMITS.patternGroupDepth}`,
+    );
   }
   checkExpansion(schema);
 }
@@ -209,9 +241,14 @@ function checkDigestible(schema: unknown): void {
  * write (JSON text is UTF-8, and the byte guard refuses a `\uD800`–`\uDFFF` escape).
  */
 function checkPropertyName(name: string, path: string): void {
-  if (name === '__proto__') throw new SchemaError(`${path}.properties: the property name "__proto__" is not allowed: an object built from the schema would take it as its prototype`);
+  if (name === '__proto__')
+    throw new SchemaError(
+      `${path}.properties: the property name "__proto__" is not allowed: an object built from the schema would take it as its prototype`,
+    );
   if (/\p{Surrogate}/u.test(name)) {
-    throw new SchemaError(`${path}.properties: the property name ${JSON.stringify(name.slice(0, 40))} holds a lone surrogate half, which no output can write`);
+    throw new SchemaError(
+      `${path}.properties: the property name ${JSON.stringify(name.slice(0, 40))} holds a lone surrogate half, which no output can write`,
+    );
   }
 }
 
@@ -231,15 +268,19 @@ export function checkSchema(schema: unknown): string[] {
     const types = record.type === undefined ? [] : Array.isArray(record.type) ? record.type : [record.type];
     for (const type of types) {
       if (typeof type !== 'string' || !JSON_TYPES.has(type)) {
-        throw new SchemaError(`${path}: unknown type ${JSON.stringify(type)}; use one of ${[...JSON_TYPES].join(', ')}`);
+        throw new SchemaError(
+          `${path}: unknown type ${JSON.stringify(type)}; use one of ${[...JSON_TYPES].join(', ')}`,
+        );
       }
     }
     if (hasOwnKey(record, 'enum') && (!Array.isArray(record.enum) || record.enum.length === 0)) {
       throw new SchemaError(`${path}: enum must list at least one value`);
     }
-    for (const keyword of IGNORED_KEYWORDS) if (hasOwnKey(record, keyword)) unenforced.push(`${path}: ${keyword} (ignored by xgrammar)`);
+    for (const keyword of IGNORED_KEYWORDS)
+      if (hasOwnKey(record, keyword)) unenforced.push(`${path}: ${keyword} (ignored by xgrammar)`);
     if (hasDroppedBounds(record)) {
-      for (const keyword of NUMERIC_BOUNDS) if (hasOwnKey(record, keyword)) unenforced.push(`${path}: ${keyword} (not enforced by the mask)`);
+      for (const keyword of NUMERIC_BOUNDS)
+        if (hasOwnKey(record, keyword)) unenforced.push(`${path}: ${keyword} (not enforced by the mask)`);
     }
     if (typeof record.format === 'string' && !ENFORCED_FORMATS.has(record.format)) {
       unenforced.push(`${path}: format "${record.format}" (not enforced by xgrammar)`);
@@ -280,14 +321,16 @@ export function shortestOutputBytes(root: unknown): number {
     try {
       const bounds: number[] = [];
       if ('const' in record) bounds.push(JSON.stringify(record.const).length);
-      if (Array.isArray(record.enum) && record.enum.length > 0) bounds.push(Math.min(...record.enum.map((value) => (JSON.stringify(value) ?? '').length)));
+      if (Array.isArray(record.enum) && record.enum.length > 0)
+        bounds.push(Math.min(...record.enum.map((value) => (JSON.stringify(value) ?? '').length)));
       if (typeof record.$ref === 'string') bounds.push(shortest(localTarget(root, record.$ref)));
       for (const key of ['anyOf', 'oneOf'] as const) {
         const list = record[key];
         if (Array.isArray(list) && list.length > 0) bounds.push(Math.min(...list.map(shortest)));
       }
       if (Array.isArray(record.allOf)) bounds.push(...record.allOf.map(shortest));
-      const types = record.type === undefined ? [] : Array.isArray(record.type) ? (record.type as unknown[]) : [record.type];
+      const types =
+        record.type === undefined ? [] : Array.isArray(record.type) ? (record.type as unknown[]) : [record.type];
       if (types.length > 0) bounds.push(Math.min(...types.map((type) => typeBytes(record, type, shortest))));
       return Math.max(1, ...bounds);
     } finally {
@@ -299,7 +342,8 @@ export function shortestOutputBytes(root: unknown): number {
 
 /** The shortest bytes of one JSON type under a schema node's own keywords. */
 function typeBytes(record: Record<string, unknown>, type: unknown, shortest: (node: unknown) => number): number {
-  const atLeast = (value: unknown) => (typeof value === 'number' && Number.isFinite(value) ? Math.max(0, Math.ceil(value)) : 0);
+  const atLeast = (value: unknown) =>
+    typeof value === 'number' && Number.isFinite(value) ? Math.max(0, Math.ceil(value)) : 0;
   switch (type) {
     case 'string':
       return 2 + atLeast(record.minLength);
@@ -315,10 +359,16 @@ function typeBytes(record: Record<string, unknown>, type: unknown, shortest: (no
       return bytes;
     }
     case 'object': {
-      const properties = (record.properties && typeof record.properties === 'object' ? record.properties : {}) as Record<string, unknown>;
-      const required = Array.isArray(record.required) ? record.required.filter((name): name is string => typeof name === 'string') : [];
+      const properties = (
+        record.properties && typeof record.properties === 'object' ? record.properties : {}
+      ) as Record<string, unknown>;
+      const required = Array.isArray(record.required)
+        ? record.required.filter((name): name is string => typeof name === 'string')
+        : [];
       let bytes = 2 + 2 * Math.max(0, required.length - 1);
-      for (const name of required) bytes += JSON.stringify(name).length + 2 + shortest(Object.hasOwn(properties, name) ? properties[name] : undefined);
+      for (const name of required)
+        bytes +=
+          JSON.stringify(name).length + 2 + shortest(Object.hasOwn(properties, name) ? properties[name] : undefined);
       return bytes;
     }
     default:

@@ -18,14 +18,21 @@ const CUT_SHORT: Record<Exclude<DecodeEnding, 'stopped' | 'dead-end'>, string> =
  * Judges one output: JSON.parse, then the validator. An output cut short (token limit, full context,
  * cancelled) is truncated, saying which; one the grammar could not continue is a dead end.
  */
-export function scoreOutput(validate: SchemaValidator, schema: object, json: string, ending: DecodeEnding): OutputVerdict {
+export function scoreOutput(
+  validate: SchemaValidator,
+  schema: object,
+  json: string,
+  ending: DecodeEnding,
+): OutputVerdict {
   if (ending === 'dead-end') return { kind: 'dead-end', reason: 'the grammar allowed no next token' };
   let value: unknown;
   try {
     value = JSON.parse(json);
   } catch (error) {
     const reason = (error as Error).message;
-    return ending === 'stopped' ? { kind: 'invalid', reason } : { kind: 'truncated', reason: `${CUT_SHORT[ending]}: ${reason}` };
+    return ending === 'stopped'
+      ? { kind: 'invalid', reason }
+      : { kind: 'truncated', reason: `${CUT_SHORT[ending]}: ${reason}` };
   }
   const problem = validate(schema, value);
   return problem === null ? { kind: 'valid' } : { kind: 'invalid', reason: problem };

@@ -35,15 +35,28 @@ export class HeadSession implements DraftHead {
     readonly vocab: number,
   ) {}
 
-  static async create(runtime: typeof ort, bytes: Uint8Array, options: { name: string; provider: ExecutionProvider; width: number; vocab: number }): Promise<HeadSession> {
+  static async create(
+    runtime: typeof ort,
+    bytes: Uint8Array,
+    options: { name: string; provider: ExecutionProvider; width: number; vocab: number },
+  ): Promise<HeadSession> {
     const { name, provider } = options;
     let session: ort.InferenceSession;
     try {
-      session = await runtime.InferenceSession.create(bytes, { executionProviders: [provider], graphOptimizationLevel: 'all', logSeverityLevel: 3 });
+      session = await runtime.InferenceSession.create(bytes, {
+        executionProviders: [provider],
+        graphOptimizationLevel: 'all',
+        logSeverityLevel: 3,
+      });
     } catch (error) {
-      throw new ModelLoadError(`${name}: onnxruntime could not open the head on ${provider}: ${error instanceof Error ? error.message : String(error)}`);
+      throw new ModelLoadError(
+        `${name}: onnxruntime could not open the head on ${provider}: ${error instanceof Error ? error.message : String(error)}`,
+      );
     }
-    const missing = [...INPUTS.filter((input) => !session.inputNames.includes(input)), ...OUTPUTS.filter((output) => !session.outputNames.includes(output)).map((output) => `${output} (output)`)];
+    const missing = [
+      ...INPUTS.filter((input) => !session.inputNames.includes(input)),
+      ...OUTPUTS.filter((output) => !session.outputNames.includes(output)).map((output) => `${output} (output)`),
+    ];
     if (missing.length > 0) {
       await session.release();
       throw new ModelLoadError(`${name}: the head lacks ${missing.join(', ')}`);
@@ -52,13 +65,17 @@ export class HeadSession implements DraftHead {
   }
 
   async run(features: Float32Array, ids: ArrayLike<number>, batch: number): Promise<HeadForward> {
-    if (features.length !== batch * this.width || ids.length !== batch) throw new RangeError(`${this.name}: ${features.length} feature values and ${ids.length} ids for a batch of ${batch}`);
+    if (features.length !== batch * this.width || ids.length !== batch)
+      throw new RangeError(
+        `${this.name}: ${features.length} feature values and ${ids.length} ids for a batch of ${batch}`,
+      );
     const { Tensor } = this.runtime;
     const outputs = await this.session.run({
       features: new Tensor('float32', features, [batch, 1, this.width]),
       input_ids: new Tensor('int64', BigInt64Array.from(Array.from(ids, (id) => BigInt(id))), [batch, 1]),
     });
-    const read = async (tensor: ort.Tensor | undefined) => (tensor?.location === 'gpu-buffer' ? await tensor.getData(true) : tensor?.data) as Float32Array;
+    const read = async (tensor: ort.Tensor | undefined) =>
+      (tensor?.location === 'gpu-buffer' ? await tensor.getData(true) : tensor?.data) as Float32Array;
     return { logits: await read(outputs.logits), features: await read(outputs.features_out) };
   }
 

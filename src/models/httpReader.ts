@@ -28,14 +28,17 @@ export function httpReader(baseUrl: string, cache: boolean, options: HttpReaderO
     if (!response.ok) throw new ModelLoadError(`${url.href}: HTTP ${response.status} ${response.statusText}`);
     // A web page where a model file should be: the URL is a site, not a model directory (or a server's fallback page).
     if (response.headers.get('content-type')?.includes('text/html')) {
-      throw new ModelFileMissingError(`${url.href} is a web page, not a model file: is ${base} the address of a model directory?`);
+      throw new ModelFileMissingError(
+        `${url.href} is a web page, not a model file: is ${base} the address of a model directory?`,
+      );
     }
   };
   return async (path, onProgress, maxBytes) => {
     // Relative to the page in a browser; Node callers pass an absolute URL.
     const url = new URL(path, typeof location === 'undefined' ? base : new URL(base, location.href));
     // The worker applies the page's connect-src itself: a <meta> policy does not reach it.
-    if (typeof location !== 'undefined' && !connectAllowed(url, location.origin)) throw new ModelLoadError(connectBlockedMessage(url));
+    if (typeof location !== 'undefined' && !connectAllowed(url, location.origin))
+      throw new ModelLoadError(connectBlockedMessage(url));
     const store = cache && 'caches' in globalThis ? await caches.open(MODEL_CACHE) : null;
     const hit = await store?.match(url.href);
     if (hit) {
@@ -44,11 +47,24 @@ export function httpReader(baseUrl: string, cache: boolean, options: HttpReaderO
       return bytes;
     }
     // The loader's cap is the listed size, or MANIFEST_LIMITS.fileBytes for a file no manifest sizes.
-    const limit = maxBytes === undefined ? null : { bytes: maxBytes, why: maxBytes === MANIFEST_LIMITS.fileBytes ? 'the most any model file may be' : 'the size the manifest lists' };
+    const limit =
+      maxBytes === undefined
+        ? null
+        : {
+            bytes: maxBytes,
+            why:
+              maxBytes === MANIFEST_LIMITS.fileBytes ? 'the most any model file may be' : 'the size the manifest lists',
+          };
     let lastError: unknown;
     for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
       try {
-        const bytes = await boundedFetch(url, { limit, timeouts: options.timeouts, signal: options.signal, checkResponse: checkResponse(url), onProgress });
+        const bytes = await boundedFetch(url, {
+          limit,
+          timeouts: options.timeouts,
+          signal: options.signal,
+          checkResponse: checkResponse(url),
+          onProgress,
+        });
         await store?.put(url.href, new Response(bytes, { headers: { 'content-type': 'application/octet-stream' } }));
         return bytes;
       } catch (error) {

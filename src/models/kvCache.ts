@@ -35,15 +35,20 @@ export class KvCache {
   static empty(runtime: typeof ort, layout: KvLayout, batch: number, device: GPUDevice | null): KvCache {
     const dims = [batch, layout.heads, 0, layout.headDim];
     // An empty past is a CPU tensor on either EP: onnxruntime uploads it (zero bytes) itself.
-    const tensors = Array.from({ length: 2 * layout.layers }, () => new runtime.Tensor('float32', new Float32Array(0), dims));
+    const tensors = Array.from(
+      { length: 2 * layout.layers },
+      () => new runtime.Tensor('float32', new Float32Array(0), dims),
+    );
     return new KvCache(tensors, layout, batch, 0, runtime, device);
   }
 
   /** A new cache whose row i is this cache's row rows[i], cut to its first `length` positions. */
   gather(rows: readonly number[], length: number): KvCache {
     this.checkLive('gather');
-    if (!(length >= 0 && length <= this.length)) throw new RangeError(`cannot keep ${length} positions of a cache holding ${this.length}`);
-    for (const row of rows) if (!(row >= 0 && row < this.batch)) throw new RangeError(`row ${row} is outside a cache of batch ${this.batch}`);
+    if (!(length >= 0 && length <= this.length))
+      throw new RangeError(`cannot keep ${length} positions of a cache holding ${this.length}`);
+    for (const row of rows)
+      if (!(row >= 0 && row < this.batch)) throw new RangeError(`row ${row} is outside a cache of batch ${this.batch}`);
     return this.copy(rows, length > 0 ? [[0, length]] : [], length);
   }
 
@@ -58,7 +63,9 @@ export class KvCache {
     let previous = -1;
     for (const position of positions) {
       if (!(Number.isInteger(position) && position > previous && position < this.length)) {
-        throw new RangeError(`positions must be strictly increasing integers below ${this.length}: ${position} after ${previous}`);
+        throw new RangeError(
+          `positions must be strictly increasing integers below ${this.length}: ${position} after ${previous}`,
+        );
       }
       const last = runs.at(-1);
       if (last && last[0] + last[1] === position) last[1]++;
@@ -112,7 +119,13 @@ export class KvCache {
         for (let h = 0; h < heads; h++) {
           let to = (i * heads + h) * targetHeadBytes;
           for (const [start, count] of runs) {
-            encoder.copyBufferToBuffer(tensor.gpuBuffer as GPUBuffer, (row * heads + h) * sourceHeadBytes + start * positionBytes, target, to, count * positionBytes);
+            encoder.copyBufferToBuffer(
+              tensor.gpuBuffer as GPUBuffer,
+              (row * heads + h) * sourceHeadBytes + start * positionBytes,
+              target,
+              to,
+              count * positionBytes,
+            );
             to += count * positionBytes;
           }
         }

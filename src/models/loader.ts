@@ -4,7 +4,14 @@
  * and opens the session. A pair is refused unless draft and target share one tokenizer.
  */
 import type * as ort from 'onnxruntime-web';
-import { ModelLoadError, checkFile, checkProvider, parseHubConfig, parseManifest, type ModelManifest } from './manifest';
+import {
+  ModelLoadError,
+  checkFile,
+  checkProvider,
+  parseHubConfig,
+  parseManifest,
+  type ModelManifest,
+} from './manifest';
 import type { ExecutionProvider, LoadPhase } from '../contract/protocol';
 import { MANIFEST_LIMITS } from '../contract/limits';
 import { ModelSession } from './session';
@@ -16,7 +23,11 @@ import { timed, timedSync } from '../core/timeline';
  * Reads one file of a model directory; `onProgress` gets (bytes so far, total or null), and `maxBytes` (the
  * manifest's size, else the most any model file may be) stops a larger one at its first extra byte.
  */
-export type FileReader = (path: string, onProgress?: (loaded: number, total: number | null) => void, maxBytes?: number) => Promise<Uint8Array>;
+export type FileReader = (
+  path: string,
+  onProgress?: (loaded: number, total: number | null) => void,
+  maxBytes?: number,
+) => Promise<Uint8Array>;
 
 export interface LoadEvents {
   /** Bytes of one file so far, and its size when the server or the manifest says it. */
@@ -61,13 +72,16 @@ export interface LoadedHead {
 function parseHeadManifest(json: unknown, source: string): HeadManifest {
   const root = (typeof json === 'object' && json !== null ? json : {}) as Record<string, unknown>;
   const architecture = (root.architecture ?? {}) as Record<string, unknown>;
-  if (root.format !== 'speclab-head/1') throw new ModelLoadError(`${source}: format must be speclab-head/1, got ${JSON.stringify(root.format)}`);
+  if (root.format !== 'speclab-head/1')
+    throw new ModelLoadError(`${source}: format must be speclab-head/1, got ${JSON.stringify(root.format)}`);
   if (typeof root.name !== 'string') throw new ModelLoadError(`${source}: manifest field name must be a string`);
   for (const key of ['width', 'vocab_size']) {
     const value = architecture[key];
-    if (!(typeof value === 'number' && Number.isInteger(value) && value >= 1 && value <= MANIFEST_LIMITS.vocabSize.max)) throw new ModelLoadError(`${source}: manifest field architecture.${key} must be a positive integer`);
+    if (!(typeof value === 'number' && Number.isInteger(value) && value >= 1 && value <= MANIFEST_LIMITS.vocabSize.max))
+      throw new ModelLoadError(`${source}: manifest field architecture.${key} must be a positive integer`);
   }
-  if (!Array.isArray(root.files) || !root.files.some((file) => (file as { path?: unknown }).path === MODEL_FILE)) throw new ModelLoadError(`${source}: the manifest lists no ${MODEL_FILE}`);
+  if (!Array.isArray(root.files) || !root.files.some((file) => (file as { path?: unknown }).path === MODEL_FILE))
+    throw new ModelLoadError(`${source}: the manifest lists no ${MODEL_FILE}`);
   return json as HeadManifest;
 }
 
@@ -76,19 +90,44 @@ function parseHeadManifest(json: unknown, source: string): HeadManifest {
  * sha256, its session on the pair's provider. Refused where the target has no `features` output or the
  * vocabularies differ.
  */
-export async function loadHead(runtime: typeof ort, read: FileReader, provider: ExecutionProvider, target: LoadedModel, events: LoadEvents = {}): Promise<LoadedHead> {
-  const manifest = parseHeadManifest(parseJson(await read('manifest.json', undefined, MANIFEST_LIMITS.descriptionBytes), 'head/manifest.json'), 'head/manifest.json');
-  if (!target.session.hasFeatures) throw new ModelLoadError(`${manifest.name}: the target ${target.name} has no features output for the head to read`);
+export async function loadHead(
+  runtime: typeof ort,
+  read: FileReader,
+  provider: ExecutionProvider,
+  target: LoadedModel,
+  events: LoadEvents = {},
+): Promise<LoadedHead> {
+  const manifest = parseHeadManifest(
+    parseJson(await read('manifest.json', undefined, MANIFEST_LIMITS.descriptionBytes), 'head/manifest.json'),
+    'head/manifest.json',
+  );
+  if (!target.session.hasFeatures)
+    throw new ModelLoadError(`${manifest.name}: the target ${target.name} has no features output for the head to read`);
   if (manifest.architecture.vocab_size !== target.session.shape.vocab) {
-    throw new ModelLoadError(`${manifest.name}: the head scores ${manifest.architecture.vocab_size} tokens but the target ${target.session.shape.vocab}`);
+    throw new ModelLoadError(
+      `${manifest.name}: the head scores ${manifest.architecture.vocab_size} tokens but the target ${target.session.shape.vocab}`,
+    );
   }
   events.onPhase?.('download');
   const listed = manifest.files.find((file) => file.path === MODEL_FILE)?.bytes ?? null;
-  const bytes = await timed('fetch head', () => read(MODEL_FILE, (loaded, total) => events.onProgress?.(`${manifest.name}/${MODEL_FILE}`, loaded, total ?? listed), listed ?? MANIFEST_LIMITS.fileBytes));
+  const bytes = await timed('fetch head', () =>
+    read(
+      MODEL_FILE,
+      (loaded, total) => events.onProgress?.(`${manifest.name}/${MODEL_FILE}`, loaded, total ?? listed),
+      listed ?? MANIFEST_LIMITS.fileBytes,
+    ),
+  );
   events.onPhase?.('hash');
   await timed('sha256 head', () => checkFile(manifest as unknown as ModelManifest, MODEL_FILE, bytes));
   events.onPhase?.('session');
-  const session = await timed('session head', () => HeadSession.create(runtime, bytes, { name: manifest.name, provider, width: manifest.architecture.width, vocab: manifest.architecture.vocab_size }));
+  const session = await timed('session head', () =>
+    HeadSession.create(runtime, bytes, {
+      name: manifest.name,
+      provider,
+      width: manifest.architecture.width,
+      vocab: manifest.architecture.vocab_size,
+    }),
+  );
   return { name: manifest.name, manifest, session };
 }
 
@@ -123,19 +162,39 @@ interface Description {
  */
 async function describe(read: FileReader, label: string): Promise<Description> {
   try {
-    const manifest = parseManifest(parseJson(await read('manifest.json', undefined, MANIFEST_LIMITS.descriptionBytes), `${label}/manifest.json`), `${label}/manifest.json`);
+    const manifest = parseManifest(
+      parseJson(await read('manifest.json', undefined, MANIFEST_LIMITS.descriptionBytes), `${label}/manifest.json`),
+      `${label}/manifest.json`,
+    );
     const { heads, head_dim: headDim, vocab_size: vocab, context_length: contextLength } = manifest.architecture;
-    return { name: manifest.name, contextLength, manifest, stop: manifest.tokenizer.stop_token, shape: { heads, headDim, vocab } };
+    return {
+      name: manifest.name,
+      contextLength,
+      manifest,
+      stop: manifest.tokenizer.stop_token,
+      shape: { heads, headDim, vocab },
+    };
   } catch (error) {
     if (!(error instanceof ModelFileMissingError)) throw error;
   }
   const source = `${label}/config.json`;
-  const config = parseHubConfig(parseJson(await read('config.json', undefined, MANIFEST_LIMITS.descriptionBytes), source), source);
+  const config = parseHubConfig(
+    parseJson(await read('config.json', undefined, MANIFEST_LIMITS.descriptionBytes), source),
+    source,
+  );
   if (config === null) {
-    throw new ModelLoadError(`${label}: neither manifest.json nor a config.json with n_positions (or max_position_embeddings) and eos_token_id`);
+    throw new ModelLoadError(
+      `${label}: neither manifest.json nor a config.json with n_positions (or max_position_embeddings) and eos_token_id`,
+    );
   }
   const { contextLength, eosTokenId, vocabSize } = config;
-  return { name: label, contextLength, manifest: null, stop: eosTokenId, shape: vocabSize === null ? {} : { vocab: vocabSize } };
+  return {
+    name: label,
+    contextLength,
+    manifest: null,
+    stop: eosTokenId,
+    shape: vocabSize === null ? {} : { vocab: vocabSize },
+  };
 }
 
 /** A model directory's files, read and checked, not yet opened. */
@@ -146,7 +205,13 @@ interface FetchedModel {
   modelBytes: Uint8Array;
 }
 
-async function fetchModel(read: FileReader, label: string, provider: ExecutionProvider, events: LoadEvents, modelFile: string): Promise<FetchedModel> {
+async function fetchModel(
+  read: FileReader,
+  label: string,
+  provider: ExecutionProvider,
+  events: LoadEvents,
+  modelFile: string,
+): Promise<FetchedModel> {
   const { onProgress, onPhase } = events;
   onPhase?.('download');
   const description = await timed(`fetch ${label}/manifest`, () => describe(read, label));
@@ -160,7 +225,9 @@ async function fetchModel(read: FileReader, label: string, provider: ExecutionPr
       onProgress?.(`${name}/${path}`, 0, listed);
       // A file the manifest does not size (a Hub directory) is still bounded, by the largest size a manifest may list.
       const maxBytes = listed ?? MANIFEST_LIMITS.fileBytes;
-      const bytes = await timed(`fetch ${label}/${path}`, () => read(path, (loaded, total) => onProgress?.(`${name}/${path}`, loaded, total ?? listed), maxBytes));
+      const bytes = await timed(`fetch ${label}/${path}`, () =>
+        read(path, (loaded, total) => onProgress?.(`${name}/${path}`, loaded, total ?? listed), maxBytes),
+      );
       if (manifest) {
         onPhase?.('hash');
         await timed(`sha256 ${label}/${path}`, () => checkFile(manifest, path, bytes));
@@ -171,14 +238,29 @@ async function fetchModel(read: FileReader, label: string, provider: ExecutionPr
   return { label, description, tokenizerBytes: tokenizerBytes as Uint8Array, modelBytes: modelBytes as Uint8Array };
 }
 
-async function openModel(runtime: typeof ort, fetched: FetchedModel, provider: ExecutionProvider, events: LoadEvents): Promise<LoadedModel> {
+async function openModel(
+  runtime: typeof ort,
+  fetched: FetchedModel,
+  provider: ExecutionProvider,
+  events: LoadEvents,
+): Promise<LoadedModel> {
   const { label, description, tokenizerBytes, modelBytes } = fetched;
   const { name, manifest } = description;
   events.onPhase?.('session');
-  const tokenizer = timedSync(`tokenizer ${label}`, () => TextTokenizer.fromJson(parseJson(tokenizerBytes, `${name}/${TOKENIZER_FILE}`), `${name}/${TOKENIZER_FILE}`, description.stop));
-  const session = await timed(`session ${label}`, () => ModelSession.create(runtime, modelBytes, { name, provider, fallbackShape: description.shape }));
+  const tokenizer = timedSync(`tokenizer ${label}`, () =>
+    TextTokenizer.fromJson(
+      parseJson(tokenizerBytes, `${name}/${TOKENIZER_FILE}`),
+      `${name}/${TOKENIZER_FILE}`,
+      description.stop,
+    ),
+  );
+  const session = await timed(`session ${label}`, () =>
+    ModelSession.create(runtime, modelBytes, { name, provider, fallbackShape: description.shape }),
+  );
   if (session.shape.vocab !== tokenizer.vocabSize) {
-    throw new ModelLoadError(`${name}: the model scores ${session.shape.vocab} tokens but its tokenizer has ${tokenizer.vocabSize}`);
+    throw new ModelLoadError(
+      `${name}: the model scores ${session.shape.vocab} tokens but its tokenizer has ${tokenizer.vocabSize}`,
+    );
   }
   await timed(`finite ${label}`, () => checkFiniteLogits(session, label));
   return { name, contextLength: description.contextLength, manifest, session, tokenizer };
@@ -194,7 +276,8 @@ async function checkFiniteLogits(session: ModelSession, label: string): Promise<
   try {
     const { logits, cache } = await session.forward([0], 1, 1, past);
     cache.dispose();
-    if (!logits.every(Number.isFinite)) throw new ModelLoadError(`the ${label}'s logits are not finite: the model file is damaged`);
+    if (!logits.every(Number.isFinite))
+      throw new ModelLoadError(`the ${label}'s logits are not finite: the model file is damaged`);
   } catch (error) {
     await session.release();
     throw error;
@@ -227,14 +310,20 @@ export async function loadPair(
   events: LoadEvents = {},
   modelFile = MODEL_FILE,
 ): Promise<ModelPairHandle> {
-  const [draftFiles, targetFiles] = await Promise.all([fetchModel(readers.draft, 'draft', provider, events, modelFile), fetchModel(readers.target, 'target', provider, events, modelFile)]);
+  const [draftFiles, targetFiles] = await Promise.all([
+    fetchModel(readers.draft, 'draft', provider, events, modelFile),
+    fetchModel(readers.target, 'target', provider, events, modelFile),
+  ]);
   const draft = await openModel(await runtime, draftFiles, provider, events);
   let target: LoadedModel | null = null;
   try {
     target = await openModel(await runtime, targetFiles, provider, events);
     checkSameTokenizer(draft.tokenizer, target.tokenizer, draft.name, target.name);
     // The head only beside a target that exports features: elsewhere the head drafters are not offered.
-    const head = readers.head && target.session.hasFeatures ? await loadHead(await runtime, readers.head, provider, target, events) : null;
+    const head =
+      readers.head && target.session.hasFeatures
+        ? await loadHead(await runtime, readers.head, provider, target, events)
+        : null;
     return { draft, target, tokenizer: target.tokenizer, head };
   } catch (error) {
     // A refused pair holds no sessions.

@@ -28,7 +28,15 @@ export interface GoldenPrompt {
 
 export interface ModelManifest {
   name: string;
-  architecture: { vocab_size: number; context_length: number; width: number; layers: number; heads: number; head_dim: number; parameters: number };
+  architecture: {
+    vocab_size: number;
+    context_length: number;
+    width: number;
+    layers: number;
+    heads: number;
+    head_dim: number;
+    parameters: number;
+  };
   tokenizer: { file: string; vocab_size: number; stop_token: string; stop_token_id: number };
   io: { inputs: string[]; outputs: string[] };
   files: ManifestFile[];
@@ -40,20 +48,39 @@ export interface ModelManifest {
 
 function field(value: unknown, path: string, source: string, kind: 'number' | 'string' | 'object' | 'array'): unknown {
   const ok = kind === 'array' ? Array.isArray(value) : typeof value === kind && value !== null;
-  if (!ok) throw new ModelLoadError(`${source}: manifest field ${path} must be ${kind === 'array' ? 'an array' : `a ${kind}`}`);
+  if (!ok)
+    throw new ModelLoadError(
+      `${source}: manifest field ${path} must be ${kind === 'array' ? 'an array' : `a ${kind}`}`,
+    );
   return value;
 }
 
-function inRange(value: number, range: { min: number; max: number }, path: string, source: string, noun = 'manifest field'): void {
+function inRange(
+  value: number,
+  range: { min: number; max: number },
+  path: string,
+  source: string,
+  noun = 'manifest field',
+): void {
   if (!(Number.isInteger(value) && value >= range.min && value <= range.max)) {
-    throw new ModelLoadError(`${source}: ${noun} ${path} must be an integer from ${range.min} to ${range.max}, got ${value}`);
+    throw new ModelLoadError(
+      `${source}: ${noun} ${path} must be an integer from ${range.min} to ${range.max}, got ${value}`,
+    );
   }
 }
 
 /** A file named by the manifest must lie in the model's own directory: no other site, no way up. */
 function relativePath(path: string, name: string, source: string): void {
-  if (path === '' || path.startsWith('/') || path.includes('\\') || /^[a-z][a-z0-9+.-]*:/i.test(path) || path.split('/').some((part) => part === '..' || part === '.')) {
-    throw new ModelLoadError(`${source}: manifest field ${name} must be a file in the model's own directory, got ${JSON.stringify(path.slice(0, 80))}`);
+  if (
+    path === '' ||
+    path.startsWith('/') ||
+    path.includes('\\') ||
+    /^[a-z][a-z0-9+.-]*:/i.test(path) ||
+    path.split('/').some((part) => part === '..' || part === '.')
+  ) {
+    throw new ModelLoadError(
+      `${source}: manifest field ${name} must be a file in the model's own directory, got ${JSON.stringify(path.slice(0, 80))}`,
+    );
   }
 }
 
@@ -63,8 +90,18 @@ export function parseManifest(json: unknown, source: string): ModelManifest {
   field(root.name, 'name', source, 'string');
   const architecture = field(root.architecture, 'architecture', source, 'object') as Record<string, unknown>;
   for (const key of ['vocab_size', 'context_length', 'layers', 'heads', 'head_dim']) {
-    const range = key === 'vocab_size' ? MANIFEST_LIMITS.vocabSize : key === 'context_length' ? MANIFEST_LIMITS.contextLength : MANIFEST_LIMITS.dimension;
-    inRange(field(architecture[key], `architecture.${key}`, source, 'number') as number, range, `architecture.${key}`, source);
+    const range =
+      key === 'vocab_size'
+        ? MANIFEST_LIMITS.vocabSize
+        : key === 'context_length'
+          ? MANIFEST_LIMITS.contextLength
+          : MANIFEST_LIMITS.dimension;
+    inRange(
+      field(architecture[key], `architecture.${key}`, source, 'number') as number,
+      range,
+      `architecture.${key}`,
+      source,
+    );
   }
   const tokenizer = field(root.tokenizer, 'tokenizer', source, 'object') as Record<string, unknown>;
   relativePath(field(tokenizer.file, 'tokenizer.file', source, 'string') as string, 'tokenizer.file', source);
@@ -78,7 +115,13 @@ export function parseManifest(json: unknown, source: string): ModelManifest {
   files.forEach((file, i) => {
     const entry = field(file, `files[${i}]`, source, 'object') as Record<string, unknown>;
     relativePath(field(entry.path, `files[${i}].path`, source, 'string') as string, `files[${i}].path`, source);
-    if (entry.bytes !== undefined) inRange(field(entry.bytes, `files[${i}].bytes`, source, 'number') as number, { min: 1, max: MANIFEST_LIMITS.fileBytes }, `files[${i}].bytes`, source);
+    if (entry.bytes !== undefined)
+      inRange(
+        field(entry.bytes, `files[${i}].bytes`, source, 'number') as number,
+        { min: 1, max: MANIFEST_LIMITS.fileBytes },
+        `files[${i}].bytes`,
+        source,
+      );
     field(entry.sha256, `files[${i}].sha256`, source, 'string');
   });
   if (root.runs_on !== undefined) {
@@ -113,7 +156,13 @@ export function parseHubConfig(json: unknown, source: string): HubConfig | null 
   const vocabSize = number(numberKey('vocab_size')) ?? null;
   if (vocabSize !== null) inRange(vocabSize, MANIFEST_LIMITS.vocabSize, 'vocab_size', source, 'field');
   // An id the vocabulary has: below vocab_size where the config gives it.
-  inRange(eosTokenId, { min: 0, max: (vocabSize ?? MANIFEST_LIMITS.vocabSize.max) - 1 }, 'eos_token_id', source, 'field');
+  inRange(
+    eosTokenId,
+    { min: 0, max: (vocabSize ?? MANIFEST_LIMITS.vocabSize.max) - 1 },
+    'eos_token_id',
+    source,
+    'field',
+  );
   return { contextLength, eosTokenId, vocabSize };
 }
 
@@ -136,6 +185,8 @@ export async function checkFile(manifest: ModelManifest, path: string, bytes: Ui
   if (!entry) throw new ModelLoadError(`${manifest.name}: the manifest lists no file ${path}`);
   const actual = await sha256Hex(bytes);
   if (actual !== entry.sha256) {
-    throw new ModelLoadError(`${manifest.name}/${path}: sha256 ${actual} does not match the manifest's ${entry.sha256} (${bytes.length} bytes, expected ${entry.bytes})`);
+    throw new ModelLoadError(
+      `${manifest.name}/${path}: sha256 ${actual} does not match the manifest's ${entry.sha256} (${bytes.length} bytes, expected ${entry.bytes})`,
+    );
   }
 }

@@ -46,18 +46,29 @@ export interface ForwardResult {
 
 const PAST = /^past_key_values\.(\d+)\.(key|value)$/;
 
-function numericDim(metadata: readonly ort.InferenceSession.ValueMetadata[], name: string, axis: number): number | undefined {
+function numericDim(
+  metadata: readonly ort.InferenceSession.ValueMetadata[],
+  name: string,
+  axis: number,
+): number | undefined {
   const entry = metadata.find((value) => value.name === name);
   const dim = entry?.isTensor ? entry.shape[axis] : undefined;
   return typeof dim === 'number' && dim > 0 ? dim : undefined;
 }
 
 /** Reads the model's shape from its input/output names and metadata, or names what is missing. */
-export function describeSession(session: ort.InferenceSession, source: string, fallback?: Partial<ModelShape>): ModelShape {
+export function describeSession(
+  session: ort.InferenceSession,
+  source: string,
+  fallback?: Partial<ModelShape>,
+): ModelShape {
   const inputs = session.inputNames;
   const missing = ['input_ids', 'attention_mask'].filter((name) => !inputs.includes(name));
   if (!session.outputNames.includes('logits')) missing.push('logits (output)');
-  const layerIndices = inputs.map((name) => PAST.exec(name)?.[1]).filter((index) => index !== undefined).map(Number);
+  const layerIndices = inputs
+    .map((name) => PAST.exec(name)?.[1])
+    .filter((index) => index !== undefined)
+    .map(Number);
   const layers = layerIndices.length === 0 ? 0 : Math.max(...layerIndices) + 1;
   if (layers === 0) missing.push('past_key_values.0.key');
   for (let i = 0; i < layers; i++) {
@@ -71,7 +82,9 @@ export function describeSession(session: ort.InferenceSession, source: string, f
   const headDim = numericDim(session.inputMetadata, 'past_key_values.0.key', 3) ?? fallback?.headDim;
   const vocab = numericDim(session.outputMetadata, 'logits', 2) ?? fallback?.vocab;
   if (heads === undefined || headDim === undefined || vocab === undefined) {
-    throw new ModelLoadError(`${source}: the model's metadata leaves heads, head size or vocabulary size open and no manifest gives them`);
+    throw new ModelLoadError(
+      `${source}: the model's metadata leaves heads, head size or vocabulary size open and no manifest gives them`,
+    );
   }
   return {
     layers,
@@ -123,7 +136,9 @@ export class ModelSession {
         ...(provider === 'webgpu' ? { preferredOutputLocation: 'gpu-buffer' as const } : {}),
       });
     } catch (error) {
-      throw new ModelLoadError(`${name}: onnxruntime could not open the model on ${provider}: ${error instanceof Error ? error.message : String(error)}`);
+      throw new ModelLoadError(
+        `${name}: onnxruntime could not open the model on ${provider}: ${error instanceof Error ? error.message : String(error)}`,
+      );
     }
     const shape = describeSession(session, name, options.fallbackShape);
     // The KV cache is gathered with copies on onnxruntime's own device; it exists once a session does.
@@ -149,23 +164,43 @@ export class ModelSession {
    * Runs `seq` new tokens per row after `past` (whose batch must match). Row r's tokens are
    * inputIds[r*seq .. (r+1)*seq). The caller owns both the returned cache and `past`.
    */
-  async forward(inputIds: ArrayLike<number>, batch: number, seq: number, past: KvCache, options: ForwardOptions = {}): Promise<ForwardResult> {
+  async forward(
+    inputIds: ArrayLike<number>,
+    batch: number,
+    seq: number,
+    past: KvCache,
+    options: ForwardOptions = {},
+  ): Promise<ForwardResult> {
     const { positionIds, treeMask } = options;
     const count = batch * seq;
-    if (inputIds.length !== count) throw new RangeError(`${this.name}: ${inputIds.length} input ids for batch ${batch} × seq ${seq}`);
-    if (past.batch !== batch) throw new RangeError(`${this.name}: a cache of batch ${past.batch} for an input of batch ${batch}`);
+    if (inputIds.length !== count)
+      throw new RangeError(`${this.name}: ${inputIds.length} input ids for batch ${batch} × seq ${seq}`);
+    if (past.batch !== batch)
+      throw new RangeError(`${this.name}: a cache of batch ${past.batch} for an input of batch ${batch}`);
     if (positionIds !== undefined) {
-      if (!this.shape.hasPositionIds) throw new RangeError(`${this.name}: the model has no position_ids input, so positions cannot be set`);
-      if (positionIds.length !== count) throw new RangeError(`${this.name}: ${positionIds.length} position ids for batch ${batch} × seq ${seq}`);
+      if (!this.shape.hasPositionIds)
+        throw new RangeError(`${this.name}: the model has no position_ids input, so positions cannot be set`);
+      if (positionIds.length !== count)
+        throw new RangeError(`${this.name}: ${positionIds.length} position ids for batch ${batch} × seq ${seq}`);
     }
     if (treeMask !== undefined) {
-      if (!this.shape.hasTreeMask) throw new RangeError(`${this.name}: the model has no tree_attention_mask input, so it cannot score a token tree in one run`);
-      if (treeMask.length !== count * seq) throw new RangeError(`${this.name}: a tree mask of ${treeMask.length} entries for batch ${batch} × seq ${seq} × seq ${seq}`);
+      if (!this.shape.hasTreeMask)
+        throw new RangeError(
+          `${this.name}: the model has no tree_attention_mask input, so it cannot score a token tree in one run`,
+        );
+      if (treeMask.length !== count * seq)
+        throw new RangeError(
+          `${this.name}: a tree mask of ${treeMask.length} entries for batch ${batch} × seq ${seq} × seq ${seq}`,
+        );
     }
     const { Tensor } = this.runtime;
     const total = past.length + seq;
     const feeds: Record<string, ort.Tensor> = {
-      input_ids: new Tensor('int64', int64Array(count, (i) => inputIds[i] as number), [batch, seq]),
+      input_ids: new Tensor(
+        'int64',
+        int64Array(count, (i) => inputIds[i] as number),
+        [batch, seq],
+      ),
       attention_mask: new Tensor('int64', int64Array(batch * total), [batch, total]),
     };
     if (this.shape.hasPositionIds) {
@@ -173,9 +208,14 @@ export class ModelSession {
       feeds.position_ids = new Tensor('int64', int64Array(count, positionAt), [batch, seq]);
     }
     if (this.shape.hasTreeMask) {
-      feeds.tree_attention_mask = new Tensor('int64', int64Array(count * seq, treeMask && ((i) => treeMask[i] as number)), [batch, seq, seq]);
+      feeds.tree_attention_mask = new Tensor(
+        'int64',
+        int64Array(count * seq, treeMask && ((i) => treeMask[i] as number)),
+        [batch, seq, seq],
+      );
     }
-    if (this.shape.hasCacheBranch) feeds.use_cache_branch = new Tensor('bool', new Uint8Array([past.length > 0 ? 1 : 0]), [1]);
+    if (this.shape.hasCacheBranch)
+      feeds.use_cache_branch = new Tensor('bool', new Uint8Array([past.length > 0 ? 1 : 0]), [1]);
     for (let i = 0; i < this.shape.layers; i++) {
       feeds[`past_key_values.${i}.key`] = past.tensors[2 * i] as ort.Tensor;
       feeds[`past_key_values.${i}.value`] = past.tensors[2 * i + 1] as ort.Tensor;
@@ -188,10 +228,21 @@ export class ModelSession {
     const logits = onGpu ? ((await logitsTensor.getData(!keep)) as Float32Array) : (logitsTensor.data as Float32Array);
     const featuresTensor = outputs.features;
     let features: Float32Array | null = null;
-    if (featuresTensor && options.features === true) features = (featuresTensor.location === 'gpu-buffer' ? await featuresTensor.getData(true) : featuresTensor.data) as Float32Array;
+    if (featuresTensor && options.features === true)
+      features = (
+        featuresTensor.location === 'gpu-buffer' ? await featuresTensor.getData(true) : featuresTensor.data
+      ) as Float32Array;
     else if (featuresTensor?.location === 'gpu-buffer') featuresTensor.dispose();
-    const present = Array.from({ length: 2 * this.shape.layers }, (_, j) => outputs[`present.${j >> 1}.${j % 2 === 0 ? 'key' : 'value'}`] as ort.Tensor);
-    return { logits, gpuLogits: keep ? logitsTensor : null, features, cache: new KvCache(present, this.shape, batch, total, this.runtime, this.device) };
+    const present = Array.from(
+      { length: 2 * this.shape.layers },
+      (_, j) => outputs[`present.${j >> 1}.${j % 2 === 0 ? 'key' : 'value'}`] as ort.Tensor,
+    );
+    return {
+      logits,
+      gpuLogits: keep ? logitsTensor : null,
+      features,
+      cache: new KvCache(present, this.shape, batch, total, this.runtime, this.device),
+    };
   }
 
   async release(): Promise<void> {

@@ -36,13 +36,30 @@ export class TextTokenizer {
     const tokens: string[] = [];
     for (const [token, id] of Object.entries(parsed.model.vocab)) tokens[id] = token;
     for (const added of parsed.added_tokens ?? []) tokens[added.id] = added.content;
-    const stopId = typeof stop === 'number' ? (stop < tokens.length ? stop : undefined) : ((parsed.added_tokens ?? []).find((token) => token.content === stop)?.id ?? ownValue(parsed.model.vocab, stop));
-    if (stopId === undefined) throw new ModelLoadError(`${source}: the tokenizer has no stop token ${JSON.stringify(stop)}, so generation could never end`);
+    const stopId =
+      typeof stop === 'number'
+        ? stop < tokens.length
+          ? stop
+          : undefined
+        : ((parsed.added_tokens ?? []).find((token) => token.content === stop)?.id ??
+          ownValue(parsed.model.vocab, stop));
+    if (stopId === undefined)
+      throw new ModelLoadError(
+        `${source}: the tokenizer has no stop token ${JSON.stringify(stop)}, so generation could never end`,
+      );
     const holes = tokens.findIndex((token) => typeof token !== 'string');
-    if (holes !== -1 || tokens.length === 0) throw new ModelLoadError(`${source}: token ids are not contiguous (id ${holes} is missing)`);
+    if (holes !== -1 || tokens.length === 0)
+      throw new ModelLoadError(`${source}: token ids are not contiguous (id ${holes} is missing)`);
     const byteLevel = parsed.pre_tokenizer?.type === 'ByteLevel' || parsed.decoder?.type === 'ByteLevel';
-    const fingerprint = JSON.stringify([parsed.model.type, tokens, parsed.model.merges ?? [], parsed.pre_tokenizer ?? null]);
-    const specials = (parsed.added_tokens ?? []).filter((token) => token.special !== false && token.content.length > 1).map((token) => token.content);
+    const fingerprint = JSON.stringify([
+      parsed.model.type,
+      tokens,
+      parsed.model.merges ?? [],
+      parsed.pre_tokenizer ?? null,
+    ]);
+    const specials = (parsed.added_tokens ?? [])
+      .filter((token) => token.special !== false && token.content.length > 1)
+      .map((token) => token.content);
     return new TextTokenizer(new Tokenizer(json as object, {}), tokens, stopId, byteLevel, fingerprint, specials);
   }
 
@@ -94,8 +111,18 @@ export class TextTokenizer {
 }
 
 /** Refuses a draft/target pair whose tokenizers differ: their token ids would mean different text. */
-export function checkSameTokenizer(draft: TextTokenizer, target: TextTokenizer, draftName: string, targetName: string): void {
+export function checkSameTokenizer(
+  draft: TextTokenizer,
+  target: TextTokenizer,
+  draftName: string,
+  targetName: string,
+): void {
   if (draft.fingerprint === target.fingerprint) return;
-  const sizes = draft.vocabSize === target.vocabSize ? `both have ${draft.vocabSize} tokens but split text differently` : `${draft.vocabSize} against ${target.vocabSize} tokens`;
-  throw new ModelLoadError(`${draftName} and ${targetName} use different tokenizers (${sizes}); speculative decoding needs one shared vocabulary`);
+  const sizes =
+    draft.vocabSize === target.vocabSize
+      ? `both have ${draft.vocabSize} tokens but split text differently`
+      : `${draft.vocabSize} against ${target.vocabSize} tokens`;
+  throw new ModelLoadError(
+    `${draftName} and ${targetName} use different tokenizers (${sizes}); speculative decoding needs one shared vocabulary`,
+  );
 }

@@ -51,7 +51,11 @@ const idleJob = (): BenchJob => ({ id: 0, status: 'idle', done: 0, total: 0, err
 /** Bench ids count down from −1, so they never meet the main store's run ids. */
 let nextBenchId = -1;
 
-export function benchSlice(set: StoreApi<BenchState>['setState'], get: () => BenchState, send: (message: ToWorker) => void): BenchState & BenchActions {
+export function benchSlice(
+  set: StoreApi<BenchState>['setState'],
+  get: () => BenchState,
+  send: (message: ToWorker) => void,
+): BenchState & BenchActions {
   return {
     sweep: { ...idleJob(), spec: null, cells: [] },
     scorecardTable: { ...idleJob(), spec: null, rows: [] },
@@ -88,7 +92,8 @@ export function receiveBench(state: BenchState, set: StoreApi<BenchState>['setSt
   switch (message.type) {
     case 'bench-progress':
       if (message.runId === sweep.id) set({ sweep: { ...sweep, done: message.done, total: message.total } });
-      else if (message.runId === scorecardTable.id) set({ scorecardTable: { ...scorecardTable, done: message.done, total: message.total } });
+      else if (message.runId === scorecardTable.id)
+        set({ scorecardTable: { ...scorecardTable, done: message.done, total: message.total } });
       else return false;
       return true;
     case 'sweep-cell':
@@ -98,7 +103,8 @@ export function receiveBench(state: BenchState, set: StoreApi<BenchState>['setSt
       if (message.runId === sweep.id) set({ sweep: { ...sweep, status: 'done' } });
       return true;
     case 'scorecard-done':
-      if (message.runId === scorecardTable.id) set({ scorecardTable: { ...scorecardTable, status: 'done', rows: message.rows } });
+      if (message.runId === scorecardTable.id)
+        set({ scorecardTable: { ...scorecardTable, status: 'done', rows: message.rows } });
       return true;
     case 'bench-error': {
       const status: BenchStatus = message.cancelled ? 'cancelled' : 'error';

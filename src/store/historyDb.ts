@@ -30,7 +30,11 @@ function open(factory: IDBFactory): Promise<IDBDatabase> {
  * One request in its own transaction. A write resolves only once its transaction commits: a full storage quota
  * (QuotaExceededError) aborts the transaction after the request itself has succeeded.
  */
-async function transact<T>(db: IDBDatabase, mode: IDBTransactionMode, work: (store: IDBObjectStore) => IDBRequest<T>): Promise<T> {
+async function transact<T>(
+  db: IDBDatabase,
+  mode: IDBTransactionMode,
+  work: (store: IDBObjectStore) => IDBRequest<T>,
+): Promise<T> {
   const transaction = db.transaction(STORE, mode);
   const result = request(work(transaction.objectStore(STORE)));
   if (mode === 'readonly') return result;
@@ -54,13 +58,25 @@ export function checkHistoryRecord(value: unknown): { entry: HistoryEntry } | { 
   if (typeof value !== 'object' || value === null) return { error: 'it is not a record' };
   const { id, finishedAt, report } = value as Record<string, unknown>;
   if (typeof id !== 'string' || id === '') return { error: 'it has no id' };
-  if (typeof finishedAt !== 'number' || !Number.isFinite(finishedAt)) return { error: `${JSON.stringify(id.slice(0, 40))} has no finishing time` };
+  if (typeof finishedAt !== 'number' || !Number.isFinite(finishedAt))
+    return { error: `${JSON.stringify(id.slice(0, 40))} has no finishing time` };
   const problem = checkRunReport(report);
   if (problem !== null) return { error: `${JSON.stringify(id.slice(0, 40))}: ${problem}` };
   const entry = value as HistoryEntry;
   // A run stored before the head drafters existed counts no head tokens.
   if ((entry.report.counters.bySource as Partial<HistoryEntry['report']['counters']['bySource']>).head === undefined) {
-    return { entry: { ...entry, report: { ...entry.report, counters: { ...entry.report.counters, bySource: { ...entry.report.counters.bySource, head: { drafted: 0, invalidated: 0, accepted: 0 } } } } } };
+    return {
+      entry: {
+        ...entry,
+        report: {
+          ...entry.report,
+          counters: {
+            ...entry.report.counters,
+            bySource: { ...entry.report.counters.bySource, head: { drafted: 0, invalidated: 0, accepted: 0 } },
+          },
+        },
+      },
+    };
   }
   return { entry };
 }
@@ -76,7 +92,9 @@ export function readHistoryRecords(records: readonly unknown[]): { entries: Hist
   }
   entries.sort((a, b) => b.finishedAt - a.finishedAt);
   const notice =
-    errors.length === 0 ? null : `${errors.length} stored ${errors.length === 1 ? 'run was' : 'runs were'} unreadable and ${errors.length === 1 ? 'was' : 'were'} dropped (${errors[0]}).`;
+    errors.length === 0
+      ? null
+      : `${errors.length} stored ${errors.length === 1 ? 'run was' : 'runs were'} unreadable and ${errors.length === 1 ? 'was' : 'were'} dropped (${errors[0]}).`;
   return { entries, notice };
 }
 
@@ -88,7 +106,11 @@ async function save(db: IDBDatabase, entry: HistoryEntry): Promise<void> {
   for (const old of stale) await transact(db, 'readwrite', (store) => store.delete(old.id));
 }
 
-export async function persistHistory(store: SpecStore, factory: IDBFactory = indexedDB, channel: BroadcastChannel | null = openChannel()): Promise<void> {
+export async function persistHistory(
+  store: SpecStore,
+  factory: IDBFactory = indexedDB,
+  channel: BroadcastChannel | null = openChannel(),
+): Promise<void> {
   const db = await open(factory);
   const stored = await transact(db, 'readonly', (objects) => objects.getAll() as IDBRequest<unknown[]>);
   const { entries, notice } = readHistoryRecords(stored);
@@ -96,7 +118,8 @@ export async function persistHistory(store: SpecStore, factory: IDBFactory = ind
     // The unreadable records go, so that the notice is shown once.
     const keep = new Set(entries.map((entry) => entry.id));
     const ids = await transact(db, 'readonly', (objects) => objects.getAllKeys());
-    for (const id of ids) if (typeof id !== 'string' || !keep.has(id)) await transact(db, 'readwrite', (objects) => objects.delete(id));
+    for (const id of ids)
+      if (typeof id !== 'string' || !keep.has(id)) await transact(db, 'readwrite', (objects) => objects.delete(id));
   }
   store.getState().setHistory(entries, notice);
   let clearedElsewhere = false;
@@ -113,7 +136,9 @@ export async function persistHistory(store: SpecStore, factory: IDBFactory = ind
     if (report && report !== previous.run.report) {
       const entry: HistoryEntry = { id: `${Date.now()}-${state.run.id}`, finishedAt: Date.now(), report };
       state.remember(entry);
-      save(db, entry).catch((error: unknown) => store.getState().setHistory(store.getState().history, notKeptNotice(error)));
+      save(db, entry).catch((error: unknown) =>
+        store.getState().setHistory(store.getState().history, notKeptNotice(error)),
+      );
     }
     if (state.history.length === 0 && previous.history.length > 0 && !clearedElsewhere) {
       void transact(db, 'readwrite', (objects) => objects.clear());

@@ -19,9 +19,12 @@ export function liveScrapeUrl(text: string, origin: string): URL {
   } catch {
     throw new ScrapeError(`${JSON.stringify(text.slice(0, 200))} is not a URL, such as https://host:8000/metrics`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ScrapeError(`a metrics URL must be http or https, got ${url.protocol}`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new ScrapeError(`a metrics URL must be http or https, got ${url.protocol}`);
   if (!connectAllowed(url, origin)) {
-    throw new ScrapeError(`${shownUrl(url)}: this page may only read https:// addresses or its own origin (its Content-Security-Policy); serve /metrics over https (a reverse proxy), or ${TERMINAL(shownUrl(url))}`);
+    throw new ScrapeError(
+      `${shownUrl(url)}: this page may only read https:// addresses or its own origin (its Content-Security-Policy); serve /metrics over https (a reverse proxy), or ${TERMINAL(shownUrl(url))}`,
+    );
   }
   return url;
 }
@@ -49,7 +52,9 @@ export async function fetchScrape(url: URL, fetchImpl?: typeof fetch): Promise<S
     // Too large, too slow, or cancelled: the reader's own words.
     if (error instanceof BoundedReadError) throw new ScrapeError(error.message);
     // The browser gives no reason it lets a page read: a CORS refusal and a server that is down look the same.
-    throw new ScrapeError(`${shownUrl(url)}: the server did not allow this page to read it (CORS) or is unreachable; start vLLM with --allowed-origins for this page's origin, or ${TERMINAL(shownUrl(url))}`);
+    throw new ScrapeError(
+      `${shownUrl(url)}: the server did not allow this page to read it (CORS) or is unreachable; start vLLM with --allowed-origins for this page's origin, or ${TERMINAL(shownUrl(url))}`,
+    );
   }
   return readMetrics(new TextDecoder().decode(bytes), shownUrl(url));
 }
@@ -63,5 +68,9 @@ export interface LiveState {
 
 /** Folds a new scrape into the live state: each window is the delta between two consecutive scrapes. */
 export function nextLiveState(state: LiveState | null, scrape: ScrapeReading): LiveState {
-  return { last: scrape, window: state === null ? null : readingDelta(state.last, scrape), scrapes: (state?.scrapes ?? 0) + 1 };
+  return {
+    last: scrape,
+    window: state === null ? null : readingDelta(state.last, scrape),
+    scrapes: (state?.scrapes ?? 0) + 1,
+  };
 }

@@ -81,7 +81,9 @@ export function decodeShare(hash: string, fallback: RunParams): DecodedShare | n
   // optional (absent: no top-p), and a drafter only ever comes from the link itself.
   const named = SCHEMA_PRESETS.find((candidate) => candidate.id === query.get('preset'));
   const base = named ? presetParams(named) : fallback;
-  const defaults = new URLSearchParams(encodeShare({ params: base, preset: named?.id ?? 'custom' }).slice('#run?'.length));
+  const defaults = new URLSearchParams(
+    encodeShare({ params: base, preset: named?.id ?? 'custom' }).slice('#run?'.length),
+  );
   for (const key of ['method', 'K', 'L', 't', 'seed', 'max', 'drafting', 'prompt', ...(named ? ['trigger'] : [])]) {
     const value = defaults.get(key);
     if (!query.has(key) && value !== null) query.set(key, value);
@@ -111,7 +113,12 @@ export function decodeShare(hash: string, fallback: RunParams): DecodedShare | n
     errors.schemaText = `the link names an unknown preset ${JSON.stringify(preset)}; the presets are ${SCHEMA_PRESETS.map((p) => p.id).join(', ')}`;
     preset = 'custom';
   }
-  input.schemaText = preset === 'free' ? null : preset === 'custom' ? (query.get('schema') ?? fallback.schemaText) : JSON.stringify(presetSchema);
+  input.schemaText =
+    preset === 'free'
+      ? null
+      : preset === 'custom'
+        ? (query.get('schema') ?? fallback.schemaText)
+        : JSON.stringify(presetSchema);
   // Numbers already reported keep the fallback's value; the other fields are checked as the form checks them.
   const candidate: RunParamsInput = { ...fallback, ...input };
   if (query.get('p') === null) delete candidate.topP;
@@ -135,8 +142,19 @@ function decodeSetup(query: URLSearchParams): { setup?: ShareSetup; setupError?:
   const runtime = query.get('runtime');
   const present = query.get('present');
   if (pair === null && runtime === null && present === null) return {};
-  if (pair !== null && !hasOwnKey(BUNDLED_PAIR_IDS, pair)) return { setupError: `the link's pair ${JSON.stringify(pair)} is not one of ${Object.keys(BUNDLED_PAIR_IDS).join(', ')}` };
-  if (runtime !== null && !PROVIDERS.includes(runtime as ExecutionProvider)) return { setupError: `the link's runtime ${JSON.stringify(runtime)} is not one of ${PROVIDERS.join(', ')}` };
-  if (present !== null && present !== '0' && present !== '1') return { setupError: `the link's present ${JSON.stringify(present)} must be 0 or 1` };
-  return { setup: { pair: pair ?? 'bundled', provider: (runtime ?? 'auto') as ExecutionProvider | 'auto', presentation: present === '1' } };
+  if (pair !== null && !hasOwnKey(BUNDLED_PAIR_IDS, pair))
+    return {
+      setupError: `the link's pair ${JSON.stringify(pair)} is not one of ${Object.keys(BUNDLED_PAIR_IDS).join(', ')}`,
+    };
+  if (runtime !== null && !PROVIDERS.includes(runtime as ExecutionProvider))
+    return { setupError: `the link's runtime ${JSON.stringify(runtime)} is not one of ${PROVIDERS.join(', ')}` };
+  if (present !== null && present !== '0' && present !== '1')
+    return { setupError: `the link's present ${JSON.stringify(present)} must be 0 or 1` };
+  return {
+    setup: {
+      pair: pair ?? 'bundled',
+      provider: (runtime ?? 'auto') as ExecutionProvider | 'auto',
+      presentation: present === '1',
+    },
+  };
 }

@@ -4,11 +4,28 @@
  * `receive` and are folded into state here, one batch of step records per update.
  */
 import { createStore } from 'zustand/vanilla';
-import { emptyCounters, recordStep, recordCompletion, EMPTY_SCORECARD, type Counters, type Scorecard, type CompletionKind } from '../core/metrics';
+import {
+  emptyCounters,
+  recordStep,
+  recordCompletion,
+  EMPTY_SCORECARD,
+  type Counters,
+  type Scorecard,
+  type CompletionKind,
+} from '../core/metrics';
 import { SCHEMA_LIMITS, type LimitedParam } from '../contract/limits';
 import { DEFAULT_RACE_TOKEN_BUDGET, type RaceResult } from '../contract/bench';
 import { BUNDLED_PAIR, BUNDLED_PAIR_IDS } from '../contract/modelPairs';
-import type { EngineInfo, ExecutionProvider, FromWorker, LoadPhase, NetworkTimeouts, PairSource, ToWorker, VerifierChoice } from '../contract/protocol';
+import type {
+  EngineInfo,
+  ExecutionProvider,
+  FromWorker,
+  LoadPhase,
+  NetworkTimeouts,
+  PairSource,
+  ToWorker,
+  VerifierChoice,
+} from '../contract/protocol';
 import { presetParams, type RunParams } from '../contract/runParams';
 import type { DrafterId } from '../core/draftLaw';
 import type { RunReport } from '../contract/runReport';
@@ -40,7 +57,17 @@ export interface StoreOptions {
 export type RunStatus = 'idle' | 'running' | 'paused' | 'done' | 'error';
 
 /** The parts of the "How it works" panel, in reading order. */
-export const HELP_TOPICS = ['speculative', 'residual', 'verification', 'drafts', 'counters', 'mean-length', 'histogram', 'inspector', 'heads'] as const;
+export const HELP_TOPICS = [
+  'speculative',
+  'residual',
+  'verification',
+  'drafts',
+  'counters',
+  'mean-length',
+  'histogram',
+  'inspector',
+  'heads',
+] as const;
 export type HelpTopic = (typeof HELP_TOPICS)[number];
 
 /** A replay in progress: the step replayed (its index in the run) and whether its emission frame is shown. */
@@ -67,9 +94,27 @@ export interface SpecState {
   params: RunParams;
   stepDelayMs: number;
   /** `params`: what this run was started with; the form may have changed since, for the next run. */
-  run: { id: number; status: RunStatus; params: RunParams; steps: StepRecord[]; counters: Counters; report: RunReport | null; error: string | null };
+  run: {
+    id: number;
+    status: RunStatus;
+    params: RunParams;
+    steps: StepRecord[];
+    counters: Counters;
+    report: RunReport | null;
+    error: string | null;
+  };
   /** A fair race: `done` of `total` runs (warm-ups included); the result once every round has run. */
-  race: { id: number; status: 'idle' | 'running' | 'done' | 'cancelled' | 'error'; repeats: number; tokenBudget: number; done: number; total: number; result: RaceResult | null; error: string | null; recordedAt?: number };
+  race: {
+    id: number;
+    status: 'idle' | 'running' | 'done' | 'cancelled' | 'error';
+    repeats: number;
+    tokenBudget: number;
+    done: number;
+    total: number;
+    result: RaceResult | null;
+    error: string | null;
+    recordedAt?: number;
+  };
   /**
    * The number fields as typed (kept as text until they are checked, on blur or Run) and every field's
    * message. Run stays disabled while any message stands; a message goes when its cause is fixed.
@@ -82,7 +127,15 @@ export interface SpecState {
   /** howItWorks: the open part of the "How it works" panel, or null when it is closed. */
   /** `theme`: the light projector theme or the default dark one (docs/presenting.md#presentation-mode). */
   /** replay: the step "Play this step" is replaying, if any (src/ui/replayView.ts); the dashboard shows the run before it. */
-  ui: { presentation: boolean; theme: 'dark' | 'light'; showInvalid: boolean; selectedStep: number | null; help: boolean; howItWorks: HelpTopic | null; replay: ReplayState | null };
+  ui: {
+    presentation: boolean;
+    theme: 'dark' | 'light';
+    showInvalid: boolean;
+    selectedStep: number | null;
+    help: boolean;
+    howItWorks: HelpTopic | null;
+    replay: ReplayState | null;
+  };
   /** A run to start once the models are ready (a shared link). */
   pendingAutoRun: boolean;
   /** The step (from 1) an embed's `&step=` or a talk scene's `step` shows: selected once a run reaches it; null: the latest. */
@@ -150,7 +203,11 @@ const FIRST_PRESET = SCHEMA_PRESETS[1] ?? (SCHEMA_PRESETS[0] as (typeof SCHEMA_P
  */
 export const APP_DEFAULT_DRAFTER: DrafterId = 'model+grammar';
 
-const FRESH_PARAMS = presetParams(FIRST_PRESET, { drafter: APP_DEFAULT_DRAFTER, seed: FIRST_PRESET.lecture.seed, temperature: FIRST_PRESET.lecture.temperature });
+const FRESH_PARAMS = presetParams(FIRST_PRESET, {
+  drafter: APP_DEFAULT_DRAFTER,
+  seed: FIRST_PRESET.lecture.seed,
+  temperature: FIRST_PRESET.lecture.temperature,
+});
 
 /**
  * A talk's race scene, once raced, is kept in localStorage under everything its figures depend on (the run, the
@@ -186,10 +243,19 @@ function writeRaceRecord(key: string, result: RaceResult): void {
   }
 }
 
-const freshRun = (id: number, params: RunParams, status: RunStatus = 'idle') => ({ id, status, params, steps: [], counters: emptyCounters(params.L), report: null, error: null });
+const freshRun = (id: number, params: RunParams, status: RunStatus = 'idle') => ({
+  id,
+  status,
+  params,
+  steps: [],
+  counters: emptyCounters(params.L),
+  report: null,
+  error: null,
+});
 
 /** A copy of `record` without `key`. */
-const omit = <T extends object>(record: T, key: string): T => Object.fromEntries(Object.entries(record).filter(([name]) => name !== key)) as T;
+const omit = <T extends object>(record: T, key: string): T =>
+  Object.fromEntries(Object.entries(record).filter(([name]) => name !== key)) as T;
 
 /** Messages that no longer apply to `params`: a message goes once its field is fixed. Number fields being typed keep theirs. */
 function remainingErrors(params: RunParams, form: SpecState['form']): FieldErrors {
@@ -236,9 +302,11 @@ export function createSpecStore(transport: EngineTransport, options: StoreOption
       set({ compiling: null });
       if (message !== null && compiling.runId === run.id) set({ run: { ...run, status: 'error', error: message } });
       if (message !== null && compiling.runId === race.id) set({ race: { ...race, status: 'error', error: message } });
-      if (compiling.runId === race.id && race.status === 'running') set({ race: { ...get().race, status: message === null ? 'cancelled' : 'error' } });
+      if (compiling.runId === race.id && race.status === 'running')
+        set({ race: { ...get().race, status: message === null ? 'cancelled' : 'error' } });
       const { sweep } = get();
-      if (compiling.runId === sweep.id && sweep.status === 'running') set({ sweep: { ...sweep, status: message === null ? 'cancelled' : 'error', error: message } });
+      if (compiling.runId === sweep.id && sweep.status === 'running')
+        set({ sweep: { ...sweep, status: message === null ? 'cancelled' : 'error', error: message } });
       get().load();
     };
     const replaceParams = (next: RunParams) => {
@@ -262,7 +330,20 @@ export function createSpecStore(transport: EngineTransport, options: StoreOption
       if (!talk || !scene) return;
       if (scene.stop === 'race') {
         const record = readRaceRecord(raceRecordKey(get()));
-        if (record) set({ race: { ...get().race, id: nextRunId++, status: 'done', done: 0, total: 0, result: record.result, error: null, recordedAt: record.at }, run: freshRun(nextRunId++, get().params) });
+        if (record)
+          set({
+            race: {
+              ...get().race,
+              id: nextRunId++,
+              status: 'done',
+              done: 0,
+              total: 0,
+              result: record.result,
+              error: null,
+              recordedAt: record.at,
+            },
+            run: freshRun(nextRunId++, get().params),
+          });
         else get().startRace();
       } else beginRun(Array.isArray(scene.stop));
       // After the scene's run or race has replaced the last scene's, so that the last one never reads as this one's.
@@ -277,7 +358,16 @@ export function createSpecStore(transport: EngineTransport, options: StoreOption
       params: FRESH_PARAMS,
       stepDelayMs: 0,
       run: freshRun(0, FRESH_PARAMS),
-      race: { id: 0, status: 'idle', repeats: DEFAULT_RACE_REPEATS, tokenBudget: DEFAULT_RACE_TOKEN_BUDGET, done: 0, total: 0, result: null, error: null },
+      race: {
+        id: 0,
+        status: 'idle',
+        repeats: DEFAULT_RACE_REPEATS,
+        tokenBudget: DEFAULT_RACE_TOKEN_BUDGET,
+        done: 0,
+        total: 0,
+        result: null,
+        error: null,
+      },
       ...benchSlice(set, get, send),
       // A sweep compiling its schema cannot hear a cancel (wasm cannot be interrupted): the compile is abandoned.
       cancelBench() {
@@ -285,7 +375,15 @@ export function createSpecStore(transport: EngineTransport, options: StoreOption
         else send({ type: 'cancel' });
       },
       scorecard: EMPTY_SCORECARD,
-      ui: { presentation: false, theme: 'dark', showInvalid: false, selectedStep: null, help: false, howItWorks: null, replay: null },
+      ui: {
+        presentation: false,
+        theme: 'dark',
+        showInvalid: false,
+        selectedStep: null,
+        help: false,
+        howItWorks: null,
+        replay: null,
+      },
       pendingAutoRun: false,
       stepToShow: null,
       talk: null,
@@ -296,7 +394,14 @@ export function createSpecStore(transport: EngineTransport, options: StoreOption
       load() {
         if (get().compiling) return abandonCompile(null);
         set({ engine: { status: 'loading', progress: {}, phase: null, info: null, error: null, warm: false } });
-        send({ type: 'load', source: get().pair, provider: get().provider, verifier: get().verifier, ...(options.network ? { network: options.network } : {}), ...(options.assumeHardwareAdapter ? { assumeHardwareAdapter: true } : {}) });
+        send({
+          type: 'load',
+          source: get().pair,
+          provider: get().provider,
+          verifier: get().verifier,
+          ...(options.network ? { network: options.network } : {}),
+          ...(options.assumeHardwareAdapter ? { assumeHardwareAdapter: true } : {}),
+        });
       },
       cancelLoad() {
         get().setPair(BUNDLED_PAIR);
@@ -331,8 +436,12 @@ export function createSpecStore(transport: EngineTransport, options: StoreOption
         const text = form.text[name];
         if (text === undefined) return;
         const parsed = parseNumber(name, text);
-        if ('error' in parsed) return set({ form: { text: form.text, errors: { ...form.errors, [name]: parsed.error } } });
-        set({ params: { ...params, [name]: parsed.value }, form: { text: omit(form.text, name), errors: omit(form.errors, name) } });
+        if ('error' in parsed)
+          return set({ form: { text: form.text, errors: { ...form.errors, [name]: parsed.error } } });
+        set({
+          params: { ...params, [name]: parsed.value },
+          form: { text: omit(form.text, name), errors: omit(form.errors, name) },
+        });
       },
       choosePreset(preset) {
         const found = SCHEMA_PRESETS.find((candidate) => candidate.id === preset);
@@ -342,7 +451,14 @@ export function createSpecStore(transport: EngineTransport, options: StoreOption
           delete rest.trigger;
           set({ preset });
           // A preset brings its lecture's seed and temperature (the step the lecture shows: src/contract/presets.ts).
-          replaceParams({ ...rest, prompt: found.prompt, schemaText: JSON.stringify(found.schema, null, 2), seed: found.lecture.seed, temperature: found.lecture.temperature, ...(found.trigger === undefined ? {} : { trigger: found.trigger }) });
+          replaceParams({
+            ...rest,
+            prompt: found.prompt,
+            schemaText: JSON.stringify(found.schema, null, 2),
+            seed: found.lecture.seed,
+            temperature: found.lecture.temperature,
+            ...(found.trigger === undefined ? {} : { trigger: found.trigger }),
+          });
         } else {
           set({ preset });
           get().setParams({ schemaText: preset === 'free' ? null : (params.schemaText ?? '{\n  "type": "object"\n}') });
@@ -385,7 +501,11 @@ export function createSpecStore(transport: EngineTransport, options: StoreOption
         const { repeats, tokenBudget } = get().race;
         const id = nextRunId++;
         // A run in flight or paused is cancelled by the race: its output goes, and it is not scored.
-        set({ race: { id, status: 'running', repeats, tokenBudget, done: 0, total: 0, result: null, error: null }, run: freshRun(nextRunId++, get().params), ui: { ...get().ui, selectedStep: null } });
+        set({
+          race: { id, status: 'running', repeats, tokenBudget, done: 0, total: 0, result: null, error: null },
+          run: freshRun(nextRunId++, get().params),
+          ui: { ...get().ui, selectedStep: null },
+        });
         send({ type: 'race', runId: id, params: get().params, repeats, tokenBudget });
       },
       setRaceRepeats(repeats) {
@@ -405,7 +525,8 @@ export function createSpecStore(transport: EngineTransport, options: StoreOption
         // A link with a bad field loads with the field marked and waits for the user; a good one runs.
         const valid = Object.keys(errors).length === 0 && setupError === undefined;
         set({ preset, params, form: { text, errors }, pendingAutoRun: valid });
-        if (setupError !== undefined) set({ run: { ...get().run, status: 'error', error: `This link cannot be used as it is: ${setupError}.` } });
+        if (setupError !== undefined)
+          set({ run: { ...get().run, status: 'error', error: `This link cannot be used as it is: ${setupError}.` } });
         if (setup) {
           const pair = ownValue(BUNDLED_PAIR_IDS, setup.pair) ?? BUNDLED_PAIR;
           const reload = pair.label !== get().pair.label || setup.provider !== get().provider;
@@ -429,9 +550,11 @@ export function createSpecStore(transport: EngineTransport, options: StoreOption
         const at = Math.min(Math.max(index, 0), talk.talk.scenes.length - 1);
         const scene = talk.talk.scenes[at];
         if (!scene) return;
-        if (get().run.status === 'running' || get().run.status === 'paused' || get().race.status === 'running') get().reset();
+        if (get().run.status === 'running' || get().run.status === 'paused' || get().race.status === 'running')
+          get().reset();
         const pair = ownValue(BUNDLED_PAIR_IDS, scene.pair) ?? BUNDLED_PAIR;
-        const reload = pair.label !== get().pair.label || scene.provider !== get().provider || get().engine.status === 'error';
+        const reload =
+          pair.label !== get().pair.label || scene.provider !== get().provider || get().engine.status === 'error';
         const stops = Array.isArray(scene.stop) ? scene.stop : [];
         const stopIndex = Math.min(stop, Math.max(stops.length - 1, 0));
         set({
@@ -453,7 +576,13 @@ export function createSpecStore(transport: EngineTransport, options: StoreOption
         if (!talk) return;
         const stop = talk.talk.scenes[talk.scene]?.stop;
         const next = Array.isArray(stop) ? stop[talk.stop + 1] : undefined;
-        if (next !== undefined && talk.stopAt !== null && run.status === 'paused' && !talk.pending && run.steps.length >= talk.stopAt) {
+        if (
+          next !== undefined &&
+          talk.stopAt !== null &&
+          run.status === 'paused' &&
+          !talk.pending &&
+          run.steps.length >= talk.stopAt
+        ) {
           // The same run steps on: the 'paused' handler asks for steps until the new count.
           set({ talk: { ...talk, stop: talk.stop + 1, stopAt: next } });
           send({ type: 'step' });
@@ -474,7 +603,16 @@ export function createSpecStore(transport: EngineTransport, options: StoreOption
         if (receiveBench(state, set, message)) return;
         switch (message.type) {
           case 'progress':
-            set({ engine: { ...state.engine, phase: 'download', progress: { ...state.engine.progress, [message.file]: { loaded: message.loaded, total: message.total } } } });
+            set({
+              engine: {
+                ...state.engine,
+                phase: 'download',
+                progress: {
+                  ...state.engine.progress,
+                  [message.file]: { loaded: message.loaded, total: message.total },
+                },
+              },
+            });
             break;
           case 'phase':
             set({ engine: { ...state.engine, phase: message.phase } });
@@ -519,19 +657,29 @@ export function createSpecStore(transport: EngineTransport, options: StoreOption
             const steps = [...state.run.steps, ...message.records];
             const show = state.stepToShow;
             const reached = show !== null && state.ui.selectedStep === null && steps.length >= show;
-            set({ run: { ...state.run, steps, counters }, ...(reached ? { ui: { ...state.ui, selectedStep: show - 1 } } : {}) });
+            set({
+              run: { ...state.run, steps, counters },
+              ...(reached ? { ui: { ...state.ui, selectedStep: show - 1 } } : {}),
+            });
             break;
           }
           case 'paused':
-            if (message.runId === state.run.id && state.run.status === 'running') set({ run: { ...state.run, status: 'paused' } });
+            if (message.runId === state.run.id && state.run.status === 'running')
+              set({ run: { ...state.run, status: 'paused' } });
             // A talk's scene steps on by itself to the step it stops at.
-            if (message.runId === state.run.id && state.talk?.stopAt != null && state.run.steps.length < state.talk.stopAt) send({ type: 'step' });
+            if (
+              message.runId === state.run.id &&
+              state.talk?.stopAt != null &&
+              state.run.steps.length < state.talk.stopAt
+            )
+              send({ type: 'step' });
             break;
           case 'done': {
             if (message.runId !== state.run.id) break;
             const verdict = message.report.verdict;
             // A cancelled run is no completion: it is not scored.
-            const completion: CompletionKind | null = verdict && message.report.ending !== 'cancelled' ? verdict.kind : null;
+            const completion: CompletionKind | null =
+              verdict && message.report.ending !== 'cancelled' ? verdict.kind : null;
             set({
               run: { ...state.run, status: 'done', report: message.report, counters: message.report.counters },
               scorecard: completion ? recordCompletion(state.scorecard, completion) : state.scorecard,
@@ -539,12 +687,14 @@ export function createSpecStore(transport: EngineTransport, options: StoreOption
             break;
           }
           case 'bench-progress':
-            if (message.runId === state.race.id && state.race.status === 'running') set({ race: { ...state.race, done: message.done, total: message.total } });
+            if (message.runId === state.race.id && state.race.status === 'running')
+              set({ race: { ...state.race, done: message.done, total: message.total } });
             break;
           case 'race-done':
             if (message.runId === state.race.id && state.race.status === 'running') {
               set({ race: { ...state.race, status: 'done', result: message.result } });
-              if (state.talk?.talk.scenes[state.talk.scene]?.stop === 'race') writeRaceRecord(raceRecordKey(state), message.result);
+              if (state.talk?.talk.scenes[state.talk.scene]?.stop === 'race')
+                writeRaceRecord(raceRecordKey(state), message.result);
             }
             break;
           case 'engine-trapped':
@@ -558,9 +708,11 @@ export function createSpecStore(transport: EngineTransport, options: StoreOption
             if (message.errors) set({ form: { ...state.form, errors: { ...state.form.errors, ...message.errors } } });
             if (message.runId === state.run.id) set({ run: { ...state.run, status: 'error', error: message.message } });
             // A race the page already stopped (Reset, a new run) stays cancelled when the worker reports its end.
-            else if (message.runId === state.race.id && state.race.status === 'running') set({ race: { ...state.race, status: 'error', error: message.message } });
+            else if (message.runId === state.race.id && state.race.status === 'running')
+              set({ race: { ...state.race, status: 'error', error: message.message } });
             // A sweep's schema is checked and compiled like a run's, and refused the same way.
-            else if (message.runId === state.sweep.id) set({ sweep: { ...state.sweep, status: 'error', error: message.message } });
+            else if (message.runId === state.sweep.id)
+              set({ sweep: { ...state.sweep, status: 'error', error: message.message } });
             break;
         }
       },

@@ -19,13 +19,38 @@ export const TALK_FORMAT = 'speclab-talk';
 export const TALK_VERSION = 1;
 
 /** What a scene shows, by name; the same names as `?embed=` (src/ui/embed.ts). */
-export const VIEWS = ['output', 'counters', 'inspector', 'tree', 'grid', 'race', 'chart-histogram', 'chart-ratios', 'chart-counters', 'chart-mean-length', 'chart-per-position'] as const;
+export const VIEWS = [
+  'output',
+  'counters',
+  'inspector',
+  'tree',
+  'grid',
+  'race',
+  'chart-histogram',
+  'chart-ratios',
+  'chart-counters',
+  'chart-mean-length',
+  'chart-per-position',
+] as const;
 export type ViewName = (typeof VIEWS)[number];
 
 /** A talk names only the bundled pairs (BUNDLED_PAIR_IDS), which need no network. */
 
 /** The share link's keys, which a scene's `run` may set. */
-const RUN_KEYS = ['method', 'K', 'L', 't', 'seed', 'max', 'drafting', 'preset', 'prompt', 'p', 'schema', 'trigger'] as const;
+const RUN_KEYS = [
+  'method',
+  'K',
+  'L',
+  't',
+  'seed',
+  'max',
+  'drafting',
+  'preset',
+  'prompt',
+  'p',
+  'schema',
+  'trigger',
+] as const;
 const SCENE_KEYS = ['caption', 'run', 'pair', 'provider', 'presentation', 'stop', 'view', 'step'] as const;
 
 /**
@@ -54,7 +79,8 @@ export interface Talk {
   scenes: TalkScene[];
 }
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 const list = (names: readonly string[]) => names.join(', ');
 
 function unknownKey(record: Record<string, unknown>, allowed: readonly string[]): string | undefined {
@@ -63,7 +89,8 @@ function unknownKey(record: Record<string, unknown>, allowed: readonly string[])
 
 function text(value: unknown, what: string): string {
   if (typeof value !== 'string') throw new TalkError(`${what} must be a string`);
-  if (value.length > TALK_LIMITS.captionChars) throw new TalkError(`${what} is ${value.length} characters; at most ${TALK_LIMITS.captionChars}`);
+  if (value.length > TALK_LIMITS.captionChars)
+    throw new TalkError(`${what} is ${value.length} characters; at most ${TALK_LIMITS.captionChars}`);
   return value;
 }
 
@@ -71,11 +98,14 @@ class TalkError extends Error {}
 
 function parseRun(value: unknown, where: string): DecodedShare {
   if (value === undefined) value = {};
-  if (!isRecord(value)) throw new TalkError(`${where}: "run" must be an object with the share link's keys (${list(RUN_KEYS)})`);
+  if (!isRecord(value))
+    throw new TalkError(`${where}: "run" must be an object with the share link's keys (${list(RUN_KEYS)})`);
   const extra = unknownKey(value, RUN_KEYS);
-  if (extra !== undefined) throw new TalkError(`${where}: "run" has an unknown key ${JSON.stringify(extra)}; the keys are ${list(RUN_KEYS)}`);
+  if (extra !== undefined)
+    throw new TalkError(`${where}: "run" has an unknown key ${JSON.stringify(extra)}; the keys are ${list(RUN_KEYS)}`);
   for (const [key, field] of Object.entries(value)) {
-    if (typeof field !== 'string' && typeof field !== 'number') throw new TalkError(`${where}: run.${key} must be a string or a number`);
+    if (typeof field !== 'string' && typeof field !== 'number')
+      throw new TalkError(`${where}: run.${key} must be a string or a number`);
   }
   // Keys the scene leaves out take the preset's defaults (the first preset's when it names none).
   const presetId = typeof value.preset === 'string' ? value.preset : (SCHEMA_PRESETS[0]?.id ?? 'custom');
@@ -92,13 +122,23 @@ function parseRun(value: unknown, where: string): DecodedShare {
   return decoded;
 }
 
-const isStepCount = (value: unknown): value is number => typeof value === 'number' && Number.isInteger(value) && value >= 1 && value <= 512;
+const isStepCount = (value: unknown): value is number =>
+  typeof value === 'number' && Number.isInteger(value) && value >= 1 && value <= 512;
 
 function parseStop(value: unknown, where: string): SceneStop {
   if (value === undefined || value === 'end' || value === 'race') return value ?? 'end';
   if (isStepCount(value)) return [value];
-  if (Array.isArray(value) && value.length > 0 && value.length <= MAX_STOPS && value.every(isStepCount) && value.every((count, i) => i === 0 || count > (value[i - 1] as number))) return value;
-  throw new TalkError(`${where}: "stop" must be "end", "race", a whole number of steps from 1 to 512, or a rising list of at most ${MAX_STOPS} of them`);
+  if (
+    Array.isArray(value) &&
+    value.length > 0 &&
+    value.length <= MAX_STOPS &&
+    value.every(isStepCount) &&
+    value.every((count, i) => i === 0 || count > (value[i - 1] as number))
+  )
+    return value;
+  throw new TalkError(
+    `${where}: "stop" must be "end", "race", a whole number of steps from 1 to 512, or a rising list of at most ${MAX_STOPS} of them`,
+  );
 }
 
 function parseShownStep(value: unknown, where: string): number {
@@ -110,11 +150,14 @@ function parseScene(value: unknown, index: number): TalkScene {
   const where = `scene ${index + 1}`;
   if (!isRecord(value)) throw new TalkError(`${where} must be an object`);
   const extra = unknownKey(value, SCENE_KEYS);
-  if (extra !== undefined) throw new TalkError(`${where} has an unknown key ${JSON.stringify(extra)}; the keys are ${list(SCENE_KEYS)}`);
+  if (extra !== undefined)
+    throw new TalkError(`${where} has an unknown key ${JSON.stringify(extra)}; the keys are ${list(SCENE_KEYS)}`);
   const pair = value.pair ?? 'bundled';
-  if (typeof pair !== 'string' || !hasOwnKey(BUNDLED_PAIR_IDS, pair)) throw new TalkError(`${where}: "pair" must be one of ${list(Object.keys(BUNDLED_PAIR_IDS))}`);
+  if (typeof pair !== 'string' || !hasOwnKey(BUNDLED_PAIR_IDS, pair))
+    throw new TalkError(`${where}: "pair" must be one of ${list(Object.keys(BUNDLED_PAIR_IDS))}`);
   const provider = value.provider ?? 'auto';
-  if (!PROVIDERS.includes(provider as ExecutionProvider)) throw new TalkError(`${where}: "provider" must be one of ${list(PROVIDERS)}`);
+  if (!PROVIDERS.includes(provider as ExecutionProvider))
+    throw new TalkError(`${where}: "provider" must be one of ${list(PROVIDERS)}`);
   const presentation = value.presentation ?? true;
   if (typeof presentation !== 'boolean') throw new TalkError(`${where}: "presentation" must be true or false`);
   const view = value.view ?? 'output';
@@ -134,19 +177,25 @@ function parseScene(value: unknown, index: number): TalkScene {
 /** A talk file's text read back: the talk, or one message that says what is wrong and where. Never throws. */
 export function parseTalk(source: string): { talk: Talk } | { error: string } {
   try {
-    if (source.length > TALK_LIMITS.fileChars) throw new TalkError(`the file is ${source.length} characters; a talk may have at most ${TALK_LIMITS.fileChars}`);
+    if (source.length > TALK_LIMITS.fileChars)
+      throw new TalkError(`the file is ${source.length} characters; a talk may have at most ${TALK_LIMITS.fileChars}`);
     let json: unknown;
     try {
       json = JSON.parse(source);
     } catch (error) {
       throw new TalkError(`it is not JSON (${error instanceof Error ? error.message : String(error)})`);
     }
-    if (!isRecord(json) || json.format !== TALK_FORMAT) throw new TalkError(`it is not a talk: a talk is a JSON object with "format": "${TALK_FORMAT}"`);
-    if (json.version !== TALK_VERSION) throw new TalkError(`"version" must be ${TALK_VERSION} (this file says ${JSON.stringify(json.version ?? null)})`);
+    if (!isRecord(json) || json.format !== TALK_FORMAT)
+      throw new TalkError(`it is not a talk: a talk is a JSON object with "format": "${TALK_FORMAT}"`);
+    if (json.version !== TALK_VERSION)
+      throw new TalkError(`"version" must be ${TALK_VERSION} (this file says ${JSON.stringify(json.version ?? null)})`);
     const extra = unknownKey(json, ['format', 'version', 'title', 'scenes']);
-    if (extra !== undefined) throw new TalkError(`unknown key ${JSON.stringify(extra)}; the keys are format, version, title, scenes`);
-    if (!Array.isArray(json.scenes) || json.scenes.length === 0) throw new TalkError('"scenes" must be a non-empty list');
-    if (json.scenes.length > TALK_LIMITS.scenes) throw new TalkError(`${json.scenes.length} scenes; a talk may have at most ${TALK_LIMITS.scenes}`);
+    if (extra !== undefined)
+      throw new TalkError(`unknown key ${JSON.stringify(extra)}; the keys are format, version, title, scenes`);
+    if (!Array.isArray(json.scenes) || json.scenes.length === 0)
+      throw new TalkError('"scenes" must be a non-empty list');
+    if (json.scenes.length > TALK_LIMITS.scenes)
+      throw new TalkError(`${json.scenes.length} scenes; a talk may have at most ${TALK_LIMITS.scenes}`);
     return { talk: { title: text(json.title ?? '', '"title"'), scenes: json.scenes.map(parseScene) } };
   } catch (error) {
     if (error instanceof TalkError) return { error: `This talk file cannot be used: ${error.message}.` };
@@ -168,14 +217,27 @@ export class TalkDownloadError extends Error {
  * Content-Length, else stopped at the first chunk past it; a gzip body is counted as it is unpacked), and
  * `signal` cancels it. A missing file is "not found (404)", not a JSON error about a server's error page.
  */
-export async function downloadTalk(url: URL, signal: AbortSignal, timeouts: NetworkTimeouts = DEFAULT_TIMEOUTS): Promise<string> {
+export async function downloadTalk(
+  url: URL,
+  signal: AbortSignal,
+  timeouts: NetworkTimeouts = DEFAULT_TIMEOUTS,
+): Promise<string> {
   const checkResponse = (response: Response) => {
     if (response.status === 404) throw new TalkDownloadError('not found (404)');
-    if (!response.ok) throw new TalkDownloadError(`the server answered HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`);
-    if (response.headers.get('content-type')?.includes('text/html')) throw new TalkDownloadError('the server sent a web page, not a talk file');
+    if (!response.ok)
+      throw new TalkDownloadError(
+        `the server answered HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`,
+      );
+    if (response.headers.get('content-type')?.includes('text/html'))
+      throw new TalkDownloadError('the server sent a web page, not a talk file');
   };
   try {
-    const bytes = await boundedFetch(url, { limit: { bytes: TALK_MAX_BYTES, why: 'the most a talk file may be' }, timeouts, signal, checkResponse });
+    const bytes = await boundedFetch(url, {
+      limit: { bytes: TALK_MAX_BYTES, why: 'the most a talk file may be' },
+      timeouts,
+      signal,
+      checkResponse,
+    });
     return new TextDecoder().decode(bytes);
   } catch (error) {
     if (error instanceof TalkDownloadError || error instanceof BoundedReadError) throw error;
@@ -185,11 +247,27 @@ export async function downloadTalk(url: URL, signal: AbortSignal, timeouts: Netw
 }
 
 /** A scene holding the run as it stands, for "Add to talk": the share link's keys, and the scene's other fields. */
-export function sceneJson(scene: Omit<TalkScene, 'run'> & { run: { params: RunParams; preset: DecodedShare['preset'] } }): Record<string, unknown> {
+export function sceneJson(
+  scene: Omit<TalkScene, 'run'> & { run: { params: RunParams; preset: DecodedShare['preset'] } },
+): Record<string, unknown> {
   const query = new URLSearchParams(encodeShare(scene.run).slice('#run?'.length));
-  const run = Object.fromEntries([...query.entries()].map(([key, value]) => [key, ['K', 'L', 't', 'seed', 'max', 'p'].includes(key) ? Number(value) : value]));
+  const run = Object.fromEntries(
+    [...query.entries()].map(([key, value]) => [
+      key,
+      ['K', 'L', 't', 'seed', 'max', 'p'].includes(key) ? Number(value) : value,
+    ]),
+  );
   const stop = Array.isArray(scene.stop) && scene.stop.length === 1 ? scene.stop[0] : scene.stop;
-  return { caption: scene.caption, run, pair: scene.pair, provider: scene.provider, presentation: scene.presentation, stop, view: scene.view, ...(scene.step === undefined ? {} : { step: scene.step }) };
+  return {
+    caption: scene.caption,
+    run,
+    pair: scene.pair,
+    provider: scene.provider,
+    presentation: scene.presentation,
+    stop,
+    view: scene.view,
+    ...(scene.step === undefined ? {} : { step: scene.step }),
+  };
 }
 
 /** A talk file's text from scenes made by `sceneJson`. */

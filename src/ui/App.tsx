@@ -69,7 +69,8 @@ export function App() {
   }, [theme]);
   useEffect(() => {
     document.documentElement.classList.toggle('presentation', presentation);
-    if (presentation && !document.fullscreenElement) void document.documentElement.requestFullscreen?.().catch(() => undefined);
+    if (presentation && !document.fullscreenElement)
+      void document.documentElement.requestFullscreen?.().catch(() => undefined);
     if (!presentation && document.fullscreenElement) void document.exitFullscreen().catch(() => undefined);
   }, [presentation]);
   return (
@@ -81,12 +82,19 @@ export function App() {
       )}
       <header>
         <h1>SpecLab</h1>
-        <p className="tagline">Speculative decoding, run for real in your browser, with a JSON-schema mask at every step.</p>
+        <p className="tagline">
+          Speculative decoding, run for real in your browser, with a JSON-schema mask at every step.
+        </p>
         <PanelBoundary name="status">
           <StatusBar />
         </PanelBoundary>
         <OfflineStatus />
-        <button type="button" className="presentation-toggle" aria-pressed={presentation} onClick={() => setUi({ presentation: !presentation })}>
+        <button
+          type="button"
+          className="presentation-toggle"
+          aria-pressed={presentation}
+          onClick={() => setUi({ presentation: !presentation })}
+        >
           Presentation mode (P)
         </button>
         <button type="button" onClick={() => setUi({ help: true })}>
@@ -94,7 +102,15 @@ export function App() {
         </button>
         <HowItWorksButton />
         <SnapshotButton dashboard={dashboard} />
-        <button type="button" className="theme-toggle" aria-pressed={theme === 'light'} onClick={() => setUi({ theme: theme === 'light' ? 'dark' : 'light' })} data-testid="theme-toggle" aria-label="Light theme" title="The light projector theme (theme=light in the share link)">
+        <button
+          type="button"
+          className="theme-toggle"
+          aria-pressed={theme === 'light'}
+          onClick={() => setUi({ theme: theme === 'light' ? 'dark' : 'light' })}
+          data-testid="theme-toggle"
+          aria-label="Light theme"
+          title="The light projector theme (theme=light in the share link)"
+        >
           Light
         </button>
         <AudienceQr />
@@ -151,10 +167,13 @@ export function App() {
             </div>
           ))}
         </dl>
-        <p>Every method is lossless: the emitted tokens are distributed exactly as the masked target would sample them.</p>
+        <p>
+          Every method is lossless: the emitted tokens are distributed exactly as the masked target would sample them.
+        </p>
         {VERIFIER_IDS.filter((id) => !(METHOD_IDS as readonly string[]).includes(id)).map((id) => (
           <p key={id} data-testid="method-not-offered" data-method={id}>
-            Not offered here, in the shortcuts or in the race: {methodEntry(id).label} (<code>{id}</code>). {methodEntry(id).description}
+            Not offered here, in the shortcuts or in the race: {methodEntry(id).label} (<code>{id}</code>).{' '}
+            {methodEntry(id).description}
           </p>
         ))}
       </section>

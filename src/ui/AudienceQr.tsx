@@ -41,18 +41,33 @@ export function AudienceQr() {
   if (!presentation) return null;
   return (
     <>
-      <button type="button" aria-pressed={open} onClick={() => setOpen(!open)} data-testid="audience-qr-toggle" title="A QR code of this run's share link, for the audience">
+      <button
+        type="button"
+        aria-pressed={open}
+        onClick={() => setOpen(!open)}
+        data-testid="audience-qr-toggle"
+        title="A QR code of this run's share link, for the audience"
+      >
         QR
       </button>
       {open && (
         <figure className="audience-qr" data-testid="audience-qr" data-link={link}>
           {code ? (
-            <svg viewBox={`0 0 ${code.size} ${code.size}`} role="img" aria-label="QR code of this run's share link" shapeRendering="crispEdges" data-modules={code.size - 2 * QUIET}>
+            <svg
+              viewBox={`0 0 ${code.size} ${code.size}`}
+              role="img"
+              aria-label="QR code of this run's share link"
+              shapeRendering="crispEdges"
+              data-modules={code.size - 2 * QUIET}
+            >
               <rect width={code.size} height={code.size} fill="#ffffff" />
               <path d={code.path} fill="#000000" />
             </svg>
           ) : (
-            <p className="error">This run&rsquo;s link ({link.length} characters) is too long for a QR code; share it with the Share link button.</p>
+            <p className="error">
+              This run&rsquo;s link ({link.length} characters) is too long for a QR code; share it with the Share link
+              button.
+            </p>
           )}
           <figcaption>Scan to rerun this exact run on your device.</figcaption>
         </figure>

@@ -24,7 +24,14 @@ interface ChartProps {
 }
 
 /** The part of "How it works" each chart's "?" opens. */
-const CHART_TOPICS: Readonly<Record<string, HelpTopic>> = { counters: 'counters', ratios: 'counters', 'mean-length': 'mean-length', histogram: 'histogram', 'per-position': 'verification', race: 'mean-length' };
+const CHART_TOPICS: Readonly<Record<string, HelpTopic>> = {
+  counters: 'counters',
+  ratios: 'counters',
+  'mean-length': 'mean-length',
+  histogram: 'histogram',
+  'per-position': 'verification',
+  race: 'mean-length',
+};
 
 /**
  * One chart in a card: title, exports, an HTML legend outside the plot (it never covers data), and the
@@ -37,7 +44,12 @@ export function ChartCard(props: ChartProps) {
     return composeChartSvg(frame.current, props.title, props.legend);
   };
   return (
-    <figure className="chart" data-chart={props.id} data-points={props.points} aria-labelledby={`chart-title-${props.id}`}>
+    <figure
+      className="chart"
+      data-chart={props.id}
+      data-points={props.points}
+      aria-labelledby={`chart-title-${props.id}`}
+    >
       <figcaption>
         <span className="chart-title-row">
           <span id={`chart-title-${props.id}`} className="chart-title">
@@ -46,10 +58,20 @@ export function ChartCard(props: ChartProps) {
           <HelpButton topic={CHART_TOPICS[props.id] ?? 'counters'} />
         </span>
         <span className="chart-exports" data-snapshot="omit">
-          <button type="button" aria-label={`${props.title}: export SVG`} disabled={props.waiting} onClick={() => download(`speclab-${props.id}.svg`, new Blob([compose().text], { type: 'image/svg+xml' }))}>
+          <button
+            type="button"
+            aria-label={`${props.title}: export SVG`}
+            disabled={props.waiting}
+            onClick={() => download(`speclab-${props.id}.svg`, new Blob([compose().text], { type: 'image/svg+xml' }))}
+          >
             SVG
           </button>
-          <button type="button" aria-label={`${props.title}: export PNG at 2×`} disabled={props.waiting} onClick={() => void chartSvgToPng(compose()).then((blob) => download(`speclab-${props.id}.png`, blob))}>
+          <button
+            type="button"
+            aria-label={`${props.title}: export PNG at 2×`}
+            disabled={props.waiting}
+            onClick={() => void chartSvgToPng(compose()).then((blob) => download(`speclab-${props.id}.png`, blob))}
+          >
             PNG
           </button>
         </span>
@@ -108,15 +130,33 @@ type SeriesPoint = ReturnType<typeof cumulativeSeries>[number];
 
 type LineSpec = { key: keyof SeriesPoint; name: string; color: string };
 
-const lineLegend = (lines: readonly LineSpec[]): LegendEntry[] => lines.map(({ name, color }) => ({ name, color, kind: 'line' }));
+const lineLegend = (lines: readonly LineSpec[]): LegendEntry[] =>
+  lines.map(({ name, color }) => ({ name, color, kind: 'line' }));
 
 /** Lines over verification steps, drawn without animation so that live updates stay cheap. */
-function StepLines(props: { data: SeriesPoint[]; lines: readonly LineSpec[]; yTitle: string; domain?: [number, number] }) {
+function StepLines(props: {
+  data: SeriesPoint[];
+  lines: readonly LineSpec[];
+  yTitle: string;
+  domain?: [number, number];
+}) {
   return (
     <LineChart {...PLOT} data={props.data}>
-      {chartAxes({ key: 'step', title: 'verification step' }, { title: props.yTitle, ...(props.domain ? { domain: props.domain } : {}) })}
+      {chartAxes(
+        { key: 'step', title: 'verification step' },
+        { title: props.yTitle, ...(props.domain ? { domain: props.domain } : {}) },
+      )}
       {props.lines.map((line) => (
-        <Line key={line.key} type="monotone" name={line.name} dataKey={line.key} stroke={line.color} strokeWidth={2} dot={false} isAnimationActive={false} />
+        <Line
+          key={line.key}
+          type="monotone"
+          name={line.name}
+          dataKey={line.key}
+          stroke={line.color}
+          strokeWidth={2}
+          dot={false}
+          isAnimationActive={false}
+        />
       ))}
     </LineChart>
   );
@@ -140,7 +180,11 @@ export function Charts() {
   const steps = useDeferredValue(useSpec((s) => s.run.steps));
   const counters = useDeferredValue(useSpec((s) => s.run.counters));
   // During a replay, the run as it stood before the replayed step (src/ui/replayView.ts).
-  const shown = useShownRun(steps, counters, useSpec((s) => s.ui.replay));
+  const shown = useShownRun(
+    steps,
+    counters,
+    useSpec((s) => s.ui.replay),
+  );
   return <ChartGrid steps={shown.steps} counters={shown.counters} />;
 }
 
@@ -153,7 +197,11 @@ const ChartGrid = memo(function ChartGrid({ steps, counters }: { steps: readonly
   const waiting = steps.length === 0;
   const series = cumulativeSeries(steps, L);
   const expected = expectedHistogram(steps, L);
-  const histogram = counters.histogram.map((count, length) => ({ length, steps: count, ...(expected ? { expected: expected[length] } : {}) }));
+  const histogram = counters.histogram.map((count, length) => ({
+    length,
+    steps: count,
+    ...(expected ? { expected: expected[length] } : {}),
+  }));
   const positions = perPositionAcceptance(counters);
   const histogramLegend: LegendEntry[] = [
     { name: 'observed', color: PALETTE.R, kind: 'bar' },
@@ -174,7 +222,11 @@ const ChartGrid = memo(function ChartGrid({ steps, counters }: { steps: readonly
           points={histogram.length}
           waiting={waiting}
           note={
-            <p className="chart-note" data-testid="histogram-expectation" data-expected={expected?.map((count) => count.toFixed(6)).join(' ')}>
+            <p
+              className="chart-note"
+              data-testid="histogram-expectation"
+              data-expected={expected?.map((count) => count.toFixed(6)).join(' ')}
+            >
               {expected
                 ? 'Expected: Σ over steps of P(length | that step’s drafts), every verifier choice enumerated. Bars above or below it are the verifier’s luck; the drafts set its shape.'
                 : 'Expected line not drawn: a step had more verifier paths than exact enumeration allows (SpecTr at large K and L, or a large vocabulary).'}
@@ -182,21 +234,56 @@ const ChartGrid = memo(function ChartGrid({ steps, counters }: { steps: readonly
           }
         >
           <ComposedChart {...PLOT} data={histogram}>
-            {chartAxes({ key: 'length', title: `accepted draft tokens, 0..${L} (bonus excluded)` }, { title: 'steps', integer: true })}
+            {chartAxes(
+              { key: 'length', title: `accepted draft tokens, 0..${L} (bonus excluded)` },
+              { title: 'steps', integer: true },
+            )}
             <Bar dataKey="steps" name="observed" fill={PALETTE.R} isAnimationActive={false} />
-            {expected && <Line dataKey="expected" name="expected given the drafts" stroke={PALETTE.other} strokeWidth={2} isAnimationActive={false} />}
+            {expected && (
+              <Line
+                dataKey="expected"
+                name="expected given the drafts"
+                stroke={PALETTE.other}
+                strokeWidth={2}
+                isAnimationActive={false}
+              />
+            )}
           </ComposedChart>
         </ChartCard>
-        <ChartCard id="ratios" title="Ratios of cumulative counts: D/R, A/D, A/R" legend={lineLegend(RATIO_LINES)} points={series.length} waiting={waiting}>
+        <ChartCard
+          id="ratios"
+          title="Ratios of cumulative counts: D/R, A/D, A/R"
+          legend={lineLegend(RATIO_LINES)}
+          points={series.length}
+          waiting={waiting}
+        >
           <StepLines data={series} domain={[0, 1]} lines={RATIO_LINES} yTitle="ratio (0–1)" />
         </ChartCard>
-        <ChartCard id="counters" title="Cumulative draft tokens R, I, D = R − I, A" legend={lineLegend(COUNT_LINES)} points={series.length} waiting={waiting}>
+        <ChartCard
+          id="counters"
+          title="Cumulative draft tokens R, I, D = R − I, A"
+          legend={lineLegend(COUNT_LINES)}
+          points={series.length}
+          waiting={waiting}
+        >
           <StepLines data={series} lines={COUNT_LINES} yTitle="draft tokens" />
         </ChartCard>
-        <ChartCard id="mean-length" title="Mean acceptance length 1 + A/steps" legend={lineLegend(MEAN_LINES)} points={series.length} waiting={waiting}>
+        <ChartCard
+          id="mean-length"
+          title="Mean acceptance length 1 + A/steps"
+          legend={lineLegend(MEAN_LINES)}
+          points={series.length}
+          waiting={waiting}
+        >
           <StepLines data={series} domain={[1, L + 1]} lines={MEAN_LINES} yTitle="tokens per target forward" />
         </ChartCard>
-        <ChartCard id="per-position" title="Per-position acceptance: steps accepting ≥ i / steps" legend={[{ name: 'share of steps', color: PALETTE.D, kind: 'bar' }]} points={positions.length} waiting={waiting}>
+        <ChartCard
+          id="per-position"
+          title="Per-position acceptance: steps accepting ≥ i / steps"
+          legend={[{ name: 'share of steps', color: PALETTE.D, kind: 'bar' }]}
+          points={positions.length}
+          waiting={waiting}
+        >
           <PositionChart fill series={[{ name: 'share of steps', rates: positions }]} />
         </ChartCard>
       </div>

@@ -28,7 +28,9 @@ function FieldMessage({ field, id }: { field: RunField; id: string }) {
 function NumberField({ name, id, value }: { name: LimitedParam; id: string; value: number }) {
   const text = useSpec((s) => s.form.text[name]);
   const invalid = useSpec((s) => s.form.errors[name] !== undefined);
-  const { setFieldText, commitField } = useSpec(useShallow((s) => ({ setFieldText: s.setFieldText, commitField: s.commitField })));
+  const { setFieldText, commitField } = useSpec(
+    useShallow((s) => ({ setFieldText: s.setFieldText, commitField: s.commitField })),
+  );
   const limit = LIMITS[name];
   return (
     <label htmlFor={id} className={`field${invalid ? ' invalid' : ''}`}>
@@ -59,16 +61,32 @@ export function RunBar() {
   const stepDelayMs = useSpec((s) => s.stepDelayMs);
   const compiling = useSpec((s) => s.compiling);
   const { start, togglePause, step, reset, startRace, setStepDelay } = useSpec(
-    useShallow((s) => ({ start: s.start, togglePause: s.togglePause, step: s.step, reset: s.reset, startRace: s.startRace, setStepDelay: s.setStepDelay })),
+    useShallow((s) => ({
+      start: s.start,
+      togglePause: s.togglePause,
+      step: s.step,
+      reset: s.reset,
+      startRace: s.startRace,
+      setStepDelay: s.setStepDelay,
+    })),
   );
   const busy = runStatus === 'running';
   return (
     <section className="run-bar" aria-label="Run">
       <div className="row buttons">
-        <button type="button" onClick={start} disabled={!ready || busy || invalid} title={invalid ? 'a field needs fixing first (see its message)' : undefined}>
+        <button
+          type="button"
+          onClick={start}
+          disabled={!ready || busy || invalid}
+          title={invalid ? 'a field needs fixing first (see its message)' : undefined}
+        >
           Run
         </button>
-        <button type="button" onClick={togglePause} disabled={!ready || (runStatus !== 'running' && runStatus !== 'paused')}>
+        <button
+          type="button"
+          onClick={togglePause}
+          disabled={!ready || (runStatus !== 'running' && runStatus !== 'paused')}
+        >
           {runStatus === 'paused' ? 'Resume' : 'Pause'}
         </button>
         <button type="button" onClick={step} disabled={!ready || busy || invalid}>
@@ -82,7 +100,15 @@ export function RunBar() {
         </button>
         <label className="field inline" htmlFor="delay">
           <span>Step delay {stepDelayMs} ms</span>
-          <input id="delay" type="range" min={0} max={2000} step={100} value={stepDelayMs} onChange={(event) => setStepDelay(Number(event.target.value))} />
+          <input
+            id="delay"
+            type="range"
+            min={0}
+            max={2000}
+            step={100}
+            value={stepDelayMs}
+            onChange={(event) => setStepDelay(Number(event.target.value))}
+          />
         </label>
         <span className="run-status" data-testid="run-status">
           {runStatus}
@@ -111,7 +137,13 @@ export function Controls() {
   const provider = useSpec((s) => s.provider);
   const verifier = useSpec((s) => s.verifier);
   const actions = useSpec(
-    useShallow((s) => ({ setProvider: s.setProvider, setVerifier: s.setVerifier, setParams: s.setParams, choosePreset: s.choosePreset, setSchemaText: s.setSchemaText })),
+    useShallow((s) => ({
+      setProvider: s.setProvider,
+      setVerifier: s.setVerifier,
+      setParams: s.setParams,
+      choosePreset: s.choosePreset,
+      setSchemaText: s.setSchemaText,
+    })),
   );
   return (
     <section className="controls" aria-labelledby="settings-heading">
@@ -120,7 +152,11 @@ export function Controls() {
       <div className="row">
         <label className="field" htmlFor="provider">
           <span>Runtime</span>
-          <select id="provider" value={provider} onChange={(event) => actions.setProvider(event.target.value as typeof provider)}>
+          <select
+            id="provider"
+            value={provider}
+            onChange={(event) => actions.setProvider(event.target.value as typeof provider)}
+          >
             <option value="auto">Auto (WebGPU if available)</option>
             <option value="webgpu">WebGPU</option>
             <option value="wasm">wasm (CPU)</option>
@@ -128,7 +164,11 @@ export function Controls() {
         </label>
         <label className="field" htmlFor="verifier-choice">
           <span>Verifier</span>
-          <select id="verifier-choice" value={verifier} onChange={(event) => actions.setVerifier(event.target.value as typeof verifier)}>
+          <select
+            id="verifier-choice"
+            value={verifier}
+            onChange={(event) => actions.setVerifier(event.target.value as typeof verifier)}
+          >
             <option value="auto">Auto (WGSL on a hardware GPU)</option>
             <option value="gpu">WGSL kernels (WebGPU)</option>
             <option value="cpu">CPU twin</option>
@@ -136,7 +176,11 @@ export function Controls() {
         </label>
         <label className="field" htmlFor="method">
           <span>Method</span>
-          <select id="method" value={params.method} onChange={(event) => actions.setParams({ method: event.target.value as DecodeMethod })}>
+          <select
+            id="method"
+            value={params.method}
+            onChange={(event) => actions.setParams({ method: event.target.value as DecodeMethod })}
+          >
             {DECODE_METHODS.map((method) => (
               <option key={method} value={method}>
                 {METHOD_LABELS[method]}
@@ -153,7 +197,11 @@ export function Controls() {
         <NumberField name="maxTokens" id="max-tokens" value={params.maxTokens} />
         <label className="field" htmlFor="drafting">
           <span>Drafting</span>
-          <select id="drafting" value={params.drafting} onChange={(event) => actions.setParams({ drafting: event.target.value as typeof params.drafting })}>
+          <select
+            id="drafting"
+            value={params.drafting}
+            onChange={(event) => actions.setParams({ drafting: event.target.value as typeof params.drafting })}
+          >
             <option value="validate">validate (draft freely, then check: I ≥ 0)</option>
             <option value="constrained">constrained (draft under the mask: I = 0)</option>
           </select>
@@ -161,11 +209,20 @@ export function Controls() {
         </label>
         <label className="field" htmlFor="drafter">
           <span>Drafts from</span>
-          <select id="drafter" value={params.drafter ?? 'model'} onChange={(event) => actions.setParams({ drafter: event.target.value as DrafterId })}>
+          <select
+            id="drafter"
+            value={params.drafter ?? 'model'}
+            onChange={(event) => actions.setParams({ drafter: event.target.value as DrafterId })}
+          >
             {DRAFTER_IDS.map((drafter) => {
               const unavailable = usesHead(drafter) && headUnavailable !== null;
               return (
-                <option key={drafter} value={drafter} title={unavailable ? `not offered: ${headUnavailable}` : DRAFTER_INFO[drafter].description} disabled={unavailable}>
+                <option
+                  key={drafter}
+                  value={drafter}
+                  title={unavailable ? `not offered: ${headUnavailable}` : DRAFTER_INFO[drafter].description}
+                  disabled={unavailable}
+                >
                   {DRAFTER_INFO[drafter].label}
                   {unavailable ? ' (not offered by this pair)' : ''}
                 </option>
@@ -184,7 +241,11 @@ export function Controls() {
       <div className="row">
         <label className="field" htmlFor="preset">
           <span>Schema</span>
-          <select id="preset" value={preset} onChange={(event) => actions.choosePreset(event.target.value as PresetChoice)}>
+          <select
+            id="preset"
+            value={preset}
+            onChange={(event) => actions.choosePreset(event.target.value as PresetChoice)}
+          >
             {SCHEMA_PRESETS.map((candidate) => (
               <option key={candidate.id} value={candidate.id}>
                 {candidate.title}
@@ -196,14 +257,25 @@ export function Controls() {
         </label>
         <label className="field wide" htmlFor="prompt">
           <span>Prompt</span>
-          <textarea id="prompt" rows={2} value={params.prompt} onChange={(event) => actions.setParams({ prompt: event.target.value })} />
+          <textarea
+            id="prompt"
+            rows={2}
+            value={params.prompt}
+            onChange={(event) => actions.setParams({ prompt: event.target.value })}
+          />
           <FieldMessage field="prompt" id="prompt-error" />
         </label>
       </div>
       {params.schemaText !== null && (
         <label className="field wide" htmlFor="schema">
           <span>JSON schema {params.trigger ? `(applies after “${params.trigger}”)` : ''}</span>
-          <textarea id="schema" rows={5} spellCheck={false} value={params.schemaText} onChange={(event) => actions.setSchemaText(event.target.value)} />
+          <textarea
+            id="schema"
+            rows={5}
+            spellCheck={false}
+            value={params.schemaText}
+            onChange={(event) => actions.setSchemaText(event.target.value)}
+          />
         </label>
       )}
       <FieldMessage field="schemaText" id="schema-error" />

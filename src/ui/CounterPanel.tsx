@@ -13,11 +13,16 @@ import { useShownRun } from './replayView';
 /** One row per counter for the CSV: our name, vLLM's name where it has one, and the value. */
 function countersCsv(exported: ReturnType<typeof exportCounters>, slice: Record<string, string | number>): string {
   const vllmName: Readonly<Record<string, string>> = VLLM_NAMES;
-  const rows = [['name', 'vllm_name', 'value'], ...Object.entries(slice).map(([key, value]) => [key, '', String(value)])];
+  const rows = [
+    ['name', 'vllm_name', 'value'],
+    ...Object.entries(slice).map(([key, value]) => [key, '', String(value)]),
+  ];
   for (const [key, value] of Object.entries(exported.speclab)) {
     if (key === 'by_source') {
       // One row per source and count: by_source.grammar.accepted.
-      for (const [source, counts] of Object.entries(exported.speclab.by_source)) for (const [name, count] of Object.entries(counts)) rows.push([`by_source.${source}.${name}`, '', String(count)]);
+      for (const [source, counts] of Object.entries(exported.speclab.by_source))
+        for (const [name, count] of Object.entries(counts))
+          rows.push([`by_source.${source}.${name}`, '', String(count)]);
       continue;
     }
     rows.push([key, vllmName[key] ?? '', Array.isArray(value) ? value.join(' ') : String(value)]);
@@ -26,7 +31,11 @@ function countersCsv(exported: ReturnType<typeof exportCounters>, slice: Record<
 }
 
 /** The part of "How it works" each counter's "?" opens; the rest open the counters' part. */
-const COUNTER_TOPICS: Readonly<Record<string, HelpTopic>> = { steps: 'speculative', 'mean-length': 'mean-length', histogram: 'histogram' };
+const COUNTER_TOPICS: Readonly<Record<string, HelpTopic>> = {
+  steps: 'speculative',
+  'mean-length': 'mean-length',
+  histogram: 'histogram',
+};
 
 type ShareState = { kind: 'idle' } | { kind: 'copied' } | { kind: 'failed'; reason: string };
 
@@ -70,27 +79,56 @@ function ShareButton() {
 export function CounterPanel() {
   const run = useSpec((s) => s.run);
   // During a replay, the counters before the replayed step, and with it from its emission (src/ui/replayView.ts).
-  const { counters } = useShownRun(run.steps, run.counters, useSpec((s) => s.ui.replay));
+  const { counters } = useShownRun(
+    run.steps,
+    run.counters,
+    useSpec((s) => s.ui.replay),
+  );
   const formParams = useSpec((s) => s.params);
   const preset = useSpec((s) => s.preset);
   const scorecard = useSpec((s) => s.scorecard);
   // Counters belong to the run that made them: its parameters, not the form's, head them (the form may
   // already hold the next run's K and L).
   const params = run.status === 'idle' ? formParams : run.params;
-  const slice = { method: params.method, schema: preset, K: reportedK(params.method, params.K), L: params.L, temperature: params.temperature, drafting: params.drafting, drafter: params.drafter ?? 'model', seed: params.seed };
+  const slice = {
+    method: params.method,
+    schema: preset,
+    K: reportedK(params.method, params.K),
+    L: params.L,
+    temperature: params.temperature,
+    drafting: params.drafting,
+    drafter: params.drafter ?? 'model',
+    seed: params.seed,
+  };
   const exported = () => exportCounters(counters);
   return (
     <section className="counters" aria-labelledby="counter-heading">
       <div className="section-head">
         <h2 id="counter-heading">Counters</h2>
         <p className="slice" data-testid="counter-slice">
-          {METHOD_LABELS[params.method]} · schema {preset} · {describeK(params.method, params.K)} · L = {params.L} · T = {params.temperature}
+          {METHOD_LABELS[params.method]} · schema {preset} · {describeK(params.method, params.K)} · L = {params.L} · T ={' '}
+          {params.temperature}
         </p>
         <span className="chart-exports" data-snapshot="omit">
-          <button type="button" aria-label="Counters JSON" onClick={() => download('speclab-counters.json', new Blob([JSON.stringify({ slice, ...exported() }, null, 2)], { type: 'application/json' }))}>
+          <button
+            type="button"
+            aria-label="Counters JSON"
+            onClick={() =>
+              download(
+                'speclab-counters.json',
+                new Blob([JSON.stringify({ slice, ...exported() }, null, 2)], { type: 'application/json' }),
+              )
+            }
+          >
             JSON
           </button>
-          <button type="button" aria-label="Counters CSV" onClick={() => download('speclab-counters.csv', new Blob([countersCsv(exported(), slice)], { type: 'text/csv' }))}>
+          <button
+            type="button"
+            aria-label="Counters CSV"
+            onClick={() =>
+              download('speclab-counters.csv', new Blob([countersCsv(exported(), slice)], { type: 'text/csv' }))
+            }
+          >
             CSV
           </button>
           <ShareButton />
@@ -100,7 +138,12 @@ export function CounterPanel() {
         testId="counters"
         entries={[
           ...countersEntries(counters),
-          ['schema-valid completions', `${percent(schemaValidRate(scorecard))} of ${scorecard.completions} (truncated ${scorecard.truncated}, dead ends ${scorecard.deadEnds})`, 'scorecard', 'of all completions this session'],
+          [
+            'schema-valid completions',
+            `${percent(schemaValidRate(scorecard))} of ${scorecard.completions} (truncated ${scorecard.truncated}, dead ends ${scorecard.deadEnds})`,
+            'scorecard',
+            'of all completions this session',
+          ],
         ]}
         help={(key, label) => <HelpButton topic={COUNTER_TOPICS[key ?? ''] ?? 'counters'} about={label} />}
       />

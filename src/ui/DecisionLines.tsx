@@ -23,7 +23,12 @@ function revealed(view: PlaybackView | null, cell: CellExplanation) {
 }
 
 /** The K×L grid, each cell with the test it faced (or why it faced none). */
-export function DecisionGrid(props: { step: StepRecord; explained: ExplainedStep; text: (token: number) => string; view: PlaybackView | null }) {
+export function DecisionGrid(props: {
+  step: StepRecord;
+  explained: ExplainedStep;
+  text: (token: number) => string;
+  view: PlaybackView | null;
+}) {
   const { step, explained, text, view } = props;
   const width = Math.max(...step.drafts.map((draft) => draft.length));
   // During a replay, which draft was chosen is an outcome: it shows at the emission, not before.
@@ -37,12 +42,19 @@ export function DecisionGrid(props: { step: StepRecord; explained: ExplainedStep
   }, [current, revealedDecision]);
   return (
     // Focusable, so that a keyboard can scroll it where it scrolls (the compact replay layout).
-    <div className="grid-scroll" ref={scroller} tabIndex={0} role="region" aria-label="Every decision, with its numbers">
+    <div
+      className="grid-scroll"
+      ref={scroller}
+      tabIndex={0}
+      role="region"
+      aria-label="Every decision, with its numbers"
+    >
       <table className="draft-grid" data-testid="decision-grid">
         <caption>
           {step.drafts.length} draft{step.drafts.length > 1 ? 's' : ''}
-          {outcome ? `: draft ${step.chosen + 1} was chosen, ${step.accepted} of its tokens accepted` : ''}. Each cell: token, q = draft probability, p = masked target
-          probability, and the test the verifier made, with its uniform u.
+          {outcome ? `: draft ${step.chosen + 1} was chosen, ${step.accepted} of its tokens accepted` : ''}. Each cell:
+          token, q = draft probability, p = masked target probability, and the test the verifier made, with its uniform
+          u.
         </caption>
         <thead>
           <tr>
@@ -71,7 +83,14 @@ export function DecisionGrid(props: { step: StepRecord; explained: ExplainedStep
                 const source = step.draftSources[k]?.[j];
                 const mark = source === undefined || source === 'model' ? null : SOURCE_MARKS[source];
                 return (
-                  <td key={j} className={`cell ${status}${current ? ' current' : ''}`} data-cell={`${k},${j}`} data-token={token} data-status={status} data-source={source}>
+                  <td
+                    key={j}
+                    className={`cell ${status}${current ? ' current' : ''}`}
+                    data-cell={`${k},${j}`}
+                    data-token={token}
+                    data-status={status}
+                    data-source={source}
+                  >
                     {mark && (
                       <span className="source-mark" role="img" aria-label={mark.label} title={mark.label}>
                         {mark.symbol}{' '}
@@ -88,7 +107,9 @@ export function DecisionGrid(props: { step: StepRecord; explained: ExplainedStep
                         {cell.line}
                       </small>
                     ) : invalid ? (
-                      <small className="decision-line">{j === step.validLengths[k] ? 'not allowed by the schema here' : 'after an invalid token'}</small>
+                      <small className="decision-line">
+                        {j === step.validLengths[k] ? 'not allowed by the schema here' : 'after an invalid token'}
+                      </small>
                     ) : null}
                   </td>
                 );
@@ -104,7 +125,9 @@ export function DecisionGrid(props: { step: StepRecord; explained: ExplainedStep
 /** The decisions in the order the verifier made them; the playback's current one is marked. */
 export function DecisionList(props: { explained: ExplainedStep; view: PlaybackView | null }) {
   const { explained, view } = props;
-  const shown = view ? explained.lines.filter((line) => view.phase === 'emission' || line.decision <= view.revealedDecision) : explained.lines;
+  const shown = view
+    ? explained.lines.filter((line) => view.phase === 'emission' || line.decision <= view.revealedDecision)
+    : explained.lines;
   return (
     <div className="decision-list">
       <h3>
@@ -115,7 +138,12 @@ export function DecisionList(props: { explained: ExplainedStep; view: PlaybackVi
       ) : (
         <ol data-testid="decision-list">
           {shown.map((line) => (
-            <li key={line.decision} className={view?.revealedDecision === line.decision && view.phase === 'verification' ? 'current' : undefined}>
+            <li
+              key={line.decision}
+              className={
+                view?.revealedDecision === line.decision && view.phase === 'verification' ? 'current' : undefined
+              }
+            >
               {line.cell ? `draft ${line.cell.draft + 1}, position ${line.cell.position + 1}: ` : ''}
               {line.text}
             </li>
@@ -140,7 +168,8 @@ export function BlockTrace(props: { trace: NonNullable<StepRecord['trace']>; cho
     <div className="block-trace">
       <table className="trace">
         <caption>
-          Last GBV block: draft {props.chosen + 1} from position {trace.start + 1}, n = {n} tokens. — where the rule did not need the value.
+          Last GBV block: draft {props.chosen + 1} from position {trace.start + 1}, n = {n} tokens. — where the rule did
+          not need the value.
         </caption>
         <thead>
           <tr>
@@ -168,7 +197,9 @@ export function BlockTrace(props: { trace: NonNullable<StepRecord['trace']>; cho
         <dt>Z_i</dt>
         <dd>Σ max(0, w_i·p_(i+1) − q_(i+1)): the residual mass left if the block stops after i tokens</dd>
         <dt>h_i</dt>
-        <dd>Z_i / (Z_i + 1 − w_i) for i &lt; n, h_n = w_n: the chance to stop at i given that no later position was kept</dd>
+        <dd>
+          Z_i / (Z_i + 1 − w_i) for i &lt; n, h_n = w_n: the chance to stop at i given that no later position was kept
+        </dd>
         <dt>τ</dt>
         <dd>scan i = n, n−1, …, 1 and stop at the first u &lt; h_i; τ = 0 if none. The lines above give each u.</dd>
       </dl>

@@ -48,7 +48,10 @@ export function DraftTree(props: {
     const top = Math.min(...xs);
     const height = Math.max(...xs) - top + NODE_HEIGHT + 2 * MARGIN;
     const width = Math.max(...placed.map((node) => node.depth)) * COLUMN + NODE_WIDTH + 2 * MARGIN;
-    const at = (node: (typeof placed)[number]) => ({ x: MARGIN + node.depth * COLUMN, y: MARGIN + (node.x ?? 0) - top });
+    const at = (node: (typeof placed)[number]) => ({
+      x: MARGIN + node.depth * COLUMN,
+      y: MARGIN + (node.x ?? 0) - top,
+    });
     return { placed, links: root.links(), width, height, at };
   }, [nodes]);
   const prefixes = nodes.filter((node) => node.status !== 'root' && node.status !== 'final').length;
@@ -64,7 +67,14 @@ export function DraftTree(props: {
     lookedUp > 0 ? `${lookedUp} looked up (${SOURCE_MARKS.lookup.symbol})` : '',
     fromHead > 0 ? `${fromHead} from the draft head (${SOURCE_MARKS.head.symbol})` : '',
   ].filter(Boolean);
-  const currentId = view?.cell ? nodes.find((node) => node.status !== 'root' && node.drafts.includes(view.cell?.draft ?? -1) && node.depth === (view.cell?.position ?? -2) + 1)?.id : undefined;
+  const currentId = view?.cell
+    ? nodes.find(
+        (node) =>
+          node.status !== 'root' &&
+          node.drafts.includes(view.cell?.draft ?? -1) &&
+          node.depth === (view.cell?.position ?? -2) + 1,
+      )?.id
+    : undefined;
   return (
     <figure className="draft-tree" data-testid="draft-tree">
       <svg
@@ -117,7 +127,11 @@ export function DraftTree(props: {
               <title>{title}</title>
               <rect width={NODE_WIDTH} height={NODE_HEIGHT} rx={data.status === 'final' ? 14 : 5} />
               <text x={NODE_WIDTH / 2} y={NODE_HEIGHT / 2} dominantBaseline="central" textAnchor="middle">
-                {data.status === 'root' ? 'context' : mark ? `${mark.symbol} ${label(tokenText, MAX_LABEL - 2)}` : label(tokenText)}
+                {data.status === 'root'
+                  ? 'context'
+                  : mark
+                    ? `${mark.symbol} ${label(tokenText, MAX_LABEL - 2)}`
+                    : label(tokenText)}
               </text>
             </g>
           );
@@ -135,7 +149,11 @@ export function DraftTree(props: {
           <li className="swatch emitted-path">emitted path (thick)</li>
         </ul>
         {marks.length > 0 && (
-          <ul className="legend tree-legend" aria-label="Draft tree marks: where a token came from" data-testid="source-legend">
+          <ul
+            className="legend tree-legend"
+            aria-label="Draft tree marks: where a token came from"
+            data-testid="source-legend"
+          >
             {(['grammar', 'lookup', 'head'] as const).map((source) => (
               <li key={source} className="source-mark-entry">
                 <span aria-hidden="true">{SOURCE_MARKS[source].symbol}</span> {SOURCE_MARKS[source].label}

@@ -24,7 +24,12 @@ export function ExplainedStep(props: { step: StepRecord; text: (token: number) =
   const { explained, nodes, frames } = useMemo(() => {
     const shape = { drafts: step.drafts, validLengths: step.validLengths, sources: step.draftSources };
     const explained = explainStep(step.decisions ?? [], shape, text);
-    const nodes = draftTree(shape, explained.cells, { draft: step.chosen, accepted: step.accepted, finalToken: finalOrigin && last ? last.token : null, finalOrigin });
+    const nodes = draftTree(shape, explained.cells, {
+      draft: step.chosen,
+      accepted: step.accepted,
+      finalToken: finalOrigin && last ? last.token : null,
+      finalOrigin,
+    });
     return { explained, nodes, frames: playbackFrames(step, explained, text) };
   }, [step, text, finalOrigin, last]);
   const panel = useRef<HTMLDivElement>(null);
@@ -63,11 +68,21 @@ export function ExplainedStep(props: { step: StepRecord; text: (token: number) =
     <div className={`explained-step${replaying ? ' replaying' : ''}`} ref={panel} data-testid="explained-step">
       <StepPlayer frames={frames} frame={frame} setFrame={setFrame} />
       <p className="replay-export">
-        <button type="button" onClick={() => void exportStep('gif')} disabled={exporting.busy} data-testid="export-step">
+        <button
+          type="button"
+          onClick={() => void exportStep('gif')}
+          disabled={exporting.busy}
+          data-testid="export-step"
+        >
           {exporting.busy ? 'Exporting the replay…' : `Export this step (GIF, ${REPLAY_WIDTH} × ${REPLAY_HEIGHT})`}
         </button>
         {video && (
-          <button type="button" onClick={() => void exportStep('webm')} disabled={exporting.busy} data-testid="export-video">
+          <button
+            type="button"
+            onClick={() => void exportStep('webm')}
+            disabled={exporting.busy}
+            data-testid="export-video"
+          >
             Export as video (WebM)
           </button>
         )}
@@ -77,10 +92,16 @@ export function ExplainedStep(props: { step: StepRecord; text: (token: number) =
           </span>
         )}
       </p>
-      {step.decisions === null && <p className="error">This step’s decisions were not recorded: the CPU twin’s replay of the GPU’s step differed by f32 rounding, so only the outcome is shown.</p>}
+      {step.decisions === null && (
+        <p className="error">
+          This step’s decisions were not recorded: the CPU twin’s replay of the GPU’s step differed by f32 rounding, so
+          only the outcome is shown.
+        </p>
+      )}
       {allForced(step) && (
         <p className="all-forced" data-testid="all-forced">
-          {ALL_FORCED}: every drafted token is the one token the schema allows there (q = p = 1), so each test below passes but for rounding.
+          {ALL_FORCED}: every drafted token is the one token the schema allows there (q = p = 1), so each test below
+          passes but for rounding.
         </p>
       )}
       <div className="replay-tree">
@@ -92,10 +113,12 @@ export function ExplainedStep(props: { step: StepRecord; text: (token: number) =
           text={text}
           finalOrigin={finalOrigin}
           view={view}
-          decided={(node) => node.drafts.some((k) => {
-            const decision = explained.cells[k]?.[node.depth - 1]?.decision;
-            return decision !== null && decision !== undefined && view !== null && decision <= view.revealedDecision;
-          })}
+          decided={(node) =>
+            node.drafts.some((k) => {
+              const decision = explained.cells[k]?.[node.depth - 1]?.decision;
+              return decision !== null && decision !== undefined && view !== null && decision <= view.revealedDecision;
+            })
+          }
         />
       </div>
       <div className="replay-grid">

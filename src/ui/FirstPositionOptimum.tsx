@@ -11,8 +11,9 @@ export function FirstPositionOptimum(props: { firstPosition: StepRecord['firstPo
   if (!firstPosition) return null;
   return (
     <p data-testid="first-position-optimum">
-      First position: the best any lossless verifier of {drafts} i.i.d. draft{drafts === 1 ? '' : 's'} accepts there is α* = {fixed(firstPosition.optimum, 3)} (averaged over the drafts; optimal-tree
-      reaches it). This step’s verifier, given these drafts, accepted at least one token with probability {fixed(firstPosition.achieved, 3)}
+      First position: the best any lossless verifier of {drafts} i.i.d. draft{drafts === 1 ? '' : 's'} accepts there is
+      α* = {fixed(firstPosition.optimum, 3)} (averaged over the drafts; optimal-tree reaches it). This step’s verifier,
+      given these drafts, accepted at least one token with probability {fixed(firstPosition.achieved, 3)}
       {firstPosition.achieved === null ? ' (too many verifier paths to enumerate)' : ''}.
     </p>
   );

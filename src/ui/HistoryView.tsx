@@ -11,12 +11,17 @@ import { PALETTE } from './palette';
 import { fixed, METHOD_LABELS } from './format';
 import { useSpec } from './storeContext';
 
-const describe = ({ report }: HistoryEntry) => `${METHOD_LABELS[report.params.method]} K=${report.params.K} L=${report.params.L} T=${report.params.temperature} seed ${report.params.seed}`;
+const describe = ({ report }: HistoryEntry) =>
+  `${METHOD_LABELS[report.params.method]} K=${report.params.K} L=${report.params.L} T=${report.params.temperature} seed ${report.params.seed}`;
 
 function Compare({ pair }: { pair: readonly [HistoryEntry, HistoryEntry] }) {
   const names = ['A', 'B'].map((letter, i) => `${letter}: ${describe(pair[i] as HistoryEntry)}`);
   const lengths = Math.max(...pair.map((entry) => entry.report.counters.histogram.length));
-  const histogram = Array.from({ length: lengths }, (_, length) => ({ length, a: pair[0].report.counters.histogram[length] ?? 0, b: pair[1].report.counters.histogram[length] ?? 0 }));
+  const histogram = Array.from({ length: lengths }, (_, length) => ({
+    length,
+    a: pair[0].report.counters.histogram[length] ?? 0,
+    b: pair[1].report.counters.histogram[length] ?? 0,
+  }));
   return (
     <div className="compare" data-testid="history-compare">
       <div className="compare-columns">
@@ -24,7 +29,8 @@ function Compare({ pair }: { pair: readonly [HistoryEntry, HistoryEntry] }) {
           <div key={entry.id}>
             <h3>{names[i]}</h3>
             <p>
-              {entry.report.tokens.length} tokens, {fixed(entry.report.tokensPerSecond, 1)} tokens/s, {entry.report.verdict?.kind ?? 'free text'}
+              {entry.report.tokens.length} tokens, {fixed(entry.report.tokensPerSecond, 1)} tokens/s,{' '}
+              {entry.report.verdict?.kind ?? 'free text'}
             </p>
             <CounterList entries={countersEntries(entry.report.counters)} />
             <details>
@@ -37,7 +43,12 @@ function Compare({ pair }: { pair: readonly [HistoryEntry, HistoryEntry] }) {
       <div className="chart-grid">
         <figure className="chart" data-chart="compare-per-position">
           <figcaption>Per-position acceptance, A and B overlaid</figcaption>
-          <PositionChart series={pair.map((entry, i) => ({ name: names[i] as string, rates: perPositionAcceptance(entry.report.counters) }))} />
+          <PositionChart
+            series={pair.map((entry, i) => ({
+              name: names[i] as string,
+              rates: perPositionAcceptance(entry.report.counters),
+            }))}
+          />
         </figure>
         <figure className="chart" data-chart="compare-histogram">
           <figcaption>Accepted length per step (bonus token excluded), A and B overlaid</figcaption>
@@ -65,8 +76,11 @@ export function HistoryView() {
   const clearHistory = useSpec((s) => s.clearHistory);
   const notice = useSpec((s) => s.historyNotice);
   const [chosen, setChosen] = useState<string[]>([]);
-  const toggle = (id: string) => setChosen(chosen.includes(id) ? chosen.filter((kept) => kept !== id) : [...chosen, id].slice(-2));
-  const pair = chosen.map((id) => history.find((entry) => entry.id === id)).filter((entry): entry is HistoryEntry => entry !== undefined);
+  const toggle = (id: string) =>
+    setChosen(chosen.includes(id) ? chosen.filter((kept) => kept !== id) : [...chosen, id].slice(-2));
+  const pair = chosen
+    .map((id) => history.find((entry) => entry.id === id))
+    .filter((entry): entry is HistoryEntry => entry !== undefined);
   return (
     <section className="history" aria-label="Run history" data-testid="history">
       <div className="section-head">
@@ -105,7 +119,12 @@ export function HistoryView() {
             {history.map((entry) => (
               <tr key={entry.id} data-history-id={entry.id}>
                 <td>
-                  <input type="checkbox" aria-label={`compare ${describe(entry)}`} checked={chosen.includes(entry.id)} onChange={() => toggle(entry.id)} />
+                  <input
+                    type="checkbox"
+                    aria-label={`compare ${describe(entry)}`}
+                    checked={chosen.includes(entry.id)}
+                    onChange={() => toggle(entry.id)}
+                  />
                 </td>
                 <td>{new Date(entry.finishedAt).toLocaleTimeString()}</td>
                 <td>{describe(entry)}</td>

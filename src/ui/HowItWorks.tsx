@@ -11,7 +11,13 @@ import { TOPIC_TEXT, TOPIC_TITLES } from './howItWorksText';
 export function HelpButton(props: { topic: HelpTopic; about?: string }) {
   const setUi = useSpec((s) => s.setUi);
   return (
-    <button type="button" className="help-q" aria-label={`How it works: ${TOPIC_TITLES[props.topic]}${props.about ? `, for ${props.about}` : ''}`} title={TOPIC_TITLES[props.topic]} onClick={() => setUi({ howItWorks: props.topic })}>
+    <button
+      type="button"
+      className="help-q"
+      aria-label={`How it works: ${TOPIC_TITLES[props.topic]}${props.about ? `, for ${props.about}` : ''}`}
+      title={TOPIC_TITLES[props.topic]}
+      onClick={() => setUi({ howItWorks: props.topic })}
+    >
       ?
     </button>
   );
@@ -69,7 +75,12 @@ export function HowItWorks() {
         </button>
       </div>
       {HELP_TOPICS.map((id) => (
-        <section key={id} data-topic={id} aria-labelledby={`how-${id}`} className={id === topic ? 'current' : undefined}>
+        <section
+          key={id}
+          data-topic={id}
+          aria-labelledby={`how-${id}`}
+          className={id === topic ? 'current' : undefined}
+        >
           <h3 id={`how-${id}`} tabIndex={-1}>
             {TOPIC_TITLES[id]}
           </h3>

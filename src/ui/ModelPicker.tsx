@@ -34,11 +34,23 @@ export function ModelPicker() {
       </label>
       <label className="field" htmlFor="draft-url">
         <span>Draft URL</span>
-        <input id="draft-url" type="url" placeholder="https://…/draft/" value={custom.draftUrl} onChange={(event) => setCustom({ ...custom, draftUrl: event.target.value })} />
+        <input
+          id="draft-url"
+          type="url"
+          placeholder="https://…/draft/"
+          value={custom.draftUrl}
+          onChange={(event) => setCustom({ ...custom, draftUrl: event.target.value })}
+        />
       </label>
       <label className="field" htmlFor="target-url">
         <span>Target URL</span>
-        <input id="target-url" type="url" placeholder="https://…/target/" value={custom.targetUrl} onChange={(event) => setCustom({ ...custom, targetUrl: event.target.value })} />
+        <input
+          id="target-url"
+          type="url"
+          placeholder="https://…/target/"
+          value={custom.targetUrl}
+          onChange={(event) => setCustom({ ...custom, targetUrl: event.target.value })}
+        />
       </label>
       <button
         type="button"
@@ -47,10 +59,17 @@ export function ModelPicker() {
           // Text that is not an absolute web address would be read relative to the app and fetch its own page.
           const draft = modelDirectoryUrl(custom.draftUrl);
           const target = modelDirectoryUrl(custom.targetUrl);
-          const problem = 'error' in draft ? `Draft URL: ${draft.error}` : 'error' in target ? `Target URL: ${target.error}` : null;
+          const problem =
+            'error' in draft ? `Draft URL: ${draft.error}` : 'error' in target ? `Target URL: ${target.error}` : null;
           setUrlError(problem);
           if ('url' in draft && 'url' in target) {
-            setPair({ label: `Custom: ${draft.url.href} → ${target.url.href}`, draftUrl: draft.url.href, targetUrl: target.url.href, cache: true, modelFile: 'onnx/model.onnx' });
+            setPair({
+              label: `Custom: ${draft.url.href} → ${target.url.href}`,
+              draftUrl: draft.url.href,
+              targetUrl: target.url.href,
+              cache: true,
+              modelFile: 'onnx/model.onnx',
+            });
           }
         }}
       >

@@ -2,7 +2,13 @@ import { describeK, type RunParams } from '../contract/runParams';
 import { useSpec } from './storeContext';
 
 /** How a changed parameter is named in the notice, where its key would not read well. */
-const SPOKEN: Partial<Record<keyof RunParams, string>> = { topP: 'top-p', topK: 'top-k', maxTokens: 'max tokens', schemaText: 'schema', trigger: 'schema trigger' };
+const SPOKEN: Partial<Record<keyof RunParams, string>> = {
+  topP: 'top-p',
+  topK: 'top-k',
+  maxTokens: 'max tokens',
+  schemaText: 'schema',
+  trigger: 'schema trigger',
+};
 
 /**
  * A run keeps the parameters it started with. While one is running or paused, settings changed in the form
@@ -18,7 +24,8 @@ export function NextRunNotice() {
   if (changed.length === 0) return null;
   return (
     <p className="next-run" role="status" data-testid="next-run-notice">
-      Changed {changed.join(', ')}: applies to the next run. This run continues with {describeK(running.method, running.K)}, L = {running.L}, T = {running.temperature}.
+      Changed {changed.join(', ')}: applies to the next run. This run continues with{' '}
+      {describeK(running.method, running.K)}, L = {running.L}, T = {running.temperature}.
     </p>
   );
 }

@@ -67,8 +67,11 @@ export function OfflineStatus() {
   const clear = () =>
     clearOfflineData()
       .then((result) => setCleared(describeCleared(result)))
-      .catch((error: unknown) => setCleared(`Could not clear the offline data: ${error instanceof Error ? error.message : String(error)}`));
-  const offline: Offline = unavailable !== null && engineReady ? { kind: 'unavailable', reason: unavailable } : registered;
+      .catch((error: unknown) =>
+        setCleared(`Could not clear the offline data: ${error instanceof Error ? error.message : String(error)}`),
+      );
+  const offline: Offline =
+    unavailable !== null && engineReady ? { kind: 'unavailable', reason: unavailable } : registered;
   if (offline.kind === 'waiting') return null;
   const applyUpdate = (worker: ServiceWorker) => {
     navigator.serviceWorker.addEventListener('controllerchange', () => location.reload(), { once: true });
@@ -93,7 +96,11 @@ export function OfflineStatus() {
       {(offline.kind === 'ready' || offline.kind === 'failed') && (
         <span className="offline-clear">
           {' '}
-          <button type="button" onClick={() => void clear()} title="Delete the files kept offline as they were loaded (the float32 target, talks, Hub models); the app and the bundled pair stay cached">
+          <button
+            type="button"
+            onClick={() => void clear()}
+            title="Delete the files kept offline as they were loaded (the float32 target, talks, Hub models); the app and the bundled pair stay cached"
+          >
             Clear offline data
           </button>
           {cleared !== null && (

@@ -14,15 +14,24 @@ import { RACE_EFFICIENCY_NOTE } from './howItWorksText';
 
 const REPEAT_CHOICES = [1, 3, 5, 10];
 
-
 const BUDGET_CHOICES = [50, 100, DEFAULT_RACE_TOKEN_BUDGET, 1000];
-
 
 /** Pairs of methods whose speedup ranges overlap: the race cannot rank them. */
 function overlapping(entries: readonly RaceEntry[]): string[] {
-  const rated = entries.filter((entry): entry is RaceEntry & { speedup: Spread } => entry.method !== 'ar' && entry.speedup !== null && entry.speedup.n >= MIN_SAMPLES_FOR_VERDICT);
+  const rated = entries.filter(
+    (entry): entry is RaceEntry & { speedup: Spread } =>
+      entry.method !== 'ar' && entry.speedup !== null && entry.speedup.n >= MIN_SAMPLES_FOR_VERDICT,
+  );
   const pairs: string[] = [];
-  rated.forEach((a, i) => rated.slice(i + 1).forEach((b) => spreadsOverlap(a.speedup, b.speedup) && pairs.push(`${METHOD_LABELS[a.method]} and ${METHOD_LABELS[b.method]}`)));
+  rated.forEach((a, i) =>
+    rated
+      .slice(i + 1)
+      .forEach(
+        (b) =>
+          spreadsOverlap(a.speedup, b.speedup) &&
+          pairs.push(`${METHOD_LABELS[a.method]} and ${METHOD_LABELS[b.method]}`),
+      ),
+  );
   return pairs;
 }
 
@@ -44,15 +53,30 @@ export function RaceView() {
   const chart = (result?.entries ?? []).map((entry) => ({
     method: METHOD_SHORT[entry.method],
     median: entry.tokensPerSecond.median,
-    range: [entry.tokensPerSecond.median - entry.tokensPerSecond.min, entry.tokensPerSecond.max - entry.tokensPerSecond.median],
+    range: [
+      entry.tokensPerSecond.median - entry.tokensPerSecond.min,
+      entry.tokensPerSecond.max - entry.tokensPerSecond.median,
+    ],
   }));
   const ties = result ? overlapping(result.entries) : [];
   return (
     <section className="race" aria-labelledby="race-heading" data-testid="race">
-      <h2 id="race-heading">Race: every method, same prompt and seeds {race.status === 'running' ? `(running… ${race.done} of ${race.total || '?'} samples)` : race.status === 'cancelled' ? '(cancelled)' : ''}</h2>
+      <h2 id="race-heading">
+        Race: every method, same prompt and seeds{' '}
+        {race.status === 'running'
+          ? `(running… ${race.done} of ${race.total || '?'} samples)`
+          : race.status === 'cancelled'
+            ? '(cancelled)'
+            : ''}
+      </h2>
       <label className="field inline" htmlFor="race-repeats">
         <span>Timed rounds per race</span>
-        <select id="race-repeats" value={race.repeats} onChange={(event) => setRaceRepeats(Number(event.target.value))} disabled={race.status === 'running'}>
+        <select
+          id="race-repeats"
+          value={race.repeats}
+          onChange={(event) => setRaceRepeats(Number(event.target.value))}
+          disabled={race.status === 'running'}
+        >
           {REPEAT_CHOICES.map((repeats) => (
             <option key={repeats} value={repeats}>
               {repeats}
@@ -62,7 +86,12 @@ export function RaceView() {
       </label>
       <label className="field inline" htmlFor="race-budget">
         <span>Tokens per method per round</span>
-        <select id="race-budget" value={race.tokenBudget} onChange={(event) => setRaceTokenBudget(Number(event.target.value))} disabled={race.status === 'running'}>
+        <select
+          id="race-budget"
+          value={race.tokenBudget}
+          onChange={(event) => setRaceTokenBudget(Number(event.target.value))}
+          disabled={race.status === 'running'}
+        >
           {BUDGET_CHOICES.map((budget) => (
             <option key={budget} value={budget}>
               {budget}
@@ -78,79 +107,140 @@ export function RaceView() {
       {result && (
         <>
           <p className="chart-note-dark" data-testid="race-repeats-note">
-            Each method ran once untimed to warm up, then {result.repeats} timed {result.repeats === 1 ? 'round' : 'rounds'} with the order rotated every round, so no method always goes first. Each round
-            times at least {result.tokenBudget} tokens per method (runs on the seed, then seed + 1, … until the budget is met). Times are medians over the {result.repeats}{' '}
-            {result.repeats === 1 ? 'round' : 'rounds'} [min–max]; speedup compares each round with AR in the same round, on the same seeds. Against AR: the median speedup's 95% bootstrap interval over the rounds, faster or slower only when it lies wholly on one side of 1×, within noise when it holds 1×, too few samples under {MIN_SAMPLES_FOR_VERDICT} rounds. Tokens, forwards and the ratios are the timed runs' own, the runs the speed is measured on.
+            Each method ran once untimed to warm up, then {result.repeats} timed{' '}
+            {result.repeats === 1 ? 'round' : 'rounds'} with the order rotated every round, so no method always goes
+            first. Each round times at least {result.tokenBudget} tokens per method (runs on the seed, then seed + 1, …
+            until the budget is met). Times are medians over the {result.repeats}{' '}
+            {result.repeats === 1 ? 'round' : 'rounds'} [min–max]; speedup compares each round with AR in the same
+            round, on the same seeds. Against AR: the median speedup's 95% bootstrap interval over the rounds, faster or
+            slower only when it lies wholly on one side of 1×, within noise when it holds 1×, too few samples under{' '}
+            {MIN_SAMPLES_FOR_VERDICT} rounds. Tokens, forwards and the ratios are the timed runs' own, the runs the
+            speed is measured on.
           </p>
           <div className="race-results" data-testid="race-results">
-          <div className="table-scroll">
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">method</th>
-                  <th scope="col" data-detail>tokens timed (all rounds)</th>
-                  <th scope="col" data-detail>target forwards (timed)</th>
-                  <th scope="col" data-detail>block efficiency (tokens / forward)</th>
-                  <th scope="col" data-detail>mean acceptance length 1 + A/steps</th>
-                  <th scope="col" data-detail>A/D conditional acceptance</th>
-                  <th scope="col" data-detail>target positions/step</th>
-                  <th scope="col" data-detail>tokens timed per round (fewest)</th>
-                  <th scope="col" className="race-rate">
-                    <Named long={`tokens/s, median [min–max] of ${result.repeats}`} short="tokens/s" />
-                  </th>
-                  <th scope="col">
-                    <Named long={`speedup over AR, median [min–max] of ${result.repeats}`} short="speedup" />
-                  </th>
-                  <th scope="col">
-                    <Named long="against AR [95% interval]" short="verdict" />
-                  </th>
-                  <th scope="col" data-detail>output (first run)</th>
-                </tr>
-              </thead>
-              <tbody>
-                {result.entries.map(({ method, report, timed, tokensPerSecond, speedup, speedupInterval, tokensTimed, verdict }) => (
-                  <tr key={method} data-method={method}>
-                    <th scope="row">
-                      <Named long={METHOD_LABELS[method]} short={METHOD_SHORT[method]} />
+            <div className="table-scroll">
+              <table>
+                <thead>
+                  <tr>
+                    <th scope="col">method</th>
+                    <th scope="col" data-detail>
+                      tokens timed (all rounds)
                     </th>
-                    <td data-detail>{timed.tokens}</td>
-                    <td data-detail>{timed.forwards}</td>
-                    <td data-detail>{fixed(timed.tokens / timed.forwards)}</td>
-                    <td data-detail>{fixed(derivedRatios(timed.counters).meanAcceptanceLength)}</td>
-                    <td data-detail>{percent(derivedRatios(timed.counters).conditionalAcceptance)}</td>
-                    <td data-detail data-testid="race-positions">{describePositions(positionsPerStep(report.scoring))}</td>
-                    <td data-detail>{tokensTimed}</td>
-                    <td className="race-rate" data-testid="race-rate">{medianRange(tokensPerSecond)}</td>
-                    <td data-testid="race-speedup">{speedup ? medianRange(speedup, 2, '×') : '—'}</td>
-                    <td data-testid="race-verdict">{verdict ? <Named long={`${VERDICT_TEXT[verdict]}${speedupInterval ? ` [${fixed(speedupInterval.low)}–${fixed(speedupInterval.high)}]` : ''}`} short={verdict} /> : 'the baseline'}</td>
-                    <td data-detail>{report.verdict?.kind ?? 'free text'}</td>
+                    <th scope="col" data-detail>
+                      target forwards (timed)
+                    </th>
+                    <th scope="col" data-detail>
+                      block efficiency (tokens / forward)
+                    </th>
+                    <th scope="col" data-detail>
+                      mean acceptance length 1 + A/steps
+                    </th>
+                    <th scope="col" data-detail>
+                      A/D conditional acceptance
+                    </th>
+                    <th scope="col" data-detail>
+                      target positions/step
+                    </th>
+                    <th scope="col" data-detail>
+                      tokens timed per round (fewest)
+                    </th>
+                    <th scope="col" className="race-rate">
+                      <Named long={`tokens/s, median [min–max] of ${result.repeats}`} short="tokens/s" />
+                    </th>
+                    <th scope="col">
+                      <Named long={`speedup over AR, median [min–max] of ${result.repeats}`} short="speedup" />
+                    </th>
+                    <th scope="col">
+                      <Named long="against AR [95% interval]" short="verdict" />
+                    </th>
+                    <th scope="col" data-detail>
+                      output (first run)
+                    </th>
                   </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-          <p className="chart-note-dark race-note" data-testid="race-efficiency-note">
-            {RACE_EFFICIENCY_NOTE}
-          </p>
-          {ties.length > 0 && (
-            <p className="chart-note-dark race-note" data-testid="race-ties">
-              Within noise of each other (their speedup ranges overlap): {ties.join('; ')}.
+                </thead>
+                <tbody>
+                  {result.entries.map(
+                    ({ method, report, timed, tokensPerSecond, speedup, speedupInterval, tokensTimed, verdict }) => (
+                      <tr key={method} data-method={method}>
+                        <th scope="row">
+                          <Named long={METHOD_LABELS[method]} short={METHOD_SHORT[method]} />
+                        </th>
+                        <td data-detail>{timed.tokens}</td>
+                        <td data-detail>{timed.forwards}</td>
+                        <td data-detail>{fixed(timed.tokens / timed.forwards)}</td>
+                        <td data-detail>{fixed(derivedRatios(timed.counters).meanAcceptanceLength)}</td>
+                        <td data-detail>{percent(derivedRatios(timed.counters).conditionalAcceptance)}</td>
+                        <td data-detail data-testid="race-positions">
+                          {describePositions(positionsPerStep(report.scoring))}
+                        </td>
+                        <td data-detail>{tokensTimed}</td>
+                        <td className="race-rate" data-testid="race-rate">
+                          {medianRange(tokensPerSecond)}
+                        </td>
+                        <td data-testid="race-speedup">{speedup ? medianRange(speedup, 2, '×') : '—'}</td>
+                        <td data-testid="race-verdict">
+                          {verdict ? (
+                            <Named
+                              long={`${VERDICT_TEXT[verdict]}${speedupInterval ? ` [${fixed(speedupInterval.low)}–${fixed(speedupInterval.high)}]` : ''}`}
+                              short={verdict}
+                            />
+                          ) : (
+                            'the baseline'
+                          )}
+                        </td>
+                        <td data-detail>{report.verdict?.kind ?? 'free text'}</td>
+                      </tr>
+                    ),
+                  )}
+                </tbody>
+              </table>
+            </div>
+            <p className="chart-note-dark race-note" data-testid="race-efficiency-note">
+              {RACE_EFFICIENCY_NOTE}
             </p>
-          )}
-          <ChartCard id="race" title={`Tokens per second by method: median of ${result.repeats} timed rounds, whiskers min–max`} legend={[]} points={chart.length} waiting={false}>
-            <BarChart {...PLOT} data={chart} margin={{ ...PLOT.margin, bottom: 24, left: 12 }}>
-              <CartesianGrid strokeDasharray="3 3" />
-              {/* Every method named under its bar (recharts would drop labels that crowd). */}
-              <XAxis dataKey="method" interval={0} tick={{ fill: '#222222' }} height={46} label={{ value: 'method', position: 'insideBottom', offset: 2, fill: '#111111' }} />
-              <YAxis tick={{ fill: '#222222' }} tickFormatter={sig3} width={64} label={{ value: 'tokens/s', angle: -90, position: 'insideLeft', offset: 8, style: { textAnchor: 'middle' }, fill: '#111111' }} />
-              <Bar dataKey="median" name="median tokens/s" fill={PALETTE.R} isAnimationActive={false}>
-                <ErrorBar dataKey="range" width={6} stroke={PALETTE.I} />
-              </Bar>
-            </BarChart>
-          </ChartCard>
-          <p className="race-names" data-testid="race-names">
-            {result.entries.map(({ method }) => `${METHOD_SHORT[method]}: ${METHOD_LABELS[method]}`).join(' · ')}
-          </p>
+            {ties.length > 0 && (
+              <p className="chart-note-dark race-note" data-testid="race-ties">
+                Within noise of each other (their speedup ranges overlap): {ties.join('; ')}.
+              </p>
+            )}
+            <ChartCard
+              id="race"
+              title={`Tokens per second by method: median of ${result.repeats} timed rounds, whiskers min–max`}
+              legend={[]}
+              points={chart.length}
+              waiting={false}
+            >
+              <BarChart {...PLOT} data={chart} margin={{ ...PLOT.margin, bottom: 24, left: 12 }}>
+                <CartesianGrid strokeDasharray="3 3" />
+                {/* Every method named under its bar (recharts would drop labels that crowd). */}
+                <XAxis
+                  dataKey="method"
+                  interval={0}
+                  tick={{ fill: '#222222' }}
+                  height={46}
+                  label={{ value: 'method', position: 'insideBottom', offset: 2, fill: '#111111' }}
+                />
+                <YAxis
+                  tick={{ fill: '#222222' }}
+                  tickFormatter={sig3}
+                  width={64}
+                  label={{
+                    value: 'tokens/s',
+                    angle: -90,
+                    position: 'insideLeft',
+                    offset: 8,
+                    style: { textAnchor: 'middle' },
+                    fill: '#111111',
+                  }}
+                />
+                <Bar dataKey="median" name="median tokens/s" fill={PALETTE.R} isAnimationActive={false}>
+                  <ErrorBar dataKey="range" width={6} stroke={PALETTE.I} />
+                </Bar>
+              </BarChart>
+            </ChartCard>
+            <p className="race-names" data-testid="race-names">
+              {result.entries.map(({ method }) => `${METHOD_SHORT[method]}: ${METHOD_LABELS[method]}`).join(' · ')}
+            </p>
           </div>
           <div className="race-texts">
             {result.entries.map(({ method, report }) => (

@@ -6,7 +6,10 @@ export const SHORTCUTS: readonly [string, string][] = [
   ['Space', 'run / pause'],
   ['→', 'one verification step'],
   ['R', 'reset'],
-  ...DECODE_METHODS.map((method): [string, string] => [decodeMethodInfo(method).shortcut, `method: ${decodeMethodInfo(method).label}`]),
+  ...DECODE_METHODS.map((method): [string, string] => [
+    decodeMethodInfo(method).shortcut,
+    `method: ${decodeMethodInfo(method).label}`,
+  ]),
   ['P', 'presentation mode'],
   ['PageDown / → / Space', 'in a talk: next step or scene'],
   ['PageUp / ←', 'in a talk: previous scene'],
@@ -24,13 +27,21 @@ export function useShortcuts(): void {
     const onKey = (event: KeyboardEvent) => {
       const actions = store.getState();
       const target = event.target as HTMLElement | null;
-      if (target && (target.closest('input, textarea, select, [contenteditable="true"]') || event.ctrlKey || event.metaKey || event.altKey)) return;
+      if (
+        target &&
+        (target.closest('input, textarea, select, [contenteditable="true"]') ||
+          event.ctrlKey ||
+          event.metaKey ||
+          event.altKey)
+      )
+        return;
       // In a talk, the keys a presentation clicker sends move through the scenes.
       if (actions.talk) {
         if (event.key === 'PageDown' || event.key === 'ArrowRight' || event.key === ' ') actions.talkNext();
         else if (event.key === 'PageUp' || event.key === 'ArrowLeft') actions.talkPrevious();
         else if (event.key === 'Escape') actions.leaveTalk();
-        if (['PageDown', 'ArrowRight', ' ', 'PageUp', 'ArrowLeft', 'Escape'].includes(event.key)) return event.preventDefault();
+        if (['PageDown', 'ArrowRight', ' ', 'PageUp', 'ArrowLeft', 'Escape'].includes(event.key))
+          return event.preventDefault();
       }
       // Space on a focused button (or link, or summary) presses it, as everywhere else: it is not "run / pause" then.
       if (event.key === ' ' && target?.closest('button, a[href], summary, [role="button"]')) return;

@@ -9,7 +9,10 @@ export function SnapshotButton({ dashboard }: { dashboard: RefObject<HTMLElement
     if (!dashboard.current) return;
     setState({ busy: true, error: null });
     try {
-      download(`speclab-dashboard-${SNAPSHOT_WIDTH}x${SNAPSHOT_HEIGHT}.png`, await snapshotDashboard(dashboard.current));
+      download(
+        `speclab-dashboard-${SNAPSHOT_WIDTH}x${SNAPSHOT_HEIGHT}.png`,
+        await snapshotDashboard(dashboard.current),
+      );
       setState({ busy: false, error: null });
     } catch (error) {
       setState({ busy: false, error: `Snapshot failed: ${(error as Error).message}` });

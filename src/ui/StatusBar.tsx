@@ -10,12 +10,15 @@ const PHASES: Record<LoadPhase, string> = {
 };
 
 /** Bytes for reading: KiB below one MiB, so a small file never reads as "0.0 MiB". */
-const size = (bytes: number) => (bytes < 2 ** 20 ? `${Math.round(bytes / 2 ** 10)} KiB` : `${(bytes / 2 ** 20).toFixed(1)} MiB`);
+const size = (bytes: number) =>
+  bytes < 2 ** 20 ? `${Math.round(bytes / 2 ** 10)} KiB` : `${(bytes / 2 ** 20).toFixed(1)} MiB`;
 
 export function StatusBar() {
   const engine = useSpec((s) => s.engine);
   const pair = useSpec((s) => s.pair);
-  const { load, cancelLoad, setPair } = useSpec(useShallow((s) => ({ load: s.load, cancelLoad: s.cancelLoad, setPair: s.setPair })));
+  const { load, cancelLoad, setPair } = useSpec(
+    useShallow((s) => ({ load: s.load, cancelLoad: s.cancelLoad, setPair: s.setPair })),
+  );
   const files = Object.values(engine.progress);
   const loaded = files.reduce((sum, file) => sum + file.loaded, 0);
   // A file whose size is not known yet counts what has arrived, so the bar never claims more than it knows.
@@ -27,9 +30,13 @@ export function StatusBar() {
     <div className="status" role="status" data-testid="engine-status">
       {engine.status === 'loading' && (
         <span className="inline loading" data-testid="load-progress" data-phase={engine.phase ?? 'connecting'}>
-          {engine.phase === null ? `Connecting to ${new URL(pair.targetUrl, location.href).host}…` : `${PHASES[engine.phase]}:`}{' '}
+          {engine.phase === null
+            ? `Connecting to ${new URL(pair.targetUrl, location.href).host}…`
+            : `${PHASES[engine.phase]}:`}{' '}
           {files.length > 0 && `${size(loaded)} of ${size(total)}${sizesKnown ? '' : ' or more'}`}{' '}
-          {engine.phase === 'download' && <progress max={Math.max(total, 1)} value={loaded} aria-label="download progress" />}
+          {engine.phase === 'download' && (
+            <progress max={Math.max(total, 1)} value={loaded} aria-label="download progress" />
+          )}
           {!bundled && (
             <button type="button" onClick={cancelLoad}>
               Cancel (back to the bundled pair)
@@ -43,12 +50,22 @@ export function StatusBar() {
           <summary title="Where the models and the verifier run, and how the target scores the drafts (click for details)">
             <span className={`dot dot-${info.provider === 'webgpu' ? 'gpu' : 'cpu'}`} aria-hidden="true" />
             <span data-testid="provider">
-              {info.provider === 'webgpu' ? `Models on WebGPU${info.webgpuReason ? ` (${info.webgpuReason})` : ''}` : `Models on wasm (CPU)${info.fallbackReason ? `: ${info.fallbackReason}` : ''}`} · {info.draftName} → {info.targetName} · loaded in {(info.loadMs / 1000).toFixed(1)} s
+              {info.provider === 'webgpu'
+                ? `Models on WebGPU${info.webgpuReason ? ` (${info.webgpuReason})` : ''}`
+                : `Models on wasm (CPU)${info.fallbackReason ? `: ${info.fallbackReason}` : ''}`}{' '}
+              · {info.draftName} → {info.targetName} · loaded in {(info.loadMs / 1000).toFixed(1)} s
             </span>
             <span className={`dot dot-${info.verifier}`} aria-hidden="true" />
-            <span data-testid="verifier" data-logits-in-place={String(info.logitsInPlace)}>{info.verifier === 'gpu' ? `Verifier: WGSL on ${info.verifierAdapter ?? 'WebGPU'}${info.logitsInPlace ? ", reading the target's logits in place" : ''}` : `Verifier: CPU twin${info.verifierReason ? ` (${info.verifierReason})` : ''}`}</span>
+            <span data-testid="verifier" data-logits-in-place={String(info.logitsInPlace)}>
+              {info.verifier === 'gpu'
+                ? `Verifier: WGSL on ${info.verifierAdapter ?? 'WebGPU'}${info.logitsInPlace ? ", reading the target's logits in place" : ''}`
+                : `Verifier: CPU twin${info.verifierReason ? ` (${info.verifierReason})` : ''}`}
+            </span>
             <span data-testid="scoring-path" data-path={info.scoring.path}>
-              · {info.scoring.path === 'tree' ? 'Scoring: one token-tree pass per step' : `Scoring: K batched rows per step${info.scoring.reason ? ` (${info.scoring.reason})` : ''}`}
+              ·{' '}
+              {info.scoring.path === 'tree'
+                ? 'Scoring: one token-tree pass per step'
+                : `Scoring: K batched rows per step${info.scoring.reason ? ` (${info.scoring.reason})` : ''}`}
             </span>
           </summary>
         </details>

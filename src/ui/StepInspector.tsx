@@ -7,13 +7,22 @@ import { fixed, visibleToken } from './format';
 import { useSpec } from './storeContext';
 
 /** The law the final token was drawn from: the residual after a rejection, the target's row after a full block. */
-function FinalLaw(props: { law: DistributionSummary; origin: EmittedToken['origin']; drawn: number; text: (token: number) => string }) {
+function FinalLaw(props: {
+  law: DistributionSummary;
+  origin: EmittedToken['origin'];
+  drawn: number;
+  text: (token: number) => string;
+}) {
   const { law, origin, drawn, text } = props;
-  const from = origin === 'correction' ? 'the normalised residual (the target’s mass the drafts did not cover)' : 'the masked target’s bonus row';
+  const from =
+    origin === 'correction'
+      ? 'the normalised residual (the target’s mass the drafts did not cover)'
+      : 'the masked target’s bonus row';
   return (
     <table className="final-law" data-testid="final-law">
       <caption>
-        The {origin} token was drawn from {from}: {law.support} token{law.support === 1 ? '' : 's'} possible; the {law.top.length} most likely:
+        The {origin} token was drawn from {from}: {law.support} token{law.support === 1 ? '' : 's'} possible; the{' '}
+        {law.top.length} most likely:
       </caption>
       <thead>
         <tr>
@@ -60,7 +69,10 @@ export function StepInspector() {
     return (
       <section className="inspector" aria-labelledby="inspector-heading">
         <h2 id="inspector-heading">Step inspector</h2>
-        <p>Run or Step to see each verification step: every draft, its draft and target probabilities, and what was accepted.</p>
+        <p>
+          Run or Step to see each verification step: every draft, its draft and target probabilities, and what was
+          accepted.
+        </p>
       </section>
     );
   }
@@ -74,11 +86,21 @@ export function StepInspector() {
         <h2 id="inspector-heading">Step inspector</h2>
         <label htmlFor="step-scrub" className="inline">
           Step {index + 1} of {steps.length}
-          <input id="step-scrub" type="range" min={0} max={steps.length - 1} value={index} onChange={(event) => setUi({ selectedStep: Number(event.target.value) })} />
+          <input
+            id="step-scrub"
+            type="range"
+            min={0}
+            max={steps.length - 1}
+            value={index}
+            onChange={(event) => setUi({ selectedStep: Number(event.target.value) })}
+          />
         </label>
       </div>
       {step.drafts.length === 0 ? (
-        <p>Autoregressive step: the target sampled {last ? `“${text(last.token)}” (p = ${fixed(last.targetProb, 4)})` : 'nothing'}.</p>
+        <p>
+          Autoregressive step: the target sampled{' '}
+          {last ? `“${text(last.token)}” (p = ${fixed(last.targetProb, 4)})` : 'nothing'}.
+        </p>
       ) : (
         <ExplainedStep
           key={index}
@@ -91,7 +113,9 @@ export function StepInspector() {
                   Final token: <code>{text(last.token)}</code> ({last.origin}, target p = {fixed(last.targetProb, 4)}).
                 </p>
               )}
-              {last && step.finalLaw && <FinalLaw law={step.finalLaw} origin={last.origin} drawn={last.token} text={text} />}
+              {last && step.finalLaw && (
+                <FinalLaw law={step.finalLaw} origin={last.origin} drawn={last.token} text={text} />
+              )}
               <FirstPositionOptimum firstPosition={step.firstPosition} drafts={step.drafts.length} />
             </>
           }
@@ -104,14 +128,15 @@ export function StepInspector() {
             ? 'Verified on the CPU twin.'
             : step.verifiedOn === 'cpu-no-kernel'
               ? 'Verified on the CPU twin: this method has no WGSL kernel, so the GPU path hands it to the twin.'
-            : step.verifiedOn === 'gpu-in-place'
-              ? 'Verified by the WGSL kernels, reading the target’s logits in place in onnxruntime’s GPU buffer.'
-              : 'Verified by the WGSL kernels, on logits written to the GPU.'}
+              : step.verifiedOn === 'gpu-in-place'
+                ? 'Verified by the WGSL kernels, reading the target’s logits in place in onnxruntime’s GPU buffer.'
+                : 'Verified by the WGSL kernels, on logits written to the GPU.'}
         </p>
       )}
       <p className="timings">
-        Timings (ms): draft {fixed(step.timings.draft, 1)} · mask {fixed(step.timings.mask, 1)} · target {fixed(step.timings.target, 1)} · verify {fixed(step.timings.verify, 1)} · kv cache {fixed(step.timings.kv, 1)} · overhead{' '}
-        {fixed(step.timings.overhead, 1)} · analyses for this inspector {fixed(step.timings.analysis, 1)}
+        Timings (ms): draft {fixed(step.timings.draft, 1)} · mask {fixed(step.timings.mask, 1)} · target{' '}
+        {fixed(step.timings.target, 1)} · verify {fixed(step.timings.verify, 1)} · kv cache {fixed(step.timings.kv, 1)}{' '}
+        · overhead {fixed(step.timings.overhead, 1)} · analyses for this inspector {fixed(step.timings.analysis, 1)}
       </p>
     </section>
   );

@@ -11,7 +11,11 @@ const SPEEDS: readonly { label: string; ms: number }[] = [
  * "Play this step": walks the frames of a recorded step at the presenter's speed; → or Space (with the
  * player focused) and ← step through them by hand, Home and End jump, Escape leaves the replay.
  */
-export function StepPlayer(props: { frames: readonly Frame[]; frame: number | null; setFrame: (frame: number | null) => void }) {
+export function StepPlayer(props: {
+  frames: readonly Frame[];
+  frame: number | null;
+  setFrame: (frame: number | null) => void;
+}) {
   const { frames, frame, setFrame } = props;
   const [playing, setPlaying] = useState(false);
   const [speed, setSpeed] = useState(SPEEDS[1]?.ms ?? 1500);
@@ -59,7 +63,16 @@ export function StepPlayer(props: { frames: readonly Frame[]; frame: number | nu
   };
 
   return (
-    <div className="step-player" role="group" aria-label="Play this step" tabIndex={0} onKeyDown={onKey} data-testid="step-player" data-phase={current?.phase ?? 'off'} data-frame={frame ?? -1}>
+    <div
+      className="step-player"
+      role="group"
+      aria-label="Play this step"
+      tabIndex={0}
+      onKeyDown={onKey}
+      data-testid="step-player"
+      data-phase={current?.phase ?? 'off'}
+      data-frame={frame ?? -1}
+    >
       <div className="player-controls">
         <button
           type="button"
@@ -73,10 +86,20 @@ export function StepPlayer(props: { frames: readonly Frame[]; frame: number | nu
         >
           {playing ? 'Pause replay' : frame === null || frame >= last ? 'Play this step' : 'Resume replay'}
         </button>
-        <button type="button" onClick={() => go(frame === null ? 0 : frame - 1)} disabled={frame === null || frame === 0} aria-label="Previous phase">
+        <button
+          type="button"
+          onClick={() => go(frame === null ? 0 : frame - 1)}
+          disabled={frame === null || frame === 0}
+          aria-label="Previous phase"
+        >
           ◀ Previous
         </button>
-        <button type="button" onClick={() => go(frame === null ? 0 : frame + 1)} disabled={frame !== null && frame >= last} aria-label="Next phase">
+        <button
+          type="button"
+          onClick={() => go(frame === null ? 0 : frame + 1)}
+          disabled={frame !== null && frame >= last}
+          aria-label="Next phase"
+        >
           Next ▶
         </button>
         <button
@@ -101,14 +124,20 @@ export function StepPlayer(props: { frames: readonly Frame[]; frame: number | nu
         </label>
         <ol className="phase-track" aria-label="Phases">
           {PHASES.map((phase) => (
-            <li key={phase} className={current?.phase === phase ? 'current' : undefined} aria-current={current?.phase === phase ? 'step' : undefined}>
+            <li
+              key={phase}
+              className={current?.phase === phase ? 'current' : undefined}
+              aria-current={current?.phase === phase ? 'step' : undefined}
+            >
               {phase === 'grammar' ? 'grammar check' : phase === 'scoring' ? 'target scoring' : phase}
             </li>
           ))}
         </ol>
       </div>
       <p className="caption" aria-live="polite" data-testid="step-caption">
-        {current ? `${(frame ?? 0) + 1}/${frames.length} · ${current.caption}` : 'Replay this recorded step phase by phase (it never changes what was generated). With the player focused, → or Space and ← step through the phases.'}
+        {current
+          ? `${(frame ?? 0) + 1}/${frames.length} · ${current.caption}`
+          : 'Replay this recorded step phase by phase (it never changes what was generated). With the player focused, → or Space and ← step through the phases.'}
       </p>
     </div>
   );

@@ -4,7 +4,16 @@
  * the best cell of each marked; progress with Cancel; CSV and JSON export.
  */
 import { useState } from 'react';
-import { DEFAULT_SAMPLE_TOKEN_BUDGET, bestCell, parseSweepList, sweepCellJson, sweepCsv, SWEEP_METRICS, type SweepCell, type SweepMetric } from '../contract/bench';
+import {
+  DEFAULT_SAMPLE_TOKEN_BUDGET,
+  bestCell,
+  parseSweepList,
+  sweepCellJson,
+  sweepCsv,
+  SWEEP_METRICS,
+  type SweepCell,
+  type SweepMetric,
+} from '../contract/bench';
 import { DECODE_METHODS, isBaseline, type DecodeMethod } from '../contract/runParams';
 import { ExportButtons, JobProgress, medianRange } from './benchParts';
 import { METHOD_LABELS } from './format';
@@ -26,9 +35,7 @@ function Heatmap({ cells, metric }: { cells: readonly SweepCell[]; metric: Sweep
   const best = bestCell(cells, metric);
   return (
     <table className="heatmap" data-heatmap={metric}>
-      <caption>
-        {title}; rows K drafts, columns L draft length; ★ best
-      </caption>
+      <caption>{title}; rows K drafts, columns L draft length; ★ best</caption>
       <thead>
         <tr>
           <th scope="col">K \ L</th>
@@ -53,7 +60,11 @@ function Heatmap({ cells, metric }: { cells: readonly SweepCell[]; metric: Sweep
                   data-cell={`${K}x${L}`}
                   data-best={isBest || undefined}
                   style={v === null ? undefined : { background: heat(v, low, high) }}
-                  title={cell && metric === 'speedup' ? `median ${medianRange(cell.speedup, 2, '×')} over ${cell.speedup.n} samples` : undefined}
+                  title={
+                    cell && metric === 'speedup'
+                      ? `median ${medianRange(cell.speedup, 2, '×')} over ${cell.speedup.n} samples`
+                      : undefined
+                  }
                 >
                   {v === null ? '—' : v.toFixed(digits)}
                   {isBest && <span aria-label="best cell"> ★</span>}
@@ -85,7 +96,13 @@ export function SweepView() {
   const running = sweep.status === 'running';
   const start = () => {
     try {
-      const spec = { base: { ...params, method, maxTokens }, Ks: parseSweepList('K', Ks), Ls: parseSweepList('L', Ls), seeds, tokenBudget };
+      const spec = {
+        base: { ...params, method, maxTokens },
+        Ks: parseSweepList('K', Ks),
+        Ls: parseSweepList('L', Ls),
+        seeds,
+        tokenBudget,
+      };
       setProblem(null);
       startSweep(spec);
     } catch (error) {
@@ -127,7 +144,11 @@ export function SweepView() {
         </label>
         <label className="field" htmlFor="sweep-token-budget">
           <span>Tokens per sample, at least</span>
-          <select id="sweep-token-budget" value={tokenBudget} onChange={(event) => setTokenBudget(Number(event.target.value))}>
+          <select
+            id="sweep-token-budget"
+            value={tokenBudget}
+            onChange={(event) => setTokenBudget(Number(event.target.value))}
+          >
             {[1, DEFAULT_SAMPLE_TOKEN_BUDGET, 300].map((n) => (
               <option key={n} value={n}>
                 {n === 1 ? 'one run' : n}
@@ -137,7 +158,11 @@ export function SweepView() {
         </label>
         <label className="field" htmlFor="sweep-max-tokens">
           <span>Max tokens per run</span>
-          <select id="sweep-max-tokens" value={maxTokens} onChange={(event) => setMaxTokens(Number(event.target.value))}>
+          <select
+            id="sweep-max-tokens"
+            value={maxTokens}
+            onChange={(event) => setMaxTokens(Number(event.target.value))}
+          >
             {[12, 24, 48, 96].map((n) => (
               <option key={n} value={n}>
                 {n}
@@ -154,28 +179,41 @@ export function SweepView() {
           {problem}
         </p>
       )}
-      {sweep.status !== 'idle' && <JobProgress label="Sweep" done={sweep.done} total={sweep.total} running={running} onCancel={cancelBench} />}
+      {sweep.status !== 'idle' && (
+        <JobProgress label="Sweep" done={sweep.done} total={sweep.total} running={running} onCancel={cancelBench} />
+      )}
       {sweep.error && (
         <p className="error" role="alert">
           {sweep.error}
         </p>
       )}
       <p data-testid="sweep-status" data-status={sweep.status}>
-        {sweep.status === 'cancelled' ? `Cancelled after ${cells.length} cells.` : sweep.status === 'done' ? `Done: ${cells.length} cells.` : ''}
+        {sweep.status === 'cancelled'
+          ? `Cancelled after ${cells.length} cells.`
+          : sweep.status === 'done'
+            ? `Done: ${cells.length} cells.`
+            : ''}
       </p>
       {cells.length > 0 && (
         <>
           <p className="chart-note-dark">
             Each cell sums the counters of {sweep.spec?.seeds ?? 1} {sweep.spec?.seeds === 1 ? 'sample' : 'samples'}
-            {(sweep.spec?.tokenBudget ?? 1) > 1 ? `, each run on successive seeds until AR and the method have output ${sweep.spec?.tokenBudget} tokens` : ', one run each'}; speedup is the median over those samples of the method’s tokens/s over AR’s on the same
-            seeds, timed next to it in alternating order after one untimed warm-up of each.
+            {(sweep.spec?.tokenBudget ?? 1) > 1
+              ? `, each run on successive seeds until AR and the method have output ${sweep.spec?.tokenBudget} tokens`
+              : ', one run each'}
+            ; speedup is the median over those samples of the method’s tokens/s over AR’s on the same seeds, timed next
+            to it in alternating order after one untimed warm-up of each.
           </p>
           <div className="heatmaps">
             {(Object.keys(SWEEP_METRICS) as SweepMetric[]).map((metric) => (
               <Heatmap key={metric} cells={cells} metric={metric} />
             ))}
           </div>
-          <ExportButtons name="speclab-sweep" json={() => ({ method, cells: cells.map(sweepCellJson) })} csv={() => sweepCsv(cells)} />
+          <ExportButtons
+            name="speclab-sweep"
+            json={() => ({ method, cells: cells.map(sweepCellJson) })}
+            csv={() => sweepCsv(cells)}
+          />
         </>
       )}
     </section>

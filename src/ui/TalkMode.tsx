@@ -32,7 +32,9 @@ export function TalkMode() {
         .catch((reason: unknown) => {
           // An effect cleaned up (StrictMode's second mount, or the page leaving) says nothing.
           if (disposed) return;
-          store.setState({ talkError: `The talk at ${url} could not be read: ${reason instanceof Error ? reason.message : String(reason)}.` });
+          store.setState({
+            talkError: `The talk at ${url} could not be read: ${reason instanceof Error ? reason.message : String(reason)}.`,
+          });
         })
         .finally(() => {
           if (!disposed) setDownloading(false);
@@ -67,11 +69,17 @@ export function TalkMode() {
     const place = () => {
       root.style.setProperty('--talk-bar', `${document.querySelector<HTMLElement>('.talk-bar')?.offsetHeight ?? 0}px`);
       const runBar = document.querySelector<HTMLElement>('.run-bar');
-      root.style.setProperty('--talk-top', `${runBar && getComputedStyle(runBar).position === 'sticky' ? runBar.offsetHeight : 0}px`);
+      root.style.setProperty(
+        '--talk-top',
+        `${runBar && getComputedStyle(runBar).position === 'sticky' ? runBar.offsetHeight : 0}px`,
+      );
       const focus = settled ? document.querySelector(TALK_FOCUS[scene.view]) : null;
       if (!focus) return;
       // A focus taller than the room between the bars shows its top, under the run bar.
-      const room = window.innerHeight - (parseFloat(root.style.getPropertyValue('--talk-bar')) || 0) - (parseFloat(root.style.getPropertyValue('--talk-top')) || 0);
+      const room =
+        window.innerHeight -
+        (parseFloat(root.style.getPropertyValue('--talk-bar')) || 0) -
+        (parseFloat(root.style.getPropertyValue('--talk-top')) || 0);
       focus.scrollIntoView({ block: focus.getBoundingClientRect().height > room ? 'start' : 'nearest' });
     };
     place();
@@ -86,7 +94,10 @@ export function TalkMode() {
       root.classList.remove('talk');
     };
   }, [scene, index, settled]);
-  const entry = scene?.stop === 'race' && race.status === 'done' ? race.result?.entries.find((candidate) => candidate.method === scene.run.params.method) : undefined;
+  const entry =
+    scene?.stop === 'race' && race.status === 'done'
+      ? race.result?.entries.find((candidate) => candidate.method === scene.run.params.method)
+      : undefined;
   return (
     <>
       {downloading && (
@@ -103,7 +114,13 @@ export function TalkMode() {
         </p>
       )}
       {talk && scene && (
-        <div className="talk-bar" data-testid="talk-bar" data-scene={talk.scene + 1} data-view={scene.view} data-settled={settled}>
+        <div
+          className="talk-bar"
+          data-testid="talk-bar"
+          data-scene={talk.scene + 1}
+          data-view={scene.view}
+          data-settled={settled}
+        >
           <span className="talk-counter" data-testid="talk-counter">
             scene {talk.scene + 1} / {talk.talk.scenes.length}
           </span>
@@ -112,7 +129,10 @@ export function TalkMode() {
             {entry && (
               // A caption's claim about speed is read beside the race's own verdict for the scene's method.
               <p className="talk-verdict" data-testid="talk-verdict">
-                {METHOD_LABELS[entry.method]} against AR: {entry.speedup ? `${fixed(entry.speedup.median, 2)}×${entry.speedupInterval ? ` [${fixed(entry.speedupInterval.low, 2)}–${fixed(entry.speedupInterval.high, 2)}, 95%]` : ''}, ` : ''}
+                {METHOD_LABELS[entry.method]} against AR:{' '}
+                {entry.speedup
+                  ? `${fixed(entry.speedup.median, 2)}×${entry.speedupInterval ? ` [${fixed(entry.speedupInterval.low, 2)}–${fixed(entry.speedupInterval.high, 2)}, 95%]` : ''}, `
+                  : ''}
                 {entry.verdict ? VERDICT_TEXT[entry.verdict] : 'the baseline'}
                 {race.recordedAt !== undefined && ` (recorded ${new Date(race.recordedAt).toLocaleString()})`}
               </p>
@@ -133,19 +153,42 @@ function sceneSettled(state: SpecState): boolean {
   const scene = talk?.talk.scenes[talk.scene];
   if (!talk || !scene || talk.pending) return false;
   if (scene.stop === 'race') return state.race.status === 'done';
-  return state.run.status === 'done' || (state.run.status === 'paused' && talk.stopAt !== null && state.run.steps.length >= talk.stopAt);
+  return (
+    state.run.status === 'done' ||
+    (state.run.status === 'paused' && talk.stopAt !== null && state.run.steps.length >= talk.stopAt)
+  );
 }
 
 /** "Add to talk": the run as it stands becomes a scene; "Download talk" saves the scenes added as a talk file. */
 export function TalkRecorder() {
-  const current = useSpec(useShallow((s) => ({ params: s.params, preset: s.preset, provider: s.provider, presentation: s.ui.presentation, steps: s.run.steps.length, status: s.run.status })));
+  const current = useSpec(
+    useShallow((s) => ({
+      params: s.params,
+      preset: s.preset,
+      provider: s.provider,
+      presentation: s.ui.presentation,
+      steps: s.run.steps.length,
+      status: s.run.status,
+    })),
+  );
   const pairLabel = useSpec((s) => s.pair.label);
   const [scenes, setScenes] = useState<Record<string, unknown>[]>([]);
   const [view, setView] = useState<ViewName>('output');
   const add = () => {
     const pair = pairLabel.includes('float32') ? 'bundled-float32' : 'bundled';
     const stop = current.status === 'paused' && current.steps > 0 ? [current.steps] : 'end';
-    setScenes([...scenes, sceneJson({ caption: '', run: { params: current.params, preset: current.preset }, pair, provider: current.provider, presentation: current.presentation, stop, view })]);
+    setScenes([
+      ...scenes,
+      sceneJson({
+        caption: '',
+        run: { params: current.params, preset: current.preset },
+        pair,
+        provider: current.provider,
+        presentation: current.presentation,
+        stop,
+        view,
+      }),
+    ]);
   };
   return (
     <span className="talk-recorder">
@@ -160,7 +203,13 @@ export function TalkRecorder() {
       <button type="button" onClick={add} data-testid="add-to-talk">
         Add to talk ({scenes.length})
       </button>
-      <button type="button" disabled={scenes.length === 0} onClick={() => download('speclab-talk.json', new Blob([talkJson('My SpecLab talk', scenes)], { type: 'application/json' }))}>
+      <button
+        type="button"
+        disabled={scenes.length === 0}
+        onClick={() =>
+          download('speclab-talk.json', new Blob([talkJson('My SpecLab talk', scenes)], { type: 'application/json' }))
+        }
+      >
         Download talk
       </button>
     </span>

@@ -37,7 +37,11 @@ function InvalidDraftTokens({ step, text }: { step: StepRecord; text: (token: nu
       <span key={k} className={`invalid-draft${chosen ? '' : ' unchosen'}`} data-draft={k} data-chosen={chosen}>
         {!chosen && <span className="invalid-label">draft {k + 1}, not chosen:</span>}
         {draft.slice(valid).map((token, i) => (
-          <s key={i} className="token invalid" title={`step ${step.index + 1}: ${where} left the grammar at position ${valid + 1}, so that token and the rest of the draft were invalidated`}>
+          <s
+            key={i}
+            className="token invalid"
+            title={`step ${step.index + 1}: ${where} left the grammar at position ${valid + 1}, so that token and the rest of the draft were invalidated`}
+          >
             {visibleToken(text(token))}
           </s>
         ))}
@@ -92,7 +96,11 @@ export function TokenStream() {
   const allSteps = useDeferredValue(useSpec((s) => s.run.steps));
   const counters = useSpec((s) => s.run.counters);
   // During a replay, the output before the replayed step; its tokens join at the emission frame (src/ui/replayView.ts).
-  const { steps, replaying } = useShownRun(allSteps, counters, useSpec((s) => s.ui.replay));
+  const { steps, replaying } = useShownRun(
+    allSteps,
+    counters,
+    useSpec((s) => s.ui.replay),
+  );
   const tokenTexts = useSpec((s) => s.engine.info?.tokenTexts);
   const showInvalid = useSpec((s) => s.ui.showInvalid);
   const setUi = useSpec((s) => s.setUi);
@@ -105,19 +113,38 @@ export function TokenStream() {
         <h2 id="stream-heading">Output</h2>
         <TokenLegend />
         <label className="inline">
-          <input type="checkbox" checked={showInvalid} onChange={(event) => setUi({ showInvalid: event.target.checked })} /> show invalidated draft tokens
+          <input
+            type="checkbox"
+            checked={showInvalid}
+            onChange={(event) => setUi({ showInvalid: event.target.checked })}
+          />{' '}
+          show invalidated draft tokens
         </label>
       </div>
-      <Tokens steps={steps} tokenTexts={tokenTexts} showInvalid={showInvalid} setUi={setUi} text={report?.text} onHover={setHovered} />
+      <Tokens
+        steps={steps}
+        tokenTexts={tokenTexts}
+        showInvalid={showInvalid}
+        setUi={setUi}
+        text={report?.text}
+        onHover={setHovered}
+      />
       {hovered && <TokenCard hovered={hovered} steps={steps} tokenTexts={tokenTexts} />}
       {report && (
-        <p className="verdict" data-testid="verdict" data-tokens-per-second={report.tokensPerSecond} data-generation-ms={report.generationMs} data-wall-ms={report.wallMs}>
+        <p
+          className="verdict"
+          data-testid="verdict"
+          data-tokens-per-second={report.tokensPerSecond}
+          data-generation-ms={report.generationMs}
+          data-wall-ms={report.wallMs}
+        >
           {report.verdict === null
             ? `Free text, ${report.tokens.length} tokens (${report.ending}).`
             : report.verdict.kind === 'valid'
               ? `Schema-valid JSON (checked against the schema, independently of the grammar), ${report.tokens.length} tokens in ${report.steps} target forwards, ${report.tokensPerSecond.toFixed(1)} tokens/s (generation; the inspector's analyses took ${report.timings.analysis.toFixed(0)} ms more).`
               : `${report.verdict.kind}: ${report.verdict.reason}`}
-          {report.unenforced.length > 0 && ` Not enforced by the grammar (ajv still checks): ${report.unenforced.join(', ')}.`}
+          {report.unenforced.length > 0 &&
+            ` Not enforced by the grammar (ajv still checks): ${report.unenforced.join(', ')}.`}
         </p>
       )}
     </section>

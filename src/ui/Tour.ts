@@ -11,7 +11,6 @@ import { TOUR_STOPS as STOPS } from './tourStops';
 
 export const TOUR_DISMISSED_KEY = 'speclab.tour.dismissed';
 
-
 /** The tour showing now, if any: one at a time, however often it is asked for (React StrictMode runs effects twice). */
 let current: ReturnType<typeof driver> | null = null;
 
@@ -54,6 +53,7 @@ export function startTour(): void {
 /** The first visit's tour, unless it was dismissed before, the page is automated, ?tour=off, or the page is a talk or an embed. */
 export function maybeStartFirstTour(): void {
   const query = new URLSearchParams(location.search);
-  if (navigator.webdriver || query.get('tour') === 'off' || query.has('talk') || pageEmbed() !== null || dismissed()) return;
+  if (navigator.webdriver || query.get('tour') === 'off' || query.has('talk') || pageEmbed() !== null || dismissed())
+    return;
   startTour();
 }

@@ -5,12 +5,34 @@
  */
 import { useEffect, useState, type DragEvent } from 'react';
 import { CHART_POSITIONS } from '../contract/limits';
-import { ScrapeError, modelReports, scrapeSizeError, readMetrics, readingDelta, type ScrapeReading, type SglangFigures, type SuppliedDraftCounts, type VllmReport } from '../core/vllmMetrics';
+import {
+  ScrapeError,
+  modelReports,
+  scrapeSizeError,
+  readMetrics,
+  readingDelta,
+  type ScrapeReading,
+  type SglangFigures,
+  type SuppliedDraftCounts,
+  type VllmReport,
+} from '../core/vllmMetrics';
 import { fetchScrape, liveScrapeUrl, nextLiveState, type LiveState } from '../store/liveScrape';
 import { PositionChart } from './benchParts';
 import { fixed, percent } from './format';
 
-function ScrapeBox({ id, label, value, onChange, onRefused }: { id: string; label: string; value: string; onChange: (text: string) => void; onRefused: (message: string) => void }) {
+function ScrapeBox({
+  id,
+  label,
+  value,
+  onChange,
+  onRefused,
+}: {
+  id: string;
+  label: string;
+  value: string;
+  onChange: (text: string) => void;
+  onRefused: (message: string) => void;
+}) {
   const onDrop = (event: DragEvent<HTMLTextAreaElement>) => {
     event.preventDefault();
     const file = event.dataTransfer.files[0];
@@ -23,7 +45,16 @@ function ScrapeBox({ id, label, value, onChange, onRefused }: { id: string; labe
   return (
     <label className="field wide" htmlFor={id}>
       <span>{label}</span>
-      <textarea id={id} rows={6} value={value} spellCheck={false} placeholder="# HELP vllm:spec_decode_num_drafts_total …" onChange={(event) => onChange(event.target.value)} onDragOver={(event) => event.preventDefault()} onDrop={onDrop} />
+      <textarea
+        id={id}
+        rows={6}
+        value={value}
+        spellCheck={false}
+        placeholder="# HELP vllm:spec_decode_num_drafts_total …"
+        onChange={(event) => onChange(event.target.value)}
+        onDragOver={(event) => event.preventDefault()}
+        onDrop={onDrop}
+      />
     </label>
   );
 }
@@ -32,12 +63,15 @@ function ScrapeBox({ id, label, value, onChange, onRefused }: { id: string; labe
 function parseCount(label: string, text: string): number | undefined {
   if (text.trim() === '') return undefined;
   const value = Number(text);
-  if (!(Number.isInteger(value) && value >= 0)) throw new ScrapeError(`${label} must be a whole number ≥ 0, got ${JSON.stringify(text)}`);
+  if (!(Number.isInteger(value) && value >= 0))
+    throw new ScrapeError(`${label} must be a whole number ≥ 0, got ${JSON.stringify(text)}`);
   return value;
 }
 
 function importScrapes(after: string, before: string): ScrapeReading {
-  return before.trim() === '' ? readMetrics(after, 'the scrape') : readingDelta(readMetrics(before, 'the “before” scrape'), readMetrics(after, 'the “after” scrape'));
+  return before.trim() === ''
+    ? readMetrics(after, 'the scrape')
+    : readingDelta(readMetrics(before, 'the “before” scrape'), readMetrics(after, 'the “after” scrape'));
 }
 
 function suppliedCounts(R: string, I: string): SuppliedDraftCounts {
@@ -61,13 +95,27 @@ const VLLM_FIGURES: readonly Figure[] = [
 ];
 
 const SGLANG_FIGURES: readonly [string, string, (figures: SglangFigures) => string | number][] = [
-  ['spec_accept_length (SGLang’s last window, bonus token included)', 'sglang-accept-length', (figures) => fixed(figures.acceptLength, 3)],
+  [
+    'spec_accept_length (SGLang’s last window, bonus token included)',
+    'sglang-accept-length',
+    (figures) => fixed(figures.acceptLength, 3),
+  ],
   ['spec_accept_rate (last window)', 'sglang-accept-rate', (figures) => percent(figures.acceptRate)],
   ['spec_verify_calls (target verify forwards)', 'sglang-verify-calls', (figures) => figures.verifyCalls ?? '—'],
 ];
 
 /** One column per model_name: model names are the scrape's labels, shown as text only. */
-function ModelTable<T>({ testId, caption, models, figures }: { testId: string; caption: string; models: readonly { model: string; value: T }[]; figures: readonly [string, string, (value: T) => string | number][] }) {
+function ModelTable<T>({
+  testId,
+  caption,
+  models,
+  figures,
+}: {
+  testId: string;
+  caption: string;
+  models: readonly { model: string; value: T }[];
+  figures: readonly [string, string, (value: T) => string | number][];
+}) {
   return (
     <div className="table-scroll">
       <table data-testid={testId}>
@@ -112,7 +160,12 @@ function ReadingView({ reading, supplied }: { reading: ScrapeReading; supplied: 
       ))}
       {reports.length > 0 && (
         <>
-          <ModelTable testId="vllm-counters" caption="vLLM, one column per model_name (engines serving one model are summed; models never are)" models={reports.map(({ model, report }) => ({ model, value: report }))} figures={VLLM_FIGURES} />
+          <ModelTable
+            testId="vllm-counters"
+            caption="vLLM, one column per model_name (engines serving one model are summed; models never are)"
+            models={reports.map(({ model, report }) => ({ model, value: report }))}
+            figures={VLLM_FIGURES}
+          />
           <p>{reports[0]?.report.note}</p>
         </>
       )}
@@ -120,15 +173,29 @@ function ReadingView({ reading, supplied }: { reading: ScrapeReading; supplied: 
         <figure className="chart" data-chart="vllm-per-position">
           <figcaption>
             Per-position acceptance: num_accepted_tokens_per_pos / num_drafts, per model
-            {positions > CHART_POSITIONS && ` (the first ${CHART_POSITIONS} of ${positions} positions are drawn; “npm run import:vllm -- --json” lists them all)`}
+            {positions > CHART_POSITIONS &&
+              ` (the first ${CHART_POSITIONS} of ${positions} positions are drawn; “npm run import:vllm -- --json” lists them all)`}
           </figcaption>
-          <PositionChart series={reports.map(({ model, report }) => ({ name: model, rates: report.per_position_acceptance.slice(0, CHART_POSITIONS) }))} />
+          <PositionChart
+            series={reports.map(({ model, report }) => ({
+              name: model,
+              rates: report.per_position_acceptance.slice(0, CHART_POSITIONS),
+            }))}
+          />
         </figure>
       )}
       {sglang.length > 0 && (
         <>
-          <ModelTable testId="sglang-figures" caption="SGLang, one column per model_name" models={sglang} figures={SGLANG_FIGURES} />
-          <p>SGLang’s accept length and rate are gauges over its own last logging window, not counters: two scrapes give the later window’s gauges and the verify calls’ delta.</p>
+          <ModelTable
+            testId="sglang-figures"
+            caption="SGLang, one column per model_name"
+            models={sglang}
+            figures={SGLANG_FIGURES}
+          />
+          <p>
+            SGLang’s accept length and rate are gauges over its own last logging window, not counters: two scrapes give
+            the later window’s gauges and the verify calls’ delta.
+          </p>
         </>
       )}
     </>
@@ -145,7 +212,9 @@ export function VllmImportView() {
   const [url, setUrl] = useState('');
   const [interval, setIntervalSeconds] = useState<number>(5);
   const [live, setLive] = useState<{ url: URL; supplied: SuppliedDraftCounts } | null>(null);
-  const [result, setResult] = useState<{ reading: ScrapeReading; supplied: SuppliedDraftCounts; source: string } | { error: string } | null>(null);
+  const [result, setResult] = useState<
+    { reading: ScrapeReading; supplied: SuppliedDraftCounts; source: string } | { error: string } | null
+  >(null);
   const attempt = (work: () => void) => {
     try {
       work();
@@ -156,8 +225,16 @@ export function VllmImportView() {
     }
   };
   const refuse = (message: string) => setResult({ error: message });
-  const read = () => attempt(() => setResult({ reading: importScrapes(after, before), supplied: suppliedCounts(R, I), source: before.trim() === '' ? 'the scrape' : 'the window between the two scrapes' }));
-  const startLive = () => attempt(() => setLive({ url: liveScrapeUrl(url, location.origin), supplied: suppliedCounts(R, I) }));
+  const read = () =>
+    attempt(() =>
+      setResult({
+        reading: importScrapes(after, before),
+        supplied: suppliedCounts(R, I),
+        source: before.trim() === '' ? 'the scrape' : 'the window between the two scrapes',
+      }),
+    );
+  const startLive = () =>
+    attempt(() => setLive({ url: liveScrapeUrl(url, location.origin), supplied: suppliedCounts(R, I) }));
   // Scrapes at once, then every `interval` seconds, until stopped or a scrape fails; each window is the delta between two scrapes.
   useEffect(() => {
     if (live === null) return;
@@ -178,7 +255,10 @@ export function VllmImportView() {
           failed(error);
           return;
         }
-        const source = state.window === null ? `${live.url.href}: the first scrape (totals since the server started); the first window follows in ${interval} s` : `${live.url.href}: the last window of ${interval} s (scrape ${state.scrapes})`;
+        const source =
+          state.window === null
+            ? `${live.url.href}: the first scrape (totals since the server started); the first window follows in ${interval} s`
+            : `${live.url.href}: the last window of ${interval} s (scrape ${state.scrapes})`;
         setResult({ reading: state.window ?? scrape, supplied: live.supplied, source });
       }, failed);
     };
@@ -193,11 +273,25 @@ export function VllmImportView() {
     <section className="vllm-import" aria-label="vLLM metrics import" data-testid="vllm-import">
       <h2>A real deployment’s numbers: vLLM and SGLang /metrics</h2>
       <p>
-        Paste (or drop a file of) the text a vLLM or SGLang server serves at <code>/metrics</code>, or watch a live server. Figures are per model_name, one column each; engines serving one model are summed. With a “before” scrape too, you see the window between the two.
+        Paste (or drop a file of) the text a vLLM or SGLang server serves at <code>/metrics</code>, or watch a live
+        server. Figures are per model_name, one column each; engines serving one model are summed. With a “before”
+        scrape too, you see the window between the two.
       </p>
       <div className="row">
-        <ScrapeBox id="vllm-after" label="Scrape (or the “after” scrape)" value={after} onChange={setAfter} onRefused={refuse} />
-        <ScrapeBox id="vllm-before" label="“Before” scrape (optional)" value={before} onChange={setBefore} onRefused={refuse} />
+        <ScrapeBox
+          id="vllm-after"
+          label="Scrape (or the “after” scrape)"
+          value={after}
+          onChange={setAfter}
+          onRefused={refuse}
+        />
+        <ScrapeBox
+          id="vllm-before"
+          label="“Before” scrape (optional)"
+          value={before}
+          onChange={setBefore}
+          onRefused={refuse}
+        />
       </div>
       <div className="row">
         <label className="field" htmlFor="vllm-R">
@@ -215,11 +309,23 @@ export function VllmImportView() {
       <div className="row">
         <label className="field wide" htmlFor="vllm-url">
           <span>Live: a server’s /metrics URL (the server must allow this page’s origin: CORS)</span>
-          <input id="vllm-url" type="url" value={url} placeholder="https://host:8000/metrics" onChange={(event) => setUrl(event.target.value)} disabled={live !== null} />
+          <input
+            id="vllm-url"
+            type="url"
+            value={url}
+            placeholder="https://host:8000/metrics"
+            onChange={(event) => setUrl(event.target.value)}
+            disabled={live !== null}
+          />
         </label>
         <label className="field" htmlFor="vllm-interval">
           <span>every</span>
-          <select id="vllm-interval" value={interval} onChange={(event) => setIntervalSeconds(Number(event.target.value))} disabled={live !== null}>
+          <select
+            id="vllm-interval"
+            value={interval}
+            onChange={(event) => setIntervalSeconds(Number(event.target.value))}
+            disabled={live !== null}
+          >
             {LIVE_INTERVALS.map((seconds) => (
               <option key={seconds} value={seconds}>
                 {seconds} s

@@ -12,7 +12,10 @@ import { DISTINCT_ACCEPTANCE_NOTE, SOURCE_MARKS } from './howItWorksText';
 
 /** The sources that draft without calling the draft model, in words. */
 type FreeSource = Exclude<DraftSource, 'model' | 'head'>;
-const FREE_SOURCE_WORDS: Readonly<Record<FreeSource, string>> = { grammar: 'forced by the schema', lookup: 'looked up' };
+const FREE_SOURCE_WORDS: Readonly<Record<FreeSource, string>> = {
+  grammar: 'forced by the schema',
+  lookup: 'looked up',
+};
 
 /** A median with its range, as read aloud: "12.3 [10.1–14.0]". */
 export function medianRange(spread: Spread, digits = 1, unit = ''): string {
@@ -23,10 +26,24 @@ export function medianRange(spread: Spread, digits = 1, unit = ''): string {
  * `note`: a gloss (vLLM's name, the formula) shown small, and left out in presentation mode. `aside`: a second
  * value beside the first (R, I and A's part from the free drafters), in its own element so the value stays a number.
  */
-export type CounterEntry = readonly [label: string, value: ReactNode, key?: string, note?: string | undefined, aside?: ReactNode];
+export type CounterEntry = readonly [
+  label: string,
+  value: ReactNode,
+  key?: string,
+  note?: string | undefined,
+  aside?: ReactNode,
+];
 
 /** Named counters as a definition list; `data-counter` lets tests and people point at each. `help` adds a "?" per counter. */
-export function CounterList({ entries, testId, help }: { entries: readonly CounterEntry[]; testId?: string; help?: (key: string | undefined, label: string) => ReactNode }) {
+export function CounterList({
+  entries,
+  testId,
+  help,
+}: {
+  entries: readonly CounterEntry[];
+  testId?: string;
+  help?: (key: string | undefined, label: string) => ReactNode;
+}) {
   return (
     <dl className="counter-grid" data-testid={testId}>
       {entries.map(([label, value, key, note, aside]) => (
@@ -72,7 +89,10 @@ export function countersEntries(counters: Counters): CounterEntry[] {
   // Only the free sources that proposed tokens are shown beside R, I and A; with the draft model alone there are none.
   const sources = (['grammar', 'lookup'] as const).filter((source) => counters.bySource[source].drafted > 0);
   const shares = (count: SourceCount) => freeShares(count, counters.bySource, sources);
-  const sourceNote = sources.length > 0 ? `of which ${sources.map((source) => `${SOURCE_MARKS[source].symbol} ${FREE_SOURCE_WORDS[source]}`).join(', ')}` : undefined;
+  const sourceNote =
+    sources.length > 0
+      ? `of which ${sources.map((source) => `${SOURCE_MARKS[source].symbol} ${FREE_SOURCE_WORDS[source]}`).join(', ')}`
+      : undefined;
   return [
     ['R raw draft tokens', counters.raw, 'R', sourceNote, shares('drafted')],
     ['I invalidated by grammar', counters.invalidated, 'I', undefined, shares('invalidated')],
@@ -81,7 +101,12 @@ export function countersEntries(counters: Counters): CounterEntry[] {
     ['steps (target forwards)', counters.steps, 'steps'],
     ['D/R grammar survival', percent(ratios.grammarSurvival), 'survival'],
     ['A/D conditional acceptance', percent(ratios.conditionalAcceptance), 'conditional', 'vLLM draft_acceptance_rate'],
-    ['A over distinct drafted tokens', percent(ratios.distinctConditionalAcceptance), 'distinct', DISTINCT_ACCEPTANCE_NOTE],
+    [
+      'A over distinct drafted tokens',
+      percent(ratios.distinctConditionalAcceptance),
+      'distinct',
+      DISTINCT_ACCEPTANCE_NOTE,
+    ],
     ['A/R draft yield', percent(ratios.draftYield), 'yield'],
     ['mean acceptance length', fixed(ratios.meanAcceptanceLength, 3), 'mean-length', '1 + A/steps'],
     ['accepted-length histogram', counters.histogram.join(' · '), 'histogram', '0..L'],
@@ -96,24 +121,49 @@ const SERIES_COLOURS = [PALETTE.D, PALETTE.A, PALETTE.R, PALETTE.other];
  * `fill`: take the parent box's size (the live dashboard) instead of a fixed one. A legend is drawn (above the
  * plot) only for two or more series.
  */
-export function PositionChart(props: { series: readonly { name: string; rates: readonly (number | null)[] }[]; width?: number; height?: number; fill?: boolean }) {
+export function PositionChart(props: {
+  series: readonly { name: string; rates: readonly (number | null)[] }[];
+  width?: number;
+  height?: number;
+  fill?: boolean;
+}) {
   const { series, width = 460, height = 220, fill = false } = props;
   const positions = Math.max(0, ...series.map((entry) => entry.rates.length));
-  const data = Array.from({ length: positions }, (_, i) => Object.fromEntries([['position', i + 1], ...series.map((entry, s) => [`s${s}`, entry.rates[i] ?? null])]));
+  const data = Array.from({ length: positions }, (_, i) =>
+    Object.fromEntries([['position', i + 1], ...series.map((entry, s) => [`s${s}`, entry.rates[i] ?? null])]),
+  );
   const size = fill ? PLOT : { width, height, margin: PLOT.margin };
   return (
     <BarChart {...size} data={data}>
       {chartAxes({ key: 'position', title: 'draft position i' }, { title: 'share of steps', domain: [0, 1] })}
       {series.length > 1 && <Legend verticalAlign="top" />}
       {series.map((entry, s) => (
-        <Bar key={entry.name} dataKey={`s${s}`} name={entry.name} fill={SERIES_COLOURS[s % SERIES_COLOURS.length] as string} isAnimationActive={false} />
+        <Bar
+          key={entry.name}
+          dataKey={`s${s}`}
+          name={entry.name}
+          fill={SERIES_COLOURS[s % SERIES_COLOURS.length] as string}
+          isAnimationActive={false}
+        />
       ))}
     </BarChart>
   );
 }
 
 /** A bench job's progress: a real progress bar with its count, and a Cancel button while it runs. */
-export function JobProgress({ label, done, total, running, onCancel }: { label: string; done: number; total: number; running: boolean; onCancel: () => void }) {
+export function JobProgress({
+  label,
+  done,
+  total,
+  running,
+  onCancel,
+}: {
+  label: string;
+  done: number;
+  total: number;
+  running: boolean;
+  onCancel: () => void;
+}) {
   return (
     <div className="row job-progress">
       <label className="field inline">
@@ -132,7 +182,12 @@ export function JobProgress({ label, done, total, running, onCancel }: { label: 
 export function ExportButtons({ name, json, csv }: { name: string; json: () => unknown; csv: () => string }) {
   return (
     <span className="chart-exports">
-      <button type="button" onClick={() => download(`${name}.json`, new Blob([JSON.stringify(json(), null, 2)], { type: 'application/json' }))}>
+      <button
+        type="button"
+        onClick={() =>
+          download(`${name}.json`, new Blob([JSON.stringify(json(), null, 2)], { type: 'application/json' }))
+        }
+      >
         Export JSON
       </button>
       <button type="button" onClick={() => download(`${name}.csv`, new Blob([csv()], { type: 'text/csv' }))}>

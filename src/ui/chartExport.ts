@@ -24,7 +24,11 @@ export interface ChartSvg {
   height: number;
 }
 
-function svgElement<K extends keyof SVGElementTagNameMap>(name: K, attributes: Record<string, string | number>, text?: string): SVGElementTagNameMap[K] {
+function svgElement<K extends keyof SVGElementTagNameMap>(
+  name: K,
+  attributes: Record<string, string | number>,
+  text?: string,
+): SVGElementTagNameMap[K] {
   const element = document.createElementNS(SVG_NS, name);
   for (const [key, value] of Object.entries(attributes)) element.setAttribute(key, String(value));
   if (text !== undefined) element.textContent = text;
@@ -76,10 +80,19 @@ export function composeChartSvg(frame: Element, title: string, legend: readonly 
   const legendHeight = legend.length > 0 ? (row + 1) * LEGEND_SIZE * 1.6 : 0;
   const height = Math.round(legendTop + legendHeight + PAD);
 
-  const root = svgElement('svg', { xmlns: SVG_NS, width, height, viewBox: `0 0 ${width} ${height}`, 'font-family': FONT, 'font-size': getComputedStyle(surface).fontSize });
+  const root = svgElement('svg', {
+    xmlns: SVG_NS,
+    width,
+    height,
+    viewBox: `0 0 ${width} ${height}`,
+    'font-family': FONT,
+    'font-size': getComputedStyle(surface).fontSize,
+  });
   root.append(svgElement('rect', { width, height, fill: '#ffffff' }));
   const heading = svgElement('text', { x: PAD, y: PAD, 'font-size': TITLE_SIZE, 'font-weight': 600, fill: '#111111' });
-  titleLines.forEach((line, i) => heading.append(svgElement('tspan', { x: PAD, dy: i === 0 ? TITLE_SIZE : TITLE_SIZE * 1.3 }, line)));
+  titleLines.forEach((line, i) =>
+    heading.append(svgElement('tspan', { x: PAD, dy: i === 0 ? TITLE_SIZE : TITLE_SIZE * 1.3 }, line)),
+  );
   root.append(svgElement('title', {}, title), heading);
 
   const plot = surface.cloneNode(true) as SVGSVGElement;
@@ -96,15 +109,28 @@ export function composeChartSvg(frame: Element, title: string, legend: readonly 
     root.append(
       entry.kind === 'bar'
         ? svgElement('rect', { x: left, y: middle - 6, width: 14, height: 12, fill: entry.color })
-        : svgElement('line', { x1: left, x2: left + 16, y1: middle, y2: middle, stroke: entry.color, 'stroke-width': 3 }),
-      svgElement('text', { x: left + 22, y: middle + LEGEND_SIZE * 0.35, 'font-size': LEGEND_SIZE, fill: '#111111' }, entry.name),
+        : svgElement('line', {
+            x1: left,
+            x2: left + 16,
+            y1: middle,
+            y2: middle,
+            stroke: entry.color,
+            'stroke-width': 3,
+          }),
+      svgElement(
+        'text',
+        { x: left + 22, y: middle + LEGEND_SIZE * 0.35, 'font-size': LEGEND_SIZE, fill: '#111111' },
+        entry.name,
+      ),
     );
   }
   return { text: new XMLSerializer().serializeToString(root), width, height };
 }
 
 function canvasBlob(canvas: HTMLCanvasElement): Promise<Blob> {
-  return new Promise((resolve, reject) => canvas.toBlob((blob) => (blob ? resolve(blob) : reject(new Error('PNG encoding failed'))), 'image/png'));
+  return new Promise((resolve, reject) =>
+    canvas.toBlob((blob) => (blob ? resolve(blob) : reject(new Error('PNG encoding failed'))), 'image/png'),
+  );
 }
 
 /** Rasterises an exported chart at `scale` × its size: 2× stays sharp on a slide. */

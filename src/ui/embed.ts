@@ -22,12 +22,16 @@ export function parseEmbed(search: string, embedPage = false): Embed | null {
   const query = new URLSearchParams(search);
   const key = embedPage ? 'view' : 'embed';
   const view = query.get(key);
-  if (view === null) return embedPage ? { error: `embed.html needs ?view=<view>; the views are ${VIEWS.join(', ')}` } : null;
-  if (!VIEWS.includes(view as ViewName)) return { error: `?${key}=${view} is not a view; the views are ${VIEWS.join(', ')}` };
+  if (view === null)
+    return embedPage ? { error: `embed.html needs ?view=<view>; the views are ${VIEWS.join(', ')}` } : null;
+  if (!VIEWS.includes(view as ViewName))
+    return { error: `?${key}=${view} is not a view; the views are ${VIEWS.join(', ')}` };
   const controls = query.get('controls');
-  if (controls !== null && controls !== '0' && controls !== '1') return { error: `&controls=${controls} must be 0 or 1` };
+  if (controls !== null && controls !== '0' && controls !== '1')
+    return { error: `&controls=${controls} must be 0 or 1` };
   const step = query.get('step');
-  if (step !== null && !(/^[1-9]\d*$/.test(step) && Number(step) <= MAX_SHOWN_STEP)) return { error: `&step=${step} must be a whole number of steps from 1 to ${MAX_SHOWN_STEP}` };
+  if (step !== null && !(/^[1-9]\d*$/.test(step) && Number(step) <= MAX_SHOWN_STEP))
+    return { error: `&step=${step} must be a whole number of steps from 1 to ${MAX_SHOWN_STEP}` };
   return { view: view as ViewName, controls: controls === '1', ...(step === null ? {} : { step: Number(step) }) };
 }
 

@@ -2,7 +2,8 @@ import { DECODE_METHODS, decodeMethodInfo, type DecodeMethod } from '../contract
 
 /** Display helpers: a ratio is shown with its name and denominator, never as a bare percentage. */
 export const percent = (value: number | null) => (value === null ? '—' : `${(value * 100).toFixed(1)}%`);
-export const fixed = (value: number | null, digits = 2) => (value === null || !Number.isFinite(value) ? '—' : value.toFixed(digits));
+export const fixed = (value: number | null, digits = 2) =>
+  value === null || !Number.isFinite(value) ? '—' : value.toFixed(digits);
 
 /** A token's text made visible: spaces and newlines shown, so a teacher can point at them. */
 export function visibleToken(text: string): string {
@@ -10,7 +11,9 @@ export function visibleToken(text: string): string {
 }
 
 /** The methods' labels, from the method registry. */
-export const METHOD_LABELS = Object.fromEntries(DECODE_METHODS.map((method) => [method, decodeMethodInfo(method).label])) as Readonly<Record<DecodeMethod, string>>;
+export const METHOD_LABELS = Object.fromEntries(
+  DECODE_METHODS.map((method) => [method, decodeMethodInfo(method).label]),
+) as Readonly<Record<DecodeMethod, string>>;
 
 /** Short names for a chart's axis, where full labels would overlap; a chart using them lists them in its legend. */
 export const METHOD_SHORT: Readonly<Record<DecodeMethod, string>> = {

@@ -78,20 +78,22 @@ export const TOPIC_TEXT: Readonly<Record<HelpTopic, TopicText>> = {
       'Mean acceptance length is how many tokens one verification step produces: 1 + A / steps (the 1 is the correction or bonus token every step emits). Plain decoding is 1.',
       'Block efficiency, in the race table, is the tokens actually output divided by the target forwards. The two differ only at the end of a run: the step that reaches the stop token or the token limit may have accepted tokens past it, which A counts but the output drops.',
     ],
-    example: '100 steps that accept 180 draft tokens in all: 1 + 180/100 = 2.8 tokens per target forward, whatever the draft length L.',
+    example:
+      '100 steps that accept 180 draft tokens in all: 1 + 180/100 = 2.8 tokens per target forward, whatever the draft length L.',
   },
   histogram: {
     body: [
       'The histogram counts steps by how many draft tokens they accepted (0 to L, the final token not counted).',
       'Its expected line is exact, not simulated: for each step, given that step’s drafts, SpecLab enumerates every choice the verifier could have made and sums the probabilities of each accepted length; summed over steps, that is how many steps we expect in each bar.',
     ],
-    example: 'Two steps whose distributions are (0.5, 0.5, 0) and (0.2, 0.3, 0.5) for 0, 1, 2 accepted tokens: the expected line is at 0.7, 0.8 and 0.5 steps.',
+    example:
+      'Two steps whose distributions are (0.5, 0.5, 0) and (0.2, 0.3, 0.5) for 0, 1, 2 accepted tokens: the expected line is at 0.7, 0.8 and 0.5 steps.',
   },
   inspector: {
     body: [
       'Each cell of the grid states the test the verifier made there, with its drawn uniform u: “u = 0.412 < min(1, p/q) = 0.830 → accepted”. Cells the verifier never needed say “not examined”, and why; a draft’s first token the schema forbade says so, and the tokens after it say “after an invalid token”.',
       'The draft tree merges the drafts’ shared prefixes. “Play this step” replays the recorded step phase by phase: each test is first asked (u and its threshold), and its answer shows on the next frame, so a class can predict it.',
-      'In the tree and the grid, a token that cost no draft-model call wears a mark: ◆ forced by the schema: q = 1, kept with probability p(x); ↺ looked up earlier in the prompt or output: q = 1, kept with probability p(x); ▲ sampled from the draft head, which reads the target\'s own features: q is the head\'s row. A token without a mark was sampled from the draft model. AR + jump-forward drafts only ◆ tokens, so it needs no draft model at all.',
+      "In the tree and the grid, a token that cost no draft-model call wears a mark: ◆ forced by the schema: q = 1, kept with probability p(x); ↺ looked up earlier in the prompt or output: q = 1, kept with probability p(x); ▲ sampled from the draft head, which reads the target's own features: q is the head's row. A token without a mark was sampled from the draft model. AR + jump-forward drafts only ◆ tokens, so it needs no draft model at all.",
     ],
     example:
       'Token-wise, draft “a b c”: u = 0.20 < 0.90 → a accepted; u = 0.70 ≥ 0.40 → b rejected; c is not examined. The step emits “a” and a correction drawn from normalise(max(0, p − q)) at position 2.',
@@ -119,5 +121,8 @@ export const RACE_EFFICIENCY_NOTE =
 export const SOURCE_MARKS: Readonly<Record<Exclude<DraftSource, 'model'>, { symbol: string; label: string }>> = {
   grammar: { symbol: '◆', label: 'forced by the schema: q = 1, kept with probability p(x)' },
   lookup: { symbol: '↺', label: 'looked up earlier in the prompt or output: q = 1, kept with probability p(x)' },
-  head: { symbol: '▲', label: "sampled from the draft head, which reads the target's own features: q is the head's row" },
+  head: {
+    symbol: '▲',
+    label: "sampled from the draft head, which reads the target's own features: q is the head's row",
+  },
 };

@@ -38,7 +38,8 @@ export function questionOf(line: string): string | null {
   const test = /^u = (\S+) [<≥] (.+?) = (\S+?) → /.exec(line);
   if (!test) return null;
   const [, u, threshold, value] = test;
-  if (threshold?.startsWith('F(')) return `u = ${u}: which candidate does the transport plan’s cumulative flow F pick, if any?`;
+  if (threshold?.startsWith('F('))
+    return `u = ${u}: which candidate does the transport plan’s cumulative flow F pick, if any?`;
   return `u = ${u}; threshold ${threshold} = ${value}: ${threshold?.startsWith('h_') ? 'keep the block up to here?' : 'accept?'}`;
 }
 
@@ -52,13 +53,19 @@ export const ALL_FORCED = 'All forced by the schema: nothing to verify';
  * mask): every test then passes but for rounding, and there is nothing to predict.
  */
 export function allForced(step: StepRecord): boolean {
-  return step.drafts.length > 0 && step.draftSources.every((sources, k) => sources.slice(0, step.validLengths[k] ?? sources.length).every((source) => source === 'grammar'));
+  return (
+    step.drafts.length > 0 &&
+    step.draftSources.every((sources, k) =>
+      sources.slice(0, step.validLengths[k] ?? sources.length).every((source) => source === 'grammar'),
+    )
+  );
 }
 
 /** The target's forward, as the step's record says it ran. */
 function scoringPass(scoring: StepRecord['scoring']): string {
   if (!scoring) return 'one forward';
-  if (scoring.path === 'tree') return `one forward over the drafts’ prefix tree (${scoring.positions} positions, where K batched rows take ${scoring.batchedPositions})`;
+  if (scoring.path === 'tree')
+    return `one forward over the drafts’ prefix tree (${scoring.positions} positions, where K batched rows take ${scoring.batchedPositions})`;
   return `one batched forward (${scoring.positions} positions${scoring.reason ? `: ${scoring.reason}` : ''})`;
 }
 
@@ -74,7 +81,10 @@ export function draftingCaption(step: Pick<StepRecord, 'drafts' | 'draftSources'
 
 export function playbackFrames(step: StepRecord, explained: ExplainedStep, text: (token: number) => string): Frame[] {
   const proposed = step.drafts.reduce((n, draft) => n + draft.length, 0);
-  const invalid = step.drafts.reduce((n, draft, k) => n + Math.max(0, draft.length - (step.validLengths[k] ?? draft.length)), 0);
+  const invalid = step.drafts.reduce(
+    (n, draft, k) => n + Math.max(0, draft.length - (step.validLengths[k] ?? draft.length)),
+    0,
+  );
   const L = Math.max(0, ...step.drafts.map((draft) => draft.length));
   const last = step.emitted.at(-1);
   const frames: Frame[] = [
@@ -87,14 +97,28 @@ export function playbackFrames(step: StepRecord, explained: ExplainedStep, text:
           ? `Grammar check: the schema allows all ${s(proposed, 'drafted token')}.`
           : `Grammar check: ${invalid} of ${s(proposed, 'drafted token')} are struck out — the first token the schema does not allow in a draft, and every token after it in that draft; the target’s p is 0 there.`,
     },
-    { phase: 'scoring', line: -1, caption: `Target scoring: ${scoringPass(step.scoring)} of the large model gives p at every drafted position, plus the next position of each draft.` },
+    {
+      phase: 'scoring',
+      line: -1,
+      caption: `Target scoring: ${scoringPass(step.scoring)} of the large model gives p at every drafted position, plus the next position of each draft.`,
+    },
   ];
   const forced = allForced(step);
   explained.lines.forEach((line, i) => {
     const where = `${forced ? `${ALL_FORCED} (q = p = 1 at every drafted position). ` : ''}${line.cell ? `draft ${line.cell.draft + 1}, position ${line.cell.position + 1}: ` : ''}`;
     const question = forced ? null : questionOf(line.text);
-    if (question) frames.push({ phase: 'verification', line: i, question: true, caption: `Verification ${i + 1} of ${explained.lines.length} — ${where}${question} (the next key press answers)` });
-    frames.push({ phase: 'verification', line: i, caption: `Verification ${i + 1} of ${explained.lines.length} — ${where}${line.text}` });
+    if (question)
+      frames.push({
+        phase: 'verification',
+        line: i,
+        question: true,
+        caption: `Verification ${i + 1} of ${explained.lines.length} — ${where}${question} (the next key press answers)`,
+      });
+    frames.push({
+      phase: 'verification',
+      line: i,
+      caption: `Verification ${i + 1} of ${explained.lines.length} — ${where}${line.text}`,
+    });
   });
   const accepted = step.emitted.filter((token) => token.origin === 'draft').length;
   frames.push({
@@ -111,5 +135,9 @@ export function viewAt(frame: Frame, explained: ExplainedStep): PlaybackView {
   const line = frame.line >= 0 ? explained.lines[frame.line] : undefined;
   // A question frame reveals the decisions before this one, not this one.
   const revealed = frame.question ? (frame.line > 0 ? explained.lines[frame.line - 1] : undefined) : line;
-  return { phase: frame.phase, revealedDecision: revealed?.decision ?? -1, cell: frame.phase === 'verification' ? (line?.cell ?? null) : null };
+  return {
+    phase: frame.phase,
+    revealedDecision: revealed?.decision ?? -1,
+    cell: frame.phase === 'verification' ? (line?.cell ?? null) : null,
+  };
 }

@@ -25,14 +25,31 @@ const BACKGROUND = '#111418';
 export const EXPORTING_CLASS = 'exporting-replay';
 /** WebCodecs' VP8: the codec a browser without proprietary codecs can still encode. */
 const VIDEO_FRAME_RATE = 1000 / PHASE_MS;
-const VIDEO_CONFIG: VideoEncoderConfig = { codec: 'vp8', width: REPLAY_WIDTH, height: REPLAY_HEIGHT, bitrate: 2_000_000, framerate: VIDEO_FRAME_RATE };
+const VIDEO_CONFIG: VideoEncoderConfig = {
+  codec: 'vp8',
+  width: REPLAY_WIDTH,
+  height: REPLAY_HEIGHT,
+  bitrate: 2_000_000,
+  framerate: VIDEO_FRAME_RATE,
+};
 
 export type ReplayFormat = 'gif' | 'webm';
 
-const nextPaint = () => new Promise<void>((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => resolve())));
+const nextPaint = () =>
+  new Promise<void>((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => resolve())));
 
 /** The properties of an SVG shape or text that its class sets, written on the element itself for the clone. */
-const SVG_STYLE = ['fill', 'stroke', 'stroke-width', 'stroke-dasharray', 'opacity', 'font-family', 'font-size', 'font-weight', 'text-decoration'] as const;
+const SVG_STYLE = [
+  'fill',
+  'stroke',
+  'stroke-width',
+  'stroke-dasharray',
+  'opacity',
+  'font-family',
+  'font-size',
+  'font-weight',
+  'text-decoration',
+] as const;
 
 /** Inlines the tree's computed SVG styles and turns scroll offsets into transforms; returns the undo. */
 function freezeForClone(element: HTMLElement): () => void {
@@ -57,7 +74,12 @@ function freezeForClone(element: HTMLElement): () => void {
 async function drawFrame(element: HTMLElement, target: CanvasRenderingContext2D): Promise<void> {
   const thaw = freezeForClone(element);
   try {
-    const picture = await toCanvas(element, { backgroundColor: BACKGROUND, pixelRatio: 1, width: REPLAY_WIDTH, height: REPLAY_HEIGHT });
+    const picture = await toCanvas(element, {
+      backgroundColor: BACKGROUND,
+      pixelRatio: 1,
+      width: REPLAY_WIDTH,
+      height: REPLAY_HEIGHT,
+    });
     target.fillStyle = BACKGROUND;
     target.fillRect(0, 0, REPLAY_WIDTH, REPLAY_HEIGHT);
     target.drawImage(picture, 0, 0, REPLAY_WIDTH, REPLAY_HEIGHT, 0, 0, REPLAY_WIDTH, REPLAY_HEIGHT);
@@ -89,7 +111,8 @@ function gifSink(): FrameSink {
       const { data } = context.getImageData(0, 0, REPLAY_WIDTH, REPLAY_HEIGHT);
       const palette = quantize(data, 256);
       const index = applyPalette(data, palette);
-      for (let hold = 0; hold < HOLD_FRAMES; hold++) gif.writeFrame(index, REPLAY_WIDTH, REPLAY_HEIGHT, { palette, delay: FRAME_MS });
+      for (let hold = 0; hold < HOLD_FRAMES; hold++)
+        gif.writeFrame(index, REPLAY_WIDTH, REPLAY_HEIGHT, { palette, delay: FRAME_MS });
     },
     finish() {
       gif.finish();
@@ -99,7 +122,11 @@ function gifSink(): FrameSink {
 }
 
 function webmSink(): FrameSink {
-  const muxer = new Muxer({ target: new ArrayBufferTarget(), video: { codec: 'V_VP8', width: REPLAY_WIDTH, height: REPLAY_HEIGHT, frameRate: VIDEO_FRAME_RATE }, firstTimestampBehavior: 'offset' });
+  const muxer = new Muxer({
+    target: new ArrayBufferTarget(),
+    video: { codec: 'V_VP8', width: REPLAY_WIDTH, height: REPLAY_HEIGHT, frameRate: VIDEO_FRAME_RATE },
+    firstTimestampBehavior: 'offset',
+  });
   let failure: Error | null = null;
   const encoder = new VideoEncoder({
     output: (chunk, meta) => muxer.addVideoChunk(chunk, meta),
@@ -131,7 +158,12 @@ function webmSink(): FrameSink {
  * `element` after it has painted, and returns the GIF or the video. `show(null)` is called at the end, back to
  * the full step.
  */
-export async function exportReplay(element: HTMLElement, frames: number, show: (frame: number | null) => void, format: ReplayFormat = 'gif'): Promise<Blob> {
+export async function exportReplay(
+  element: HTMLElement,
+  frames: number,
+  show: (frame: number | null) => void,
+  format: ReplayFormat = 'gif',
+): Promise<Blob> {
   const canvas = document.createElement('canvas');
   canvas.width = REPLAY_WIDTH;
   canvas.height = REPLAY_HEIGHT;

@@ -8,18 +8,25 @@ import { emptyCounters, recordStep, type Counters } from '../core/metrics';
 import type { StepRecord } from '../contract/stepRecord';
 import type { ReplayState } from '../store/store';
 
-
 /** How many of the run's steps the dashboard shows: all, or those before the replayed step (and it, once emitted). */
 export function shownStepCount(steps: number, replay: ReplayState | null): number {
   return replay ? Math.min(steps, replay.step + (replay.emitted ? 1 : 0)) : steps;
 }
 
 /** The run's steps and counters as the dashboard shows them during `replay` (unchanged without one). */
-export function useShownRun(steps: readonly StepRecord[], counters: Counters, replay: ReplayState | null): { steps: readonly StepRecord[]; counters: Counters; replaying: boolean } {
+export function useShownRun(
+  steps: readonly StepRecord[],
+  counters: Counters,
+  replay: ReplayState | null,
+): { steps: readonly StepRecord[]; counters: Counters; replaying: boolean } {
   const count = shownStepCount(steps.length, replay);
   return useMemo(() => {
     if (count === steps.length) return { steps, counters, replaying: replay !== null };
     const shown = steps.slice(0, count);
-    return { steps: shown, counters: shown.reduce((sum, step) => recordStep(sum, step.counts), emptyCounters(counters.L)), replaying: true };
+    return {
+      steps: shown,
+      counters: shown.reduce((sum, step) => recordStep(sum, step.counts), emptyCounters(counters.L)),
+      replaying: true,
+    };
   }, [steps, counters, count, replay]);
 }

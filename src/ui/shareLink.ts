@@ -5,7 +5,8 @@ import { encodeShare } from '../store/shareUrl';
 /** The share link of the run as it stands: every parameter and the seed, the bundled pair, runtime and layout, and the theme when light. */
 export function shareLinkOf(state: Pick<SpecState, 'params' | 'preset' | 'pair' | 'provider' | 'ui'>): string {
   const pairId = bundledPairId(state.pair);
-  const setup = pairId === null ? {} : { setup: { pair: pairId, provider: state.provider, presentation: state.ui.presentation } };
+  const setup =
+    pairId === null ? {} : { setup: { pair: pairId, provider: state.provider, presentation: state.ui.presentation } };
   const theme = state.ui.theme === 'light' ? `&${THEME_KEY}=light` : '';
   return `${location.origin}${location.pathname}${encodeShare({ params: state.params, preset: state.preset, ...setup })}${theme}`;
 }

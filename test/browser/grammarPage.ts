@@ -15,7 +15,13 @@ async function run(): Promise<BrowserGrammarReport> {
   const matcher = await compiled.matcher();
   const start = await matcher.mask();
   const ids = (...pieces: string[]) => pieces.map((piece) => SMALL_VOCAB.indexOf(piece));
-  const { validLengths } = await checkDrafts(matcher, Int32Array.from([...ids('"', 'neg', 'x')]), 1, 3, SMALL_VOCAB.length);
+  const { validLengths } = await checkDrafts(
+    matcher,
+    Int32Array.from([...ids('"', 'neg', 'x')]),
+    1,
+    3,
+    SMALL_VOCAB.length,
+  );
   const rejection = await engine.compile('{"$ref": "#/$defs/missing"}').then(
     () => 'compiled',
     (error: unknown) => String(error),

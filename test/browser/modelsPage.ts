@@ -2,7 +2,13 @@ import { runtimeFor } from '../../src/models/browserRuntime';
 import { httpReader } from '../../src/models/httpReader';
 import { loadHead, loadModel, type HeadManifest } from '../../src/models/loader';
 import { ProviderUnsupportedError } from '../../src/models/manifest';
-import { batchedAndTrimmedError, goldenError, incrementalError, maxAbsDifference, treeScoringError } from '../support/modelChecks';
+import {
+  batchedAndTrimmedError,
+  goldenError,
+  incrementalError,
+  maxAbsDifference,
+  treeScoringError,
+} from '../support/modelChecks';
 
 /** A token tree scored in one run against the batched path, and the kept path against a fresh prefill. */
 export interface TreeChecks {
@@ -51,7 +57,8 @@ const HEAD_TARGET = 'speclab-target';
 /** Golden prompts checked on WebGPU: the first two of the manifest's five (the wasm suite checks all five). */
 const WEBGPU_GOLDEN_PROMPTS = 2;
 
-const load = async (name: string, provider: 'wasm' | 'webgpu') => loadModel(await runtimeFor(provider), httpReader(`/models/${name}/`, false), provider, name);
+const load = async (name: string, provider: 'wasm' | 'webgpu') =>
+  loadModel(await runtimeFor(provider), httpReader(`/models/${name}/`, false), provider, name);
 
 async function cacheIsOnGpu(model: Awaited<ReturnType<typeof load>>): Promise<boolean> {
   const probe = await model.session.forward([1, 2, 3], 1, 3, model.session.emptyCache(1));
@@ -61,7 +68,9 @@ async function cacheIsOnGpu(model: Awaited<ReturnType<typeof load>>): Promise<bo
 }
 
 /** The model on WebGPU, or on wasm with the loader's refusal where its manifest rules WebGPU out. */
-async function loadOnGpu(name: string): Promise<{ model: Awaited<ReturnType<typeof load>>; webgpuRefusal: string | null }> {
+async function loadOnGpu(
+  name: string,
+): Promise<{ model: Awaited<ReturnType<typeof load>>; webgpuRefusal: string | null }> {
   try {
     return { model: await load(name, 'webgpu'), webgpuRefusal: null };
   } catch (error) {
@@ -99,9 +108,15 @@ async function headChecks(target: Model): Promise<HeadChecks> {
   const width = head.session.width;
   return {
     logits: maxAbsDifference(out.logits, golden),
-    featuresOut: maxAbsDifference(out.features, rows.flatMap((row) => row.features_out)),
+    featuresOut: maxAbsDifference(
+      out.features,
+      rows.flatMap((row) => row.features_out),
+    ),
     shiftedLogits: maxAbsDifference(shifted.logits, golden),
-    targetFeatures: maxAbsDifference(prefill.features?.subarray((n - 2) * width, (n - 1) * width) ?? [], first.features_in),
+    targetFeatures: maxAbsDifference(
+      prefill.features?.subarray((n - 2) * width, (n - 1) * width) ?? [],
+      first.features_in,
+    ),
   };
 }
 

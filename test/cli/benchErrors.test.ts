@@ -17,8 +17,14 @@ describe('npm run bench: usage errors', () => {
     [['--seeds', '1e9'], 'bench: --seeds must be a positive integer up to 100, got 1e9'],
     [['--grid', '3by4'], 'bench: --grid: "3by4" is not KxL, such as 3x4'],
     [['--methods', 'fastest'], /^bench: --methods: unknown fastest; the methods are /],
-    [['--node-only', '--pair', 'public/models/speclab-draft'], 'bench: --pair must be <draft>,<target> (two directories or URLs), got "public/models/speclab-draft"'],
-    [['--drafters', 'model,oracle'], 'bench: --drafters: unknown oracle; the drafters are model, model+grammar, model+lookup, model+grammar+lookup, head, head+grammar'],
+    [
+      ['--node-only', '--pair', 'public/models/speclab-draft'],
+      'bench: --pair must be <draft>,<target> (two directories or URLs), got "public/models/speclab-draft"',
+    ],
+    [
+      ['--drafters', 'model,oracle'],
+      'bench: --drafters: unknown oracle; the drafters are model, model+grammar, model+lookup, model+grammar+lookup, head, head+grammar',
+    ],
     [['--drafter', 'head', '--drafters', 'model,head'], 'bench: give --drafter or --drafters, not both'],
   ] as [string[], string | RegExp][])('%j', async (argv, expected) => {
     const printed = await refusal(main, argv);

@@ -40,8 +40,10 @@ describe('npm run bench:gpu', () => {
     expect(printed).toEqual([helpText(COMMANDS['bench:gpu'])]);
   });
 
-  it('labels a software adapter\'s figures as the CPU\'s', () => {
-    expect(adapterLabel({ adapter: 'google / swiftshader', software: true })).toBe('google / swiftshader (software adapter: CPU figures)');
+  it("labels a software adapter's figures as the CPU's", () => {
+    expect(adapterLabel({ adapter: 'google / swiftshader', software: true })).toBe(
+      'google / swiftshader (software adapter: CPU figures)',
+    );
     expect(adapterLabel({ adapter: 'nvidia / hopper', software: false })).toBe('nvidia / hopper (hardware adapter)');
   });
 });

@@ -41,33 +41,54 @@ describe('terminal-safe output', () => {
 describe('input files are read with a size limit', () => {
   it('reads a small file whole, and refuses a file past the limit or an endless device before reading it all', () => {
     expect(readInputFile(file('small.json', '{"type":"object"}'), '--schema')).toBe('{"type":"object"}');
-    expect(() => readInputFile(file('big.json', 'x'.repeat(2049)), '--schema', 2048)).toThrow(/is larger than 0.001953125 MiB/);
-    expect(() => readInputFile('/dev/zero', '--schema')).toThrow('--schema /dev/zero is larger than 8 MiB, the most an input file may be');
+    expect(() => readInputFile(file('big.json', 'x'.repeat(2049)), '--schema', 2048)).toThrow(
+      /is larger than 0.001953125 MiB/,
+    );
+    expect(() => readInputFile('/dev/zero', '--schema')).toThrow(
+      '--schema /dev/zero is larger than 8 MiB, the most an input file may be',
+    );
   });
 
   // A FIFO with no writer once hung the CLI silently, in open().
   it('reads a pipe its writer fills, and refuses one nothing writes to once its wait is over', () => {
     const fifo = join(dir, 'schema.fifo');
     execFileSync('mkfifo', [fifo]);
-    expect(() => readInputFile(fifo, '--schema', 2048, 200)).toThrow(`--schema ${fifo} is a pipe that nothing wrote to within 0.2 s`);
+    expect(() => readInputFile(fifo, '--schema', 2048, 200)).toThrow(
+      `--schema ${fifo} is a pipe that nothing wrote to within 0.2 s`,
+    );
     const writer = spawn('sh', ['-c', `sleep 0.2; printf '{"type":"object"}' > '${fifo}'`]);
     expect(readInputFile(fifo, '--schema', 2048, 20_000)).toBe('{"type":"object"}');
     writer.kill();
   });
 
   it('generate refuses --schema /dev/zero and --repeats 1e9 with exit 2, one line', async () => {
-    expect(await refusal(main, ['--schema', '/dev/zero', '--prompt', 'hi'])).toBe('generate: --schema /dev/zero is larger than 8 MiB, the most an input file may be');
-    expect(await refusal(main, ['--preset', 'person', '--method', 'all', '--repeats', '1e9'])).toBe('generate: --repeats must be a positive integer up to 100, got 1e9');
+    expect(await refusal(main, ['--schema', '/dev/zero', '--prompt', 'hi'])).toBe(
+      'generate: --schema /dev/zero is larger than 8 MiB, the most an input file may be',
+    );
+    expect(await refusal(main, ['--preset', 'person', '--method', 'all', '--repeats', '1e9'])).toBe(
+      'generate: --repeats must be a positive integer up to 100, got 1e9',
+    );
   });
 
   // ^(a+)+$ against 36 a's and a "!" once never returned (a backtracking RegExp; 29 a's took 26 s): RE2 answers at once.
   it('a schema whose enum value defeats a backtracking pattern is answered, exit 2, one line', async () => {
-    const schema = file('redos.json', JSON.stringify({ type: 'object', properties: { x: { type: 'string', pattern: '^(a+)+$', enum: [`${'a'.repeat(36)}!`] } }, required: ['x'] }));
-    expect(await refusal(main, ['--schema', schema, '--prompt', 'hi'])).toBe('generate: $.properties.x: no value of its enum passes the rest of its schema');
+    const schema = file(
+      'redos.json',
+      JSON.stringify({
+        type: 'object',
+        properties: { x: { type: 'string', pattern: '^(a+)+$', enum: [`${'a'.repeat(36)}!`] } },
+        required: ['x'],
+      }),
+    );
+    expect(await refusal(main, ['--schema', schema, '--prompt', 'hi'])).toBe(
+      'generate: $.properties.x: no value of its enum passes the rest of its schema',
+    );
   });
 
   it('a path with escape sequences is echoed escaped', async () => {
-    expect(await refusal(main, ['--schema', '/nonexistent/\u001b[2Jx', '--prompt', 'hi'])).toMatch(/^generate: --schema \/nonexistent\/\\x1b\[2Jx: ENOENT/);
+    expect(await refusal(main, ['--schema', '/nonexistent/\u001b[2Jx', '--prompt', 'hi'])).toMatch(
+      /^generate: --schema \/nonexistent\/\\x1b\[2Jx: ENOENT/,
+    );
   });
 });
 
@@ -79,26 +100,44 @@ describe('the shared option parser', () => {
 
   // `--temperature -1` was "argument is ambiguous" from node's parseArgs, never the option's own check.
   it.each([
-    [['--preset', 'person', '--temperature', '-1'], 'generate: --temperature: Temperature must be a number from 0 to 2; got -1'],
+    [
+      ['--preset', 'person', '--temperature', '-1'],
+      'generate: --temperature: Temperature must be a number from 0 to 2; got -1',
+    ],
     [['--preset', 'person', '--seed', '-5'], /^generate: --seed: Seed must be an integer .*; got -5$/],
     [['--preset', 'person', '--K', '-.5'], /^generate: --K: K drafts must be an integer .*; got -0.5$/],
-  ] as [string[], string | RegExp][])('takes a negative number as a value and checks it: %j', async (argv, expected) => {
-    const line = await refusal(main, argv);
-    if (typeof expected === 'string') expect(line).toBe(expected);
-    else expect(line).toMatch(expected);
-  });
+  ] as [string[], string | RegExp][])(
+    'takes a negative number as a value and checks it: %j',
+    async (argv, expected) => {
+      const line = await refusal(main, argv);
+      if (typeof expected === 'string') expect(line).toBe(expected);
+      else expect(line).toMatch(expected);
+    },
+  );
 
   it('bench:verify --grid with V = 1e9 is capped: exit 2, one line, before anything runs', async () => {
-    const run = promisify(execFile)(process.execPath, ['--import', 'tsx', 'tools/bench-verify.ts', '--node', '--grid', '[{"V":1e9,"K":2,"L":2}]'], { cwd: process.cwd() });
-    const failure = (await run.then(() => null, (error: unknown) => error)) as { code: number; stdout: string; stderr: string } | null;
+    const run = promisify(execFile)(
+      process.execPath,
+      ['--import', 'tsx', 'tools/bench-verify.ts', '--node', '--grid', '[{"V":1e9,"K":2,"L":2}]'],
+      { cwd: process.cwd() },
+    );
+    const failure = (await run.then(
+      () => null,
+      (error: unknown) => error,
+    )) as { code: number; stdout: string; stderr: string } | null;
     expect(failure).toMatchObject({ code: 2, stdout: '' });
-    expect(failure?.stderr).toBe('bench:verify: --grid: each entry needs V from 2 to 262144, K from 1 to 8 and L from 1 to 8 (integers), got {"V":1000000000,"K":2,"L":2}\n');
+    expect(failure?.stderr).toBe(
+      'bench:verify: --grid: each entry needs V from 2 to 262144, K from 1 to 8 and L from 1 to 8 (integers), got {"V":1000000000,"K":2,"L":2}\n',
+    );
   });
 });
 
 describe('npm run import:vllm', () => {
   it('prints an invalid 5 MB scrape line with escape sequences escaped and cut, never raw, and exits 2', async () => {
-    const scrape = file('evil.prom', `vllm:spec_decode_num_drafts_total{engine="0"} \u001b[2J\u001b]0;pwned\u0007${'9'.repeat(5_000_000)}\n`);
+    const scrape = file(
+      'evil.prom',
+      `vllm:spec_decode_num_drafts_total{engine="0"} \u001b[2J\u001b]0;pwned\u0007${'9'.repeat(5_000_000)}\n`,
+    );
     const line = await refusal(importVllm, [scrape]);
     expect(line).toMatch(/^import:vllm: /);
     expect(line).not.toContain('\u001b');
@@ -107,17 +146,31 @@ describe('npm run import:vllm', () => {
   });
 
   // 480 bytes that ran the CLI out of heap (exit 134), and a position that threw "Invalid array length" with a stack trace.
-  it.each(['100000000', '4294967296'])('refuses position="%s" in one line, exit 2, with no array sized from it', async (position) => {
-    const counters = ['num_drafts_total{engine="0"} 10', 'num_draft_tokens_total{engine="0"} 30', 'num_accepted_tokens_total{engine="0"} 12', `num_accepted_tokens_per_pos_total{engine="0",position="${position}"} 1`];
-    const scrape = file(`position-${position}.prom`, counters.map((line) => `vllm:spec_decode_${line}\n`).join(''));
-    expect(await refusal(importVllm, [scrape])).toMatch(new RegExp(`^import:vllm: .*needs a position label 0, 1, … below 1024 in decimal, got "${position}"`));
-  });
+  it.each(['100000000', '4294967296'])(
+    'refuses position="%s" in one line, exit 2, with no array sized from it',
+    async (position) => {
+      const counters = [
+        'num_drafts_total{engine="0"} 10',
+        'num_draft_tokens_total{engine="0"} 30',
+        'num_accepted_tokens_total{engine="0"} 12',
+        `num_accepted_tokens_per_pos_total{engine="0",position="${position}"} 1`,
+      ];
+      const scrape = file(`position-${position}.prom`, counters.map((line) => `vllm:spec_decode_${line}\n`).join(''));
+      expect(await refusal(importVllm, [scrape])).toMatch(
+        new RegExp(`^import:vllm: .*needs a position label 0, 1, … below 1024 in decimal, got "${position}"`),
+      );
+    },
+  );
 
   // The password was printed twice on stderr.
   it('never prints the password of a --url with one, valid or not', async () => {
     const line = await refusal(importVllm, ['--url', 'http://user:s3cret-pw@127.0.0.1:9/metrics']);
-    expect(line).toBe('import:vllm: --url must not carry a user name or password (http://***:***@127.0.0.1:9/metrics): fetch refuses such a URL; put the metrics endpoint behind no login, or scrape it to a file and pass the file');
-    expect(await refusal(importVllm, ['--url', 'http://user:s3cret-pw@[::1/metrics'])).toBe('import:vllm: --url: "http://***@[::1/metrics" is not a URL such as http://localhost:8000/metrics');
+    expect(line).toBe(
+      'import:vllm: --url must not carry a user name or password (http://***:***@127.0.0.1:9/metrics): fetch refuses such a URL; put the metrics endpoint behind no login, or scrape it to a file and pass the file',
+    );
+    expect(await refusal(importVllm, ['--url', 'http://user:s3cret-pw@[::1/metrics'])).toBe(
+      'import:vllm: --url: "http://***@[::1/metrics" is not a URL such as http://localhost:8000/metrics',
+    );
     expect(shownUrl(new URL('https://user:s3cret-pw@example.com/x'))).toBe('https://***:***@example.com/x');
   });
 

@@ -18,8 +18,14 @@ describe('--pair', () => {
     [DRAFT, '--pair must be <draft>,<target> (two directories or URLs), got "public/models/speclab-draft"'],
     [`${DRAFT},${TARGET},${TARGET}`, /^--pair must be <draft>,<target>/],
     [`,${TARGET}`, /^--pair must be <draft>,<target>/],
-    [`${DRAFT},public/models/nothing-here`, '--pair: the target "public/models/nothing-here" is neither a directory nor an http(s) URL'],
-    [`public/models/speclab-tokenizer,${TARGET}`, '--pair: the draft directory "public/models/speclab-tokenizer" has no onnx/model.onnx (a model directory in the Hub layout has tokenizer.json and onnx/model.onnx)'],
+    [
+      `${DRAFT},public/models/nothing-here`,
+      '--pair: the target "public/models/nothing-here" is neither a directory nor an http(s) URL',
+    ],
+    [
+      `public/models/speclab-tokenizer,${TARGET}`,
+      '--pair: the draft directory "public/models/speclab-tokenizer" has no onnx/model.onnx (a model directory in the Hub layout has tokenizer.json and onnx/model.onnx)',
+    ],
     [`${DRAFT},ftp://example.com/target/`, '--pair: the target URL must be http or https, got ftp:'],
     [`${DRAFT},http://[::1`, '--pair: the target "http://[::1" is not a valid URL'],
   ] as [string, string | RegExp][])('refuses %j in one line', (text, expected) => {
@@ -28,7 +34,10 @@ describe('--pair', () => {
   });
 
   it('takes local directories and http(s) URLs, and loads a local pair in the Hub layout', async () => {
-    expect(parsePairOption(` ${DRAFT} , https://huggingface.co/org/target/resolve/main/`)).toEqual({ draft: DRAFT, target: 'https://huggingface.co/org/target/resolve/main/' });
+    expect(parsePairOption(` ${DRAFT} , https://huggingface.co/org/target/resolve/main/`)).toEqual({
+      draft: DRAFT,
+      target: 'https://huggingface.co/org/target/resolve/main/',
+    });
     const pair = await loadPairOption(parsePairOption(`${DRAFT},${TARGET}`));
     try {
       expect([pair.draft.name, pair.target.name]).toEqual(['speclab-draft', 'speclab-target-int8']);
@@ -42,7 +51,9 @@ describe('--pair', () => {
   // `"stop_token": "constructor"` once ended the CLI with exit 1 and a stack trace (vocab[stop] found Object).
   it('refuses a draft whose manifest names an inherited name as its stop token: exit 2, one line', async () => {
     const copy = damagedCopy(DRAFT, 'token_embedding.weight', 0.5, { stop_token: 'constructor' });
-    expect(await refusal(generate, ['--preset', 'person', '--pair', `${copy},${TARGET}`])).toBe(`generate: the pair ${copy} → ${TARGET} did not load: speclab-draft/tokenizer.json: the tokenizer has no stop token "constructor", so generation could never end`);
+    expect(await refusal(generate, ['--preset', 'person', '--pair', `${copy},${TARGET}`])).toBe(
+      `generate: the pair ${copy} → ${TARGET} did not load: speclab-draft/tokenizer.json: the tokenizer has no stop token "constructor", so generation could never end`,
+    );
     vi.restoreAllMocks();
   });
 
@@ -54,8 +65,12 @@ describe('--pair', () => {
     const damaged = damagedCopy(DRAFT, 'token_embedding.weight');
 
     it('is refused at load with one clear message, and generate exits 2 with one line', async () => {
-      await expect(loadPairOption(parsePairOption(`${damaged},${TARGET}`))).rejects.toThrow(`the pair ${damaged} → ${TARGET} did not load: the draft's logits are not finite: the model file is damaged`);
-      expect(await refusal(generate, ['--preset', 'person', '--pair', `${damaged},${TARGET}`])).toBe(`generate: the pair ${damaged} → ${TARGET} did not load: the draft's logits are not finite: the model file is damaged`);
+      await expect(loadPairOption(parsePairOption(`${damaged},${TARGET}`))).rejects.toThrow(
+        `the pair ${damaged} → ${TARGET} did not load: the draft's logits are not finite: the model file is damaged`,
+      );
+      expect(await refusal(generate, ['--preset', 'person', '--pair', `${damaged},${TARGET}`])).toBe(
+        `generate: the pair ${damaged} → ${TARGET} did not load: the draft's logits are not finite: the model file is damaged`,
+      );
     });
   });
 });

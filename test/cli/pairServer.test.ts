@@ -18,7 +18,12 @@ let server: ViteDevServer;
 let port: number;
 
 beforeAll(async () => {
-  server = await createServer({ configFile: false, logLevel: 'silent', server: { port: 0, host: '127.0.0.1' }, plugins: [plugin] });
+  server = await createServer({
+    configFile: false,
+    logLevel: 'silent',
+    server: { port: 0, host: '127.0.0.1' },
+    plugins: [plugin],
+  });
   await server.listen();
   port = Number(new URL(server.resolvedUrls?.local[0] as string).port);
 });
@@ -30,7 +35,13 @@ const get = (path: string, method = 'GET') =>
     const chunks: Buffer[] = [];
     request({ host: '127.0.0.1', port, path, method }, (response) => {
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => done({ status: response.statusCode as number, type: response.headers['content-type'], body: Buffer.concat(chunks) }));
+      response.on('end', () =>
+        done({
+          status: response.statusCode as number,
+          type: response.headers['content-type'],
+          body: Buffer.concat(chunks),
+        }),
+      );
     })
       .on('error', fail)
       .end();
@@ -46,12 +57,22 @@ describe('a local --pair served to the page', () => {
   });
 
   it('serves nothing outside the directories: no climbing out, no link out, no writes', async () => {
-    for (const path of ['../../package.json', '%2e%2e/%2e%2e/package.json', '..%2f..%2fpackage.json', 'onnx', 'missing.json']) expect((await get(`${page.draftUrl}${path}`)).status, path).toBe(404);
+    for (const path of [
+      '../../package.json',
+      '%2e%2e/%2e%2e/package.json',
+      '..%2f..%2fpackage.json',
+      'onnx',
+      'missing.json',
+    ])
+      expect((await get(`${page.draftUrl}${path}`)).status, path).toBe(404);
     expect((await get(`${page.targetUrl}outside.json`)).status).toBe(404);
     expect((await get(`${page.draftUrl}tokenizer.json`, 'PUT')).status).toBe(405);
   });
 
   it('gives the page an https URL as it is', () => {
-    expect(pairForPage({ draft: 'https://huggingface.co/org/draft/resolve/main/', target: 'public/models/speclab-target' }).page.draftUrl).toBe('https://huggingface.co/org/draft/resolve/main/');
+    expect(
+      pairForPage({ draft: 'https://huggingface.co/org/draft/resolve/main/', target: 'public/models/speclab-target' })
+        .page.draftUrl,
+    ).toBe('https://huggingface.co/org/draft/resolve/main/');
   });
 });

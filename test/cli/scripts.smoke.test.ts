@@ -15,7 +15,9 @@ import { COMMANDS } from '../../tools/cli/commands';
 import { sharedBuild } from '../support/browser';
 import { expectToolJson } from '../support/jsonStyle';
 
-const scripts = Object.keys((JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: Record<string, string> }).scripts);
+const scripts = Object.keys(
+  (JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: Record<string, string> }).scripts,
+);
 const tmp = mkdtempSync(join(tmpdir(), 'speclab-smoke-'));
 
 /** Scripts another test file runs for real, at their smallest. */
@@ -50,7 +52,8 @@ const SANE: Record<string, Check> = {
   },
   'models:tokenizer': /tokenizer\.json: \d+ tokens \(8 merges\) from 50 records/,
   // The pair given (the float32 target, not the default int8 one), timed.
-  'bench:models': /the pair public\/models\/speclab-draft → public\/models\/speclab-target: pair loaded in \d+ ms[\s\S]*\| wasm \| 1 \| 1 \| [\d.]+ \[/,
+  'bench:models':
+    /the pair public\/models\/speclab-draft → public\/models\/speclab-target: pair loaded in \d+ ms[\s\S]*\| wasm \| 1 \| 1 \| [\d.]+ \[/,
   'import:vllm': /recommended L = 3/,
   generate: (stdout) => {
     const json = JSON.parse(stdout) as Record<string, unknown>;
@@ -61,8 +64,15 @@ const SANE: Record<string, Check> = {
     const json = JSON.parse(stdout.slice(stdout.indexOf('\n{'))) as { rows: Record<string, unknown>[] };
     expectToolJson(json);
     const { rows } = json;
-    expect(rows.map((row) => row.vocabulary)).toEqual([...Array(5).fill('bundled (1025)'), ...Array(5).fill('GPT-2 (50257)')]);
-    for (const row of rows) expect([row.positions, row.bare_p50, row.loop_p50, row.ratio, row.mask_bytes_per_step].every(positive), JSON.stringify(row)).toBe(true);
+    expect(rows.map((row) => row.vocabulary)).toEqual([
+      ...Array(5).fill('bundled (1025)'),
+      ...Array(5).fill('GPT-2 (50257)'),
+    ]);
+    for (const row of rows)
+      expect(
+        [row.positions, row.bare_p50, row.loop_p50, row.ratio, row.mask_bytes_per_step].every(positive),
+        JSON.stringify(row),
+      ).toBe(true);
   },
   // Both pages ran the preset to its 8 tokens at a positive speed.
   'bench:ui': (stdout) => {
@@ -79,13 +89,16 @@ const SANE: Record<string, Check> = {
     expect(stdout).toContain('no warm-up run, so the figures include first-call compiles');
     expect(stdout).toContain('**Per forward**: skipped (--no-forward-table).');
   },
-  'bench:load': /round 1: this tree: cold [1-9]\d* ms, reload [1-9]\d* ms[\s\S]*run enabled[\s\S]*this tree +cold [1-9]\d* \[/,
+  'bench:load':
+    /round 1: this tree: cold [1-9]\d* ms, reload [1-9]\d* ms[\s\S]*run enabled[\s\S]*this tree +cold [1-9]\d* \[/,
 };
 
 const smoked = (Object.values(COMMANDS) as CommandSpec[]).filter((spec) => spec.smoke && spec.name !== 'sim');
 
 async function command(spec: CommandSpec): Promise<string[]> {
-  const args = await Promise.all((spec.smoke ?? []).map(async (arg) => (arg === '{dist}' ? sharedBuild() : arg.replace('{tmp}', tmp))));
+  const args = await Promise.all(
+    (spec.smoke ?? []).map(async (arg) => (arg === '{dist}' ? sharedBuild() : arg.replace('{tmp}', tmp))),
+  );
   return spec.viaVite ? ['tools/run-in-vite.ts', spec.entry, ...args] : [spec.entry, ...args];
 }
 
@@ -97,23 +110,35 @@ describe('every npm script runs', () => {
     expect(smoked.map((spec) => spec.name).sort()).toEqual(Object.keys(SANE).sort());
   });
 
-  it.each(smoked.map((spec) => [spec.name, spec] as const))('%s', async (name, spec) => {
-    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', ...(await command(spec))], { cwd: process.cwd(), maxBuffer: 1 << 24 });
-    const check = SANE[name] as Check;
-    if (typeof check === 'function') check(stdout);
-    else expect(stdout).toMatch(check);
-    if (name === 'models:tokenizer') expect(JSON.parse(readFileSync(join(tmp, 'tokenizer.json'), 'utf8'))).toHaveProperty('model.merges');
-    if (name === 'bench:models') expectToolJson(JSON.parse(readFileSync(join(tmp, 'models.json'), 'utf8')));
-    if (name === 'bench:gpu') {
-      const json = JSON.parse(readFileSync(join(tmp, 'gpu.json'), 'utf8')) as { software: boolean; cost_ratio: unknown; rows: { method: string; tokens_per_second: number; ideal_speedup: unknown }[] };
-      expectToolJson(json);
-      expect(stdout).toContain(json.software ? '(software adapter: CPU figures)' : '(hardware adapter)');
-      expect(json.cost_ratio).toBeNull();
-      expect(json.rows.map((row) => row.method)).toEqual(['ar', 'ar+jump-forward', 'spectr-gbv']);
-      for (const row of json.rows) {
-        expect(positive(row.tokens_per_second), JSON.stringify(row)).toBe(true);
-        expect(row.ideal_speedup).toBeNull();
+  it.each(smoked.map((spec) => [spec.name, spec] as const))(
+    '%s',
+    async (name, spec) => {
+      const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', ...(await command(spec))], {
+        cwd: process.cwd(),
+        maxBuffer: 1 << 24,
+      });
+      const check = SANE[name] as Check;
+      if (typeof check === 'function') check(stdout);
+      else expect(stdout).toMatch(check);
+      if (name === 'models:tokenizer')
+        expect(JSON.parse(readFileSync(join(tmp, 'tokenizer.json'), 'utf8'))).toHaveProperty('model.merges');
+      if (name === 'bench:models') expectToolJson(JSON.parse(readFileSync(join(tmp, 'models.json'), 'utf8')));
+      if (name === 'bench:gpu') {
+        const json = JSON.parse(readFileSync(join(tmp, 'gpu.json'), 'utf8')) as {
+          software: boolean;
+          cost_ratio: unknown;
+          rows: { method: string; tokens_per_second: number; ideal_speedup: unknown }[];
+        };
+        expectToolJson(json);
+        expect(stdout).toContain(json.software ? '(software adapter: CPU figures)' : '(hardware adapter)');
+        expect(json.cost_ratio).toBeNull();
+        expect(json.rows.map((row) => row.method)).toEqual(['ar', 'ar+jump-forward', 'spectr-gbv']);
+        for (const row of json.rows) {
+          expect(positive(row.tokens_per_second), JSON.stringify(row)).toBe(true);
+          expect(row.ideal_speedup).toBeNull();
+        }
       }
-    }
-  }, 120_000);
+    },
+    120_000,
+  );
 });

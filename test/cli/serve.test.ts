@@ -15,7 +15,11 @@ let banner = '';
 const exited = () => new Promise<number | null>((resolve) => child.once('exit', resolve));
 
 beforeAll(async () => {
-  child = spawn(process.execPath, ['--import', 'tsx', 'tools/run-in-vite.ts', '/tools/cli/serve.ts', '--port', '0', '--L', '3'], { cwd: process.cwd(), stdio: ['ignore', 'pipe', 'pipe'] });
+  child = spawn(
+    process.execPath,
+    ['--import', 'tsx', 'tools/run-in-vite.ts', '/tools/cli/serve.ts', '--port', '0', '--L', '3'],
+    { cwd: process.cwd(), stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   banner = await new Promise<string>((resolve, reject) => {
     let out = '';
     child.stdout?.on('data', (chunk: Buffer) => {
@@ -35,7 +39,12 @@ afterAll(async () => {
   }
 });
 
-const post = (body: object) => fetch(`${base}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+const post = (body: object) =>
+  fetch(`${base}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
 
 interface Row {
   constrained: boolean;
@@ -44,19 +53,43 @@ interface Row {
   truncated: number;
   completion_tokens: number;
   ttft_ms: { samples: number };
-  counters: { vllm: { num_drafts: number; D: number; A: number; R: number; I: number; num_accepted_tokens_per_pos: number[]; histogram: number[] } };
+  counters: {
+    vllm: {
+      num_drafts: number;
+      D: number;
+      A: number;
+      R: number;
+      I: number;
+      num_accepted_tokens_per_pos: number[];
+      histogram: number[];
+    };
+  };
 }
 
 describe('npm run serve, and scorecard --server against it', () => {
   it('says where it listens and that requests are queued', () => {
-    expect(banner).toMatch(/^serving speclab-bundled \(spectr-gbv, K = 3, L = 3, drafter model\) on http:\/\/127\.0\.0\.1:\d+: .*one request at a time \(a queue\), a reference for the metrics contract, not a production server\n$/);
+    expect(banner).toMatch(
+      /^serving speclab-bundled \(spectr-gbv, K = 3, L = 3, drafter model\) on http:\/\/127\.0\.0\.1:\d+: .*one request at a time \(a queue\), a reference for the metrics contract, not a production server\n$/,
+    );
   });
 
-  it('scorecard --server on examples/cases.jsonl: every window\'s counters add up to the server\'s own /metrics', async () => {
+  it("scorecard --server on examples/cases.jsonl: every window's counters add up to the server's own /metrics", async () => {
     const lines: string[] = [];
     vi.spyOn(console, 'log').mockImplementation((line: string) => void lines.push(line));
     vi.spyOn(console, 'error').mockImplementation(() => undefined);
-    const code = await scorecard(['--server', base, '--model', 'speclab-bundled', '--cases', 'examples/cases.jsonl', '--concurrency', '4', '--max-tokens', '24', '--json']);
+    const code = await scorecard([
+      '--server',
+      base,
+      '--model',
+      'speclab-bundled',
+      '--cases',
+      'examples/cases.jsonl',
+      '--concurrency',
+      '4',
+      '--max-tokens',
+      '24',
+      '--json',
+    ]);
     vi.restoreAllMocks();
     expect(code).toBe(0);
     const json = JSON.parse(lines.join('\n')) as { rows: Row[]; cases: number };
@@ -76,7 +109,12 @@ describe('npm run serve, and scorecard --server against it', () => {
     const server = readMetrics(await (await fetch(`${base}/metrics`)).text());
     const totals = server.vllm.get('speclab-bundled');
     const sum = (pick: (row: Row) => number) => json.rows.reduce((total, row) => total + pick(row), 0);
-    expect({ drafts: sum((row) => row.counters.vllm.num_drafts), D: sum((row) => row.counters.vllm.D), A: sum((row) => row.counters.vllm.A), perPosition: [0, 1, 2].map((i) => sum((row) => row.counters.vllm.num_accepted_tokens_per_pos[i] ?? 0)) }).toEqual({
+    expect({
+      drafts: sum((row) => row.counters.vllm.num_drafts),
+      D: sum((row) => row.counters.vllm.D),
+      A: sum((row) => row.counters.vllm.A),
+      perPosition: [0, 1, 2].map((i) => sum((row) => row.counters.vllm.num_accepted_tokens_per_pos[i] ?? 0)),
+    }).toEqual({
       drafts: totals?.numDrafts,
       D: totals?.numDraftTokens,
       A: totals?.numAcceptedTokens,
@@ -91,14 +129,46 @@ describe('npm run serve, and scorecard --server against it', () => {
   it('answers without streaming, lists its model, and counts refusals by status', async () => {
     const models = (await (await fetch(`${base}/v1/models`)).json()) as { data: { id: string }[] };
     expect(models.data.map((model) => model.id)).toEqual(['speclab-bundled']);
-    const response = await post({ model: 'speclab-bundled', messages: [{ role: 'user', content: 'Text: Maria Lopez, 34, has been a library member since May.\nJSON: ' }], max_tokens: 40, temperature: 0, response_format: { type: 'json_schema', json_schema: { name: 'person', schema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'], additionalProperties: false }, strict: true } } });
-    const body = (await response.json()) as { object: string; choices: { message: { content: string }; finish_reason: string }[]; usage: { completion_tokens: number } };
+    const response = await post({
+      model: 'speclab-bundled',
+      messages: [{ role: 'user', content: 'Text: Maria Lopez, 34, has been a library member since May.\nJSON: ' }],
+      max_tokens: 40,
+      temperature: 0,
+      response_format: {
+        type: 'json_schema',
+        json_schema: {
+          name: 'person',
+          schema: {
+            type: 'object',
+            properties: { name: { type: 'string' } },
+            required: ['name'],
+            additionalProperties: false,
+          },
+          strict: true,
+        },
+      },
+    });
+    const body = (await response.json()) as {
+      object: string;
+      choices: { message: { content: string }; finish_reason: string }[];
+      usage: { completion_tokens: number };
+    };
     expect(body.object).toBe('chat.completion');
     expect(body.choices[0]?.finish_reason).toBe('stop');
     expect(Object.keys(JSON.parse(body.choices[0]?.message.content ?? '') as object)).toEqual(['name']);
     expect((await post({ model: 'gpt-4', messages: [{ role: 'user', content: 'x' }] })).status).toBe(404);
-    expect((await post({ model: 'speclab-bundled', messages: [{ role: 'user', content: 'x' }], response_format: { type: 'json_schema', json_schema: { schema: { type: 'frobnicate' } } } })).status).toBe(400);
-    expect((await post({ model: 'speclab-bundled', messages: [{ role: 'user', content: 'x' }], temperature: -3 })).status).toBe(400);
+    expect(
+      (
+        await post({
+          model: 'speclab-bundled',
+          messages: [{ role: 'user', content: 'x' }],
+          response_format: { type: 'json_schema', json_schema: { schema: { type: 'frobnicate' } } },
+        })
+      ).status,
+    ).toBe(400);
+    expect(
+      (await post({ model: 'speclab-bundled', messages: [{ role: 'user', content: 'x' }], temperature: -3 })).status,
+    ).toBe(400);
     const text = await (await fetch(`${base}/metrics`)).text();
     expect(text).toMatch(/^speclab:request_errors_total\{status="404",model_name="speclab-bundled"\} 1$/m);
     expect(text).toMatch(/^speclab:request_errors_total\{status="400",model_name="speclab-bundled"\} 2$/m);

@@ -1,7 +1,13 @@
 /** The headers `vite preview` sends and those public/_headers asks a static host for are the same, CSP included. */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { CONTENT_SECURITY_POLICY, EMBED_FRAME_POLICY, EMBED_PATHS, SECURITY_HEADERS, securityHeaders } from '../../src/contract/csp';
+import {
+  CONTENT_SECURITY_POLICY,
+  EMBED_FRAME_POLICY,
+  EMBED_PATHS,
+  SECURITY_HEADERS,
+  securityHeaders,
+} from '../../src/contract/csp';
 import config from '../../vite.config';
 
 /** public/_headers as `{ path: { name: value } }`. */
@@ -31,7 +37,10 @@ describe('response headers', () => {
     const rules = headerRules();
     expect(Object.keys(rules)).toEqual(['/*', ...EMBED_PATHS]);
     for (const path of EMBED_PATHS) {
-      expect(securityHeaders(path)).toEqual({ 'X-Content-Type-Options': 'nosniff', 'Content-Security-Policy': `${CONTENT_SECURITY_POLICY}; frame-ancestors * file:` });
+      expect(securityHeaders(path)).toEqual({
+        'X-Content-Type-Options': 'nosniff',
+        'Content-Security-Policy': `${CONTENT_SECURITY_POLICY}; frame-ancestors * file:`,
+      });
       // A host adds this to the CSP of /*; a CSP with frame-ancestors makes the browser ignore X-Frame-Options.
       expect(rules[path]).toEqual({ 'Content-Security-Policy': EMBED_FRAME_POLICY });
     }

@@ -26,7 +26,10 @@ describe('clear offline data', () => {
   it('deletes the runtime caches of every version and the model cache, keeps the shell, and says what went', async () => {
     const storage = fakeStorage({
       'speclab-shell-abc': { 'http://x/index.html': '<!doctype html>' },
-      [`${RUNTIME_CACHE_PREFIX}-abc`]: { 'http://x/models/speclab-target/manifest.json': '{}', 'http://x/talks/t.json': 'x'.repeat(1024 ** 2) },
+      [`${RUNTIME_CACHE_PREFIX}-abc`]: {
+        'http://x/models/speclab-target/manifest.json': '{}',
+        'http://x/talks/t.json': 'x'.repeat(1024 ** 2),
+      },
       [RUNTIME_CACHE_PREFIX]: { 'http://x/old.json': '[]' },
       [MODEL_CACHE]: { 'https://hub/model.onnx': 'y'.repeat(2 * 1024 ** 2) },
     });
@@ -38,7 +41,9 @@ describe('clear offline data', () => {
     expect(describeCleared(cleared)).toBe(
       'Cleared 4 files (3.0 MB) kept offline as they were loaded (the float32 target, talks, Hub models); the app and the bundled int8 pair stay cached.',
     );
-    expect(describeCleared(await clearOfflineData(storage))).toBe('Nothing to clear: no file was kept beyond the app and the bundled int8 pair, which stay cached.');
+    expect(describeCleared(await clearOfflineData(storage))).toBe(
+      'Nothing to clear: no file was kept beyond the app and the bundled int8 pair, which stay cached.',
+    );
   });
 
   it('names the runtime caches as the service worker does (it is transpiled alone and repeats the prefix)', () => {

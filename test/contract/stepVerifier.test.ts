@@ -10,7 +10,18 @@ import { cpuVerifier, verifierForMethod, type StepVerifier, type VerifyInput } f
 const V = 4;
 
 function input(method: VerifyInput['method'], problem: VerifyProblem, seed: number): VerifyInput {
-  return { method, problem, targetLogits: new Float32Array(0), draftLogits: new Float32Array(0), targetLogitsOnGpu: null, targetMasks: null, draftMasks: null, sampling: { temperature: 1 }, seed, firstWord: 0 };
+  return {
+    method,
+    problem,
+    targetLogits: new Float32Array(0),
+    draftLogits: new Float32Array(0),
+    targetLogitsOnGpu: null,
+    targetMasks: null,
+    draftMasks: null,
+    sampling: { temperature: 1 },
+    seed,
+    firstWord: 0,
+  };
 }
 
 /** One draft of length L with the same draft row q everywhere, and target rows `targets` (L + 1 of them). */
@@ -43,7 +54,14 @@ function randomProblem(seed: number, K: number, L: number): VerifyProblem {
     while (token < V - 1 && u >= (q[token] as number)) u -= q[token++] as number;
     drafts.push(token);
   }
-  return { K, L, V, drafts: Int32Array.from(drafts), draftProbs: Float64Array.from(draftProbs), targetProbs: Float64Array.from(Array.from({ length: K * (L + 1) }, row).flat()) };
+  return {
+    K,
+    L,
+    V,
+    drafts: Int32Array.from(drafts),
+    draftProbs: Float64Array.from(draftProbs),
+    targetProbs: Float64Array.from(Array.from({ length: K * (L + 1) }, row).flat()),
+  };
 }
 
 describe('the final token’s law, as the CPU twin records it', () => {
@@ -66,7 +84,10 @@ describe('the final token’s law, as the CPU twin records it', () => {
     for (const method of METHOD_IDS) {
       const { outcome, finalLaw } = await cpuVerifier.verify(input(method, singleDraft([2, 1], q, [q, q, bonus]), 9));
       expect(outcome.accepted, method).toBe(2);
-      expect(finalLaw?.top.map((e) => e.token), method).toEqual([3, 2, 1, 0]);
+      expect(
+        finalLaw?.top.map((e) => e.token),
+        method,
+      ).toEqual([3, 2, 1, 0]);
       finalLaw?.top.forEach((entry) => expect(entry.prob).toBeCloseTo(bonus[entry.token] as number, 12));
     }
   });
@@ -80,7 +101,10 @@ describe('the final token’s law, as the CPU twin records it', () => {
         const total = finalLaw?.top.reduce((sum, entry) => sum + entry.prob, 0);
         // V = 4 is within the recorded top, so the whole law is there.
         expect(total, `${method} seed ${seed}`).toBeCloseTo(1, 12);
-        expect(finalLaw?.top.find((entry) => entry.token === final)?.prob ?? 0, `${method} seed ${seed}`).toBeGreaterThan(0);
+        expect(
+          finalLaw?.top.find((entry) => entry.token === final)?.prob ?? 0,
+          `${method} seed ${seed}`,
+        ).toBeGreaterThan(0);
       }
     }
   });
@@ -110,6 +134,8 @@ describe('a method without a WGSL kernel on a GPU run', () => {
     for (const method of METHOD_IDS.filter((m) => m !== 'optimal-tree')) {
       expect((await verifierForMethod(method, gpuLike).verify(input(method, problem, 5))).path).toBe('gpu-upload');
     }
-    expect((await verifierForMethod('optimal-tree', cpuVerifier).verify(input('optimal-tree', problem, 5))).path).toBe('cpu');
+    expect((await verifierForMethod('optimal-tree', cpuVerifier).verify(input('optimal-tree', problem, 5))).path).toBe(
+      'cpu',
+    );
   });
 });

@@ -11,7 +11,9 @@ describe('the one validation of run parameters', () => {
     for (const [name, limit] of Object.entries(LIMITS) as [LimitedParam, (typeof LIMITS)[LimitedParam]][]) {
       const step = limit.integer ? 1 : 0.01;
       expect(checkNumber(name, limit.max), name).toBeNull();
-      expect(checkNumber(name, limit.max + step), name).toMatch(new RegExp(`^${limit.label} must be .* to ${limit.max}|and at most ${limit.max}`));
+      expect(checkNumber(name, limit.max + step), name).toMatch(
+        new RegExp(`^${limit.label} must be .* to ${limit.max}|and at most ${limit.max}`),
+      );
       if ('minExclusive' in limit) {
         expect(checkNumber(name, limit.min), name).toMatch(/above 0 and at most 1; got 0$/);
       } else {
@@ -25,7 +27,8 @@ describe('the one validation of run parameters', () => {
     expect(checkNumber('L', 0)).toBe('L draft length must be an integer from 1 to 8; got 0');
     expect(checkNumber('L', 2.5)).toBe('L draft length must be an integer from 1 to 8; got 2.5');
     expect(checkNumber('L', 1e9)).toBe('L draft length must be an integer from 1 to 8; got 1000000000');
-    for (const value of [Number.NaN, Number.POSITIVE_INFINITY, '3', null, undefined, {}, [], -0.5]) expect(checkNumber('K', value)).not.toBeNull();
+    for (const value of [Number.NaN, Number.POSITIVE_INFINITY, '3', null, undefined, {}, [], -0.5])
+      expect(checkNumber('K', value)).not.toBeNull();
     expect(checkNumber('K', 3)).toBeNull();
   });
 
@@ -41,30 +44,59 @@ describe('the one validation of run parameters', () => {
 
   it('checks a whole run and reports every bad field at once', () => {
     expect(validateRunParams(good)).toEqual({ ok: true, params: good });
-    const result = validateRunParams({ ...good, K: 0, L: 1e9, method: 'fastest', drafting: 'maybe', prompt: '', maxTokens: 100_000, topP: 0 });
+    const result = validateRunParams({
+      ...good,
+      K: 0,
+      L: 1e9,
+      method: 'fastest',
+      drafting: 'maybe',
+      prompt: '',
+      maxTokens: 100_000,
+      topP: 0,
+    });
     expect(result.ok).toBe(false);
     if (result.ok) return;
     expect(Object.keys(result.errors).sort()).toEqual(['K', 'L', 'drafting', 'maxTokens', 'method', 'prompt', 'topP']);
     expect(result.errors.maxTokens).toBe('Max tokens must be an integer from 1 to 512; got 100000');
     expect(result.errors.topP).toBe('Top-p must be a number above 0 and at most 1; got 0');
     expect(result.errors.prompt).toBe('the prompt is empty');
-    expect(validateRunParams({ ...good, schemaText: 42 as unknown as string })).toMatchObject({ ok: false, errors: { schemaText: expect.any(String) } });
+    expect(validateRunParams({ ...good, schemaText: 42 as unknown as string })).toMatchObject({
+      ok: false,
+      errors: { schemaText: expect.any(String) },
+    });
     expect(validateRunParams({})).toMatchObject({ ok: false });
   });
 
   it('refuses a model address that is not an absolute web URL, before any fetch', () => {
-    expect(modelDirectoryUrl('hello')).toMatchObject({ error: expect.stringMatching(/^"hello" is not a URL: give the full address of a model directory/) });
-    expect(modelDirectoryUrl('ftp://example.com/m/')).toMatchObject({ error: 'ftp://example.com/m/ is not a web address (http:// or https://)' });
-    expect(modelDirectoryUrl(' https://huggingface.co/x/y/resolve/main/ ')).toMatchObject({ url: new URL('https://huggingface.co/x/y/resolve/main/') });
+    expect(modelDirectoryUrl('hello')).toMatchObject({
+      error: expect.stringMatching(/^"hello" is not a URL: give the full address of a model directory/),
+    });
+    expect(modelDirectoryUrl('ftp://example.com/m/')).toMatchObject({
+      error: 'ftp://example.com/m/ is not a web address (http:// or https://)',
+    });
+    expect(modelDirectoryUrl(' https://huggingface.co/x/y/resolve/main/ ')).toMatchObject({
+      url: new URL('https://huggingface.co/x/y/resolve/main/'),
+    });
   });
 
   it('reads numbers in decimal only (0x3, 0b11, 0o3 are refused, in the form and in a link), refuses a prompt of spaces, and never repeats a password', () => {
-    for (const text of ['0x3', '0b11', '0o3', 'Infinity']) expect(parseNumber('K', text), text).toEqual({ error: `K drafts must be an integer from 1 to 8; got ${JSON.stringify(text)}` });
+    for (const text of ['0x3', '0b11', '0o3', 'Infinity'])
+      expect(parseNumber('K', text), text).toEqual({
+        error: `K drafts must be an integer from 1 to 8; got ${JSON.stringify(text)}`,
+      });
     const link = encodeShare({ params: good, preset: 'person' }).replace(/([?&])K=\d+/, '$1K=0x3');
-    expect(decodeShare(link, good)).toMatchObject({ errors: { K: 'the link\'s K: K drafts must be an integer from 1 to 8; got "0x3"' }, text: { K: '0x3' } });
-    expect(validateRunParams({ ...good, prompt: ' \t\n ' })).toMatchObject({ ok: false, errors: { prompt: 'the prompt is empty' } });
+    expect(decodeShare(link, good)).toMatchObject({
+      errors: { K: 'the link\'s K: K drafts must be an integer from 1 to 8; got "0x3"' },
+      text: { K: '0x3' },
+    });
+    expect(validateRunParams({ ...good, prompt: ' \t\n ' })).toMatchObject({
+      ok: false,
+      errors: { prompt: 'the prompt is empty' },
+    });
     const withPassword = modelDirectoryUrl('https://user:hunter2@example.com/m/');
-    expect(withPassword).toEqual({ error: 'the address of example.com holds a user name or password (user:password@); give the address without them' });
+    expect(withPassword).toEqual({
+      error: 'the address of example.com holds a user name or password (user:password@); give the address without them',
+    });
   });
 
   it('carries the head drafters through a share link (and a talk scene, which is one), and names the drafters on a bad one', () => {
@@ -73,6 +105,9 @@ describe('the one validation of run parameters', () => {
       expect(link).toContain(`drafter=${encodeURIComponent(drafter)}`);
       expect(decodeShare(link, good)).toMatchObject({ params: { drafter } });
     }
-    expect(validateRunParams({ ...good, drafter: 'eagle' as never })).toMatchObject({ ok: false, errors: { drafter: expect.stringContaining('head, head+grammar') } });
+    expect(validateRunParams({ ...good, drafter: 'eagle' as never })).toMatchObject({
+      ok: false,
+      errors: { drafter: expect.stringContaining('head, head+grammar') },
+    });
   });
 });

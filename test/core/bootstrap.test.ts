@@ -11,7 +11,13 @@ const cell = (K: number, L: number, speedups: number[]): SweepCell => ({
   seeds: speedups.length,
   runs: speedups.length,
   tokens: 10 * speedups.length,
-  counters: recordStep(emptyCounters(L), { proposed: K * L, invalidated: 0, distinctProposed: K * L, distinctEligible: K * L, accepted: 1 }),
+  counters: recordStep(emptyCounters(L), {
+    proposed: K * L,
+    invalidated: 0,
+    distinctProposed: K * L,
+    distinctEligible: K * L,
+    accepted: 1,
+  }),
   tokensPerSecond: spreadOf(speedups.map((s) => 10 * s)),
   speedup: spreadOf(speedups),
   speedupInterval: bootstrapInterval(speedups),
@@ -37,13 +43,20 @@ describe('bootstrap intervals', () => {
     const noisy = [cell(1, 2, [0.8, 1.6, 1.2, 0.9, 1.4]), cell(1, 4, [1.0, 2.2, 1.5, 1.1, 1.9])];
     const table = sweepMarkdown(noisy, 'speedup');
     expect(table).toContain('1.20 [0.80–1.60] ≈ ar, ≈ best');
-    expect(table.split('\n').filter((line) => line.startsWith('| 1 |')).join('\n')).not.toContain('**');
+    expect(
+      table
+        .split('\n')
+        .filter((line) => line.startsWith('| 1 |'))
+        .join('\n'),
+    ).not.toContain('**');
     expect(table).toContain('No cell is bold');
     const clear = [cell(1, 2, [1.0, 1.05, 1.02, 1.01, 1.04]), cell(1, 4, [2.0, 2.1, 2.05, 2.02, 2.08])];
     const shown = sweepMarkdown(clear, 'speedup');
     expect(shown).toContain('**2.05 [2.00–2.10]**');
     expect(shown).toContain('1.02 [1.00–1.05] ≈ ar |');
     // Under the verdict rule's five samples a cell is marked as too few, never as faster or within noise.
-    expect(sweepMarkdown([cell(1, 2, [0.8, 1.6, 1.2]), cell(1, 4, [2.0, 2.1, 2.05])], 'speedup')).toContain('1.20 [0.80–1.60] too few samples (under 5)');
+    expect(sweepMarkdown([cell(1, 2, [0.8, 1.6, 1.2]), cell(1, 4, [2.0, 2.1, 2.05])], 'speedup')).toContain(
+      '1.20 [0.80–1.60] too few samples (under 5)',
+    );
   });
 });

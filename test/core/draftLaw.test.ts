@@ -1,5 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { DRAFTER_IDS, composeDraftLaw, drafterSources, lookupProposal, pointMass, sampledSource, usesHead, type DrafterId, type Proposer } from '../../src/core/draftLaw';
+import {
+  DRAFTER_IDS,
+  composeDraftLaw,
+  drafterSources,
+  lookupProposal,
+  pointMass,
+  sampledSource,
+  usesHead,
+  type DrafterId,
+  type Proposer,
+} from '../../src/core/draftLaw';
 import { headLogitPair, syntheticHead } from '../../src/core/draftHead';
 import type { ModelPair } from '../../src/core/modelPair';
 import { logitsToProbs } from '../../src/core/sampling';
@@ -36,7 +46,11 @@ const HEAD_T = 0.7;
  */
 function headDraftPair(pair: ModelPair, seed: number, temperature = HEAD_T): ModelPair {
   const head = headLogitPair(syntheticHead({ V: pair.V, width: 4, seed }), CONTEXT);
-  return { V: pair.V, target: (prefix) => pair.target(prefix), draft: (prefix) => logitsToProbs(head.draft(prefix), { temperature }) };
+  return {
+    V: pair.V,
+    target: (prefix) => pair.target(prefix),
+    draft: (prefix) => logitsToProbs(head.draft(prefix), { temperature }),
+  };
 }
 
 function drafterPair(drafter: DrafterId, pair: ModelPair, salt: number) {
@@ -73,7 +87,10 @@ describe('composed draft law', () => {
   it('puts the grammar before lookup before the model, and names the source', () => {
     const row = Float64Array.from([0.5, 0.5]);
     const pair: ModelPair = { V: 2, target: () => row, draft: () => row };
-    const law = composeDraftLaw(pair, { grammar: (prefix) => (prefix.length === 1 ? 1 : null), lookup: (prefix) => (prefix.length <= 2 ? 0 : null) });
+    const law = composeDraftLaw(pair, {
+      grammar: (prefix) => (prefix.length === 1 ? 1 : null),
+      lookup: (prefix) => (prefix.length <= 2 ? 0 : null),
+    });
     expect([law.source([0]), law.source([0, 0]), law.source([0, 0, 0])]).toEqual(['grammar', 'lookup', 'model']);
     expect(Array.from(law.draft([0]))).toEqual([0, 1]);
     expect(Array.from(law.draft([0, 0]))).toEqual([1, 0]);
@@ -85,7 +102,9 @@ describe('composed draft law', () => {
 // test/core/verify/lossless.test.ts): deterministic spans shared by every draft, target mass anywhere
 // (zero included) on a forced or looked-up token, error ≤ 1e-12.
 const KINDS: readonly RowKind[] = ['sparse', 'mixed'];
-const CASES = [2, 3].flatMap((V) => [2, 3].flatMap((L) => [1, 3].flatMap((K) => KINDS.map((kind) => ({ V, L, K, kind })))));
+const CASES = [2, 3].flatMap((V) =>
+  [2, 3].flatMap((L) => [1, 3].flatMap((K) => KINDS.map((kind) => ({ V, L, K, kind })))),
+);
 
 describe.each(VERIFIER_IDS)('%s stays lossless with every drafter', (method) => {
   it.each(DRAFTER_IDS.filter((drafter) => drafter !== 'model'))('%s', (drafter) => {
@@ -100,7 +119,9 @@ describe.each(VERIFIER_IDS)('%s stays lossless with every drafter', (method) => 
     }
     // Not vacuous: each deterministic source drafted somewhere, the model elsewhere.
     const { grammar, lookup } = drafterSources(drafter);
-    expect(sources).toEqual(new Set([sampledSource(drafter), ...(grammar ? ['grammar'] : []), ...(lookup ? ['lookup'] : [])]));
+    expect(sources).toEqual(
+      new Set([sampledSource(drafter), ...(grammar ? ['grammar'] : []), ...(lookup ? ['lookup'] : [])]),
+    );
   });
 });
 
@@ -112,7 +133,9 @@ describe('the draft head: its chain and a negative control', () => {
     expect(Array.from(pair.draft(CONTEXT))).toEqual(Array.from(first.logits));
     expect(Array.from(pair.draft([...CONTEXT, 2]))).toEqual(Array.from(head.run(first.feature, 2).logits));
     // Not the target's own feature after the draft token: the head predicts it.
-    expect(Array.from(pair.draft([...CONTEXT, 2]))).not.toEqual(Array.from(head.run(head.targetFeature(CONTEXT), 2).logits));
+    expect(Array.from(pair.draft([...CONTEXT, 2]))).not.toEqual(
+      Array.from(head.run(head.targetFeature(CONTEXT), 2).logits),
+    );
   });
 
   // Drafts sampled from the head's row at HEAD_T, but the verifier told q is the row at T = 1: the proof must catch it.
@@ -123,8 +146,10 @@ describe('the draft head: its chain and a negative control', () => {
       const target = afterContext(treePair(V, L, kind, seed));
       const sampling = headDraftPair(target, seed);
       const reported = headDraftPair(target, seed, 1);
-      const reportedRow = (view: Parameters<Verifier>[0], k: number, j: number) => reported.draft([...CONTEXT, ...Array.from({ length: j }, (_, i) => view.token(k, i))]);
-      const misreporting: Verifier = (view, source) => VERIFIERS[method]({ ...view, draftRow: (k, j) => reportedRow(view, k, j) }, source);
+      const reportedRow = (view: Parameters<Verifier>[0], k: number, j: number) =>
+        reported.draft([...CONTEXT, ...Array.from({ length: j }, (_, i) => view.token(k, i))]);
+      const misreporting: Verifier = (view, source) =>
+        VERIFIERS[method]({ ...view, draftRow: (k, j) => reportedRow(view, k, j) }, source);
       worst = Math.max(worst, checkLossless(misreporting, sampling, K, L, CONTEXT).maxError);
       // One instance caught is the point; the rest would only cost time.
       if (worst > 1e-3) break;

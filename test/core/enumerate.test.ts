@@ -16,8 +16,18 @@ describe('enumerateOutcomes', () => {
   });
 
   it('refuses Bernoulli parameters outside [0, 1]', () => {
-    expect(() => enumerateOutcomes((source) => source.bernoulli(1 + 1e-15), () => undefined)).toThrow(/outside \[0, 1\]/);
-    expect(() => enumerateOutcomes((source) => source.bernoulli(NaN), () => undefined)).toThrow(/outside \[0, 1\]/);
+    expect(() =>
+      enumerateOutcomes(
+        (source) => source.bernoulli(1 + 1e-15),
+        () => undefined,
+      ),
+    ).toThrow(/outside \[0, 1\]/);
+    expect(() =>
+      enumerateOutcomes(
+        (source) => source.bernoulli(NaN),
+        () => undefined,
+      ),
+    ).toThrow(/outside \[0, 1\]/);
   });
 
   it('stops with a typed error past its run budget', () => {

@@ -12,7 +12,9 @@ describe.each([1, 4])('the exact law of drawCategorical at V = 50,257, Gaussian 
   it('is within 1e-6 of the target in total variation, and reaches every token with p ≥ 2^-40', () => {
     expect(counts.reduce((a, b) => a + b, 0n)).toBe(1n << 64n);
     const distance = totalVariation(counts, weights);
-    console.info(`σ = ${sigma}: total variation ${distance.toExponential(2)}, smallest p ${Math.min(...weights).toExponential(2)}`);
+    console.info(
+      `σ = ${sigma}: total variation ${distance.toExponential(2)}, smallest p ${Math.min(...weights).toExponential(2)}`,
+    );
     expect(distance).toBeLessThanOrEqual(1e-6);
     const unreachable = [...weights].filter((p, i) => p >= 2 ** -40 && counts[i] === 0n);
     expect(unreachable).toEqual([]);

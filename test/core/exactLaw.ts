@@ -57,6 +57,10 @@ export function boundaryTokens(weights: ArrayLike<number>, counts: readonly bigi
   const reachable = counts.flatMap((count, i) => (count > 0n ? [i] : []));
   const byWeight = [...reachable].sort((a, b) => (weights[a] as number) - (weights[b] as number));
   const step = Math.max(1, Math.floor(reachable.length / spread));
-  const picked = new Set([...byWeight.slice(0, spread), ...byWeight.slice(-8), ...reachable.filter((_, n) => n % step === 0)]);
+  const picked = new Set([
+    ...byWeight.slice(0, spread),
+    ...byWeight.slice(-8),
+    ...reachable.filter((_, n) => n % step === 0),
+  ]);
   return [...picked].sort((a, b) => a - b);
 }

@@ -18,7 +18,7 @@ describe('spreadOf', () => {
 });
 
 describe('spreadsOverlap', () => {
-  it('says whether two spreads\' ranges meet', () => {
+  it("says whether two spreads' ranges meet", () => {
     expect(spreadsOverlap(spreadOf([1, 2]), spreadOf([1.5, 3]))).toBe(true);
     expect(spreadsOverlap(spreadOf([1, 1.2]), spreadOf([1.5, 3]))).toBe(false);
   });
@@ -44,9 +44,13 @@ describe('fairSchedule', () => {
         const order = timed.slice(round * items.length, (round + 1) * items.length);
         expect(order.every((run) => run.round === round)).toBe(true);
         expect(new Set(order.map((run) => run.item)).size).toBe(items.length);
-        order.forEach((run, position) => { const counts = positions[run.index] as number[]; counts[position] = (counts[position] as number) + 1; });
+        order.forEach((run, position) => {
+          const counts = positions[run.index] as number[];
+          counts[position] = (counts[position] as number) + 1;
+        });
       }
-      for (const counts of positions) expect(counts).toEqual(new Array<number>(items.length).fill(repeats / items.length));
+      for (const counts of positions)
+        expect(counts).toEqual(new Array<number>(items.length).fill(repeats / items.length));
     });
   }
   it('alternates who goes first from round to round', () => {
@@ -100,7 +104,14 @@ function simulatedMachine(methods: readonly DecodeMethod[]) {
     calls++;
     order.push(params.method);
     // Only the fields the race reads: it ranks runs by tokens/s over the same 50 tokens.
-    return { params, tokens: new Array<number>(50).fill(0), steps: 50, counters: emptyCounters(1), generationMs: ms, tokensPerSecond: 50 / (ms / 1000) } as RunReport;
+    return {
+      params,
+      tokens: new Array<number>(50).fill(0),
+      steps: 50,
+      counters: emptyCounters(1),
+      generationMs: ms,
+      tokensPerSecond: 50 / (ms / 1000),
+    } as RunReport;
   };
   return { runner, order };
 }

@@ -72,10 +72,17 @@ describe('exported names', () => {
         const proposed = 1 + next(3 * L);
         const invalidated = next(proposed + 1);
         const accepted = Math.min(L, next(proposed - invalidated + 1));
-        counters = recordStep(counters, { proposed, invalidated, distinctProposed: proposed, distinctEligible: proposed - invalidated, accepted });
+        counters = recordStep(counters, {
+          proposed,
+          invalidated,
+          distinctProposed: proposed,
+          distinctEligible: proposed - invalidated,
+          accepted,
+        });
       }
       const { speclab, vllm } = exportCounters(counters);
-      for (const [ours, theirs] of Object.entries(VLLM_NAMES)) expect(vllm[theirs as keyof typeof vllm], theirs).toEqual(speclab[ours as keyof typeof VLLM_NAMES]);
+      for (const [ours, theirs] of Object.entries(VLLM_NAMES))
+        expect(vllm[theirs as keyof typeof vllm], theirs).toEqual(speclab[ours as keyof typeof VLLM_NAMES]);
       const fields = counterFields(counters);
       expect(fields.D).toBe(fields.R - fields.I);
       expect(fields.acceptance_histogram.reduce((a, b) => a + b, 0)).toBe(fields.steps);
@@ -100,7 +107,11 @@ describe('counting drafts', () => {
 
   it('counts drafts that ended early', () => {
     const drafts = Int32Array.from([1, 2, 3, 1, 0, 0]);
-    expect(countDraftTokens(drafts, 2, 3, [3, 1], 1, [3, 1])).toMatchObject({ proposed: 4, invalidated: 0, distinctProposed: 3 });
+    expect(countDraftTokens(drafts, 2, 3, [3, 1], 1, [3, 1])).toMatchObject({
+      proposed: 4,
+      invalidated: 0,
+      distinctProposed: 3,
+    });
   });
 });
 
@@ -136,9 +147,11 @@ describe('counter properties over random runs', () => {
       expect(state.distinctEligible).toBeLessThanOrEqual(eligible(state));
       const ratios = derivedRatios(state);
       expect(ratios.meanAcceptanceLength).toBeCloseTo(1 + state.accepted / state.steps, 12);
-      if (state.raw > 0) expect(ratios.draftYield).toBeCloseTo((ratios.grammarSurvival ?? 0) * (ratios.conditionalAcceptance ?? 0), 12);
+      if (state.raw > 0)
+        expect(ratios.draftYield).toBeCloseTo((ratios.grammarSurvival ?? 0) * (ratios.conditionalAcceptance ?? 0), 12);
       const perPosition = perPositionAcceptance(state);
-      for (let i = 1; i < perPosition.length; i++) expect(perPosition[i]).toBeLessThanOrEqual(perPosition[i - 1] as number);
+      for (let i = 1; i < perPosition.length; i++)
+        expect(perPosition[i]).toBeLessThanOrEqual(perPosition[i - 1] as number);
     }
   });
 
@@ -151,10 +164,16 @@ describe('counter properties over random runs', () => {
 
   it.each([
     [{ proposed: 2, invalidated: 3, distinctProposed: 2, distinctEligible: 0, accepted: 0 }, /invalidated 3 of only 2/],
-    [{ proposed: 4, invalidated: 3, distinctProposed: 4, distinctEligible: 1, accepted: 2 }, /more than its 1 grammar-valid/],
+    [
+      { proposed: 4, invalidated: 3, distinctProposed: 4, distinctEligible: 1, accepted: 2 },
+      /more than its 1 grammar-valid/,
+    ],
     [{ proposed: 8, invalidated: 0, distinctProposed: 8, distinctEligible: 8, accepted: 5 }, /more than L = 4/],
     [{ proposed: 4, invalidated: 0, distinctProposed: 5, distinctEligible: 4, accepted: 0 }, /distinct-node counts/],
-    [{ proposed: 4, invalidated: 0, distinctProposed: 4, distinctEligible: 4, accepted: -1 }, /accepted must be a non-negative integer/],
+    [
+      { proposed: 4, invalidated: 0, distinctProposed: 4, distinctEligible: 4, accepted: -1 },
+      /accepted must be a non-negative integer/,
+    ],
   ])('rejects an impossible step %j', (step, message) => {
     expect(() => recordStep(emptyCounters(4), step)).toThrow(message);
   });

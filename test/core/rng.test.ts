@@ -3,7 +3,11 @@ import { createRng, mulHi32, philox4x32_10, uniformF64FromWords } from '../../sr
 
 // Known-answer vectors published with Random123 (kat_vectors): counter[4], key[2] -> output[4].
 const KNOWN_ANSWERS: [number[], number[], number[]][] = [
-  [[0, 0, 0, 0], [0, 0], [0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8]],
+  [
+    [0, 0, 0, 0],
+    [0, 0],
+    [0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8],
+  ],
   [
     [0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff],
     [0xffffffff, 0xffffffff],

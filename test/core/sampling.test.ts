@@ -1,6 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { createRng } from '../../src/core/rng';
-import { categoricalUnits, drawCategorical, drawThreshold, isTokenAllowed, logitsToProbs, maskFromAllowed, maskWordCount, summarizeDistribution } from '../../src/core/sampling';
+import {
+  categoricalUnits,
+  drawCategorical,
+  drawThreshold,
+  isTokenAllowed,
+  logitsToProbs,
+  maskFromAllowed,
+  maskWordCount,
+  summarizeDistribution,
+} from '../../src/core/sampling';
 
 const sum = (row: Float64Array) => row.reduce((a, b) => a + b, 0);
 
@@ -164,9 +173,11 @@ describe('summarizeDistribution', () => {
 
   it('agrees with a full sort on random rows, whatever the count', () => {
     let state = 12345;
-    const next = () => ((state = (state * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const next = () => (state = (state * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     for (let trial = 0; trial < 50; trial++) {
-      const weights = Array.from({ length: 1 + Math.floor(next() * 60) }, () => (next() < 0.3 ? 0 : Math.floor(next() * 8)));
+      const weights = Array.from({ length: 1 + Math.floor(next() * 60) }, () =>
+        next() < 0.3 ? 0 : Math.floor(next() * 8),
+      );
       if (!weights.some((w) => w > 0)) weights[0] = 1;
       const total = weights.reduce((a, b) => a + b, 0);
       const count = 1 + Math.floor(next() * 7);

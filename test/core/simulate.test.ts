@@ -32,7 +32,15 @@ describe('simulate', () => {
   });
 
   it('gives up on exact enumeration, not on the run, when the instance is too large', () => {
-    const large = simulate({ ...DEFAULT_SIMULATION, V: 64, K: 4, L: 4, steps: 50, contexts: 1, methods: ['spectr-gbv'] });
+    const large = simulate({
+      ...DEFAULT_SIMULATION,
+      V: 64,
+      K: 4,
+      L: 4,
+      steps: 50,
+      contexts: 1,
+      methods: ['spectr-gbv'],
+    });
     expect(large.methods[0]?.exactBlockEfficiency).toBeNull();
     expect(large.methods[0]?.universalBound).toBeNull();
     expect(large.methods[0]?.blockEfficiency).toBeGreaterThanOrEqual(1);

@@ -4,7 +4,14 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createRng, type Rng } from '../../src/core/rng';
-import { keptPositions, prefixTree, tokenTree, treeInput, verifierRows, type PrefixTree } from '../../src/core/tokenTree';
+import {
+  keptPositions,
+  prefixTree,
+  tokenTree,
+  treeInput,
+  verifierRows,
+  type PrefixTree,
+} from '../../src/core/tokenTree';
 
 const below = (rng: Rng, n: number) => rng.nextUint32() % n;
 
@@ -24,7 +31,8 @@ function prefixOf(tree: PrefixTree, node: number): string {
   return tokens.join(',');
 }
 
-const draftPrefix = (drafts: Int32Array, L: number, k: number, length: number) => Array.from(drafts.subarray(k * L, k * L + length)).join(',');
+const draftPrefix = (drafts: Int32Array, L: number, k: number, length: number) =>
+  Array.from(drafts.subarray(k * L, k * L + length)).join(',');
 const CASES = 400;
 
 describe('tokenTree', () => {
@@ -39,7 +47,8 @@ describe('tokenTree', () => {
       const prefixes = Array.from({ length: tree.size }, (_, n) => prefixOf(tree, n));
       expect(new Set(prefixes).size).toBe(tree.size);
       for (let k = 0; k < K; k++) {
-        for (let j = 0; j < L; j++) expect(prefixes[tree.nodeOf[k]?.[j] as number]).toBe(draftPrefix(drafts, L, k, j + 1));
+        for (let j = 0; j < L; j++)
+          expect(prefixes[tree.nodeOf[k]?.[j] as number]).toBe(draftPrefix(drafts, L, k, j + 1));
       }
     }
   });
@@ -67,7 +76,8 @@ describe('tokenTree', () => {
       expect(seq).toBe(F + tree.size);
       expect(mask).toHaveLength(seq * seq);
       // Sequence position i as the text of everything it continues after the past: the fresh tokens, then its prefix.
-      const text = (i: number) => (i < F ? fresh.slice(0, i + 1).join(',') : `${fresh.join(',')}|${prefixOf(tree, i - F)}`);
+      const text = (i: number) =>
+        i < F ? fresh.slice(0, i + 1).join(',') : `${fresh.join(',')}|${prefixOf(tree, i - F)}`;
       for (let i = 0; i < seq; i++) {
         expect(inputIds[i]).toBe(i < F ? fresh[i] : tree.tokens[i - F]);
         const depth = i < F ? i - F + 1 : (tree.depths[i - F] as number);
@@ -90,7 +100,8 @@ describe('tokenTree', () => {
       const rows = verifierRows(tree, fresh.length, L);
       for (let k = 0; k < K; k++) {
         expect(rows[k * (L + 1)]).toBe(fresh.length - 1);
-        for (let j = 1; j <= L; j++) expect(prefixOf(tree, (rows[k * (L + 1) + j] as number) - fresh.length)).toBe(draftPrefix(drafts, L, k, j));
+        for (let j = 1; j <= L; j++)
+          expect(prefixOf(tree, (rows[k * (L + 1) + j] as number) - fresh.length)).toBe(draftPrefix(drafts, L, k, j));
       }
     }
   });
@@ -108,7 +119,9 @@ describe('tokenTree', () => {
       kept.forEach((position, i) => {
         if (i > 0) expect(position).toBeGreaterThan(kept[i - 1] as number);
       });
-      expect(kept.slice(0, pastLength + fresh.length)).toEqual(Array.from({ length: pastLength + fresh.length }, (_, i) => i));
+      expect(kept.slice(0, pastLength + fresh.length)).toEqual(
+        Array.from({ length: pastLength + fresh.length }, (_, i) => i),
+      );
       const pathTokens = kept.slice(pastLength + fresh.length).map((position) => inputIds[position - pastLength]);
       expect(pathTokens.join(',')).toBe(draftPrefix(drafts, L, chosen, accepted));
     }

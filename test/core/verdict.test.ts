@@ -6,7 +6,14 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createRng } from '../../src/core/rng';
-import { MIN_SAMPLES_FOR_VERDICT, comparePairs, compareRatios, formatComparison, verdictOf, type PairedComparison } from '../../src/core/verdict';
+import {
+  MIN_SAMPLES_FOR_VERDICT,
+  comparePairs,
+  compareRatios,
+  formatComparison,
+  verdictOf,
+  type PairedComparison,
+} from '../../src/core/verdict';
 
 /**
  * One run of the workload: `pairs` pairs of (contender, baseline) tokens/s, the two of a pair next to each
@@ -52,14 +59,18 @@ const WORKLOAD = [
 ] as const;
 
 const runWorkload = (repeat: number): Record<string, PairedComparison> =>
-  Object.fromEntries(WORKLOAD.map(({ name, trueRatio, pairs }, i) => {
-    const { contender, baseline } = timedPairs(trueRatio, pairs, 1000 * repeat + i + 1);
-    return [name, comparePairs(contender, baseline)];
-  }));
+  Object.fromEntries(
+    WORKLOAD.map(({ name, trueRatio, pairs }, i) => {
+      const { contender, baseline } = timedPairs(trueRatio, pairs, 1000 * repeat + i + 1);
+      return [name, comparePairs(contender, baseline)];
+    }),
+  );
 
 /** Two verdicts contradict when one is faster and the other slower, or one is significant and the other's median is on the opposite side of 1. */
 function contradicts(a: PairedComparison, b: PairedComparison): boolean {
-  const signs = (x: PairedComparison, y: PairedComparison) => (x.verdict === 'faster' && (y.verdict === 'slower' || y.ratio < 1)) || (x.verdict === 'slower' && (y.verdict === 'faster' || y.ratio > 1));
+  const signs = (x: PairedComparison, y: PairedComparison) =>
+    (x.verdict === 'faster' && (y.verdict === 'slower' || y.ratio < 1)) ||
+    (x.verdict === 'slower' && (y.verdict === 'faster' || y.ratio > 1));
   return signs(a, b) || signs(b, a);
 }
 
@@ -68,7 +79,13 @@ describe('the verdict rule', () => {
     const runs = [1, 2, 3, 4, 5].map(runWorkload);
     for (const { name } of WORKLOAD) {
       const comparisons = runs.map((run) => run[name] as PairedComparison);
-      comparisons.forEach((a, i) => comparisons.slice(i + 1).forEach((b) => expect(contradicts(a, b), `${name}: ${formatComparison(a)} against ${formatComparison(b)}`).toBe(false)));
+      comparisons.forEach((a, i) =>
+        comparisons
+          .slice(i + 1)
+          .forEach((b) =>
+            expect(contradicts(a, b), `${name}: ${formatComparison(a)} against ${formatComparison(b)}`).toBe(false),
+          ),
+      );
     }
     const same = runs.flatMap((run) => [run['tokenwise K = 1'], run['spectr-gbv K = 1']] as PairedComparison[]);
     same.forEach((a, i) => same.slice(i + 1).forEach((b) => expect(contradicts(a, b)).toBe(false)));

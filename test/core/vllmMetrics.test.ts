@@ -1,6 +1,18 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { ScrapeError, VLLM_METRIC_NAMES, adviseDraftLength, adviseOverWindows, suppliedPerModel, modelReports, readMetrics, readingDelta, scrapeDelta, vllmReport, type VllmCounters } from '../../src/core/vllmMetrics';
+import {
+  ScrapeError,
+  VLLM_METRIC_NAMES,
+  adviseDraftLength,
+  adviseOverWindows,
+  suppliedPerModel,
+  modelReports,
+  readMetrics,
+  readingDelta,
+  scrapeDelta,
+  vllmReport,
+  type VllmCounters,
+} from '../../src/core/vllmMetrics';
 
 /** The counters of a scrape of one model. */
 function readScrape(text: string): VllmCounters {
@@ -23,7 +35,9 @@ function scrape(drafts: number, draftTokens: number, accepted: number, perPositi
     `# TYPE ${VLLM_METRIC_NAMES.accepted} counter`,
     `${VLLM_METRIC_NAMES.accepted}{engine="0",model_name="m"} ${accepted}`,
     `# TYPE ${VLLM_METRIC_NAMES.acceptedPerPosition} counter`,
-    ...perPosition.map((count, i) => `${VLLM_METRIC_NAMES.acceptedPerPosition}{engine="0",model_name="m",position="${i}"} ${count}`),
+    ...perPosition.map(
+      (count, i) => `${VLLM_METRIC_NAMES.acceptedPerPosition}{engine="0",model_name="m",position="${i}"} ${count}`,
+    ),
     '',
   ].join('\n');
 }
@@ -31,7 +45,12 @@ function scrape(drafts: number, draftTokens: number, accepted: number, perPositi
 describe('reading a vLLM /metrics scrape', () => {
   it('gives exactly the fixture’s counters, summed over engines, and the seed’s example: 100 steps accepting 180 tokens → 2.8', () => {
     const counters = readScrape(after);
-    expect(counters).toEqual({ numDrafts: 100, numDraftTokens: 295, numAcceptedTokens: 180, acceptedPerPosition: [82, 58, 40] });
+    expect(counters).toEqual({
+      numDrafts: 100,
+      numDraftTokens: 295,
+      numAcceptedTokens: 180,
+      acceptedPerPosition: [82, 58, 40],
+    });
     const report = vllmReport(counters);
     expect(report.mean_acceptance_length).toBe(2.8);
     expect(report.draft_acceptance_rate).toBe(180 / 295);
@@ -43,13 +62,24 @@ describe('reading a vLLM /metrics scrape', () => {
 
   it('two scrapes give the window between them', () => {
     const delta = scrapeDelta(readScrape(before), readScrape(after));
-    expect(delta).toEqual({ numDrafts: 90, numDraftTokens: 265, numAcceptedTokens: 160, acceptedPerPosition: [74, 51, 35] });
+    expect(delta).toEqual({
+      numDrafts: 90,
+      numDraftTokens: 265,
+      numAcceptedTokens: 160,
+      acceptedPerPosition: [74, 51, 35],
+    });
     expect(vllmReport(delta).mean_acceptance_length).toBeCloseTo(1 + 160 / 90, 12);
   });
 
   it('shows R and I only when the user supplies them', () => {
     const counters = readScrape(after);
-    expect(vllmReport(counters, { I: 5 })).toMatchObject({ R: 300, I: 5, D: 295, grammar_survival: 295 / 300, draft_yield: 180 / 300 });
+    expect(vllmReport(counters, { I: 5 })).toMatchObject({
+      R: 300,
+      I: 5,
+      D: 295,
+      grammar_survival: 295 / 300,
+      draft_yield: 180 / 300,
+    });
     expect(vllmReport(counters, { R: 400 })).toMatchObject({ R: 400, I: 105 });
     expect(() => vllmReport(counters, { R: 10 })).toThrow(/below D = 295/);
   });
@@ -68,14 +98,24 @@ describe('reading a vLLM /metrics scrape', () => {
     expect(message('<!doctype html>\n<html><body>Not found</body></html>')).toMatch(/not Prometheus text/);
     expect(message('{"num_drafts": 3}')).toMatch(/not Prometheus text/);
     expect(message('hello world\n')).toMatch(/not Prometheus text: hello has the value "world"/);
-    expect(message('# TYPE vllm:num_requests_running gauge\nvllm:num_requests_running 3\n')).toMatch(/no speculative-decoding metrics/);
-    expect(message(scrape(10, 30, 12, [8, 4]).replace(/^vllm:spec_decode_num_draft_tokens_total.*$/m, ''))).toMatch(/lacks vllm:spec_decode_num_draft_tokens_total/);
-    expect(message(scrape(10, 30, 12, [11, 1]))).toMatch(/11 drafts accepted position 0, but there were only 10 drafts/);
+    expect(message('# TYPE vllm:num_requests_running gauge\nvllm:num_requests_running 3\n')).toMatch(
+      /no speculative-decoding metrics/,
+    );
+    expect(message(scrape(10, 30, 12, [8, 4]).replace(/^vllm:spec_decode_num_draft_tokens_total.*$/m, ''))).toMatch(
+      /lacks vllm:spec_decode_num_draft_tokens_total/,
+    );
+    expect(message(scrape(10, 30, 12, [11, 1]))).toMatch(
+      /11 drafts accepted position 0, but there were only 10 drafts/,
+    );
     expect(message(scrape(10, 30, 40, [10, 10, 10]))).toMatch(/40 accepted tokens exceed the 30 draft tokens/);
     expect(message(scrape(10, 30, 12, [8, 4]).replace('position="1"', 'position="second"'))).toMatch(/position label/);
     expect(message(scrape(10, -3, 0, []))).toMatch(/-3; a counter is a finite number from 0 to 2\^53/);
-    expect(() => scrapeDelta(readScrape(after), readScrape(before))).toThrow(/vllm:spec_decode_num_drafts_total went backwards between the scrapes \(100 before, 10 after\)/);
-    expect(() => scrapeDelta(readScrape(scrape(10, 30, 12, [8, 4])), readScrape(scrape(20, 60, 24, [7, 4])))).toThrow(/position="0"\} went backwards/);
+    expect(() => scrapeDelta(readScrape(after), readScrape(before))).toThrow(
+      /vllm:spec_decode_num_drafts_total went backwards between the scrapes \(100 before, 10 after\)/,
+    );
+    expect(() => scrapeDelta(readScrape(scrape(10, 30, 12, [8, 4])), readScrape(scrape(20, 60, 24, [7, 4])))).toThrow(
+      /position="0"\} went backwards/,
+    );
   });
 });
 
@@ -84,20 +124,39 @@ describe('per model, with or without _total, and SGLang', () => {
 
   it('reads bare names like _total ones, and warns once about a spec-decode family it does not read', () => {
     const reading = readMetrics(fixture('bare.prom'), 'bare.prom');
-    expect(reading.vllm.get('m')).toEqual({ numDrafts: 100, numDraftTokens: 300, numAcceptedTokens: 180, acceptedPerPosition: [80, 60, 40] });
-    expect(reading.warnings).toEqual(['bare.prom: vllm:spec_decode_draft_latency_seconds is not read (not a speculative-decoding figure SpecLab knows)']);
+    expect(reading.vllm.get('m')).toEqual({
+      numDrafts: 100,
+      numDraftTokens: 300,
+      numAcceptedTokens: 180,
+      acceptedPerPosition: [80, 60, 40],
+    });
+    expect(reading.warnings).toEqual([
+      'bare.prom: vllm:spec_decode_draft_latency_seconds is not read (not a speculative-decoding figure SpecLab knows)',
+    ]);
     // A bare-names "before" and a _total "after" make one window.
     const window = readingDelta(readMetrics(fixture('bare.prom')), readMetrics(scrape(150, 450, 270, [120, 90, 60])));
-    expect(window.vllm.get('m')).toEqual({ numDrafts: 50, numDraftTokens: 150, numAcceptedTokens: 90, acceptedPerPosition: [40, 30, 20] });
+    expect(window.vllm.get('m')).toEqual({
+      numDrafts: 50,
+      numDraftTokens: 150,
+      numAcceptedTokens: 90,
+      acceptedPerPosition: [40, 30, 20],
+    });
   });
 
   it('never sums two models: each keeps its own per-position acceptance', () => {
     const reading = readMetrics(fixture('two-models.prom'));
     expect([...reading.vllm.keys()]).toEqual(['big-k4', 'small-k2']);
-    expect(vllmReport(reading.vllm.get('big-k4') as VllmCounters).per_position_acceptance).toEqual([0.8, 0.7, 0.56, 0.4]);
+    expect(vllmReport(reading.vllm.get('big-k4') as VllmCounters).per_position_acceptance).toEqual([
+      0.8, 0.7, 0.56, 0.4,
+    ]);
     expect(vllmReport(reading.vllm.get('small-k2') as VllmCounters).per_position_acceptance).toEqual([0.75, 0.5]);
     // The app's view shows one column per model, from the same reports.
-    expect(modelReports(reading, { R: 1000 }).map(({ model, report }) => [model, report.mean_acceptance_length, report.R])).toEqual([['big-k4', 3.46, 1000], ['small-k2', 2.25, 1000]]);
+    expect(
+      modelReports(reading, { R: 1000 }).map(({ model, report }) => [model, report.mean_acceptance_length, report.R]),
+    ).toEqual([
+      ['big-k4', 3.46, 1000],
+      ['small-k2', 2.25, 1000],
+    ]);
   });
 
   it("reads SGLang's gauges per model (mean over ranks) and its verify calls once per tensor-parallel group", () => {
@@ -143,16 +202,27 @@ describe('per model, with or without _total, and SGLang', () => {
     const windows = [0.23, 0.22, 0.24, 0.21, 0.23].map((third, i) => [0.9, 0.8 + (i % 2 === 0 ? 0.01 : -0.01), third]);
     const advice = adviseOverWindows(windows, 0.1);
     expect(advice.windows).toBe(5);
-    expect(advice.rows.map((row) => row.against_best)).toEqual(['slower', advice.best_L === 2 ? null : 'within noise', advice.best_L === 3 ? null : 'within noise']);
+    expect(advice.rows.map((row) => row.against_best)).toEqual([
+      'slower',
+      advice.best_L === 2 ? null : 'within noise',
+      advice.best_L === 3 ? null : 'within noise',
+    ]);
     expect(advice.recommended_L).toBe(2);
     // Under five windows nothing is measured: the highest is recommended, and the rows say too few samples.
     const few = adviseOverWindows(windows.slice(0, 3), 0.1);
     expect(few).toMatchObject({ measured: false, recommended_L: few.best_L });
-    expect(few.rows.filter((row) => row.against_best !== null).every((row) => row.against_best === 'too few samples')).toBe(true);
+    expect(
+      few.rows.filter((row) => row.against_best !== null).every((row) => row.against_best === 'too few samples'),
+    ).toBe(true);
   });
 
   it('--R and --I per model: a bare number only for one model; unknown or repeated models refused', () => {
-    expect(suppliedPerModel(['a', 'b'], [{ model: 'a', value: 10 }], [{ model: 'b', value: 2 }])).toEqual(new Map([['a', { R: 10 }], ['b', { I: 2 }]]));
+    expect(suppliedPerModel(['a', 'b'], [{ model: 'a', value: 10 }], [{ model: 'b', value: 2 }])).toEqual(
+      new Map([
+        ['a', { R: 10 }],
+        ['b', { I: 2 }],
+      ]),
+    );
     expect(suppliedPerModel(['a'], [{ model: null, value: 10 }], [])).toEqual(new Map([['a', { R: 10 }]]));
     expect(() => suppliedPerModel(['a', 'b'], [{ model: null, value: 10 }], [])).toThrow(/one number for 2 models/);
     expect(() => suppliedPerModel(['a'], [{ model: 'c', value: 1 }], [])).toThrow(/no model_name "c"/);
@@ -162,7 +232,8 @@ describe('per model, with or without _total, and SGLang', () => {
 
 describe('a hostile scrape is refused in one line, bounded in time and memory', () => {
   const base = scrape(10, 30, 12, [6, 4, 2]);
-  const withPosition = (position: string, count = '1') => `${base}${VLLM_METRIC_NAMES.acceptedPerPosition}{engine="1",model_name="m",position="${position}"} ${count}\n`;
+  const withPosition = (position: string, count = '1') =>
+    `${base}${VLLM_METRIC_NAMES.acceptedPerPosition}{engine="1",model_name="m",position="${position}"} ${count}\n`;
 
   it.each([
     ['100000000', /position label 0, 1, … below 1024 in decimal, got "100000000"/],

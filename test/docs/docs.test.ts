@@ -14,8 +14,16 @@ import { checkImports, checkMarkdown, githubSlugs, parseFolderTable, type Markdo
 const ROOT = normalize(join(import.meta.dirname, '../..'));
 const read = (path: string) => readFileSync(join(ROOT, path), 'utf8');
 
-const FOLDER_READMES = ['src', ...readdirSync(join(ROOT, 'src')).map((name) => `src/${name}`)].map((folder) => `${folder}/README.md`).filter((path) => existsSync(join(ROOT, path)));
-const DOC_PATHS = ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`), ...FOLDER_READMES];
+const FOLDER_READMES = ['src', ...readdirSync(join(ROOT, 'src')).map((name) => `src/${name}`)]
+  .map((folder) => `${folder}/README.md`)
+  .filter((path) => existsSync(join(ROOT, path)));
+const DOC_PATHS = [
+  'README.md',
+  ...readdirSync(join(ROOT, 'docs'))
+    .filter((name) => name.endsWith('.md'))
+    .map((name) => `docs/${name}`),
+  ...FOLDER_READMES,
+];
 const docs: MarkdownFile[] = DOC_PATHS.map((path) => ({ path, text: read(path) }));
 const scripts = Object.keys((JSON.parse(read('package.json')) as { scripts: Record<string, string> }).scripts);
 
@@ -59,7 +67,9 @@ describe('the README and docs/', () => {
       const stops = [...text.matchAll(/\b(\w+)-stop tour\b/g)].map((match) => match[1]);
       expect(stops.length, `${path} names the tour's length`).toBeGreaterThan(0);
       for (const stop of stops) expect(stop, `${path}: a ${stop}-stop tour`).toBe(words[TOUR_STOPS.length - 1]);
-      const ranges = [...text.matchAll(/\b(?:keys )?(\d)–(\d)\b(?= (?:pick )?method)/g)].map((match) => `${match[1]}–${match[2]}`);
+      const ranges = [...text.matchAll(/\b(?:keys )?(\d)–(\d)\b(?= (?:pick )?method)/g)].map(
+        (match) => `${match[1]}–${match[2]}`,
+      );
       expect(ranges.length, `${path} names the method keys`).toBeGreaterThan(0);
       for (const named of ranges) expect(named, `${path}: keys ${named}`).toBe(range);
     }
@@ -78,14 +88,18 @@ describe("the code's map in docs/architecture.md", () => {
 
   it('allows every relative import in src/ (nothing imports up)', () => {
     const imports = sourceFiles('src').map((path) => ({ path, text: read(path) }));
-    expect(checkImports(imports, table, (from, specifier) => relative(ROOT, join(ROOT, dirname(from), specifier)))).toEqual([]);
+    expect(
+      checkImports(imports, table, (from, specifier) => relative(ROOT, join(ROOT, dirname(from), specifier))),
+    ).toEqual([]);
   });
 
   it("each folder's README.md says what it owns and may import, as the table does", () => {
     for (const folder of ['src', ...folders]) {
       const readme = `${folder}/README.md`;
       expect(existsSync(join(ROOT, readme)), readme).toBe(true);
-      const line = read(readme).split('\n').find((text) => text.startsWith('May import:'));
+      const line = read(readme)
+        .split('\n')
+        .find((text) => text.startsWith('May import:'));
       expect(line, `${readme} has no "May import:" line`).toBeDefined();
       const allowed = [...(line ?? '').matchAll(/`([^`]+)`/g)].map((match) => match[1]);
       expect(allowed.sort(), readme).toEqual([...(table.get(folder) ?? [])].sort());
@@ -96,12 +110,14 @@ describe("the code's map in docs/architecture.md", () => {
 describe('the checks themselves fail on broken docs', () => {
   const repository = {
     exists: (path: string) => ['README.md', 'docs/a.md', 'docs/shot.png', 'src/core/rng.ts'].includes(path),
-    headingsOf: (path: string) => (path === 'docs/a.md' ? githubSlugs('# Page\n\n## K × L sweeps\n\n## Bad input\n\n## Bad input\n') : null),
+    headingsOf: (path: string) =>
+      path === 'docs/a.md' ? githubSlugs('# Page\n\n## K × L sweeps\n\n## Bad input\n\n## Bad input\n') : null,
     scripts: ['start', 'test', 'bench'],
   };
 
   it('accepts links, anchors (repeated headings numbered), images, scripts and paths that exist', () => {
-    const good = '[a](docs/a.md#k--l-sweeps) [b](docs/a.md#bad-input-1) ![s](docs/shot.png) `src/core/rng.ts` `npm run bench` [w](https://example.org)\n```sh\nnpm test\n```';
+    const good =
+      '[a](docs/a.md#k--l-sweeps) [b](docs/a.md#bad-input-1) ![s](docs/shot.png) `src/core/rng.ts` `npm run bench` [w](https://example.org)\n```sh\nnpm test\n```';
     expect(checkMarkdown([{ path: 'README.md', text: good }], repository)).toEqual([]);
   });
 
@@ -126,11 +142,16 @@ describe('the checks themselves fail on broken docs', () => {
   });
 
   it('names an import that crosses a line the folder table does not allow', () => {
-    const table = parseFolderTable('## Folders and what each may import\n\n| folder | owns | may import |\n|---|---|---|\n| `src/contract` | x | `src/core` |\n| `src/core` | y | `src/contract/limits.ts` |\n');
+    const table = parseFolderTable(
+      '## Folders and what each may import\n\n| folder | owns | may import |\n|---|---|---|\n| `src/contract` | x | `src/core` |\n| `src/core` | y | `src/contract/limits.ts` |\n',
+    );
     const resolve = (from: string, specifier: string) => posix.normalize(posix.join(posix.dirname(from), specifier));
     const files = [
       { path: 'src/core/verify/index.ts', text: "import { MAX_DRAFTS } from '../../contract/limits';" },
-      { path: 'src/contract/runParams.ts', text: "import { SCHEMA_PRESETS } from '../grammar/presets';\nimport type { X } from './limits';" },
+      {
+        path: 'src/contract/runParams.ts',
+        text: "import { SCHEMA_PRESETS } from '../grammar/presets';\nimport type { X } from './limits';",
+      },
       { path: 'src/core/metrics.ts', text: "import type { RunReport } from '../contract/runReport';" },
     ];
     expect(checkImports(files, table, resolve)).toEqual([

@@ -63,7 +63,8 @@ export function checkMarkdown(files: readonly MarkdownFile[], repository: Reposi
       const where = `${file.path}:${index + 1}`;
       for (const span of line.matchAll(/`([^`]+)`/g)) {
         const quoted = span[1] ?? '';
-        if (QUOTED_PATH.test(quoted) && !repository.exists(quoted.replace(/\/$/, ''))) problems.push(`${where}: ${quoted} does not exist`);
+        if (QUOTED_PATH.test(quoted) && !repository.exists(quoted.replace(/\/$/, '')))
+          problems.push(`${where}: ${quoted} does not exist`);
       }
       // Code spans may hold brackets; links inside them are not links.
       const prose = line.replace(/`[^`]*`/g, 'code');
@@ -72,7 +73,10 @@ export function checkMarkdown(files: readonly MarkdownFile[], repository: Reposi
         const kind = link[1] === '!' ? 'image' : 'link';
         if (/^[a-z][a-z0-9+.-]*:/i.test(target)) continue;
         const [pathPart = '', anchor] = target.split('#', 2);
-        const path = pathPart === '' ? file.path : posix.normalize(posix.join(posix.dirname(file.path), decodeURIComponent(pathPart)));
+        const path =
+          pathPart === ''
+            ? file.path
+            : posix.normalize(posix.join(posix.dirname(file.path), decodeURIComponent(pathPart)));
         if (path.startsWith('..')) {
           problems.push(`${where}: ${kind} ${target} leaves the repository`);
           continue;
@@ -92,7 +96,10 @@ export function checkMarkdown(files: readonly MarkdownFile[], repository: Reposi
     lines.forEach((line, index) => {
       for (const command of line.matchAll(/\bnpm (?:run ([\w:.-]+)|(start|test)\b)/g)) {
         const script = command[1] ?? command[2] ?? '';
-        if (!scripts.has(script)) problems.push(`${file.path}:${index + 1}: npm ${command[1] ? 'run ' : ''}${script} is not a script in package.json`);
+        if (!scripts.has(script))
+          problems.push(
+            `${file.path}:${index + 1}: npm ${command[1] ? 'run ' : ''}${script} is not a script in package.json`,
+          );
       }
     });
   }
@@ -109,7 +116,10 @@ export function parseFolderTable(architecture: string): Map<string, string[]> {
     const folder = /`([^`]+)`/.exec(cells[0] ?? '')?.[1];
     const allowed = cells.at(-1) ?? '';
     if (!folder) continue;
-    table.set(folder, [...allowed.matchAll(/`([^`]+)`/g)].map((match) => match[1] ?? ''));
+    table.set(
+      folder,
+      [...allowed.matchAll(/`([^`]+)`/g)].map((match) => match[1] ?? ''),
+    );
   }
   return table;
 }
@@ -133,7 +143,11 @@ function withoutExtension(path: string): string {
  * Every relative import that the table does not allow, one line each. `resolve(from, specifier)` gives the
  * repository path a specifier names (no extension needed).
  */
-export function checkImports(files: readonly SourceFile[], table: ReadonlyMap<string, readonly string[]>, resolve: (from: string, specifier: string) => string): string[] {
+export function checkImports(
+  files: readonly SourceFile[],
+  table: ReadonlyMap<string, readonly string[]>,
+  resolve: (from: string, specifier: string) => string,
+): string[] {
   const problems: string[] = [];
   const specifiers = /(?:\bfrom\s+|\bimport\s*\(\s*|\bimport\s+|new URL\(\s*)'(\.{1,2}\/[^'?]+)(?:\?[^']*)?'/g;
   for (const file of files) {
@@ -145,13 +159,19 @@ export function checkImports(files: readonly SourceFile[], table: ReadonlyMap<st
     }
     for (const match of file.text.matchAll(specifiers)) {
       const target = resolve(file.path, match[1] ?? '');
-      const inside = folder === 'src' ? !target.slice('src/'.length).includes('/') && target.startsWith('src/') : target.startsWith(`${folder}/`);
+      const inside =
+        folder === 'src'
+          ? !target.slice('src/'.length).includes('/') && target.startsWith('src/')
+          : target.startsWith(`${folder}/`);
       if (inside) continue;
       const permitted = allowed.some((entry) => {
         const bare = withoutExtension(entry);
         return target === bare || withoutExtension(target) === bare || target.startsWith(`${bare}/`);
       });
-      if (!permitted) problems.push(`${file.path}: imports ${target}, which ${folder} may not import (it may import ${allowed.join(', ') || 'nothing'})`);
+      if (!permitted)
+        problems.push(
+          `${file.path}: imports ${target}, which ${folder} may not import (it may import ${allowed.join(', ') || 'nothing'})`,
+        );
     }
   }
   return problems;

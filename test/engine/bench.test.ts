@@ -4,7 +4,14 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addCounters, derivedRatios, eligible, type Counters } from '../../src/core/metrics';
-import { bestCell, scorecardCsv, scorecardRowJson, sweepCellJson, sweepCsv, sweepMarkdown } from '../../src/contract/bench';
+import {
+  bestCell,
+  scorecardCsv,
+  scorecardRowJson,
+  sweepCellJson,
+  sweepCsv,
+  sweepMarkdown,
+} from '../../src/contract/bench';
 import { DECODE_METHODS, findPreset, presetParams, type RunParams } from '../../src/contract/runParams';
 import type { RunReport } from '../../src/contract/runReport';
 import { race, scorecard, sweep, sweepCells } from '../../src/engine/bench';
@@ -37,7 +44,11 @@ describe('the bench on the bundled models', () => {
     runs.length = 0;
     const base = presetParams(findPreset('person'), { method: 'spectr-gbv', maxTokens: 10, temperature: 1, seed: 3 });
     const progress: number[] = [];
-    const cells = await sweep(run, { base, Ks: [1, 2], Ls: [2, 3], seeds: 2 }, { onProgress: (done, total) => progress.push(done / total) });
+    const cells = await sweep(
+      run,
+      { base, Ks: [1, 2], Ls: [2, 3], seeds: 2 },
+      { onProgress: (done, total) => progress.push(done / total) },
+    );
     expect(cells.map(({ K, L }) => [K, L])).toEqual([
       [1, 2],
       [1, 3],
@@ -49,7 +60,11 @@ describe('the bench on the bundled models', () => {
     expect(runs).toHaveLength(2 + 4 * 2 * 2);
     for (const cell of cells) {
       expectIdentities(cell.counters);
-      const own = runs.slice(2).filter((report) => report.params.method === 'spectr-gbv' && report.params.K === cell.K && report.params.L === cell.L);
+      const own = runs
+        .slice(2)
+        .filter(
+          (report) => report.params.method === 'spectr-gbv' && report.params.K === cell.K && report.params.L === cell.L,
+        );
       expect(own.map((report) => report.params.seed)).toEqual([3, 4]);
       expect(cell.counters).toEqual(own.map((report) => report.counters).reduce(addCounters));
       const json = sweepCellJson(cell);
@@ -66,8 +81,12 @@ describe('the bench on the bundled models', () => {
     const timed = runs.slice(2).map((report) => report.params.method);
     expect(timed.slice(0, 4)).toEqual(['ar', 'spectr-gbv', 'spectr-gbv', 'ar']);
     const best = bestCell(cells, 'meanAcceptanceLength');
-    expect(Math.max(...cells.map((cell) => derivedRatios(cell.counters).meanAcceptanceLength as number))).toBe(derivedRatios(best?.counters as Counters).meanAcceptanceLength);
-    expect(sweepMarkdown(cells, 'meanAcceptanceLength')).toContain(`**${derivedRatios(best?.counters as Counters).meanAcceptanceLength?.toFixed(2)}**`);
+    expect(Math.max(...cells.map((cell) => derivedRatios(cell.counters).meanAcceptanceLength as number))).toBe(
+      derivedRatios(best?.counters as Counters).meanAcceptanceLength,
+    );
+    expect(sweepMarkdown(cells, 'meanAcceptanceLength')).toContain(
+      `**${derivedRatios(best?.counters as Counters).meanAcceptanceLength?.toFixed(2)}**`,
+    );
     expect(sweepCsv(cells).trim().split('\n')).toHaveLength(1 + cells.length);
   });
 
@@ -82,7 +101,11 @@ describe('the bench on the bundled models', () => {
 
   it('scorecard rows: one per preset and constraint state, with consistent counters and validity judged by ajv', async () => {
     runs.length = 0;
-    const rows = await scorecard(run, ajvValidator, { presets: ['sentiment', 'reasoning'], seeds: 2, base: { method: 'spectr-gbv', K: 2, L: 3, temperature: 1, maxTokens: 12, drafting: 'validate', seed: 5 } });
+    const rows = await scorecard(run, ajvValidator, {
+      presets: ['sentiment', 'reasoning'],
+      seeds: 2,
+      base: { method: 'spectr-gbv', K: 2, L: 3, temperature: 1, maxTokens: 12, drafting: 'validate', seed: 5 },
+    });
     expect(rows.map((row) => [row.preset, row.constrained])).toEqual([
       ['sentiment', true],
       ['sentiment', false],
@@ -92,7 +115,13 @@ describe('the bench on the bundled models', () => {
     expect(runs).toHaveLength(1 + 4 * 2);
     for (const row of rows) {
       expectIdentities(row.counters);
-      const own = runs.slice(1).filter((report) => report.params.prompt === findPreset(row.preset).prompt && (report.params.schemaText !== null) === row.constrained);
+      const own = runs
+        .slice(1)
+        .filter(
+          (report) =>
+            report.params.prompt === findPreset(row.preset).prompt &&
+            (report.params.schemaText !== null) === row.constrained,
+        );
       expect(own).toHaveLength(2);
       expect(row.counters).toEqual(own.map((report) => report.counters).reduce(addCounters));
       if (!row.constrained) expect(row.counters.invalidated).toBe(0);
@@ -119,7 +148,11 @@ describe('the bench on the bundled models', () => {
     runs.length = 0;
     const base = presetParams(findPreset('sentiment'), { method: 'tokenwise', maxTokens: 4, temperature: 1, seed: 7 });
     const progress: [number, number][] = [];
-    const [cell] = await sweep(run, { base, Ks: [1], Ls: [2], seeds: 2, tokenBudget: 10 }, { onProgress: (done, total) => progress.push([done, total]) });
+    const [cell] = await sweep(
+      run,
+      { base, Ks: [1], Ls: [2], seeds: 2, tokenBudget: 10 },
+      { onProgress: (done, total) => progress.push([done, total]) },
+    );
     const timed = runs.slice(2);
     const own = timed.filter((report) => report.params.method === 'tokenwise');
     const ar = timed.filter((report) => report.params.method === 'ar');
@@ -134,10 +167,18 @@ describe('the bench on the bundled models', () => {
     expect(progress.at(-1)).toEqual([runs.length, runs.length]);
     expect(progress.every(([done, total]) => done <= total)).toBe(true);
     const json = sweepCellJson(cell as NonNullable<typeof cell>);
-    expect([json.runs, json.speedup_ci95.low as number <= (json.speedup_ci95.high as number)]).toEqual([own.length, true]);
+    expect([json.runs, (json.speedup_ci95.low as number) <= (json.speedup_ci95.high as number)]).toEqual([
+      own.length,
+      true,
+    ]);
 
     runs.length = 0;
-    const rows = await scorecard(run, ajvValidator, { presets: ['sentiment'], seeds: 2, tokenBudget: 10, base: { method: 'tokenwise', K: 1, L: 2, temperature: 1, maxTokens: 4, drafting: 'validate', seed: 7 } });
+    const rows = await scorecard(run, ajvValidator, {
+      presets: ['sentiment'],
+      seeds: 2,
+      tokenBudget: 10,
+      base: { method: 'tokenwise', K: 1, L: 2, temperature: 1, maxTokens: 4, drafting: 'validate', seed: 7 },
+    });
     const on = runs.slice(1).filter((report) => report.params.schemaText !== null);
     const [onRow, offRow] = rows.map(scorecardRowJson);
     expect(onRow?.completions).toBe(on.length);
@@ -145,9 +186,16 @@ describe('the bench on the bundled models', () => {
     expect(onRow?.seeds).toBe(`7..${7 + on.length - 1}`);
     expect(onRow?.samples).toBe(2);
     const overFree = rows[0]?.overFree;
-    expect(onRow?.speedup_over_free_within_noise).toBe(overFree !== null && overFree !== undefined && overFree.interval.low <= 1 && 1 <= overFree.interval.high);
-    expect([offRow?.speedup_over_free, offRow?.speedup_over_free_ci95, offRow?.speedup_over_free_within_noise]).toEqual([null, null, null]);
-    const [header, first, second] = scorecardCsv(rows).trim().split('\n').map((line) => line.split(','));
+    expect(onRow?.speedup_over_free_within_noise).toBe(
+      overFree !== null && overFree !== undefined && overFree.interval.low <= 1 && 1 <= overFree.interval.high,
+    );
+    expect([offRow?.speedup_over_free, offRow?.speedup_over_free_ci95, offRow?.speedup_over_free_within_noise]).toEqual(
+      [null, null, null],
+    );
+    const [header, first, second] = scorecardCsv(rows)
+      .trim()
+      .split('\n')
+      .map((line) => line.split(','));
     const column = (name: string) => (header as string[]).indexOf(name);
     expect(column('spread')).toBe(-1);
     expect(Number(first?.[column('speedup_over_free_ci95_low')])).toBe(onRow?.speedup_over_free_ci95?.low);
@@ -169,7 +217,11 @@ describe('the bench on the bundled models', () => {
       // The timed record counts exactly the runs its speed was measured on (two rounds of one run each).
       expect(entry.timed.runs).toBe(2);
       expectIdentities(entry.timed.counters);
-      expect(entry.timed.tokens).toBe(runs.filter((report, i) => i >= DECODE_METHODS.length && report.params.method === entry.method).reduce((sum, report) => sum + report.tokens.length, 0));
+      expect(entry.timed.tokens).toBe(
+        runs
+          .filter((report, i) => i >= DECODE_METHODS.length && report.params.method === entry.method)
+          .reduce((sum, report) => sum + report.tokens.length, 0),
+      );
       // Two rounds are under the verdict rule's minimum: no method is called faster or slower.
       expect(entry.verdict).toBe(entry.method === 'ar' ? null : 'too few samples');
     }

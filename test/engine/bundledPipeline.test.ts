@@ -33,7 +33,8 @@ function expectConsistent(report: RunReport): void {
 }
 
 /** The JSON part of an output: after the preset's trigger, if it has one. */
-const jsonPart = (preset: SchemaPreset, text: string) => (preset.trigger ? text.slice(text.indexOf(preset.trigger) + preset.trigger.length) : text);
+const jsonPart = (preset: SchemaPreset, text: string) =>
+  preset.trigger ? text.slice(text.indexOf(preset.trigger) + preset.trigger.length) : text;
 
 describe('the decode loop on the bundled models', () => {
   let engine: SpecEngine;
@@ -45,28 +46,44 @@ describe('the decode loop on the bundled models', () => {
 
   const run = (preset: SchemaPreset, overrides: Partial<RunParams>) => engine.run(presetParams(preset, overrides));
 
-  it.each(SCHEMA_PRESETS.map((preset) => [preset.id, preset] as const))('%s at T = 0: every method emits exactly the greedy target’s tokens, scoring on the tree path', async (_id, preset) => {
-    const greedy = await run(preset, { method: 'ar', temperature: 0 });
-    expect(greedy.verdict).toEqual({ kind: 'valid' });
-    expectConsistent(greedy);
-    expect(engine.scoring).toEqual({ path: 'tree', reason: null });
-    for (const method of DECODE_METHODS.filter((m) => m !== 'ar')) {
-      const paths = new Set<string | undefined>();
-      const report = await engine.run(presetParams(preset, { method, temperature: 0, K: 3 }), (record) => void paths.add(record.scoring?.path));
-      expect(report.tokens, method).toEqual(greedy.tokens);
-      // ar+jump-forward scores only where the schema forces text; its other steps are ar's.
-      expect([...paths].filter((path) => method !== 'ar+jump-forward' || path !== undefined), method).toEqual(['tree']);
-      // A single-draft method reports the one draft it read, not the K it was given.
-      expect([report.params.K, report.requestedK], method).toEqual([reportedK(method, 3), 3]);
-      expectConsistent(report);
-    }
-  });
+  it.each(SCHEMA_PRESETS.map((preset) => [preset.id, preset] as const))(
+    '%s at T = 0: every method emits exactly the greedy target’s tokens, scoring on the tree path',
+    async (_id, preset) => {
+      const greedy = await run(preset, { method: 'ar', temperature: 0 });
+      expect(greedy.verdict).toEqual({ kind: 'valid' });
+      expectConsistent(greedy);
+      expect(engine.scoring).toEqual({ path: 'tree', reason: null });
+      for (const method of DECODE_METHODS.filter((m) => m !== 'ar')) {
+        const paths = new Set<string | undefined>();
+        const report = await engine.run(
+          presetParams(preset, { method, temperature: 0, K: 3 }),
+          (record) => void paths.add(record.scoring?.path),
+        );
+        expect(report.tokens, method).toEqual(greedy.tokens);
+        // ar+jump-forward scores only where the schema forces text; its other steps are ar's.
+        expect(
+          [...paths].filter((path) => method !== 'ar+jump-forward' || path !== undefined),
+          method,
+        ).toEqual(['tree']);
+        // A single-draft method reports the one draft it read, not the K it was given.
+        expect([report.params.K, report.requestedK], method).toEqual([reportedK(method, 3), 3]);
+        expectConsistent(report);
+      }
+    },
+  );
 
   it('at T = 0 copies every value of each preset’s own prompt, and of a book schema whose prompt names no key', async () => {
     const expected: Record<SchemaPreset['id'], unknown> = {
       sentiment: { sentiment: 'positive', reason: 'lasts two full days' },
       person: { name: 'Maria Lopez', age: 34, member: true },
-      order: { order_id: 'A-17', items: [{ sku: 'X-100', quantity: 2 }, { sku: 'H-20', quantity: 1 }], total: 31.5 },
+      order: {
+        order_id: 'A-17',
+        items: [
+          { sku: 'X-100', quantity: 2 },
+          { sku: 'H-20', quantity: 1 },
+        ],
+        total: 31.5,
+      },
       event: { title: 'robotics meetup', date: '2026-03-14', attendees: 120, rating: 4.5 },
       reasoning: { answer: 36, confident: true },
     };
@@ -76,18 +93,30 @@ describe('the decode loop on the bundled models', () => {
     }
     const book = {
       type: 'object',
-      properties: { title: { type: 'string' }, author: { type: 'string' }, year: { type: 'integer' }, available: { type: 'boolean' } },
+      properties: {
+        title: { type: 'string' },
+        author: { type: 'string' },
+        year: { type: 'integer' },
+        available: { type: 'boolean' },
+      },
       required: ['title', 'author', 'year', 'available'],
       additionalProperties: false,
     };
-    const report = await engine.run(presetParams(SCHEMA_PRESETS[1] as SchemaPreset, {
-      method: 'ar',
-      temperature: 0,
-      schemaText: JSON.stringify(book),
-      // The sentence as a teacher types it, without the presets' "Text: … JSON: " frame.
-      prompt: 'The Hobbit by J.R.R. Tolkien, published 1937, in stock.',
-    }));
-    expect(JSON.parse(report.text)).toEqual({ title: 'The Hobbit', author: 'J.R.R. Tolkien', year: 1937, available: true });
+    const report = await engine.run(
+      presetParams(SCHEMA_PRESETS[1] as SchemaPreset, {
+        method: 'ar',
+        temperature: 0,
+        schemaText: JSON.stringify(book),
+        // The sentence as a teacher types it, without the presets' "Text: … JSON: " frame.
+        prompt: 'The Hobbit by J.R.R. Tolkien, published 1937, in stock.',
+      }),
+    );
+    expect(JSON.parse(report.text)).toEqual({
+      title: 'The Hobbit',
+      author: 'J.R.R. Tolkien',
+      year: 1937,
+      available: true,
+    });
   });
 
   it('the target alone, greedy and without the grammar, writes schema-valid JSON for every preset', async () => {
@@ -138,42 +167,83 @@ describe('the decode loop on the bundled models', () => {
     }
   });
 
-  it.each(SCHEMA_PRESETS.map((preset) => [preset.id, preset] as const))('%s: the lecture step (its seed and temperature, SpecTr-GBV, K = 3, L = 4, the app’s drafter) has a branch, a rejected and an accepted draft-model token and a residual draw; no forced token is marked rejected', async (_id, preset) => {
-    const { seed, temperature, step: lectureStep } = preset.lecture;
-    const steps: StepRecord[] = [];
-    await engine.run(presetParams(preset, { method: 'spectr-gbv', K: 3, L: 4, seed, temperature, drafter: APP_DEFAULT_DRAFTER, maxTokens: 40 }), (record) => void steps.push(record));
-    const story = (record: StepRecord) => {
-      const shape = { drafts: record.drafts, validLengths: record.validLengths, sources: record.draftSources };
-      const { cells } = explainStep(record.decisions ?? [], shape, String);
-      const where = (status: string, source: string) => cells.flatMap((row, k) => row.filter((cell, j) => cell.status === status && record.draftSources[k]?.[j] === source)).length;
-      const prefixes = new Set(record.drafts.flatMap((draft) => draft.map((_, j) => draft.slice(0, j + 1).join(',')))).size;
-      return { branch: prefixes > Math.max(...record.drafts.map((draft) => draft.length)), rejected: where('rejected', 'model'), accepted: where('accepted', 'model'), residual: record.emitted.at(-1)?.origin === 'correction', forcedRejected: where('rejected', 'grammar') };
-    };
-    const shown = steps[lectureStep - 1];
-    if (!shown) throw new Error(`the run has no step ${lectureStep}`);
-    const told = story(shown);
-    expect(told).toMatchObject({ branch: true, residual: true, forcedRejected: 0 });
-    expect(told.rejected).toBeGreaterThanOrEqual(1);
-    expect(told.accepted).toBeGreaterThanOrEqual(1);
-    // It is the first step of the run that teaches all four, so the lecture never skips past one; and no step
-    // of the run marks a token the schema forced as rejected.
-    const teaches = (record: StepRecord) => {
-      const { branch, residual, rejected, accepted } = story(record);
-      return branch && residual && rejected > 0 && accepted > 0;
-    };
-    expect(steps.slice(0, lectureStep).map(teaches)).toEqual(steps.slice(0, lectureStep).map((_, i) => i === lectureStep - 1));
-    for (const record of steps) expect(story(record).forcedRejected).toBe(0);
-  });
+  it.each(SCHEMA_PRESETS.map((preset) => [preset.id, preset] as const))(
+    '%s: the lecture step (its seed and temperature, SpecTr-GBV, K = 3, L = 4, the app’s drafter) has a branch, a rejected and an accepted draft-model token and a residual draw; no forced token is marked rejected',
+    async (_id, preset) => {
+      const { seed, temperature, step: lectureStep } = preset.lecture;
+      const steps: StepRecord[] = [];
+      await engine.run(
+        presetParams(preset, {
+          method: 'spectr-gbv',
+          K: 3,
+          L: 4,
+          seed,
+          temperature,
+          drafter: APP_DEFAULT_DRAFTER,
+          maxTokens: 40,
+        }),
+        (record) => void steps.push(record),
+      );
+      const story = (record: StepRecord) => {
+        const shape = { drafts: record.drafts, validLengths: record.validLengths, sources: record.draftSources };
+        const { cells } = explainStep(record.decisions ?? [], shape, String);
+        const where = (status: string, source: string) =>
+          cells.flatMap((row, k) =>
+            row.filter((cell, j) => cell.status === status && record.draftSources[k]?.[j] === source),
+          ).length;
+        const prefixes = new Set(record.drafts.flatMap((draft) => draft.map((_, j) => draft.slice(0, j + 1).join(','))))
+          .size;
+        return {
+          branch: prefixes > Math.max(...record.drafts.map((draft) => draft.length)),
+          rejected: where('rejected', 'model'),
+          accepted: where('accepted', 'model'),
+          residual: record.emitted.at(-1)?.origin === 'correction',
+          forcedRejected: where('rejected', 'grammar'),
+        };
+      };
+      const shown = steps[lectureStep - 1];
+      if (!shown) throw new Error(`the run has no step ${lectureStep}`);
+      const told = story(shown);
+      expect(told).toMatchObject({ branch: true, residual: true, forcedRejected: 0 });
+      expect(told.rejected).toBeGreaterThanOrEqual(1);
+      expect(told.accepted).toBeGreaterThanOrEqual(1);
+      // It is the first step of the run that teaches all four, so the lecture never skips past one; and no step
+      // of the run marks a token the schema forced as rejected.
+      const teaches = (record: StepRecord) => {
+        const { branch, residual, rejected, accepted } = story(record);
+        return branch && residual && rejected > 0 && accepted > 0;
+      };
+      expect(steps.slice(0, lectureStep).map(teaches)).toEqual(
+        steps.slice(0, lectureStep).map((_, i) => i === lectureStep - 1),
+      );
+      for (const record of steps) expect(story(record).forcedRejected).toBe(0);
+    },
+  );
 
   it('the README’s example test is one the app shows at the person preset’s lecture step', async () => {
     const example = /drawn u \(`(u = [^`]+)`\)/.exec(readFileSync('README.md', 'utf8').replace(/\s+/g, ' '))?.[1];
     expect(example, 'the README quotes a test').toBeDefined();
     const person = findPreset('person');
     const steps: StepRecord[] = [];
-    await engine.run(presetParams(person, { method: 'spectr-gbv', K: 3, L: 4, seed: person.lecture.seed, temperature: person.lecture.temperature, drafter: APP_DEFAULT_DRAFTER, maxTokens: 40 }), (record) => void steps.push(record));
+    await engine.run(
+      presetParams(person, {
+        method: 'spectr-gbv',
+        K: 3,
+        L: 4,
+        seed: person.lecture.seed,
+        temperature: person.lecture.temperature,
+        drafter: APP_DEFAULT_DRAFTER,
+        maxTokens: 40,
+      }),
+      (record) => void steps.push(record),
+    );
     const shown = steps[person.lecture.step - 1];
     if (!shown) throw new Error('no lecture step');
-    const { lines } = explainStep(shown.decisions ?? [], { drafts: shown.drafts, validLengths: shown.validLengths, sources: shown.draftSources }, String);
+    const { lines } = explainStep(
+      shown.decisions ?? [],
+      { drafts: shown.drafts, validLengths: shown.validLengths, sources: shown.draftSources },
+      String,
+    );
     expect(lines.map((line) => line.text)).toContain(example);
   });
 
@@ -184,21 +254,34 @@ describe('the decode loop on the bundled models', () => {
   });
 
   it('refuses a prompt longer than the context, naming both lengths', async () => {
-    await expect(run(SCHEMA_PRESETS[0] as SchemaPreset, { prompt: 'word '.repeat(400) })).rejects.toThrow(PromptTooLongError);
-    await expect(run(SCHEMA_PRESETS[0] as SchemaPreset, { prompt: 'word '.repeat(400) })).rejects.toThrow(/the prompt is \d+ tokens and one step needs \d+ more positions; the models see 256, so the prompt must be at most \d+ tokens/);
+    await expect(run(SCHEMA_PRESETS[0] as SchemaPreset, { prompt: 'word '.repeat(400) })).rejects.toThrow(
+      PromptTooLongError,
+    );
+    await expect(run(SCHEMA_PRESETS[0] as SchemaPreset, { prompt: 'word '.repeat(400) })).rejects.toThrow(
+      /the prompt is \d+ tokens and one step needs \d+ more positions; the models see 256, so the prompt must be at most \d+ tokens/,
+    );
   });
 
   // A 400 KB prompt from a link once gave "Maximum call stack size exceeded" instead of this refusal.
-  it.each([400_000, 1_000_000])('refuses a prompt of %i characters with the token count, not a stack overflow', async (chars) => {
-    await expect(run(SCHEMA_PRESETS[0] as SchemaPreset, { prompt: 'word '.repeat(chars / 5) })).rejects.toThrow(/^the prompt is \d+ tokens and one step needs \d+ more positions; the models see 256/);
-  });
+  it.each([400_000, 1_000_000])(
+    'refuses a prompt of %i characters with the token count, not a stack overflow',
+    async (chars) => {
+      await expect(run(SCHEMA_PRESETS[0] as SchemaPreset, { prompt: 'word '.repeat(chars / 5) })).rejects.toThrow(
+        /^the prompt is \d+ tokens and one step needs \d+ more positions; the models see 256/,
+      );
+    },
+  );
 
   it('a cancelled run stops between whole steps, and the engine runs again afterwards', async () => {
     const controller = new AbortController();
     let seen = 0;
-    const report = await engine.run(presetParams(SCHEMA_PRESETS[2] as SchemaPreset), () => {
-      if (++seen === 2) controller.abort();
-    }, controller.signal);
+    const report = await engine.run(
+      presetParams(SCHEMA_PRESETS[2] as SchemaPreset),
+      () => {
+        if (++seen === 2) controller.abort();
+      },
+      controller.signal,
+    );
     expect(report.ending).toBe('cancelled');
     expect(report.steps).toBe(2);
     expectConsistent(report);

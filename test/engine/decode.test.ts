@@ -36,22 +36,35 @@ describe('the decode loop under a schema, on the CPU with synthetic logits', () 
     engine.dispose();
   });
 
-  const run = (preset: SchemaPreset, overrides: Partial<DecodeOptions> & { logits?: LogitPair; trigger?: string; treeScoring?: boolean } = {}, onStep?: (record: StepRecord) => void) => {
+  const run = (
+    preset: SchemaPreset,
+    overrides: Partial<DecodeOptions> & { logits?: LogitPair; trigger?: string; treeScoring?: boolean } = {},
+    onStep?: (record: StepRecord) => void,
+  ) => {
     const { logits: pair = logits, trigger, treeScoring, ...rest } = overrides;
-    return decode(new PrefixPairModels(pair, treeScoring === undefined ? {} : { treeScoring }), {
-      structure: { grammar: compiled.get(preset.id) as CompiledSchema, schema: preset.schema, validate: ajvValidator, ...(trigger === undefined ? {} : { trigger }) },
-      prompt: PROMPT,
-      detokenize: decodeJson,
-      stopTokenId: JSON_STOP,
-      method: 'spectr-gbv',
-      K: 3,
-      L: 4,
-      sampling: { temperature: 1 },
-      drafting: 'validate',
-      seed: 1,
-      maxTokens: 400,
-      ...rest,
-    }, onStep);
+    return decode(
+      new PrefixPairModels(pair, treeScoring === undefined ? {} : { treeScoring }),
+      {
+        structure: {
+          grammar: compiled.get(preset.id) as CompiledSchema,
+          schema: preset.schema,
+          validate: ajvValidator,
+          ...(trigger === undefined ? {} : { trigger }),
+        },
+        prompt: PROMPT,
+        detokenize: decodeJson,
+        stopTokenId: JSON_STOP,
+        method: 'spectr-gbv',
+        K: 3,
+        L: 4,
+        sampling: { temperature: 1 },
+        drafting: 'validate',
+        seed: 1,
+        maxTokens: 400,
+        ...rest,
+      },
+      onStep,
+    );
   };
 
   const preset = (id: SchemaPreset['id']) => SCHEMA_PRESETS.find((p) => p.id === id) as SchemaPreset;
@@ -87,26 +100,37 @@ describe('the decode loop under a schema, on the CPU with synthetic logits', () 
     expect(derivedRatios(validate.counters).grammarSurvival).toBeLessThan(1);
   });
 
-  it.each(['tokenwise', 'gbv', 'spectr', 'spectr-gbv'] as const)('%s emits schema-valid sentiment JSON', async (method) => {
-    const result = await run(preset('sentiment'), { method });
-    expect(result.verdict).toEqual({ kind: 'valid' });
-    expect(JSON.parse(result.json)).toHaveProperty('sentiment');
-  });
+  it.each(['tokenwise', 'gbv', 'spectr', 'spectr-gbv'] as const)(
+    '%s emits schema-valid sentiment JSON',
+    async (method) => {
+      const result = await run(preset('sentiment'), { method });
+      expect(result.verdict).toEqual({ kind: 'valid' });
+      expect(JSON.parse(result.json)).toHaveProperty('sentiment');
+    },
+  );
 
   it('reasoning, then JSON: the constraint starts right after the trigger wherever it falls in a draft window', async () => {
     // With L = 4 the trigger lands before, inside, at the end of and after the first draft windows.
     for (let freeTokens = 0; freeTokens <= 9; freeTokens++) {
-      const result = await run(preset('reasoning'), { logits: withTriggerAfter(logits, PROMPT.length + freeTokens), trigger: 'Answer: ' });
+      const result = await run(preset('reasoning'), {
+        logits: withTriggerAfter(logits, PROMPT.length + freeTokens),
+        trigger: 'Answer: ',
+      });
       expect(result.constraintStart).toBe(result.tokens.indexOf(TRIGGER_TOKEN) + 1);
       expect(result.tokens.indexOf(TRIGGER_TOKEN)).toBeGreaterThanOrEqual(freeTokens);
-      expect(['valid', 'truncated'], JSON.stringify([result.json, result.verdict, result.tokens])).toContain(result.verdict?.kind);
+      expect(['valid', 'truncated'], JSON.stringify([result.json, result.verdict, result.tokens])).toContain(
+        result.verdict?.kind,
+      );
     }
   });
 
   it('a trigger that never appears is reported, not silently ignored', async () => {
     const result = await run(preset('reasoning'), { trigger: 'never in this vocabulary', maxTokens: 30 });
     expect(result.constraintStart).toBeNull();
-    expect(result.verdict).toMatchObject({ kind: 'invalid', reason: expect.stringMatching(/trigger "never in this vocabulary" never appeared/) });
+    expect(result.verdict).toMatchObject({
+      kind: 'invalid',
+      reason: expect.stringMatching(/trigger "never in this vocabulary" never appeared/),
+    });
   });
 
   it('the synthetic target scores one row per distinct prefix on the tree path, the batched path says why it ran, and both decode the same tokens', async () => {
@@ -114,12 +138,26 @@ describe('the decode loop under a schema, on the CPU with synthetic logits', () 
       const treeSteps: StepRecord[] = [];
       const batchedSteps: StepRecord[] = [];
       const tree = await run(preset('person'), { method }, (record) => void treeSteps.push(record));
-      const batched = await run(preset('person'), { method, treeScoring: false }, (record) => void batchedSteps.push(record));
+      const batched = await run(
+        preset('person'),
+        { method, treeScoring: false },
+        (record) => void batchedSteps.push(record),
+      );
       expect(tree.tokens).toEqual(batched.tokens);
       treeSteps.forEach((record, i) => {
         // The root row, then one per distinct prefix of the K×L drafts (padding after a stop included).
-        expect(record.scoring).toEqual({ path: 'tree', positions: 1 + record.counts.distinctProposed + paddingNodes(record), batchedPositions: record.drafts.length * 5, reason: null });
-        expect(batchedSteps[i]?.scoring).toEqual({ path: 'batched', positions: record.drafts.length * 5, batchedPositions: record.drafts.length * 5, reason: TREE_SCORING_OFF });
+        expect(record.scoring).toEqual({
+          path: 'tree',
+          positions: 1 + record.counts.distinctProposed + paddingNodes(record),
+          batchedPositions: record.drafts.length * 5,
+          reason: null,
+        });
+        expect(batchedSteps[i]?.scoring).toEqual({
+          path: 'batched',
+          positions: record.drafts.length * 5,
+          batchedPositions: record.drafts.length * 5,
+          reason: TREE_SCORING_OFF,
+        });
       });
       expect(tree.scoring).toMatchObject({ treeSteps: tree.steps, batchedSteps: 0 });
       // Three drafts under a schema share their first tokens often; one draft has nothing to share.

@@ -5,7 +5,14 @@
  * save draft-model calls.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DRAFTER_IDS, DRAFT_SOURCES, drafterSources, sampledSource, usesHead, type DrafterId } from '../../src/core/draftLaw';
+import {
+  DRAFTER_IDS,
+  DRAFT_SOURCES,
+  drafterSources,
+  sampledSource,
+  usesHead,
+  type DrafterId,
+} from '../../src/core/draftLaw';
 import { syntheticHead } from '../../src/core/draftHead';
 import { syntheticLogits } from '../../src/core/modelPair';
 import { decode } from '../../src/engine/decode';
@@ -42,14 +49,22 @@ describe('free drafters in the decode loop', () => {
   const preset = (id: SchemaPreset['id']) => SCHEMA_PRESETS.find((p) => p.id === id) as SchemaPreset;
   beforeAll(async () => {
     engine = await GrammarEngine.create({ tokens: JSON_VOCAB, vocabType: 'raw', stopTokenIds: [JSON_STOP] });
-    for (const id of ['person', 'order'] as const) compiled.set(id, await engine.compile(JSON.stringify(preset(id).schema)));
+    for (const id of ['person', 'order'] as const)
+      compiled.set(id, await engine.compile(JSON.stringify(preset(id).schema)));
   });
   afterAll(() => {
     for (const grammar of compiled.values()) grammar.dispose();
     engine.dispose();
   });
 
-  async function run(id: 'person' | 'order', drafter: DrafterId, method: 'ar' | 'ar+jump-forward' | 'tokenwise' | 'spectr-gbv', seed: number, drafting: DraftingMode = 'validate', temperature = 1) {
+  async function run(
+    id: 'person' | 'order',
+    drafter: DrafterId,
+    method: 'ar' | 'ar+jump-forward' | 'tokenwise' | 'spectr-gbv',
+    seed: number,
+    drafting: DraftingMode = 'validate',
+    temperature = 1,
+  ) {
     const models = usesHead(drafter) ? new CountingModels(logits, { head }) : new CountingModels(logits);
     const steps: StepRecord[] = [];
     const result = await decode(
@@ -74,23 +89,27 @@ describe('free drafters in the decode loop', () => {
     return { result, steps, draftCalls: models.draftCalls };
   }
 
-  it.each(DRAFTER_IDS)('%s: valid JSON, every drafted token has a source, the sources sum to R, I and A', async (drafter) => {
-    const { grammar, lookup } = drafterSources(drafter);
-    for (const method of ['tokenwise', 'spectr-gbv'] as const) {
-      const { result, steps } = await run('person', drafter, method, 2);
-      expect(['valid', 'truncated'], result.json).toContain(result.verdict?.kind);
-      const { bySource, raw, invalidated, accepted } = result.counters;
-      const total = (field: 'drafted' | 'invalidated' | 'accepted') => DRAFT_SOURCES.reduce((sum, source) => sum + bySource[source][field], 0);
-      expect([total('drafted'), total('invalidated'), total('accepted')]).toEqual([raw, invalidated, accepted]);
-      for (const step of steps) expect(step.draftSources.map((each) => each.length)).toEqual(step.draftLengths);
-      expect(bySource.grammar.drafted > 0, 'grammar drafted').toBe(grammar);
-      if (!lookup) expect(bySource.lookup.drafted).toBe(0);
-      // The sampled tokens are the draft model's or the head's, never both.
-      expect(bySource[sampledSource(drafter)].drafted, 'sampled').toBeGreaterThan(0);
-      expect(bySource[sampledSource(drafter) === 'head' ? 'model' : 'head'].drafted).toBe(0);
-      if (grammar) expect(bySource.grammar.accepted).toBeGreaterThan(0);
-    }
-  });
+  it.each(DRAFTER_IDS)(
+    '%s: valid JSON, every drafted token has a source, the sources sum to R, I and A',
+    async (drafter) => {
+      const { grammar, lookup } = drafterSources(drafter);
+      for (const method of ['tokenwise', 'spectr-gbv'] as const) {
+        const { result, steps } = await run('person', drafter, method, 2);
+        expect(['valid', 'truncated'], result.json).toContain(result.verdict?.kind);
+        const { bySource, raw, invalidated, accepted } = result.counters;
+        const total = (field: 'drafted' | 'invalidated' | 'accepted') =>
+          DRAFT_SOURCES.reduce((sum, source) => sum + bySource[source][field], 0);
+        expect([total('drafted'), total('invalidated'), total('accepted')]).toEqual([raw, invalidated, accepted]);
+        for (const step of steps) expect(step.draftSources.map((each) => each.length)).toEqual(step.draftLengths);
+        expect(bySource.grammar.drafted > 0, 'grammar drafted').toBe(grammar);
+        if (!lookup) expect(bySource.lookup.drafted).toBe(0);
+        // The sampled tokens are the draft model's or the head's, never both.
+        expect(bySource[sampledSource(drafter)].drafted, 'sampled').toBeGreaterThan(0);
+        expect(bySource[sampledSource(drafter) === 'head' ? 'model' : 'head'].drafted).toBe(0);
+        if (grammar) expect(bySource.grammar.accepted).toBeGreaterThan(0);
+      }
+    },
+  );
 
   it('a forced token is certain under the masked target: every grammar draft the grammar allows is accepted unless the draft already broke off', async () => {
     const { result } = await run('order', 'model+grammar', 'tokenwise', 3);
@@ -111,7 +130,9 @@ describe('free drafters in the decode loop', () => {
     const withSchema = await run('order', 'head+grammar', 'tokenwise', 4);
     expect(withSchema.result.counters.bySource.grammar.accepted).toBeGreaterThan(0);
     expect(withSchema.result.counters.bySource.head.drafted).toBeGreaterThan(0);
-    expect(withSchema.draftCalls / withSchema.result.tokens.length).toBeLessThan(alone.draftCalls / alone.result.tokens.length);
+    expect(withSchema.draftCalls / withSchema.result.tokens.length).toBeLessThan(
+      alone.draftCalls / alone.result.tokens.length,
+    );
   });
 
   it('constrained drafting takes the free sources too', async () => {
@@ -121,14 +142,20 @@ describe('free drafters in the decode loop', () => {
   });
 
   it('ar+jump-forward at T = 0 writes ar’s tokens bit for bit, in fewer target forwards and without the draft model', async () => {
-    for (const [id, seed] of [['person', 1], ['order', 2]] as const) {
+    for (const [id, seed] of [
+      ['person', 1],
+      ['order', 2],
+    ] as const) {
       const ar = await run(id, 'model', 'ar', seed, 'validate', 0);
       const jump = await run(id, 'model', 'ar+jump-forward', seed, 'validate', 0);
       expect(jump.result.tokens, id).toEqual(ar.result.tokens);
       expect(jump.result.steps, id).toBeLessThan(ar.result.steps);
       expect([ar.draftCalls, jump.draftCalls], id).toEqual([0, 0]);
       // Its scored steps draft the forced text alone, with q = 1.
-      expect(jump.steps.flatMap((step) => step.draftSources.flat()).every((source) => source === 'grammar'), id).toBe(true);
+      expect(
+        jump.steps.flatMap((step) => step.draftSources.flat()).every((source) => source === 'grammar'),
+        id,
+      ).toBe(true);
     }
   });
 });

@@ -1,7 +1,13 @@
 /** A run ends for a named reason: a full context is `context-full`, and a prompt that leaves no room is refused with the numbers. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { syntheticLogits } from '../../src/core/modelPair';
-import { PromptTooLongError, decode, stepWindow, validateDecodeOptions, type DecodeOptions } from '../../src/engine/decode';
+import {
+  PromptTooLongError,
+  decode,
+  stepWindow,
+  validateDecodeOptions,
+  type DecodeOptions,
+} from '../../src/engine/decode';
 import { PrefixPairModels } from '../../src/engine/pairModels';
 import { ajvValidator } from '../support/ajvValidator';
 import { GrammarEngine, type CompiledSchema } from '../../src/grammar/engine';
@@ -52,7 +58,10 @@ describe('endings', () => {
     const result = await decode(new ShortContextModels(64), options([JSON_STOP]));
     expect(result.ending).toBe('context-full');
     expect(result.tokens.length).toBeGreaterThan(0);
-    expect(result.verdict).toMatchObject({ kind: 'truncated', reason: expect.stringMatching(/^the models' context filled up mid-JSON/) });
+    expect(result.verdict).toMatchObject({
+      kind: 'truncated',
+      reason: expect.stringMatching(/^the models' context filled up mid-JSON/),
+    });
   });
 
   it('a prompt that leaves no room for one step is refused with the numbers; one that leaves room runs', async () => {
@@ -66,7 +75,9 @@ describe('endings', () => {
     expect(result.tokens.length).toBeGreaterThan(0);
     const tooLong = [...fits, JSON_STOP];
     expect(() => validateDecodeOptions(options(tooLong, { structure }), context)).toThrow(
-      new PromptTooLongError('the prompt is 60 tokens and one step needs 5 more positions; the models see 64, so the prompt must be at most 59 tokens'),
+      new PromptTooLongError(
+        'the prompt is 60 tokens and one step needs 5 more positions; the models see 64, so the prompt must be at most 59 tokens',
+      ),
     );
     expect(() => validateDecodeOptions(options(tooLong, { method: 'ar', structure }), context)).not.toThrow();
   });
@@ -75,7 +86,10 @@ describe('endings', () => {
     // {"s": "<500 characters>"}: 509 bytes, at most 9 bytes a token ("sentiment"), so at least 57 tokens and the stop token.
     expect(grammar.shortest).toEqual({ tokens: 58, bytes: 509, longestToken: 9 });
     expect(() => validateDecodeOptions(options(new Array<number>(6).fill(JSON_STOP)), 64)).not.toThrow();
-    const refused = "the schema's shortest valid output needs at least 58 tokens (509 bytes at 9 bytes a token at most, and the stop token), and the prompt is 7: 65 > the models' context of 64";
-    await expect(decode(new ShortContextModels(64), options(new Array<number>(7).fill(JSON_STOP)))).rejects.toThrow(new PromptTooLongError(refused));
+    const refused =
+      "the schema's shortest valid output needs at least 58 tokens (509 bytes at 9 bytes a token at most, and the stop token), and the prompt is 7: 65 > the models' context of 64";
+    await expect(decode(new ShortContextModels(64), options(new Array<number>(7).fill(JSON_STOP)))).rejects.toThrow(
+      new PromptTooLongError(refused),
+    );
   });
 });

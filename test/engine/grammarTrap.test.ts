@@ -19,7 +19,11 @@ vi.mock('../../src/grammar/schema', async (importOriginal) => {
 });
 
 /** A 10 KB regex of 5,000 nested groups: xgrammar's parser overflows its stack, leaving its wasm memory corrupt. */
-const TRAPPING_SCHEMA = JSON.stringify({ type: 'object', properties: { x: { type: 'string', pattern: `${'('.repeat(5000)}a${')'.repeat(5000)}` } }, required: ['x'] });
+const TRAPPING_SCHEMA = JSON.stringify({
+  type: 'object',
+  properties: { x: { type: 'string', pattern: `${'('.repeat(5000)}a${')'.repeat(5000)}` } },
+  required: ['x'],
+});
 
 describe('a trapped grammar engine, with the real xgrammar wasm', () => {
   it('is reported as a trap, stays broken in its realm, and a fresh worker’s engine runs the next preset to the end, schema-valid', async () => {
@@ -33,7 +37,9 @@ describe('a trapped grammar engine, with the real xgrammar wasm', () => {
     );
     schemaChecks.skipped = false;
     // What the worker posts: the run's error, saying the engine restarts, then the event that makes the page replace it.
-    expect(errorText(trap)).toMatch(/^xgrammar crashed on the schema \(.*Maximum call stack size exceeded.*\)\. The grammar engine is restarted and the models reload; then the next run works\.$/);
+    expect(errorText(trap)).toMatch(
+      /^xgrammar crashed on the schema \(.*Maximum call stack size exceeded.*\)\. The grammar engine is restarted and the models reload; then the next run works\.$/,
+    );
     expect(trapEvent(trap)).toEqual({ type: 'engine-trapped' });
     expect(trapEvent(new Error('the prompt is empty'))).toBeNull();
 

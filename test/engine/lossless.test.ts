@@ -81,7 +81,12 @@ function chiSquare(counts: Float64Array, law: Float64Array, n: number): { statis
   return { statistic, df: cells - 1 };
 }
 
-async function sampleCounts(method: DecodeMethod, verifier?: StepVerifier, drafter?: DrafterId, samples = SAMPLES): Promise<Float64Array> {
+async function sampleCounts(
+  method: DecodeMethod,
+  verifier?: StepVerifier,
+  drafter?: DrafterId,
+  samples = SAMPLES,
+): Promise<Float64Array> {
   const counts = new Float64Array(V ** TOKENS);
   for (let seed = 1; seed <= samples; seed++) {
     const { tokens } = await decode(new PrefixPairModels(logits), {
@@ -112,8 +117,14 @@ const acceptEverything: StepVerifier = {
   verify({ problem }) {
     const { L, V: vocab, drafts, targetProbs } = problem;
     let best = 0;
-    for (let x = 1; x < vocab; x++) if ((targetProbs[L * vocab + x] as number) > (targetProbs[L * vocab + best] as number)) best = x;
-    return Promise.resolve({ outcome: { draft: 0, accepted: L, tokens: Int32Array.from([...drafts.subarray(0, L), best]) }, wordsUsed: 0, path: 'cpu' as const, finalLaw: null });
+    for (let x = 1; x < vocab; x++)
+      if ((targetProbs[L * vocab + x] as number) > (targetProbs[L * vocab + best] as number)) best = x;
+    return Promise.resolve({
+      outcome: { draft: 0, accepted: L, tokens: Int32Array.from([...drafts.subarray(0, L), best]) },
+      wordsUsed: 0,
+      path: 'cpu' as const,
+      finalLaw: null,
+    });
   },
 };
 
@@ -121,24 +132,32 @@ describe(`the decode loop is lossless (first ${TOKENS} tokens, ${SAMPLES} seeds,
   const law = exactLaw();
 
   // Without a schema ar+jump-forward has no forced text: it is ar (its test is the schema's, below).
-  it.each(DECODE_METHODS.filter((method) => method !== 'ar+jump-forward'))('%s follows the target’s sequence law', async (method) => {
-    const { statistic, df } = chiSquare(await sampleCounts(method), law, SAMPLES);
-    expect(df).toBeGreaterThan(10);
-    expect(statistic).toBeLessThan(chiSquareThreshold(df));
-  });
+  it.each(DECODE_METHODS.filter((method) => method !== 'ar+jump-forward'))(
+    '%s follows the target’s sequence law',
+    async (method) => {
+      const { statistic, df } = chiSquare(await sampleCounts(method), law, SAMPLES);
+      expect(df).toBeGreaterThan(10);
+      expect(statistic).toBeLessThan(chiSquareThreshold(df));
+    },
+  );
 
   // Prompt lookup drafts with q = 1 wherever the last 1–3 tokens recur (often, with V = 5): fewer seeds per
   // method keep the test short; the exact proof is test/core/draftLaw.test.ts.
-  it.each(DECODE_METHODS.filter((method) => !isBaseline(method)))('%s with prompt lookup follows the target’s sequence law', async (method) => {
-    const samples = SAMPLES / 4;
-    const { statistic, df } = chiSquare(await sampleCounts(method, undefined, 'model+lookup', samples), law, samples);
-    expect(df).toBeGreaterThan(10);
-    expect(statistic).toBeLessThan(chiSquareThreshold(df));
-  });
+  it.each(DECODE_METHODS.filter((method) => !isBaseline(method)))(
+    '%s with prompt lookup follows the target’s sequence law',
+    async (method) => {
+      const samples = SAMPLES / 4;
+      const { statistic, df } = chiSquare(await sampleCounts(method, undefined, 'model+lookup', samples), law, samples);
+      expect(df).toBeGreaterThan(10);
+      expect(statistic).toBeLessThan(chiSquareThreshold(df));
+    },
+  );
 
   it('the same test rejects a verifier that accepts every draft token', async () => {
     const { statistic, df } = chiSquare(await sampleCounts('tokenwise', acceptEverything), law, SAMPLES);
-    console.info(`a verifier that accepts every draft token: χ² ${statistic.toFixed(0)} on ${df} df, threshold ${chiSquareThreshold(df).toFixed(1)}`);
+    console.info(
+      `a verifier that accepts every draft token: χ² ${statistic.toFixed(0)} on ${df} df, threshold ${chiSquareThreshold(df).toFixed(1)}`,
+    );
     expect(statistic).toBeGreaterThan(chiSquareThreshold(df));
   });
 });
@@ -149,7 +168,12 @@ describe(`the decode loop is lossless (first ${TOKENS} tokens, ${SAMPLES} seeds,
 // masks; the grammar drafter drafts the canonical (longest-token) spelling with q = 1, and ar+jump-forward
 // scores it in one forward.
 describe('the schema’s forced text keeps the decode loop lossless (whole outputs, χ² at α = 1e-6)', () => {
-  const SCHEMA = { type: 'object', properties: { sentiment: { enum: ['positive', 'negative', 'neutral'] }, ok: { type: 'boolean' } }, required: ['sentiment', 'ok'], additionalProperties: false };
+  const SCHEMA = {
+    type: 'object',
+    properties: { sentiment: { enum: ['positive', 'negative', 'neutral'] }, ok: { type: 'boolean' } },
+    required: ['sentiment', 'ok'],
+    additionalProperties: false,
+  };
   const SCHEMA_SAMPLES = 500;
   const pair = syntheticLogits({ V: JSON_VOCAB.length, seed: 5, closeness: 0.5, logitScale: 1.5 });
   let engine: GrammarEngine;
@@ -191,8 +215,19 @@ describe('the schema’s forced text keeps the decode loop lossless (whole outpu
     const counts = new Map<string, number>();
     for (let seed = 1; seed <= SCHEMA_SAMPLES; seed++) {
       const { tokens, ending } = await decode(new PrefixPairModels(pair), {
-        method, K: 3, L: 4, sampling: { temperature: 1 }, drafting: 'validate', seed, maxTokens: 64, prompt: [JSON_STOP],
-        structure: { grammar, schema: SCHEMA, validate: ajvValidator }, detokenize: decodeJson, tokenize: tokenizeJson, drafter, stopTokenId: JSON_STOP,
+        method,
+        K: 3,
+        L: 4,
+        sampling: { temperature: 1 },
+        drafting: 'validate',
+        seed,
+        maxTokens: 64,
+        prompt: [JSON_STOP],
+        structure: { grammar, schema: SCHEMA, validate: ajvValidator },
+        detokenize: decodeJson,
+        tokenize: tokenizeJson,
+        drafter,
+        stopTokenId: JSON_STOP,
       });
       expect(ending).toBe('stopped');
       const key = tokens.join(',');
@@ -204,7 +239,10 @@ describe('the schema’s forced text keeps the decode loop lossless (whole outpu
   it('the masked target spells the forced text more than one way, so appending its tokens outright would not be lossless', () => {
     let spelledOtherwise = 0;
     for (const [key, probability] of law) {
-      const tokens = key.split(',').map(Number).filter((token) => token !== JSON_STOP);
+      const tokens = key
+        .split(',')
+        .map(Number)
+        .filter((token) => token !== JSON_STOP);
       if (tokenizeJson(decodeJson(tokens)).join(',') !== tokens.join(',')) spelledOtherwise += probability;
     }
     expect(Math.abs([...law.values()].reduce((sum, p) => sum + p, 0) - 1)).toBeLessThan(1e-12);
@@ -255,10 +293,22 @@ describe('the draft head keeps the decode loop lossless on the bundled pair (fir
     const counts = new Map<string, number>();
     let headTokens = 0;
     for (let seed = 1; seed <= HEAD_SAMPLES; seed++) {
-      const models = new CachedPairModels(pair.draft.session, pair.target.session, pair.target.contextLength, { head: head as NonNullable<typeof head> });
+      const models = new CachedPairModels(pair.draft.session, pair.target.session, pair.target.contextLength, {
+        head: head as NonNullable<typeof head>,
+      });
       const { tokens, counters } = await decode(models, {
-        method, K: 2, L: 1, sampling: { temperature: 1 }, drafting: 'validate', seed, maxTokens: 2, prompt, structure: null,
-        detokenize: (ids) => ids.join(' '), drafter: 'head', stopTokenId: pair.tokenizer.stopTokenId,
+        method,
+        K: 2,
+        L: 1,
+        sampling: { temperature: 1 },
+        drafting: 'validate',
+        seed,
+        maxTokens: 2,
+        prompt,
+        structure: null,
+        detokenize: (ids) => ids.join(' '),
+        drafter: 'head',
+        stopTokenId: pair.tokenizer.stopTokenId,
       });
       headTokens += counters.bySource.head.drafted;
       const key = tokens.slice(0, 2).join(',');

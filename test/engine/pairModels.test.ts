@@ -20,8 +20,21 @@ const V = 12;
 const STOP = 0;
 
 /** A causal model over `next(prefix)`: its cache stores token ids (heads = headDim = 1). */
-function standIn(name: string, next: (prefix: readonly number[]) => ArrayLike<number>, hasTreeMask: boolean, feature?: (prefix: readonly number[]) => Float32Array): ModelSession {
-  const shape: ModelShape = { layers: 1, heads: 1, headDim: 1, vocab: V, hasPositionIds: true, hasCacheBranch: false, hasTreeMask };
+function standIn(
+  name: string,
+  next: (prefix: readonly number[]) => ArrayLike<number>,
+  hasTreeMask: boolean,
+  feature?: (prefix: readonly number[]) => Float32Array,
+): ModelSession {
+  const shape: ModelShape = {
+    layers: 1,
+    heads: 1,
+    headDim: 1,
+    vocab: V,
+    hasPositionIds: true,
+    hasCacheBranch: false,
+    hasTreeMask,
+  };
   const session = {
     name,
     shape,
@@ -43,14 +56,26 @@ function standIn(name: string, next: (prefix: readonly number[]) => ArrayLike<nu
         for (let i = 0; i < seq; i++) {
           tokens[b * total + past.length + i] = inputIds[b * seq + i] as number;
           const visible = [...before];
-          for (let j = 0; j <= i; j++) if ((options.treeMask?.[(b * seq + i) * seq + j] ?? 1) === 1) visible.push(inputIds[b * seq + j] as number);
+          for (let j = 0; j <= i; j++)
+            if ((options.treeMask?.[(b * seq + i) * seq + j] ?? 1) === 1) visible.push(inputIds[b * seq + j] as number);
           const position = options.positionIds?.[b * seq + i] ?? past.length + i;
-          if (position !== visible.length - 1) throw new Error(`${name}: position id ${position} for a token that sees ${visible.length} tokens`);
+          if (position !== visible.length - 1)
+            throw new Error(`${name}: position id ${position} for a token that sees ${visible.length} tokens`);
           logits.set(next(visible), (b * seq + i) * V);
           features?.set((feature as (prefix: readonly number[]) => Float32Array)(visible), (b * seq + i) * width);
         }
       }
-      const cache = new KvCache([new ort.Tensor('float32', tokens, [batch, 1, total, 1]), new ort.Tensor('float32', tokens.slice(), [batch, 1, total, 1])], shape, batch, total, ort, null);
+      const cache = new KvCache(
+        [
+          new ort.Tensor('float32', tokens, [batch, 1, total, 1]),
+          new ort.Tensor('float32', tokens.slice(), [batch, 1, total, 1]),
+        ],
+        shape,
+        batch,
+        total,
+        ort,
+        null,
+      );
       return Promise.resolve({ logits, gpuLogits: null, cache, features });
     },
   };
@@ -58,7 +83,11 @@ function standIn(name: string, next: (prefix: readonly number[]) => ArrayLike<nu
 }
 
 const logits: LogitPair = syntheticLogits({ V, seed: 11, closeness: 0.8, logitScale: 2.5 });
-const pair = (targetHasTreeMask = true) => [standIn('draft', (p) => logits.draft(p), false), standIn('target', (p) => logits.target(p), targetHasTreeMask)] as const;
+const pair = (targetHasTreeMask = true) =>
+  [
+    standIn('draft', (p) => logits.draft(p), false),
+    standIn('target', (p) => logits.target(p), targetHasTreeMask),
+  ] as const;
 
 const options = (method: DecodeOptions['method'], seed: number): DecodeOptions => ({
   method,
@@ -88,13 +117,17 @@ describe('CachedPairModels', () => {
       const drafts = new Int32Array(K * L);
       for (let k = 0; k < K; k++) {
         const split = rng.nextUint32() % (L + 1);
-        for (let j = 0; j < L; j++) drafts[k * L + j] = k > 0 && j < split ? (drafts[j] as number) : rng.nextUint32() % 3;
+        for (let j = 0; j < L; j++)
+          drafts[k * L + j] = k > 0 && j < split ? (drafts[j] as number) : rng.nextUint32() % 3;
       }
       const { logits: rows, scoring } = await models.score(context, drafts, K, L);
       for (let k = 0; k < K; k++) {
         for (let j = 0; j <= L; j++) {
           const expected = Float32Array.from(logits.target([...context, ...drafts.subarray(k * L, k * L + j)]));
-          expect(rows.subarray((k * (L + 1) + j) * V, (k * (L + 1) + j + 1) * V), `step ${step}, row (${k}, ${j})`).toEqual(expected);
+          expect(
+            rows.subarray((k * (L + 1) + j) * V, (k * (L + 1) + j + 1) * V),
+            `step ${step}, row (${k}, ${j})`,
+          ).toEqual(expected);
         }
       }
       expect(scoring.path).toBe('tree');
@@ -108,12 +141,26 @@ describe('CachedPairModels', () => {
   });
 
   it('decodes the same tokens on the tree path, the batched path and the prefix-keyed pair, at T = 1', async () => {
-    for (const [method, seed] of [['spectr-gbv', 1], ['gbv', 2], ['spectr', 3], ['optimal-tree', 4], ['tokenwise', 5]] as const) {
+    for (const [method, seed] of [
+      ['spectr-gbv', 1],
+      ['gbv', 2],
+      ['spectr', 3],
+      ['optimal-tree', 4],
+      ['tokenwise', 5],
+    ] as const) {
       const [draft, target] = pair();
       const treeSteps: StepRecord[] = [];
       const batchedSteps: StepRecord[] = [];
-      const tree = await decode(new CachedPairModels(draft, target, 1000), options(method, seed), (record) => void treeSteps.push(record));
-      const batched = await decode(new CachedPairModels(draft, target, 1000, { treeScoring: false }), options(method, seed), (record) => void batchedSteps.push(record));
+      const tree = await decode(
+        new CachedPairModels(draft, target, 1000),
+        options(method, seed),
+        (record) => void treeSteps.push(record),
+      );
+      const batched = await decode(
+        new CachedPairModels(draft, target, 1000, { treeScoring: false }),
+        options(method, seed),
+        (record) => void batchedSteps.push(record),
+      );
       const reference = await decode(new PrefixPairModels(logits), options(method, seed));
       expect(tree.tokens, method).toEqual(reference.tokens);
       expect(batched.tokens, method).toEqual(reference.tokens);
@@ -130,13 +177,21 @@ describe('CachedPairModels', () => {
     const steps: StepRecord[] = [];
     const result = await decode(models, options('spectr-gbv', 9), (record) => void steps.push(record));
     expect(result.tokens).toEqual((await decode(new PrefixPairModels(logits), options('spectr-gbv', 9))).tokens);
-    for (const record of steps) expect(record.scoring).toMatchObject({ path: 'batched', reason: 'the target (target) has no tree_attention_mask input' });
+    for (const record of steps)
+      expect(record.scoring).toMatchObject({
+        path: 'batched',
+        reason: 'the target (target) has no tree_attention_mask input',
+      });
     expect(result.scoring).toMatchObject({ treeSteps: 0, batchedSteps: result.steps });
   });
 
   describe('head mode (drafters head, head+grammar): the target keeps its features, the head drafts', () => {
     const head = syntheticHead({ V, width: 6, seed: 21 });
-    const headLogits: LogitPair = { V, target: (prefix) => Float64Array.from(head.targetLogits(prefix)), draft: () => new Float64Array(V) };
+    const headLogits: LogitPair = {
+      V,
+      target: (prefix) => Float64Array.from(head.targetLogits(prefix)),
+      draft: () => new Float64Array(V),
+    };
     const draftHead: DraftHead = {
       name: 'head',
       width: head.width,
@@ -151,15 +206,34 @@ describe('CachedPairModels', () => {
         return Promise.resolve({ logits: logitsOut, features: featuresOut });
       },
     };
-    const headTarget = (hasTreeMask: boolean) => standIn('target', (p) => head.targetLogits(p), hasTreeMask, (p) => head.targetFeature(p));
-    const headOptions = (method: DecodeOptions['method'], seed: number): DecodeOptions => ({ ...options(method, seed), drafter: 'head' });
+    const headTarget = (hasTreeMask: boolean) =>
+      standIn(
+        'target',
+        (p) => head.targetLogits(p),
+        hasTreeMask,
+        (p) => head.targetFeature(p),
+      );
+    const headOptions = (method: DecodeOptions['method'], seed: number): DecodeOptions => ({
+      ...options(method, seed),
+      drafter: 'head',
+    });
 
     it('decodes the same tokens as the prefix-keyed head chain, on the tree and the batched path, step after step', async () => {
-      for (const [method, seed] of [['spectr-gbv', 1], ['tokenwise', 2], ['spectr', 3]] as const) {
+      for (const [method, seed] of [
+        ['spectr-gbv', 1],
+        ['tokenwise', 2],
+        ['spectr', 3],
+      ] as const) {
         const reference = await decode(new PrefixPairModels(headLogits, { head }), headOptions(method, seed));
         const draft = standIn('draft', () => new Float32Array(V), false);
-        const tree = await decode(new CachedPairModels(draft, headTarget(true), 1000, { head: draftHead }), headOptions(method, seed));
-        const batched = await decode(new CachedPairModels(draft, headTarget(false), 1000, { head: draftHead }), headOptions(method, seed));
+        const tree = await decode(
+          new CachedPairModels(draft, headTarget(true), 1000, { head: draftHead }),
+          headOptions(method, seed),
+        );
+        const batched = await decode(
+          new CachedPairModels(draft, headTarget(false), 1000, { head: draftHead }),
+          headOptions(method, seed),
+        );
         expect(reference.steps, method).toBeGreaterThan(3);
         expect(reference.counters.bySource.head.drafted, method).toBe(reference.counters.raw);
         expect(tree.tokens, method).toEqual(reference.tokens);
@@ -169,7 +243,9 @@ describe('CachedPairModels', () => {
 
     it('is refused for a target without a features output, with the reason', () => {
       const [draft, target] = pair();
-      expect(() => new CachedPairModels(draft, target, 1000, { head: draftHead })).toThrow('the target (target) has no features output, so no draft head can read its hidden state');
+      expect(() => new CachedPairModels(draft, target, 1000, { head: draftHead })).toThrow(
+        'the target (target) has no features output, so no draft head can read its hidden state',
+      );
     });
   });
 });

@@ -31,9 +31,12 @@ async function setUp(request: Pick<SetupRequest, 'provider' | 'verifier' | 'gpu'
 /** A short run; the paths its steps were verified on. */
 async function verifiedOn(setup: Awaited<ReturnType<typeof setupEngine>>): Promise<Set<StepRecord['verifiedOn']>> {
   const records: StepRecord[] = [];
-  const report = await setup.engine.run(presetParams(SCHEMA_PRESETS[0] as (typeof SCHEMA_PRESETS)[number], { method: 'spectr', maxTokens: 6 }), (record) => {
-    records.push(record);
-  });
+  const report = await setup.engine.run(
+    presetParams(SCHEMA_PRESETS[0] as (typeof SCHEMA_PRESETS)[number], { method: 'spectr', maxTokens: 6 }),
+    (record) => {
+      records.push(record);
+    },
+  );
   expect(report.tokens.length).toBeGreaterThan(0);
   return new Set(records.map((record) => record.verifiedOn));
 }
@@ -42,7 +45,13 @@ describe('setupEngine', () => {
   it('wasm and the CPU twin, asked for, are what it builds; the engine runs', async () => {
     const { setup, asked } = await setUp({ provider: 'wasm', verifier: 'cpu', gpu: nodeGpu() });
     expect(asked).toEqual(['wasm']);
-    expect([setup.provider, setup.fallbackReason, setup.verifier, setup.verifierReason, setup.logitsInPlace]).toEqual(['wasm', null, 'cpu', null, false]);
+    expect([setup.provider, setup.fallbackReason, setup.verifier, setup.verifierReason, setup.logitsInPlace]).toEqual([
+      'wasm',
+      null,
+      'cpu',
+      null,
+      false,
+    ]);
     expect(await verifiedOn(setup)).toEqual(new Set(['cpu']));
     await setup.dispose();
   });
@@ -67,7 +76,12 @@ describe('setupEngine', () => {
   });
 
   it("'auto' on a hardware adapter (the test hook's claim) asks for the models on WebGPU and says why", async () => {
-    const { setup, asked } = await setUp({ provider: 'auto', verifier: 'cpu', gpu: nodeGpu(), assumeHardwareAdapter: true });
+    const { setup, asked } = await setUp({
+      provider: 'auto',
+      verifier: 'cpu',
+      gpu: nodeGpu(),
+      assumeHardwareAdapter: true,
+    });
     expect(asked).toEqual(['webgpu']);
     expect([setup.provider, setup.fallbackReason]).toEqual(['webgpu', null]);
     expect(setup.webgpuReason).toMatch(/^hardware adapter: .+/);
@@ -96,7 +110,9 @@ describe('setupEngine', () => {
     });
     expect(asked).toEqual(['webgpu', 'wasm']);
     expect(setup.provider).toBe('wasm');
-    expect(setup.fallbackReason).toMatch(/^speclab-target-int8 runs on wasm only: onnxruntime-web's WebGPU EP gives wrong logits/);
+    expect(setup.fallbackReason).toMatch(
+      /^speclab-target-int8 runs on wasm only: onnxruntime-web's WebGPU EP gives wrong logits/,
+    );
     // The target's model file was read once, by the wasm load: the refused attempt stopped at its manifest.
     expect(read.filter((path) => path === `${BUNDLED_TARGET_DIR}/onnx/model.onnx`)).toHaveLength(1);
     expect(setup.engine.pair.target.name).toBe('speclab-target-int8');
@@ -107,7 +123,12 @@ describe('setupEngine', () => {
   it('without WebGPU it loads on wasm and verifies on the CPU twin, and says why', async () => {
     const { setup, asked } = await setUp({ provider: 'auto', verifier: 'gpu', gpu: null });
     expect(asked).toEqual(['wasm']);
-    expect([setup.provider, setup.fallbackReason, setup.verifier, setup.verifierReason]).toEqual(['wasm', 'no WebGPU adapter was granted', 'cpu', 'no WebGPU']);
+    expect([setup.provider, setup.fallbackReason, setup.verifier, setup.verifierReason]).toEqual([
+      'wasm',
+      'no WebGPU adapter was granted',
+      'cpu',
+      'no WebGPU',
+    ]);
     await setup.dispose();
   });
 });

@@ -16,9 +16,19 @@ describe('step timings on the bundled models', () => {
 
   const timingsOf = async (K: number) => {
     const steps: StepTimings[] = [];
-    await engine.run(presetParams(SCHEMA_PRESETS[1] as (typeof SCHEMA_PRESETS)[number], { method: 'spectr-gbv', K, L: 4, seed: 1, temperature: 1, maxTokens: 24 }), (record: StepRecord) => {
-      steps.push({ ...record.timings });
-    });
+    await engine.run(
+      presetParams(SCHEMA_PRESETS[1] as (typeof SCHEMA_PRESETS)[number], {
+        method: 'spectr-gbv',
+        K,
+        L: 4,
+        seed: 1,
+        temperature: 1,
+        maxTokens: 24,
+      }),
+      (record: StepRecord) => {
+        steps.push({ ...record.timings });
+      },
+    );
     return steps;
   };
 
@@ -27,7 +37,8 @@ describe('step timings on the bundled models', () => {
     expect(steps.length).toBeGreaterThan(1);
     for (const timings of steps) {
       expect(timings.kv).toBeGreaterThan(0);
-      for (const phase of Object.keys(timings) as (keyof StepTimings)[]) expect(timings[phase], phase).toBeGreaterThanOrEqual(0);
+      for (const phase of Object.keys(timings) as (keyof StepTimings)[])
+        expect(timings[phase], phase).toBeGreaterThanOrEqual(0);
     }
   });
 
@@ -39,10 +50,20 @@ describe('step timings on the bundled models', () => {
     const clock = vi.spyOn(performance, 'now').mockImplementation(() => real() + offset);
     let steps = 0;
     try {
-      const report = await engine.run(presetParams(SCHEMA_PRESETS[1] as (typeof SCHEMA_PRESETS)[number], { method: 'gbv', K: 1, L: 4, seed: 1, temperature: 1, maxTokens: 12 }), () => {
-        steps++;
-        offset += PAUSE_MS;
-      });
+      const report = await engine.run(
+        presetParams(SCHEMA_PRESETS[1] as (typeof SCHEMA_PRESETS)[number], {
+          method: 'gbv',
+          K: 1,
+          L: 4,
+          seed: 1,
+          temperature: 1,
+          maxTokens: 12,
+        }),
+        () => {
+          steps++;
+          offset += PAUSE_MS;
+        },
+      );
       expect(steps).toBeGreaterThan(1);
       expect(report.wallMs).toBeGreaterThanOrEqual(steps * PAUSE_MS);
       expect(report.generationMs).toBeGreaterThan(0);

@@ -30,7 +30,10 @@ describe('tree scoring on the bundled pair', () => {
 
   it('the bundled target has the tree input, so the engine scores on the tree path', () => {
     expect(pair.target.session.shape.hasTreeMask).toBe(true);
-    expect(new CachedPairModels(pair.draft.session, pair.target.session, 128).scoring).toEqual({ path: 'tree', reason: null });
+    expect(new CachedPairModels(pair.draft.session, pair.target.session, 128).scoring).toEqual({
+      path: 'tree',
+      reason: null,
+    });
   });
 
   it('gives every verifier row the batched path’s logits to 1e-5, over steps that commit different paths', async () => {
@@ -51,7 +54,8 @@ describe('tree scoring on the bundled pair', () => {
         const drafts = new Int32Array(K * L);
         for (let k = 0; k < K; k++) {
           const split = createRng(step * K + k, 1).nextUint32() % (L + 1);
-          for (let j = 0; j < L; j++) drafts[k * L + j] = k > 0 && j < split ? (drafts[j] as number) : rng.nextUint32() % V;
+          for (let j = 0; j < L; j++)
+            drafts[k * L + j] = k > 0 && j < split ? (drafts[j] as number) : rng.nextUint32() % V;
         }
         const fromTree = await tree.score(context, drafts, K, L);
         const fromBatches = await batched.score(context, drafts, K, L);
@@ -91,8 +95,14 @@ describe('tree scoring on the bundled pair', () => {
         const tree = await onTree.run(params, (record) => void treeSteps.push(record));
         const batched = await onBatches.run(params, (record) => void batchedSteps.push(record));
         expect(tree.tokens, method).toEqual(batched.tokens);
-        expect(treeSteps.every((record) => record.scoring?.path === 'tree' && record.scoring.reason === null)).toBe(true);
-        expect(batchedSteps.every((record) => record.scoring?.path === 'batched' && record.scoring.reason === TREE_SCORING_OFF)).toBe(true);
+        expect(treeSteps.every((record) => record.scoring?.path === 'tree' && record.scoring.reason === null)).toBe(
+          true,
+        );
+        expect(
+          batchedSteps.every(
+            (record) => record.scoring?.path === 'batched' && record.scoring.reason === TREE_SCORING_OFF,
+          ),
+        ).toBe(true);
         // The same steps: the tree scored no more positions than the batched path did, step for step.
         treeSteps.forEach((record, i) => {
           expect(record.scoring?.batchedPositions).toBe(batchedSteps[i]?.scoring?.positions);

@@ -12,7 +12,9 @@ describe('GPU verifier against the CPU reference in headless Chromium (--enable-
     const page = await pages.open(`test/browser/gpu-twin.html?problems=${PROBLEMS_PER_METHOD}`);
     const report = (await page.evaluate(() => window.speclabTwin)) as BrowserTwinReport | { error: string };
     if ('error' in report) throw new Error(`the browser run failed: ${report.error}`);
-    console.info(`Chromium adapter: ${report.adapter}; ties per method: ${GPU_VERIFIER_IDS.map((m) => `${m} ${report.results[m]?.ties}`).join(', ')}`);
+    console.info(
+      `Chromium adapter: ${report.adapter}; ties per method: ${GPU_VERIFIER_IDS.map((m) => `${m} ${report.results[m]?.ties}`).join(', ')}`,
+    );
     for (const method of GPU_VERIFIER_IDS) expect(report.results[method]?.unexplained, method).toEqual([]);
   });
 });

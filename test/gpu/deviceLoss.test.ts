@@ -11,7 +11,14 @@ const L = 2;
 function stepInput(seed: number): VerifyInput {
   return {
     method: 'gbv',
-    problem: { K: 1, L, V, drafts: Int32Array.from({ length: L }, (_, j) => j), draftProbs: new Float64Array(L * V).fill(1 / V), targetProbs: new Float64Array((L + 1) * V).fill(1 / V) },
+    problem: {
+      K: 1,
+      L,
+      V,
+      drafts: Int32Array.from({ length: L }, (_, j) => j),
+      draftProbs: new Float64Array(L * V).fill(1 / V),
+      targetProbs: new Float64Array((L + 1) * V).fill(1 / V),
+    },
     targetLogits: new Float32Array((L + 1) * V),
     draftLogits: new Float32Array(L * V),
     targetLogitsOnGpu: null,

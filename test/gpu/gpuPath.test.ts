@@ -55,7 +55,10 @@ const devices = suiteDevices();
 describe('the GPU path (Node, Dawn on SwiftShader)', () => {
   /** Verifies a batch of (context, problem) pairs on the GPU; returns the emitted tokens of each. */
   async function emitOnGpu(method: MethodId, problems: VerifyProblem[], firstStream: number): Promise<Int32Array[]> {
-    const { steps, release } = uploadCases(await devices.context(), problems.map((problem, i) => asCase(method, problem, firstStream + i)));
+    const { steps, release } = uploadCases(
+      await devices.context(),
+      problems.map((problem, i) => asCase(method, problem, firstStream + i)),
+    );
     const outcomes = await new GpuVerifier(devices.manager()).verifyBatch(steps);
     release();
     return outcomes.map((outcome) => outcome.tokens);
@@ -63,29 +66,45 @@ describe('the GPU path (Node, Dawn on SwiftShader)', () => {
 
   const pair = syntheticPair({ V, seed: 11, temperature: 1, closeness: 0.5, logitScale: 1.5 });
 
-  it.each(GPU_METHODS)(`%s: Monte Carlo losslessness, V=${V} L=${L} K=${K}`, async (method) => {
-    const rng = createRng(7);
-    const counts = new Float64Array(V * V);
-    for (let done = 0; done < MC_SAMPLES; done += BATCH) {
-      const size = Math.min(BATCH, MC_SAMPLES - done);
-      const first = await emitOnGpu(method, Array.from({ length: size }, () => sampleProblem(pair, [], K, L, rng)), 2 * done);
-      // Samples that emitted one token need a second step, after that token.
-      const short = first.map((tokens, i) => (tokens.length < 2 ? i : -1)).filter((i) => i >= 0);
-      const second = await emitOnGpu(
-        method,
-        short.map((i) => sampleProblem(pair, [(first[i] as Int32Array)[0] as number], K, L, rng)),
-        2 * done + size,
-      );
-      short.forEach((i, j) => ((first[i] as Int32Array) = Int32Array.of((first[i] as Int32Array)[0] as number, (second[j] as Int32Array)[0] as number)));
-      for (const tokens of first) {
-        const cell = (tokens[0] as number) * V + (tokens[1] as number);
-        counts[cell] = (counts[cell] as number) + 1;
+  it.each(GPU_METHODS)(
+    `%s: Monte Carlo losslessness, V=${V} L=${L} K=${K}`,
+    async (method) => {
+      const rng = createRng(7);
+      const counts = new Float64Array(V * V);
+      for (let done = 0; done < MC_SAMPLES; done += BATCH) {
+        const size = Math.min(BATCH, MC_SAMPLES - done);
+        const first = await emitOnGpu(
+          method,
+          Array.from({ length: size }, () => sampleProblem(pair, [], K, L, rng)),
+          2 * done,
+        );
+        // Samples that emitted one token need a second step, after that token.
+        const short = first.map((tokens, i) => (tokens.length < 2 ? i : -1)).filter((i) => i >= 0);
+        const second = await emitOnGpu(
+          method,
+          short.map((i) => sampleProblem(pair, [(first[i] as Int32Array)[0] as number], K, L, rng)),
+          2 * done + size,
+        );
+        short.forEach(
+          (i, j) =>
+            ((first[i] as Int32Array) = Int32Array.of(
+              (first[i] as Int32Array)[0] as number,
+              (second[j] as Int32Array)[0] as number,
+            )),
+        );
+        for (const tokens of first) {
+          const cell = (tokens[0] as number) * V + (tokens[1] as number);
+          counts[cell] = (counts[cell] as number) + 1;
+        }
       }
-    }
-    const { tv, bound } = twoTokenTv(pair, counts, MC_SAMPLES);
-    console.info(`${method} on the GPU: ${MC_SAMPLES} samples, TV ${tv.toFixed(4)} against a bound of ${bound.toFixed(4)}`);
-    expect(tv).toBeLessThanOrEqual(bound);
-  }, HEAVY_TEST_TIMEOUT_MS);
+      const { tv, bound } = twoTokenTv(pair, counts, MC_SAMPLES);
+      console.info(
+        `${method} on the GPU: ${MC_SAMPLES} samples, TV ${tv.toFixed(4)} against a bound of ${bound.toFixed(4)}`,
+      );
+      expect(tv).toBeLessThanOrEqual(bound);
+    },
+    HEAVY_TEST_TIMEOUT_MS,
+  );
 
   it.each(GPU_METHODS)('%s: temperature 0 equals greedy decoding token for token', async (method) => {
     const target = syntheticPair({ V, seed: 5, temperature: 0, closeness: 0.7 });
@@ -94,7 +113,10 @@ describe('the GPU path (Node, Dawn on SwiftShader)', () => {
     const rng = createRng(3);
     const decoded: number[] = [];
     let stream = 0;
-    while (decoded.length < 30) decoded.push(...((await emitOnGpu(method, [sampleProblem(greedy, decoded, K, L, rng)], stream++))[0] as Int32Array));
+    while (decoded.length < 30)
+      decoded.push(
+        ...((await emitOnGpu(method, [sampleProblem(greedy, decoded, K, L, rng)], stream++))[0] as Int32Array),
+      );
     const expected: number[] = [];
     while (expected.length < 30) expected.push(greedy.target(expected).indexOf(1));
     expect(decoded.slice(0, 30)).toEqual(expected);
@@ -111,7 +133,20 @@ describe('GPU failures are loud and typed', () => {
   it('a method code with no case in accept.wgsl writes the unknown-method status (readOutcome throws on any status but ok)', async () => {
     const context = await devices.context();
     const work = new GpuWork(context, 'unknown method');
-    const problem = { method: 99, draft_count: 1, draft_length: 1, vocab: 4, probs_offset: 0, drafts_offset: 0, scratch_offset: 0, out_offset: 0, key: [1, 0] as const, stream: 0, first_word: 0, status_offset: 0 };
+    const problem = {
+      method: 99,
+      draft_count: 1,
+      draft_length: 1,
+      vocab: 4,
+      probs_offset: 0,
+      drafts_offset: 0,
+      scratch_offset: 0,
+      out_offset: 0,
+      key: [1, 0] as const,
+      stream: 0,
+      first_word: 0,
+      status_offset: 0,
+    };
     const outcomes = work.storage('outcomes', outcomeWords(1) * 4);
     const bindings = [
       work.upload('problems', encodeRecords(PROBLEM_RECORD, [problem])),
@@ -123,7 +158,9 @@ describe('GPU failures are loud and typed', () => {
     ];
     work.dispatch(acceptProgram, bindings, 1, 4);
     const [data] = await work.finish([{ buffer: outcomes, bytes: outcomeWords(1) * 4 }]);
-    expect(OUTCOME_STATUS[new Uint32Array(data as ArrayBuffer)[0] as number]).toBe('the method code has no case in accept.wgsl');
+    expect(OUTCOME_STATUS[new Uint32Array(data as ArrayBuffer)[0] as number]).toBe(
+      'the method code has no case in accept.wgsl',
+    );
   });
 
   it('a lost device raises an error event, and the next call creates a new device', async () => {
@@ -136,7 +173,13 @@ describe('GPU failures are loud and typed', () => {
     expect(event.detail.message).toMatch(/destroyed/);
     const second = await manager.context();
     expect(second.device).not.toBe(first.device);
-    const problem = sampleProblem(syntheticPair({ V, seed: 1, temperature: 1, closeness: 0.5 }), [], 1, 2, createRng(1));
+    const problem = sampleProblem(
+      syntheticPair({ V, seed: 1, temperature: 1, closeness: 0.5 }),
+      [],
+      1,
+      2,
+      createRng(1),
+    );
     const { steps, release } = uploadCases(second, [asCase('gbv', problem, 0)]);
     const [outcome] = await new GpuVerifier(manager).verifyBatch(steps);
     release();
@@ -168,10 +211,12 @@ describe('GPU failures are loud and typed', () => {
     await expect(new GpuVerifier(manager).verify(step)).rejects.toThrow(
       /probs: 136 rows of logits \(557056 floats\) needs 2228224 bytes, above this device's maxStorageBufferBindingSize of 1048576 bytes/,
     );
-    await expect(new GpuVerifier(manager).verify({ ...step, K: 9 })).rejects.toThrow(/K must be an integer in 1\.\.8, got 9/);
-    await expect(new GpuVerifier(manager).verify({ ...step, draftLogits: { buffer, offset: 8 * 17 * 4096 } })).rejects.toThrow(
-      /draftLogits needs elements \[557056, 819200\) but its buffer holds 557056/,
+    await expect(new GpuVerifier(manager).verify({ ...step, K: 9 })).rejects.toThrow(
+      /K must be an integer in 1\.\.8, got 9/,
     );
+    await expect(
+      new GpuVerifier(manager).verify({ ...step, draftLogits: { buffer, offset: 8 * 17 * 4096 } }),
+    ).rejects.toThrow(/draftLogits needs elements \[557056, 819200\) but its buffer holds 557056/);
     buffer.destroy();
     await manager.dispose();
   });
@@ -186,7 +231,13 @@ describe('a shared device (as onnxruntime-web lends its own)', () => {
     const context = await manager.context();
     expect(context.device).toBe(device);
     expect(context.software).toBe(true);
-    const problem = sampleProblem(syntheticPair({ V, seed: 2, temperature: 1, closeness: 0.5 }), [], 2, 3, createRng(2));
+    const problem = sampleProblem(
+      syntheticPair({ V, seed: 2, temperature: 1, closeness: 0.5 }),
+      [],
+      2,
+      3,
+      createRng(2),
+    );
     const { steps, release } = uploadCases(context, [asCase('spectr-gbv', problem, 0)]);
     const [outcome] = await new GpuVerifier(manager).verifyBatch(steps);
     release();

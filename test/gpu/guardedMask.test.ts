@@ -26,7 +26,9 @@ describe('the GPU twin on guarded masks', () => {
   afterAll(() => engine.dispose());
 
   it('inside a string the mask drops the control token, and the WGSL path and the CPU twin emit the same tokens, never it', async () => {
-    const compiled = await engine.compile(JSON.stringify({ type: 'object', properties: { s: { type: 'string' } }, required: ['s'] }));
+    const compiled = await engine.compile(
+      JSON.stringify({ type: 'object', properties: { s: { type: 'string' } }, required: ['s'] }),
+    );
     const matcher = await compiled.matcher();
     expect(matcher.accept(0)).toBe(true);
     const mask = await matcher.mask();
@@ -49,7 +51,19 @@ describe('the GPU twin on guarded masks', () => {
     const reference = { K, L, V, drafts, draftProbs, targetProbs };
     validateProblem(reference);
     const cases: TwinCase[] = Array.from({ length: 200 }, (_, seed) => ({
-      method: 'spectr-gbv', K, L, V, drafts, targetLogits, draftLogits, targetMasks, sampling, seed, stream: 1, firstWord: 0, reference,
+      method: 'spectr-gbv',
+      K,
+      L,
+      V,
+      drafts,
+      targetLogits,
+      draftLogits,
+      targetMasks,
+      sampling,
+      seed,
+      stream: 1,
+      firstWord: 0,
+      reference,
     }));
     const { steps, release } = uploadCases(await devices.context(), cases);
     const outcomes = await new GpuVerifier(devices.manager()).verifyBatch(steps);

@@ -23,7 +23,13 @@ async function gpuProbs(context: GpuContext, cases: RowCase[]): Promise<{ probs:
   for (const c of cases) {
     logits.set(c.logits, offset);
     if (c.mask) masks.set(new Uint32Array(c.mask.buffer), maskOffset);
-    rows.push({ logitsOffset: offset, probsOffset: offset, vocab: c.logits.length, maskOffset: c.mask ? maskOffset : null, params: c.params });
+    rows.push({
+      logitsOffset: offset,
+      probsOffset: offset,
+      vocab: c.logits.length,
+      maskOffset: c.mask ? maskOffset : null,
+      params: c.params,
+    });
     offset += c.logits.length;
     maskOffset += c.mask?.length ?? 0;
   }
@@ -81,7 +87,13 @@ describe('probs kernel against logitsToProbs (Node, Dawn on SwiftShader)', () =>
     const cases: RowCase[] = [];
     for (const V of [8, 33, 100, 1000, 4096]) {
       for (const temperature of [0, 0.3, 1, 1.5]) {
-        for (const [topK, topP] of [[0, 1], [5, 1], [0, 0.9], [50, 0.5], [1, 1]] as const) {
+        for (const [topK, topP] of [
+          [0, 1],
+          [5, 1],
+          [0, 0.9],
+          [50, 0.5],
+          [1, 1],
+        ] as const) {
           for (const masked of [false, true]) cases.push(randomRow(rng, V, { temperature, topK, topP }, masked));
         }
       }
@@ -112,7 +124,12 @@ describe('probs kernel against logitsToProbs (Node, Dawn on SwiftShader)', () =>
       { logits: Float32Array.of(-Infinity, -Infinity), mask: null, params: { temperature: 1 } },
       { logits: Float32Array.of(1, 2), mask: null, params: { temperature: 1 } },
     ]);
-    expect(status).toEqual(['every token is masked out', 'a logit is NaN or +Infinity', 'every token is masked out', 'ok']);
+    expect(status).toEqual([
+      'every token is masked out',
+      'a logit is NaN or +Infinity',
+      'every token is masked out',
+      'ok',
+    ]);
   });
 
   it('names the problem in bad input', async () => {
@@ -120,8 +137,12 @@ describe('probs kernel against logitsToProbs (Node, Dawn on SwiftShader)', () =>
     const buffer = work.storage('logits', 16);
     const row = { logitsOffset: 0, probsOffset: 0, vocab: 4, maskOffset: null, params: { temperature: 1 } };
     const inputs = { logits: buffer, masks: null, probs: buffer, status: buffer };
-    expect(() => encodeProbs(work, { ...inputs, rows: [{ ...row, logitsOffset: 4096 }] })).toThrow(/row 0: logits \[4096, 4100\) lie past/);
-    expect(() => encodeProbs(work, { ...inputs, rows: [{ ...row, params: { temperature: -1 } }] })).toThrow(/row 0: temperature/);
+    expect(() => encodeProbs(work, { ...inputs, rows: [{ ...row, logitsOffset: 4096 }] })).toThrow(
+      /row 0: logits \[4096, 4100\) lie past/,
+    );
+    expect(() => encodeProbs(work, { ...inputs, rows: [{ ...row, params: { temperature: -1 } }] })).toThrow(
+      /row 0: temperature/,
+    );
     expect(() => encodeProbs(work, { ...inputs, rows: [{ ...row, maskOffset: 0 }] })).toThrow(/no masks buffer/);
   });
 });

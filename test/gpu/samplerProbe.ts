@@ -22,7 +22,13 @@ const uniformWords = (uniforms: readonly bigint[]) =>
 async function runProbe(
   context: GpuContext,
   kernel: KernelProgram,
-  inputs: { row: Float32Array<ArrayBuffer>; uniforms: readonly bigint[]; params: number[]; count: number; scratch?: boolean },
+  inputs: {
+    row: Float32Array<ArrayBuffer>;
+    uniforms: readonly bigint[];
+    params: number[];
+    count: number;
+    scratch?: boolean;
+  },
   workgroups: number,
   workgroupSize = kernel.workgroupSize,
 ): Promise<Uint32Array> {
@@ -38,20 +44,50 @@ async function runProbe(
 }
 
 /** The WGSL `draw` on the row `weights`, once per 64-bit uniform. */
-export function gpuDraws(context: GpuContext, weights: Float32Array<ArrayBuffer>, uniforms: readonly bigint[]): Promise<Uint32Array> {
+export function gpuDraws(
+  context: GpuContext,
+  weights: Float32Array<ArrayBuffer>,
+  uniforms: readonly bigint[],
+): Promise<Uint32Array> {
   const count = uniforms.length;
   const params = [weights.length, 0, 0, 0, 0, count];
-  return runProbe(context, drawProbe, { row: weights, uniforms, params, count, scratch: true }, count, workgroupSizeFor(context, weights.length));
+  return runProbe(
+    context,
+    drawProbe,
+    { row: weights, uniforms, params, count, scratch: true },
+    count,
+    workgroupSizeFor(context, weights.length),
+  );
 }
 
 /** The WGSL `bernoulli_from_words(p[i], uniforms[i])`, as 0 or 1. */
-export function gpuBernoullis(context: GpuContext, p: Float32Array<ArrayBuffer>, uniforms: readonly bigint[]): Promise<Uint32Array> {
+export function gpuBernoullis(
+  context: GpuContext,
+  p: Float32Array<ArrayBuffer>,
+  uniforms: readonly bigint[],
+): Promise<Uint32Array> {
   const count = uniforms.length;
-  return runProbe(context, bernoulliProbe, { row: p, uniforms, params: [0, 0, 0, 0, 0, count], count }, Math.ceil(count / 64));
+  return runProbe(
+    context,
+    bernoulliProbe,
+    { row: p, uniforms, params: [0, 0, 0, 0, 0, count], count },
+    Math.ceil(count / 64),
+  );
 }
 
 /** The WGSL `philox_word` for words firstWord..firstWord+count of a stream. */
-export function gpuPhiloxWords(context: GpuContext, seed: number, stream: number, firstWord: number, count: number): Promise<Uint32Array> {
+export function gpuPhiloxWords(
+  context: GpuContext,
+  seed: number,
+  stream: number,
+  firstWord: number,
+  count: number,
+): Promise<Uint32Array> {
   const [key0, key1] = seedKey(seed);
-  return runProbe(context, philoxProbe, { row: new Float32Array(0), uniforms: [], params: [0, key0, key1, stream, firstWord, count], count }, Math.ceil(count / 64));
+  return runProbe(
+    context,
+    philoxProbe,
+    { row: new Float32Array(0), uniforms: [], params: [0, key0, key1, stream, firstWord, count], count },
+    Math.ceil(count / 64),
+  );
 }

@@ -3,7 +3,15 @@ import { describe, expect, it } from 'vitest';
 import { MAX_DRAFT_LENGTH } from '../../src/contract/limits';
 import { GPU_VERIFIER_IDS, wgslMethodCode, wgslMethodConstant } from '../../src/core/verify';
 import { encodeRecords, recordLayout, wgslStruct } from '../../src/gpu/records';
-import { ACCEPT, PROBLEM_RECORD, PROB_ROW_RECORD, SHADER_MODULES, VERIFY_RECORDS, composeWgsl, type WgslModule } from '../../src/gpu/shaders';
+import {
+  ACCEPT,
+  PROBLEM_RECORD,
+  PROB_ROW_RECORD,
+  SHADER_MODULES,
+  VERIFY_RECORDS,
+  composeWgsl,
+  type WgslModule,
+} from '../../src/gpu/shaders';
 
 const SHADER_DIR = new URL('../../shaders/', import.meta.url);
 
@@ -20,7 +28,10 @@ describe('WGSL modules state their dependencies, and one place composes them', (
     expect(SHADER_MODULES.map((module) => `${module.name}.wgsl`).sort()).toEqual(files.sort());
     for (const module of SHADER_MODULES) {
       const code = readFileSync(new URL(`${module.name}.wgsl`, SHADER_DIR), 'utf8');
-      expect({ module: module.name, requires: statedRequirements(code) }).toEqual({ module: module.name, requires: module.requires.map((m) => m.name) });
+      expect({ module: module.name, requires: statedRequirements(code) }).toEqual({
+        module: module.name,
+        requires: module.requires.map((m) => m.name),
+      });
     }
   });
 

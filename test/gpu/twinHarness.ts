@@ -1,7 +1,15 @@
 import { createRng, type Rng } from '../../src/core/rng';
 import { rngSource, type RandomSource } from '../../src/core/random';
 import { sampleCategorical, logitsToProbs, maskWordCount, type SamplingParams } from '../../src/core/sampling';
-import { VERIFIERS, denseView, validateProblem, type BlockTrace, type VerifierId, type VerifyOutcome, type VerifyProblem } from '../../src/core/verify';
+import {
+  VERIFIERS,
+  denseView,
+  validateProblem,
+  type BlockTrace,
+  type VerifierId,
+  type VerifyOutcome,
+  type VerifyProblem,
+} from '../../src/core/verify';
 import type { GpuContext } from '../../src/gpu/device';
 import { USAGE } from '../../src/gpu/kernel';
 import type { GpuVerifier, GpuVerifyOutcome, GpuVerifyStep } from '../../src/gpu/verifier';
@@ -59,7 +67,16 @@ export function randomTwinCase(
   const draftProbs = new Float64Array(K * L * V);
   const targetProbs = new Float64Array(K * (L + 1) * V);
   // Rows after a shared prefix are shared, as real models give them (and so are their probabilities).
-  const byPrefix = new Map<string, { target: Float32Array; draft: Float32Array; mask: Int32Array | null; targetProbs: Float64Array; draftProbs: Float64Array | null }>();
+  const byPrefix = new Map<
+    string,
+    {
+      target: Float32Array;
+      draft: Float32Array;
+      mask: Int32Array | null;
+      targetProbs: Float64Array;
+      draftProbs: Float64Array | null;
+    }
+  >();
   for (let k = 0; k < K; k++) {
     const prefix: number[] = [];
     for (let j = 0; j <= L; j++) {
@@ -75,7 +92,13 @@ export function randomTwinCase(
           mask[0] = (mask[0] as number) | 1;
         }
         const draft = logitsRow(rng, V, target);
-        rows = { target, draft, mask, targetProbs: logitsToProbs(target, sampling, mask ?? undefined), draftProbs: null };
+        rows = {
+          target,
+          draft,
+          mask,
+          targetProbs: logitsToProbs(target, sampling, mask ?? undefined),
+          draftProbs: null,
+        };
         byPrefix.set(key, rows);
       }
       const targetRow = k * (L + 1) + j;
@@ -95,17 +118,38 @@ export function randomTwinCase(
   const reference: VerifyProblem = { K, L, V, drafts, draftProbs, targetProbs };
   validateProblem(reference);
   const seed = Math.floor(rng.uniform() * 2 ** 40);
-  return { method, K, L, V, drafts, targetLogits, draftLogits, targetMasks, sampling, seed, stream: 1, firstWord: Math.floor(rng.uniform() * 1000), reference };
+  return {
+    method,
+    K,
+    L,
+    V,
+    drafts,
+    targetLogits,
+    draftLogits,
+    targetMasks,
+    sampling,
+    seed,
+    stream: 1,
+    firstWord: Math.floor(rng.uniform() * 1000),
+    reference,
+  };
 }
 
 /** Uploads a batch of cases into two buffers and describes them as GPU verification steps. */
-export function uploadCases(context: GpuContext, cases: readonly TwinCase[]): { steps: GpuVerifyStep[]; release: () => void } {
+export function uploadCases(
+  context: GpuContext,
+  cases: readonly TwinCase[],
+): { steps: GpuVerifyStep[]; release: () => void } {
   const logitsLength = cases.reduce((n, c) => n + c.targetLogits.length + c.draftLogits.length, 0);
   const masksLength = cases.reduce((n, c) => n + (c.targetMasks?.length ?? 0), 0);
   const logits = new Float32Array(logitsLength);
   const masks = new Int32Array(Math.max(1, masksLength));
   const buffer = (label: string, bytes: number) =>
-    context.device.createBuffer({ label, size: Math.ceil(bytes / 4) * 4, usage: USAGE.STORAGE | USAGE.COPY_SRC | USAGE.COPY_DST });
+    context.device.createBuffer({
+      label,
+      size: Math.ceil(bytes / 4) * 4,
+      usage: USAGE.STORAGE | USAGE.COPY_SRC | USAGE.COPY_DST,
+    });
   const logitsBuffer = buffer('twin logits', logits.byteLength);
   const masksBuffer = buffer('twin masks', masks.byteLength);
   const steps: GpuVerifyStep[] = [];
@@ -201,8 +245,17 @@ function tracesAgree(gpu: BlockTrace | undefined, cpu: BlockTrace | undefined): 
   if (!gpu || !cpu) return gpu === cpu;
   const close = (a: Float64Array, b: Float64Array) =>
     a.length === b.length &&
-    a.every((x, i) => (Number.isNaN(x) ? Number.isNaN(b[i] as number) : Math.abs(x - (b[i] as number)) <= 1e-4 * Math.max(1, Math.abs(x))));
-  return gpu.start === cpu.start && close(gpu.weights, cpu.weights) && close(gpu.masses, cpu.masses) && close(gpu.stops, cpu.stops);
+    a.every((x, i) =>
+      Number.isNaN(x)
+        ? Number.isNaN(b[i] as number)
+        : Math.abs(x - (b[i] as number)) <= 1e-4 * Math.max(1, Math.abs(x)),
+    );
+  return (
+    gpu.start === cpu.start &&
+    close(gpu.weights, cpu.weights) &&
+    close(gpu.masses, cpu.masses) &&
+    close(gpu.stops, cpu.stops)
+  );
 }
 
 const describeOutcome = (outcome: VerifyOutcome, words: number) =>
@@ -221,7 +274,8 @@ export async function compareWithCpu(
   seed: number,
 ): Promise<{ ties: number; unexplained: string[] }> {
   const rng = createRng(seed);
-  const nextBatch = (done: number) => Array.from({ length: Math.min(BATCH, count - done) }, () => sampleCase(rng, method));
+  const nextBatch = (done: number) =>
+    Array.from({ length: Math.min(BATCH, count - done) }, () => sampleCase(rng, method));
   let ties = 0;
   const unexplained: string[] = [];
   let cases = nextBatch(0);
@@ -235,10 +289,15 @@ export async function compareWithCpu(
       const gpu = outcomes[i] as GpuVerifyOutcome;
       const { outcome: cpu, margin, wordsUsed } = cpuReference(c);
       const same =
-        gpu.draft === cpu.draft && gpu.accepted === cpu.accepted && gpu.tokens.join() === cpu.tokens.join() && gpu.wordsUsed === wordsUsed;
+        gpu.draft === cpu.draft &&
+        gpu.accepted === cpu.accepted &&
+        gpu.tokens.join() === cpu.tokens.join() &&
+        gpu.wordsUsed === wordsUsed;
       if (same && tracesAgree(gpu.trace, cpu.trace)) return;
       if (same) {
-        unexplained.push(`V=${c.V} K=${c.K} L=${c.L} seed=${c.seed}: same outcome, different block trace ${JSON.stringify([gpu.trace, cpu.trace], (_k, v: unknown) => (v instanceof Float64Array ? [...v] : v))}`);
+        unexplained.push(
+          `V=${c.V} K=${c.K} L=${c.L} seed=${c.seed}: same outcome, different block trace ${JSON.stringify([gpu.trace, cpu.trace], (_k, v: unknown) => (v instanceof Float64Array ? [...v] : v))}`,
+        );
         return;
       }
       if (margin < TIE_EPSILON) ties++;

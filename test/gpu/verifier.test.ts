@@ -12,9 +12,21 @@ const TWIN_TIMEOUT_MS = 600_000;
 describe('GPU verifier against the CPU reference (Node, Dawn on SwiftShader)', () => {
   const devices = suiteDevices();
 
-  it.each(GPU_VERIFIER_IDS)(`%s: ${PROBLEMS_PER_METHOD} seeded problems decide alike`, async (method) => {
-    const { ties, unexplained } = await compareWithCpu(await devices.context(), new GpuVerifier(devices.manager()), method, PROBLEMS_PER_METHOD, GPU_VERIFIER_IDS.indexOf(method) + 100);
-    console.info(`${method}: ${PROBLEMS_PER_METHOD} problems, ${ties} mismatches explained by ties within ${TIE_EPSILON}, ${unexplained.length} unexplained`);
-    expect(unexplained.slice(0, 5)).toEqual([]);
-  }, TWIN_TIMEOUT_MS);
+  it.each(GPU_VERIFIER_IDS)(
+    `%s: ${PROBLEMS_PER_METHOD} seeded problems decide alike`,
+    async (method) => {
+      const { ties, unexplained } = await compareWithCpu(
+        await devices.context(),
+        new GpuVerifier(devices.manager()),
+        method,
+        PROBLEMS_PER_METHOD,
+        GPU_VERIFIER_IDS.indexOf(method) + 100,
+      );
+      console.info(
+        `${method}: ${PROBLEMS_PER_METHOD} problems, ${ties} mismatches explained by ties within ${TIE_EPSILON}, ${unexplained.length} unexplained`,
+      );
+      expect(unexplained.slice(0, 5)).toEqual([]);
+    },
+    TWIN_TIMEOUT_MS,
+  );
 });

@@ -5,14 +5,19 @@ import { GrammarEngine, type SchemaMatcher } from '../../src/grammar/engine';
 
 /** A byte-level vocabulary written as byte arrays: ASCII pieces, a raw control byte, UTF-8 pieces whole and split. */
 const PIECES: number[][] = [
-  ...['{', '}', '"', ':', ',', ' ', '\\', 'u', 'n', 'a', 'b', 'D', '8', '0', '5', '"a"', 'ab'].map((text) => [...new TextEncoder().encode(text)]),
+  ...['{', '}', '"', ':', ',', ' ', '\\', 'u', 'n', 'a', 'b', 'D', '8', '0', '5', '"a"', 'ab'].map((text) => [
+    ...new TextEncoder().encode(text),
+  ]),
   [0x05], // a raw control character
   [0x61, 0x05], // "a" then U+0005: a control byte in the middle of a token
   [0x0a], // a raw newline
   [0xe6, 0x97, 0xa5], // 日, whole
-  [0xe6], [0x97], [0xa5], // 日, byte by byte
+  [0xe6],
+  [0x97],
+  [0xa5], // 日, byte by byte
   [0xf0, 0x9f, 0x98, 0x80], // 😀, whole
-  [0xf0, 0x9f], [0x98, 0x80], // 😀 in two halves
+  [0xf0, 0x9f],
+  [0x98, 0x80], // 😀 in two halves
   [0x80], // a continuation byte with no lead
   [0xc0, 0x80], // an overlong NUL
   [0xed, 0xa0, 0x80], // a UTF-16 surrogate spelled in UTF-8
@@ -20,7 +25,8 @@ const PIECES: number[][] = [
 ];
 const TOKENS = [...PIECES.map((bytes) => bytes.map((b) => BYTE_TO_CHAR[b]).join('')), '<|end|>'];
 const STOP = TOKENS.length - 1;
-const id = (...bytes: number[]) => PIECES.findIndex((piece) => piece.length === bytes.length && piece.every((b, i) => b === bytes[i]));
+const id = (...bytes: number[]) =>
+  PIECES.findIndex((piece) => piece.length === bytes.length && piece.every((b, i) => b === bytes[i]));
 const text = (piece: string) => id(...new TextEncoder().encode(piece));
 
 describe('the byte guard state machine', () => {
@@ -83,14 +89,17 @@ describe('masks from the grammar engine never allow an invalid continuation', ()
   };
 
   // xgrammar's rule for a bounded string (which allows no escape at all) is where raw control characters got through.
-  it.each([{ type: 'string' }, { type: 'string', maxLength: 20 }, { type: 'string', minLength: 1 }])('control characters: no raw U+0005 or newline inside a string: %j', async (schema) => {
-    const { matcher, done } = await matcherFor(schema, [text('"')]);
-    const open = await allowed(matcher);
-    expect(open).toContain(text('a'));
-    for (const bad of [id(0x05), id(0x61, 0x05), id(0x0a)]) expect(open).not.toContain(bad);
-    expect(matcher.accept(id(0x05))).toBe(false);
-    done();
-  });
+  it.each([{ type: 'string' }, { type: 'string', maxLength: 20 }, { type: 'string', minLength: 1 }])(
+    'control characters: no raw U+0005 or newline inside a string: %j',
+    async (schema) => {
+      const { matcher, done } = await matcherFor(schema, [text('"')]);
+      const open = await allowed(matcher);
+      expect(open).toContain(text('a'));
+      for (const bad of [id(0x05), id(0x61, 0x05), id(0x0a)]) expect(open).not.toContain(bad);
+      expect(matcher.accept(id(0x05))).toBe(false);
+      done();
+    },
+  );
 
   it('control characters: the \\u0005 escape stays open', async () => {
     const { matcher, done } = await matcherFor({ type: 'string' }, [text('"')]);
@@ -102,7 +111,8 @@ describe('masks from the grammar engine never allow an invalid continuation', ()
   it('partial UTF-8: after a lead byte only its continuation; never a stray, overlong or surrogate sequence', async () => {
     const { matcher, done } = await matcherFor({ type: 'string' }, [text('"')]);
     const open = await allowed(matcher);
-    for (const bad of [[0x80], [0xc0, 0x80], [0xed, 0xa0, 0x80], [0xff], [0x97]]) expect(open, bad.join(' ')).not.toContain(id(...bad));
+    for (const bad of [[0x80], [0xc0, 0x80], [0xed, 0xa0, 0x80], [0xff], [0x97]])
+      expect(open, bad.join(' ')).not.toContain(id(...bad));
     expect(matcher.accept(id(0xe6))).toBe(true);
     // Only tokens that go on with continuation bytes: 0x97, 0x80 and 0xa5, and 0x98 0x80 (which completes a character).
     expect(await allowed(matcher)).toEqual([id(0x98, 0x80), id(0x80), id(0x97), id(0xa5)].sort((a, b) => a - b));
@@ -115,7 +125,14 @@ describe('masks from the grammar engine never allow an invalid continuation', ()
   });
 
   it('code-point lengths: maxLength 2 admits 日😀 (7 bytes), byte by byte or whole, and nothing after it', async () => {
-    const { matcher, done } = await matcherFor({ type: 'string', maxLength: 2 }, [text('"'), id(0xe6), id(0x97), id(0xa5), id(0xf0, 0x9f), id(0x98, 0x80)]);
+    const { matcher, done } = await matcherFor({ type: 'string', maxLength: 2 }, [
+      text('"'),
+      id(0xe6),
+      id(0x97),
+      id(0xa5),
+      id(0xf0, 0x9f),
+      id(0x98, 0x80),
+    ]);
     expect(await allowed(matcher)).toEqual([text('"')]);
     done();
     const whole = await matcherFor({ type: 'string', minLength: 2, maxLength: 2 }, [text('"'), id(0xe6, 0x97, 0xa5)]);

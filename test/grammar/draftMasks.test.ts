@@ -37,7 +37,11 @@ describe('checkDrafts: masks at every position, the invalid tail, and a matcher 
   };
 
   // Draft 0 is valid throughout; draft 1 turns invalid at position 2; draft 2 at position 0.
-  const drafts = Int32Array.from([...ids('"', 'pos', 'itive', '"'), ...ids('"', 'neg', 'x', 'ative'), ...ids('{', '"', 'pos', 'itive')]);
+  const drafts = Int32Array.from([
+    ...ids('"', 'pos', 'itive', '"'),
+    ...ids('"', 'neg', 'x', 'ative'),
+    ...ids('{', '"', 'pos', 'itive'),
+  ]);
 
   it('finds each draft’s first invalid token, and counts the tail in I exactly', async () => {
     const { validLengths } = await checkDrafts(matcher, drafts, 3, 4, V);
@@ -65,7 +69,11 @@ describe('checkDrafts: masks at every position, the invalid tail, and a matcher 
     ['an earlier draft', 0, ids('"', 'pos', 'itive')],
   ])('advanceOverEmitted leaves the matcher after exactly the emitted tokens: %s', async (_case, draft, emitted) => {
     // Draft 2, the last, is valid throughout, so checkDrafts leaves all four of its tokens walked.
-    const valid = Int32Array.from([...ids('"', 'pos', 'itive', '"'), ...ids('"', 'neg', 'x', 'ative'), ...ids('"', 'neg', 'ative', '"')]);
+    const valid = Int32Array.from([
+      ...ids('"', 'pos', 'itive', '"'),
+      ...ids('"', 'neg', 'x', 'ative'),
+      ...ids('"', 'neg', 'ative', '"'),
+    ]);
     const check = await checkDrafts(matcher, valid, 3, 4, V);
     expect(check.lastDraftWalked).toBe(4);
     advanceOverEmitted(matcher, check, [0, 0, 0], { draft, tokens: emitted });
@@ -76,7 +84,9 @@ describe('checkDrafts: masks at every position, the invalid tail, and a matcher 
 
   it('advanceOverEmitted refuses a token the grammar forbids', async () => {
     const check = await checkDrafts(matcher, drafts, 3, 4, V);
-    expect(() => advanceOverEmitted(matcher, check, [0, 0, 0], { draft: 0, tokens: ids('"', 'x') })).toThrow(/target was not masked/);
+    expect(() => advanceOverEmitted(matcher, check, [0, 0, 0], { draft: 0, tokens: ids('"', 'x') })).toThrow(
+      /target was not masked/,
+    );
   });
 
   it.each([
@@ -85,17 +95,30 @@ describe('checkDrafts: masks at every position, the invalid tail, and a matcher 
     ['after the window', 5, [4, 4, 4]],
   ])('a constraint that begins %s applies from that position on', async (_where, start, expected) => {
     // Drafts whose free-text part is arbitrary and whose constrained part is '"pos…' (valid) or junk.
-    const window = Int32Array.from([...ids('x', '{', '"', 'pos'), ...ids('x', 'x', '"', 'neg'), ...ids('{', 'x', 'x', '"')]);
-    const { masks, validLengths } = await checkDrafts(matcher, start === 0 ? drafts : window, 3, 4, V, [start, start, start]);
+    const window = Int32Array.from([
+      ...ids('x', '{', '"', 'pos'),
+      ...ids('x', 'x', '"', 'neg'),
+      ...ids('{', 'x', 'x', '"'),
+    ]);
+    const { masks, validLengths } = await checkDrafts(matcher, start === 0 ? drafts : window, 3, 4, V, [
+      start,
+      start,
+      start,
+    ]);
     expect(validLengths).toEqual(expected);
     const row = (k: number, j: number) => masks.subarray((k * 5 + j) * W, (k * 5 + j + 1) * W);
     // Free-text positions allow every token; the first constrained one allows what the grammar allows.
-    for (let j = 0; j < Math.min(start, 5); j++) expect(SMALL_VOCAB.every((_, t) => isTokenAllowed(row(0, j), t))).toBe(true);
+    for (let j = 0; j < Math.min(start, 5); j++)
+      expect(SMALL_VOCAB.every((_, t) => isTokenAllowed(row(0, j), t))).toBe(true);
     if (start <= 4) expect(SMALL_VOCAB.filter((_, t) => isTokenAllowed(row(0, start), t))).toEqual(['"', '"positive"']);
   });
 
   it('explains a grammar dead end instead of masking every token', async () => {
-    const deadEnd = { mask: () => Promise.resolve(new Int32Array(W)), accept: () => false, rollBack: () => undefined } as unknown as SchemaMatcher;
+    const deadEnd = {
+      mask: () => Promise.resolve(new Int32Array(W)),
+      accept: () => false,
+      rollBack: () => undefined,
+    } as unknown as SchemaMatcher;
     await expect(checkDrafts(deadEnd, drafts, 3, 4, V)).rejects.toBeInstanceOf(GrammarDeadEndError);
   });
 

@@ -5,7 +5,6 @@ import { SchemaError } from '../../src/grammar/schema';
 import { gpt2Vocabulary } from '../support/gpt2Vocab';
 import { SMALL_VOCAB, STOP } from '../support/smallVocab';
 
-
 const allowedTokens = (mask: Int32Array) => SMALL_VOCAB.map((_, j) => j).filter((j) => isTokenAllowed(mask, j));
 
 /**
@@ -76,7 +75,9 @@ describe('GrammarEngine on a small raw vocabulary', () => {
 
   describe('bad input gets a clear message', () => {
     it('a schema that is not JSON, with line and column', async () => {
-      await expect(engine.compile('{\n  "type": "object",\n  oops\n}')).rejects.toThrow(/not JSON \(line 3, column 3\)/);
+      await expect(engine.compile('{\n  "type": "object",\n  oops\n}')).rejects.toThrow(
+        /not JSON \(line 3, column 3\)/,
+      );
     });
     it('an unknown type', async () => {
       await expect(engine.compile('{"type": "nope"}')).rejects.toThrow(/\$: unknown type "nope"/);
@@ -98,7 +99,13 @@ describe('GrammarEngine on a small raw vocabulary', () => {
       const compiled = await engine.compile(
         JSON.stringify({
           type: 'object',
-          properties: { tags: { type: 'array', uniqueItems: true }, age: { type: 'integer', maximum: 120 }, delta: { type: ['integer', 'null'], minimum: -5 }, score: { type: 'number', minimum: 0 }, site: { type: 'string', format: 'uri' } },
+          properties: {
+            tags: { type: 'array', uniqueItems: true },
+            age: { type: 'integer', maximum: 120 },
+            delta: { type: ['integer', 'null'], minimum: -5 },
+            score: { type: 'number', minimum: 0 },
+            site: { type: 'string', format: 'uri' },
+          },
         }),
       );
       expect(compiled.unenforced).toEqual([
@@ -113,15 +120,21 @@ describe('GrammarEngine on a small raw vocabulary', () => {
 
 describe('GrammarEngine setup', () => {
   it('refuses a tokenizer with no stop token', async () => {
-    await expect(GrammarEngine.create({ tokens: SMALL_VOCAB, vocabType: 'raw', stopTokenIds: [] })).rejects.toBeInstanceOf(GrammarSetupError);
-    await expect(GrammarEngine.create({ tokens: SMALL_VOCAB, vocabType: 'raw', stopTokenIds: [] })).rejects.toThrow(/no stop token/);
+    await expect(
+      GrammarEngine.create({ tokens: SMALL_VOCAB, vocabType: 'raw', stopTokenIds: [] }),
+    ).rejects.toBeInstanceOf(GrammarSetupError);
+    await expect(GrammarEngine.create({ tokens: SMALL_VOCAB, vocabType: 'raw', stopTokenIds: [] })).rejects.toThrow(
+      /no stop token/,
+    );
   });
 
   it("works for GPT-2's 50,257-token byte-level vocabulary", async () => {
     const { tokens, stopTokenIds } = gpt2Vocabulary();
     expect(tokens).toHaveLength(50_257);
     const engine = await GrammarEngine.create({ tokens, vocabType: 'byte_level', stopTokenIds });
-    const compiled = await engine.compile('{"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"]}');
+    const compiled = await engine.compile(
+      '{"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"]}',
+    );
     const matcher = await compiled.matcher();
     const start = await matcher.mask();
     expect(isTokenAllowed(start, tokens.indexOf('{'))).toBe(true);

@@ -15,7 +15,12 @@ const TOKENS = [...CHARS, '12', '-2', '20', '10', '00', '.5', '日本', 'true', 
 const STOP = TOKENS.length - 1;
 
 /** Every output of at most `limit` characters that the masks allow to end. */
-async function reachable(matcher: SchemaMatcher, limit: number, prefix = '', found = new Set<string>()): Promise<Set<string>> {
+async function reachable(
+  matcher: SchemaMatcher,
+  limit: number,
+  prefix = '',
+  found = new Set<string>(),
+): Promise<Set<string>> {
   const mask = await matcher.mask();
   for (let token = 0; token < TOKENS.length; token++) {
     if (!isTokenAllowed(mask, token)) continue;
@@ -45,7 +50,12 @@ function strings(alphabet: readonly string[], limit: number): string[] {
 
 const canonical = (k: number) => new RegExp(`^-?(0|[1-9][0-9]*)${k > 0 ? `(\\.[0-9]{1,${k}})?` : ''}$`);
 const within = (schema: Record<string, number>, value: number) =>
-  !(value < (schema.minimum ?? -Infinity) || value > (schema.maximum ?? Infinity) || value <= (schema.exclusiveMinimum ?? -Infinity) || value >= (schema.exclusiveMaximum ?? Infinity));
+  !(
+    value < (schema.minimum ?? -Infinity) ||
+    value > (schema.maximum ?? Infinity) ||
+    value <= (schema.exclusiveMinimum ?? -Infinity) ||
+    value >= (schema.exclusiveMaximum ?? Infinity)
+  );
 
 describe('exact rules for what xgrammar gets wrong', () => {
   let engine: GrammarEngine;
@@ -74,7 +84,9 @@ describe('exact rules for what xgrammar gets wrong', () => {
     { minimum: 0, maximum: 0 },
   ])('bounded integers: exactly the integers in range, %j', async (bounds) => {
     const limit = 4;
-    const expected = strings([...'0123456789-'], limit).filter((text) => canonical(0).test(text) && text !== '-0' && within(bounds, Number(text)));
+    const expected = strings([...'0123456789-'], limit).filter(
+      (text) => canonical(0).test(text) && text !== '-0' && within(bounds, Number(text)),
+    );
     expect(await languageOf({ type: 'integer', ...bounds }, limit)).toEqual(expected.sort());
   });
 
@@ -85,7 +97,9 @@ describe('exact rules for what xgrammar gets wrong', () => {
     [{ minimum: -0.001 }, 6],
   ])('bounded numbers: exactly the decimals in range, without exponent, %j', async (bounds, k) => {
     const limit = 4;
-    const expected = strings([...'0123456789-.'], limit).filter((text) => canonical(k).test(text) && !/^-0(\.0*)?$/.test(text) && within(bounds, Number(text)));
+    const expected = strings([...'0123456789-.'], limit).filter(
+      (text) => canonical(k).test(text) && !/^-0(\.0*)?$/.test(text) && within(bounds, Number(text)),
+    );
     expect(await languageOf({ type: 'number', ...bounds }, limit)).toEqual(expected.sort());
   });
 
@@ -95,23 +109,37 @@ describe('exact rules for what xgrammar gets wrong', () => {
   });
 
   it('enums of strings and mixed scalars: exactly the JSON texts listed, values the rest of the schema refuses dropped', async () => {
-    expect(await languageOf({ enum: ['a', 'ab', '日本', 'ab"'] }, 6)).toEqual(['"a"', '"ab"', '"ab\\""', '"日本"'].sort());
-    expect(await languageOf({ enum: [1, 10, 1.5, '1', true, null] }, 4)).toEqual(['"1"', '1', '1.5', '10', 'null', 'true'].sort());
+    expect(await languageOf({ enum: ['a', 'ab', '日本', 'ab"'] }, 6)).toEqual(
+      ['"a"', '"ab"', '"ab\\""', '"日本"'].sort(),
+    );
+    expect(await languageOf({ enum: [1, 10, 1.5, '1', true, null] }, 4)).toEqual(
+      ['"1"', '1', '1.5', '10', 'null', 'true'].sort(),
+    );
     expect(await languageOf({ type: 'integer', enum: [1, 10, 1.5, 100, 'x'], maximum: 50 }, 4)).toEqual(['1', '10']);
     expect(await languageOf({ type: 'string', enum: ['a', 'ab', 'abab'], maxLength: 2 }, 6)).toEqual(['"a"', '"ab"']);
   });
 
   it('refuses bounds no value fits, and an enum whose values the rest of the schema all refuse', () => {
-    expect(() => planGrammar({ type: 'integer', minimum: 1.5, maximum: 1.9 })).toThrow(new SchemaError('$: no integer lies within its bounds'));
-    expect(() => planGrammar({ type: 'object', properties: { a: { enum: ['abc'], maxLength: 2 } } })).toThrow('$.properties.a: no value of its enum passes the rest of its schema');
+    expect(() => planGrammar({ type: 'integer', minimum: 1.5, maximum: 1.9 })).toThrow(
+      new SchemaError('$: no integer lies within its bounds'),
+    );
+    expect(() => planGrammar({ type: 'object', properties: { a: { enum: ['abc'], maxLength: 2 } } })).toThrow(
+      '$.properties.a: no value of its enum passes the rest of its schema',
+    );
   });
 
   it('lists bounds as not enforced only where no exact rule replaces them', () => {
     expect(checkSchema({ type: 'integer', minimum: -1, maximum: 9 })).toEqual([]);
     expect(checkSchema({ type: 'number', exclusiveMinimum: 0 })).toEqual([]);
     expect(checkSchema({ type: ['integer', 'null'], minimum: 3 })).toEqual(['$: minimum (not enforced by the mask)']);
-    const plan = planGrammar({ type: 'object', properties: { a: { type: ['integer', 'null'], minimum: 3 }, b: { type: 'integer', maximum: 3 } } });
-    expect(plan.schema).toEqual({ type: 'object', properties: { a: { type: ['integer', 'null'] }, b: { const: 'speclab_0_placeholder' } } });
+    const plan = planGrammar({
+      type: 'object',
+      properties: { a: { type: ['integer', 'null'], minimum: 3 }, b: { type: 'integer', maximum: 3 } },
+    });
+    expect(plan.schema).toEqual({
+      type: 'object',
+      properties: { a: { type: ['integer', 'null'] }, b: { const: 'speclab_0_placeholder' } },
+    });
   });
 });
 
@@ -125,17 +153,28 @@ describe("an enum value tested against its sub-schema's pattern", () => {
     const plan = planGrammar({ type: 'string', pattern: '^(a+)+$', enum: [evil, 'aaa'] });
     expect(plan.lines.join('\n')).toContain('aaa');
     expect(plan.lines.join('\n')).not.toContain('!');
-    expect(() => planGrammar({ type: 'object', properties: { x: { type: 'string', pattern: '^(a+)+$', enum: [evil] } } })).toThrow('$.properties.x: no value of its enum passes the rest of its schema');
+    expect(() =>
+      planGrammar({ type: 'object', properties: { x: { type: 'string', pattern: '^(a+)+$', enum: [evil] } } }),
+    ).toThrow('$.properties.x: no value of its enum passes the rest of its schema');
   });
 
   it('names a pattern RE2 cannot read', () => {
     expect(() => patternMatches('^(?=a)a$', 'a')).toThrow(SchemaError);
-    expect(() => patternMatches('^(?=a)a$', 'a')).toThrow(/^the pattern "\^\(\?=a\)a\$" cannot be matched in linear time \(/);
+    expect(() => patternMatches('^(?=a)a$', 'a')).toThrow(
+      /^the pattern "\^\(\?=a\)a\$" cannot be matched in linear time \(/,
+    );
   });
 
   it('finds the nested repetition that a compile past its budget is blamed on', () => {
     expect(['^(a+)+$', '(\\w*x)*', '(a{2,})+'].map(hasNestedRepetition)).toEqual([true, true, true]);
-    expect(['^[a-z]+$', '(ab){2}', '\\(a+\\)+', '^(foo|bar)+$'].map(hasNestedRepetition)).toEqual([false, false, false, false]);
-    expect(measureSchema({ type: 'object', properties: { x: { type: 'string', pattern: '^(a+)+$' } } }).nestedRepetition).toBe('^(a+)+$');
+    expect(['^[a-z]+$', '(ab){2}', '\\(a+\\)+', '^(foo|bar)+$'].map(hasNestedRepetition)).toEqual([
+      false,
+      false,
+      false,
+      false,
+    ]);
+    expect(
+      measureSchema({ type: 'object', properties: { x: { type: 'string', pattern: '^(a+)+$' } } }).nestedRepetition,
+    ).toBe('^(a+)+$');
   });
 });

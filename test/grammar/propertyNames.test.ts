@@ -52,7 +52,8 @@ describe('property names of any text', () => {
 
   it.each(NAMES)('%j: the grammar allows exactly the JSON-escaped key, and the output checks valid', async (name) => {
     await walkOnly(oneKey(name), only(name));
-    for (const validate of [interpretedValidator, ajvValidator]) expect(scoreOutput(validate, oneKey(name), only(name), 'stopped')).toEqual({ kind: 'valid' });
+    for (const validate of [interpretedValidator, ajvValidator])
+      expect(scoreOutput(validate, oneKey(name), only(name), 'stopped')).toEqual({ kind: 'valid' });
     expect(Object.keys(JSON.parse(only(name)) as object)).toEqual([name]);
   });
 
@@ -74,12 +75,20 @@ describe('property names of any text', () => {
     const plan = planGrammar(schema);
     expect(plan.schema).toEqual({
       type: 'object',
-      properties: { speclab_key0: { const: 'speclab_0_placeholder' }, plain: { type: 'boolean' }, speclab_key1: { $ref: '#/properties/speclab_key0' } },
+      properties: {
+        speclab_key0: { const: 'speclab_0_placeholder' },
+        plain: { type: 'boolean' },
+        speclab_key1: { $ref: '#/properties/speclab_key0' },
+      },
       required: ['speclab_key0', 'plain', 'speclab_key1'],
       // xgrammar ignores `not`: its names are renamed, but no exact rule is written there.
       not: { properties: { speclab_key2: { enum: [2] } }, required: ['speclab_key2'] },
     });
-    expect(plan.keys.map(({ escaped }) => escaped)).toEqual(['"\\"q\\\\\\"\\""', '"\\"r\\\\\\\\\\""', '"\\"n\\\\\\"\\""']);
+    expect(plan.keys.map(({ escaped }) => escaped)).toEqual([
+      '"\\"q\\\\\\"\\""',
+      '"\\"r\\\\\\\\\\""',
+      '"\\"n\\\\\\"\\""',
+    ]);
     const output = '{"q\\"": 10, "plain": true, "r\\\\": 1}';
     expect(scoreOutput(interpretedValidator, schema, output, 'stopped')).toEqual({ kind: 'valid' });
     const compiled = await engine.compile(JSON.stringify(schema));
@@ -95,7 +104,11 @@ describe('property names of any text', () => {
   });
 
   it('keeps patternProperties and propertyNames as they were', () => {
-    const schema = { type: 'object', patternProperties: { '^"': { type: 'string' } }, propertyNames: { pattern: '^[a"]+$' } };
+    const schema = {
+      type: 'object',
+      patternProperties: { '^"': { type: 'string' } },
+      propertyNames: { pattern: '^[a"]+$' },
+    };
     expect(planGrammar(schema)).toMatchObject({ schema, keys: [] });
   });
 

@@ -27,12 +27,56 @@ import { GrammarEngine } from '../../src/grammar/engine';
 const BYTES = [
   ...Array.from({ length: 0x20 }, (_, b) => b),
   ...new TextEncoder().encode(' "\\/,:{}[]-+.0123456789abcdefABDEFlmnrstux'),
-  0x7f, 0x80, 0x8f, 0x90, 0x9f, 0xa0, 0xbf, ...new TextEncoder().encode('日本😀').filter((b) => b > 0xbf || ![0x80, 0x9f].includes(b)), 0xc0, 0xc1, 0xc2, 0xdf, 0xe0, 0xe6, 0xed, 0xef, 0xf0, 0xf4, 0xf5, 0xff,
+  0x7f,
+  0x80,
+  0x8f,
+  0x90,
+  0x9f,
+  0xa0,
+  0xbf,
+  ...new TextEncoder().encode('日本😀').filter((b) => b > 0xbf || ![0x80, 0x9f].includes(b)),
+  0xc0,
+  0xc1,
+  0xc2,
+  0xdf,
+  0xe0,
+  0xe6,
+  0xed,
+  0xef,
+  0xf0,
+  0xf4,
+  0xf5,
+  0xff,
 ];
 const PIECES: number[][] = [
   ...BYTES.map((b) => [b]),
-  ...['{"', '":', '", "', '"}', ', "', 'true', 'false', 'null', '\\u00', '\\n', '12', '-0.5', 'e+', '日本', '😀', 'ab', '"ab"'].map((text) => [...new TextEncoder().encode(text)]),
-  [0x61, 0x05], [0x22, 0x1f], [0xe6, 0x97], [0xa5, 0x22], [0xf0, 0x9f, 0x98], [0xc0, 0x80], [0xed, 0xa0, 0x80], [0x80, 0x80],
+  ...[
+    '{"',
+    '":',
+    '", "',
+    '"}',
+    ', "',
+    'true',
+    'false',
+    'null',
+    '\\u00',
+    '\\n',
+    '12',
+    '-0.5',
+    'e+',
+    '日本',
+    '😀',
+    'ab',
+    '"ab"',
+  ].map((text) => [...new TextEncoder().encode(text)]),
+  [0x61, 0x05],
+  [0x22, 0x1f],
+  [0xe6, 0x97],
+  [0xa5, 0x22],
+  [0xf0, 0x9f, 0x98],
+  [0xc0, 0x80],
+  [0xed, 0xa0, 0x80],
+  [0x80, 0x80],
 ];
 const TOKENS = [...PIECES.map((bytes) => bytes.map((b) => BYTE_TO_CHAR[b]).join('')), '<|stop|>'];
 const STOP = TOKENS.length - 1;
@@ -68,18 +112,31 @@ const DECODES_PER_SCHEMA = 12;
 const FUZZED = DECODE_METHODS.filter((method) => method !== 'ar+jump-forward');
 const SPECULATIVE = FUZZED.filter((method) => method !== 'ar');
 /** The method of a schema's i-th decode: two speculative ones, then plain decoding. */
-const methodOf = (schemaIndex: number, i: number) => (i < 2 ? (SPECULATIVE[(2 * schemaIndex + i) % SPECULATIVE.length] as DecodeMethod) : 'ar');
+const methodOf = (schemaIndex: number, i: number) =>
+  i < 2 ? (SPECULATIVE[(2 * schemaIndex + i) % SPECULATIVE.length] as DecodeMethod) : 'ar';
 
 type Schema = Record<string, unknown>;
-const stringSchema: fc.Arbitrary<Schema> = fc.record({ type: fc.constant('string'), minLength: fc.integer({ min: 0, max: 3 }), maxLength: fc.integer({ min: 3, max: 6 }) }, { requiredKeys: ['type', 'maxLength'] });
+const stringSchema: fc.Arbitrary<Schema> = fc.record(
+  { type: fc.constant('string'), minLength: fc.integer({ min: 0, max: 3 }), maxLength: fc.integer({ min: 3, max: 6 }) },
+  { requiredKeys: ['type', 'maxLength'] },
+);
 /** Enums whose values share prefixes ("1" and "12", "ab" and "ab\"") and mix types, as xgrammar's enum grammar got wrong. */
 const enumSchema: fc.Arbitrary<Schema> = fc
-  .uniqueArray(fc.constantFrom<unknown>(1, 12, -1, -12, 120, 0, 1.5, 'a', 'ab', 'ab"', '日本', '😀', true, null), { minLength: 1, maxLength: 5 })
+  .uniqueArray(fc.constantFrom<unknown>(1, 12, -1, -12, 120, 0, 1.5, 'a', 'ab', 'ab"', '日本', '😀', true, null), {
+    minLength: 1,
+    maxLength: 5,
+  })
   .map((values) => ({ enum: values }));
 const bound = fc.option(fc.integer({ min: -130, max: 130 }), { nil: undefined });
 /** Integer and number bounds, inclusive or exclusive, on either side; a range no value fits is not generated. */
 const boundedSchema: fc.Arbitrary<Schema> = fc
-  .record({ type: fc.constantFrom('integer', 'number'), low: bound, high: bound, exclusive: fc.boolean(), scale: fc.constantFrom(1, 0.25) })
+  .record({
+    type: fc.constantFrom('integer', 'number'),
+    low: bound,
+    high: bound,
+    exclusive: fc.boolean(),
+    scale: fc.constantFrom(1, 0.25),
+  })
   .map(({ type, low, high, exclusive, scale }) => {
     const [a, b] = low !== undefined && high !== undefined && low > high ? [high, low] : [low, high];
     const schema: Schema = { type };
@@ -97,9 +154,23 @@ const leaf: fc.Arbitrary<Schema> = fc.oneof(
   fc.constant({ type: 'null' }),
 );
 const schemaArbitrary: fc.Arbitrary<Schema> = fc.letrec<{ node: Schema; object: Schema }>((tie) => ({
-  node: fc.oneof({ depthSize: 'small', withCrossShrink: true }, leaf, tie('object'), fc.record({ type: fc.constant('array'), items: tie('node'), minItems: fc.integer({ min: 0, max: 1 }), maxItems: fc.integer({ min: 1, max: 3 }) })),
+  node: fc.oneof(
+    { depthSize: 'small', withCrossShrink: true },
+    leaf,
+    tie('object'),
+    fc.record({
+      type: fc.constant('array'),
+      items: tie('node'),
+      minItems: fc.integer({ min: 0, max: 1 }),
+      maxItems: fc.integer({ min: 1, max: 3 }),
+    }),
+  ),
   object: fc
-    .uniqueArray(fc.tuple(fc.constantFrom('a', 'b', 'c', 'name', 'x"\\\u001f'), tie('node'), fc.boolean()), { minLength: 1, maxLength: 3, selector: ([name]) => name })
+    .uniqueArray(fc.tuple(fc.constantFrom('a', 'b', 'c', 'name', 'x"\\\u001f'), tie('node'), fc.boolean()), {
+      minLength: 1,
+      maxLength: 3,
+      selector: ([name]) => name,
+    })
     .map((entries) => ({
       type: 'object',
       properties: Object.fromEntries(entries.map(([name, child]) => [name, child])),
@@ -129,8 +200,17 @@ describe('schema-valid by construction, fuzzed', () => {
             const method = methodOf(schemaIndex, i);
             const runSeed = (seed + i) >>> 0;
             const result = await decode(new PrefixPairModels(adversary(runSeed)), {
-              method, K: 2, L: 3, sampling: { temperature: 1 }, drafting: runSeed % 2 === 0 ? 'validate' : 'constrained', seed: runSeed, maxTokens: 60,
-              prompt: [STOP], structure: { grammar, schema, validate: ajvValidator }, detokenize, stopTokenId: STOP,
+              method,
+              K: 2,
+              L: 3,
+              sampling: { temperature: 1 },
+              drafting: runSeed % 2 === 0 ? 'validate' : 'constrained',
+              seed: runSeed,
+              maxTokens: 60,
+              prompt: [STOP],
+              structure: { grammar, schema, validate: ajvValidator },
+              detokenize,
+              stopTokenId: STOP,
             });
             runs++;
             methods.add(method);

@@ -26,7 +26,14 @@ describe('the browser validator (interpreting, no eval) agrees with ajv', () => 
   });
 
   it('on bounds and patterns', () => {
-    const schema = { type: 'object', properties: { n: { type: 'integer', minimum: 0, maximum: 120 }, d: { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}$' } }, required: ['n', 'd'] };
+    const schema = {
+      type: 'object',
+      properties: {
+        n: { type: 'integer', minimum: 0, maximum: 120 },
+        d: { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}$' },
+      },
+      required: ['n', 'd'],
+    };
     for (const [value, valid] of [
       [{ n: 120, d: '2026-03-14' }, true],
       [{ n: 121, d: '2026-03-14' }, false],

@@ -28,7 +28,8 @@ describe('the bundled models on onnxruntime-web’s WebGPU EP in headless Chromi
       expect(checks[name]?.provider).toBe(onGpu ? 'webgpu' : 'wasm');
       expect(checks[name]?.cacheOnGpu, name).toBe(onGpu);
       expect(checks[name]?.golden, `${name} golden`).toBeLessThan(goldenTolerance(name));
-      for (const key of ['incremental', 'batched', 'trimmed'] as const) expect(checks[name]?.[key], `${name} ${key}`).toBeLessThan(1e-4);
+      for (const key of ['incremental', 'batched', 'trimmed'] as const)
+        expect(checks[name]?.[key], `${name} ${key}`).toBeLessThan(1e-4);
     }
   });
 

@@ -24,9 +24,14 @@ describe('loading a pair by URL from a Hub-like layout', () => {
   ] as const) {
     files.set(`/hub/${name}/config.json`, Buffer.from(hubConfig(dir)));
     files.set(`/hub/${name}/tokenizer.json`, readFileSync(join(dir, 'tokenizer.json')));
-    files.set(`/hub/${name}/onnx/model.onnx`, Buffer.from(withoutTreeMaskInput(readFileSync(join(dir, 'onnx/model.onnx')))));
+    files.set(
+      `/hub/${name}/onnx/model.onnx`,
+      Buffer.from(withoutTreeMaskInput(readFileSync(join(dir, 'onnx/model.onnx')))),
+    );
   }
-  const otherTokenizer = JSON.parse(readFileSync(join(BUNDLED_TARGET_DIR, 'tokenizer.json'), 'utf8')) as { model: { merges: unknown[] } };
+  const otherTokenizer = JSON.parse(readFileSync(join(BUNDLED_TARGET_DIR, 'tokenizer.json'), 'utf8')) as {
+    model: { merges: unknown[] };
+  };
   otherTokenizer.model.merges.reverse();
   files.set('/other/target/config.json', files.get('/hub/target/config.json') as Buffer);
   files.set('/other/target/tokenizer.json', Buffer.from(JSON.stringify(otherTokenizer)));
@@ -57,7 +62,12 @@ describe('loading a pair by URL from a Hub-like layout', () => {
 
   it('loads both models from config.json, tokenizer.json and onnx/model.onnx, with download progress', async () => {
     const progress = new Map<string, number>();
-    const pair = await loadPair(ort, { draft: httpReader(`${base}/hub/draft/`, false), target: httpReader(`${base}/hub/target`, false) }, 'wasm', { onProgress: (file, loaded) => progress.set(file, loaded) });
+    const pair = await loadPair(
+      ort,
+      { draft: httpReader(`${base}/hub/draft/`, false), target: httpReader(`${base}/hub/target`, false) },
+      'wasm',
+      { onProgress: (file, loaded) => progress.set(file, loaded) },
+    );
     expect(pair.draft.manifest).toBeNull();
     expect(pair.target.contextLength).toBe(256);
     expect(pair.tokenizer.stopTokenId).toBe(1024);
@@ -69,15 +79,29 @@ describe('loading a pair by URL from a Hub-like layout', () => {
   it('retries an interrupted download and gets the whole file', async () => {
     cutNextModelDownload = true;
     requests.length = 0;
-    const pair = await loadPair(ort, { draft: httpReader(`${base}/hub/draft/`, false), target: httpReader(`${base}/hub/target/`, false) }, 'wasm');
+    const pair = await loadPair(
+      ort,
+      { draft: httpReader(`${base}/hub/draft/`, false), target: httpReader(`${base}/hub/target/`, false) },
+      'wasm',
+    );
     expect(requests.filter((path) => path.endsWith('model.onnx')).length).toBe(3);
     expect(pair.target.session.shape.layers).toBeGreaterThan(pair.draft.session.shape.layers);
   });
 
   it('names a missing directory, and refuses a pair whose tokenizers differ', async () => {
-    await expect(loadPair(ort, { draft: httpReader(`${base}/nowhere/`, false), target: httpReader(`${base}/hub/target/`, false) }, 'wasm')).rejects.toThrow(ModelFileMissingError);
-    await expect(loadPair(ort, { draft: httpReader(`${base}/hub/draft/`, false), target: httpReader(`${base}/other/target/`, false) }, 'wasm')).rejects.toThrow(
-      /draft and target use different tokenizers/,
-    );
+    await expect(
+      loadPair(
+        ort,
+        { draft: httpReader(`${base}/nowhere/`, false), target: httpReader(`${base}/hub/target/`, false) },
+        'wasm',
+      ),
+    ).rejects.toThrow(ModelFileMissingError);
+    await expect(
+      loadPair(
+        ort,
+        { draft: httpReader(`${base}/hub/draft/`, false), target: httpReader(`${base}/other/target/`, false) },
+        'wasm',
+      ),
+    ).rejects.toThrow(/draft and target use different tokenizers/);
   });
 });

@@ -46,27 +46,36 @@ describe('network reads with timeouts and cancellation', () => {
   });
 
   it('reads a file that arrives', async () => {
-    await expect(httpReader(`${base}/ok/`, false, { timeouts: SHORT })('a.json')).resolves.toEqual(new TextEncoder().encode('abc'));
+    await expect(httpReader(`${base}/ok/`, false, { timeouts: SHORT })('a.json')).resolves.toEqual(
+      new TextEncoder().encode('abc'),
+    );
   });
 
   it('reports a server that never answers, naming it and the time, without retrying', async () => {
     requests.length = 0;
     const read = httpReader(`${base}/silent/`, false, { timeouts: SHORT })('manifest.json');
     await expect(read).rejects.toThrow(NetworkTimeoutError);
-    await expect(read).rejects.toThrow(`the server at ${base} did not respond within 0.3 s (${base}/silent/manifest.json)`);
+    await expect(read).rejects.toThrow(
+      `the server at ${base} did not respond within 0.3 s (${base}/silent/manifest.json)`,
+    );
     expect(requests).toEqual(['/silent/manifest.json']);
   });
 
   it('reports a body that stalls mid-file', async () => {
     const progress: number[] = [];
-    const read = httpReader(`${base}/stall/`, false, { timeouts: SHORT })('onnx/model.onnx', (loaded) => progress.push(loaded));
+    const read = httpReader(`${base}/stall/`, false, { timeouts: SHORT })('onnx/model.onnx', (loaded) =>
+      progress.push(loaded),
+    );
     await expect(read).rejects.toThrow(`the server at ${base} did not send any data within 0.3 s`);
     expect(progress.at(-1)).toBe(500);
   });
 
   it('stops at once when the load is cancelled', async () => {
     const controller = new AbortController();
-    const read = httpReader(`${base}/silent/`, false, { signal: controller.signal, timeouts: { requestMs: 60_000, stallMs: 60_000 } })('manifest.json');
+    const read = httpReader(`${base}/silent/`, false, {
+      signal: controller.signal,
+      timeouts: { requestMs: 60_000, stallMs: 60_000 },
+    })('manifest.json');
     setTimeout(() => controller.abort(), 50);
     await expect(read).rejects.toThrow(LoadCancelledError);
   });
@@ -74,6 +83,8 @@ describe('network reads with timeouts and cancellation', () => {
   it('calls a web page where a model file should be a missing file, and says why', async () => {
     const read = httpReader(`${base}/page/`, false, { timeouts: SHORT })('manifest.json');
     await expect(read).rejects.toThrow(ModelFileMissingError);
-    await expect(read).rejects.toThrow(/is a web page, not a model file: is .*\/page\/ the address of a model directory\?/);
+    await expect(read).rejects.toThrow(
+      /is a web page, not a model file: is .*\/page\/ the address of a model directory\?/,
+    );
   });
 });

@@ -20,7 +20,13 @@ const cell = (K: number, L: number): SweepCell => ({
   seeds: 1,
   runs: 1,
   tokens: 10,
-  counters: recordStep(emptyCounters(L), { proposed: K * L, invalidated: 0, distinctProposed: K * L, distinctEligible: K * L, accepted: 1 }),
+  counters: recordStep(emptyCounters(L), {
+    proposed: K * L,
+    invalidated: 0,
+    distinctProposed: K * L,
+    distinctEligible: K * L,
+    accepted: 1,
+  }),
   tokensPerSecond: spreadOf([10]),
   speedup: spreadOf([1.5]),
   speedupInterval: bootstrapInterval([1.5]),
@@ -60,9 +66,15 @@ describe('the bench in the app store', () => {
 
   it('a scorecard: its rows arrive with its done message; a failure is shown', () => {
     const { store } = storeWithOutbox();
-    store.getState().startScorecard({ presets: ['sentiment'], seeds: 1, base: { method: 'spectr-gbv', K: 2, L: 3, temperature: 1, maxTokens: 8, drafting: 'validate', seed: 1 } });
+    store.getState().startScorecard({
+      presets: ['sentiment'],
+      seeds: 1,
+      base: { method: 'spectr-gbv', K: 2, L: 3, temperature: 1, maxTokens: 8, drafting: 'validate', seed: 1 },
+    });
     const id = store.getState().scorecardTable.id;
-    store.getState().receive({ type: 'bench-error', runId: id, message: 'the models are not loaded yet', cancelled: false });
+    store
+      .getState()
+      .receive({ type: 'bench-error', runId: id, message: 'the models are not loaded yet', cancelled: false });
     expect(store.getState().scorecardTable).toMatchObject({ status: 'error', error: 'the models are not loaded yet' });
   });
 

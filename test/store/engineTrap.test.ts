@@ -17,7 +17,23 @@ vi.mock('../../src/grammar/schema', async (importOriginal) => {
   return { ...actual, checkSchema: (schema: unknown) => (schemaChecks.skipped ? [] : actual.checkSchema(schema)) };
 });
 
-const INFO: EngineInfo = { provider: 'wasm', fallbackReason: null, webgpuReason: null, logitsInPlace: false, draftName: 'd', targetName: 't', vocabSize: 10, contextLength: 128, loadMs: 1, verifier: 'cpu', verifierAdapter: null, verifierReason: null, scoring: { path: 'tree', reason: null }, tokenTexts: [], headUnavailable: null };
+const INFO: EngineInfo = {
+  provider: 'wasm',
+  fallbackReason: null,
+  webgpuReason: null,
+  logitsInPlace: false,
+  draftName: 'd',
+  targetName: 't',
+  vocabSize: 10,
+  contextLength: 128,
+  loadMs: 1,
+  verifier: 'cpu',
+  verifierAdapter: null,
+  verifierReason: null,
+  scoring: { path: 'tree', reason: null },
+  tokenTexts: [],
+  headUnavailable: null,
+};
 
 afterEach(() => {
   vi.useRealTimers();
@@ -26,7 +42,10 @@ afterEach(() => {
 function readyStore() {
   const sent: ToWorker[] = [];
   let restarts = 0;
-  const store = createSpecStore({ post: (message) => sent.push(message), restart: () => restarts++ }, { compileBudgetMs: 10_000 });
+  const store = createSpecStore(
+    { post: (message) => sent.push(message), restart: () => restarts++ },
+    { compileBudgetMs: 10_000 },
+  );
   store.getState().receive({ type: 'ready', info: INFO });
   return { store, sent, restarts: () => restarts };
 }
@@ -42,7 +61,10 @@ describe('a sweep compiling a huge schema', () => {
     store.getState().receive({ type: 'compiling', runId, properties: 10_000 });
     vi.advanceTimersByTime(10_000);
     expect(restarts()).toBe(1);
-    expect(store.getState().sweep).toMatchObject({ status: 'error', error: expect.stringMatching(/^this schema has 10,000 properties; compiling it took more than 10 s/) as unknown });
+    expect(store.getState().sweep).toMatchObject({
+      status: 'error',
+      error: expect.stringMatching(/^this schema has 10,000 properties; compiling it took more than 10 s/) as unknown,
+    });
     expect(sent.at(-1)?.type).toBe('load');
   });
 
@@ -59,8 +81,15 @@ describe('a sweep compiling a huge schema', () => {
   it('shows a refused schema as the sweep’s error', () => {
     const { store } = readyStore();
     store.getState().startSweep(spec);
-    store.getState().receive({ type: 'run-error', runId: store.getState().sweep.id, message: 'the schema nests more than 32 levels deep' });
-    expect(store.getState().sweep).toMatchObject({ status: 'error', error: 'the schema nests more than 32 levels deep' });
+    store.getState().receive({
+      type: 'run-error',
+      runId: store.getState().sweep.id,
+      message: 'the schema nests more than 32 levels deep',
+    });
+    expect(store.getState().sweep).toMatchObject({
+      status: 'error',
+      error: 'the schema nests more than 32 levels deep',
+    });
   });
 });
 
@@ -72,7 +101,10 @@ describe('a race compiling a huge schema', () => {
     store.getState().receive({ type: 'compiling', runId: store.getState().race.id, properties: 10_000 });
     vi.advanceTimersByTime(10_000);
     expect(restarts()).toBe(1);
-    expect(store.getState().race).toMatchObject({ status: 'error', error: expect.stringMatching(/^this schema has 10,000 properties; compiling it took more than 10 s/) as unknown });
+    expect(store.getState().race).toMatchObject({
+      status: 'error',
+      error: expect.stringMatching(/^this schema has 10,000 properties; compiling it took more than 10 s/) as unknown,
+    });
     expect(sent.at(-1)?.type).toBe('load');
   });
 
@@ -91,13 +123,18 @@ describe('a trapped grammar engine', () => {
   it('is told apart from xgrammar’s own refusals: a trap restarts, an abort with a message does not', () => {
     expect(isGrammarTrap(new WebAssembly.RuntimeError('memory access out of bounds'))).toBe(true);
     expect(isGrammarTrap(new GrammarTrapError('xgrammar crashed on the schema'))).toBe(true);
-    expect(isGrammarTrap(new WebAssembly.RuntimeError('Aborted(). Build with -sASSERTIONS for more info.'))).toBe(false);
+    expect(isGrammarTrap(new WebAssembly.RuntimeError('Aborted(). Build with -sASSERTIONS for more info.'))).toBe(
+      false,
+    );
     expect(isGrammarTrap(new SchemaError('xgrammar rejected the schema: bad'))).toBe(false);
   });
 
   it('is what a stack overflow inside xgrammar is (a regex of 5,000 nested groups, past the checks), so the worker restarts rather than every later compile failing', async () => {
     const engine = await GrammarEngine.create({ tokens: SMALL_VOCAB, vocabType: 'raw', stopTokenIds: [STOP] });
-    const schema = JSON.stringify({ type: 'object', properties: { x: { type: 'string', pattern: `${'('.repeat(5000)}a${')'.repeat(5000)}` } } });
+    const schema = JSON.stringify({
+      type: 'object',
+      properties: { x: { type: 'string', pattern: `${'('.repeat(5000)}a${')'.repeat(5000)}` } },
+    });
     await expect(engine.compile(schema)).rejects.toThrow(/nests its groups 5,000 levels deep/);
     schemaChecks.skipped = true;
     try {
@@ -111,7 +148,12 @@ describe('a trapped grammar engine', () => {
     const { store, sent, restarts } = readyStore();
     store.getState().start();
     const runId = (sent.at(-1) as { runId: number }).runId;
-    store.getState().receive({ type: 'run-error', runId, message: 'xgrammar crashed on the schema. The grammar engine is restarted and the models reload; then the next run works.' });
+    store.getState().receive({
+      type: 'run-error',
+      runId,
+      message:
+        'xgrammar crashed on the schema. The grammar engine is restarted and the models reload; then the next run works.',
+    });
     store.getState().receive({ type: 'engine-trapped' });
     expect(restarts()).toBe(1);
     expect(sent.at(-1)?.type).toBe('load');

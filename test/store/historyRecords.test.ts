@@ -16,7 +16,17 @@ describe('stored history records', () => {
       { id: 'h', finishedAt: 8, report: { ...good, counters: { ...good.counters, histogram: [1] } } },
       // Without counts per draft source it used to load, then throw in the comparison of two runs.
       { id: 's', finishedAt: 9, report: { ...good, counters: { ...good.counters, bySource: undefined } } },
-      { id: 'g', finishedAt: 10, report: { ...good, counters: { ...good.counters, bySource: { ...good.counters.bySource, grammar: { drafted: -1, invalidated: 0, accepted: 0 } } } } },
+      {
+        id: 'g',
+        finishedAt: 10,
+        report: {
+          ...good,
+          counters: {
+            ...good.counters,
+            bySource: { ...good.counters.bySource, grammar: { drafted: -1, invalidated: 0, accepted: 0 } },
+          },
+        },
+      },
       null,
       'text',
       { id: 'new', finishedAt: 2, report: good },
@@ -39,7 +49,9 @@ describe('stored history records', () => {
   it('reads a run stored before the head drafters existed (no head counts) as zero head tokens', () => {
     const good = goodReport();
     const before = Object.fromEntries(Object.entries(good.counters.bySource).filter(([source]) => source !== 'head'));
-    const { entries, notice } = readHistoryRecords([{ id: 'before', finishedAt: 1, report: { ...good, counters: { ...good.counters, bySource: before } } }]);
+    const { entries, notice } = readHistoryRecords([
+      { id: 'before', finishedAt: 1, report: { ...good, counters: { ...good.counters, bySource: before } } },
+    ]);
     expect(notice).toBeNull();
     expect(entries[0]?.report.counters.bySource.head).toEqual({ drafted: 0, invalidated: 0, accepted: 0 });
   });
@@ -53,7 +65,12 @@ function fakeIndexedDB(refuse: DOMException | null): { factory: IDBFactory; stor
   const stored = new Map<string, unknown>();
   const later = (run: () => void) => void setTimeout(run, 0);
   const transaction = (mode: IDBTransactionMode) => {
-    const tx = { error: null as DOMException | null, oncomplete: null as (() => void) | null, onabort: null as (() => void) | null, objectStore: () => objectStore };
+    const tx = {
+      error: null as DOMException | null,
+      oncomplete: null as (() => void) | null,
+      onabort: null as (() => void) | null,
+      objectStore: () => objectStore,
+    };
     const answer = (result: unknown, write: () => void) => {
       const req = { result, error: null, onsuccess: null as (() => void) | null, onerror: null as (() => void) | null };
       later(() => {
@@ -101,7 +118,9 @@ describe('a run the browser refuses to store', () => {
   }
 
   it('is shown with a notice that it was not kept across reloads, naming QuotaExceededError (it vanished on reload, unsaid)', async () => {
-    const { state, stored } = await finishOneRun(new DOMException('The quota has been exceeded.', 'QuotaExceededError'));
+    const { state, stored } = await finishOneRun(
+      new DOMException('The quota has been exceeded.', 'QuotaExceededError'),
+    );
     expect(stored.size).toBe(0);
     expect(state.history).toHaveLength(1);
     expect(state.historyNotice).toBe(

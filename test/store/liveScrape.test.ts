@@ -10,14 +10,20 @@ import { fetchScrape, liveScrapeUrl, nextLiveState } from '../../src/store/liveS
 
 const fixture = (name: string) => readFileSync(`test/fixtures/vllm/${name}`, 'utf8');
 const ORIGIN = 'https://speclab.example';
-const serving = (text: string, status = 200): typeof fetch => () => Promise.resolve(new Response(text, { status }));
+const serving =
+  (text: string, status = 200): typeof fetch =>
+  () =>
+    Promise.resolve(new Response(text, { status }));
 
 describe('the vLLM view, live', () => {
   it.each([
     ['gpu-box metrics', /is not a URL, such as https:\/\/host:8000\/metrics/],
     ['localhost:8000/metrics', /must be http or https, got localhost:/],
     ['ftp://host/metrics', /must be http or https, got ftp:/],
-    ['http://10.0.0.5:8000/metrics', /http:\/\/10\.0\.0\.5:8000\/metrics: this page may only read https:\/\/ addresses or its own origin \(its Content-Security-Policy\).*npm run import:vllm -- --url http:\/\/10\.0\.0\.5:8000\/metrics reads it from a terminal/],
+    [
+      'http://10.0.0.5:8000/metrics',
+      /http:\/\/10\.0\.0\.5:8000\/metrics: this page may only read https:\/\/ addresses or its own origin \(its Content-Security-Policy\).*npm run import:vllm -- --url http:\/\/10\.0\.0\.5:8000\/metrics reads it from a terminal/,
+    ],
   ])('refuses %j before fetching', (text, message) => {
     expect(() => liveScrapeUrl(text, ORIGIN)).toThrow(ScrapeError);
     expect(() => liveScrapeUrl(text, ORIGIN)).toThrow(message);
@@ -25,13 +31,17 @@ describe('the vLLM view, live', () => {
 
   it('takes https:// anywhere and http:// on its own origin', () => {
     expect(liveScrapeUrl(' https://gpu-box:8000/metrics ', ORIGIN).href).toBe('https://gpu-box:8000/metrics');
-    expect(liveScrapeUrl('http://localhost:5173/metrics', 'http://localhost:5173').href).toBe('http://localhost:5173/metrics');
+    expect(liveScrapeUrl('http://localhost:5173/metrics', 'http://localhost:5173').href).toBe(
+      'http://localhost:5173/metrics',
+    );
   });
 
   it('says plainly when the browser would not let the page read the server, or the server fails', async () => {
     const url = new URL('https://gpu-box:8000/metrics');
     const refused: typeof fetch = () => Promise.reject(new TypeError('Failed to fetch'));
-    await expect(fetchScrape(url, refused)).rejects.toThrow('https://gpu-box:8000/metrics: the server did not allow this page to read it (CORS) or is unreachable');
+    await expect(fetchScrape(url, refused)).rejects.toThrow(
+      'https://gpu-box:8000/metrics: the server did not allow this page to read it (CORS) or is unreachable',
+    );
     await expect(fetchScrape(url, serving('busy', 503))).rejects.toThrow('https://gpu-box:8000/metrics: HTTP 503');
     await expect(fetchScrape(url, serving('<html>502 Bad Gateway</html>'))).rejects.toThrow(ScrapeError);
   });
@@ -44,7 +54,9 @@ describe('the vLLM view, live', () => {
     expect([first.window, first.scrapes]).toEqual([null, 1]);
     const second = nextLiveState(first, await fetchScrape(url, serving(fixture('after.prom'))));
     expect(second.scrapes).toBe(2);
-    expect(second.window).toEqual(readingDelta(readMetrics(fixture('before.prom')), readMetrics(fixture('after.prom'))));
+    expect(second.window).toEqual(
+      readingDelta(readMetrics(fixture('before.prom')), readMetrics(fixture('after.prom'))),
+    );
     // A restart between scrapes (counters went backwards) is the reader's refusal, not a negative window.
     expect(() => nextLiveState(second, readMetrics(fixture('before.prom')))).toThrow(/went backwards/);
   });

@@ -7,7 +7,23 @@ import type { RunReport } from '../../src/contract/runReport';
 import { decodeShare, encodeShare } from '../../src/store/shareUrl';
 import { createSpecStore, type StoreOptions } from '../../src/store/store';
 
-const INFO: EngineInfo = { provider: 'wasm', fallbackReason: null, webgpuReason: null, logitsInPlace: false, draftName: 'd', targetName: 't', vocabSize: 10, contextLength: 128, loadMs: 1, verifier: 'cpu', verifierAdapter: null, verifierReason: null, scoring: { path: 'tree', reason: null }, tokenTexts: [], headUnavailable: null };
+const INFO: EngineInfo = {
+  provider: 'wasm',
+  fallbackReason: null,
+  webgpuReason: null,
+  logitsInPlace: false,
+  draftName: 'd',
+  targetName: 't',
+  vocabSize: 10,
+  contextLength: 128,
+  loadMs: 1,
+  verifier: 'cpu',
+  verifierAdapter: null,
+  verifierReason: null,
+  scoring: { path: 'tree', reason: null },
+  tokenTexts: [],
+  headUnavailable: null,
+};
 
 function readyStore(options: StoreOptions = {}) {
   const sent: ToWorker[] = [];
@@ -17,7 +33,8 @@ function readyStore(options: StoreOptions = {}) {
   return { store, sent, restarts: () => restarts, types: () => sent.map((message) => message.type) };
 }
 
-const runIdOf = (sent: ToWorker[], type: 'run' | 'race') => (sent.filter((message) => message.type === type).at(-1) as { runId: number }).runId;
+const runIdOf = (sent: ToWorker[], type: 'run' | 'race') =>
+  (sent.filter((message) => message.type === type).at(-1) as { runId: number }).runId;
 
 afterEach(() => {
   vi.useRealTimers();
@@ -102,7 +119,10 @@ describe('share links are untrusted', () => {
 
   it('a valid link runs as soon as the models are ready', () => {
     const { store, types } = readyStore();
-    const shared = decodeShare(encodeShare({ params: { ...store.getState().params, K: 5 }, preset: 'person' }), store.getState().params);
+    const shared = decodeShare(
+      encodeShare({ params: { ...store.getState().params, K: 5 }, preset: 'person' }),
+      store.getState().params,
+    );
     store.getState().applyShared(shared as NonNullable<typeof shared>);
     expect(types()).toEqual(['run']);
     expect(store.getState().params.K).toBe(5);
@@ -118,7 +138,11 @@ describe('races and runs cancel each other cleanly', () => {
     store.getState().startRace();
     expect(store.getState().run.status).toBe('idle');
     expect(store.getState().run.steps).toEqual([]);
-    const cancelled = { ending: 'cancelled', verdict: { kind: 'truncated', reason: 'the run was cancelled mid-JSON: …' }, counters: store.getState().run.counters } as unknown as RunReport;
+    const cancelled = {
+      ending: 'cancelled',
+      verdict: { kind: 'truncated', reason: 'the run was cancelled mid-JSON: …' },
+      counters: store.getState().run.counters,
+    } as unknown as RunReport;
     store.getState().receive({ type: 'done', runId: pausedRun, report: cancelled });
     expect(store.getState().scorecard.completions).toBe(0);
     expect(store.getState().run.report).toBeNull();
@@ -151,7 +175,12 @@ describe('a schema compile that runs too long', () => {
     expect(restarts()).toBe(0);
     vi.advanceTimersByTime(1);
     expect(restarts()).toBe(1);
-    expect(store.getState().run).toMatchObject({ status: 'error', error: expect.stringMatching(/^this schema has 10,000 properties; compiling it took more than 10 s and was stopped/) });
+    expect(store.getState().run).toMatchObject({
+      status: 'error',
+      error: expect.stringMatching(
+        /^this schema has 10,000 properties; compiling it took more than 10 s and was stopped/,
+      ),
+    });
     expect(types()).toEqual(['run', 'load']);
     expect(store.getState().engine.status).toBe('loading');
   });
@@ -164,7 +193,8 @@ describe('a schema compile that runs too long', () => {
     vi.advanceTimersByTime(10_000);
     expect(store.getState().run).toMatchObject({
       status: 'error',
-      error: 'compiling this schema took more than 10 s and was stopped: its pattern "^(a+)+$" repeats a group that itself repeats, which can take exponential time (rewrite the pattern without the nested repetition)',
+      error:
+        'compiling this schema took more than 10 s and was stopped: its pattern "^(a+)+$" repeats a group that itself repeats, which can take exponential time (rewrite the pattern without the nested repetition)',
     });
   });
 
@@ -198,9 +228,18 @@ describe('a schema compile that runs too long', () => {
 describe('loads', () => {
   it('Cancel goes back to the bundled pair', () => {
     const { store, sent } = readyStore();
-    store.getState().setPair({ ...BUNDLED_PAIR, label: 'Custom', draftUrl: 'https://example.com/d/', targetUrl: 'https://example.com/t/' });
+    store.getState().setPair({
+      ...BUNDLED_PAIR,
+      label: 'Custom',
+      draftUrl: 'https://example.com/d/',
+      targetUrl: 'https://example.com/t/',
+    });
     store.getState().cancelLoad();
-    expect(sent.filter((message) => message.type === 'load').map((message) => (message as { source: { label: string } }).source.label)).toEqual(['Custom', BUNDLED_PAIR.label]);
+    expect(
+      sent
+        .filter((message) => message.type === 'load')
+        .map((message) => (message as { source: { label: string } }).source.label),
+    ).toEqual(['Custom', BUNDLED_PAIR.label]);
     expect(store.getState().pair).toBe(BUNDLED_PAIR);
   });
 });

@@ -38,7 +38,26 @@ describe('the app store', () => {
     const { store, sent } = storeWithOutbox();
     store.getState().start();
     expect(sent).toEqual([]);
-    store.getState().receive({ type: 'ready', info: { provider: 'wasm', fallbackReason: null, webgpuReason: null, logitsInPlace: false, draftName: 'd', targetName: 't', vocabSize: 10, contextLength: 128, loadMs: 1, verifier: 'cpu', verifierAdapter: null, verifierReason: null, scoring: { path: 'tree', reason: null }, tokenTexts: [], headUnavailable: null } });
+    store.getState().receive({
+      type: 'ready',
+      info: {
+        provider: 'wasm',
+        fallbackReason: null,
+        webgpuReason: null,
+        logitsInPlace: false,
+        draftName: 'd',
+        targetName: 't',
+        vocabSize: 10,
+        contextLength: 128,
+        loadMs: 1,
+        verifier: 'cpu',
+        verifierAdapter: null,
+        verifierReason: null,
+        scoring: { path: 'tree', reason: null },
+        tokenTexts: [],
+        headUnavailable: null,
+      },
+    });
     store.getState().start();
     const run = sent.find((message) => message.type === 'run');
     expect(run).toMatchObject({ type: 'run', paused: false });
@@ -53,7 +72,26 @@ describe('the app store', () => {
 
   it('pauses, steps and resumes through the engine, and a preset fills prompt, schema and trigger', () => {
     const { store, sent } = storeWithOutbox();
-    store.getState().receive({ type: 'ready', info: { provider: 'wasm', fallbackReason: null, webgpuReason: null, logitsInPlace: false, draftName: 'd', targetName: 't', vocabSize: 10, contextLength: 128, loadMs: 1, verifier: 'cpu', verifierAdapter: null, verifierReason: null, scoring: { path: 'tree', reason: null }, tokenTexts: [], headUnavailable: null } });
+    store.getState().receive({
+      type: 'ready',
+      info: {
+        provider: 'wasm',
+        fallbackReason: null,
+        webgpuReason: null,
+        logitsInPlace: false,
+        draftName: 'd',
+        targetName: 't',
+        vocabSize: 10,
+        contextLength: 128,
+        loadMs: 1,
+        verifier: 'cpu',
+        verifierAdapter: null,
+        verifierReason: null,
+        scoring: { path: 'tree', reason: null },
+        tokenTexts: [],
+        headUnavailable: null,
+      },
+    });
     store.getState().step();
     expect(store.getState().run.status).toBe('paused');
     store.getState().step();
@@ -70,13 +108,35 @@ describe('the app store', () => {
     const { store, sent } = storeWithOutbox();
     expect(APP_DEFAULT_DRAFTER).toBe('model+grammar');
     expect(store.getState().params.drafter).toBe(APP_DEFAULT_DRAFTER);
-    store.getState().receive({ type: 'ready', info: { provider: 'wasm', fallbackReason: null, webgpuReason: null, logitsInPlace: false, draftName: 'd', targetName: 't', vocabSize: 10, contextLength: 128, loadMs: 1, verifier: 'cpu', verifierAdapter: null, verifierReason: null, scoring: { path: 'tree', reason: null }, tokenTexts: [], headUnavailable: null } });
+    store.getState().receive({
+      type: 'ready',
+      info: {
+        provider: 'wasm',
+        fallbackReason: null,
+        webgpuReason: null,
+        logitsInPlace: false,
+        draftName: 'd',
+        targetName: 't',
+        vocabSize: 10,
+        contextLength: 128,
+        loadMs: 1,
+        verifier: 'cpu',
+        verifierAdapter: null,
+        verifierReason: null,
+        scoring: { path: 'tree', reason: null },
+        tokenTexts: [],
+        headUnavailable: null,
+      },
+    });
     store.getState().start();
     store.getState().setParams({ drafter: 'model' });
     store.getState().start();
     const drafters = sent.flatMap((message) => (message.type === 'run' ? [message.params.drafter] : []));
     expect(drafters).toEqual(['model+grammar', 'model']);
-    const oldLink = encodeShare({ params: presetParams(SCHEMA_PRESETS[1] as (typeof SCHEMA_PRESETS)[number]), preset: 'person' });
+    const oldLink = encodeShare({
+      params: presetParams(SCHEMA_PRESETS[1] as (typeof SCHEMA_PRESETS)[number]),
+      preset: 'person',
+    });
     store.getState().setParams({ drafter: APP_DEFAULT_DRAFTER });
     const decoded = decodeShare(oldLink, store.getState().params);
     if (!decoded) throw new Error('the link did not decode');
@@ -88,26 +148,68 @@ describe('the app store', () => {
 describe('share links', () => {
   it('round-trip every parameter, for a preset and for a custom schema', () => {
     const preset = SCHEMA_PRESETS[3] as (typeof SCHEMA_PRESETS)[number];
-    const params = { method: 'gbv', K: 1, L: 6, temperature: 0.7, topP: 0.9, seed: 42, maxTokens: 50, drafting: 'constrained', prompt: 'Text: a & b = c?\nJSON: ', schemaText: JSON.stringify(preset.schema) } as const;
+    const params = {
+      method: 'gbv',
+      K: 1,
+      L: 6,
+      temperature: 0.7,
+      topP: 0.9,
+      seed: 42,
+      maxTokens: 50,
+      drafting: 'constrained',
+      prompt: 'Text: a & b = c?\nJSON: ',
+      schemaText: JSON.stringify(preset.schema),
+    } as const;
     const fallback = presetParams(SCHEMA_PRESETS[0] as (typeof SCHEMA_PRESETS)[number]);
-    expect(decodeShare(encodeShare({ params, preset: preset.id }), fallback)).toEqual({ params, preset: preset.id, errors: {}, text: {} });
-    const custom = { ...params, schemaText: '{"type": "object", "properties": {"x": {"enum": ["#", "&"]}}}', trigger: 'Answer: ' };
-    expect(decodeShare(encodeShare({ params: custom, preset: 'custom' }), fallback)).toEqual({ params: custom, preset: 'custom', errors: {}, text: {} });
+    expect(decodeShare(encodeShare({ params, preset: preset.id }), fallback)).toEqual({
+      params,
+      preset: preset.id,
+      errors: {},
+      text: {},
+    });
+    const custom = {
+      ...params,
+      schemaText: '{"type": "object", "properties": {"x": {"enum": ["#", "&"]}}}',
+      trigger: 'Answer: ',
+    };
+    expect(decodeShare(encodeShare({ params: custom, preset: 'custom' }), fallback)).toEqual({
+      params: custom,
+      preset: 'custom',
+      errors: {},
+      text: {},
+    });
     const drafted = { ...params, drafter: 'model+grammar+lookup' } as const;
-    expect(decodeShare(encodeShare({ params: drafted, preset: preset.id }), fallback)).toEqual({ params: drafted, preset: preset.id, errors: {}, text: {} });
+    expect(decodeShare(encodeShare({ params: drafted, preset: preset.id }), fallback)).toEqual({
+      params: drafted,
+      preset: preset.id,
+      errors: {},
+      text: {},
+    });
     // A link without a drafter (every link made before drafters) drafts from the model alone, whatever the page's default.
-    expect(decodeShare(encodeShare({ params, preset: preset.id }), { ...fallback, drafter: 'model+grammar' })?.params.drafter).toBeUndefined();
+    expect(
+      decodeShare(encodeShare({ params, preset: preset.id }), { ...fallback, drafter: 'model+grammar' })?.params
+        .drafter,
+    ).toBeUndefined();
   });
 
   it('fill a short link from its preset (the reveal.js example in docs/presenting.md), and one without a preset from the fallback', () => {
-    const fallback = presetParams(SCHEMA_PRESETS[0] as (typeof SCHEMA_PRESETS)[number], { maxTokens: 33, temperature: 0.5 });
+    const fallback = presetParams(SCHEMA_PRESETS[0] as (typeof SCHEMA_PRESETS)[number], {
+      maxTokens: 33,
+      temperature: 0.5,
+    });
     const event = SCHEMA_PRESETS.find((preset) => preset.id === 'event') as (typeof SCHEMA_PRESETS)[number];
     const short = decodeShare('#run?preset=event&method=spectr-gbv&K=4&L=4&seed=3', fallback);
     expect(short?.errors).toEqual({});
     expect(short?.preset).toBe('event');
-    expect(short?.params).toEqual({ ...presetParams(event, { method: 'spectr-gbv', K: 4, L: 4, seed: 3 }), schemaText: JSON.stringify(event.schema) });
+    expect(short?.params).toEqual({
+      ...presetParams(event, { method: 'spectr-gbv', K: 4, L: 4, seed: 3 }),
+      schemaText: JSON.stringify(event.schema),
+    });
     const reasoning = SCHEMA_PRESETS.find((preset) => preset.id === 'reasoning') as (typeof SCHEMA_PRESETS)[number];
-    expect(decodeShare('#run?preset=reasoning', fallback)?.params).toMatchObject({ prompt: reasoning.prompt, trigger: reasoning.trigger });
+    expect(decodeShare('#run?preset=reasoning', fallback)?.params).toMatchObject({
+      prompt: reasoning.prompt,
+      trigger: reasoning.trigger,
+    });
     const bare = decodeShare('#run?seed=9', fallback);
     expect(bare?.errors).toEqual({});
     expect(bare?.params).toMatchObject({ seed: 9, maxTokens: 33, temperature: 0.5, prompt: fallback.prompt });
@@ -121,6 +223,9 @@ describe('share links', () => {
     expect(bad?.errors.K).toMatch(/K drafts must be an integer from 1 to 8; got "x"/);
     expect(bad?.text.K).toBe('x');
     expect(bad?.params.K).toBe(fallback.K);
-    expect(decodeShare('#run?method=gbv&K=1&L=1&t=1&seed=1&max=1&drafting=validate&drafter=oracle&preset=person', fallback)?.errors.drafter).toMatch(/drafter must be one of model, model\+grammar/);
+    expect(
+      decodeShare('#run?method=gbv&K=1&L=1&t=1&seed=1&max=1&drafting=validate&drafter=oracle&preset=person', fallback)
+        ?.errors.drafter,
+    ).toMatch(/drafter must be one of model, model\+grammar/);
   });
 });

@@ -22,7 +22,8 @@ export async function launchChromium(options: { webgpu?: boolean } = {}): Promis
   if (!existsSync(CHROMIUM_PATH)) {
     throw new Error(`${CHROMIUM_PATH} is missing: install Debian's chromium (apt-get install -y chromium libvulkan1)`);
   }
-  const args = options.webgpu === false ? CHROMIUM_ARGS.filter((arg) => arg !== '--enable-unsafe-webgpu') : CHROMIUM_ARGS;
+  const args =
+    options.webgpu === false ? CHROMIUM_ARGS.filter((arg) => arg !== '--enable-unsafe-webgpu') : CHROMIUM_ARGS;
   return chromium.launch({ executablePath: CHROMIUM_PATH, args });
 }
 
@@ -38,7 +39,12 @@ export interface BuiltApp {
  */
 export async function buildAndPreview(previewPlugins: Plugin[] = []): Promise<BuiltApp> {
   const outDir = await sharedBuild();
-  const server: PreviewServer = await preview({ logLevel: 'warn', build: { outDir }, preview: { port: 0, host: '127.0.0.1' }, plugins: previewPlugins });
+  const server: PreviewServer = await preview({
+    logLevel: 'warn',
+    build: { outDir },
+    preview: { port: 0, host: '127.0.0.1' },
+    plugins: previewPlugins,
+  });
   const url = server.resolvedUrls?.local[0];
   if (!url) throw new Error('vite preview did not report a local URL');
   return { url, close: () => server.close() };
@@ -69,7 +75,8 @@ export async function sharedBuild(): Promise<string> {
   const failed = join(folder, 'failed');
   if (!claimBuild(join(folder, 'building'))) {
     while (!existsSync(built)) {
-      if (existsSync(failed)) throw new Error(`the run's build failed in another suite: ${readFileSync(failed, 'utf8')}`);
+      if (existsSync(failed))
+        throw new Error(`the run's build failed in another suite: ${readFileSync(failed, 'utf8')}`);
       await new Promise((resolve) => setTimeout(resolve, BUILD_POLL_MS));
     }
     return outDir;
@@ -96,7 +103,12 @@ export function suiteDevPages(): { open: (path: string) => Promise<Page> } {
     const cacheDir = join('node_modules', '.vite', `suite-worker-${process.env.VITEST_POOL_ID ?? process.pid}`);
     // The heavy dependencies pre-bundled at start: one found only when a page imports it makes Vite re-bundle and
     // reload that page mid-test ("execution context was destroyed"), depending on which suite ran first.
-    server = await createServer({ logLevel: 'warn', cacheDir, optimizeDeps: { include: ['onnxruntime-web', '@mlc-ai/web-xgrammar'] }, server: { port: 0, host: '127.0.0.1' } });
+    server = await createServer({
+      logLevel: 'warn',
+      cacheDir,
+      optimizeDeps: { include: ['onnxruntime-web', '@mlc-ai/web-xgrammar'] },
+      server: { port: 0, host: '127.0.0.1' },
+    });
     await server.listen();
     browser = await launchChromium();
   });
@@ -127,7 +139,10 @@ export function recordProblems(page: Page, problems: string[] = []): string[] {
  * For the enclosing suite: the built app (`buildAndPreview`) open in headless Chromium at `viewport`, with
  * every console error and page error collected in `problems`. `page()` is the open page.
  */
-export function suiteBuiltApp(viewport: { width: number; height: number }, setupTimeoutMs = 400_000): { page: () => Page; problems: string[] } {
+export function suiteBuiltApp(
+  viewport: { width: number; height: number },
+  setupTimeoutMs = 400_000,
+): { page: () => Page; problems: string[] } {
   let app: BuiltApp | undefined;
   let browser: Browser | undefined;
   let page: Page | undefined;

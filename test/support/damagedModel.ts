@@ -10,7 +10,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 /** The fields of one protobuf message: field number, wire type, and where its value lies. */
-function* fields(bytes: Uint8Array, start: number, end: number): Generator<{ field: number; wire: number; from: number; to: number }> {
+function* fields(
+  bytes: Uint8Array,
+  start: number,
+  end: number,
+): Generator<{ field: number; wire: number; from: number; to: number }> {
   let at = start;
   const varint = () => {
     let value = 0;
@@ -40,7 +44,8 @@ function* fields(bytes: Uint8Array, start: number, end: number): Generator<{ fie
 
 /** Where the raw float32 data of the initializer `name` lies in an ONNX file's bytes. */
 export function initializerData(bytes: Uint8Array, name: string): { from: number; to: number } {
-  const child = (from: number, to: number, field: number) => [...fields(bytes, from, to)].filter((entry) => entry.field === field && entry.wire === 2);
+  const child = (from: number, to: number, field: number) =>
+    [...fields(bytes, from, to)].filter((entry) => entry.field === field && entry.wire === 2);
   for (const graph of child(0, bytes.length, 7)) {
     for (const tensor of child(graph.from, graph.to, 5)) {
       const named = child(tensor.from, tensor.to, 8)[0];
@@ -56,7 +61,12 @@ export function initializerData(bytes: Uint8Array, name: string): { from: number
  * A copy of `directory` (a model in the Hub layout with a manifest) whose `initializer` holds `value` at its
  * first float, and whose manifest's tokenizer fields are overridden by `tokenizer`.
  */
-export function damagedCopy(directory: string, initializer: string, value = Number.NaN, tokenizer: Record<string, unknown> = {}): string {
+export function damagedCopy(
+  directory: string,
+  initializer: string,
+  value = Number.NaN,
+  tokenizer: Record<string, unknown> = {},
+): string {
   const copy = join(mkdtempSync(join(tmpdir(), 'speclab-damaged-')), 'model');
   cpSync(directory, copy, { recursive: true });
   const modelPath = join(copy, 'onnx/model.onnx');
@@ -65,7 +75,10 @@ export function damagedCopy(directory: string, initializer: string, value = Numb
   new DataView(bytes.buffer, bytes.byteOffset).setFloat32(from, value, true);
   writeFileSync(modelPath, bytes);
   const manifestPath = join(copy, 'manifest.json');
-  const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as { tokenizer: Record<string, unknown>; files: { path: string; bytes: number; sha256: string }[] };
+  const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as {
+    tokenizer: Record<string, unknown>;
+    files: { path: string; bytes: number; sha256: string }[];
+  };
   Object.assign(manifest.tokenizer, tokenizer);
   for (const file of manifest.files) {
     if (file.path !== 'onnx/model.onnx') continue;

@@ -80,16 +80,25 @@ const intField = (number: number, value: number) => concat([varint(number * 8), 
 
 /** NodeProto: input 1, output 2, name 3, op_type 4, attribute 5. */
 function node(op: string, inputs: string[], output: string, attributes: Uint8Array[] = []): Uint8Array {
-  return concat([...inputs.map((input) => bytesField(1, input)), bytesField(2, output), bytesField(3, `hub_${output}`), bytesField(4, op), ...attributes.map((a) => bytesField(5, a))]);
+  return concat([
+    ...inputs.map((input) => bytesField(1, input)),
+    bytesField(2, output),
+    bytesField(3, `hub_${output}`),
+    bytesField(4, op),
+    ...attributes.map((a) => bytesField(5, a)),
+  ]);
 }
 
 /** AttributeProto: name 1, i 3, t 5, type 20 (INT 2, TENSOR 4). */
-const intAttribute = (name: string, value: number) => concat([bytesField(1, name), intField(3, value), intField(20, 2)]);
+const intAttribute = (name: string, value: number) =>
+  concat([bytesField(1, name), intField(3, value), intField(20, 2)]);
 // TensorProto: dims 1, data_type 2 (INT64 7), raw_data 9: the int64 one, [1].
 const oneInt64 = concat([intField(1, 1), intField(2, 7), bytesField(9, new Uint8Array([1, 0, 0, 0, 0, 0, 0, 0]))]);
-const tensorAttribute = (name: string, tensor: Uint8Array) => concat([bytesField(1, name), bytesField(5, tensor), intField(20, 4)]);
+const tensorAttribute = (name: string, tensor: Uint8Array) =>
+  concat([bytesField(1, name), bytesField(5, tensor), intField(20, 4)]);
 
-const nameOf = (valueInfo: Uint8Array) => new TextDecoder().decode(fields(valueInfo).find((field) => field.number === 1)?.payload);
+const nameOf = (valueInfo: Uint8Array) =>
+  new TextDecoder().decode(fields(valueInfo).find((field) => field.number === 1)?.payload);
 
 export function withoutTreeMaskInput(model: Uint8Array): Uint8Array {
   const top = fields(model);
@@ -110,9 +119,20 @@ export function withoutTreeMaskInput(model: Uint8Array): Uint8Array {
 
 /** A Hub-style config.json for a bundled model, from its manifest. */
 export function hubConfig(dir: string): string {
-  const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as { architecture: { vocab_size: number; context_length: number; layers: number; heads: number; width: number }; tokenizer: { stop_token_id: number } };
+  const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as {
+    architecture: { vocab_size: number; context_length: number; layers: number; heads: number; width: number };
+    tokenizer: { stop_token_id: number };
+  };
   const { architecture, tokenizer } = manifest;
-  return JSON.stringify({ model_type: 'gpt2', vocab_size: architecture.vocab_size, n_positions: architecture.context_length, n_layer: architecture.layers, n_head: architecture.heads, n_embd: architecture.width, eos_token_id: tokenizer.stop_token_id });
+  return JSON.stringify({
+    model_type: 'gpt2',
+    vocab_size: architecture.vocab_size,
+    n_positions: architecture.context_length,
+    n_layer: architecture.layers,
+    n_head: architecture.heads,
+    n_embd: architecture.width,
+    eos_token_id: tokenizer.stop_token_id,
+  });
 }
 
 /** A bundled model directory read as a Hub repository: config.json and the model without the tree mask input. */

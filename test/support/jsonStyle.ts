@@ -10,7 +10,10 @@ const KEY = /^([a-z][a-z0-9]*|[A-Z])([_:]([a-z0-9]+|[A-Z]))*$/;
 function badKeys(value: unknown, path: string): string[] {
   if (Array.isArray(value)) return value.flatMap((item, index) => badKeys(item, `${path}[${index}]`));
   if (value === null || typeof value !== 'object') return [];
-  return Object.entries(value).flatMap(([key, inner]) => [...(KEY.test(key) ? [] : [`${path}.${key}`]), ...badKeys(inner, `${path}.${key}`)]);
+  return Object.entries(value).flatMap(([key, inner]) => [
+    ...(KEY.test(key) ? [] : [`${path}.${key}`]),
+    ...badKeys(inner, `${path}.${key}`),
+  ]);
 }
 
 export function expectToolJson(json: unknown): void {

@@ -54,7 +54,8 @@ export async function incrementalError(model: LoadedModel, tokens: number[], spl
     cache = step.cache;
     worst = Math.max(worst, maxAbsDifference(step.logits, full.subarray(i * V, (i + 1) * V)));
   }
-  if (cache.length !== tokens.length) throw new Error(`the cache holds ${cache.length} positions after ${tokens.length} tokens`);
+  if (cache.length !== tokens.length)
+    throw new Error(`the cache holds ${cache.length} positions after ${tokens.length} tokens`);
   cache.dispose();
   return worst;
 }
@@ -63,7 +64,10 @@ export async function incrementalError(model: LoadedModel, tokens: number[], spl
  * K drafts scored in one batched run from a broadcast cache, against K single prefills; then the chosen
  * row, trimmed to an accepted prefix, continued with a correction token, against recomputation.
  */
-export async function batchedAndTrimmedError(model: LoadedModel, prompt: number[]): Promise<{ batched: number; trimmed: number }> {
+export async function batchedAndTrimmedError(
+  model: LoadedModel,
+  prompt: number[],
+): Promise<{ batched: number; trimmed: number }> {
   const V = model.session.shape.vocab;
   const drafts = [
     [11, 12, 13, 14],
@@ -79,7 +83,10 @@ export async function batchedAndTrimmedError(model: LoadedModel, prompt: number[
   let batched = 0;
   for (let k = 0; k < K; k++) {
     const single = await prefill(model, [...prompt, ...(drafts[k] as number[])]);
-    batched = Math.max(batched, maxAbsDifference(scored.logits.subarray(k * 4 * V, (k + 1) * 4 * V), single.subarray(prompt.length * V)));
+    batched = Math.max(
+      batched,
+      maxAbsDifference(scored.logits.subarray(k * 4 * V, (k + 1) * 4 * V), single.subarray(prompt.length * V)),
+    );
   }
   // The verifier chose draft 1 and accepted 2 of its tokens; the correction token is 77.
   const kept = scored.cache.selectRow(1, prompt.length + 2);
@@ -152,7 +159,9 @@ function handTreeCase(model: LoadedModel) {
  * accepted path, continued with a correction token, against a fresh prefill of that sequence. Also
  * returns the largest |logit| seen, the scale the differences are measured against.
  */
-export async function treeScoringError(model: LoadedModel): Promise<{ tree: number; kept: number; scale: number; nodes: number }> {
+export async function treeScoringError(
+  model: LoadedModel,
+): Promise<{ tree: number; kept: number; scale: number; nodes: number }> {
   const { prompt, drafts, chosen, freshCount } = handTreeCase(model);
   const V = model.session.shape.vocab;
   const K = drafts.length;
@@ -163,13 +172,21 @@ export async function treeScoringError(model: LoadedModel): Promise<{ tree: numb
 
   const seq = freshCount + L;
   const broadcast = start.cache.broadcast(K);
-  const batched = await model.session.forward(drafts.flatMap((draft) => [...fresh, ...draft]), K, seq, broadcast);
+  const batched = await model.session.forward(
+    drafts.flatMap((draft) => [...fresh, ...draft]),
+    K,
+    seq,
+    broadcast,
+  );
   broadcast.dispose();
   batched.cache.dispose();
 
   const tree = handTree(fresh, drafts, pastLength);
   const n = tree.tokens.length;
-  const scored = await model.session.forward(tree.tokens, 1, n, start.cache, { positionIds: tree.positions, treeMask: tree.mask });
+  const scored = await model.session.forward(tree.tokens, 1, n, start.cache, {
+    positionIds: tree.positions,
+    treeMask: tree.mask,
+  });
   start.cache.dispose();
   let worst = 0;
   let scale = 0;
@@ -185,7 +202,10 @@ export async function treeScoringError(model: LoadedModel): Promise<{ tree: numb
   }
 
   const path = (tree.pathNode[chosen.draft] as number[]).slice(1, chosen.accepted + 1);
-  const keptPositions = [...Array.from({ length: pastLength + freshCount }, (_, i) => i), ...path.map((node) => pastLength + node)];
+  const keptPositions = [
+    ...Array.from({ length: pastLength + freshCount }, (_, i) => i),
+    ...path.map((node) => pastLength + node),
+  ];
   const kept = scored.cache.keepPositions(keptPositions);
   scored.cache.dispose();
   const next = await model.session.forward([chosen.correction], 1, 1, kept);

@@ -3,7 +3,8 @@ import { directoryReader, loadBundledPair, ort } from '../../tools/bundled';
 
 export { BUNDLED_DRAFT_DIR, BUNDLED_TARGET_DIR, FLOAT_TARGET_DIR, directoryReader, ort } from '../../tools/bundled';
 
-export const loadBundledModel = (dir: string): Promise<LoadedModel> => loadModel(ort, directoryReader(dir), 'wasm', dir);
+export const loadBundledModel = (dir: string): Promise<LoadedModel> =>
+  loadModel(ort, directoryReader(dir), 'wasm', dir);
 
 let pair: Promise<ModelPairHandle> | undefined;
 /** The bundled pair on the wasm EP, loaded once per test file. */

@@ -24,7 +24,8 @@ const MEASURED_SECONDS: Readonly<Record<string, number>> = {
 /** The files above, longest first, then every other file in vitest's own order (its cached durations, else size). */
 export class LongestFirstSequencer extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
-    const seconds = (file: TestSpecification) => MEASURED_SECONDS[relative(file.project.config.root, file.moduleId)] ?? 0;
+    const seconds = (file: TestSpecification) =>
+      MEASURED_SECONDS[relative(file.project.config.root, file.moduleId)] ?? 0;
     return (await super.sort(files)).sort((a, b) => seconds(b) - seconds(a));
   }
 }

@@ -42,12 +42,17 @@ describe('the byte-level BPE trainer and its tokenizer.json', () => {
 
   it('gives xgrammar a byte-level vocabulary whose masks accept the tokenized corpus JSON', async () => {
     const tokens = [...bpe.vocab.keys()];
-    const engine = await GrammarEngine.create({ tokens, vocabType: 'byte_level', stopTokenIds: [bpe.vocab.get(EOS) as number] });
+    const engine = await GrammarEngine.create({
+      tokens,
+      vocabType: 'byte_level',
+      stopTokenIds: [bpe.vocab.get(EOS) as number],
+    });
     for (const preset of SCHEMA_PRESETS) {
       const compiled = await engine.compile(JSON.stringify(preset.schema));
       for (const record of records.filter((r) => r.preset === preset.id).slice(0, 10)) {
         const matcher = await compiled.matcher();
-        for (const id of tokenizer.encode(record.json).ids) expect(matcher.accept(id), `${record.json}: token ${tokens[id]}`).toBe(true);
+        for (const id of tokenizer.encode(record.json).ids)
+          expect(matcher.accept(id), `${record.json}: token ${tokens[id]}`).toBe(true);
         matcher.dispose();
       }
       compiled.dispose();

@@ -15,7 +15,13 @@ const samples = generateCorpus(99, 500);
 
 describe('the bundled tokenizer (public/models/speclab-tokenizer)', () => {
   it('is exactly what `npm run models:tokenizer` rebuilds from the seeded closed-list corpus', () => {
-    const rebuilt = tokenizerJson(trainByteLevelBpe(generateTokenizerCorpus(1, 50_000).map((r) => r.prompt + r.completion), 768, ['<|endoftext|>']));
+    const rebuilt = tokenizerJson(
+      trainByteLevelBpe(
+        generateTokenizerCorpus(1, 50_000).map((r) => r.prompt + r.completion),
+        768,
+        ['<|endoftext|>'],
+      ),
+    );
     expect(JSON.parse(JSON.stringify(rebuilt))).toEqual(bundled);
   });
 
@@ -48,7 +54,8 @@ describe('the bundled tokenizer (public/models/speclab-tokenizer)', () => {
       for (const record of samples.filter((r) => r.preset === kind).slice(0, 10)) {
         const compiled = await engine.compile(JSON.stringify(record.schema));
         const matcher = await compiled.matcher();
-        for (const id of tokenizer.encode(record.json).ids) expect(matcher.accept(id), `${record.json}: ${tokens[id]}`).toBe(true);
+        for (const id of tokenizer.encode(record.json).ids)
+          expect(matcher.accept(id), `${record.json}: ${tokens[id]}`).toBe(true);
         expect(matcher.accept(stop)).toBe(true);
         matcher.dispose();
         compiled.dispose();

@@ -3,7 +3,13 @@ import { GrammarEngine } from '../../src/grammar/engine';
 import { SCHEMA_PRESETS } from '../../src/contract/presets';
 import { ajvValidator } from '../support/ajvValidator';
 import { scoreOutput } from '../../src/grammar/score';
-import { CYCLE_LENGTH, generateCorpus, generateTokenizerCorpus, oneLineJson, type CorpusKind } from '../../tools/train/corpus';
+import {
+  CYCLE_LENGTH,
+  generateCorpus,
+  generateTokenizerCorpus,
+  oneLineJson,
+  type CorpusKind,
+} from '../../tools/train/corpus';
 
 const records = generateCorpus(7, 2700);
 const KINDS: readonly CorpusKind[] = [...SCHEMA_PRESETS.map((preset) => preset.id), 'custom'];
@@ -26,9 +32,13 @@ describe('the training corpus', () => {
     for (const kind of KINDS) {
       const own = records.filter((record) => record.preset === kind);
       expect(own.length).toBe(((kind === 'custom' ? 4 : 1) * records.length) / CYCLE_LENGTH);
-      for (const record of own) expect(scoreOutput(ajvValidator, record.schema, record.json, 'stopped'), record.json).toEqual({ kind: 'valid' });
+      for (const record of own)
+        expect(scoreOutput(ajvValidator, record.schema, record.json, 'stopped'), record.json).toEqual({
+          kind: 'valid',
+        });
     }
-    for (const preset of SCHEMA_PRESETS) expect(records.find((record) => record.preset === preset.id)?.schema).toBe(preset.schema);
+    for (const preset of SCHEMA_PRESETS)
+      expect(records.find((record) => record.preset === preset.id)?.schema).toBe(preset.schema);
   });
 
   it('states every string value of the JSON in the prompt, so that copying can get it right', () => {
@@ -41,12 +51,18 @@ describe('the training corpus', () => {
   });
 
   it('draws open-ended values: few person names repeat, and custom schemas vary in keys, types and size', () => {
-    const names = records.filter((r) => r.preset === 'person').map((r) => (JSON.parse(r.json) as { name: string }).name);
+    const names = records
+      .filter((r) => r.preset === 'person')
+      .map((r) => (JSON.parse(r.json) as { name: string }).name);
     expect(new Set(names).size / names.length).toBeGreaterThan(0.95);
-    const custom = records.filter((r) => r.preset === 'custom').map((r) => r.schema as { properties: Record<string, { type?: string; enum?: string[] }> });
+    const custom = records
+      .filter((r) => r.preset === 'custom')
+      .map((r) => r.schema as { properties: Record<string, { type?: string; enum?: string[] }> });
     const sizes = new Set(custom.map((schema) => Object.keys(schema.properties).length));
     expect([...sizes].sort()).toEqual([1, 2, 3, 4, 5]);
-    const types = new Set(custom.flatMap((schema) => Object.values(schema.properties).map((property) => property.type ?? 'enum')));
+    const types = new Set(
+      custom.flatMap((schema) => Object.values(schema.properties).map((property) => property.type ?? 'enum')),
+    );
     expect([...types].sort()).toEqual(['boolean', 'enum', 'integer', 'number', 'string']);
     expect(new Set(custom.flatMap((schema) => Object.keys(schema.properties))).size).toBeGreaterThan(80);
   });
@@ -54,12 +70,17 @@ describe('the training corpus', () => {
   it('writes JSON in the layout the grammar enforces, character by character', async () => {
     // A character-level vocabulary: the grammar must accept each record's JSON exactly as written.
     const characters = Array.from({ length: 95 }, (_, i) => String.fromCharCode(32 + i));
-    const engine = await GrammarEngine.create({ tokens: [...characters, '</s>'], vocabType: 'raw', stopTokenIds: [95] });
+    const engine = await GrammarEngine.create({
+      tokens: [...characters, '</s>'],
+      vocabType: 'raw',
+      stopTokenIds: [95],
+    });
     for (const kind of KINDS) {
       for (const record of records.filter((r) => r.preset === kind).slice(0, 20)) {
         const compiled = await engine.compile(JSON.stringify(record.schema));
         const matcher = await compiled.matcher();
-        for (const character of record.json) expect(matcher.accept(characters.indexOf(character)), `${record.json} at ${character}`).toBe(true);
+        for (const character of record.json)
+          expect(matcher.accept(characters.indexOf(character)), `${record.json} at ${character}`).toBe(true);
         expect(matcher.accept(95)).toBe(true);
         expect(matcher.isTerminated()).toBe(true);
         matcher.dispose();
@@ -71,7 +92,8 @@ describe('the training corpus', () => {
 
   it('puts the reasoning trigger right before the JSON, as the preset expects', () => {
     const trigger = SCHEMA_PRESETS.find((p) => p.id === 'reasoning')?.trigger as string;
-    for (const record of records.filter((r) => r.preset === 'reasoning')) expect(record.completion.endsWith(`${trigger}${record.json}`)).toBe(true);
+    for (const record of records.filter((r) => r.preset === 'reasoning'))
+      expect(record.completion.endsWith(`${trigger}${record.json}`)).toBe(true);
   });
 
   it('varies: no single completion makes up more than 2% of its preset (sentiment aside)', () => {

@@ -2,18 +2,85 @@ import { emptyCounters } from '../../src/core/metrics';
 import { describe, expect, it } from 'vitest';
 import { spreadOf } from '../../src/core/fairTiming';
 import { bootstrapInterval } from '../../src/core/bootstrap';
-import { excessOverIdeal, formatAllowanceRow, formatExcessRow, machineAllowance, PROFILE_PHASES, profileMarkdown, type DecodeRow, type DecodeSteps, type PhaseProfile } from '../../tools/bench/decodeBench';
+import {
+  excessOverIdeal,
+  formatAllowanceRow,
+  formatExcessRow,
+  machineAllowance,
+  PROFILE_PHASES,
+  profileMarkdown,
+  type DecodeRow,
+  type DecodeSteps,
+  type PhaseProfile,
+} from '../../tools/bench/decodeBench';
 
-const profile = (values: Partial<PhaseProfile>): PhaseProfile => ({ draft: 0, mask: 0, target: 0, verify: 0, kv: 0, other: 0, prefill: 0, setup: 0, ...values });
-const row = (method: DecodeRow['method'], K: number, L: number, phases: PhaseProfile, forwards: number, tokens: number, decode: DecodeSteps = { steps: forwards - 2, tokens: tokens - 2, ms: 0, draftMs: 0 }): DecodeRow => ({
-  preset: 'person', method, K, L, drafter: 'model', tokens, forwards, blockEfficiency: tokens / forwards, meanAcceptanceLength: null, conditionalAcceptance: null, draftYield: null, grammarSurvival: null, counters: emptyCounters(Math.max(L, 1)),
-  tokensPerSecond: 0, speedup: 0, speedupOverJumpForward: null, idealSpeedup: null, valid: 0, positionsPerStep: null, perStep: { draft: 0, mask: 0, target: 0, verify: 0, kv: 0, overhead: 0, analysis: 0 }, profile: phases, cpuMsPerStep: null,
-  rounds: 1, tokensPerSecondSpread: spreadOf([0]), speedupSpread: spreadOf([0]), roundSpeedups: [0], speedupInterval: bootstrapInterval([0]), decode,
+const profile = (values: Partial<PhaseProfile>): PhaseProfile => ({
+  draft: 0,
+  mask: 0,
+  target: 0,
+  verify: 0,
+  kv: 0,
+  other: 0,
+  prefill: 0,
+  setup: 0,
+  ...values,
+});
+const row = (
+  method: DecodeRow['method'],
+  K: number,
+  L: number,
+  phases: PhaseProfile,
+  forwards: number,
+  tokens: number,
+  decode: DecodeSteps = { steps: forwards - 2, tokens: tokens - 2, ms: 0, draftMs: 0 },
+): DecodeRow => ({
+  preset: 'person',
+  method,
+  K,
+  L,
+  drafter: 'model',
+  tokens,
+  forwards,
+  blockEfficiency: tokens / forwards,
+  meanAcceptanceLength: null,
+  conditionalAcceptance: null,
+  draftYield: null,
+  grammarSurvival: null,
+  counters: emptyCounters(Math.max(L, 1)),
+  tokensPerSecond: 0,
+  speedup: 0,
+  speedupOverJumpForward: null,
+  idealSpeedup: null,
+  valid: 0,
+  positionsPerStep: null,
+  perStep: { draft: 0, mask: 0, target: 0, verify: 0, kv: 0, overhead: 0, analysis: 0 },
+  profile: phases,
+  cpuMsPerStep: null,
+  rounds: 1,
+  tokensPerSecondSpread: spreadOf([0]),
+  speedupSpread: spreadOf([0]),
+  roundSpeedups: [0],
+  speedupInterval: bootstrapInterval([0]),
+  decode,
 });
 
 describe("the decode bench's excess over the ideal", () => {
-  const ar = row('ar', 1, 0, profile({ target: 1.5, mask: 0.1, verify: 0.05, other: 0.05, prefill: 0.2, setup: 0.1 }), 40, 40);
-  const tokenwise = row('tokenwise', 1, 4, profile({ draft: 0.6, mask: 0.3, target: 2.0, verify: 0.3, kv: 0.2, other: 0.1, prefill: 0.5, setup: 0.3 }), 12, 40);
+  const ar = row(
+    'ar',
+    1,
+    0,
+    profile({ target: 1.5, mask: 0.1, verify: 0.05, other: 0.05, prefill: 0.2, setup: 0.1 }),
+    40,
+    40,
+  );
+  const tokenwise = row(
+    'tokenwise',
+    1,
+    4,
+    profile({ draft: 0.6, mask: 0.3, target: 2.0, verify: 0.3, kv: 0.2, other: 0.1, prefill: 0.5, setup: 0.3 }),
+    12,
+    40,
+  );
 
   it('splits the measured step less the ideal step into per-phase excesses that add up', () => {
     const c = 0.05;
@@ -52,7 +119,9 @@ describe('what the machine allows', () => {
     expect(allowance?.ceiling).toBeCloseTo(5 / 3.5, 12);
     // Without its 1.6 ms of drafting a step costs 5.4 ms, 2.7 ar tokens.
     expect(allowance?.draftingHidden).toBeCloseTo(3.2 / 2.7, 12);
-    expect(formatAllowanceRow(tokenwise, ar)).toBe('| person | tokenwise | 1 | 4 | 2.000 | 7.000 | 3.50 | 3.20 | 0.91× | 1.43× | 1.19× | 5.25 |');
+    expect(formatAllowanceRow(tokenwise, ar)).toBe(
+      '| person | tokenwise | 1 | 4 | 2.000 | 7.000 | 3.50 | 3.20 | 0.91× | 1.43× | 1.19× | 5.25 |',
+    );
   });
 
   it('has nothing to say of a row whose runs all ended in their first step', () => {

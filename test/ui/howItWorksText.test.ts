@@ -2,7 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { METHOD_REGISTRY } from '../../src/core/verify';
 import { decodeMethodInfo } from '../../src/contract/runParams';
 import { HELP_TOPICS } from '../../src/store/store';
-import { DISTINCT_ACCEPTANCE_NOTE, RACE_EFFICIENCY_NOTE, SOURCE_MARKS, TOPIC_TEXT, TOPIC_TITLES } from '../../src/ui/howItWorksText';
+import {
+  DISTINCT_ACCEPTANCE_NOTE,
+  RACE_EFFICIENCY_NOTE,
+  SOURCE_MARKS,
+  TOPIC_TEXT,
+  TOPIC_TITLES,
+} from '../../src/ui/howItWorksText';
 
 const all = (topic: keyof typeof TOPIC_TEXT) => [...TOPIC_TEXT[topic].body, TOPIC_TEXT[topic].example].join(' ');
 
@@ -30,7 +36,9 @@ describe('the sentences that teach', () => {
   });
 
   it('counts I from the first disallowed token to the end of its draft, and bounds A/D by about 1/K', () => {
-    expect(all('counters')).toContain('from the first one the grammar (the JSON schema’s mask) did not allow to the end of that draft');
+    expect(all('counters')).toContain(
+      'from the first one the grammar (the JSON schema’s mask) did not allow to the end of that draft',
+    );
     expect(all('counters')).toContain('after an invalid token');
     expect(all('counters')).toContain('A/D is at most about 1/K');
     expect(DISTINCT_ACCEPTANCE_NOTE).toContain('at most about 1/K');
@@ -38,14 +46,20 @@ describe('the sentences that teach', () => {
 
   it('explains why block efficiency and mean acceptance length differ', () => {
     expect(all('mean-length')).toContain('1 + A / steps');
-    expect(RACE_EFFICIENCY_NOTE).toMatch(/Block efficiency is the tokens output per target forward; mean acceptance length is 1 \+ A\/steps/);
+    expect(RACE_EFFICIENCY_NOTE).toMatch(
+      /Block efficiency is the tokens output per target forward; mean acceptance length is 1 \+ A\/steps/,
+    );
     expect(RACE_EFFICIENCY_NOTE).toContain('stop token or the token limit');
   });
 
   it('explains the marks on drafts that cost no draft-model call: a distinct symbol each, with its words', () => {
     expect(SOURCE_MARKS.grammar.label).toBe('forced by the schema: q = 1, kept with probability p(x)');
-    expect(all('inspector')).toContain(`${SOURCE_MARKS.grammar.symbol} forced by the schema: q = 1, kept with probability p(x)`);
-    expect(all('inspector')).toContain(`${SOURCE_MARKS.lookup.symbol} looked up earlier in the prompt or output: q = 1, kept with probability p(x)`);
+    expect(all('inspector')).toContain(
+      `${SOURCE_MARKS.grammar.symbol} forced by the schema: q = 1, kept with probability p(x)`,
+    );
+    expect(all('inspector')).toContain(
+      `${SOURCE_MARKS.lookup.symbol} looked up earlier in the prompt or output: q = 1, kept with probability p(x)`,
+    );
     expect(SOURCE_MARKS.grammar.symbol).not.toBe(SOURCE_MARKS.lookup.symbol);
   });
 
@@ -69,9 +83,13 @@ describe('the sentences that teach', () => {
 
   it('says that “SpecTr-GBV” runs recursive GBV, not the paper’s algorithm, and quotes the paper’s optimality as a claim', () => {
     const text = all('drafts');
-    expect(text).toContain('What runs under the name “SpecTr-GBV” is SpecLab’s recursive GBV, not Algorithm 1–2 of the SpecTr-GBV paper (Lin et al. 2026)');
+    expect(text).toContain(
+      'What runs under the name “SpecTr-GBV” is SpecLab’s recursive GBV, not Algorithm 1–2 of the SpecTr-GBV paper (Lin et al. 2026)',
+    );
     expect(text).toContain('The paper’s closed-form acceptance probability exceeds 1 at K = 1');
-    expect(text).toContain('The paper claims its method “achieves the optimal expected acceptance length physically attainable within the framework of i.i.d. draft generation”; that is the paper’s claim, not SpecLab’s');
+    expect(text).toContain(
+      'The paper claims its method “achieves the optimal expected acceptance length physically attainable within the framework of i.i.d. draft generation”; that is the paper’s claim, not SpecLab’s',
+    );
     expect(METHOD_REGISTRY['spectr-gbv'].description).toContain('recursive GBV');
     expect(METHOD_REGISTRY['spectr-gbv'].description).toContain('not the paper’s Algorithm 1–2');
   });
@@ -91,8 +109,12 @@ describe('the sentences that teach', () => {
     expect(text).toContain('reads the target’s own last hidden state');
     expect(text).toMatch(/EAGLE \(Li et al\. 2024\) drafts at the feature level/);
     expect(text).toContain('the target’s own frozen LM head');
-    expect(text).toMatch(/Medusa \(Cai et al\. 2024\) .* each predicting one token further ahead in parallel, without feeding its guesses back/);
-    expect(text).toContain('What the target must export: its features at every position it scores, in the prefill and in every verification forward');
+    expect(text).toMatch(
+      /Medusa \(Cai et al\. 2024\) .* each predicting one token further ahead in parallel, without feeding its guesses back/,
+    );
+    expect(text).toContain(
+      'What the target must export: its features at every position it scores, in the prefill and in every verification forward',
+    );
     expect(text).toContain('What a head costs: one small forward per draft depth');
     expect(text).toContain('the verifier is given exactly that q');
     expect(all('inspector')).toContain(`${SOURCE_MARKS.head.symbol} ${SOURCE_MARKS.head.label}`);

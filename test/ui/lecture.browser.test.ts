@@ -24,15 +24,31 @@ const PAUSE_MS = 300;
 /** The presenter's pause in the stepped runs of the tokens/s comparison. */
 const PRESENTER_PAUSE_MS = 1000;
 /** What a room must read, at 18 px or more in presentation mode. */
-const LARGE_TYPE = ['.tokens', '.legend', '.verdict', '.slice', '.counter-grid dt', '.counter-grid dd', '.chart-title', '.chart-legend li', '.chart .recharts-cartesian-axis-tick-value'];
+const LARGE_TYPE = [
+  '.tokens',
+  '.legend',
+  '.verdict',
+  '.slice',
+  '.counter-grid dt',
+  '.counter-grid dd',
+  '.chart-title',
+  '.chart-legend li',
+  '.chart .recharts-cartesian-axis-tick-value',
+];
 
 /** The run is over and the deferred views have caught up with it: a token group per step, the charts at its last step. */
 async function runSettled(page: Page) {
-  await page.getByTestId('run-status').filter({ hasText: /^(done|error)$/ }).waitFor({ timeout: 180_000 });
+  await page
+    .getByTestId('run-status')
+    .filter({ hasText: /^(done|error)$/ })
+    .waitFor({ timeout: 180_000 });
   await expect(page.getByTestId('run-status').textContent()).resolves.toBe('done');
   await page.waitForFunction(() => {
     const steps = document.querySelector('[data-counter="steps"]')?.textContent;
-    return document.querySelectorAll('[data-testid="token-stream"] .step-group').length === Number(steps) && document.querySelector(`[data-chart="ratios"][data-points="${steps}"]`) !== null;
+    return (
+      document.querySelectorAll('[data-testid="token-stream"] .step-group').length === Number(steps) &&
+      document.querySelector(`[data-chart="ratios"][data-points="${steps}"]`) !== null
+    );
   });
 }
 
@@ -40,14 +56,19 @@ async function runSettled(page: Page) {
 async function dashboard(page: Page) {
   return {
     counters: await page.getByTestId('counters').textContent(),
-    histogram: await page.locator('figure[data-chart="histogram"] .recharts-bar-rectangle path').evaluateAll((bars) => bars.map((bar) => bar.getAttribute('d'))),
+    histogram: await page
+      .locator('figure[data-chart="histogram"] .recharts-bar-rectangle path')
+      .evaluateAll((bars) => bars.map((bar) => bar.getAttribute('d'))),
     output: await page.getByTestId('token-stream').textContent(),
   };
 }
 
 async function step(page: Page, count: number) {
   await page.getByRole('button', { name: 'Step', exact: true }).click();
-  await page.getByTestId('inspector').filter({ hasText: `Step ${count} of ${count}` }).waitFor({ timeout: 120_000 });
+  await page
+    .getByTestId('inspector')
+    .filter({ hasText: `Step ${count} of ${count}` })
+    .waitFor({ timeout: 120_000 });
 }
 
 describe('a lecture, in the built app', () => {
@@ -72,7 +93,11 @@ describe('a lecture, in the built app', () => {
     // before that step is what the replay must show until its emission.
     let before = await dashboard(page);
     await step(page, 1);
-    for (let n = 2; n <= 8 && (await page.locator('[data-testid="decision-grid"] td[data-status="rejected"]').count()) === 0; n++) {
+    for (
+      let n = 2;
+      n <= 8 && (await page.locator('[data-testid="decision-grid"] td[data-status="rejected"]').count()) === 0;
+      n++
+    ) {
       before = await dashboard(page);
       await step(page, n);
     }
@@ -85,7 +110,8 @@ describe('a lecture, in the built app', () => {
     // Frame 1: the counters, the histogram and the output are the run's before this step.
     await expect.poll(() => dashboard(page)).toEqual(before);
     await expect(page.getByTestId('decision-grid').textContent()).resolves.not.toMatch(/chosen/);
-    for (const hidden of ['step-outcome', 'final-law', 'final-line', 'first-position-optimum']) await expect(page.getByTestId(hidden).count(), hidden).resolves.toBe(0);
+    for (const hidden of ['step-outcome', 'final-law', 'final-line', 'first-position-optimum'])
+      await expect(page.getByTestId(hidden).count(), hidden).resolves.toBe(0);
     await player.evaluate((element) => element.scrollIntoView({ block: 'start' }));
     await page.screenshot({ path: `${SCREENSHOTS}/lecture-replay-drafting.png` });
     // Space on the focused player steps the replay, as → does, and leaves the run paused.
@@ -94,13 +120,20 @@ describe('a lecture, in the built app', () => {
     await expect(page.getByTestId('run-status').textContent()).resolves.toBe('paused');
     // On to the first frame that asks a test: u and its threshold, no verdict, its cell still pending.
     const caption = page.getByTestId('step-caption');
-    for (let i = 0; i < 40 && !/: (accept|keep the block up to here)\?/.test((await caption.textContent()) ?? ''); i++) await page.keyboard.press('ArrowRight');
+    for (let i = 0; i < 40 && !/: (accept|keep the block up to here)\?/.test((await caption.textContent()) ?? ''); i++)
+      await page.keyboard.press('ArrowRight');
     await expect(caption.textContent()).resolves.toMatch(/Verification \d+ of \d+ — .*u = \d\.\d+; threshold .*\?/);
     await expect(caption.textContent()).resolves.not.toMatch(/→/);
     const asked = page.locator('[data-testid="decision-grid"] td.current');
     await expect(asked.getAttribute('data-status')).resolves.toBe('pending');
     // The tree gives nothing away either: no node shows an outcome the frames have not reached.
-    await expect(page.locator('[data-testid="draft-tree"] .tree-node.status-accepted, [data-testid="draft-tree"] .tree-node.status-not-examined, [data-testid="draft-tree"] .tree-node.status-not-kept').count()).resolves.toBe(0);
+    await expect(
+      page
+        .locator(
+          '[data-testid="draft-tree"] .tree-node.status-accepted, [data-testid="draft-tree"] .tree-node.status-not-examined, [data-testid="draft-tree"] .tree-node.status-not-kept',
+        )
+        .count(),
+    ).resolves.toBe(0);
     await page.screenshot({ path: `${SCREENSHOTS}/lecture-replay-question.png` });
     await page.keyboard.press('ArrowRight');
     await expect(page.getByTestId('step-caption').textContent()).resolves.toMatch(/→/);
@@ -127,14 +160,30 @@ describe('a lecture, in the built app', () => {
       for (let frame = 1; frame <= Number(last); frame++) {
         await page.locator(`[data-testid="step-player"][data-frame="${frame - 1}"]`).waitFor();
         const boxes = await page.evaluate(() =>
-          ['[data-testid="step-caption"]', '[data-testid="draft-tree"] .tree-node.current', '[data-testid="decision-grid"] td.current'].map((selector) => {
+          [
+            '[data-testid="step-caption"]',
+            '[data-testid="draft-tree"] .tree-node.current',
+            '[data-testid="decision-grid"] td.current',
+          ].map((selector) => {
             const box = document.querySelector(selector)?.getBoundingClientRect();
-            return box ? { selector, inside: box.top >= 0 && box.left >= 0 && box.bottom <= innerHeight + 0.5 && box.right <= innerWidth + 0.5, box: box.toJSON() as DOMRect } : null;
+            return box
+              ? {
+                  selector,
+                  inside:
+                    box.top >= 0 && box.left >= 0 && box.bottom <= innerHeight + 0.5 && box.right <= innerWidth + 0.5,
+                  box: box.toJSON() as DOMRect,
+                }
+              : null;
           }),
         );
         const [caption, node, cell] = boxes;
         expect(caption, `frame ${frame}: a caption`).not.toBeNull();
-        for (const shown of boxes) if (shown) expect(shown.inside, `frame ${frame} at ${viewport.width}x${viewport.height}: ${shown.selector} ${JSON.stringify(shown.box)}`).toBe(true);
+        for (const shown of boxes)
+          if (shown)
+            expect(
+              shown.inside,
+              `frame ${frame} at ${viewport.width}x${viewport.height}: ${shown.selector} ${JSON.stringify(shown.box)}`,
+            ).toBe(true);
         if (node && cell) both++;
         await page.keyboard.press('ArrowRight');
       }
@@ -154,17 +203,31 @@ describe('a lecture, in the built app', () => {
       const panel = document.querySelector('[data-testid="explained-step"]') as HTMLElement;
       const origin = panel.getBoundingClientRect();
       const tree = (document.querySelector('[data-testid="draft-tree"] svg') as SVGSVGElement).getBoundingClientRect();
-      const controls = [...panel.querySelectorAll('.player-controls, [data-testid="export-step"], [data-testid="export-video"]')].filter((element) => (element as HTMLElement).offsetParent !== null).length;
-      const scrollbars = [panel, ...panel.querySelectorAll<HTMLElement>('*')].filter((element) => element.offsetWidth - element.clientWidth - element.clientLeft * 2 > 0.5 && getComputedStyle(element).overflowY !== 'visible').length;
+      const controls = [
+        ...panel.querySelectorAll('.player-controls, [data-testid="export-step"], [data-testid="export-video"]'),
+      ].filter((element) => (element as HTMLElement).offsetParent !== null).length;
+      const scrollbars = [panel, ...panel.querySelectorAll<HTMLElement>('*')].filter(
+        (element) =>
+          element.offsetWidth - element.clientWidth - element.clientLeft * 2 > 0.5 &&
+          getComputedStyle(element).overflowY !== 'visible',
+      ).length;
       document.documentElement.classList.remove(exporting);
-      return { size: [origin.width, origin.height], tree: { x: tree.x - origin.x, y: tree.y - origin.y, width: tree.width, height: tree.height }, controls, scrollbars };
+      return {
+        size: [origin.width, origin.height],
+        tree: { x: tree.x - origin.x, y: tree.y - origin.y, width: tree.width, height: tree.height },
+        controls,
+        scrollbars,
+      };
     }, 'exporting-replay');
     expect(layout).toMatchObject({ size: [1280, 720], controls: 0, scrollbars: 0 });
     await page.keyboard.press('Escape');
     // Each frame decoded in the page (ImageDecoder for the GIF, a <video> seeked to each phase for the WebM): the
     // pixels inside the tree's box that stand out from the background, and one frame as a PNG for the docs.
     const frames = async (format: 'gif' | 'webm') => {
-      const [download] = await Promise.all([page.waitForEvent('download', { timeout: 120_000 }), page.getByTestId(format === 'gif' ? 'export-step' : 'export-video').click()]);
+      const [download] = await Promise.all([
+        page.waitForEvent('download', { timeout: 120_000 }),
+        page.getByTestId(format === 'gif' ? 'export-step' : 'export-video').click(),
+      ]);
       const bytes = readFileSync(await download.path());
       // The app's CSP allows no blob: media, so the video plays in a blank page of its own.
       const browser = page.context().browser();
@@ -178,10 +241,20 @@ describe('a lecture, in the built app', () => {
             const pixels = context.getImageData(box.x, box.y, box.width, box.height).data;
             let count = 0;
             // Background #111418: a black box or black text is within 24 of it in every channel.
-            for (let i = 0; i < pixels.length; i += 4) if (Math.max(Math.abs((pixels[i] ?? 0) - 0x11), Math.abs((pixels[i + 1] ?? 0) - 0x14), Math.abs((pixels[i + 2] ?? 0) - 0x18)) > 48) count++;
+            for (let i = 0; i < pixels.length; i += 4)
+              if (
+                Math.max(
+                  Math.abs((pixels[i] ?? 0) - 0x11),
+                  Math.abs((pixels[i + 1] ?? 0) - 0x14),
+                  Math.abs((pixels[i + 2] ?? 0) - 0x18),
+                ) > 48
+              )
+                count++;
             return count;
           };
-          const blob = new Blob([Uint8Array.from(atob(data), (c) => c.charCodeAt(0))], { type: format === 'gif' ? 'image/gif' : 'video/webm' });
+          const blob = new Blob([Uint8Array.from(atob(data), (c) => c.charCodeAt(0))], {
+            type: format === 'gif' ? 'image/gif' : 'video/webm',
+          });
           const counts: number[] = [];
           let sample = '';
           const keep = async () => {
@@ -211,10 +284,11 @@ describe('a lecture, in the built app', () => {
             video.onloadeddata = resolve;
             video.onerror = () => reject(new Error('the video does not load'));
           });
-          const seek = (time: number) => new Promise((resolve) => {
-            video.onseeked = resolve;
-            video.currentTime = time;
-          });
+          const seek = (time: number) =>
+            new Promise((resolve) => {
+              video.onseeked = resolve;
+              video.currentTime = time;
+            });
           // A WebM made in the browser may not state its duration: seeking far past the end finds it.
           if (!Number.isFinite(video.duration)) await seek(1e6);
           const duration = video.duration;
@@ -226,7 +300,16 @@ describe('a lecture, in the built app', () => {
           }
           return { frames: Math.round(duration / 1.5), counts, sample, width: video.videoWidth };
         },
-        { data: bytes.toString('base64'), format, box: { x: Math.floor(layout.tree.x), y: Math.floor(layout.tree.y), width: Math.ceil(layout.tree.width), height: Math.ceil(layout.tree.height) } },
+        {
+          data: bytes.toString('base64'),
+          format,
+          box: {
+            x: Math.floor(layout.tree.x),
+            y: Math.floor(layout.tree.y),
+            width: Math.ceil(layout.tree.width),
+            height: Math.ceil(layout.tree.height),
+          },
+        },
       );
       if (decoderPage !== page) await decoderPage.close();
       return decoded;
@@ -252,7 +335,9 @@ describe('a lecture, in the built app', () => {
 
   it('“How it works” reads without serious or critical axe violations, and its “?” buttons have distinct names', async () => {
     await step(page, 1);
-    const names = await page.locator('.counters .help-q').evaluateAll((buttons) => buttons.map((button) => button.getAttribute('aria-label')));
+    const names = await page
+      .locator('.counters .help-q')
+      .evaluateAll((buttons) => buttons.map((button) => button.getAttribute('aria-label')));
     expect(names.length).toBeGreaterThan(1);
     expect(new Set(names).size).toBe(names.length);
     await page.getByRole('button', { name: 'How it works', exact: true }).click();
@@ -282,7 +367,9 @@ describe('a lecture, in the built app', () => {
     expect(Math.abs(Number(shown?.[1]) - tokens / (generationMs / 1000))).toBeLessThanOrEqual(0.051);
   });
 
-  it('presentation mode at 1024 × 768, 1280 × 720 and 1920 × 1080: output, counters, the status line in full and the first chart with its x axis in view, large type, nothing cut off', async ({ annotate }) => {
+  it('presentation mode at 1024 × 768, 1280 × 720 and 1920 × 1080: output, counters, the status line in full and the first chart with its x axis in view, large type, nothing cut off', async ({
+    annotate,
+  }) => {
     await page.keyboard.press('p');
     for (const viewport of PROJECTORS) {
       await page.setViewportSize(viewport);
@@ -293,40 +380,73 @@ describe('a lecture, in the built app', () => {
       await page.screenshot({ path: `${SCREENSHOTS}/lecture-presentation-${name}.png` });
       // With the page at the top: the output, the counters, the status line and the first chart, its x axis
       // (tick labels and, inside the card, its title) included, are on screen whole.
-      for (const selector of ['.stream', '.counters', '[data-testid="status-line"]', '.chart', '.chart .recharts-xAxis']) {
+      for (const selector of [
+        '.stream',
+        '.counters',
+        '[data-testid="status-line"]',
+        '.chart',
+        '.chart .recharts-xAxis',
+      ]) {
         const b = await page.locator(selector).first().boundingBox();
         expect(b, `${selector} at ${name}`).not.toBeNull();
         if (!b) continue;
-        expect(b.x >= 0 && b.y >= 0 && b.x + b.width <= viewport.width + 0.5 && b.y + b.height <= viewport.height + 0.5, `${selector} at ${name}: ${JSON.stringify(b)}`).toBe(true);
+        expect(
+          b.x >= 0 && b.y >= 0 && b.x + b.width <= viewport.width + 0.5 && b.y + b.height <= viewport.height + 0.5,
+          `${selector} at ${name}: ${JSON.stringify(b)}`,
+        ).toBe(true);
       }
       // Nothing is cut off at the sides of the charts either.
       const charts = await page.locator('.charts').boundingBox();
-      expect(charts && charts.x + charts.width <= viewport.width + 0.5, `.charts at ${name}: ${JSON.stringify(charts)}`).toBe(true);
+      expect(
+        charts && charts.x + charts.width <= viewport.width + 0.5,
+        `.charts at ${name}: ${JSON.stringify(charts)}`,
+      ).toBe(true);
       // The status line is never cut to "M.. V.." or "…": it wraps on a row of its own.
-      const clipped = await page.getByTestId('status-line').evaluate((element) => [element, ...element.querySelectorAll('summary, summary > span')].some((part) => part.scrollWidth > part.clientWidth + 1));
+      const clipped = await page
+        .getByTestId('status-line')
+        .evaluate((element) =>
+          [element, ...element.querySelectorAll('summary, summary > span')].some(
+            (part) => part.scrollWidth > part.clientWidth + 1,
+          ),
+        );
       expect(clipped, `status line clipped at ${name}`).toBe(false);
       // No chart is cut in half by the foot of the screen or of the charts' own scrolling region: each is in view
       // whole or not at all. Where two rows do not fit (under 1600 px wide), the region scrolls, and says so.
       const grid = page.locator('.charts .chart-grid');
       const region = await grid.evaluate((element) => {
         const box = element.getBoundingClientRect();
-        return { top: Math.max(box.top, 0), bottom: Math.min(box.bottom, innerHeight), scrolls: element.scrollHeight > element.clientHeight + 1 };
+        return {
+          top: Math.max(box.top, 0),
+          bottom: Math.min(box.bottom, innerHeight),
+          scrolls: element.scrollHeight > element.clientHeight + 1,
+        };
       });
       const shown: string[] = [];
       for (const chart of await grid.locator('.chart').all()) {
         const b = await chart.boundingBox();
         if (!b) throw new Error('a chart has no box');
         const visible = Math.max(0, Math.min(b.y + b.height, region.bottom) - Math.max(b.y, region.top));
-        expect(visible === 0 || visible >= b.height - 1, `${await chart.getAttribute('data-chart')} at ${name}: ${visible} of ${b.height} px in view`).toBe(true);
+        expect(
+          visible === 0 || visible >= b.height - 1,
+          `${await chart.getAttribute('data-chart')} at ${name}: ${visible} of ${b.height} px in view`,
+        ).toBe(true);
         if (visible > 0) shown.push((await chart.getAttribute('data-chart')) ?? '');
       }
       expect(region.scrolls, `charts scroll at ${name}`).toBe(viewport.width < 1600);
       await expect(page.locator('.chart-scroll-hint').isVisible()).resolves.toBe(region.scrolls);
       if (!region.scrolls) expect(shown).toHaveLength(5);
-      const bottoms = await page.evaluate(() => ['.stream', '.counters', '.charts', '[data-testid="status-line"]'].map((selector) => `${selector} ${Math.round(innerHeight - (document.querySelector(selector)?.getBoundingClientRect().bottom ?? NaN))} px`));
+      const bottoms = await page.evaluate(() =>
+        ['.stream', '.counters', '.charts', '[data-testid="status-line"]'].map(
+          (selector) =>
+            `${selector} ${Math.round(innerHeight - (document.querySelector(selector)?.getBoundingClientRect().bottom ?? NaN))} px`,
+        ),
+      );
       await annotate(`${name}: ${shown.join(', ')} in view; margin to the foot: ${bottoms.join(', ')}`);
       for (const selector of LARGE_TYPE) {
-        const size = await page.locator(selector).first().evaluate((element) => parseFloat(getComputedStyle(element).fontSize));
+        const size = await page
+          .locator(selector)
+          .first()
+          .evaluate((element) => parseFloat(getComputedStyle(element).fontSize));
         expect(size, `${selector} at ${name}`).toBeGreaterThanOrEqual(18);
       }
       expect(await axeProblems(page), name).toEqual([]);
@@ -339,11 +459,21 @@ describe('a lecture, in the built app', () => {
     // A long output (62 tokens in 23 steps): a run of ~20 tokens takes ~0.1 s of engine time, mostly noise.
     await page.getByRole('button', { name: 'Reset' }).click();
     await page.locator('#preset').selectOption('order');
-    await page.locator('#prompt').fill('Text: Order B-42: three X-100 cables, two H-20 hubs, one K-7 keyboard and four M-3 mice, 88.00 in all.\nJSON: ');
+    await page
+      .locator('#prompt')
+      .fill(
+        'Text: Order B-42: three X-100 cables, two H-20 hubs, one K-7 keyboard and four M-3 mice, 88.00 in all.\nJSON: ',
+      );
     const finished = async () => {
-      await page.getByTestId('run-status').filter({ hasText: /^(done|error)$/ }).waitFor({ timeout: 60_000 });
+      await page
+        .getByTestId('run-status')
+        .filter({ hasText: /^(done|error)$/ })
+        .waitFor({ timeout: 60_000 });
       await expect(page.getByTestId('run-status').textContent()).resolves.toBe('done');
-      return { tokensPerSecond: Number(await page.getByTestId('verdict').getAttribute('data-tokens-per-second')), text: await page.getByTestId('token-stream').getAttribute('data-text') };
+      return {
+        tokensPerSecond: Number(await page.getByTestId('verdict').getAttribute('data-tokens-per-second')),
+        text: await page.getByTestId('token-stream').getAttribute('data-text'),
+      };
     };
     const straight = async () => {
       await page.getByRole('button', { name: 'Run', exact: true }).click();
@@ -369,12 +499,17 @@ describe('a lecture, in the built app', () => {
       return speed('stepped') / speed('straight');
     });
     const ratio = median(pairRatios);
-    const figures = (kind: string) => runs.filter((run) => run.kind === kind).map((run) => run.tokensPerSecond.toFixed(1)).join(', ');
-    console.log(`tokens/s: straight ${figures('straight')}; Step ×3, ${PRESENTER_PAUSE_MS} ms pause, Resume ${figures('stepped')}; pair ratios ${pairRatios.map((r) => r.toFixed(2)).join(', ')}, median ${ratio.toFixed(2)}`);
+    const figures = (kind: string) =>
+      runs
+        .filter((run) => run.kind === kind)
+        .map((run) => run.tokensPerSecond.toFixed(1))
+        .join(', ');
+    console.log(
+      `tokens/s: straight ${figures('straight')}; Step ×3, ${PRESENTER_PAUSE_MS} ms pause, Resume ${figures('stepped')}; pair ratios ${pairRatios.map((r) => r.toFixed(2)).join(', ')}, median ${ratio.toFixed(2)}`,
+    );
     for (const run of runs) expect(run.text).toBe(warmUp.text);
     expect(ratio).toBeGreaterThanOrEqual(0.8);
     expect(ratio).toBeLessThanOrEqual(1.25);
     expect(suite.problems).toEqual([]);
   }, 60_000);
-
 });

@@ -19,7 +19,9 @@ async function breakHistoryPanel(page: Page): Promise<void> {
   // A click, not check(): the box is gone once the panel has failed.
   await boxes.nth(1).click();
   await expect(failed(page).getAttribute('data-panel')).resolves.toBe('run history');
-  await expect(failed(page).textContent()).resolves.toMatch(/^The run history panel failed: Cannot read properties of undefined \(reading '\w+'\)\. The rest of the page still works\./);
+  await expect(failed(page).textContent()).resolves.toMatch(
+    /^The run history panel failed: Cannot read properties of undefined \(reading '\w+'\)\. The rest of the page still works\./,
+  );
 }
 
 /** Presses one of the failed panel's buttons: the panel is back, and the store was asked what the button says. */
@@ -44,7 +46,16 @@ describe('a panel that fails while rendering', () => {
     // The rest of the page: every other panel is there, and one still works (a scrape read and drawn).
     await expect(failed(page).count()).resolves.toBe(1);
     await expect(page.getByTestId('sweep').count()).resolves.toBe(1);
-    await page.locator('#vllm-after').fill(['vllm:spec_decode_num_drafts_total{engine="0"} 10', 'vllm:spec_decode_num_draft_tokens_total{engine="0"} 30', 'vllm:spec_decode_num_accepted_tokens_total{engine="0"} 12', ''].join('\n'));
+    await page
+      .locator('#vllm-after')
+      .fill(
+        [
+          'vllm:spec_decode_num_drafts_total{engine="0"} 10',
+          'vllm:spec_decode_num_draft_tokens_total{engine="0"} 30',
+          'vllm:spec_decode_num_accepted_tokens_total{engine="0"} 12',
+          '',
+        ].join('\n'),
+      );
     await page.getByRole('button', { name: 'Read metrics' }).click();
     await page.getByTestId('vllm-source').waitFor();
     await expect(page.getByTestId('vllm-error').count()).resolves.toBe(0);
@@ -61,6 +72,11 @@ describe('a panel that fails while rendering', () => {
     await expect(wayOut(page, 'Load the bundled pair')).resolves.toMatchObject({ type: 'load', source: BUNDLED_PAIR });
 
     // The failure is logged with its panel's name; nothing else went wrong on the page.
-    expect(problems.filter((problem) => !/run history panel failed|Cannot read properties of undefined|The above error occurred/.test(problem))).toEqual([]);
+    expect(
+      problems.filter(
+        (problem) =>
+          !/run history panel failed|Cannot read properties of undefined|The above error occurred/.test(problem),
+      ),
+    ).toEqual([]);
   });
 });

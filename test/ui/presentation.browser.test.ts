@@ -21,13 +21,26 @@ async function box(locator: Locator): Promise<Box> {
   return found;
 }
 
-const inside = (b: Box, width: number, height: number) => b.x >= 0 && b.y >= 0 && b.x + b.width <= width + 0.5 && b.y + b.height <= height + 0.5;
+const inside = (b: Box, width: number, height: number) =>
+  b.x >= 0 && b.y >= 0 && b.x + b.width <= width + 0.5 && b.y + b.height <= height + 0.5;
 /** Whether any part of the status line is cut short ("…"), as it was on the header's row. */
-const statusLineClipped = (page: Page) => page.getByTestId('status-line').evaluate((element) => [element, ...element.querySelectorAll('summary, summary > span')].some((part) => part.scrollWidth > part.clientWidth + 1));
-const overlaps = (a: Box, b: Box) => a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
+const statusLineClipped = (page: Page) =>
+  page
+    .getByTestId('status-line')
+    .evaluate((element) =>
+      [element, ...element.querySelectorAll('summary, summary > span')].some(
+        (part) => part.scrollWidth > part.clientWidth + 1,
+      ),
+    );
+const overlaps = (a: Box, b: Box) =>
+  a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
 
 /** Significant digits of a number as printed: "0.0556" has 3, "1,230" has 3, "3.2194507377493253" has 17. */
-const significantDigits = (printed: string) => printed.replace(/[^0-9]/g, '').replace(/^0+/, '').replace(/0+$/, '').length;
+const significantDigits = (printed: string) =>
+  printed
+    .replace(/[^0-9]/g, '')
+    .replace(/^0+/, '')
+    .replace(/0+$/, '').length;
 
 /** Width and height from a PNG's IHDR chunk. */
 function pngSize(bytes: Buffer): { width: number; height: number } {
@@ -43,7 +56,10 @@ async function downloadOf(page: Page, click: () => Promise<void>): Promise<{ nam
 
 async function runToEnd(page: Page): Promise<void> {
   await page.getByRole('button', { name: 'Run', exact: true }).click();
-  await page.getByTestId('run-status').filter({ hasText: /^(done|error)$/ }).waitFor({ timeout: 180_000 });
+  await page
+    .getByTestId('run-status')
+    .filter({ hasText: /^(done|error)$/ })
+    .waitFor({ timeout: 180_000 });
   await expect(page.getByTestId('run-status').textContent()).resolves.toBe('done');
 }
 
@@ -51,7 +67,10 @@ async function runToEnd(page: Page): Promise<void> {
 async function chartsCaughtUp(page: Page): Promise<void> {
   const steps = Number(await page.locator('[data-counter="steps"]').textContent());
   // A flat line has an empty box, which Playwright calls hidden: wait for it to be drawn, not to be visible.
-  await page.locator(`[data-chart="ratios"][data-points="${steps}"] .recharts-line-curve`).first().waitFor({ state: 'attached' });
+  await page
+    .locator(`[data-chart="ratios"][data-points="${steps}"] .recharts-line-curve`)
+    .first()
+    .waitFor({ state: 'attached' });
   await page.locator('[data-chart="histogram"] .recharts-bar-rectangle').first().waitFor({ state: 'attached' });
 }
 
@@ -60,7 +79,9 @@ async function chartsFitTheirCards(page: Page): Promise<void> {
   await page.waitForFunction(() =>
     [...document.querySelectorAll('.chart-plot')].every((plot) => {
       const surface = plot.querySelector('svg.recharts-surface');
-      return surface !== null && Math.abs(surface.getBoundingClientRect().width - plot.getBoundingClientRect().width) < 2;
+      return (
+        surface !== null && Math.abs(surface.getBoundingClientRect().width - plot.getBoundingClientRect().width) < 2
+      );
     }),
   );
 }
@@ -94,7 +115,9 @@ describe('presentation mode, charts and exports in the built app', () => {
       await expect(page.getByRole('region', { name, exact: true }).count(), name).resolves.toBe(1);
     }
     // The one verifier the app does not offer is named as such in its list of methods.
-    await expect(page.getByTestId('method-not-offered').getAttribute('data-method')).resolves.toBe('recursive-rejection');
+    await expect(page.getByTestId('method-not-offered').getAttribute('data-method')).resolves.toBe(
+      'recursive-rejection',
+    );
   });
 
   it('shows where the models and the verifier run on one line, with the reasons on click', async () => {
@@ -133,36 +156,58 @@ describe('presentation mode, charts and exports in the built app', () => {
     await expect(statusLineClipped(page)).resolves.toBe(false);
     const inView: string[] = [];
     for (const chart of CHARTS) {
-      if (inside(await box(page.locator(`[data-chart="${chart}"]`)), viewport.width, viewport.height)) inView.push(chart);
+      if (inside(await box(page.locator(`[data-chart="${chart}"]`)), viewport.width, viewport.height))
+        inView.push(chart);
     }
     expect(inView).toContain('histogram');
-    expect(inView.some((chart) => LINE_CHARTS.includes(chart)), inView.join()).toBe(true);
+    expect(
+      inView.some((chart) => LINE_CHARTS.includes(chart)),
+      inView.join(),
+    ).toBe(true);
     // Large type: the output, the counters' labels and the chart titles are at least 18 px.
     for (const selector of ['.tokens', '.counter-grid dt', '.chart-title', '.verdict', '.slice']) {
-      const size = await page.locator(selector).first().evaluate((element) => parseFloat(getComputedStyle(element).fontSize));
+      const size = await page
+        .locator(selector)
+        .first()
+        .evaluate((element) => parseFloat(getComputedStyle(element).fontSize));
       expect(size, selector).toBeGreaterThanOrEqual(18);
     }
   });
 
-  it('in presentation mode, every text of the inspector (tree, grid, lists), the tables, the status line and the charts\' axis titles and legends is at least 18 px', async () => {
-    const small = await page.evaluate((selectors) => {
-      const found: string[] = [];
-      for (const selector of selectors) {
-        for (const root of document.querySelectorAll(selector)) {
-          for (const element of [root, ...root.querySelectorAll('*')]) {
-            const text = [...element.childNodes].filter((node) => node.nodeType === Node.TEXT_NODE).map((node) => node.textContent ?? '').join('').trim();
-            if (text === '' || element.getClientRects().length === 0 || element.closest('details:not([open]) > :not(summary)')) continue;
-            // SVG text is drawn at its font size times the drawing's scale.
-            const svg = element instanceof SVGElement ? element.ownerSVGElement : null;
-            const viewBox = svg?.viewBox.baseVal;
-            const scale = svg && viewBox && viewBox.width > 0 ? svg.getBoundingClientRect().width / viewBox.width : 1;
-            const size = parseFloat(getComputedStyle(element).fontSize) * scale;
-            if (size < 17.95) found.push(`${selector}: ${element.tagName.toLowerCase()}.${element.getAttribute('class') ?? ''} "${text.slice(0, 30)}" ${size.toFixed(1)} px`);
+  it("in presentation mode, every text of the inspector (tree, grid, lists), the tables, the status line and the charts' axis titles and legends is at least 18 px", async () => {
+    const small = await page.evaluate(
+      (selectors) => {
+        const found: string[] = [];
+        for (const selector of selectors) {
+          for (const root of document.querySelectorAll(selector)) {
+            for (const element of [root, ...root.querySelectorAll('*')]) {
+              const text = [...element.childNodes]
+                .filter((node) => node.nodeType === Node.TEXT_NODE)
+                .map((node) => node.textContent ?? '')
+                .join('')
+                .trim();
+              if (
+                text === '' ||
+                element.getClientRects().length === 0 ||
+                element.closest('details:not([open]) > :not(summary)')
+              )
+                continue;
+              // SVG text is drawn at its font size times the drawing's scale.
+              const svg = element instanceof SVGElement ? element.ownerSVGElement : null;
+              const viewBox = svg?.viewBox.baseVal;
+              const scale = svg && viewBox && viewBox.width > 0 ? svg.getBoundingClientRect().width / viewBox.width : 1;
+              const size = parseFloat(getComputedStyle(element).fontSize) * scale;
+              if (size < 17.95)
+                found.push(
+                  `${selector}: ${element.tagName.toLowerCase()}.${element.getAttribute('class') ?? ''} "${text.slice(0, 30)}" ${size.toFixed(1)} px`,
+                );
+            }
           }
         }
-      }
-      return found;
-    }, ['section.inspector', 'table', '.status-line', '.recharts-label', '.chart-legend']);
+        return found;
+      },
+      ['section.inspector', 'table', '.status-line', '.recharts-label', '.chart-legend'],
+    );
     expect(small).toEqual([]);
   });
 
@@ -236,8 +281,10 @@ describe('presentation mode, charts and exports in the built app', () => {
     expect(text).toContain(title);
     // The chart itself: its grid, axes, ticks and marks, not one legend icon.
     expect(text.match(/<[a-z]/g)?.length ?? 0).toBeGreaterThan(60);
-    for (const axisTitle of await figure.locator('.recharts-label').allTextContents()) expect(text).toContain(axisTitle);
-    for (const legendEntry of await figure.locator('.chart-legend li').allTextContents()) expect(text).toContain(legendEntry);
+    for (const axisTitle of await figure.locator('.recharts-label').allTextContents())
+      expect(text).toContain(axisTitle);
+    for (const legendEntry of await figure.locator('.chart-legend li').allTextContents())
+      expect(text).toContain(legendEntry);
     const png = await downloadOf(page, () => figure.getByRole('button', { name: /export PNG/ }).click());
     const onScreen = await box(figure.locator('svg.recharts-surface').first());
     const size = pngSize(png.bytes);
@@ -282,8 +329,15 @@ describe('presentation mode, charts and exports in the built app', () => {
     const path = (await qr.locator('path').getAttribute('d')) ?? '';
     const dark = (row: number, col: number) => path.includes(`M${col + 4} ${row + 4}h1v1h-1z`);
     // Each finder pattern: a dark 7 × 7 ring, a light ring inside it, a dark 3 × 3 centre.
-    for (const [top, left] of [[0, 0], [0, modules - 7], [modules - 7, 0]] as const) {
-      expect([dark(top, left), dark(top + 6, left + 6), dark(top + 1, left + 1), dark(top + 3, left + 3)], `finder at ${top}, ${left}`).toEqual([true, true, false, true]);
+    for (const [top, left] of [
+      [0, 0],
+      [0, modules - 7],
+      [modules - 7, 0],
+    ] as const) {
+      expect(
+        [dark(top, left), dark(top + 6, left + 6), dark(top + 1, left + 1), dark(top + 3, left + 3)],
+        `finder at ${top}, ${left}`,
+      ).toEqual([true, true, false, true]);
     }
     await expect(axeProblems(page)).resolves.toEqual([]);
     // The light projector theme: axe's contrast rules hold there too, and the share link names it.
@@ -310,7 +364,10 @@ describe('presentation mode, charts and exports in the built app', () => {
     const invalidated = Number(await page.locator('[data-counter="I"]').textContent());
     expect(invalidated).toBeGreaterThan(0);
     const stream = page.getByTestId('token-stream');
-    await page.waitForFunction((count) => document.querySelectorAll('[data-testid="token-stream"] .token.invalid').length === count, invalidated);
+    await page.waitForFunction(
+      (count) => document.querySelectorAll('[data-testid="token-stream"] .token.invalid').length === count,
+      invalidated,
+    );
     const unchosen = stream.locator('.invalid-draft.unchosen');
     expect(await unchosen.count()).toBeGreaterThan(0);
     await expect(unchosen.first().locator('.invalid-label').textContent()).resolves.toMatch(/^draft \d+, not chosen:$/);
@@ -318,7 +375,10 @@ describe('presentation mode, charts and exports in the built app', () => {
     const group = stream.locator('.step-group', { has: page.locator('.invalid-draft.unchosen') }).first();
     const stepIndex = Number(await group.getAttribute('data-step'));
     await group.locator('.token:not(.invalid)').first().click();
-    await page.getByTestId('inspector').filter({ hasText: `Step ${stepIndex + 1} of` }).waitFor();
+    await page
+      .getByTestId('inspector')
+      .filter({ hasText: `Step ${stepIndex + 1} of` })
+      .waitFor();
     const rows = page.locator('.draft-grid tbody tr');
     await expect(rows.count()).resolves.toBe(4);
     for (let k = 0; k < 4; k++) {
@@ -339,7 +399,9 @@ describe('presentation mode, charts and exports in the built app', () => {
     await page.locator('#L').fill('6');
     await page.locator('#L').press('Tab');
     const notice = page.getByTestId('next-run-notice');
-    await expect(notice.textContent()).resolves.toMatch(/^Changed K, L: applies to the next run\. This run continues with K = 3, L = 4, T = 1\.$/);
+    await expect(notice.textContent()).resolves.toMatch(
+      /^Changed K, L: applies to the next run\. This run continues with K = 3, L = 4, T = 1\.$/,
+    );
     await expect(page.getByTestId('counter-slice').textContent()).resolves.toContain('K = 3 · L = 4');
     await page.getByRole('button', { name: 'Step', exact: true }).click();
     await page.locator('[data-counter="steps"]').filter({ hasText: '2' }).waitFor();

@@ -54,7 +54,10 @@ function recordJobEndings() {
 }
 
 const wideSchema = (properties: number) =>
-  JSON.stringify({ type: 'object', properties: Object.fromEntries(Array.from({ length: properties }, (_, i) => [`field_${i}`, { type: 'integer' }])) });
+  JSON.stringify({
+    type: 'object',
+    properties: Object.fromEntries(Array.from({ length: properties }, (_, i) => [`field_${i}`, { type: 'integer' }])),
+  });
 
 describe('the built app under hostile input', { timeout: 300_000 }, () => {
   let app: BuiltApp;
@@ -76,7 +79,10 @@ describe('the built app under hostile input', { timeout: 300_000 }, () => {
   async function runPresetToEnd(page: Page, preset: string): Promise<void> {
     await page.locator('#preset').selectOption(preset);
     await runButton(page).click();
-    await page.getByTestId('run-status').filter({ hasText: /^(done|error)$/ }).waitFor({ timeout: 180_000 });
+    await page
+      .getByTestId('run-status')
+      .filter({ hasText: /^(done|error)$/ })
+      .waitFor({ timeout: 180_000 });
     await expect(page.getByTestId('verdict').textContent()).resolves.toMatch(/^Schema-valid JSON/);
   }
 
@@ -95,14 +101,17 @@ describe('the built app under hostile input', { timeout: 300_000 }, () => {
 
   it('shows real download progress: bytes known from the start, then hash check, session creation (the grammar engine is built after ready)', async () => {
     const page = await openApp();
-    const seen = await page.evaluate(() => (window as unknown as { loadBanner: { phase: string; text: string }[] }).loadBanner);
+    const seen = await page.evaluate(
+      () => (window as unknown as { loadBanner: { phase: string; text: string }[] }).loadBanner,
+    );
     const phases = seen.map((entry) => entry.phase).filter((phase, i, all) => phase !== all[i - 1]);
     for (const phase of ['download', 'hash', 'session']) expect(phases, JSON.stringify(seen)).toContain(phase);
     expect(phases.at(-1)).toBe('session');
     // Sizes come from the manifest before the first byte: never "0.0 / 0.0 MiB", and the model's MiB show at once.
     const downloading = seen.filter((entry) => entry.phase === 'download' && / of /.test(entry.text));
     expect(downloading.length).toBeGreaterThan(0);
-    for (const entry of downloading) expect(entry.text).toMatch(/^Downloading: \d+(\.\d)? (KiB|MiB) of [1-9][\d.]* (KiB|MiB) $/);
+    for (const entry of downloading)
+      expect(entry.text).toMatch(/^Downloading: \d+(\.\d)? (KiB|MiB) of [1-9][\d.]* (KiB|MiB) $/);
     expect(downloading.some((entry) => / of \d+\.\d MiB/.test(entry.text))).toBe(true);
     await page.close();
   });
@@ -122,7 +131,9 @@ describe('the built app under hostile input', { timeout: 300_000 }, () => {
 
     await K.fill('100');
     await K.press('Tab');
-    await expect(page.getByTestId('field-error-K').textContent()).resolves.toBe('K drafts must be an integer from 1 to 8; got 100');
+    await expect(page.getByTestId('field-error-K').textContent()).resolves.toBe(
+      'K drafts must be an integer from 1 to 8; got 100',
+    );
     await expect(K.inputValue()).resolves.toBe('100');
     await expect(runButton(page).isDisabled()).resolves.toBe(true);
     await page.screenshot({ path: `${SCREENSHOTS}/reliability-k-out-of-range.png` });
@@ -140,21 +151,34 @@ describe('the built app under hostile input', { timeout: 300_000 }, () => {
     await page.close();
   });
 
-  it.each(['0', '2.5', '1e9'])('a share link with L = %s loads with L marked, Run disabled, nothing thrown', async (L) => {
-    const page = await openApp(`#run?method=spectr-gbv&K=3&L=${L}&t=1&seed=1&max=32&drafting=validate&preset=person&prompt=Text%3A+x%0AJSON%3A+`, false);
-    await expect(page.getByTestId('field-error-L').textContent()).resolves.toMatch(new RegExp(`^the link's L: L draft length must be an integer from 1 to 8; got ${L === '1e9' ? '1000000000' : L}$`));
-    await expect(page.locator('#L').inputValue()).resolves.toBe(L);
-    await expect(page.locator('#L').getAttribute('aria-invalid')).resolves.toBe('true');
-    await expect(runButton(page).isDisabled()).resolves.toBe(true);
-    await page.close();
-  });
+  it.each(['0', '2.5', '1e9'])(
+    'a share link with L = %s loads with L marked, Run disabled, nothing thrown',
+    async (L) => {
+      const page = await openApp(
+        `#run?method=spectr-gbv&K=3&L=${L}&t=1&seed=1&max=32&drafting=validate&preset=person&prompt=Text%3A+x%0AJSON%3A+`,
+        false,
+      );
+      await expect(page.getByTestId('field-error-L').textContent()).resolves.toMatch(
+        new RegExp(
+          `^the link's L: L draft length must be an integer from 1 to 8; got ${L === '1e9' ? '1000000000' : L}$`,
+        ),
+      );
+      await expect(page.locator('#L').inputValue()).resolves.toBe(L);
+      await expect(page.locator('#L').getAttribute('aria-invalid')).resolves.toBe('true');
+      await expect(runButton(page).isDisabled()).resolves.toBe(true);
+      await page.close();
+    },
+  );
 
   it('a race started while a stepped run is paused cancels that run cleanly; Reset stops the race and a Run then completes', async () => {
     const page = await openApp();
     const scorecard = page.locator('dd').filter({ hasText: /\(truncated \d+, dead ends \d+\)$/ });
     await page.locator('#preset').selectOption('order');
     await page.getByRole('button', { name: 'Step', exact: true }).click();
-    await page.getByTestId('run-status').filter({ hasText: /^paused$/ }).waitFor({ timeout: 60_000 });
+    await page
+      .getByTestId('run-status')
+      .filter({ hasText: /^paused$/ })
+      .waitFor({ timeout: 60_000 });
     const stepsShown = page.getByTestId('token-stream').locator('.step-group');
     await stepsShown.first().waitFor({ timeout: 120_000 });
     const before = await scorecard.textContent();
@@ -183,67 +207,93 @@ describe('the built app under hostile input', { timeout: 300_000 }, () => {
     await page.locator('#draft-url').fill('my models');
     await page.locator('#target-url').fill('https://example.com/target/');
     await page.getByRole('button', { name: 'Load custom pair' }).click();
-    await expect(page.getByTestId('url-error').textContent()).resolves.toMatch(/^Draft URL: "my models" is not a URL: give the full address of a model directory/);
+    await expect(page.getByTestId('url-error').textContent()).resolves.toMatch(
+      /^Draft URL: "my models" is not a URL: give the full address of a model directory/,
+    );
     await expect(page.getByTestId('provider').isVisible()).resolves.toBe(true);
     await page.close();
   });
 
-  it.concurrent('a plain http:// pair on another origin is refused in the worker, naming the Content-Security-Policy; the header reaches the worker script', async () => {
-    const page = await openApp();
-    const workerUrl = await page.evaluate(() => performance.getEntriesByType('resource').map((entry) => entry.name).find((name) => /worker[^/]*\.js$/.test(name)));
-    expect(workerUrl).toBeDefined();
-    const response = await fetch(workerUrl as string);
-    expect(response.headers.get('content-security-policy')).toBe(CONTENT_SECURITY_POLICY);
-    const elsewhere = app.url.replace('127.0.0.1', 'localhost');
-    await page.locator('#draft-url').fill(`${elsewhere}models/speclab-draft/`);
-    await page.locator('#target-url').fill(`${elsewhere}models/speclab-target/`);
-    await page.getByRole('button', { name: 'Load custom pair' }).click();
-    await expect(page.getByTestId('load-error').textContent({ timeout: 30_000 })).resolves.toMatch(/is blocked by the app's Content-Security-Policy \(connect-src 'self' https:\): serve the models over https:\/\/ or from this app's own origin/);
-    await expect(page.getByTestId('recovery-hint').isVisible()).resolves.toBe(true);
-    await page.close();
-  });
+  it.concurrent(
+    'a plain http:// pair on another origin is refused in the worker, naming the Content-Security-Policy; the header reaches the worker script',
+    async () => {
+      const page = await openApp();
+      const workerUrl = await page.evaluate(() =>
+        performance
+          .getEntriesByType('resource')
+          .map((entry) => entry.name)
+          .find((name) => /worker[^/]*\.js$/.test(name)),
+      );
+      expect(workerUrl).toBeDefined();
+      const response = await fetch(workerUrl as string);
+      expect(response.headers.get('content-security-policy')).toBe(CONTENT_SECURITY_POLICY);
+      const elsewhere = app.url.replace('127.0.0.1', 'localhost');
+      await page.locator('#draft-url').fill(`${elsewhere}models/speclab-draft/`);
+      await page.locator('#target-url').fill(`${elsewhere}models/speclab-target/`);
+      await page.getByRole('button', { name: 'Load custom pair' }).click();
+      await expect(page.getByTestId('load-error').textContent({ timeout: 30_000 })).resolves.toMatch(
+        /is blocked by the app's Content-Security-Policy \(connect-src 'self' https:\): serve the models over https:\/\/ or from this app's own origin/,
+      );
+      await expect(page.getByTestId('recovery-hint').isVisible()).resolves.toBe(true);
+      await page.close();
+    },
+  );
 
-  it.concurrent('a model server that never answers is reported within 30 s with Retry and the way back; the bundled pair then runs', async () => {
-    const page = await openApp();
-    await page.locator('#draft-url').fill(`${app.url}hang/draft/`);
-    await page.locator('#target-url').fill(`${app.url}hang/target/`);
-    await page.getByRole('button', { name: 'Load custom pair' }).click();
-    await expect(page.getByTestId('load-progress').textContent()).resolves.toMatch(/^(Connecting to|Downloading)/);
-    const error = page.getByTestId('load-error');
-    await error.waitFor({ timeout: 30_000 });
-    await expect(error.textContent()).resolves.toMatch(/the server at http:\/\/127\.0\.0\.1:\d+ did not respond within 15 s/);
-    await expect(page.getByRole('button', { name: 'Retry' }).isVisible()).resolves.toBe(true);
-    await expect(page.getByTestId('recovery-hint').textContent()).resolves.toMatch(/bundled pair is always available/);
-    await page.screenshot({ path: `${SCREENSHOTS}/reliability-server-silent.png` });
-    await page.getByRole('button', { name: 'Load the bundled pair' }).click();
-    await page.getByTestId('provider').waitFor({ timeout: 120_000 });
-    await runPresetToEnd(page, 'sentiment');
+  it.concurrent(
+    'a model server that never answers is reported within 30 s with Retry and the way back; the bundled pair then runs',
+    async () => {
+      const page = await openApp();
+      await page.locator('#draft-url').fill(`${app.url}hang/draft/`);
+      await page.locator('#target-url').fill(`${app.url}hang/target/`);
+      await page.getByRole('button', { name: 'Load custom pair' }).click();
+      await expect(page.getByTestId('load-progress').textContent()).resolves.toMatch(/^(Connecting to|Downloading)/);
+      const error = page.getByTestId('load-error');
+      await error.waitFor({ timeout: 30_000 });
+      await expect(error.textContent()).resolves.toMatch(
+        /the server at http:\/\/127\.0\.0\.1:\d+ did not respond within 15 s/,
+      );
+      await expect(page.getByRole('button', { name: 'Retry' }).isVisible()).resolves.toBe(true);
+      await expect(page.getByTestId('recovery-hint').textContent()).resolves.toMatch(
+        /bundled pair is always available/,
+      );
+      await page.screenshot({ path: `${SCREENSHOTS}/reliability-server-silent.png` });
+      await page.getByRole('button', { name: 'Load the bundled pair' }).click();
+      await page.getByTestId('provider').waitFor({ timeout: 120_000 });
+      await runPresetToEnd(page, 'sentiment');
 
-    // A load can be cancelled while it waits, and the bundled pair comes back.
-    await page.locator('#draft-url').fill(`${app.url}hang/draft/`);
-    await page.locator('#target-url').fill(`${app.url}hang/target/`);
-    await page.getByRole('button', { name: 'Load custom pair' }).click();
-    await page.getByRole('button', { name: /^Cancel/ }).click();
-    await page.getByTestId('provider').waitFor({ timeout: 120_000 });
-    await expect(page.locator('#model-pair').inputValue()).resolves.toBe('0');
-    await page.close();
-  });
+      // A load can be cancelled while it waits, and the bundled pair comes back.
+      await page.locator('#draft-url').fill(`${app.url}hang/draft/`);
+      await page.locator('#target-url').fill(`${app.url}hang/target/`);
+      await page.getByRole('button', { name: 'Load custom pair' }).click();
+      await page.getByRole('button', { name: /^Cancel/ }).click();
+      await page.getByTestId('provider').waitFor({ timeout: 120_000 });
+      await expect(page.locator('#model-pair').inputValue()).resolves.toBe('0');
+      await page.close();
+    },
+  );
 
-  it.concurrent('a 10,000-property schema: stopped at the 10 s budget with its size named, abandoned at once by Reset, and a preset run then completes', async () => {
-    const page = await openApp();
-    await page.locator('#preset').selectOption('custom');
-    await page.locator('#schema').fill(wideSchema(10_000));
-    await runButton(page).click();
-    await expect(page.getByTestId('compiling').textContent({ timeout: 30_000 })).resolves.toMatch(/Compiling the schema \(10,000 properties\)/);
-    await expect(page.getByTestId('run-error').textContent({ timeout: 40_000 })).resolves.toMatch(/^this schema has 10,000 properties; compiling it took more than 10 s and was stopped/);
-    await page.getByTestId('provider').waitFor({ timeout: 120_000 });
+  it.concurrent(
+    'a 10,000-property schema: stopped at the 10 s budget with its size named, abandoned at once by Reset, and a preset run then completes',
+    async () => {
+      const page = await openApp();
+      await page.locator('#preset').selectOption('custom');
+      await page.locator('#schema').fill(wideSchema(10_000));
+      await runButton(page).click();
+      await expect(page.getByTestId('compiling').textContent({ timeout: 30_000 })).resolves.toMatch(
+        /Compiling the schema \(10,000 properties\)/,
+      );
+      await expect(page.getByTestId('run-error').textContent({ timeout: 40_000 })).resolves.toMatch(
+        /^this schema has 10,000 properties; compiling it took more than 10 s and was stopped/,
+      );
+      await page.getByTestId('provider').waitFor({ timeout: 120_000 });
 
-    await runButton(page).click();
-    await page.getByTestId('compiling').waitFor({ timeout: 30_000 });
-    await page.getByRole('button', { name: 'Reset', exact: true }).click();
-    await expect(page.getByTestId('compiling').count()).resolves.toBe(0);
-    await page.getByTestId('provider').waitFor({ timeout: 120_000 });
-    await runPresetToEnd(page, 'person');
-    await page.close();
-  });
+      await runButton(page).click();
+      await page.getByTestId('compiling').waitFor({ timeout: 30_000 });
+      await page.getByRole('button', { name: 'Reset', exact: true }).click();
+      await expect(page.getByTestId('compiling').count()).resolves.toBe(0);
+      await page.getByTestId('provider').waitFor({ timeout: 120_000 });
+      await runPresetToEnd(page, 'person');
+      await page.close();
+    },
+  );
 });

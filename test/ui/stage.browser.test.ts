@@ -18,8 +18,17 @@ const TALK = JSON.stringify({
   title: 'three scenes',
   scenes: [
     { caption: 'The target alone.', run: { preset: 'sentiment', method: 'ar', seed: 5, max: 12 }, view: 'output' },
-    { caption: 'One draft, two steps, then three.', run: { preset: 'person', method: 'tokenwise', K: 1, L: 4, seed: 5, max: 48 }, stop: [2, 3], view: 'inspector' },
-    { caption: 'Three drafts to the end.', run: { preset: 'sentiment', method: 'spectr-gbv', K: 3, L: 4, seed: 5, max: 24 }, view: 'chart-histogram' },
+    {
+      caption: 'One draft, two steps, then three.',
+      run: { preset: 'person', method: 'tokenwise', K: 1, L: 4, seed: 5, max: 48 },
+      stop: [2, 3],
+      view: 'inspector',
+    },
+    {
+      caption: 'Three drafts to the end.',
+      run: { preset: 'sentiment', method: 'spectr-gbv', K: 3, L: 4, seed: 5, max: 24 },
+      view: 'chart-histogram',
+    },
   ],
 });
 const BAD_TALK = JSON.stringify({ format: 'speclab-talk', version: 1, scenes: [{ run: { K: 99 } }] });
@@ -59,12 +68,17 @@ async function serveSlide(html: string): Promise<{ origin: string; close: () => 
   await new Promise<void>((resolve) => server.listen(0, 'localhost', resolve));
   const address = server.address();
   if (address === null || typeof address === 'string') throw new Error('the slide server has no port');
-  return { origin: `http://localhost:${address.port}`, close: () => new Promise((resolve) => server.close(() => resolve())) };
+  return {
+    origin: `http://localhost:${address.port}`,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
 }
 
 /** The reveal.js example of docs/presenting.md#embeds, as written there, for SpecLab at `app`. */
 function revealExample(app: string): string {
-  const src = /<iframe data-src="https:\/\/speclab\.example\/(embed\.html\?view=tree[^"]*)"/.exec(readFileSync('docs/presenting.md', 'utf8'))?.[1];
+  const src = /<iframe data-src="https:\/\/speclab\.example\/(embed\.html\?view=tree[^"]*)"/.exec(
+    readFileSync('docs/presenting.md', 'utf8'),
+  )?.[1];
   if (!src) throw new Error('docs/presenting.md has no reveal.js example of embed.html?view=tree');
   return `${app}${src.replaceAll('&amp;', '&')}`;
 }
@@ -81,11 +95,17 @@ const offlineServerPlugin: Plugin = {
   configurePreviewServer(server) {
     server.middlewares.use((request, response, next) => {
       const path = (request.url ?? '').split('?')[0] ?? '';
-      if (offlineServer.portalOnce.delete(path)) return void response.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>Venue Wi-Fi</title><h1>Accept the terms to continue</h1>');
-      if (path === '/talks/introduction.json' && offlineServer.editedTalk !== null) return void response.writeHead(200, { 'content-type': 'application/json' }).end(offlineServer.editedTalk);
+      if (offlineServer.portalOnce.delete(path))
+        return void response
+          .writeHead(200, { 'content-type': 'text/html' })
+          .end('<!doctype html><title>Venue Wi-Fi</title><h1>Accept the terms to continue</h1>');
+      if (path === '/talks/introduction.json' && offlineServer.editedTalk !== null)
+        return void response.writeHead(200, { 'content-type': 'application/json' }).end(offlineServer.editedTalk);
       if (path === '/sw.js' && offlineServer.newBuild) {
         const script = readFileSync(resolve(server.config.root, server.config.build.outDir, 'sw.js'), 'utf8');
-        return void response.writeHead(200, { 'content-type': 'text/javascript' }).end(script.replace(/"version":"[0-9a-f]+"/, '"version":"0000000000000000"'));
+        return void response
+          .writeHead(200, { 'content-type': 'text/javascript' })
+          .end(script.replace(/"version":"[0-9a-f]+"/, '"version":"0000000000000000"'));
       }
       next();
     });
@@ -96,11 +116,23 @@ const status = (page: Page) => page.getByTestId('run-status');
 const tokens = (page: Page) => page.getByTestId('token-stream').first().getAttribute('data-text');
 
 /** The scene on screen: its counter and caption, and the run stopped where the scene says. */
-async function expectScene(page: Page, scene: number, caption: string, stopped: 'done' | 'paused', steps?: number): Promise<void> {
+async function expectScene(
+  page: Page,
+  scene: number,
+  caption: string,
+  stopped: 'done' | 'paused',
+  steps?: number,
+): Promise<void> {
   await expect(page.getByTestId('talk-counter').textContent()).resolves.toBe(`scene ${scene} / 3`);
   await expect(page.getByTestId('talk-caption').textContent()).resolves.toBe(caption);
-  await status(page).filter({ hasText: new RegExp(`^${stopped}$`) }).waitFor({ timeout: 120_000 });
-  if (steps !== undefined) await page.locator(`[data-counter="steps"]`).filter({ hasText: new RegExp(`^${steps}$`) }).waitFor({ timeout: 60_000 });
+  await status(page)
+    .filter({ hasText: new RegExp(`^${stopped}$`) })
+    .waitFor({ timeout: 120_000 });
+  if (steps !== undefined)
+    await page
+      .locator(`[data-counter="steps"]`)
+      .filter({ hasText: new RegExp(`^${steps}$`) })
+      .waitFor({ timeout: 60_000 });
 }
 
 describe('on stage: offline after one visit, a talk driven by a clicker, one view in a frame', () => {
@@ -129,14 +161,16 @@ describe('on stage: offline after one visit, a talk driven by a clicker, one vie
     await page.getByTestId('status-line').waitFor({ timeout: 120_000 });
     await page.locator('#max-tokens').fill('16');
     await page.getByRole('button', { name: 'Run', exact: true }).click();
-    await status(page).filter({ hasText: /^(done|error)$/ }).waitFor({ timeout: 120_000 });
+    await status(page)
+      .filter({ hasText: /^(done|error)$/ })
+      .waitFor({ timeout: 120_000 });
     await expect(status(page).textContent()).resolves.toBe('done');
     expect((await tokens(page))?.length).toBeGreaterThan(0);
     expect(problems).toEqual([]);
     await context.close();
   });
 
-  it('the offline cache heals: a captive portal\'s page for a manifest is never kept, an edited talk shows after one reload, Clear offline data says what it cleared, a new build drops old runtime caches', async () => {
+  it("the offline cache heals: a captive portal's page for a manifest is never kept, an edited talk shows after one reload, Clear offline data says what it cleared, a new build drops old runtime caches", async () => {
     const context = await browser.newContext({ viewport: { width: 1280, height: 720 } });
     const page = await context.newPage();
     const problems = recordProblems(page);
@@ -151,19 +185,25 @@ describe('on stage: offline after one visit, a talk driven by a clicker, one vie
     // the page is not kept, so Retry (the portal passed) loads the pair and runs.
     offlineServer.portalOnce.add('/models/speclab-target/manifest.json');
     await page.locator('#model-pair').selectOption({ label: BUNDLED_FLOAT_PAIR.label });
-    await expect(page.getByTestId('load-error').textContent({ timeout: 60_000 })).resolves.toMatch(/\/models\/speclab-target\/\S+ is a web page, not a model file/);
+    await expect(page.getByTestId('load-error').textContent({ timeout: 60_000 })).resolves.toMatch(
+      /\/models\/speclab-target\/\S+ is a web page, not a model file/,
+    );
     await page.getByRole('button', { name: 'Retry' }).click();
     await page.getByTestId('provider').filter({ hasText: 'speclab-target' }).waitFor({ timeout: 120_000 });
     await expect(page.getByTestId('provider').textContent()).resolves.not.toMatch(/int8/);
     await page.locator('#max-tokens').fill('16');
     await page.getByRole('button', { name: 'Run', exact: true }).click();
-    await status(page).filter({ hasText: /^(done|error)$/ }).waitFor({ timeout: 120_000 });
+    await status(page)
+      .filter({ hasText: /^(done|error)$/ })
+      .waitFor({ timeout: 120_000 });
     await expect(status(page).textContent()).resolves.toBe('done');
     // What the worker kept for the manifest is the JSON file (kept in the background once checked).
     const keptManifest = () =>
       page.evaluate(async () => {
         for (const name of await caches.keys()) {
-          const hit = await (await caches.open(name)).match(new URL('/models/speclab-target/manifest.json', location.href).href);
+          const hit = await (
+            await caches.open(name)
+          ).match(new URL('/models/speclab-target/manifest.json', location.href).href);
           if (hit) return `${name}: ${hit.headers.get('content-type')}: ${(await hit.text()).slice(0, 1)}`;
         }
         return 'none';
@@ -171,9 +211,14 @@ describe('on stage: offline after one visit, a talk driven by a clicker, one vie
     await expect.poll(keptManifest).toMatch(/^speclab-runtime-[0-9a-f]{16}: application\/json: \{$/);
 
     // The example talk, precached at install, edited on the server: one load shows the new caption.
-    const talk = JSON.parse(readFileSync('public/talks/introduction.json', 'utf8')) as { scenes: { caption: string }[] };
+    const talk = JSON.parse(readFileSync('public/talks/introduction.json', 'utf8')) as {
+      scenes: { caption: string }[];
+    };
     const edited = 'Edited on the server after the app was cached.';
-    offlineServer.editedTalk = JSON.stringify({ ...talk, scenes: talk.scenes.map((scene, i) => (i === 0 ? { ...scene, caption: edited } : scene)) });
+    offlineServer.editedTalk = JSON.stringify({
+      ...talk,
+      scenes: talk.scenes.map((scene, i) => (i === 0 ? { ...scene, caption: edited } : scene)),
+    });
     await page.goto(`${app.url}?talk=talks/introduction.json`);
     await expect(page.getByTestId('talk-caption').textContent({ timeout: 60_000 })).resolves.toBe(edited);
     offlineServer.editedTalk = null;
@@ -185,7 +230,9 @@ describe('on stage: offline after one visit, a talk driven by a clicker, one vie
     await page.getByRole('button', { name: 'Clear offline data' }).click();
     await page.getByTestId('offline-cleared').waitFor();
     await page.screenshot({ path: `${SCREENSHOTS}/offline-cleared-1280x720.png` });
-    await expect(page.getByTestId('offline-cleared').textContent()).resolves.toMatch(/^ Cleared \d+ files \(2\d\.\d MB\) kept offline as they were loaded \(the float32 target, talks, Hub models\); the app and the bundled int8 pair stay cached\.$/);
+    await expect(page.getByTestId('offline-cleared').textContent()).resolves.toMatch(
+      /^ Cleared \d+ files \(2\d\.\d MB\) kept offline as they were loaded \(the float32 target, talks, Hub models\); the app and the bundled int8 pair stay cached\.$/,
+    );
     const before = await page.evaluate(async () => {
       await (await caches.open('speclab-runtime')).put('/old.json', new Response('{}'));
       await (await caches.open('speclab-runtime-ffffffffffffffff')).put('/old.json', new Response('{}'));
@@ -196,10 +243,16 @@ describe('on stage: offline after one visit, a talk driven by a clicker, one vie
     await page.getByRole('button', { name: 'Reload to update' }).click({ timeout: 180_000 });
     await page.getByTestId('provider').waitFor({ timeout: 120_000 });
     // Only the new version's caches are left: its shell, and its runtime cache if it has kept anything yet.
-    await expect.poll(() => page.evaluate(() => caches.keys()).then((names) => names.filter((name) => !name.endsWith('-0000000000000000')))).toEqual([]);
+    await expect
+      .poll(() =>
+        page.evaluate(() => caches.keys()).then((names) => names.filter((name) => !name.endsWith('-0000000000000000'))),
+      )
+      .toEqual([]);
     await expect(page.evaluate(() => caches.has('speclab-shell-0000000000000000'))).resolves.toBe(true);
     expect(before).toEqual(expect.arrayContaining(['speclab-runtime', 'speclab-runtime-ffffffffffffffff']));
-    expect(before.some((name) => name.startsWith('speclab-shell-') && name !== 'speclab-shell-0000000000000000')).toBe(true);
+    expect(before.some((name) => name.startsWith('speclab-shell-') && name !== 'speclab-shell-0000000000000000')).toBe(
+      true,
+    );
     offlineServer.newBuild = false;
     expect(problems).toEqual([]);
     await context.close();
@@ -207,9 +260,19 @@ describe('on stage: offline after one visit, a talk driven by a clicker, one vie
 
   it('PageDown and PageUp step through a three-scene talk, showing the same tokens on a second pass; a step exports as a GIF; a malformed talk is named; ?present=1 opens presentation mode', async () => {
     // No service worker here, so that the page's routes see every request.
-    const context = await browser.newContext({ viewport: { width: 1280, height: 720 }, serviceWorkers: 'block', acceptDownloads: true });
-    await context.route((url) => url.pathname === '/stage-talk.json', (route) => route.fulfill({ contentType: 'application/json', body: TALK }));
-    await context.route((url) => url.pathname === '/bad-talk.json', (route) => route.fulfill({ contentType: 'application/json', body: BAD_TALK }));
+    const context = await browser.newContext({
+      viewport: { width: 1280, height: 720 },
+      serviceWorkers: 'block',
+      acceptDownloads: true,
+    });
+    await context.route(
+      (url) => url.pathname === '/stage-talk.json',
+      (route) => route.fulfill({ contentType: 'application/json', body: TALK }),
+    );
+    await context.route(
+      (url) => url.pathname === '/bad-talk.json',
+      (route) => route.fulfill({ contentType: 'application/json', body: BAD_TALK }),
+    );
     const page = await context.newPage();
     const problems = recordProblems(page);
     await page.goto(`${app.url}?talk=/stage-talk.json`);
@@ -224,7 +287,10 @@ describe('on stage: offline after one visit, a talk driven by a clicker, one vie
     const third = await tokens(page);
     await page.screenshot({ path: `${SCREENSHOTS}/talk-mode-1280x720.png` });
     // "Export this step": the last step's replay as a GIF.
-    const [download] = await Promise.all([page.waitForEvent('download', { timeout: 120_000 }), page.getByTestId('export-step').click()]);
+    const [download] = await Promise.all([
+      page.waitForEvent('download', { timeout: 120_000 }),
+      page.getByTestId('export-step').click(),
+    ]);
     const gif = readFileSync(await download.path());
     writeFileSync(`${SCREENSHOTS}/${download.suggestedFilename()}`, gif);
     const decoded = gifFrames(gif);
@@ -247,7 +313,9 @@ describe('on stage: offline after one visit, a talk driven by a clicker, one vie
     await page.getByTestId('talk-bar').waitFor({ state: 'detached' });
 
     await page.goto(`${app.url}?talk=/bad-talk.json`);
-    await expect(page.getByTestId('talk-error').textContent()).resolves.toMatch(/^This talk file cannot be used: scene 1: the run's K: /);
+    await expect(page.getByTestId('talk-error').textContent()).resolves.toMatch(
+      /^This talk file cannot be used: scene 1: the run's K: /,
+    );
     await page.goto(`${app.url}?present=1`);
     await page.waitForFunction(() => document.documentElement.classList.contains('presentation'));
     expect(problems).toEqual([]);
@@ -255,7 +323,9 @@ describe('on stage: offline after one visit, a talk driven by a clicker, one vie
   });
 
   it('ready before the warm-up is over; introduction.json, stepped with PageDown: every scene places its focus whole in the screen and above the caption bar at 1024 × 768, 1920 × 1080 and 1280 × 720', async () => {
-    const talk = JSON.parse(readFileSync('public/talks/introduction.json', 'utf8')) as { scenes: { stop?: unknown; view: ViewName }[] };
+    const talk = JSON.parse(readFileSync('public/talks/introduction.json', 'utf8')) as {
+      scenes: { stop?: unknown; view: ViewName }[];
+    };
     const context = await browser.newContext({ viewport: { width: 1280, height: 720 }, serviceWorkers: 'block' });
     const page = await context.newPage();
     const problems = recordProblems(page);
@@ -271,8 +341,14 @@ describe('on stage: offline after one visit, a talk driven by a clicker, one vie
     });
     await page.goto(`${app.url}?talk=talks/introduction.json`);
     await page.locator('[data-testid="status-line"][data-warm="true"]').waitFor({ timeout: 120_000 });
-    await expect(page.evaluate(() => (window as unknown as { warmOrder: string[] }).warmOrder)).resolves.toEqual(['false', 'true']);
-    const settled = (scene: number) => page.locator(`[data-testid="talk-bar"][data-scene="${scene}"][data-settled="true"]`).waitFor({ timeout: 300_000 });
+    await expect(page.evaluate(() => (window as unknown as { warmOrder: string[] }).warmOrder)).resolves.toEqual([
+      'false',
+      'true',
+    ]);
+    const settled = (scene: number) =>
+      page
+        .locator(`[data-testid="talk-bar"][data-scene="${scene}"][data-settled="true"]`)
+        .waitFor({ timeout: 300_000 });
     const boxes: string[] = [];
     for (const [index, scene] of talk.scenes.entries()) {
       const stops = Array.isArray(scene.stop) ? scene.stop.length : 1;
@@ -280,45 +356,65 @@ describe('on stage: offline after one visit, a talk driven by a clicker, one vie
         if (index > 0 || stop > 0) await page.keyboard.press('PageDown');
         // A stop of a paused scene is settled once the run is paused at that step count.
         await settled(index + 1);
-        if (Array.isArray(scene.stop)) await page.locator('[data-counter="steps"]').filter({ hasText: new RegExp(`^${String(scene.stop[stop])}$`) }).waitFor({ timeout: 60_000 });
+        if (Array.isArray(scene.stop))
+          await page
+            .locator('[data-counter="steps"]')
+            .filter({ hasText: new RegExp(`^${String(scene.stop[stop])}$`) })
+            .waitFor({ timeout: 60_000 });
         // The step's explanation draws after the run pauses; the talk places the focus again once it has.
         await page.locator(TALK_FOCUS[scene.view]).first().waitFor({ state: 'attached', timeout: 60_000 });
         // One page, resized: the talk places the focus again on every resize.
-        for (const size of [{ width: 1024, height: 768 }, { width: 1920, height: 1080 }, { width: 1280, height: 720 }]) {
+        for (const size of [
+          { width: 1024, height: 768 },
+          { width: 1920, height: 1080 },
+          { width: 1280, height: 720 },
+        ]) {
           await page.setViewportSize(size);
           // Views that draw after the run stops move the focus, and the talk places it again: measured once still.
-          const measure = () => page.evaluate(
-            (selector) =>
-              new Promise<{ focus: DOMRect | null; bar: DOMRect | null; top: number }>((resolve) =>
-                requestAnimationFrame(() =>
-                  requestAnimationFrame(() => {
-                    const runBar = document.querySelector('.run-bar');
-                    resolve({
-                      focus: document.querySelector(selector)?.getBoundingClientRect().toJSON() ?? null,
-                      bar: document.querySelector('[data-testid="talk-bar"]')?.getBoundingClientRect().toJSON() ?? null,
-                      top: runBar && getComputedStyle(runBar).position === 'sticky' ? runBar.getBoundingClientRect().bottom : 0,
-                    });
-                  }),
+          const measure = () =>
+            page.evaluate(
+              (selector) =>
+                new Promise<{ focus: DOMRect | null; bar: DOMRect | null; top: number }>((resolve) =>
+                  requestAnimationFrame(() =>
+                    requestAnimationFrame(() => {
+                      const runBar = document.querySelector('.run-bar');
+                      resolve({
+                        focus: document.querySelector(selector)?.getBoundingClientRect().toJSON() ?? null,
+                        bar:
+                          document.querySelector('[data-testid="talk-bar"]')?.getBoundingClientRect().toJSON() ?? null,
+                        top:
+                          runBar && getComputedStyle(runBar).position === 'sticky'
+                            ? runBar.getBoundingClientRect().bottom
+                            : 0,
+                      });
+                    }),
+                  ),
                 ),
-              ),
-            TALK_FOCUS[scene.view],
-          );
+              TALK_FOCUS[scene.view],
+            );
           let placed = await measure();
-          for (let again = await measure(); JSON.stringify(again) !== JSON.stringify(placed); again = await measure()) placed = again;
+          for (let again = await measure(); JSON.stringify(again) !== JSON.stringify(placed); again = await measure())
+            placed = again;
           const where = `scene ${index + 1}${stops > 1 ? ` stop ${stop + 1}` : ''} (${scene.view}) at ${size.width} × ${size.height}`;
           if (!placed.focus || !placed.bar) throw new Error(`${where}: no focus element or no caption bar`);
-          boxes.push(`${where}: ${Math.round(placed.focus.top)}–${Math.round(placed.focus.bottom)} between ${Math.round(placed.top)} and ${Math.round(placed.bar.top)}`);
+          boxes.push(
+            `${where}: ${Math.round(placed.focus.top)}–${Math.round(placed.focus.bottom)} between ${Math.round(placed.top)} and ${Math.round(placed.bar.top)}`,
+          );
           expect.soft(placed.focus.top, where).toBeGreaterThanOrEqual(placed.top - 0.5);
           expect.soft(placed.focus.bottom, where).toBeLessThanOrEqual(placed.bar.top + 0.5);
           expect.soft(placed.focus.left, where).toBeGreaterThanOrEqual(-0.5);
           expect.soft(placed.focus.right, where).toBeLessThanOrEqual(size.width + 0.5);
         }
-        await page.screenshot({ path: `${SCREENSHOTS}/talk-scene-${index + 1}${stops > 1 ? `-${stop + 1}` : ''}-1280x720.png` });
+        await page.screenshot({
+          path: `${SCREENSHOTS}/talk-scene-${index + 1}${stops > 1 ? `-${stop + 1}` : ''}-1280x720.png`,
+        });
       }
     }
     console.log(boxes.join('\n'));
     // The race scene's caption sits beside the race's own verdict for its method.
-    await expect(page.getByTestId('talk-verdict').textContent()).resolves.toMatch(/^SpecTr-GBV against AR: .*(faster|slower|within noise|too few samples)/);
+    await expect(page.getByTestId('talk-verdict').textContent()).resolves.toMatch(
+      /^SpecTr-GBV against AR: .*(faster|slower|within noise|too few samples)/,
+    );
     const raced = await page.getByTestId('race-speedup').allTextContents();
     // Back and on again: the race scene shows the rows it recorded, at once, and says when they were recorded.
     await page.keyboard.press('PageUp');
@@ -369,12 +465,14 @@ describe('on stage: offline after one visit, a talk driven by a clicker, one vie
       }
       // Projector type in an embed: the tree's tokens and the chart's axis titles and ticks at 18 px or more, as drawn.
       const sizes = await frame.locator('.embed-target').evaluate((target) =>
-        [...target.querySelectorAll('svg text')].filter((text) => (text.textContent ?? '').trim() !== '').map((text) => {
-          const svg = (text as SVGTextElement).ownerSVGElement;
-          const viewBox = svg?.viewBox.baseVal;
-          const scale = svg && viewBox && viewBox.width > 0 ? svg.getBoundingClientRect().width / viewBox.width : 1;
-          return parseFloat(getComputedStyle(text).fontSize) * scale;
-        }),
+        [...target.querySelectorAll('svg text')]
+          .filter((text) => (text.textContent ?? '').trim() !== '')
+          .map((text) => {
+            const svg = (text as SVGTextElement).ownerSVGElement;
+            const viewBox = svg?.viewBox.baseVal;
+            const scale = svg && viewBox && viewBox.width > 0 ? svg.getBoundingClientRect().width / viewBox.width : 1;
+            return parseFloat(getComputedStyle(text).fontSize) * scale;
+          }),
       );
       expect(sizes.length, frameId).toBeGreaterThan(0);
       expect(Math.min(...sizes), frameId).toBeGreaterThanOrEqual(17.95);
@@ -384,18 +482,32 @@ describe('on stage: offline after one visit, a talk driven by a clicker, one vie
     // The docs' example, a short link, runs (its preset fills the keys it leaves out) and shows the step its
     // &step= names, a tree of several prefixes, not the one-node tree of a run's last step.
     const tree = page.frameLocator('#tree');
-    await tree.getByTestId('run-status').filter({ hasText: /^(done|error)$/ }).waitFor({ state: 'attached', timeout: 180_000 });
+    await tree
+      .getByTestId('run-status')
+      .filter({ hasText: /^(done|error)$/ })
+      .waitFor({ state: 'attached', timeout: 180_000 });
     await expect(tree.getByTestId('run-status').textContent()).resolves.toBe('done');
     const shownStep = new URL(revealExample(app.url)).searchParams.get('step');
     expect(shownStep, 'the docs example names its step').not.toBeNull();
-    await expect(tree.locator('label[for="step-scrub"]').textContent()).resolves.toMatch(new RegExp(`^Step ${shownStep} of \\d+`));
-    expect(Number(await tree.locator('[data-testid="draft-tree"] svg').getAttribute('data-prefixes'))).toBeGreaterThanOrEqual(4);
+    await expect(tree.locator('label[for="step-scrub"]').textContent()).resolves.toMatch(
+      new RegExp(`^Step ${shownStep} of \\d+`),
+    );
+    expect(
+      Number(await tree.locator('[data-testid="draft-tree"] svg').getAttribute('data-prefixes')),
+    ).toBeGreaterThanOrEqual(4);
     // The app's own page in that frame was refused: Chromium shows its error page there instead.
     await expect.poll(() => page.frames().some((frame) => frame.url().startsWith('chrome-error:'))).toBe(true);
     const chart = await page.locator('#chart').boundingBox();
     if (!chart) throw new Error('no box');
-    await page.screenshot({ path: `${SCREENSHOTS}/embeds-800x450.png`, clip: { x: 0, y: 0, width: 1000, height: chart.y + chart.height } });
-    expect(problems.filter((problem) => !/Refused to display .* in a frame because it set 'X-Frame-Options' to 'sameorigin'/.test(problem))).toEqual([]);
+    await page.screenshot({
+      path: `${SCREENSHOTS}/embeds-800x450.png`,
+      clip: { x: 0, y: 0, width: 1000, height: chart.y + chart.height },
+    });
+    expect(
+      problems.filter(
+        (problem) => !/Refused to display .* in a frame because it set 'X-Frame-Options' to 'sameorigin'/.test(problem),
+      ),
+    ).toEqual([]);
     await context.close();
     await slide.close();
   });

@@ -29,7 +29,11 @@ async function oneStep(page: Page, method: string, K: number, L: number) {
 
 /** The grid's tokens, draft by draft, as the page shows them. */
 async function gridDrafts(page: Page): Promise<number[][]> {
-  const cells = await page.locator('[data-testid="decision-grid"] td[data-cell]').evaluateAll((tds) => tds.map((td) => ({ where: td.getAttribute('data-cell') ?? '', token: td.getAttribute('data-token') ?? '' })));
+  const cells = await page
+    .locator('[data-testid="decision-grid"] td[data-cell]')
+    .evaluateAll((tds) =>
+      tds.map((td) => ({ where: td.getAttribute('data-cell') ?? '', token: td.getAttribute('data-token') ?? '' })),
+    );
   const drafts: number[][] = [];
   for (const { where, token } of cells) {
     const [k, j] = where.split(',').map(Number) as [number, number];
@@ -52,7 +56,11 @@ describe('the teaching layer, in the built app', () => {
   it('explains one SpecTr-GBV step (K = 3, L = 4): a u line for every examined cell, “not examined” for the others, one tree node per distinct prefix', async () => {
     await oneStep(page, 'spectr-gbv', 3, 4);
     const cells = await page.locator('[data-testid="decision-grid"] td[data-cell]').evaluateAll((tds) =>
-      tds.map((td) => ({ status: td.getAttribute('data-status'), examined: td.querySelector('.decision-line')?.getAttribute('data-examined'), line: td.querySelector('.decision-line')?.textContent ?? '' })),
+      tds.map((td) => ({
+        status: td.getAttribute('data-status'),
+        examined: td.querySelector('.decision-line')?.getAttribute('data-examined'),
+        line: td.querySelector('.decision-line')?.textContent ?? '',
+      })),
     );
     expect(cells.length).toBeGreaterThan(0);
     let examined = 0;
@@ -64,7 +72,9 @@ describe('the teaching layer, in the built app', () => {
     }
     expect(examined).toBeGreaterThan(0);
     // The ordered list holds every decision, and the final token's law is named with its formula.
-    await expect(page.getByTestId('final-line').textContent()).resolves.toMatch(/^Final token: u = \d\.\d{3} → “.*” at position \d+, drawn from (bonus: the target’s next-token distribution|the .*residual)/);
+    await expect(page.getByTestId('final-line').textContent()).resolves.toMatch(
+      /^Final token: u = \d\.\d{3} → “.*” at position \d+, drawn from (bonus: the target’s next-token distribution|the .*residual)/,
+    );
 
     const drafts = await gridDrafts(page);
     expect(drafts).toHaveLength(3);
@@ -86,7 +96,9 @@ describe('the teaching layer, in the built app', () => {
     }
     const phases = seen.filter((phase, i) => phase !== seen[i - 1]);
     expect(phases).toEqual(['drafting', 'grammar', 'scoring', 'verification', 'emission']);
-    await expect(page.getByTestId('step-caption').textContent()).resolves.toMatch(/Emission: .* for one target forward/);
+    await expect(page.getByTestId('step-caption').textContent()).resolves.toMatch(
+      /Emission: .* for one target forward/,
+    );
     // The keyboard walks the same frames, and does not run another engine step.
     await player.focus();
     await page.keyboard.press('Home');
@@ -110,9 +122,16 @@ describe('the teaching layer, in the built app', () => {
   it('saves the tree and the explained grid at 1280×720 and 1920×1080', async () => {
     await page.getByRole('button', { name: 'Show all' }).click();
     // A step with a rejection shows more of the rules than one that accepted everything.
-    for (let steps = 2; steps <= 10 && (await page.locator('[data-testid="decision-grid"] td[data-status="rejected"]').count()) === 0; steps++) {
+    for (
+      let steps = 2;
+      steps <= 10 && (await page.locator('[data-testid="decision-grid"] td[data-status="rejected"]').count()) === 0;
+      steps++
+    ) {
       await page.getByRole('button', { name: 'Step', exact: true }).click();
-      await page.getByTestId('inspector').filter({ hasText: `Step ${steps} of ${steps}` }).waitFor({ timeout: 60_000 });
+      await page
+        .getByTestId('inspector')
+        .filter({ hasText: `Step ${steps} of ${steps}` })
+        .waitFor({ timeout: 60_000 });
     }
     for (const viewport of VIEWPORTS) {
       await page.setViewportSize(viewport);
@@ -121,22 +140,32 @@ describe('the teaching layer, in the built app', () => {
       await page.screenshot({ path: `${SCREENSHOTS}/teaching-inspector-${name}.png` });
       await page.getByTestId('draft-tree').screenshot({ path: `${SCREENSHOTS}/teaching-tree-${name}.png` });
       // The colour legend is readable: no two of its labels overlap.
-      const boxes = await page.getByRole('list', { name: 'Draft tree colours' }).locator('li').evaluateAll((items) =>
-        items.map((item) => {
-          // The extent of the label's text itself, which may overflow a box too narrow for it.
-          const range = document.createRange();
-          range.selectNodeContents(item);
-          return range.getBoundingClientRect().toJSON() as DOMRect;
-        }),
+      const boxes = await page
+        .getByRole('list', { name: 'Draft tree colours' })
+        .locator('li')
+        .evaluateAll((items) =>
+          items.map((item) => {
+            // The extent of the label's text itself, which may overflow a box too narrow for it.
+            const range = document.createRange();
+            range.selectNodeContents(item);
+            return range.getBoundingClientRect().toJSON() as DOMRect;
+          }),
+        );
+      const overlapping = boxes.flatMap((a, i) =>
+        boxes
+          .slice(i + 1)
+          .filter((b) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom)
+          .map(() => i),
       );
-      const overlapping = boxes.flatMap((a, i) => boxes.slice(i + 1).filter((b) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom).map(() => i));
       expect(overlapping, `${name}: legend labels overlap`).toEqual([]);
       await page.getByTestId('decision-grid').screenshot({ path: `${SCREENSHOTS}/teaching-grid-${name}.png` });
     }
     // The largest shape the app allows: K = 8 drafts of L = 8 tokens.
     await oneStep(page, 'spectr', 8, 8);
     const tree = page.getByRole('img', { name: /draft tree/ });
-    const prefixes = new Set((await gridDrafts(page)).flatMap((draft) => draft.map((_, j) => draft.slice(0, j + 1).join(','))));
+    const prefixes = new Set(
+      (await gridDrafts(page)).flatMap((draft) => draft.map((_, j) => draft.slice(0, j + 1).join(','))),
+    );
     await expect(tree.locator('[data-node="prefix"]').count()).resolves.toBe(prefixes.size);
     // Readable: the labels keep at least 12 px on screen.
     const scale = await tree.evaluate((svg) => svg.getBoundingClientRect().width / Number(svg.getAttribute('width')));
@@ -166,10 +195,15 @@ describe('the teaching layer, in the built app', () => {
     await page.getByRole('button', { name: 'How it works', exact: true }).click();
     const panel = page.getByRole('dialog', { name: 'How it works' });
     await panel.waitFor();
-    await expect(page.getByTestId('worked-example-counters').textContent()).resolves.toMatch(/R = 1,000 .* I = 200 .* A = 600.* 80%.* 75%.* 60%/);
+    await expect(page.getByTestId('worked-example-counters').textContent()).resolves.toMatch(
+      /R = 1,000 .* I = 200 .* A = 600.* 80%.* 75%.* 60%/,
+    );
     await panel.getByRole('button', { name: 'Close' }).click();
     await panel.waitFor({ state: 'detached' });
-    await page.getByRole('button', { name: /How it works: Mean acceptance length/ }).first().click();
+    await page
+      .getByRole('button', { name: /How it works: Mean acceptance length/ })
+      .first()
+      .click();
     await expect(panel.locator('section.current h3').textContent()).resolves.toBe('Mean acceptance length');
     await page.screenshot({ path: `${SCREENSHOTS}/teaching-how-it-works-1280x720.png` });
     await panel.getByRole('button', { name: 'Take the tour' }).click();
@@ -188,20 +222,31 @@ describe('the teaching layer, in the built app', () => {
     await page.locator('#drafter').selectOption('model+grammar+lookup');
     await oneStep(page, 'spectr-gbv', 3, 4);
     const tree = page.getByTestId('draft-tree');
-    const bothMarked = async () => (await tree.locator('[data-source="grammar"]').count()) > 0 && (await tree.locator('[data-source="lookup"]').count()) > 0;
+    const bothMarked = async () =>
+      (await tree.locator('[data-source="grammar"]').count()) > 0 &&
+      (await tree.locator('[data-source="lookup"]').count()) > 0;
     for (let steps = 2; steps <= 12 && !(await bothMarked()); steps++) {
       await page.getByRole('button', { name: 'Step', exact: true }).click();
-      await page.getByTestId('inspector').filter({ hasText: `Step ${steps} of ${steps}` }).waitFor({ timeout: 60_000 });
+      await page
+        .getByTestId('inspector')
+        .filter({ hasText: `Step ${steps} of ${steps}` })
+        .waitFor({ timeout: 60_000 });
     }
     expect(await bothMarked()).toBe(true);
     await expect(tree.locator('[data-source="grammar"] text').first().textContent()).resolves.toMatch(/^◆ /);
     await expect(tree.locator('[data-source="lookup"] text').first().textContent()).resolves.toMatch(/^↺ /);
-    await expect(page.getByTestId('source-legend').textContent()).resolves.toMatch(/◆ forced by the schema: q = 1, kept with probability p\(x\).*↺ looked up/);
+    await expect(page.getByTestId('source-legend').textContent()).resolves.toMatch(
+      /◆ forced by the schema: q = 1, kept with probability p\(x\).*↺ looked up/,
+    );
     await tree.screenshot({ path: `${SCREENSHOTS}/teaching-tree-sources-1280x720.png` });
 
     // Beside R, I and A, the part each free source gave; the draft model gave the rest, so the parts never exceed the whole.
     const counters = page.getByTestId('counters');
-    for (const [key, count] of [['R', 'drafted'], ['I', 'invalidated'], ['A', 'accepted']] as const) {
+    for (const [key, count] of [
+      ['R', 'drafted'],
+      ['I', 'invalidated'],
+      ['A', 'accepted'],
+    ] as const) {
       const total = Number(await counters.locator(`[data-counter="${key}"]`).textContent());
       const shares = (await counters.locator(`[data-source-shares="${count}"]`).textContent()) ?? '';
       const match = /^◆ (\d+)↺ (\d+)$/.exec(shares);
@@ -210,7 +255,9 @@ describe('the teaching layer, in the built app', () => {
       expect(forced + lookedUp).toBeLessThanOrEqual(total);
       if (key === 'R') expect(forced * lookedUp).toBeGreaterThan(0);
     }
-    await page.locator('section.counters').screenshot({ path: `${SCREENSHOTS}/teaching-counters-by-source-1280x720.png` });
+    await page
+      .locator('section.counters')
+      .screenshot({ path: `${SCREENSHOTS}/teaching-counters-by-source-1280x720.png` });
     expect(problems).toEqual([]);
   });
 
@@ -222,12 +269,17 @@ describe('the teaching layer, in the built app', () => {
     // The schema forces the order's first keys and punctuation: step until the head drafts somewhere.
     for (let steps = 2; steps <= 12 && (await tree.locator('[data-source="head"]').count()) === 0; steps++) {
       await page.getByRole('button', { name: 'Step', exact: true }).click();
-      await page.getByTestId('inspector').filter({ hasText: `Step ${steps} of ${steps}` }).waitFor({ timeout: 60_000 });
+      await page
+        .getByTestId('inspector')
+        .filter({ hasText: `Step ${steps} of ${steps}` })
+        .waitFor({ timeout: 60_000 });
     }
     await expect(tree.locator('[data-source="head"]').count()).resolves.toBeGreaterThan(0);
     await expect(tree.locator('[data-source="model"]').count()).resolves.toBe(0);
     await expect(tree.locator('[data-source="head"] text').first().textContent()).resolves.toMatch(/^▲ /);
-    await expect(page.getByTestId('source-legend').textContent()).resolves.toContain("▲ sampled from the draft head, which reads the target's own features: q is the head's row");
+    await expect(page.getByTestId('source-legend').textContent()).resolves.toContain(
+      "▲ sampled from the draft head, which reads the target's own features: q is the head's row",
+    );
     await tree.screenshot({ path: `${SCREENSHOTS}/teaching-tree-head-1280x720.png` });
     await page.locator('#drafter').selectOption('model+grammar');
     expect(problems).toEqual([]);

@@ -15,7 +15,13 @@ import { intervalJson } from '../../src/contract/bench';
 import { METHOD_IDS, draftsUsed, type MethodId } from '../../src/core/verify';
 import type { DrafterId } from '../../src/core/draftLaw';
 import type { ScoringPlan, StepRecord, StepTimings } from '../../src/contract/stepRecord';
-import { addScoringTotals, describePositions, positionsPerStep, type PositionsPerStep, type ScoringTotals } from '../../src/contract/runReport';
+import {
+  addScoringTotals,
+  describePositions,
+  positionsPerStep,
+  type PositionsPerStep,
+  type ScoringTotals,
+} from '../../src/contract/runReport';
 import { type SpecEngine } from '../../src/engine/engine';
 import { isBaseline, presetParams, type DecodeMethod } from '../../src/contract/runParams';
 import { MAX_DRAFT_LENGTH } from '../../src/contract/limits';
@@ -39,7 +45,14 @@ export const SPEEDUP_GOALS: readonly { method: MethodId; K: number; L: number; g
 ];
 
 /** Issue 43's goals for the draft head behind the schema: over ar and over ar+jump-forward, medians over presets. */
-export const HEAD_SPEEDUP_GOALS: readonly { method: MethodId; K: number; L: number; drafter: DrafterId; goal: number; overJumpForward: number }[] = [
+export const HEAD_SPEEDUP_GOALS: readonly {
+  method: MethodId;
+  K: number;
+  L: number;
+  drafter: DrafterId;
+  goal: number;
+  overJumpForward: number;
+}[] = [
   { method: 'tokenwise', K: 1, L: 4, drafter: 'head+grammar', goal: 1.8, overJumpForward: 1.25 },
   { method: 'spectr-gbv', K: 3, L: 4, drafter: 'head+grammar', goal: 1.4, overJumpForward: 1.0 },
 ];
@@ -100,7 +113,16 @@ export interface DecodeSteps {
 export const PROFILE_PHASES = ['draft', 'mask', 'target', 'verify', 'kv', 'other', 'prefill', 'setup'] as const;
 export type PhaseProfile = Record<(typeof PROFILE_PHASES)[number], number>;
 
-const zeroProfile = (): PhaseProfile => ({ draft: 0, mask: 0, target: 0, verify: 0, kv: 0, other: 0, prefill: 0, setup: 0 });
+const zeroProfile = (): PhaseProfile => ({
+  draft: 0,
+  mask: 0,
+  target: 0,
+  verify: 0,
+  kv: 0,
+  other: 0,
+  prefill: 0,
+  setup: 0,
+});
 const profileTotal = (profile: PhaseProfile) => PROFILE_PHASES.reduce((sum, phase) => sum + profile[phase], 0);
 /** A step's generation time: every phase but the teaching analyses. */
 const stepMs = (t: StepTimings) => t.draft + t.mask + t.target + t.verify + t.kv + t.overhead;
@@ -139,7 +161,8 @@ export interface BenchConfig {
 }
 
 /** The method column: the method, with its drafter where it is not the draft model alone. */
-export const configLabel = ({ method, drafter }: Pick<BenchConfig, 'method' | 'drafter'>): string => (drafter === 'model' ? method : `${method} (${drafter})`);
+export const configLabel = ({ method, drafter }: Pick<BenchConfig, 'method' | 'drafter'>): string =>
+  drafter === 'model' ? method : `${method} (${drafter})`;
 
 /**
  * The order of each timed round, as indices into the configurations: round r starts where fairSchedule's
@@ -148,13 +171,18 @@ export const configLabel = ({ method, drafter }: Pick<BenchConfig, 'method' | 'd
  */
 export function roundOrders(count: number, rounds: number): number[][] {
   const orders: number[][] = Array.from({ length: rounds }, () => []);
-  for (const run of fairSchedule(Array.from({ length: count }, (_, index) => index), rounds)) if (run.timed) orders[run.round]?.push(run.index);
+  for (const run of fairSchedule(
+    Array.from({ length: count }, (_, index) => index),
+    rounds,
+  ))
+    if (run.timed) orders[run.round]?.push(run.index);
   return orders.map((order, round) => (round % 2 === 1 ? [...order.slice(0, 1), ...order.slice(1).reverse()] : order));
 }
 
 /** Each round's speedup: the configuration's tokens/s over the same round's ar tokens/s. */
 export function roundSpeedups(tokensPerSecond: readonly number[], arTokensPerSecond: readonly number[]): Spread {
-  if (tokensPerSecond.length !== arTokensPerSecond.length) throw new RangeError(`${tokensPerSecond.length} rounds against ar's ${arTokensPerSecond.length}`);
+  if (tokensPerSecond.length !== arTokensPerSecond.length)
+    throw new RangeError(`${tokensPerSecond.length} rounds against ar's ${arTokensPerSecond.length}`);
   return spreadOf(tokensPerSecond.map((rate, round) => rate / (arTokensPerSecond[round] as number)));
 }
 
@@ -182,28 +210,63 @@ interface RoundResult {
  * the profile are means per step over every round. `costRatio` is c = draft forward / target forward
  * (batch 1, sequence 1), measured by the caller, or null where not measured (no ideal speedup then).
  */
-export async function runDecodeBench(engine: SpecEngine, seeds: number, costRatio: number | null, log: (line: string) => void, selection: BenchSelection = {}): Promise<DecodeRow[]> {
-  const { methods = SPECULATIVE, grid = GRID, rounds = DEFAULT_ROUNDS, cpuClock, drafters = ['model'], tokenBudget = 1, maxTokens, warmUpRuns = 1 } = selection;
+export async function runDecodeBench(
+  engine: SpecEngine,
+  seeds: number,
+  costRatio: number | null,
+  log: (line: string) => void,
+  selection: BenchSelection = {},
+): Promise<DecodeRow[]> {
+  const {
+    methods = SPECULATIVE,
+    grid = GRID,
+    rounds = DEFAULT_ROUNDS,
+    cpuClock,
+    drafters = ['model'],
+    tokenBudget = 1,
+    maxTokens,
+    warmUpRuns = 1,
+  } = selection;
   const runLength = maxTokens === undefined ? {} : { maxTokens };
-  const presets = selection.presets === undefined ? SCHEMA_PRESETS : SCHEMA_PRESETS.filter((preset) => selection.presets?.includes(preset.id));
+  const presets =
+    selection.presets === undefined
+      ? SCHEMA_PRESETS
+      : SCHEMA_PRESETS.filter((preset) => selection.presets?.includes(preset.id));
   if (presets.length === 0) throw new RangeError(`no preset among ${JSON.stringify(selection.presets)}`);
-  if (!(Number.isInteger(rounds) && rounds >= 1)) throw new RangeError(`rounds must be a positive integer, got ${rounds}`);
-  if (!(Number.isInteger(tokenBudget) && tokenBudget >= 1)) throw new RangeError(`the token budget must be a positive integer, got ${tokenBudget}`);
+  if (!(Number.isInteger(rounds) && rounds >= 1))
+    throw new RangeError(`rounds must be a positive integer, got ${rounds}`);
+  if (!(Number.isInteger(tokenBudget) && tokenBudget >= 1))
+    throw new RangeError(`the token budget must be a positive integer, got ${tokenBudget}`);
   // A single-draft method at K > 1 would repeat its K = 1 row.
   const configs: BenchConfig[] = [
     { method: 'ar', K: 1, L: 0, drafter: 'model' },
     { method: 'ar+jump-forward', K: 1, L: JUMP_FORWARD_L, drafter: 'model' },
-    ...grid.flatMap(({ K, L }) => methods.filter((method) => draftsUsed(method, K) === K).flatMap((method) => drafters.map((drafter) => ({ method, K, L, drafter })))),
+    ...grid.flatMap(({ K, L }) =>
+      methods
+        .filter((method) => draftsUsed(method, K) === K)
+        .flatMap((method) => drafters.map((drafter) => ({ method, K, L, drafter }))),
+    ),
   ];
   const orders = roundOrders(configs.length, rounds);
   const rows: DecodeRow[] = [];
   // Untimed runs of each method first: kernel compilation and allocator warm-up are not speed.
-  for (let run = 0; run < warmUpRuns; run++) for (const method of ['ar', 'ar+jump-forward', ...methods] as const) await engine.run(presetParams(presets[0] as (typeof SCHEMA_PRESETS)[number], { method, ...runLength }));
+  for (let run = 0; run < warmUpRuns; run++)
+    for (const method of ['ar', 'ar+jump-forward', ...methods] as const)
+      await engine.run(presetParams(presets[0] as (typeof SCHEMA_PRESETS)[number], { method, ...runLength }));
   for (const preset of presets) {
     const measure = async ({ method, K, L, drafter }: BenchConfig): Promise<RoundResult> => {
       const result: RoundResult = {
-        tokens: 0, forwards: 0, ms: 0, valid: 0, counters: emptyCounters(Math.max(L, 1)), scoring: { positions: 0, batchedPositions: 0, treeSteps: 0, batchedSteps: 0 },
-        perStep: { draft: 0, mask: 0, target: 0, verify: 0, kv: 0, overhead: 0, analysis: 0 }, profile: zeroProfile(), cpuMs: 0, fingerprint: '', decode: { steps: 0, tokens: 0, ms: 0, draftMs: 0 },
+        tokens: 0,
+        forwards: 0,
+        ms: 0,
+        valid: 0,
+        counters: emptyCounters(Math.max(L, 1)),
+        scoring: { positions: 0, batchedPositions: 0, treeSteps: 0, batchedSteps: 0 },
+        perStep: { draft: 0, mask: 0, target: 0, verify: 0, kv: 0, overhead: 0, analysis: 0 },
+        profile: zeroProfile(),
+        cpuMs: 0,
+        fingerprint: '',
+        decode: { steps: 0, tokens: 0, ms: 0, draftMs: 0 },
       };
       const { profile, decode } = result;
       let firstStepTokens = 0;
@@ -224,7 +287,10 @@ export async function runDecodeBench(engine: SpecEngine, seeds: number, costRati
       // A run always outputs a token, so the budget ends the loop; the seeds are the same in every round.
       for (let seed = 1; seed <= seeds || result.tokens < tokenBudget; seed++) {
         const cpuStart = cpuClock?.() ?? 0;
-        const report = await engine.run(presetParams(preset, { method, K, L: Math.max(L, 1), seed, temperature: 1, drafter, ...runLength }), profileStep);
+        const report = await engine.run(
+          presetParams(preset, { method, K, L: Math.max(L, 1), seed, temperature: 1, drafter, ...runLength }),
+          profileStep,
+        );
         result.cpuMs += (cpuClock?.() ?? 0) - cpuStart;
         profile.setup += report.generationMs;
         result.tokens += report.tokens.length;
@@ -235,30 +301,44 @@ export async function runDecodeBench(engine: SpecEngine, seeds: number, costRati
         if (report.verdict?.kind === 'valid') result.valid++;
         result.counters = addCounters(result.counters, report.counters);
         result.scoring = addScoringTotals(result.scoring, report.scoring);
-        for (const phase of Object.keys(result.perStep) as (keyof StepTimings)[]) result.perStep[phase] += report.timings[phase];
+        for (const phase of Object.keys(result.perStep) as (keyof StepTimings)[])
+          result.perStep[phase] += report.timings[phase];
         emitted.push(report.tokens);
       }
-      result.fingerprint = JSON.stringify({ emitted, counters: result.counters, forwards: result.forwards, valid: result.valid, scoring: result.scoring });
+      result.fingerprint = JSON.stringify({
+        emitted,
+        counters: result.counters,
+        forwards: result.forwards,
+        valid: result.valid,
+        scoring: result.scoring,
+      });
       return result;
     };
     const byConfig: RoundResult[][] = configs.map(() => []);
-    for (const order of orders) for (const index of order) byConfig[index]?.push(await measure(configs[index] as BenchConfig));
+    for (const order of orders)
+      for (const index of order) byConfig[index]?.push(await measure(configs[index] as BenchConfig));
     const rates = byConfig.map((results) => results.map((result) => result.tokens / (result.ms / 1000)));
     configs.forEach((config, index) => {
       const results = byConfig[index] as RoundResult[];
       const first = results[0] as RoundResult;
       if (results.some((result) => result.fingerprint !== first.fingerprint)) {
-        throw new Error(`${preset.id} ${configLabel(config)} K = ${config.K} L = ${config.L}: the rounds emitted different tokens or counters, but the engine is seeded`);
+        throw new Error(
+          `${preset.id} ${configLabel(config)} K = ${config.K} L = ${config.L}: the rounds emitted different tokens or counters, but the engine is seeded`,
+        );
       }
       const allForwards = first.forwards * rounds;
       const perStep = { ...first.perStep };
       const profile = zeroProfile();
-      for (const phase of Object.keys(perStep) as (keyof StepTimings)[]) perStep[phase] = results.reduce((sum, result) => sum + result.perStep[phase], 0) / allForwards;
-      for (const phase of PROFILE_PHASES) profile[phase] = results.reduce((sum, result) => sum + result.profile[phase], 0) / allForwards;
+      for (const phase of Object.keys(perStep) as (keyof StepTimings)[])
+        perStep[phase] = results.reduce((sum, result) => sum + result.perStep[phase], 0) / allForwards;
+      for (const phase of PROFILE_PHASES)
+        profile[phase] = results.reduce((sum, result) => sum + result.profile[phase], 0) / allForwards;
       const ratios = derivedRatios(first.counters);
       const blockEfficiency = config.method === 'ar' ? 1 : first.tokens / first.forwards;
       const speedupSpread = roundSpeedups(rates[index] as number[], rates[0] as number[]);
-      const roundRatios = (rates[index] as number[]).map((rate, round) => rate / ((rates[0] as number[])[round] as number));
+      const roundRatios = (rates[index] as number[]).map(
+        (rate, round) => rate / ((rates[0] as number[])[round] as number),
+      );
       const speedupInterval = bootstrapInterval(roundRatios);
       const baseline = isBaseline(config.method);
       const tokensPerSecondSpread = spreadOf(rates[index] as number[]);
@@ -326,7 +406,8 @@ export interface PresetSummary extends BenchConfig {
 export function summaryOverPresets(rows: readonly DecodeRow[]): PresetSummary[] {
   const summaries: PresetSummary[] = [];
   for (const row of rows) {
-    const sameConfig = ({ method, K, L, drafter }: BenchConfig) => method === row.method && K === row.K && L === row.L && drafter === row.drafter;
+    const sameConfig = ({ method, K, L, drafter }: BenchConfig) =>
+      method === row.method && K === row.K && L === row.L && drafter === row.drafter;
     if (isBaseline(row.method) || summaries.some(sameConfig)) continue;
     const same = rows.filter(sameConfig);
     const ideals = same.map((candidate) => candidate.idealSpeedup).filter((ideal): ideal is number => ideal !== null);
@@ -337,11 +418,19 @@ export function summaryOverPresets(rows: readonly DecodeRow[]): PresetSummary[] 
       });
     const allowances = allowanceOver('ar');
     const overJump = allowanceOver('ar+jump-forward');
-    const medianOf = (values: (number | undefined)[]) => (values.every((value) => value !== undefined) ? spreadOf(values as number[]).median : null);
+    const medianOf = (values: (number | undefined)[]) =>
+      values.every((value) => value !== undefined) ? spreadOf(values as number[]).median : null;
     const rounds = Math.min(...same.map((candidate) => candidate.roundSpeedups.length));
     summaries.push({
-      method: row.method, K: row.K, L: row.L, drafter: row.drafter, presets: same.length,
-      roundMedians: Array.from({ length: rounds }, (_, round) => spreadOf(same.map((candidate) => candidate.roundSpeedups[round] as number)).median),
+      method: row.method,
+      K: row.K,
+      L: row.L,
+      drafter: row.drafter,
+      presets: same.length,
+      roundMedians: Array.from(
+        { length: rounds },
+        (_, round) => spreadOf(same.map((candidate) => candidate.roundSpeedups[round] as number)).median,
+      ),
       speedup: spreadOf(same.map((candidate) => candidate.speedup)).median,
       speedupOverJumpForward: medianOf(same.map((candidate) => candidate.speedupOverJumpForward ?? undefined)),
       stepInArTokens: medianOf(allowances.map((allowance) => allowance?.stepInArTokens)),
@@ -349,12 +438,16 @@ export function summaryOverPresets(rows: readonly DecodeRow[]): PresetSummary[] 
       idealSpeedup: ideals.length === same.length ? spreadOf(ideals).median : null,
       ceiling: medianOf(allowances.map((allowance) => allowance?.ceiling)),
       draftingHidden: medianOf(allowances.map((allowance) => allowance?.draftingHidden)),
-      undraftedInArTokens: medianOf(allowances.map((allowance) => (allowance ? allowance.blockEfficiency / allowance.draftingHidden : undefined))),
+      undraftedInArTokens: medianOf(
+        allowances.map((allowance) => (allowance ? allowance.blockEfficiency / allowance.draftingHidden : undefined)),
+      ),
       overJumpForward: overJump.every((allowance): allowance is NonNullable<typeof allowance> => allowance !== null)
         ? {
             stepInTokens: spreadOf(overJump.map((allowance) => allowance.stepInArTokens)).median,
             ceiling: spreadOf(overJump.map((allowance) => allowance.ceiling)).median,
-            undraftedInTokens: spreadOf(overJump.map((allowance) => allowance.blockEfficiency / allowance.draftingHidden)).median,
+            undraftedInTokens: spreadOf(
+              overJump.map((allowance) => allowance.blockEfficiency / allowance.draftingHidden),
+            ).median,
           }
         : null,
     });
@@ -363,10 +456,13 @@ export function summaryOverPresets(rows: readonly DecodeRow[]): PresetSummary[] 
 }
 
 export function formatSummary(summaries: readonly PresetSummary[]): string {
-  const entries = summaries.map(({ method, K, L, drafter, speedup, speedupOverJumpForward, idealSpeedup, ceiling, draftingHidden }) => {
-    const overJump = speedupOverJumpForward === null ? '' : `${speedupOverJumpForward.toFixed(2)}× over ar+jump-forward; `;
-    return `${configLabel({ method, drafter })} K = ${K}, L = ${L}: ${speedup.toFixed(2)}× (${overJump}ideal ${times(idealSpeedup)}; ceiling here ${times(ceiling)}; drafting hidden ${times(draftingHidden)})`;
-  });
+  const entries = summaries.map(
+    ({ method, K, L, drafter, speedup, speedupOverJumpForward, idealSpeedup, ceiling, draftingHidden }) => {
+      const overJump =
+        speedupOverJumpForward === null ? '' : `${speedupOverJumpForward.toFixed(2)}× over ar+jump-forward; `;
+      return `${configLabel({ method, drafter })} K = ${K}, L = ${L}: ${speedup.toFixed(2)}× (${overJump}ideal ${times(idealSpeedup)}; ceiling here ${times(ceiling)}; drafting hidden ${times(draftingHidden)})`;
+    },
+  );
   return `**Median over presets** of each row's median speedup over ar, with the ideal, this machine's ceiling (every draft accepted, at the measured step cost) and the bound with drafting wholly hidden (at the measured block efficiency): ${entries.join('; ')}`;
 }
 
@@ -392,16 +488,25 @@ export function formatGoals(summaries: readonly PresetSummary[]): string | null 
       .filter((summary) => summary.method === method && summary.K === K && summary.L === L)
       .map((summary) => {
         const comparison = summary.roundMedians.length === 0 ? null : compareRatios(summary.roundMedians, goal);
-        const interval = comparison === null ? '' : ` [${comparison.interval.low.toFixed(2)}–${comparison.interval.high.toFixed(2)}, 95% over ${comparison.interval.n} rounds]`;
+        const interval =
+          comparison === null
+            ? ''
+            : ` [${comparison.interval.low.toFixed(2)}–${comparison.interval.high.toFixed(2)}, 95% over ${comparison.interval.n} rounds]`;
         const head = `- ${configLabel(summary)} K = ${K}, L = ${L}, goal ${goal.toFixed(2)}× over ar: ${(comparison?.ratio ?? summary.speedup).toFixed(2)}×${interval}${summary.speedupOverJumpForward === null ? '' : ` (${summary.speedupOverJumpForward.toFixed(2)}× over ar+jump-forward)`}`;
         const verdict = comparison?.verdict ?? 'too few samples';
         if (verdict === 'faster') return `${head}, met: the interval lies above the goal.`;
-        if (verdict === 'too few samples') return `${head}, not judged: fewer than ${MIN_SAMPLES_FOR_VERDICT} rounds (--rounds).`;
-        if (verdict === 'within noise') return `${head}, within noise of the goal: the interval holds ${goal.toFixed(2)}× (more --rounds narrow it).`;
+        if (verdict === 'too few samples')
+          return `${head}, not judged: fewer than ${MIN_SAMPLES_FOR_VERDICT} rounds (--rounds).`;
+        if (verdict === 'within noise')
+          return `${head}, within noise of the goal: the interval holds ${goal.toFixed(2)}× (more --rounds narrow it).`;
         const { ceiling, stepInArTokens, blockEfficiency, overJumpForward } = summary;
-        if (ceiling === null || stepInArTokens === null || blockEfficiency === null) return `${head}, not met: the interval lies below the goal (no step after the first to price).`;
+        if (ceiling === null || stepInArTokens === null || blockEfficiency === null)
+          return `${head}, not met: the interval lies below the goal (no step after the first to price).`;
         // The same figures with the step priced in ar+jump-forward's tokens (its ms per output token).
-        const againstJump = overJumpForward === null ? '' : ` Against ar+jump-forward a step costs ${overJumpForward.stepInTokens.toFixed(2)} of its tokens: every draft accepted gives ${overJumpForward.ceiling.toFixed(2)}× over it, and ${goal.toFixed(2)}× over it needs ${(goal * overJumpForward.stepInTokens).toFixed(2)} tokens a step (the drafts gave ${blockEfficiency.toFixed(2)}).`;
+        const againstJump =
+          overJumpForward === null
+            ? ''
+            : ` Against ar+jump-forward a step costs ${overJumpForward.stepInTokens.toFixed(2)} of its tokens: every draft accepted gives ${overJumpForward.ceiling.toFixed(2)}× over it, and ${goal.toFixed(2)}× over it needs ${(goal * overJumpForward.stepInTokens).toFixed(2)} tokens a step (the drafts gave ${blockEfficiency.toFixed(2)}).`;
         if (ceiling < goal) {
           return `${head}, out of reach on this machine: a step costs ${stepInArTokens.toFixed(2)} ar tokens, so even every draft accepted (${L + 1} tokens a step) gives ${ceiling.toFixed(2)}×; the goal needs a step under ${((L + 1) / goal).toFixed(2)} ar tokens.${againstJump}`;
         }
@@ -413,10 +518,20 @@ export function formatGoals(summaries: readonly PresetSummary[]): string | null 
       }),
   );
   const headLines = HEAD_SPEEDUP_GOALS.flatMap(({ method, K, L, drafter, goal, overJumpForward }) =>
-    summaries.filter((summary) => summary.method === method && summary.K === K && summary.L === L && summary.drafter === drafter).map((summary) => headGoalLine(summary, goal, overJumpForward)),
+    summaries
+      .filter(
+        (summary) => summary.method === method && summary.K === K && summary.L === L && summary.drafter === drafter,
+      )
+      .map((summary) => headGoalLine(summary, goal, overJumpForward)),
   );
   const all = [...lines, ...headLines];
-  return all.length === 0 ? null : ["**Goals** (per round the median over presets, then the median over rounds; met or not met only when the 95% interval over rounds lies wholly above or below the goal; a step priced in ar tokens from the steps after each run's first)", '', ...all].join('\n');
+  return all.length === 0
+    ? null
+    : [
+        "**Goals** (per round the median over presets, then the median over rounds; met or not met only when the 95% interval over rounds lies wholly above or below the goal; a step priced in ar tokens from the steps after each run's first)",
+        '',
+        ...all,
+      ].join('\n');
 }
 
 /**
@@ -429,13 +544,23 @@ export function stoppingTerm(goal: number, L: number, step: number, undrafted: n
   if ((L + 1) / undrafted < goal) {
     return `target positions stop it: the step without drafting costs ${undrafted.toFixed(2)} tokens (the target's positions, masks, verification), so even every draft accepted with free drafting gives ${((L + 1) / undrafted).toFixed(2)}×`;
   }
-  if (tokens / undrafted >= goal) return `head cost stops it: drafting costs ${drafting.toFixed(2)} tokens a step; without it the drafts' ${tokens.toFixed(2)} tokens a step would give ${(tokens / undrafted).toFixed(2)}×`;
+  if (tokens / undrafted >= goal)
+    return `head cost stops it: drafting costs ${drafting.toFixed(2)} tokens a step; without it the drafts' ${tokens.toFixed(2)} tokens a step would give ${(tokens / undrafted).toFixed(2)}×`;
   return `acceptance stops it: at ${step.toFixed(2)} tokens a step it needs ${(goal * step).toFixed(2)} tokens a step and the drafts gave ${tokens.toFixed(2)} (with drafting free, ${(goal * undrafted).toFixed(2)})`;
 }
 
 /** A head goal's line: over ar and over ar+jump-forward, each met or the term that stops it. */
 function headGoalLine(summary: PresetSummary, goal: number, overJumpGoal: number): string {
-  const { K, L, speedup, speedupOverJumpForward, stepInArTokens, undraftedInArTokens, blockEfficiency, overJumpForward } = summary;
+  const {
+    K,
+    L,
+    speedup,
+    speedupOverJumpForward,
+    stepInArTokens,
+    undraftedInArTokens,
+    blockEfficiency,
+    overJumpForward,
+  } = summary;
   const start = `- ${configLabel(summary)} K = ${K}, L = ${L}, goals ${goal.toFixed(2)}× over ar and ${overJumpGoal.toFixed(2)}× over ar+jump-forward`;
   // Over ar, the shared verdict rule over rounds (as formatGoals); the term that stops it only for a verdict below the goal.
   const comparison = summary.roundMedians.length === 0 ? null : compareRatios(summary.roundMedians, goal);
@@ -465,12 +590,16 @@ function headGoalLine(summary: PresetSummary, goal: number, overJumpGoal: number
 /** The summary paragraphs under a section's table: the baselines, the speculative rows, the goals. */
 export function summaryMarkdown(rows: readonly DecodeRow[]): string {
   const summaries = summaryOverPresets(rows);
-  return [jumpForwardSummary(rows), formatSummary(summaries), formatGoals(summaries)].filter((part): part is string => part !== null).join('\n\n');
+  return [jumpForwardSummary(rows), formatSummary(summaries), formatGoals(summaries)]
+    .filter((part): part is string => part !== null)
+    .join('\n\n');
 }
 
 /** The table's note on how the target scored drafts, and why when batched. */
 export function describeScoring(plan: ScoringPlan): string {
-  return plan.path === 'tree' ? 'the target scores each step’s drafts as one token tree' : `the target scores K batched rows${plan.reason ? ` (${plan.reason})` : ''}`;
+  return plan.path === 'tree'
+    ? 'the target scores each step’s drafts as one token tree'
+    : `the target scores K batched rows${plan.reason ? ` (${plan.reason})` : ''}`;
 }
 
 export const DECODE_TABLE_HEADER = [
@@ -483,7 +612,10 @@ const cell = (value: number | null, digits = 2) => (value === null ? '—' : val
 const times = (value: number | null) => (value === null ? '—' : `${value.toFixed(2)}×`);
 
 /** ar's own 1.00×; any other row's median speedup, its 95% interval over rounds and the shared verdict against ar. */
-const speedupCell = (row: DecodeRow) => (row.method === 'ar' ? `${cell(row.speedup)}×` : `${cell(row.speedup)}× [${cell(row.speedupInterval.low)}–${cell(row.speedupInterval.high)}] ${VERDICT_TEXT[verdictOf(row.speedupInterval)]}`);
+const speedupCell = (row: DecodeRow) =>
+  row.method === 'ar'
+    ? `${cell(row.speedup)}×`
+    : `${cell(row.speedup)}× [${cell(row.speedupInterval.low)}–${cell(row.speedupInterval.high)}] ${VERDICT_TEXT[verdictOf(row.speedupInterval)]}`;
 
 export function formatDecodeRow(row: DecodeRow): string {
   return `| ${row.preset} | ${configLabel(row)} | ${row.K} | ${row.L || '—'} | ${cell(row.blockEfficiency)} | ${cell(row.meanAcceptanceLength)} | ${cell(row.conditionalAcceptance)} | ${cell(row.draftYield)} | ${cell(row.grammarSurvival)} | ${cell(row.tokensPerSecond, 1)} | ${speedupCell(row)} | ${times(row.idealSpeedup)} | ${row.speedupOverJumpForward === null ? '—' : `${cell(row.speedupOverJumpForward)}×`} | ${row.valid} | ${describePositions(row.positionsPerStep)} | ${[row.perStep.draft, row.perStep.mask, row.perStep.target, row.perStep.verify, row.perStep.overhead].map((ms) => ms.toFixed(2)).join(' · ')} |`;
@@ -498,7 +630,8 @@ export const PROFILE_TABLE_HEADER = [
 
 /** One row's profile; the CPU speedup is tokens per CPU ms against `ar`'s (null without a CPU clock). */
 export function formatProfileRow(row: DecodeRow, ar: DecodeRow | undefined): string {
-  const cpuSpeedup = row.cpuMsPerStep !== null && ar?.cpuMsPerStep ? (row.blockEfficiency * ar.cpuMsPerStep) / row.cpuMsPerStep : null;
+  const cpuSpeedup =
+    row.cpuMsPerStep !== null && ar?.cpuMsPerStep ? (row.blockEfficiency * ar.cpuMsPerStep) / row.cpuMsPerStep : null;
   const phases = PROFILE_PHASES.map((phase) => row.profile[phase].toFixed(3)).join(' | ');
   return `| ${row.preset} | ${configLabel(row)} | ${row.K} | ${row.L || '—'} | ${row.forwards} | ${profileTotal(row.profile).toFixed(3)} | ${phases} | ${cell(row.cpuMsPerStep, 3)} | ${cpuSpeedup === null ? '—' : `${cpuSpeedup.toFixed(2)}×`} |`;
 }
@@ -508,7 +641,11 @@ export function formatProfileRow(row: DecodeRow, ar: DecodeRow | undefined): str
  * step at (L·c + 1) ar steps, so each phase's allowance is ar's own time in it per step, and drafting's
  * is L·c ar steps; the excesses sum to the row's ms/step less the ideal's.
  */
-export function excessOverIdeal(row: DecodeRow, ar: DecodeRow, costRatio: number): { measured: number; ideal: number; excess: PhaseProfile } {
+export function excessOverIdeal(
+  row: DecodeRow,
+  ar: DecodeRow,
+  costRatio: number,
+): { measured: number; ideal: number; excess: PhaseProfile } {
   const arStep = profileTotal(ar.profile);
   const excess = zeroProfile();
   for (const phase of PROFILE_PHASES) excess[phase] = row.profile[phase] - ar.profile[phase];
@@ -535,13 +672,28 @@ export function formatExcessRow(row: DecodeRow, ar: DecodeRow, costRatio: number
  * efficiency at the step's cost less all of its drafting. Null where either row has no step after its first.
  * `ar` may be any baseline: its ms per output token prices the step (ar+jump-forward's, for the figures over it).
  */
-export function machineAllowance(row: DecodeRow, ar: DecodeRow): { stepInArTokens: number; blockEfficiency: number; speedup: number; ceiling: number; draftingHidden: number } | null {
+export function machineAllowance(
+  row: DecodeRow,
+  ar: DecodeRow,
+): {
+  stepInArTokens: number;
+  blockEfficiency: number;
+  speedup: number;
+  ceiling: number;
+  draftingHidden: number;
+} | null {
   if (row.decode.steps === 0 || ar.decode.tokens === 0) return null;
   const arMsPerToken = ar.decode.ms / ar.decode.tokens;
   const stepInArTokens = row.decode.ms / row.decode.steps / arMsPerToken;
   const blockEfficiency = row.decode.tokens / row.decode.steps;
   const undraftedInArTokens = (row.decode.ms - row.decode.draftMs) / row.decode.steps / arMsPerToken;
-  return { stepInArTokens, blockEfficiency, speedup: blockEfficiency / stepInArTokens, ceiling: (row.L + 1) / stepInArTokens, draftingHidden: blockEfficiency / undraftedInArTokens };
+  return {
+    stepInArTokens,
+    blockEfficiency,
+    speedup: blockEfficiency / stepInArTokens,
+    ceiling: (row.L + 1) / stepInArTokens,
+    draftingHidden: blockEfficiency / undraftedInArTokens,
+  };
 }
 
 export const ALLOWANCE_TABLE_HEADER = [
@@ -559,15 +711,16 @@ export function formatAllowanceRow(row: DecodeRow, ar: DecodeRow): string {
 
 /** The profile table of every row, then the excess table of every speculative row against its preset's ar, then what the machine allows. */
 export function profileMarkdown(rows: readonly DecodeRow[], costRatio: number): string {
-  const arOf = (row: DecodeRow) => rows.find((candidate) => candidate.preset === row.preset && candidate.method === 'ar');
+  const arOf = (row: DecodeRow) =>
+    rows.find((candidate) => candidate.preset === row.preset && candidate.method === 'ar');
   const speculative = rows.filter((row) => !isBaseline(row.method) && arOf(row));
   return [
-    '**Per-phase profile** (ms per step, every step of every seed of every round, steps being one round\'s; the first step of a run is prefill)',
+    "**Per-phase profile** (ms per step, every step of every seed of every round, steps being one round's; the first step of a run is prefill)",
     '',
     PROFILE_TABLE_HEADER,
     ...rows.map((row) => formatProfileRow(row, arOf(row))),
     '',
-    '**Excess over the ideal** (ms per step; each phase\'s allowance is ar\'s time in it, and L·c ar steps for drafting)',
+    "**Excess over the ideal** (ms per step; each phase's allowance is ar's time in it, and L·c ar steps for drafting)",
     '',
     EXCESS_TABLE_HEADER,
     ...speculative.map((row) => formatExcessRow(row, arOf(row) as DecodeRow, costRatio)),
@@ -583,6 +736,13 @@ export function profileMarkdown(rows: readonly DecodeRow[], costRatio: number): 
 export function decodeRowJson(row: DecodeRow) {
   const { counters, speedupInterval, ...rest } = row;
   const { R, I, D, A, steps } = counterFields(counters);
-  const noise = row.method === 'ar' ? {} : { speedup_ci95: intervalJson(speedupInterval, 3), speedup_within_noise_of_ar: contains(speedupInterval, 1), speedup_verdict: verdictOf(speedupInterval) };
+  const noise =
+    row.method === 'ar'
+      ? {}
+      : {
+          speedup_ci95: intervalJson(speedupInterval, 3),
+          speedup_within_noise_of_ar: contains(speedupInterval, 1),
+          speedup_verdict: verdictOf(speedupInterval),
+        };
   return { ...(snakeKeys(rest) as Record<string, unknown>), ...noise, R, I, D, A, steps };
 }

@@ -18,7 +18,17 @@ import type { PagePair } from '../cli/pairServer';
 
 declare global {
   interface Window {
-    speclabDecodeBench: (seeds: number, provider: ExecutionProvider, verifier: 'gpu' | 'cpu', treeScoring: boolean, selection: Omit<BenchSelection, 'cpuClock'>, pagePair: PagePair | null) => Promise<{ adapter: string; costRatio: number; costRatioSpread: Spread; scoring: ScoringPlan; rows: DecodeRow[] } | { error: string }>;
+    speclabDecodeBench: (
+      seeds: number,
+      provider: ExecutionProvider,
+      verifier: 'gpu' | 'cpu',
+      treeScoring: boolean,
+      selection: Omit<BenchSelection, 'cpuClock'>,
+      pagePair: PagePair | null,
+    ) => Promise<
+      | { adapter: string; costRatio: number; costRatioSpread: Spread; scoring: ScoringPlan; rows: DecodeRow[] }
+      | { error: string }
+    >;
     speclabDecodeLog: string[];
   }
 }
@@ -30,16 +40,32 @@ window.speclabDecodeBench = async (seeds, provider, verifier, treeScoring, selec
       provider,
       verifier,
       gpu: navigator.gpu,
-      loadPair: async (chosen) => loadPair(await runtimeFor(chosen), { draft: httpReader(pagePair?.draftUrl ?? BUNDLED_PAIR.draftUrl, false), target: httpReader(pagePair?.targetUrl ?? targetUrlFor(BUNDLED_PAIR, chosen), false) }, chosen),
+      loadPair: async (chosen) =>
+        loadPair(
+          await runtimeFor(chosen),
+          {
+            draft: httpReader(pagePair?.draftUrl ?? BUNDLED_PAIR.draftUrl, false),
+            target: httpReader(pagePair?.targetUrl ?? targetUrlFor(BUNDLED_PAIR, chosen), false),
+          },
+          chosen,
+        ),
       validate: interpretedValidator,
       treeScoring,
     });
-    if (setup.provider !== provider) throw new Error(`the models could not run on ${provider}: ${setup.fallbackReason}`);
-    if (setup.verifier !== verifier) throw new Error(`steps could not be verified on ${verifier}: ${setup.verifierReason}`);
+    if (setup.provider !== provider)
+      throw new Error(`the models could not run on ${provider}: ${setup.fallbackReason}`);
+    if (setup.verifier !== verifier)
+      throw new Error(`steps could not be verified on ${verifier}: ${setup.verifierReason}`);
     const { pair } = setup.engine;
     const costRatioSpread = await measureCostRatio(pair.draft.session, pair.target.session);
     const costRatio = costRatioSpread.median;
-    const rows = await runDecodeBench(setup.engine, seeds, costRatio, (line) => window.speclabDecodeLog.push(line), selection);
+    const rows = await runDecodeBench(
+      setup.engine,
+      seeds,
+      costRatio,
+      (line) => window.speclabDecodeLog.push(line),
+      selection,
+    );
     await setup.dispose();
     return { adapter: setup.verifierAdapter ?? 'cpu', costRatio, costRatioSpread, scoring: setup.engine.scoring, rows };
   } catch (error) {

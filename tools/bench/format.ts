@@ -4,7 +4,9 @@ import { METHOD_IDS, wgslMethodCode, type MethodId } from '../../src/core/verify
 /** The methods with a WGSL kernel: the only ones the GPU verifier can time. */
 export const KERNEL_METHODS: readonly MethodId[] = METHOD_IDS.filter((method) => wgslMethodCode(method) !== null);
 /** The methods left out, and why. */
-export const SKIPPED_METHODS: readonly string[] = METHOD_IDS.filter((method) => wgslMethodCode(method) === null).map((method) => `${method} (no WGSL kernel; it verifies on the CPU twin only)`);
+export const SKIPPED_METHODS: readonly string[] = METHOD_IDS.filter((method) => wgslMethodCode(method) === null).map(
+  (method) => `${method} (no WGSL kernel; it verifies on the CPU twin only)`,
+);
 
 export interface BenchConfig {
   V: number;
@@ -26,7 +28,9 @@ export interface BenchRow extends BenchConfig {
 const WIDTHS = [7, 2, 2, 11, 8, 9, 8, 11, 9];
 
 function line(cells: string[]): string {
-  return cells.map((cell, i) => (i === 0 || i === 3 ? cell.padEnd(WIDTHS[i] as number) : cell.padStart(WIDTHS[i] as number))).join('  ');
+  return cells
+    .map((cell, i) => (i === 0 || i === 3 ? cell.padEnd(WIDTHS[i] as number) : cell.padStart(WIDTHS[i] as number)))
+    .join('  ');
 }
 
 export const TABLE_HEADER = line(['V', 'K', 'L', 'method', 'GPU ms', 'CPU ms', 'GPU/CPU', 'readback B', 'logits B']);

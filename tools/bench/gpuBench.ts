@@ -52,12 +52,22 @@ function describeCostRatio({ costRatio, costRatioSpread }: GpuBenchReport): stri
 
 /** How the timed rounds were preceded: at 0 warm-up runs the first run of each shape pays its pipeline compiles. */
 function describeWarmUp(warmUpRuns: number): string {
-  return warmUpRuns === 0 ? ', no warm-up run, so the figures include first-call compiles' : ` after ${warmUpRuns} untimed warm-up run(s) of each method`;
+  return warmUpRuns === 0
+    ? ', no warm-up run, so the figures include first-call compiles'
+    : ` after ${warmUpRuns} untimed warm-up run(s) of each method`;
 }
 
-export function gpuMarkdown(report: GpuBenchReport, seeds: number, rounds: number, maxTokens: number, warmUpRuns: number): string {
-  const ar = (row: DecodeRow) => report.rows.find((candidate) => candidate.preset === row.preset && candidate.method === 'ar');
-  const phaseRow = (row: DecodeRow) => `| ${row.preset} | ${row.method} | ${row.K} | ${row.L || '—'} | ${ms(row.perStep.draft)} | ${ms(row.perStep.target)} | ${ms(row.perStep.verify)} | ${ms(row.perStep.mask + row.perStep.kv + row.perStep.overhead)} | ${row.speedup.toFixed(2)}× |`;
+export function gpuMarkdown(
+  report: GpuBenchReport,
+  seeds: number,
+  rounds: number,
+  maxTokens: number,
+  warmUpRuns: number,
+): string {
+  const ar = (row: DecodeRow) =>
+    report.rows.find((candidate) => candidate.preset === row.preset && candidate.method === 'ar');
+  const phaseRow = (row: DecodeRow) =>
+    `| ${row.preset} | ${row.method} | ${row.K} | ${row.L || '—'} | ${ms(row.perStep.draft)} | ${ms(row.perStep.target)} | ${ms(row.perStep.verify)} | ${ms(row.perStep.mask + row.perStep.kv + row.perStep.overhead)} | ${row.speedup.toFixed(2)}× |`;
   return [
     `### Chromium, models and verifier on WebGPU: ${adapterLabel(report)}`,
     '',
@@ -65,7 +75,7 @@ export function gpuMarkdown(report: GpuBenchReport, seeds: number, rounds: numbe
     '',
     ...forwardTable(report),
     '',
-    '**Per phase and speedup over ar** (ms per step; other = mask + KV + bookkeeping; the speedup is the median over rounds of tokens/s over the same round\'s ar)',
+    "**Per phase and speedup over ar** (ms per step; other = mask + KV + bookkeeping; the speedup is the median over rounds of tokens/s over the same round's ar)",
     '',
     '| preset | method | K | L | draft | target | verify (incl. readback) | other | speedup over ar |',
     '|---|---|---|---|---|---|---|---|---|',

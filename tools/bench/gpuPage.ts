@@ -16,7 +16,13 @@ import { GPU_POSITIONS, type GpuBenchReport } from './gpuBench';
 declare global {
   interface Window {
     /** `repeats`: timed forwards per per-forward figure; `forwardTable`: false skips the per-forward table and the readback; `costRatio`: false leaves c unmeasured. */
-    speclabGpuBench: (seeds: number, selection: Omit<BenchSelection, 'cpuClock'>, repeats: number, forwardTable: boolean, costRatio: boolean) => Promise<GpuBenchReport | { error: string }>;
+    speclabGpuBench: (
+      seeds: number,
+      selection: Omit<BenchSelection, 'cpuClock'>,
+      repeats: number,
+      forwardTable: boolean,
+      costRatio: boolean,
+    ) => Promise<GpuBenchReport | { error: string }>;
     speclabGpuLog: string[];
   }
 }
@@ -28,7 +34,10 @@ async function describeAdapter(): Promise<{ description: string; software: boole
   const adapter = await navigator.gpu?.requestAdapter();
   if (!adapter) return null;
   const { vendor, architecture, device, description, isFallbackAdapter } = adapter.info;
-  return { description: [vendor, architecture, device, description].filter(Boolean).join(' / ') || 'unnamed adapter', software: isFallbackAdapter || architecture === 'swiftshader' };
+  return {
+    description: [vendor, architecture, device, description].filter(Boolean).join(' / ') || 'unnamed adapter',
+    software: isFallbackAdapter || architecture === 'swiftshader',
+  };
 }
 
 /** One step's readback alone: copy 256 bytes into a mappable buffer, submit, map, read (median of `repeats`). */
@@ -60,26 +69,60 @@ window.speclabGpuBench = async (seeds, selection, repeats, forwardTable, measure
       provider: 'webgpu',
       verifier: 'gpu',
       gpu: navigator.gpu,
-      loadPair: async (chosen) => loadPair(await runtimeFor(chosen), { draft: httpReader(BUNDLED_PAIR.draftUrl, false), target: httpReader(targetUrlFor(BUNDLED_PAIR, chosen), false) }, chosen),
+      loadPair: async (chosen) =>
+        loadPair(
+          await runtimeFor(chosen),
+          {
+            draft: httpReader(BUNDLED_PAIR.draftUrl, false),
+            target: httpReader(targetUrlFor(BUNDLED_PAIR, chosen), false),
+          },
+          chosen,
+        ),
       validate: interpretedValidator,
     });
     try {
       if (setup.provider !== 'webgpu') throw new Error(`the models could not run on WebGPU: ${setup.fallbackReason}`);
-      if (setup.verifier !== 'gpu' || !setup.verifierDevices) throw new Error(`steps could not be verified on WebGPU: ${setup.verifierReason}`);
+      if (setup.verifier !== 'gpu' || !setup.verifierDevices)
+        throw new Error(`steps could not be verified on WebGPU: ${setup.verifierReason}`);
       const { pair } = setup.engine;
       let forwards: GpuBenchReport['forwards'] = null;
       let readback: number | null = null;
       if (forwardTable) {
         const draftMs = await timeForward(pair.draft.session, 1, 1, repeats);
         const target = [];
-        for (const positions of GPU_POSITIONS) target.push({ positions, ms: await timeForward(pair.target.session, 1, positions, repeats) });
+        for (const positions of GPU_POSITIONS)
+          target.push({ positions, ms: await timeForward(pair.target.session, 1, positions, repeats) });
         forwards = { draftMs, target };
         readback = await readbackMs((await setup.verifierDevices.context()).device, repeats * 2);
       }
-      const costRatioSpread = measureC ? await measureCostRatio(pair.draft.session, pair.target.session, Math.max(5, repeats), Math.min(COST_RATIO_WARM_UP, 2 * repeats)) : null;
+      const costRatioSpread = measureC
+        ? await measureCostRatio(
+            pair.draft.session,
+            pair.target.session,
+            Math.max(5, repeats),
+            Math.min(COST_RATIO_WARM_UP, 2 * repeats),
+          )
+        : null;
       const costRatio = costRatioSpread?.median ?? null;
-      const rows = await runDecodeBench(setup.engine, seeds, costRatio, (line) => window.speclabGpuLog.push(line), selection);
-      return { adapter: adapter.description, software: adapter.software, targetName: pair.target.name, logitsInPlace: setup.logitsInPlace, forwards, readbackMs: readback, costRatio, costRatioSpread, scoring: setup.engine.scoring, rows };
+      const rows = await runDecodeBench(
+        setup.engine,
+        seeds,
+        costRatio,
+        (line) => window.speclabGpuLog.push(line),
+        selection,
+      );
+      return {
+        adapter: adapter.description,
+        software: adapter.software,
+        targetName: pair.target.name,
+        logitsInPlace: setup.logitsInPlace,
+        forwards,
+        readbackMs: readback,
+        costRatio,
+        costRatioSpread,
+        scoring: setup.engine.scoring,
+        rows,
+      };
     } finally {
       await setup.dispose();
     }

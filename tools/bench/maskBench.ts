@@ -11,7 +11,8 @@ import { SCHEMA_PRESETS } from '../../src/contract/presets';
 export const SAMPLE_OUTPUTS: Record<string, string> = {
   sentiment: '{"sentiment": "positive", "reason": "lasts two full days"}',
   person: '{"name": "maria lopez", "age": 34, "member": true}',
-  order: '{"order_id": "a-17", "items": [{"sku": "x-100", "quantity": 2}, {"sku": "h-20", "quantity": 1}], "total": 31.5}',
+  order:
+    '{"order_id": "a-17", "items": [{"sku": "x-100", "quantity": 2}, {"sku": "h-20", "quantity": 1}], "total": 31.5}',
   event: '{"title": "robotics meetup", "date": "2026-03-14", "attendees": 120, "rating": 4.5}',
   reasoning: '{"answer": 36, "confident": true}',
 };
@@ -53,7 +54,8 @@ export async function runMaskBench(
         for (const token of tokens) {
           const t0 = performance.now();
           await matcher.mask();
-          if (!matcher.accept(token)) throw new Error(`${name}/${preset.id}: the sample output is not valid at token ${token}`);
+          if (!matcher.accept(token))
+            throw new Error(`${name}/${preset.id}: the sample output is not valid at token ${token}`);
           bare.push(performance.now() - t0);
         }
         matcher.dispose();
@@ -61,7 +63,10 @@ export async function runMaskBench(
         // a step emits L + 1 tokens, as a fully accepted step does in the loop.
         const ours = await compiled.matcher();
         for (let at = 0; at < tokens.length; at += L + 1) {
-          const window = Int32Array.from({ length: L }, (_, j) => tokens[Math.min(at + j, tokens.length - 1)] as number);
+          const window = Int32Array.from(
+            { length: L },
+            (_, j) => tokens[Math.min(at + j, tokens.length - 1)] as number,
+          );
           const emitted = tokens.slice(at, at + L + 1);
           const t0 = performance.now();
           const check = await checkDrafts(ours, window, 1, L, V);

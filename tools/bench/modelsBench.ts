@@ -79,7 +79,12 @@ export const COST_RATIO_WARM_UP = 20;
  * timed straight after the load, the target's first forwards took 3–6× its settled time here, which is how c
  * once printed 0.009 against 0.092.
  */
-export async function costRatio(draft: ModelSession, target: ModelSession, pairs = 41, warmUp = COST_RATIO_WARM_UP): Promise<Spread> {
+export async function costRatio(
+  draft: ModelSession,
+  target: ModelSession,
+  pairs = 41,
+  warmUp = COST_RATIO_WARM_UP,
+): Promise<Spread> {
   const prompt = Array.from({ length: PAST }, (_, i) => 32 + (i % 90));
   const pasts = new Map<ModelSession, KvCache>();
   for (const model of [draft, target]) {
@@ -109,7 +114,8 @@ export async function costRatio(draft: ModelSession, target: ModelSession, pairs
 }
 
 /** c as a report prints it: the median [interquartile range] over its forward pairs. */
-export const formatCostRatio = (c: Spread): string => `${c.median.toFixed(3)} [${c.q1.toFixed(3)}–${c.q3.toFixed(3)} interquartile, median of ${c.n} alternated forward pairs]`;
+export const formatCostRatio = (c: Spread): string =>
+  `${c.median.toFixed(3)} [${c.q1.toFixed(3)}–${c.q3.toFixed(3)} interquartile, median of ${c.n} alternated forward pairs]`;
 
 /** `load` loads the pair on `provider` (its time is the load time); `target` says which pair it is. */
 export async function runModelsBench(
@@ -128,7 +134,16 @@ export async function runModelsBench(
     const targetTimes = await timeForwards(pair.target.session, batch, seq, repeats);
     const draftMs = median(draft);
     const targetMs = median(targetTimes);
-    rows.push({ provider, batch, seq, draftMs, targetMs, draftRange: [Math.min(...draft), Math.max(...draft)], targetRange: [Math.min(...targetTimes), Math.max(...targetTimes)], ratio: targetMs / draftMs });
+    rows.push({
+      provider,
+      batch,
+      seq,
+      draftMs,
+      targetMs,
+      draftRange: [Math.min(...draft), Math.max(...draft)],
+      targetRange: [Math.min(...targetTimes), Math.max(...targetTimes)],
+      ratio: targetMs / draftMs,
+    });
   }
   await pair.draft.session.release();
   await pair.target.session.release();
@@ -142,6 +157,9 @@ export function formatModelsReport(where: string, report: ModelsBenchReport): st
     '|---|---|---|---|---|---|',
   ];
   const spread = (ms: number, [min, max]: [number, number]) => `${ms.toFixed(2)} [${min.toFixed(2)}–${max.toFixed(2)}]`;
-  for (const row of report.rows) lines.push(`| ${row.provider} | ${row.batch} | ${row.seq} | ${spread(row.draftMs, row.draftRange)} | ${spread(row.targetMs, row.targetRange)} | ${row.ratio.toFixed(1)}× |`);
+  for (const row of report.rows)
+    lines.push(
+      `| ${row.provider} | ${row.batch} | ${row.seq} | ${spread(row.draftMs, row.draftRange)} | ${spread(row.targetMs, row.targetRange)} | ${row.ratio.toFixed(1)}× |`,
+    );
   return lines.join('\n');
 }

@@ -24,14 +24,22 @@ async function loader(provider: ExecutionProvider, pair: PagePair | null) {
   const runtime = await runtimeFor(provider);
   const draftUrl = pair?.draftUrl ?? BUNDLED_PAIR.draftUrl;
   const targetUrl = pair?.targetUrl ?? targetUrlFor(BUNDLED_PAIR, provider);
-  return () => loadPair(runtime, { draft: httpReader(draftUrl, false), target: httpReader(targetUrl, false) }, provider);
+  return () =>
+    loadPair(runtime, { draft: httpReader(draftUrl, false), target: httpReader(targetUrl, false) }, provider);
 }
 
 window.speclabModelsBench = (repeats, pair) =>
   (async () => {
     const result: ModelsPageResult = { reports: [], skipped: [] };
     try {
-      result.reports.push(await runModelsBench(await loader('webgpu', pair), 'webgpu', repeats, pair?.label ?? 'bundled float32 target (the int8 one runs on wasm only)'));
+      result.reports.push(
+        await runModelsBench(
+          await loader('webgpu', pair),
+          'webgpu',
+          repeats,
+          pair?.label ?? 'bundled float32 target (the int8 one runs on wasm only)',
+        ),
+      );
     } catch (error) {
       // A pair of the engineer's may be int8, as the bundled target is: its wasm figures still count.
       if (!(pair && error instanceof ProviderUnsupportedError)) throw error;

@@ -69,9 +69,14 @@ export async function runVerifyBench(
     // Drafts sampled from the draft rows, outside any timing.
     const draftProbs = toProbs(draftLogits, K * L);
     const rng = createRng(7);
-    const drafts = Int32Array.from({ length: K * L }, (_, row) => sampleCategorical(draftProbs.subarray(row * V, (row + 1) * V), rng));
+    const drafts = Int32Array.from({ length: K * L }, (_, row) =>
+      sampleCategorical(draftProbs.subarray(row * V, (row + 1) * V), rng),
+    );
     const buffer = (data: Float32Array) => {
-      const gpuBuffer = context.device.createBuffer({ size: data.byteLength, usage: USAGE.STORAGE | USAGE.COPY_SRC | USAGE.COPY_DST });
+      const gpuBuffer = context.device.createBuffer({
+        size: data.byteLength,
+        usage: USAGE.STORAGE | USAGE.COPY_SRC | USAGE.COPY_DST,
+      });
       context.device.queue.writeBuffer(gpuBuffer, 0, data);
       return gpuBuffer;
     };
@@ -95,10 +100,21 @@ export async function runVerifyBench(
         firstWord: 0,
       };
       const gpuMs = await time(() => verifier.verify(step), 3, 1500);
-      const cpuMs = await time(() => {
-        const problem: VerifyProblem = { K, L, V, drafts, draftProbs: toProbs(draftLogits, K * L), targetProbs: toProbs(targetLogits, K * (L + 1)) };
-        return verify(method, problem, createRng(1));
-      }, 3, 1500);
+      const cpuMs = await time(
+        () => {
+          const problem: VerifyProblem = {
+            K,
+            L,
+            V,
+            drafts,
+            draftProbs: toProbs(draftLogits, K * L),
+            targetProbs: toProbs(targetLogits, K * (L + 1)),
+          };
+          return verify(method, problem, createRng(1));
+        },
+        3,
+        1500,
+      );
       const row: BenchRow = {
         V,
         K,

@@ -20,7 +20,8 @@ export class UsageError extends Error {
 }
 
 /** What a string option must hold: checked before anything loads. */
-export type ValueKind = 'text' | 'file' | 'number' | 'positive-number' | 'integer' | 'count' | 'list' | readonly string[];
+export type ValueKind =
+  'text' | 'file' | 'number' | 'positive-number' | 'integer' | 'count' | 'list' | readonly string[];
 
 export interface OptionSpec {
   readonly type: 'string' | 'boolean';
@@ -52,7 +53,11 @@ export interface CommandSpec {
 }
 
 type Text<O extends OptionSpec> = O extends { value: readonly (infer C extends string)[] } ? C : string;
-type ValueOf<O extends OptionSpec> = O['type'] extends 'boolean' ? boolean : O extends { default: string } ? Text<O> : Text<O> | undefined;
+type ValueOf<O extends OptionSpec> = O['type'] extends 'boolean'
+  ? boolean
+  : O extends { default: string }
+    ? Text<O>
+    : Text<O> | undefined;
 export type Values<S extends CommandSpec> = { -readonly [K in keyof S['options']]: ValueOf<S['options'][K]> };
 export interface Parsed<S extends CommandSpec> {
   values: Values<S>;
@@ -63,20 +68,33 @@ function placeholder(option: OptionSpec): string {
   if (option.placeholder) return option.placeholder;
   const kind = option.value;
   if (Array.isArray(kind)) return kind.join('|');
-  return kind === 'file' ? 'FILE' : kind === 'list' ? 'a,b' : kind === 'number' || kind === 'positive-number' || kind === 'integer' || kind === 'count' ? 'N' : 'TEXT';
+  return kind === 'file'
+    ? 'FILE'
+    : kind === 'list'
+      ? 'a,b'
+      : kind === 'number' || kind === 'positive-number' || kind === 'integer' || kind === 'count'
+        ? 'N'
+        : 'TEXT';
 }
 
 /** The --help text: usage, what it does, every option with its default, examples. */
 export function helpText(spec: CommandSpec): string {
   const entries = Object.entries(spec.options);
-  const flag = ([name, option]: [string, OptionSpec]) => (option.type === 'boolean' ? `--${name}` : `--${name} ${placeholder(option)}`);
+  const flag = ([name, option]: [string, OptionSpec]) =>
+    option.type === 'boolean' ? `--${name}` : `--${name} ${placeholder(option)}`;
   const positional = spec.positionals ? ` [${spec.positionals.name}]` : '';
-  const rows = [...entries.map((entry): [string, string] => {
-    const option = entry[1];
-    const shown = option.default === undefined || option.default === false ? '' : ` (default ${option.default === true ? 'on' : option.default})`;
-    const most = option.max === undefined ? '' : `, at most ${option.max}`;
-    return [flag(entry), `${option.description}${most}${shown}`];
-  }), ['--help, -h', 'print this help and exit']] as [string, string][];
+  const rows = [
+    ...entries.map((entry): [string, string] => {
+      const option = entry[1];
+      const shown =
+        option.default === undefined || option.default === false
+          ? ''
+          : ` (default ${option.default === true ? 'on' : option.default})`;
+      const most = option.max === undefined ? '' : `, at most ${option.max}`;
+      return [flag(entry), `${option.description}${most}${shown}`];
+    }),
+    ['--help, -h', 'print this help and exit'],
+  ] as [string, string][];
   if (spec.positionals) rows.unshift([spec.positionals.name, spec.positionals.description]);
   const width = Math.max(...rows.map(([name]) => name.length));
   return [
@@ -94,7 +112,8 @@ export function helpText(spec: CommandSpec): string {
 
 function checkValue(name: string, kind: ValueKind, text: string, max = Number.MAX_SAFE_INTEGER): void {
   if (Array.isArray(kind)) {
-    if (!kind.includes(text)) throw new UsageError(`--${name} must be one of ${kind.join(', ')}, got ${JSON.stringify(text)}`);
+    if (!kind.includes(text))
+      throw new UsageError(`--${name} must be one of ${kind.join(', ')}, got ${JSON.stringify(text)}`);
     return;
   }
   if (kind === 'text') return;
@@ -103,13 +122,18 @@ function checkValue(name: string, kind: ValueKind, text: string, max = Number.MA
     return;
   }
   if (kind === 'list') {
-    if (text.split(',').some((item) => item.trim() === '')) throw new UsageError(`--${name} must be a comma-separated list, got ${JSON.stringify(text)}`);
+    if (text.split(',').some((item) => item.trim() === ''))
+      throw new UsageError(`--${name} must be a comma-separated list, got ${JSON.stringify(text)}`);
     return;
   }
   const value = numberOption(name, text);
-  if (kind === 'positive-number' && !(value > 0)) throw new UsageError(`--${name} must be a number above 0, got ${text}`);
+  if (kind === 'positive-number' && !(value > 0))
+    throw new UsageError(`--${name} must be a number above 0, got ${text}`);
   if (kind === 'integer') positiveInteger(name, text, max);
-  if (kind === 'count' && !(Number.isInteger(value) && value >= 0 && value <= max)) throw new UsageError(`--${name} must be a whole number ≥ 0${max < Number.MAX_SAFE_INTEGER ? ` up to ${max}` : ''}, got ${text}`);
+  if (kind === 'count' && !(Number.isInteger(value) && value >= 0 && value <= max))
+    throw new UsageError(
+      `--${name} must be a whole number ≥ 0${max < Number.MAX_SAFE_INTEGER ? ` up to ${max}` : ''}, got ${text}`,
+    );
 }
 
 /** A value that starts with a dash but is a number: -1, -0.5, -.5, -1e3. */
@@ -126,7 +150,13 @@ function joinNegativeValues(spec: CommandSpec, argv: readonly string[]): string[
     if (arg === '--') return [...joined, ...argv.slice(i)];
     const name = arg.startsWith('--') && !arg.includes('=') ? arg.slice(2) : null;
     const next = argv[i + 1];
-    if (name !== null && Object.hasOwn(spec.options, name) && spec.options[name]?.type === 'string' && next !== undefined && NEGATIVE_NUMBER.test(next)) {
+    if (
+      name !== null &&
+      Object.hasOwn(spec.options, name) &&
+      spec.options[name]?.type === 'string' &&
+      next !== undefined &&
+      NEGATIVE_NUMBER.test(next)
+    ) {
       joined.push(`${arg}=${next}`);
       i++;
     } else joined.push(arg);
@@ -136,11 +166,18 @@ function joinNegativeValues(spec: CommandSpec, argv: readonly string[]): string[
 
 /** Parses argv against the spec; 'help' when --help or -h was given. Throws UsageError on any mistake. */
 export function parseCommand<S extends CommandSpec>(spec: S, argv: readonly string[]): Parsed<S> | 'help' {
-  const options: Record<string, { type: 'string' | 'boolean'; short?: string }> = { help: { type: 'boolean', short: 'h' } };
+  const options: Record<string, { type: 'string' | 'boolean'; short?: string }> = {
+    help: { type: 'boolean', short: 'h' },
+  };
   for (const [name, option] of Object.entries(spec.options)) options[name] = { type: option.type };
   let parsed;
   try {
-    parsed = parseArgs({ args: joinNegativeValues(spec, argv), options, allowPositionals: spec.positionals !== undefined, strict: true });
+    parsed = parseArgs({
+      args: joinNegativeValues(spec, argv),
+      options,
+      allowPositionals: spec.positionals !== undefined,
+      strict: true,
+    });
   } catch (error) {
     const message = (error as Error).message.split('\n')[0] as string;
     throw new UsageError(`${message.replace(/\. To specify a positional argument.*$/, '')}; see --help`);
@@ -153,7 +190,8 @@ export function parseCommand<S extends CommandSpec>(spec: S, argv: readonly stri
     values[name] = given ?? option.default ?? (option.type === 'boolean' ? false : undefined);
   }
   const max = spec.positionals?.max ?? 0;
-  if (parsed.positionals.length > max) throw new UsageError(`unexpected argument ${JSON.stringify(parsed.positionals[max])}; see --help`);
+  if (parsed.positionals.length > max)
+    throw new UsageError(`unexpected argument ${JSON.stringify(parsed.positionals[max])}; see --help`);
   return { values: values as Values<S>, positionals: parsed.positionals };
 }
 
@@ -168,7 +206,11 @@ function refused(spec: CommandSpec, error: unknown): number {
  * Runs a command: --help prints the help (exit 0); a mistake in the options, or a UsageError the body throws
  * (a value out of the app's range, an unreadable file), prints `<tool>: <message>` (exit 2).
  */
-export async function runCommand<S extends CommandSpec>(spec: S, argv: readonly string[], body: (parsed: Parsed<S>) => Promise<number> | number): Promise<number> {
+export async function runCommand<S extends CommandSpec>(
+  spec: S,
+  argv: readonly string[],
+  body: (parsed: Parsed<S>) => Promise<number> | number,
+): Promise<number> {
   let parsed: Parsed<S> | 'help';
   try {
     parsed = parseCommand(spec, argv);
@@ -212,7 +254,8 @@ export function checkOrExit<T>(spec: CommandSpec, check: () => T): T {
 
 export function numberOption(name: string, text: string | undefined): number {
   const value = Number(text);
-  if (text === undefined || text.trim() === '' || !Number.isFinite(value)) throw new UsageError(`--${name} must be a number, got ${JSON.stringify(text)}`);
+  if (text === undefined || text.trim() === '' || !Number.isFinite(value))
+    throw new UsageError(`--${name} must be a number, got ${JSON.stringify(text)}`);
   return value;
 }
 
@@ -225,7 +268,10 @@ export function limitedOption(param: LimitedParam, name: string, text: string | 
 
 export function positiveInteger(name: string, text: string | undefined, max = Number.MAX_SAFE_INTEGER): number {
   const value = numberOption(name, text);
-  if (!(Number.isInteger(value) && value >= 1 && value <= max)) throw new UsageError(`--${name} must be a positive integer${max < Number.MAX_SAFE_INTEGER ? ` up to ${max}` : ''}, got ${text}`);
+  if (!(Number.isInteger(value) && value >= 1 && value <= max))
+    throw new UsageError(
+      `--${name} must be a positive integer${max < Number.MAX_SAFE_INTEGER ? ` up to ${max}` : ''}, got ${text}`,
+    );
   return value;
 }
 
@@ -241,7 +287,8 @@ export function gridOption(text: string): { K: number; L: number }[] {
 /** A production build of the app to serve (`--dist`): a folder holding index.html, as an absolute path. */
 export function distOption(text: string): string {
   const dir = resolve(text);
-  if (!existsSync(join(dir, 'index.html'))) throw new UsageError(`--dist: ${JSON.stringify(text)} holds no index.html (build it with npm run build)`);
+  if (!existsSync(join(dir, 'index.html')))
+    throw new UsageError(`--dist: ${JSON.stringify(text)} holds no index.html (build it with npm run build)`);
   return dir;
 }
 

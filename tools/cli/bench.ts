@@ -15,7 +15,18 @@ import { dirname } from 'node:path';
 import { setupNodeEngine } from '../nodeEngine';
 import { createServer } from 'vite';
 import { launchChromium } from '../../test/support/browser';
-import { DECODE_TABLE_HEADER, GRID, SPECULATIVE, decodeRowJson, describeScoring, formatDecodeRow, profileMarkdown, runDecodeBench, summaryMarkdown, type DecodeRow } from '../bench/decodeBench';
+import {
+  DECODE_TABLE_HEADER,
+  GRID,
+  SPECULATIVE,
+  decodeRowJson,
+  describeScoring,
+  formatDecodeRow,
+  profileMarkdown,
+  runDecodeBench,
+  summaryMarkdown,
+  type DecodeRow,
+} from '../bench/decodeBench';
 import type { MethodId } from '../../src/core/verify';
 import { DRAFTER_IDS, isDrafterId, type DrafterId } from '../../src/core/draftLaw';
 import { costRatio as measureCostRatio, formatCostRatio } from '../bench/modelsBench';
@@ -50,16 +61,29 @@ function parse(values: Values<typeof COMMANDS.bench>) {
   const tokenBudget = positiveInteger('token-budget', values['token-budget']);
   const methods = values.methods === undefined ? SPECULATIVE : values.methods.split(',').map((name) => name.trim());
   const unknown = methods.filter((name) => !(SPECULATIVE as readonly string[]).includes(name));
-  if (unknown.length > 0) throw new UsageError(`--methods: unknown ${unknown.join(', ')}; the methods are ${SPECULATIVE.join(', ')}`);
+  if (unknown.length > 0)
+    throw new UsageError(`--methods: unknown ${unknown.join(', ')}; the methods are ${SPECULATIVE.join(', ')}`);
   const grid = values.grid === undefined ? GRID : gridOption(values.grid);
-  if (values.drafter !== undefined && values.drafters !== 'model') throw new UsageError('give --drafter or --drafters, not both');
+  if (values.drafter !== undefined && values.drafters !== 'model')
+    throw new UsageError('give --drafter or --drafters, not both');
   const drafters = (values.drafter ?? values.drafters).split(',').map((name) => name.trim());
   const unknownDrafters = drafters.filter((name) => !isDrafterId(name));
-  if (unknownDrafters.length > 0) throw new UsageError(`--drafters: unknown ${unknownDrafters.join(', ')}; the drafters are ${DRAFTER_IDS.join(', ')}`);
+  if (unknownDrafters.length > 0)
+    throw new UsageError(
+      `--drafters: unknown ${unknownDrafters.join(', ')}; the drafters are ${DRAFTER_IDS.join(', ')}`,
+    );
   const pair = values.pair === undefined ? null : parsePairOption(values.pair);
-  return { values, pair, seeds, provider, verifier, treeScoring: scoring === 'tree', rounds, selection: { methods: methods as MethodId[], grid, rounds, tokenBudget, drafters: drafters as DrafterId[] } } as const;
+  return {
+    values,
+    pair,
+    seeds,
+    provider,
+    verifier,
+    treeScoring: scoring === 'tree',
+    rounds,
+    selection: { methods: methods as MethodId[], grid, rounds, tokenBudget, drafters: drafters as DrafterId[] },
+  } as const;
 }
-
 
 /** Process CPU time (user + system) in ms: every thread onnxruntime and V8 use, and nothing the neighbours do. */
 const cpuClock = () => {
@@ -67,7 +91,16 @@ const cpuClock = () => {
   return (user + system) / 1000;
 };
 
-async function bench({ values, pair: location, seeds, rounds, provider, verifier: verifying, treeScoring, selection }: ReturnType<typeof parse>): Promise<number> {
+async function bench({
+  values,
+  pair: location,
+  seeds,
+  rounds,
+  provider,
+  verifier: verifying,
+  treeScoring,
+  selection,
+}: ReturnType<typeof parse>): Promise<number> {
   const sections: Section[] = [];
   // Both sections name the pair they timed.
   const ofPair = location === null ? '' : `: ${location.draft} → ${location.target}`;
@@ -77,27 +110,55 @@ async function bench({ values, pair: location, seeds, rounds, provider, verifier
   const costRatio = costRatioSpread.median;
   const { engine, dispose } = await setupNodeEngine('cpu', pair, treeScoring);
   const scoring = describeScoring(engine.scoring);
-  console.log(`Node, wasm EP, CPU verifier${ofPair}; c = draft/target forward = ${formatCostRatio(costRatioSpread)}; ${scoring}; ${rounds} timed rounds per preset, speedups the median over rounds [95% bootstrap interval] with the verdict against ar\n${DECODE_TABLE_HEADER}`);
-  sections.push({ where: `Node (onnxruntime-web wasm, 1 thread; CPU verifier)${ofPair}`, adapter: 'cpu', costRatio, costRatioSpread, scoring, rows: await runDecodeBench(engine, seeds, costRatio, console.log, { ...selection, cpuClock }) });
-  console.log(`\n${summaryMarkdown((sections[0] as Section).rows)}\n\n${profileMarkdown((sections[0] as Section).rows, costRatio)}`);
+  console.log(
+    `Node, wasm EP, CPU verifier${ofPair}; c = draft/target forward = ${formatCostRatio(costRatioSpread)}; ${scoring}; ${rounds} timed rounds per preset, speedups the median over rounds [95% bootstrap interval] with the verdict against ar\n${DECODE_TABLE_HEADER}`,
+  );
+  sections.push({
+    where: `Node (onnxruntime-web wasm, 1 thread; CPU verifier)${ofPair}`,
+    adapter: 'cpu',
+    costRatio,
+    costRatioSpread,
+    scoring,
+    rows: await runDecodeBench(engine, seeds, costRatio, console.log, { ...selection, cpuClock }),
+  });
+  console.log(
+    `\n${summaryMarkdown((sections[0] as Section).rows)}\n\n${profileMarkdown((sections[0] as Section).rows, costRatio)}`,
+  );
   await dispose();
 
   if (!values['node-only']) {
     const pagePair = location === null ? null : pairForPage(location);
-    const server = await createServer({ logLevel: 'warn', server: { port: 0, host: '127.0.0.1' }, plugins: pagePair === null ? [] : [pagePair.plugin] });
+    const server = await createServer({
+      logLevel: 'warn',
+      server: { port: 0, host: '127.0.0.1' },
+      plugins: pagePair === null ? [] : [pagePair.plugin],
+    });
     await server.listen();
     const browser = await launchChromium();
     try {
       const page = await browser.newPage();
       await page.goto(`${server.resolvedUrls?.local[0]}tools/bench/decode.html`);
-      const report = await page.evaluate(([n, models, verifying, tree, picked, pairUrls]) => window.speclabDecodeBench(n, models, verifying, tree, picked, pairUrls), [seeds, provider, verifying, treeScoring, selection, pagePair?.page ?? null] as const);
+      const report = await page.evaluate(
+        ([n, models, verifying, tree, picked, pairUrls]) =>
+          window.speclabDecodeBench(n, models, verifying, tree, picked, pairUrls),
+        [seeds, provider, verifying, treeScoring, selection, pagePair?.page ?? null] as const,
+      );
       if ('error' in report) throw new Error(`the Chromium run failed: ${report.error}`);
       const verifier = values.verifier === 'gpu' ? `WGSL verifier on ${report.adapter}` : 'CPU verifier';
       const scoring = describeScoring(report.scoring);
-      console.log(`\nChromium, ${values.provider} EP, ${verifier}${ofPair}; c = ${formatCostRatio(report.costRatioSpread)}; ${scoring}; ${rounds} timed rounds per preset\n${DECODE_TABLE_HEADER}`);
+      console.log(
+        `\nChromium, ${values.provider} EP, ${verifier}${ofPair}; c = ${formatCostRatio(report.costRatioSpread)}; ${scoring}; ${rounds} timed rounds per preset\n${DECODE_TABLE_HEADER}`,
+      );
       for (const row of report.rows) console.log(formatDecodeRow(row));
       console.log(`\n${summaryMarkdown(report.rows)}\n\n${profileMarkdown(report.rows, report.costRatio)}`);
-      sections.push({ where: `Chromium (onnxruntime-web ${values.provider} EP, 1 thread; ${verifier})${ofPair}`, adapter: report.adapter, costRatio: report.costRatio, costRatioSpread: report.costRatioSpread, scoring, rows: report.rows });
+      sections.push({
+        where: `Chromium (onnxruntime-web ${values.provider} EP, 1 thread; ${verifier})${ofPair}`,
+        adapter: report.adapter,
+        costRatio: report.costRatio,
+        costRatioSpread: report.costRatioSpread,
+        scoring,
+        rows: report.rows,
+      });
     } finally {
       await browser.close();
       await server.close();
@@ -105,13 +166,31 @@ async function bench({ values, pair: location, seeds, rounds, provider, verifier
   }
 
   const markdown = sections
-    .map((section) => `### ${section.where}\n\nc = draft/target forward time (batch 1, sequence 1) = ${formatCostRatio(section.costRatioSpread)}; ${seeds} seeds per row (more until a round has output ${selection.tokenBudget} tokens), T = 1; ${section.scoring}. ${rounds} timed rounds per preset in alternating order after an untimed warm-up; tokens/s and speedup are medians over rounds, each round's speedup against the same round's ar, with its 95% bootstrap interval over rounds and the verdict: ${VERDICT_RULE}.\n\n${DECODE_TABLE_HEADER}\n${section.rows.map(formatDecodeRow).join('\n')}\n\n${summaryMarkdown(section.rows)}\n\n${profileMarkdown(section.rows, section.costRatio)}\n`)
+    .map(
+      (section) =>
+        `### ${section.where}\n\nc = draft/target forward time (batch 1, sequence 1) = ${formatCostRatio(section.costRatioSpread)}; ${seeds} seeds per row (more until a round has output ${selection.tokenBudget} tokens), T = 1; ${section.scoring}. ${rounds} timed rounds per preset in alternating order after an untimed warm-up; tokens/s and speedup are medians over rounds, each round's speedup against the same round's ar, with its 95% bootstrap interval over rounds and the verdict: ${VERDICT_RULE}.\n\n${DECODE_TABLE_HEADER}\n${section.rows.map(formatDecodeRow).join('\n')}\n\n${summaryMarkdown(section.rows)}\n\n${profileMarkdown(section.rows, section.costRatio)}\n`,
+    )
     .join('\n');
   mkdirSync(dirname(values.out), { recursive: true });
   writeFileSync(`${values.out}.md`, markdown);
-  const json = sections.map((section) => ({ where: section.where, adapter: section.adapter, cost_ratio: section.costRatio, cost_ratio_spread: section.costRatioSpread, scoring: section.scoring, rows: section.rows.map(decodeRowJson) }));
+  const json = sections.map((section) => ({
+    where: section.where,
+    adapter: section.adapter,
+    cost_ratio: section.costRatio,
+    cost_ratio_spread: section.costRatioSpread,
+    scoring: section.scoring,
+    rows: section.rows.map(decodeRowJson),
+  }));
   writeFileSync(`${values.out}.json`, JSON.stringify(snakeKeys({ schema_version: 1, sections: json }), null, 2));
-  if (values.csv) writeFileSync(`${values.out}.csv`, toCsv(json.flatMap((section) => section.rows.map((row) => ({ adapter: section.adapter, cost_ratio: section.cost_ratio, ...row })))));
+  if (values.csv)
+    writeFileSync(
+      `${values.out}.csv`,
+      toCsv(
+        json.flatMap((section) =>
+          section.rows.map((row) => ({ adapter: section.adapter, cost_ratio: section.cost_ratio, ...row })),
+        ),
+      ),
+    );
   console.log(`\nwrote ${values.out}.md${values.csv ? `, ${values.out}.csv` : ''} and ${values.out}.json`);
   return 0;
 }

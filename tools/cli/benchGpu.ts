@@ -24,7 +24,7 @@ import { COMMANDS } from './commands';
 /** Chromium on a GPU machine without a display: WebGPU on Vulkan. On a machine without one, SwiftShader answers. */
 export const GPU_CHROMIUM_ARGS = [...CHROMIUM_ARGS, '--enable-features=Vulkan', '--ignore-gpu-blocklist'];
 
-export function parse(values: Values<typeof COMMANDS['bench:gpu']>) {
+export function parse(values: Values<(typeof COMMANDS)['bench:gpu']>) {
   const seeds = positiveInteger('seeds', values.seeds);
   const rounds = positiveInteger('rounds', values.rounds);
   const repeats = positiveInteger('repeats', values.repeats);
@@ -34,8 +34,23 @@ export function parse(values: Values<typeof COMMANDS['bench:gpu']>) {
   const quick = values.quick;
   const methods: readonly MethodId[] = quick ? ['spectr-gbv'] : SPECULATIVE;
   return {
-    out: values.out, chromium: values.chromium, seeds: quick ? 1 : seeds, rounds: quick ? 1 : rounds, repeats, maxTokens, warmUpRuns, forwardTable: !values['no-forward-table'], costRatio: !values['no-cost-ratio'],
-    selection: { methods, grid: values.grid === undefined ? (quick ? [{ K: 3, L: 4 }] : GRID) : gridOption(values.grid), rounds: quick ? 1 : rounds, maxTokens, warmUpRuns, ...(presets === undefined ? {} : { presets }) },
+    out: values.out,
+    chromium: values.chromium,
+    seeds: quick ? 1 : seeds,
+    rounds: quick ? 1 : rounds,
+    repeats,
+    maxTokens,
+    warmUpRuns,
+    forwardTable: !values['no-forward-table'],
+    costRatio: !values['no-cost-ratio'],
+    selection: {
+      methods,
+      grid: values.grid === undefined ? (quick ? [{ K: 3, L: 4 }] : GRID) : gridOption(values.grid),
+      rounds: quick ? 1 : rounds,
+      maxTokens,
+      warmUpRuns,
+      ...(presets === undefined ? {} : { presets }),
+    },
   };
 }
 
@@ -48,7 +63,11 @@ export function main(argv: string[]): Promise<number> {
     try {
       const page = await browser.newPage();
       await page.goto(`${server.resolvedUrls?.local[0]}tools/bench/gpu.html`);
-      const report = await page.evaluate(([seeds, selection, repeats, forwardTable, costRatio]) => window.speclabGpuBench(seeds, selection, repeats, forwardTable, costRatio), [options.seeds, options.selection, options.repeats, options.forwardTable, options.costRatio] as const);
+      const report = await page.evaluate(
+        ([seeds, selection, repeats, forwardTable, costRatio]) =>
+          window.speclabGpuBench(seeds, selection, repeats, forwardTable, costRatio),
+        [options.seeds, options.selection, options.repeats, options.forwardTable, options.costRatio] as const,
+      );
       if ('error' in report) {
         console.error(`bench:gpu: the Chromium run failed: ${report.error}`);
         return 1;
@@ -58,7 +77,22 @@ export function main(argv: string[]): Promise<number> {
       console.log(markdown);
       mkdirSync(dirname(options.out), { recursive: true });
       writeFileSync(`${options.out}.md`, `${markdown}\n`);
-      writeFileSync(`${options.out}.json`, JSON.stringify(snakeKeys({ schema_version: 1, seeds: options.seeds, rounds: options.rounds, max_tokens: options.maxTokens, warm_up_runs: options.warmUpRuns, ...report, rows: report.rows.map(decodeRowJson) }), null, 2));
+      writeFileSync(
+        `${options.out}.json`,
+        JSON.stringify(
+          snakeKeys({
+            schema_version: 1,
+            seeds: options.seeds,
+            rounds: options.rounds,
+            max_tokens: options.maxTokens,
+            warm_up_runs: options.warmUpRuns,
+            ...report,
+            rows: report.rows.map(decodeRowJson),
+          }),
+          null,
+          2,
+        ),
+      );
       console.log(`\nwrote ${options.out}.md and ${options.out}.json`);
       return 0;
     } finally {

@@ -133,10 +133,16 @@ export function main(argv: readonly string[]): Promise<number> {
       if (!values['no-screenshot']) await ui.screenshot({ path: values.screenshot, fullPage: true });
       const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
       const [h, u] = [median(headlessRates), median(uiRates)];
-      console.log(`${preset.id}, up to ${maxTokens} tokens, ${repeats} timed round(s) after ${warmUpRounds} warm-up round(s)`);
-      console.log(`headless engine: ${headlessRates.map((r) => r.toFixed(1)).join(', ')} tokens/s (median ${h.toFixed(1)})`);
+      console.log(
+        `${preset.id}, up to ${maxTokens} tokens, ${repeats} timed round(s) after ${warmUpRounds} warm-up round(s)`,
+      );
+      console.log(
+        `headless engine: ${headlessRates.map((r) => r.toFixed(1)).join(', ')} tokens/s (median ${h.toFixed(1)})`,
+      );
       console.log(`with the UI:     ${uiRates.map((r) => r.toFixed(1)).join(', ')} tokens/s (median ${u.toFixed(1)})`);
-      console.log(`UI / headless = ${(u / h).toFixed(3)} (goal ≥ 0.90)${values['no-screenshot'] ? '' : `; screenshot ${values.screenshot}`}`);
+      console.log(
+        `UI / headless = ${(u / h).toFixed(3)} (goal ≥ 0.90)${values['no-screenshot'] ? '' : `; screenshot ${values.screenshot}`}`,
+      );
       return 0;
     } finally {
       await browser.close();

@@ -42,19 +42,30 @@ export function readCases(path: string): Case[] {
     } catch (error) {
       throw new UsageError(`${at}: not JSON (${(error as Error).message})`);
     }
-    if (entry === null || typeof entry !== 'object' || Array.isArray(entry)) throw new UsageError(`${at}: each line must be a JSON object`);
+    if (entry === null || typeof entry !== 'object' || Array.isArray(entry))
+      throw new UsageError(`${at}: each line must be a JSON object`);
     const record = entry as Record<string, unknown>;
     const unknown = Object.keys(record).find((key) => !FIELDS.has(key));
-    if (unknown !== undefined) throw new UsageError(`${at}: unknown field ${JSON.stringify(terminalSafe(unknown, { maxChars: 40 }))}; a case has ${[...FIELDS].join(', ')}`);
+    if (unknown !== undefined)
+      throw new UsageError(
+        `${at}: unknown field ${JSON.stringify(terminalSafe(unknown, { maxChars: 40 }))}; a case has ${[...FIELDS].join(', ')}`,
+      );
     const { bucket, prompt, trigger } = record;
-    if (typeof bucket !== 'string' || !NAME.test(bucket)) throw new UsageError(`${at}: "bucket" must be a name of letters, digits and _.+- (at most 64 characters)`);
+    if (typeof bucket !== 'string' || !NAME.test(bucket))
+      throw new UsageError(`${at}: "bucket" must be a name of letters, digits and _.+- (at most 64 characters)`);
     if (typeof prompt !== 'string' || prompt === '') throw new UsageError(`${at}: "prompt" must be a non-empty string`);
-    if (trigger !== undefined && (typeof trigger !== 'string' || trigger === '')) throw new UsageError(`${at}: "trigger" must be a non-empty string`);
-    if ((record.schema === undefined) === (record.schema_file === undefined)) throw new UsageError(`${at}: give "schema" or "schema_file", one of them`);
+    if (trigger !== undefined && (typeof trigger !== 'string' || trigger === ''))
+      throw new UsageError(`${at}: "trigger" must be a non-empty string`);
+    if ((record.schema === undefined) === (record.schema_file === undefined))
+      throw new UsageError(`${at}: give "schema" or "schema_file", one of them`);
     let schemaText: string;
     if (record.schema_file !== undefined) {
-      if (typeof record.schema_file !== 'string' || record.schema_file === '') throw new UsageError(`${at}: "schema_file" must be a file name`);
-      schemaText = readInputFile(isAbsolute(record.schema_file) ? record.schema_file : join(dirname(path), record.schema_file), `${at}: schema_file`);
+      if (typeof record.schema_file !== 'string' || record.schema_file === '')
+        throw new UsageError(`${at}: "schema_file" must be a file name`);
+      schemaText = readInputFile(
+        isAbsolute(record.schema_file) ? record.schema_file : join(dirname(path), record.schema_file),
+        `${at}: schema_file`,
+      );
     } else schemaText = JSON.stringify(record.schema);
     let schema: unknown;
     try {
@@ -65,7 +76,14 @@ export function readCases(path: string): Case[] {
       throw error;
     }
     if (schema === null || typeof schema !== 'object') throw new UsageError(`${at}: the schema must be a JSON object`);
-    cases.push({ line: index + 1, bucket, prompt, schemaText, schema, trigger: typeof trigger === 'string' ? trigger : null });
+    cases.push({
+      line: index + 1,
+      bucket,
+      prompt,
+      schemaText,
+      schema,
+      trigger: typeof trigger === 'string' ? trigger : null,
+    });
     if (cases.length > MAX_CASES) throw new UsageError(`--cases ${terminalSafe(path)}: more than ${MAX_CASES} cases`);
   }
   if (cases.length === 0) throw new UsageError(`--cases ${terminalSafe(path)}: no cases (one JSON object a line)`);
@@ -91,6 +109,9 @@ export function casesOption(path: string, buckets: string | undefined): Case[] {
   if (buckets === undefined) return cases;
   const wanted = buckets.split(',').map((name) => name.trim());
   const missing = wanted.find((name) => !cases.some((item) => item.bucket === name));
-  if (missing !== undefined) throw new UsageError(`--buckets: no case in ${JSON.stringify(terminalSafe(path))} has the bucket ${JSON.stringify(terminalSafe(missing, { maxChars: 64 }))}`);
+  if (missing !== undefined)
+    throw new UsageError(
+      `--buckets: no case in ${JSON.stringify(terminalSafe(path))} has the bucket ${JSON.stringify(terminalSafe(missing, { maxChars: 64 }))}`,
+    );
   return cases.filter((item) => wanted.includes(item.bucket));
 }

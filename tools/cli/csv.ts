@@ -17,11 +17,19 @@ function cell(value: unknown): string {
 
 /** An interval ({low, high}) as two columns, `<key>_low` and `<key>_high`. */
 const flattenIntervals = (row: object): object =>
-  Object.fromEntries(Object.entries(row).flatMap(([key, value]): [string, unknown][] => {
-    const interval = value as { low?: unknown; high?: unknown } | null;
-    const isInterval = interval !== null && typeof interval === 'object' && Object.keys(interval).join() === 'low,high';
-    return isInterval ? [[`${key}_low`, interval.low], [`${key}_high`, interval.high]] : [[key, value]];
-  }));
+  Object.fromEntries(
+    Object.entries(row).flatMap(([key, value]): [string, unknown][] => {
+      const interval = value as { low?: unknown; high?: unknown } | null;
+      const isInterval =
+        interval !== null && typeof interval === 'object' && Object.keys(interval).join() === 'low,high';
+      return isInterval
+        ? [
+            [`${key}_low`, interval.low],
+            [`${key}_high`, interval.high],
+          ]
+        : [[key, value]];
+    }),
+  );
 
 export function toCsv(records: readonly object[]): string {
   const rows = records.map(flattenIntervals);
@@ -29,6 +37,9 @@ export function toCsv(records: readonly object[]): string {
   const keys = [...new Set(rows.flatMap((row) => Object.keys(row)))];
   // A column holds scalars (or null) in every row; one that holds an object anywhere stays in the JSON.
   const columns = keys.filter((key) => rows.every((row) => scalar((row as Record<string, unknown>)[key] ?? null)));
-  const lines = [columns.map(snake).join(','), ...rows.map((row) => columns.map((column) => cell((row as Record<string, unknown>)[column])).join(','))];
+  const lines = [
+    columns.map(snake).join(','),
+    ...rows.map((row) => columns.map((column) => cell((row as Record<string, unknown>)[column])).join(',')),
+  ];
   return `${lines.join('\n')}\n`;
 }

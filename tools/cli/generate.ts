@@ -22,7 +22,14 @@ import { intervalJson, type RaceEntry } from '../../src/contract/bench';
 import { VERDICT_TEXT } from '../../src/core/verdict';
 import { race } from '../../src/engine/bench';
 import type { RunReport } from '../../src/contract/runReport';
-import { DECODE_METHODS, findPreset, isBaseline, presetParams, type DecodeMethod, type RunParams } from '../../src/contract/runParams';
+import {
+  DECODE_METHODS,
+  findPreset,
+  isBaseline,
+  presetParams,
+  type DecodeMethod,
+  type RunParams,
+} from '../../src/contract/runParams';
 import { PromptTooLongError } from '../../src/engine/decode';
 import { SchemaError, checkSchema, parseSchemaText } from '../../src/grammar/schema';
 import { UsageError, limitedOption, positiveInteger, presetOption, runCommand, type Values } from './args';
@@ -35,18 +42,45 @@ import { terminalSafe } from './terminalSafe';
 const readSchemaFile = (path: string) => readInputFile(path, '--schema');
 
 /** Reads the arguments and checks everything that can be checked without the models; throws UsageError. */
-function parse(values: Values<typeof COMMANDS.generate>): { params: RunParams; cases: Case[] | null; methods: DecodeMethod[]; json: boolean; verifier: 'cpu' | 'gpu'; repeats: number; failOnInvalid: boolean } {
-  const sources = [values.preset !== undefined, values.schema !== undefined, values.free, values.cases !== undefined].filter(Boolean).length;
-  if (sources !== 1) throw new UsageError('give exactly one of --preset <name>, --schema <file>, --free or --cases <file.jsonl>');
+function parse(values: Values<typeof COMMANDS.generate>): {
+  params: RunParams;
+  cases: Case[] | null;
+  methods: DecodeMethod[];
+  json: boolean;
+  verifier: 'cpu' | 'gpu';
+  repeats: number;
+  failOnInvalid: boolean;
+} {
+  const sources = [
+    values.preset !== undefined,
+    values.schema !== undefined,
+    values.free,
+    values.cases !== undefined,
+  ].filter(Boolean).length;
+  if (sources !== 1)
+    throw new UsageError('give exactly one of --preset <name>, --schema <file>, --free or --cases <file.jsonl>');
   const methods: DecodeMethod[] = values.method === 'all' ? [...DECODE_METHODS] : [values.method as DecodeMethod];
-  if (!methods.every((method) => DECODE_METHODS.includes(method))) throw new UsageError(`--method must be one of ${DECODE_METHODS.join(', ')} or all`);
+  if (!methods.every((method) => DECODE_METHODS.includes(method)))
+    throw new UsageError(`--method must be one of ${DECODE_METHODS.join(', ')} or all`);
   if (values.buckets !== undefined && values.cases === undefined) throw new UsageError('--buckets goes with --cases');
   const cases = values.cases === undefined ? null : casesOption(values.cases, values.buckets);
-  if (cases !== null && (methods.length > 1 || values.prompt !== undefined || values.trigger !== undefined)) throw new UsageError('--cases takes each prompt, schema and trigger from the file, with one --method (not all), so no --prompt or --trigger');
+  if (cases !== null && (methods.length > 1 || values.prompt !== undefined || values.trigger !== undefined))
+    throw new UsageError(
+      '--cases takes each prompt, schema and trigger from the file, with one --method (not all), so no --prompt or --trigger',
+    );
   const preset = values.preset === undefined ? null : presetOption(values.preset);
-  if (values.prompt === undefined && !preset && cases === null) throw new UsageError('--prompt is required without --preset');
+  if (values.prompt === undefined && !preset && cases === null)
+    throw new UsageError('--prompt is required without --preset');
   const first = cases?.[0];
-  const base: RunParams = preset ? presetParams(preset) : first ? caseParams(presetParams(findPreset('person')), first) : { ...presetParams(findPreset('person')), prompt: '', schemaText: values.free ? null : readSchemaFile(values.schema as string) };
+  const base: RunParams = preset
+    ? presetParams(preset)
+    : first
+      ? caseParams(presetParams(findPreset('person')), first)
+      : {
+          ...presetParams(findPreset('person')),
+          prompt: '',
+          schemaText: values.free ? null : readSchemaFile(values.schema as string),
+        };
   const candidate: RunParams = {
     ...base,
     K: limitedOption('K', 'K', values.K),
@@ -76,7 +110,15 @@ function parse(values: Values<typeof COMMANDS.generate>): { params: RunParams; c
     const each = validateRunParams(caseParams(checked.params, item));
     if (!each.ok) throw new UsageError(`--cases line ${item.line}: ${errorSummary(each.errors)}`);
   }
-  return { params: checked.params, cases, methods, json: values.json, verifier: values.verifier, repeats, failOnInvalid: values['fail-on-invalid'] };
+  return {
+    params: checked.params,
+    cases,
+    methods,
+    json: values.json,
+    verifier: values.verifier,
+    repeats,
+    failOnInvalid: values['fail-on-invalid'],
+  };
 }
 
 /** Where the two models came from: the bundled pair, or the --pair given. */
@@ -87,12 +129,20 @@ type PairName = PairLocation | 'bundled';
  * copies of one draft, and R and D count each token K times.
  */
 export function runNotes(params: RunParams): string[] {
-  return params.temperature === 0 && params.K > 1 && !isBaseline(params.method) ? [`at T = 0 the ${params.K} drafts are identical copies of one greedy draft: R and D count each drafted token ${params.K} times, and K = 1 gives the same output with a ${params.K}th of the draft work`] : [];
+  return params.temperature === 0 && params.K > 1 && !isBaseline(params.method)
+    ? [
+        `at T = 0 the ${params.K} drafts are identical copies of one greedy draft: R and D count each drafted token ${params.K} times, and K = 1 gives the same output with a ${params.K}th of the draft work`,
+      ]
+    : [];
 }
 
 /** Per verification step, the tokens drafted, invalidated by the grammar and accepted (vLLM's per_step_drafted / per_step_accepted, plus I). */
 export function perStepArrays(steps: readonly StepCounts[]) {
-  return { per_step_drafted: steps.map((step) => step.proposed), per_step_invalidated: steps.map((step) => step.invalidated), per_step_accepted: steps.map((step) => step.accepted) };
+  return {
+    per_step_drafted: steps.map((step) => step.proposed),
+    per_step_invalidated: steps.map((step) => step.invalidated),
+    per_step_accepted: steps.map((step) => step.accepted),
+  };
 }
 
 /** The --json object: our counters and vLLM's per-request names side by side; ar and ar+jump-forward draft nothing, so they carry no K or L. */
@@ -154,12 +204,17 @@ function raceLine({ method, report, timed, tokensPerSecond, speedup, speedupInte
   const perForward = (report.tokens.length / report.steps).toFixed(2);
   // The timed runs' own figures: their tokens and forwards beside the tokens/s measured on them.
   const rate = `timed ${timed.tokens} tokens over ${timed.runs} runs, ${(timed.tokens / timed.forwards).toFixed(2)} per forward, ${tokensPerSecond.median.toFixed(1)} tok/s [${tokensPerSecond.min.toFixed(1)}–${tokensPerSecond.max.toFixed(1)}]`;
-  const faster = speedup ? `, ${speedup.median.toFixed(2)}× ar${speedupInterval ? ` [${speedupInterval.low.toFixed(2)}–${speedupInterval.high.toFixed(2)}]` : ''}${verdict ? ` (${VERDICT_TEXT[verdict]})` : ''}` : '';
+  const faster = speedup
+    ? `, ${speedup.median.toFixed(2)}× ar${speedupInterval ? ` [${speedupInterval.low.toFixed(2)}–${speedupInterval.high.toFixed(2)}]` : ''}${verdict ? ` (${VERDICT_TEXT[verdict]})` : ''}`
+    : '';
   return `${method.padEnd(11)} first run ${String(report.tokens.length).padStart(4)} tokens, ${String(report.steps).padStart(3)} target forwards (${perForward}/forward); ${rate}${faster}, ${report.verdict?.kind ?? 'free text'}: ${terminalSafe(report.text, { maxChars: MODEL_TEXT_CHARS })}`;
 }
 
 function reportVerdict(report: RunReport): void {
-  if (report.verdict && report.verdict.kind !== 'valid') console.error(`${report.params.method}: ${report.verdict.kind}: ${terminalSafe(report.verdict.reason, { maxChars: MODEL_TEXT_CHARS })}`);
+  if (report.verdict && report.verdict.kind !== 'valid')
+    console.error(
+      `${report.params.method}: ${report.verdict.kind}: ${terminalSafe(report.verdict.reason, { maxChars: MODEL_TEXT_CHARS })}`,
+    );
 }
 
 /** --fail-on-invalid's one line: how many outputs are not schema-valid, and the first one's reason; null when all are. */
@@ -193,21 +248,44 @@ async function generate(values: Values<typeof COMMANDS.generate>): Promise<numbe
     if (cases !== null) {
       for (const item of cases) {
         const steps: StepCounts[] = [];
-        const report = await engine.run({ ...caseParams(params, item), method: methods[0] as DecodeMethod }, (record) => void steps.push(record.counts)).catch(asUsageError);
+        const report = await engine
+          .run(
+            { ...caseParams(params, item), method: methods[0] as DecodeMethod },
+            (record) => void steps.push(record.counts),
+          )
+          .catch(asUsageError);
         const where = { bucket: item.bucket, case_line: item.line, top_p: report.params.topP ?? null };
-        console.log(json ? JSON.stringify({ ...summary(report, pair), ...where, notes: runNotes(report.params), ...perStepArrays(steps) }) : `${item.bucket} (line ${item.line}), ${report.verdict?.kind ?? 'free text'}: ${terminalSafe(report.text, { maxChars: MODEL_TEXT_CHARS })}`);
+        console.log(
+          json
+            ? JSON.stringify({
+                ...summary(report, pair),
+                ...where,
+                notes: runNotes(report.params),
+                ...perStepArrays(steps),
+              })
+            : `${item.bucket} (line ${item.line}), ${report.verdict?.kind ?? 'free text'}: ${terminalSafe(report.text, { maxChars: MODEL_TEXT_CHARS })}`,
+        );
         reportVerdict(report);
         reports.push(report);
       }
     } else if (methods.length === 1) {
       const steps: StepCounts[] = [];
-      const report = await engine.run({ ...params, method: methods[0] as DecodeMethod }, (record) => void steps.push(record.counts)).catch(asUsageError);
-      console.log(json ? JSON.stringify({ ...summary(report, pair), notes: runNotes(report.params), ...perStepArrays(steps) }) : terminalSafe(report.text, { keepLines: true, maxChars: MODEL_TEXT_CHARS }));
+      const report = await engine
+        .run({ ...params, method: methods[0] as DecodeMethod }, (record) => void steps.push(record.counts))
+        .catch(asUsageError);
+      console.log(
+        json
+          ? JSON.stringify({ ...summary(report, pair), notes: runNotes(report.params), ...perStepArrays(steps) })
+          : terminalSafe(report.text, { keepLines: true, maxChars: MODEL_TEXT_CHARS }),
+      );
       reportVerdict(report);
       reports.push(report);
     } else {
       const result = await race((run) => engine.run(run), params, methods, repeats).catch(asUsageError);
-      if (!json) console.log(`race: ${methods.length} methods, each warmed up once untimed, then ${repeats} timed rounds in rotated order, each over at least ${result.tokenBudget} tokens per method; tokens/s and speedup are medians [min–max]`);
+      if (!json)
+        console.log(
+          `race: ${methods.length} methods, each warmed up once untimed, then ${repeats} timed rounds in rotated order, each over at least ${result.tokenBudget} tokens per method; tokens/s and speedup are medians [min–max]`,
+        );
       for (const entry of result.entries) {
         console.log(json ? JSON.stringify(raceSummary(entry, result.repeats, pair)) : raceLine(entry));
         reportVerdict(entry.report);

@@ -8,7 +8,12 @@ import { terminalSafe } from './terminalSafe';
  * Reads an input file given on the command line, at most CLI_LIMITS.fileBytes: a larger file, or an endless
  * one (/dev/zero, a pipe that never closes its size), is refused once the limit is passed, before it is read whole.
  */
-export function readInputFile(path: string, option: string, maxBytes: number = CLI_LIMITS.fileBytes, pipeWaitMs: number = CLI_LIMITS.pipeWaitMs): string {
+export function readInputFile(
+  path: string,
+  option: string,
+  maxBytes: number = CLI_LIMITS.fileBytes,
+  pipeWaitMs: number = CLI_LIMITS.pipeWaitMs,
+): string {
   let fd: number;
   try {
     // Non-blocking, so that opening a FIFO with no writer does not wait for ever.
@@ -21,7 +26,10 @@ export function readInputFile(path: string, option: string, maxBytes: number = C
     const deadline = Date.now() + pipeWaitMs;
     // A FIFO answers "nothing yet" (EAGAIN) while its writer is silent, and "the end" (0) before any writer opened it.
     const waitOrRefuse = () => {
-      if (Date.now() >= deadline) throw new UsageError(`${option} ${terminalSafe(path)} is a pipe that nothing wrote to within ${pipeWaitMs / 1000} s`);
+      if (Date.now() >= deadline)
+        throw new UsageError(
+          `${option} ${terminalSafe(path)} is a pipe that nothing wrote to within ${pipeWaitMs / 1000} s`,
+        );
       Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20);
     };
     const buffer = Buffer.alloc(Math.min(maxBytes + 1, 1 << 20));
@@ -44,7 +52,10 @@ export function readInputFile(path: string, option: string, maxBytes: number = C
       }
       if (read === 0) break;
       total += read;
-      if (total > maxBytes) throw new UsageError(`${option} ${terminalSafe(path)} is larger than ${maxBytes / 2 ** 20} MiB, the most an input file may be`);
+      if (total > maxBytes)
+        throw new UsageError(
+          `${option} ${terminalSafe(path)} is larger than ${maxBytes / 2 ** 20} MiB, the most an input file may be`,
+        );
       chunks.push(Buffer.from(buffer.subarray(0, read)));
     }
     return Buffer.concat(chunks).toString('utf8');

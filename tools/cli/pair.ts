@@ -29,19 +29,25 @@ function checkLocation(role: 'draft' | 'target', location: string): void {
     } catch {
       throw new UsageError(`--pair: the ${role} ${JSON.stringify(location)} is not a valid URL`);
     }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`--pair: the ${role} URL must be http or https, got ${url.protocol}`);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:')
+      throw new UsageError(`--pair: the ${role} URL must be http or https, got ${url.protocol}`);
     return;
   }
-  if (!existsSync(location) || !statSync(location).isDirectory()) throw new UsageError(`--pair: the ${role} ${JSON.stringify(location)} is neither a directory nor an http(s) URL`);
+  if (!existsSync(location) || !statSync(location).isDirectory())
+    throw new UsageError(`--pair: the ${role} ${JSON.stringify(location)} is neither a directory nor an http(s) URL`);
   for (const file of ['tokenizer.json', MODEL_FILE]) {
-    if (!existsSync(join(location, file))) throw new UsageError(`--pair: the ${role} directory ${JSON.stringify(location)} has no ${file} (a model directory in the Hub layout has tokenizer.json and ${MODEL_FILE})`);
+    if (!existsSync(join(location, file)))
+      throw new UsageError(
+        `--pair: the ${role} directory ${JSON.stringify(location)} has no ${file} (a model directory in the Hub layout has tokenizer.json and ${MODEL_FILE})`,
+      );
   }
 }
 
 /** Reads `<draft>,<target>`; a mistake (not two entries, a missing directory or file, a URL that is not http(s)) is a UsageError. */
 export function parsePairOption(text: string): PairLocation {
   const entries = text.split(',').map((entry) => entry.trim());
-  if (entries.length !== 2 || entries.some((entry) => entry === '')) throw new UsageError(`--pair must be <draft>,<target> (two directories or URLs), got ${JSON.stringify(text)}`);
+  if (entries.length !== 2 || entries.some((entry) => entry === ''))
+    throw new UsageError(`--pair must be <draft>,<target> (two directories or URLs), got ${JSON.stringify(text)}`);
   const [draft, target] = entries as [string, string];
   checkLocation('draft', draft);
   checkLocation('target', target);
@@ -53,8 +59,8 @@ export async function loadPairOption(location: PairLocation): Promise<ModelPairH
   try {
     return await loadPairAt(location);
   } catch (error) {
-    if (error instanceof ModelLoadError || error instanceof BoundedReadError) throw new UsageError(`the pair ${location.draft} → ${location.target} did not load: ${error.message}`);
+    if (error instanceof ModelLoadError || error instanceof BoundedReadError)
+      throw new UsageError(`the pair ${location.draft} → ${location.target} did not load: ${error.message}`);
     throw error;
   }
 }
-

@@ -54,11 +54,19 @@ export function pairForPage(location: PairLocation): { page: PagePair; plugin: P
     const route = `${PAIR_ROUTE}/${role}/`;
     if (/^http:\/\//i.test(where)) {
       const remote = new URL(where.endsWith('/') ? where : `${where}/`);
-      proxy[route] = { target: remote.origin, changeOrigin: true, rewrite: (path) => `${remote.pathname}${path.slice(route.length)}` };
+      proxy[route] = {
+        target: remote.origin,
+        changeOrigin: true,
+        rewrite: (path) => `${remote.pathname}${path.slice(route.length)}`,
+      };
     } else routes.set(route, serveDirectory(where));
     return route;
   };
-  const page = { draftUrl: urlFor('draft', location.draft), targetUrl: urlFor('target', location.target), label: pairLabel(location) };
+  const page = {
+    draftUrl: urlFor('draft', location.draft),
+    targetUrl: urlFor('target', location.target),
+    label: pairLabel(location),
+  };
   const plugin: Plugin = {
     name: 'speclab-pair',
     config: () => ({ server: { proxy } }),

@@ -17,7 +17,13 @@ import type { AddressInfo } from 'node:net';
 import { setupNodeEngine } from '../nodeEngine';
 import type { SpecEngine } from '../../src/engine/engine';
 import type { RunReport } from '../../src/contract/runReport';
-import { DECODE_METHODS, findPreset, presetParams, type DecodeMethod, type RunParams } from '../../src/contract/runParams';
+import {
+  DECODE_METHODS,
+  findPreset,
+  presetParams,
+  type DecodeMethod,
+  type RunParams,
+} from '../../src/contract/runParams';
 import { errorSummary, validateRunParams } from '../../src/contract/validation';
 import type { DrafterId } from '../../src/core/draftLaw';
 import { PromptTooLongError } from '../../src/engine/decode';
@@ -71,27 +77,67 @@ class MetricsTotals {
 
   text(model: string, L: number): string {
     const label = `model_name=${JSON.stringify(model)}`;
-    const counter = (name: string, help: string, samples: [string, number][]) => [`# HELP ${name} ${help}`, `# TYPE ${name} counter`, ...samples.map(([labels, value]) => `${name}{${labels}} ${value}`)];
+    const counter = (name: string, help: string, samples: [string, number][]) => [
+      `# HELP ${name} ${help}`,
+      `# TYPE ${name} counter`,
+      ...samples.map(([labels, value]) => `${name}{${labels}} ${value}`),
+    ];
     const positions = Array.from({ length: Math.max(L, this.perPosition.length) }, (_, i) => this.perPosition[i] ?? 0);
     return [
-      ...counter('vllm:spec_decode_num_drafts_total', 'Number of spec decoding drafts (verification steps).', [[label, this.drafts]]),
-      ...counter('vllm:spec_decode_num_draft_tokens_total', 'Number of draft tokens (D: grammar-invalidated drafts excluded).', [[label, this.draftTokens]]),
-      ...counter('vllm:spec_decode_num_accepted_tokens_total', 'Number of accepted tokens (A).', [[label, this.accepted]]),
-      ...counter('vllm:spec_decode_num_accepted_tokens_per_pos_total', 'Accepted tokens per draft position.', positions.map((count, i): [string, number] => [`${label},position="${i}"`, count])),
-      ...counter('speclab:spec_decode_num_raw_draft_tokens_total', 'Raw draft tokens before grammar validation (R; vLLM does not count it).', [[label, this.raw]]),
-      ...counter('speclab:spec_decode_num_invalidated_draft_tokens_total', 'Draft tokens the grammar invalidated (I = R - D; vLLM does not count it).', [[label, this.invalidated]]),
+      ...counter('vllm:spec_decode_num_drafts_total', 'Number of spec decoding drafts (verification steps).', [
+        [label, this.drafts],
+      ]),
+      ...counter(
+        'vllm:spec_decode_num_draft_tokens_total',
+        'Number of draft tokens (D: grammar-invalidated drafts excluded).',
+        [[label, this.draftTokens]],
+      ),
+      ...counter('vllm:spec_decode_num_accepted_tokens_total', 'Number of accepted tokens (A).', [
+        [label, this.accepted],
+      ]),
+      ...counter(
+        'vllm:spec_decode_num_accepted_tokens_per_pos_total',
+        'Accepted tokens per draft position.',
+        positions.map((count, i): [string, number] => [`${label},position="${i}"`, count]),
+      ),
+      ...counter(
+        'speclab:spec_decode_num_raw_draft_tokens_total',
+        'Raw draft tokens before grammar validation (R; vLLM does not count it).',
+        [[label, this.raw]],
+      ),
+      ...counter(
+        'speclab:spec_decode_num_invalidated_draft_tokens_total',
+        'Draft tokens the grammar invalidated (I = R - D; vLLM does not count it).',
+        [[label, this.invalidated]],
+      ),
       ...counter('vllm:prompt_tokens_total', 'Number of prefill tokens processed.', [[label, this.promptTokens]]),
-      ...counter('vllm:generation_tokens_total', 'Number of generation tokens processed.', [[label, this.generationTokens]]),
-      ...counter('vllm:request_success_total', 'Count of successfully processed requests.', [...this.success].map(([finish, count]): [string, number] => [`finished_reason=${JSON.stringify(finish)},${label}`, count])),
-      ...counter('speclab:request_errors_total', 'Requests answered with an HTTP error, by status.', [...this.errors].map(([status, count]): [string, number] => [`status=${JSON.stringify(status)},${label}`, count])),
+      ...counter('vllm:generation_tokens_total', 'Number of generation tokens processed.', [
+        [label, this.generationTokens],
+      ]),
+      ...counter(
+        'vllm:request_success_total',
+        'Count of successfully processed requests.',
+        [...this.success].map(([finish, count]): [string, number] => [
+          `finished_reason=${JSON.stringify(finish)},${label}`,
+          count,
+        ]),
+      ),
+      ...counter(
+        'speclab:request_errors_total',
+        'Requests answered with an HTTP error, by status.',
+        [...this.errors].map(([status, count]): [string, number] => [
+          `status=${JSON.stringify(status)},${label}`,
+          count,
+        ]),
+      ),
       '',
     ].join('\n');
   }
 }
 
-
 /** OpenAI's finish_reason: "length" when the token limit or the context cut the output short. */
-const finishReason = (report: RunReport) => (report.ending === 'max-tokens' || report.ending === 'context-full' ? 'length' : 'stop');
+const finishReason = (report: RunReport) =>
+  report.ending === 'max-tokens' || report.ending === 'context-full' ? 'length' : 'stop';
 
 class HttpError extends Error {
   constructor(
@@ -103,7 +149,13 @@ class HttpError extends Error {
 }
 
 function errorBody(status: number, message: string): string {
-  return JSON.stringify({ error: { message, type: status === 404 ? 'NotFoundError' : status >= 500 ? 'InternalServerError' : 'BadRequestError', code: status } });
+  return JSON.stringify({
+    error: {
+      message,
+      type: status === 404 ? 'NotFoundError' : status >= 500 ? 'InternalServerError' : 'BadRequestError',
+      code: status,
+    },
+  });
 }
 
 async function readBody(request: IncomingMessage): Promise<unknown> {
@@ -121,24 +173,39 @@ async function readBody(request: IncomingMessage): Promise<unknown> {
   }
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  value !== null && typeof value === 'object' && !Array.isArray(value);
 
 /** The request's run parameters, checked by the app's own validation; a mistake is a 400 with its reason. */
-export function requestParams(body: unknown, options: ServeOptions): { params: RunParams; stream: boolean; includeUsage: boolean } {
+export function requestParams(
+  body: unknown,
+  options: ServeOptions,
+): { params: RunParams; stream: boolean; includeUsage: boolean } {
   if (!isObject(body)) throw new HttpError(400, 'the body must be a JSON object');
-  if (body.model !== options.model) throw new HttpError(404, `The model \`${String(body.model).slice(0, 100)}\` does not exist; this server serves ${options.model}.`);
+  if (body.model !== options.model)
+    throw new HttpError(
+      404,
+      `The model \`${String(body.model).slice(0, 100)}\` does not exist; this server serves ${options.model}.`,
+    );
   const { messages } = body;
-  if (!Array.isArray(messages) || messages.length === 0) throw new HttpError(400, '"messages" must be a non-empty array');
+  if (!Array.isArray(messages) || messages.length === 0)
+    throw new HttpError(400, '"messages" must be a non-empty array');
   const parts = messages.map((message) => {
-    if (!isObject(message) || typeof message.content !== 'string') throw new HttpError(400, 'each message needs a string "content"');
+    if (!isObject(message) || typeof message.content !== 'string')
+      throw new HttpError(400, 'each message needs a string "content"');
     return message.content;
   });
   let schemaText: string | null = null;
   const format = body.response_format;
   if (format !== undefined && format !== null) {
-    if (!isObject(format) || (format.type !== 'json_schema' && format.type !== 'text')) throw new HttpError(400, 'response_format must be {"type": "json_schema", "json_schema": {"name", "schema"}} or {"type": "text"}');
+    if (!isObject(format) || (format.type !== 'json_schema' && format.type !== 'text'))
+      throw new HttpError(
+        400,
+        'response_format must be {"type": "json_schema", "json_schema": {"name", "schema"}} or {"type": "text"}',
+      );
     if (format.type === 'json_schema') {
-      if (!isObject(format.json_schema) || !isObject(format.json_schema.schema)) throw new HttpError(400, 'response_format.json_schema.schema must be a JSON schema object');
+      if (!isObject(format.json_schema) || !isObject(format.json_schema.schema))
+        throw new HttpError(400, 'response_format.json_schema.schema must be a JSON schema object');
       schemaText = JSON.stringify(format.json_schema.schema);
       try {
         checkSchema(parseSchemaText(schemaText));
@@ -164,7 +231,11 @@ export function requestParams(body: unknown, options: ServeOptions): { params: R
   });
   if (!checked.ok) throw new HttpError(400, errorSummary(checked.errors));
   const streamOptions = body.stream_options;
-  return { params: checked.params, stream: body.stream === true, includeUsage: isObject(streamOptions) && streamOptions.include_usage === true };
+  return {
+    params: checked.params,
+    stream: body.stream === true,
+    includeUsage: isObject(streamOptions) && streamOptions.include_usage === true,
+  };
 }
 
 /** The HTTP server over one engine: requests decode one at a time, in arrival order. */
@@ -188,12 +259,17 @@ export function createSpecServer(engine: SpecEngine, options: ServeOptions): Ser
     const { params, stream, includeUsage } = requestParams(await readBody(request), options);
     const id = `chatcmpl-speclab-${++next}`;
     const created = Math.floor(Date.now() / 1000);
-    const chunk = (choices: unknown[], extra: Record<string, unknown> = {}) => `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model: options.model, choices, ...extra })}\n\n`;
+    const chunk = (choices: unknown[], extra: Record<string, unknown> = {}) =>
+      `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model: options.model, choices, ...extra })}\n\n`;
     const abort = new AbortController();
     response.on('close', () => abort.abort());
     let heartbeat: ReturnType<typeof setInterval> | undefined;
     if (stream) {
-      response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+      response.writeHead(200, {
+        'content-type': 'text/event-stream',
+        'cache-control': 'no-cache',
+        connection: 'keep-alive',
+      });
       heartbeat = setInterval(() => response.write(': queued\n\n'), HEARTBEAT_MS);
     }
     const turn = queue.then(async () => {
@@ -202,7 +278,10 @@ export function createSpecServer(engine: SpecEngine, options: ServeOptions): Ser
       const promptTokens = engine.pair.tokenizer.encode(params.prompt).length;
       const emitted: number[] = [];
       let sent = '';
-      if (stream) response.write(chunk([{ index: 0, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null }]));
+      if (stream)
+        response.write(
+          chunk([{ index: 0, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null }]),
+        );
       const report = await engine.run(
         params,
         stream
@@ -211,7 +290,11 @@ export function createSpecServer(engine: SpecEngine, options: ServeOptions): Ser
               const text = decodeText(emitted);
               // A token that ends mid-character decodes to U+FFFD until its next byte arrives: held back until then.
               if (text.length > sent.length && !text.endsWith('\uFFFD')) {
-                response.write(chunk([{ index: 0, delta: { content: text.slice(sent.length) }, logprobs: null, finish_reason: null }]));
+                response.write(
+                  chunk([
+                    { index: 0, delta: { content: text.slice(sent.length) }, logprobs: null, finish_reason: null },
+                  ]),
+                );
                 sent = text;
               }
               await new Promise((resolve) => setImmediate(resolve));
@@ -234,7 +317,11 @@ export function createSpecServer(engine: SpecEngine, options: ServeOptions): Ser
     // Output tokens, the stop token excluded (OpenAI's completion_tokens).
     const completion = report.tokens.filter((token) => token !== stopId).length;
     totals.add(report, promptTokens, completion, finish);
-    const usage = { prompt_tokens: promptTokens, completion_tokens: completion, total_tokens: promptTokens + completion };
+    const usage = {
+      prompt_tokens: promptTokens,
+      completion_tokens: completion,
+      total_tokens: promptTokens + completion,
+    };
     if (stream) {
       const rest = report.text.startsWith(sent) ? report.text.slice(sent.length) : '';
       response.write(chunk([{ index: 0, delta: { content: rest }, logprobs: null, finish_reason: finish }]));
@@ -242,7 +329,16 @@ export function createSpecServer(engine: SpecEngine, options: ServeOptions): Ser
       response.end('data: [DONE]\n\n');
     } else {
       response.writeHead(200, { 'content-type': 'application/json' }).end(
-        JSON.stringify({ id, object: 'chat.completion', created, model: options.model, choices: [{ index: 0, message: { role: 'assistant', content: report.text }, logprobs: null, finish_reason: finish }], usage }),
+        JSON.stringify({
+          id,
+          object: 'chat.completion',
+          created,
+          model: options.model,
+          choices: [
+            { index: 0, message: { role: 'assistant', content: report.text }, logprobs: null, finish_reason: finish },
+          ],
+          usage,
+        }),
       );
     }
   }
@@ -250,16 +346,29 @@ export function createSpecServer(engine: SpecEngine, options: ServeOptions): Ser
   return createServer((request, response) => {
     const path = (request.url ?? '/').split('?')[0];
     if (request.method === 'GET' && path === '/metrics') {
-      response.writeHead(200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' }).end(totals.text(options.model, options.L));
+      response
+        .writeHead(200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' })
+        .end(totals.text(options.model, options.L));
     } else if (request.method === 'GET' && path === '/v1/models') {
-      response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ object: 'list', data: [{ id: options.model, object: 'model', created: 0, owned_by: 'speclab' }] }));
+      response.writeHead(200, { 'content-type': 'application/json' }).end(
+        JSON.stringify({
+          object: 'list',
+          data: [{ id: options.model, object: 'model', created: 0, owned_by: 'speclab' }],
+        }),
+      );
     } else if (request.method === 'POST' && path === '/v1/chat/completions') {
       complete(request, response).catch((error: unknown) => {
         if (error instanceof HttpError) fail(response, error.status, error.message);
-        else if (error instanceof PromptTooLongError || error instanceof SchemaError) fail(response, 400, error.message);
+        else if (error instanceof PromptTooLongError || error instanceof SchemaError)
+          fail(response, 400, error.message);
         else fail(response, 500, (error as Error).message);
       });
-    } else fail(response, 404, `no route ${request.method ?? ''} ${path ?? ''}; this server has POST /v1/chat/completions, GET /v1/models and GET /metrics`);
+    } else
+      fail(
+        response,
+        404,
+        `no route ${request.method ?? ''} ${path ?? ''}; this server has POST /v1/chat/completions, GET /v1/models and GET /metrics`,
+      );
   });
 }
 
@@ -267,7 +376,8 @@ function parse(values: Values<typeof COMMANDS.serve>) {
   const method = values.method as DecodeMethod;
   if (!DECODE_METHODS.includes(method)) throw new UsageError(`--method must be one of ${DECODE_METHODS.join(', ')}`);
   const port = Number(values.port);
-  if (!(Number.isInteger(port) && port >= 0 && port <= 65535)) throw new UsageError(`--port must be a whole number from 0 to 65535, got ${values.port}`);
+  if (!(Number.isInteger(port) && port >= 0 && port <= 65535))
+    throw new UsageError(`--port must be a whole number from 0 to 65535, got ${values.port}`);
   if (values.host.trim() === '') throw new UsageError('--host needs a name or address');
   return {
     host: values.host,
@@ -295,7 +405,9 @@ export function main(argv: string[]): Promise<number> {
     });
     const address = server.address() as AddressInfo;
     const shown = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-    console.log(`serving ${model} (${decoding.method}, K = ${decoding.K}, L = ${decoding.L}, drafter ${decoding.drafter}) on http://${shown}:${address.port}: POST /v1/chat/completions, GET /v1/models, GET /metrics; one request at a time (a queue), a reference for the metrics contract, not a production server`);
+    console.log(
+      `serving ${model} (${decoding.method}, K = ${decoding.K}, L = ${decoding.L}, drafter ${decoding.drafter}) on http://${shown}:${address.port}: POST /v1/chat/completions, GET /v1/models, GET /metrics; one request at a time (a queue), a reference for the metrics contract, not a production server`,
+    );
     const stop = () => server.close();
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);

@@ -42,11 +42,15 @@ export function serverTarget(text: string, apiKey: string | null): ServerTarget 
   try {
     url = new URL(text);
   } catch {
-    throw new UsageError(`--server: ${JSON.stringify(terminalSafe(text.replace(/\/\/[^/@]*@/, '//…@'), { maxChars: 80 }))} is not a URL such as http://127.0.0.1:8000`);
+    throw new UsageError(
+      `--server: ${JSON.stringify(terminalSafe(text.replace(/\/\/[^/@]*@/, '//…@'), { maxChars: 80 }))} is not a URL such as http://127.0.0.1:8000`,
+    );
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`--server must be http or https, got ${url.protocol}`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new UsageError(`--server must be http or https, got ${url.protocol}`);
   const headers: Record<string, string> = { 'content-type': 'application/json' };
-  if (url.username !== '' || url.password !== '') headers.authorization = `Basic ${Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString('base64')}`;
+  if (url.username !== '' || url.password !== '')
+    headers.authorization = `Basic ${Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString('base64')}`;
   if (apiKey !== null) headers.authorization = `Bearer ${apiKey}`;
   url.username = '';
   url.password = '';
@@ -80,7 +84,8 @@ export class SseReader {
   }
 }
 
-export type RequestOutcome = 'valid' | 'invalid' | 'parse-error' | 'truncated' | 'server-error' | 'timeout' | 'connection-error';
+export type RequestOutcome =
+  'valid' | 'invalid' | 'parse-error' | 'truncated' | 'server-error' | 'timeout' | 'connection-error';
 
 export interface RequestResult {
   outcome: RequestOutcome;
@@ -110,7 +115,12 @@ export function jsonPart(content: string, trigger: string | null): string {
 }
 
 /** How one finished output fares against its case's schema: cut short by max_tokens, not JSON, invalid, or valid. */
-export function judge(content: string, finishReason: string | null, item: Case, validate: SchemaValidator): RequestOutcome {
+export function judge(
+  content: string,
+  finishReason: string | null,
+  item: Case,
+  validate: SchemaValidator,
+): RequestOutcome {
   if (finishReason === 'length') return 'truncated';
   let value: unknown;
   try {
@@ -139,7 +149,14 @@ export function requestBody(item: Case, constrained: boolean, settings: RequestS
     max_tokens: settings.maxTokens,
     stream: true,
     stream_options: { include_usage: true },
-    ...(constrained ? { response_format: { type: 'json_schema', json_schema: { name: `${item.bucket}_line_${item.line}`, schema: item.schema, strict: true } } } : {}),
+    ...(constrained
+      ? {
+          response_format: {
+            type: 'json_schema',
+            json_schema: { name: `${item.bucket}_line_${item.line}`, schema: item.schema, strict: true },
+          },
+        }
+      : {}),
   };
 }
 
@@ -150,7 +167,13 @@ interface ChunkJson {
 }
 
 /** One streamed request, timed from the moment it is sent. */
-export async function sendRequest(target: ServerTarget, item: Case, constrained: boolean, settings: RequestSettings, validate: SchemaValidator): Promise<RequestResult> {
+export async function sendRequest(
+  target: ServerTarget,
+  item: Case,
+  constrained: boolean,
+  settings: RequestSettings,
+  validate: SchemaValidator,
+): Promise<RequestResult> {
   const reader = new SseReader();
   const started = performance.now();
   let content = '';
@@ -161,7 +184,16 @@ export async function sendRequest(target: ServerTarget, item: Case, constrained:
   let streamError = false;
   const gapsMs: number[] = [];
   let contentChunks = 0;
-  const result = (outcome: RequestOutcome, status: number | null = null): RequestResult => ({ outcome, status, content, finishReason, ttftMs, gapsMs, contentChunks, completionTokens });
+  const result = (outcome: RequestOutcome, status: number | null = null): RequestResult => ({
+    outcome,
+    status,
+    content,
+    finishReason,
+    ttftMs,
+    gapsMs,
+    contentChunks,
+    completionTokens,
+  });
   const deadline = AbortSignal.timeout(settings.timeoutMs);
   try {
     await boundedFetch(new URL('v1/chat/completions', target.base), {
@@ -195,7 +227,8 @@ export async function sendRequest(target: ServerTarget, item: Case, constrained:
                 last = at;
               }
               content += text;
-              if (choice.finish_reason !== undefined && choice.finish_reason !== null) finishReason = choice.finish_reason;
+              if (choice.finish_reason !== undefined && choice.finish_reason !== null)
+                finishReason = choice.finish_reason;
             }
           }
         },
@@ -220,7 +253,12 @@ export function percentile(values: readonly number[], p: number): number | null 
 }
 
 const round = (value: number | null, digits = 1) => (value === null ? null : Number(value.toFixed(digits)));
-const percentiles = (values: readonly number[]) => ({ p50: round(percentile(values, 50)), p90: round(percentile(values, 90)), p99: round(percentile(values, 99)), samples: values.length });
+const percentiles = (values: readonly number[]) => ({
+  p50: round(percentile(values, 50)),
+  p90: round(percentile(values, 90)),
+  p99: round(percentile(values, 99)),
+  samples: values.length,
+});
 
 /** One scrape: the text, or why there is none (a server without /metrics still gets its correctness rows). */
 async function scrape(target: ServerTarget): Promise<{ text: string } | { error: string }> {
@@ -247,9 +285,13 @@ function summed(text: string, name: string, model: string): number | null {
   } catch {
     return null;
   }
-  const family = families.find((candidate) => candidate.name === name || candidate.name === name.replace(/_total$/, ''));
+  const family = families.find(
+    (candidate) => candidate.name === name || candidate.name === name.replace(/_total$/, ''),
+  );
   if (!family) return null;
-  const values = family.metrics.filter((sample) => (sample.labels?.model_name ?? model) === model).map((sample) => Number(sample.value));
+  const values = family.metrics
+    .filter((sample) => (sample.labels?.model_name ?? model) === model)
+    .map((sample) => Number(sample.value));
   return values.length === 0 ? null : values.reduce((a, b) => a + b, 0);
 }
 
@@ -261,13 +303,18 @@ export function gpuUtilisation(text: string): number | null {
   } catch {
     return null;
   }
-  const values = families.filter((family) => GPU_UTIL.test(family.name)).flatMap((family) => family.metrics.map((sample) => Number(sample.value)));
+  const values = families
+    .filter((family) => GPU_UTIL.test(family.name))
+    .flatMap((family) => family.metrics.map((sample) => Number(sample.value)));
   return values.length === 0 ? null : values.reduce((a, b) => a + b, 0) / values.length;
 }
 
 /** histogram[n] = steps that accepted exactly n draft tokens, from vLLM's per-position counts (position i accepted needs every earlier one). */
 export function histogramFromPositions(drafts: number, perPosition: readonly number[]): number[] {
-  return Array.from({ length: perPosition.length + 1 }, (_, n) => (n === 0 ? drafts : (perPosition[n - 1] as number)) - (perPosition[n] ?? 0));
+  return Array.from(
+    { length: perPosition.length + 1 },
+    (_, n) => (n === 0 ? drafts : (perPosition[n - 1] as number)) - (perPosition[n] ?? 0),
+  );
 }
 
 /** The window's counters for the model from two scrapes, through import:vllm's reader; null with the reason when there are none. */
@@ -291,13 +338,25 @@ function windowCounters(before: string, after: string, model: string) {
   const owner = names.includes(model) ? model : names.length === 1 ? null : undefined;
   const entry = (value: number | null) => (value === null || owner === undefined ? [] : [{ model: owner, value }]);
   const report = readingJson(delta, { R: entry(R), I: R === null ? entry(I) : [] }, null);
-  const vllm = report.models.find((entry) => entry.model_name === model) ?? (report.models.length === 1 ? report.models[0] : undefined);
-  const sglang = report.sglang.find((entry) => entry.model_name === model) ?? (report.sglang.length === 1 ? report.sglang[0] : undefined);
-  if (vllm === undefined && sglang === undefined) return { error: `no speculative-decoding counters for model_name ${JSON.stringify(model)} in the scrapes` };
+  const vllm =
+    report.models.find((entry) => entry.model_name === model) ??
+    (report.models.length === 1 ? report.models[0] : undefined);
+  const sglang =
+    report.sglang.find((entry) => entry.model_name === model) ??
+    (report.sglang.length === 1 ? report.sglang[0] : undefined);
+  if (vllm === undefined && sglang === undefined)
+    return { error: `no speculative-decoding counters for model_name ${JSON.stringify(model)} in the scrapes` };
   const positions = vllm?.num_accepted_tokens_per_pos ?? [];
   const histogram = vllm === undefined ? null : histogramFromPositions(vllm.num_drafts, positions);
   return {
-    vllm: vllm === undefined ? null : { ...vllm, histogram, bonus_tokens: histogram === null || positions.length === 0 ? null : (histogram.at(-1) as number) },
+    vllm:
+      vllm === undefined
+        ? null
+        : {
+            ...vllm,
+            histogram,
+            bonus_tokens: histogram === null || positions.length === 0 ? null : (histogram.at(-1) as number),
+          },
     sglang: sglang ?? null,
   };
 }
@@ -323,7 +382,11 @@ async function pool<T, R>(items: readonly T[], concurrency: number, work: (item:
 }
 
 /** Every window's figures, buckets one at a time, schema on then off; the first scrape fails loudly (the server is not there). */
-export async function serverScorecard(spec: ServerScorecardSpec, validate: SchemaValidator, onProgress?: (line: string) => void) {
+export async function serverScorecard(
+  spec: ServerScorecardSpec,
+  validate: SchemaValidator,
+  onProgress?: (line: string) => void,
+) {
   const { target, cases, concurrency, settings } = spec;
   let previous = await scrape(target);
   const unreachable = 'error' in previous && !/HTTP \d/.test(previous.error);
@@ -334,17 +397,27 @@ export async function serverScorecard(spec: ServerScorecardSpec, validate: Schem
     const items = cases.filter((item) => item.bucket === bucket);
     for (const constrained of [true, false]) {
       const started = performance.now();
-      const results = await pool(items, concurrency, (item) => sendRequest(target, item, constrained, settings, validate));
+      const results = await pool(items, concurrency, (item) =>
+        sendRequest(target, item, constrained, settings, validate),
+      );
       const seconds = (performance.now() - started) / 1000;
       const current = await scrape(target);
-      const counters = 'text' in previous && 'text' in current ? windowCounters(previous.text, current.text, settings.model) : { error: `no /metrics: ${'error' in current ? current.error : 'error' in previous ? previous.error : ''}` };
+      const counters =
+        'text' in previous && 'text' in current
+          ? windowCounters(previous.text, current.text, settings.model)
+          : { error: `no /metrics: ${'error' in current ? current.error : 'error' in previous ? previous.error : ''}` };
       if ('text' in current) gpu = gpuUtilisation(current.text) ?? gpu;
       previous = current;
       const count = (outcome: RequestOutcome) => results.filter((result) => result.outcome === outcome).length;
       const statuses = new Map<string, number>();
-      for (const result of results.filter((r) => r.outcome === 'server-error')) statuses.set(String(result.status ?? 'stream'), (statuses.get(String(result.status ?? 'stream')) ?? 0) + 1);
-      const completed = results.filter((result) => ['valid', 'invalid', 'parse-error', 'truncated'].includes(result.outcome));
-      const tokens = completed.every((result) => result.completionTokens !== null) ? completed.reduce((total, result) => total + (result.completionTokens as number), 0) : null;
+      for (const result of results.filter((r) => r.outcome === 'server-error'))
+        statuses.set(String(result.status ?? 'stream'), (statuses.get(String(result.status ?? 'stream')) ?? 0) + 1);
+      const completed = results.filter((result) =>
+        ['valid', 'invalid', 'parse-error', 'truncated'].includes(result.outcome),
+      );
+      const tokens = completed.every((result) => result.completionTokens !== null)
+        ? completed.reduce((total, result) => total + (result.completionTokens as number), 0)
+        : null;
       rows.push({
         bucket,
         constrained,
@@ -375,7 +448,8 @@ export async function serverScorecard(spec: ServerScorecardSpec, validate: Schem
 
 export type ServerScorecard = Awaited<ReturnType<typeof serverScorecard>>;
 
-const cell = (value: number | null | undefined, digits = 3) => (value === null || value === undefined ? '—' : Number.isInteger(value) ? String(value) : value.toFixed(digits));
+const cell = (value: number | null | undefined, digits = 3) =>
+  value === null || value === undefined ? '—' : Number.isInteger(value) ? String(value) : value.toFixed(digits);
 
 /** The Markdown report: correctness and latency per window, then the server's counters per window. */
 export function serverScorecardMarkdown(card: ServerScorecard, spec: ServerScorecardSpec): string {
@@ -387,24 +461,56 @@ export function serverScorecardMarkdown(card: ServerScorecard, spec: ServerScore
     '| bucket | schema | requests | valid | invalid | parse errors | truncated | server errors | timeouts | TTFT ms p50 / p90 / p99 | ITL ms p50 / p90 / p99 | tokens | tokens/s |',
     '|---|---|---|---|---|---|---|---|---|---|---|---|---|',
   ];
-  const trio = (p: { p50: number | null; p90: number | null; p99: number | null }) => `${cell(p.p50, 1)} / ${cell(p.p90, 1)} / ${cell(p.p99, 1)}`;
+  const trio = (p: { p50: number | null; p90: number | null; p99: number | null }) =>
+    `${cell(p.p50, 1)} / ${cell(p.p90, 1)} / ${cell(p.p99, 1)}`;
   for (const row of card.rows) {
-    const errors = [...row.server_errors.map((e) => `${e.count} × ${e.status === 'stream' ? 'error in stream' : `HTTP ${e.status}`}`), ...(row.connection_errors > 0 ? [`${row.connection_errors} × no connection`] : [])];
-    lines.push(`| ${row.bucket} | ${row.constrained ? 'on' : 'off'} | ${row.requests} | ${row.valid} | ${row.invalid} | ${row.parse_errors} | ${row.truncated} | ${errors.length === 0 ? '0' : errors.join(', ')} | ${row.timeouts} | ${trio(row.ttft_ms)} | ${trio(row.itl_ms)} | ${cell(row.completion_tokens)} | ${cell(row.tokens_per_second, 1)} |`);
+    const errors = [
+      ...row.server_errors.map((e) => `${e.count} × ${e.status === 'stream' ? 'error in stream' : `HTTP ${e.status}`}`),
+      ...(row.connection_errors > 0 ? [`${row.connection_errors} × no connection`] : []),
+    ];
+    lines.push(
+      `| ${row.bucket} | ${row.constrained ? 'on' : 'off'} | ${row.requests} | ${row.valid} | ${row.invalid} | ${row.parse_errors} | ${row.truncated} | ${errors.length === 0 ? '0' : errors.join(', ')} | ${row.timeouts} | ${trio(row.ttft_ms)} | ${trio(row.itl_ms)} | ${cell(row.completion_tokens)} | ${cell(row.tokens_per_second, 1)} |`,
+    );
   }
-  lines.push('', 'ITL: the gaps between chunks that carried content; a speculative step can bring several tokens in one chunk. Percentiles are nearest-rank over every request of the window.', '');
-  lines.push('| bucket | schema | num_drafts (steps) | R | I | D | A | D/R | A/D | A/R | mean acceptance length | histogram (steps accepting 0, 1, … drafts) | bonus tokens |', '|---|---|---|---|---|---|---|---|---|---|---|---|---|');
+  lines.push(
+    '',
+    'ITL: the gaps between chunks that carried content; a speculative step can bring several tokens in one chunk. Percentiles are nearest-rank over every request of the window.',
+    '',
+  );
+  lines.push(
+    '| bucket | schema | num_drafts (steps) | R | I | D | A | D/R | A/D | A/R | mean acceptance length | histogram (steps accepting 0, 1, … drafts) | bonus tokens |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|---|',
+  );
   const sglang: string[] = [];
   for (const row of card.rows) {
     const schema = row.constrained ? 'on' : 'off';
     const vllm = row.counters?.vllm;
-    if (row.counters === null) lines.push(`| ${row.bucket} | ${schema} | ${terminalSafe(row.counters_missing ?? '', { maxChars: 200 })} |||||||||||`);
+    if (row.counters === null)
+      lines.push(
+        `| ${row.bucket} | ${schema} | ${terminalSafe(row.counters_missing ?? '', { maxChars: 200 })} |||||||||||`,
+      );
     else if (vllm)
-      lines.push(`| ${row.bucket} | ${schema} | ${vllm.num_drafts} | ${cell(vllm.R)} | ${cell(vllm.I)} | ${vllm.D} | ${vllm.A} | ${cell(vllm.grammar_survival)} | ${cell(vllm.draft_acceptance_rate)} | ${cell(vllm.draft_yield)} | ${cell(vllm.mean_acceptance_length)} | ${vllm.histogram?.join(', ') ?? '—'} | ${cell(vllm.bonus_tokens)} |`);
+      lines.push(
+        `| ${row.bucket} | ${schema} | ${vllm.num_drafts} | ${cell(vllm.R)} | ${cell(vllm.I)} | ${vllm.D} | ${vllm.A} | ${cell(vllm.grammar_survival)} | ${cell(vllm.draft_acceptance_rate)} | ${cell(vllm.draft_yield)} | ${cell(vllm.mean_acceptance_length)} | ${vllm.histogram?.join(', ') ?? '—'} | ${cell(vllm.bonus_tokens)} |`,
+      );
     const sg = row.counters?.sglang;
-    if (sg) sglang.push(`| ${row.bucket} | ${schema} | ${cell(sg.spec_accept_length)} | ${cell(sg.spec_accept_rate)} | ${cell(sg.spec_verify_calls)} |`);
+    if (sg)
+      sglang.push(
+        `| ${row.bucket} | ${schema} | ${cell(sg.spec_accept_length)} | ${cell(sg.spec_accept_rate)} | ${cell(sg.spec_verify_calls)} |`,
+      );
   }
-  lines.push('', 'R and I come from the server only where it counts them (npm run serve does; vLLM counts D and A only, so R, I, D/R and A/R show —). Bonus tokens: steps that accepted every draft position, so the target\'s token was a bonus, not a correction.');
-  if (sglang.length > 0) lines.push('', '| bucket | schema | SGLang spec_accept_length (gauge) | spec_accept_rate (gauge) | spec_verify_calls (window) |', '|---|---|---|---|---|', ...sglang, '', "SGLang's accept length and rate are gauges over its own last logging window, not this window's.");
+  lines.push(
+    '',
+    "R and I come from the server only where it counts them (npm run serve does; vLLM counts D and A only, so R, I, D/R and A/R show —). Bonus tokens: steps that accepted every draft position, so the target's token was a bonus, not a correction.",
+  );
+  if (sglang.length > 0)
+    lines.push(
+      '',
+      '| bucket | schema | SGLang spec_accept_length (gauge) | spec_accept_rate (gauge) | spec_verify_calls (window) |',
+      '|---|---|---|---|---|',
+      ...sglang,
+      '',
+      "SGLang's accept length and rate are gauges over its own last logging window, not this window's.",
+    );
   return lines.join('\n');
 }

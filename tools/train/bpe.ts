@@ -15,7 +15,11 @@ export interface TrainedBpe {
 }
 
 /** Learns `mergeCount` merges from `texts`; ties go to the lexicographically smallest pair. */
-export function trainByteLevelBpe(texts: readonly string[], mergeCount: number, specialTokens: readonly string[]): TrainedBpe {
+export function trainByteLevelBpe(
+  texts: readonly string[],
+  mergeCount: number,
+  specialTokens: readonly string[],
+): TrainedBpe {
   const wordCounts = new Map<string, number>();
   for (const text of texts) {
     for (const match of text.matchAll(PRE_TOKENIZE)) {

@@ -14,7 +14,13 @@ import { STOP_TOKEN } from './paths';
 const { values } = parseOrExit(COMMANDS['models:tokenizer'], process.argv.slice(2));
 const records = generateTokenizerCorpus(Number(values.seed), Number(values.records));
 const started = performance.now();
-const bpe = trainByteLevelBpe(records.map((r) => r.prompt + r.completion), Number(values.merges), [STOP_TOKEN]);
+const bpe = trainByteLevelBpe(
+  records.map((r) => r.prompt + r.completion),
+  Number(values.merges),
+  [STOP_TOKEN],
+);
 mkdirSync(dirname(values.out), { recursive: true });
 writeFileSync(values.out, `${JSON.stringify(tokenizerJson(bpe), null, 1)}\n`);
-console.log(`${values.out}: ${bpe.vocab.size} tokens (${bpe.merges.length} merges) from ${records.length} records in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+console.log(
+  `${values.out}: ${bpe.vocab.size} tokens (${bpe.merges.length} merges) from ${records.length} records in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+);

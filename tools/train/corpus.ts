@@ -33,12 +33,15 @@ export interface CorpusRecord {
 export function oneLineJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(oneLineJson).join(', ')}]`;
   if (value !== null && typeof value === 'object') {
-    return `{${Object.entries(value).map(([key, item]) => `${JSON.stringify(key)}: ${oneLineJson(item)}`).join(', ')}}`;
+    return `{${Object.entries(value)
+      .map(([key, item]) => `${JSON.stringify(key)}: ${oneLineJson(item)}`)
+      .join(', ')}}`;
   }
   return JSON.stringify(value);
 }
 
-const presetSchema = (id: SchemaPreset['id']) => (SCHEMA_PRESETS.find((preset) => preset.id === id) as SchemaPreset).schema;
+const presetSchema = (id: SchemaPreset['id']) =>
+  (SCHEMA_PRESETS.find((preset) => preset.id === id) as SchemaPreset).schema;
 
 const pick = <T>(rng: Rng, items: readonly T[]): T => items[Math.floor(rng.uniform() * items.length)] as T;
 const between = (rng: Rng, low: number, high: number) => low + Math.floor(rng.uniform() * (high - low + 1));
@@ -48,24 +51,96 @@ const capitalize = (word: string) => word.charAt(0).toUpperCase() + word.slice(1
 // ---------------------------------------------------------------------------------------------------------
 // The closed-list corpus of the bundled tokenizer. Do not change: the tokenizer test rebuilds from it.
 
-const FIRST_NAMES = ['Maria', 'James', 'Aiko', 'Omar', 'Lena', 'Kwame', 'Sofia', 'Ravi', 'Elena', 'Tom', 'Nadia', 'Luis', 'Grace', 'Ivan', 'Mei', 'Pedro', 'Hana', 'Felix', 'Zara', 'Jonas'];
-const LAST_NAMES = ['Lopez', 'Smith', 'Tanaka', 'Haddad', 'Novak', 'Mensah', 'Rossi', 'Patel', 'Ivanova', 'Brown', 'Khan', 'Garcia', 'Okafor', 'Petrov', 'Chen', 'Silva', 'Kim', 'Weber', 'Ali', 'Berg'];
+const FIRST_NAMES = [
+  'Maria',
+  'James',
+  'Aiko',
+  'Omar',
+  'Lena',
+  'Kwame',
+  'Sofia',
+  'Ravi',
+  'Elena',
+  'Tom',
+  'Nadia',
+  'Luis',
+  'Grace',
+  'Ivan',
+  'Mei',
+  'Pedro',
+  'Hana',
+  'Felix',
+  'Zara',
+  'Jonas',
+];
+const LAST_NAMES = [
+  'Lopez',
+  'Smith',
+  'Tanaka',
+  'Haddad',
+  'Novak',
+  'Mensah',
+  'Rossi',
+  'Patel',
+  'Ivanova',
+  'Brown',
+  'Khan',
+  'Garcia',
+  'Okafor',
+  'Petrov',
+  'Chen',
+  'Silva',
+  'Kim',
+  'Weber',
+  'Ali',
+  'Berg',
+];
 const CLUBS = ['library', 'gym', 'chess club', 'choir', 'museum', 'rowing club', 'film society', 'garden club'];
 const PRODUCTS = ['cable', 'hub', 'lamp', 'mouse', 'charger', 'stand', 'speaker', 'keyboard', 'adapter', 'bulb'];
-const EVENTS = ['robotics meetup', 'book fair', 'jazz night', 'science talk', 'chess open', 'food festival', 'film screening', 'hackathon'];
+const EVENTS = [
+  'robotics meetup',
+  'book fair',
+  'jazz night',
+  'science talk',
+  'chess open',
+  'food festival',
+  'film screening',
+  'hackathon',
+];
 const GOODS = ['eggs', 'apples', 'pencils', 'cookies', 'bottles', 'stamps', 'marbles', 'candles'];
 const CONTAINERS = ['box', 'crate', 'bag', 'tray', 'pack', 'jar'];
 const REVIEWS = {
-  positive: ['The battery lasts two full days and the screen is bright.', 'Setup took a minute and it works perfectly.', 'Great sound, solid build, and fast shipping.', 'I love how light it is; it exceeded my hopes.'],
-  negative: ['It stopped charging after a week and support never replied.', 'The strap broke on the first day.', 'Too loud, too slow, and the app keeps crashing.', 'Arrived scratched and missing the cable.'],
-  neutral: ['It arrived on Tuesday in a plain box.', 'The device is black and weighs about 300 grams.', 'It does what the manual says, nothing more.', 'Delivery took five days, as stated.'],
+  positive: [
+    'The battery lasts two full days and the screen is bright.',
+    'Setup took a minute and it works perfectly.',
+    'Great sound, solid build, and fast shipping.',
+    'I love how light it is; it exceeded my hopes.',
+  ],
+  negative: [
+    'It stopped charging after a week and support never replied.',
+    'The strap broke on the first day.',
+    'Too loud, too slow, and the app keeps crashing.',
+    'Arrived scratched and missing the cable.',
+  ],
+  neutral: [
+    'It arrived on Tuesday in a plain box.',
+    'The device is black and weighs about 300 grams.',
+    'It does what the manual says, nothing more.',
+    'Delivery took five days, as stated.',
+  ],
 } as const;
 const NUMBER_WORDS = ['one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine'];
 
 function closedSentiment(rng: Rng): CorpusRecord {
   const label = pick(rng, ['positive', 'negative', 'neutral'] as const);
   const json = oneLineJson({ sentiment: label });
-  return { preset: 'sentiment', schema: presetSchema('sentiment'), prompt: `Review: ${pick(rng, REVIEWS[label])}\nJSON: `, completion: json, json };
+  return {
+    preset: 'sentiment',
+    schema: presetSchema('sentiment'),
+    prompt: `Review: ${pick(rng, REVIEWS[label])}\nJSON: `,
+    completion: json,
+    json,
+  };
 }
 
 function closedPerson(rng: Rng): CorpusRecord {
@@ -73,7 +148,9 @@ function closedPerson(rng: Rng): CorpusRecord {
   const age = between(rng, 18, 90);
   const member = rng.uniform() < 0.5;
   const club = pick(rng, CLUBS);
-  const text = member ? `${name}, ${age}, has been a ${club} member since ${between(rng, 2001, 2025)}.` : `${name} is ${age} and has never joined the ${club}.`;
+  const text = member
+    ? `${name}, ${age}, has been a ${club} member since ${between(rng, 2001, 2025)}.`
+    : `${name} is ${age} and has never joined the ${club}.`;
   const json = oneLineJson({ name, age, member });
   return { preset: 'person', schema: presetSchema('person'), prompt: `Text: ${text}\nJSON: `, completion: json, json };
 }
@@ -87,7 +164,13 @@ function closedOrder(rng: Rng): CorpusRecord {
   const total = Math.round(between(rng, 100, 50_000)) / 100;
   const listed = items.map((item) => `${NUMBER_WORDS[item.quantity - 1]} ${item.sku}`).join(' and ');
   const json = oneLineJson({ order_id: orderId, items, total });
-  return { preset: 'order', schema: presetSchema('order'), prompt: `Text: Order ${orderId}: ${listed}, ${total} in all.\nJSON: `, completion: json, json };
+  return {
+    preset: 'order',
+    schema: presetSchema('order'),
+    prompt: `Text: Order ${orderId}: ${listed}, ${total} in all.\nJSON: `,
+    completion: json,
+    json,
+  };
 }
 
 function closedEvent(rng: Rng): CorpusRecord {
@@ -125,13 +208,40 @@ const CLOSED_GENERATORS = [closedSentiment, closedPerson, closedOrder, closedEve
 /** The closed-list corpus the bundled tokenizer was trained on, cycling through the five presets. */
 export function generateTokenizerCorpus(seed: number, count: number): CorpusRecord[] {
   const rng = createRng(seed);
-  return Array.from({ length: count }, (_, i) => (CLOSED_GENERATORS[i % CLOSED_GENERATORS.length] as (rng: Rng) => CorpusRecord)(rng));
+  return Array.from({ length: count }, (_, i) =>
+    (CLOSED_GENERATORS[i % CLOSED_GENERATORS.length] as (rng: Rng) => CorpusRecord)(rng),
+  );
 }
 
 // ---------------------------------------------------------------------------------------------------------
 // Open-ended values: the model can only get them right by copying them from the prompt.
 
-const ONSETS = ['b', 'd', 'f', 'g', 'h', 'k', 'l', 'm', 'n', 'p', 'r', 's', 't', 'v', 'w', 'z', 'ch', 'sh', 'br', 'tr', 'kl', 'st', 'j', 'y'];
+const ONSETS = [
+  'b',
+  'd',
+  'f',
+  'g',
+  'h',
+  'k',
+  'l',
+  'm',
+  'n',
+  'p',
+  'r',
+  's',
+  't',
+  'v',
+  'w',
+  'z',
+  'ch',
+  'sh',
+  'br',
+  'tr',
+  'kl',
+  'st',
+  'j',
+  'y',
+];
 const VOWELS = ['a', 'e', 'i', 'o', 'u', 'a', 'e', 'o', 'ai', 'ou'];
 const CODAS = ['', '', '', 'n', 'r', 'l', 's', 'k', 'm', 't'];
 
@@ -160,9 +270,12 @@ function digits(rng: Rng, maxDigits: number): number {
 /** A code of mixed Latin letters and digits: "X-100", "QK-7", "b4Kz9", "TR2048". */
 function code(rng: Rng): string {
   switch (between(rng, 0, 2)) {
-    case 0: return `${characters(rng, LETTERS, between(rng, 1, 2))}-${digits(rng, 4)}`;
-    case 1: return characters(rng, ALPHANUMERIC, between(rng, 3, 6));
-    default: return `${characters(rng, LETTERS, between(rng, 1, 3))}${digits(rng, 4)}`;
+    case 0:
+      return `${characters(rng, LETTERS, between(rng, 1, 2))}-${digits(rng, 4)}`;
+    case 1:
+      return characters(rng, ALPHANUMERIC, between(rng, 3, 6));
+    default:
+      return `${characters(rng, LETTERS, between(rng, 1, 3))}${digits(rng, 4)}`;
   }
 }
 
@@ -175,12 +288,102 @@ function personName(rng: Rng): string {
   return `${first} ${last}`;
 }
 
-const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+const MONTHS = [
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+  'November',
+  'December',
+];
 const CLUB_KINDS = ['club', 'society', 'team', 'circle', 'guild', 'league'];
-const MORE_PRODUCTS = [...PRODUCTS, 'cable', 'hub', 'monitor', 'battery', 'sensor', 'router', 'camera', 'tripod', 'printer', 'drive', 'fan', 'clock', 'pen', 'mug', 'kettle', 'plug'];
-const EVENT_KINDS = ['meetup', 'fair', 'night', 'talk', 'open', 'festival', 'screening', 'summit', 'workshop', 'concert', 'market', 'race', 'show', 'forum'];
-const MORE_GOODS = [...GOODS, 'oranges', 'pears', 'buttons', 'shells', 'coins', 'cards', 'books', 'socks', 'cups', 'plates', 'nails', 'bolts', 'beads', 'tiles', 'seeds', 'lemons', 'muffins', 'bricks', 'balls', 'dice', 'rings', 'spoons', 'tickets', 'letters'];
-const MORE_CONTAINERS = [...CONTAINERS, 'basket', 'carton', 'bucket', 'drawer', 'shelf', 'barrel', 'sack', 'bin', 'case', 'tin', 'bowl', 'chest', 'pouch', 'rack', 'cart', 'truck'];
+const MORE_PRODUCTS = [
+  ...PRODUCTS,
+  'cable',
+  'hub',
+  'monitor',
+  'battery',
+  'sensor',
+  'router',
+  'camera',
+  'tripod',
+  'printer',
+  'drive',
+  'fan',
+  'clock',
+  'pen',
+  'mug',
+  'kettle',
+  'plug',
+];
+const EVENT_KINDS = [
+  'meetup',
+  'fair',
+  'night',
+  'talk',
+  'open',
+  'festival',
+  'screening',
+  'summit',
+  'workshop',
+  'concert',
+  'market',
+  'race',
+  'show',
+  'forum',
+];
+const MORE_GOODS = [
+  ...GOODS,
+  'oranges',
+  'pears',
+  'buttons',
+  'shells',
+  'coins',
+  'cards',
+  'books',
+  'socks',
+  'cups',
+  'plates',
+  'nails',
+  'bolts',
+  'beads',
+  'tiles',
+  'seeds',
+  'lemons',
+  'muffins',
+  'bricks',
+  'balls',
+  'dice',
+  'rings',
+  'spoons',
+  'tickets',
+  'letters',
+];
+const MORE_CONTAINERS = [
+  ...CONTAINERS,
+  'basket',
+  'carton',
+  'bucket',
+  'drawer',
+  'shelf',
+  'barrel',
+  'sack',
+  'bin',
+  'case',
+  'tin',
+  'bowl',
+  'chest',
+  'pouch',
+  'rack',
+  'cart',
+  'truck',
+];
 
 function plural(noun: string): string {
   return /(s|x|ch|sh)$/.test(noun) ? `${noun}es` : `${noun}s`;
@@ -197,9 +400,42 @@ function priced(rng: Rng): { text: string; value: number } {
 // The presets' forms, reading open-ended values.
 
 const REVIEW_PARTS = {
-  positive: ['works perfectly', 'exceeded my hopes', 'is a joy to use', 'is worth every cent', 'feels solid and well made', 'arrived early and works great', 'has a bright, sharp screen', 'lasts for days on one charge', 'sounds wonderful', 'was easy to set up'],
-  negative: ['broke on the first day', 'stopped working after a week', 'keeps crashing', 'arrived scratched', 'is a waste of money', 'never charged properly', 'feels cheap and flimsy', 'was missing parts', 'is far too loud', 'disappointed me badly'],
-  neutral: ['arrived on Tuesday', 'comes in a plain box', 'is black and weighs about 300 grams', 'does what the manual says', 'took five days to arrive', 'has two buttons and a cable', 'is the same size as the old one', 'was delivered as stated', 'comes with a short manual', 'is sold in three colours'],
+  positive: [
+    'works perfectly',
+    'exceeded my hopes',
+    'is a joy to use',
+    'is worth every cent',
+    'feels solid and well made',
+    'arrived early and works great',
+    'has a bright, sharp screen',
+    'lasts for days on one charge',
+    'sounds wonderful',
+    'was easy to set up',
+  ],
+  negative: [
+    'broke on the first day',
+    'stopped working after a week',
+    'keeps crashing',
+    'arrived scratched',
+    'is a waste of money',
+    'never charged properly',
+    'feels cheap and flimsy',
+    'was missing parts',
+    'is far too loud',
+    'disappointed me badly',
+  ],
+  neutral: [
+    'arrived on Tuesday',
+    'comes in a plain box',
+    'is black and weighs about 300 grams',
+    'does what the manual says',
+    'took five days to arrive',
+    'has two buttons and a cable',
+    'is the same size as the old one',
+    'was delivered as stated',
+    'comes with a short manual',
+    'is sold in three colours',
+  ],
 } as const;
 const REVIEW_OPENERS = ['The', 'This', 'My new', 'Our', 'The second'];
 
@@ -233,7 +469,13 @@ function sentiment(rng: Rng): CorpusRecord {
     if (chance(rng, 0.5)) review += ` It ${pick(rng, REVIEW_PARTS[label])}.`;
   }
   const json = oneLineJson({ sentiment: label, reason });
-  return { preset: 'sentiment', schema: presetSchema('sentiment'), prompt: `Review: ${review}\nJSON: `, completion: json, json };
+  return {
+    preset: 'sentiment',
+    schema: presetSchema('sentiment'),
+    prompt: `Review: ${review}\nJSON: `,
+    completion: json,
+    json,
+  };
 }
 
 function person(rng: Rng): CorpusRecord {
@@ -243,10 +485,26 @@ function person(rng: Rng): CorpusRecord {
   const club = chance(rng, 0.4) ? pick(rng, CLUBS) : `${syllables(rng, 1, 2)} ${pick(rng, CLUB_KINDS)}`;
   const since = chance(rng, 0.5) ? pick(rng, MONTHS) : String(between(rng, 1950, 2026));
   const forms = member
-    ? [`${name}, ${age}, has been a ${club} member since ${since}.`, `${name} (${age}) joined the ${club} in ${since}.`, `Member of the ${club}: ${name}, ${age} years old.`, `${name} is ${age} and belongs to the ${club}.`]
-    : [`${name} is ${age} and has never joined the ${club}.`, `${name}, aged ${age}, is not a member of the ${club}.`, `${name} (${age}) left the ${club} in ${since}.`, `${name}, ${age}, is not in the ${club}.`];
+    ? [
+        `${name}, ${age}, has been a ${club} member since ${since}.`,
+        `${name} (${age}) joined the ${club} in ${since}.`,
+        `Member of the ${club}: ${name}, ${age} years old.`,
+        `${name} is ${age} and belongs to the ${club}.`,
+      ]
+    : [
+        `${name} is ${age} and has never joined the ${club}.`,
+        `${name}, aged ${age}, is not a member of the ${club}.`,
+        `${name} (${age}) left the ${club} in ${since}.`,
+        `${name}, ${age}, is not in the ${club}.`,
+      ];
   const json = oneLineJson({ name, age, member });
-  return { preset: 'person', schema: presetSchema('person'), prompt: `Text: ${pick(rng, forms)}\nJSON: `, completion: json, json };
+  return {
+    preset: 'person',
+    schema: presetSchema('person'),
+    prompt: `Text: ${pick(rng, forms)}\nJSON: `,
+    completion: json,
+    json,
+  };
 }
 
 function order(rng: Rng): CorpusRecord {
@@ -261,13 +519,25 @@ function order(rng: Rng): CorpusRecord {
     })
     .join(chance(rng, 0.5) ? ' and ' : ', ');
   const total = priced(rng);
-  const forms = [`Order ${orderId}: ${listed}, ${total.text} in all.`, `Order ${orderId} holds ${listed}; the total is ${total.text}.`, `${capitalize(listed)} in order ${orderId}, for ${total.text}.`];
+  const forms = [
+    `Order ${orderId}: ${listed}, ${total.text} in all.`,
+    `Order ${orderId} holds ${listed}; the total is ${total.text}.`,
+    `${capitalize(listed)} in order ${orderId}, for ${total.text}.`,
+  ];
   const json = oneLineJson({ order_id: orderId, items, total: total.value });
-  return { preset: 'order', schema: presetSchema('order'), prompt: `Text: ${pick(rng, forms)}\nJSON: `, completion: json, json };
+  return {
+    preset: 'order',
+    schema: presetSchema('order'),
+    prompt: `Text: ${pick(rng, forms)}\nJSON: `,
+    completion: json,
+    json,
+  };
 }
 
 function event(rng: Rng): CorpusRecord {
-  const title = chance(rng, 0.25) ? pick(rng, EVENTS) : `${chance(rng, 0.5) ? syllables(rng, 1, 3) : capitalize(syllables(rng, 1, 3))} ${pick(rng, EVENT_KINDS)}`;
+  const title = chance(rng, 0.25)
+    ? pick(rng, EVENTS)
+    : `${chance(rng, 0.5) ? syllables(rng, 1, 3) : capitalize(syllables(rng, 1, 3))} ${pick(rng, EVENT_KINDS)}`;
   const date = `${between(rng, 1990, 2039)}-${String(between(rng, 1, 12)).padStart(2, '0')}-${String(between(rng, 1, 28)).padStart(2, '0')}`;
   const attendees = between(rng, 1, 500);
   const rating = chance(rng, 0.6) ? between(rng, 0, 10) / 2 : between(rng, 0, 50) / 10;
@@ -277,7 +547,13 @@ function event(rng: Rng): CorpusRecord {
     `On ${date}, ${attendees} people came to the ${title} and rated it ${rating}.`,
   ];
   const json = oneLineJson({ title, date, attendees, rating });
-  return { preset: 'event', schema: presetSchema('event'), prompt: `Text: ${pick(rng, forms)}\nJSON: `, completion: json, json };
+  return {
+    preset: 'event',
+    schema: presetSchema('event'),
+    prompt: `Text: ${pick(rng, forms)}\nJSON: `,
+    completion: json,
+    json,
+  };
 }
 
 function reasoning(rng: Rng): CorpusRecord {
@@ -299,16 +575,151 @@ function reasoning(rng: Rng): CorpusRecord {
 // Custom flat schemas: random key names and types, values stated in varied sentence forms.
 
 export const KEY_WORDS = [
-  'city', 'country', 'color', 'owner', 'title', 'price', 'count', 'weight', 'height', 'status', 'level', 'code', 'brand', 'model', 'animal', 'planet',
-  'river', 'street', 'team', 'score', 'speed', 'size', 'year', 'rank', 'author', 'language', 'tool', 'fruit', 'flavor', 'shape', 'material', 'genre',
-  'role', 'species', 'mood', 'tag', 'label', 'region', 'vendor', 'room', 'floor', 'seats', 'pages', 'votes', 'visitors', 'distance', 'duration',
-  'volume', 'temperature', 'balance', 'fee', 'open', 'active', 'verified', 'available', 'shipped', 'paid', 'public', 'urgent', 'name', 'email',
-  'category', 'priority', 'capital', 'island', 'mountain', 'lake', 'song', 'album', 'artist', 'movie', 'director', 'book', 'chapter', 'car',
-  'engine', 'pet', 'breed', 'dish', 'chef', 'school', 'teacher', 'course', 'grade', 'age', 'id', 'quantity', 'rating', 'budget', 'salary',
-  'company', 'product', 'version', 'port', 'host', 'user', 'password_hint', 'home_city', 'first_name', 'last_name', 'zip_code', 'max_speed',
-  'is_open', 'in_stock', 'unit_price', 'page_count', 'team_name', 'start_year', 'file_name', 'device',
+  'city',
+  'country',
+  'color',
+  'owner',
+  'title',
+  'price',
+  'count',
+  'weight',
+  'height',
+  'status',
+  'level',
+  'code',
+  'brand',
+  'model',
+  'animal',
+  'planet',
+  'river',
+  'street',
+  'team',
+  'score',
+  'speed',
+  'size',
+  'year',
+  'rank',
+  'author',
+  'language',
+  'tool',
+  'fruit',
+  'flavor',
+  'shape',
+  'material',
+  'genre',
+  'role',
+  'species',
+  'mood',
+  'tag',
+  'label',
+  'region',
+  'vendor',
+  'room',
+  'floor',
+  'seats',
+  'pages',
+  'votes',
+  'visitors',
+  'distance',
+  'duration',
+  'volume',
+  'temperature',
+  'balance',
+  'fee',
+  'open',
+  'active',
+  'verified',
+  'available',
+  'shipped',
+  'paid',
+  'public',
+  'urgent',
+  'name',
+  'email',
+  'category',
+  'priority',
+  'capital',
+  'island',
+  'mountain',
+  'lake',
+  'song',
+  'album',
+  'artist',
+  'movie',
+  'director',
+  'book',
+  'chapter',
+  'car',
+  'engine',
+  'pet',
+  'breed',
+  'dish',
+  'chef',
+  'school',
+  'teacher',
+  'course',
+  'grade',
+  'age',
+  'id',
+  'quantity',
+  'rating',
+  'budget',
+  'salary',
+  'company',
+  'product',
+  'version',
+  'port',
+  'host',
+  'user',
+  'password_hint',
+  'home_city',
+  'first_name',
+  'last_name',
+  'zip_code',
+  'max_speed',
+  'is_open',
+  'in_stock',
+  'unit_price',
+  'page_count',
+  'team_name',
+  'start_year',
+  'file_name',
+  'device',
 ] as const;
-const ENUM_WORDS = ['red', 'green', 'blue', 'low', 'medium', 'high', 'small', 'large', 'new', 'used', 'open', 'closed', 'north', 'south', 'east', 'west', 'cat', 'dog', 'bird', 'gold', 'silver', 'bronze', 'draft', 'final', 'yes', 'maybe', 'daily', 'weekly', 'monthly', 'hot', 'cold', 'warm'];
+const ENUM_WORDS = [
+  'red',
+  'green',
+  'blue',
+  'low',
+  'medium',
+  'high',
+  'small',
+  'large',
+  'new',
+  'used',
+  'open',
+  'closed',
+  'north',
+  'south',
+  'east',
+  'west',
+  'cat',
+  'dog',
+  'bird',
+  'gold',
+  'silver',
+  'bronze',
+  'draft',
+  'final',
+  'yes',
+  'maybe',
+  'daily',
+  'weekly',
+  'monthly',
+  'hot',
+  'cold',
+  'warm',
+];
 type FieldType = 'string' | 'integer' | 'number' | 'boolean' | 'enum';
 const FIELD_TYPES: readonly FieldType[] = ['string', 'string', 'integer', 'number', 'boolean', 'enum'];
 
@@ -322,11 +733,16 @@ interface Field {
 
 function stringValue(rng: Rng): string {
   switch (between(rng, 0, 4)) {
-    case 0: return capitalize(syllables(rng, 1, 3));
-    case 1: return syllables(rng, 1, 3);
-    case 2: return `${capitalize(syllables(rng, 1, 2))} ${capitalize(syllables(rng, 1, 2))}`;
-    case 3: return code(rng);
-    default: return chance(rng, 0.5) ? pick(rng, MORE_GOODS) : `${pick(rng, FIRST_NAMES)} ${pick(rng, LAST_NAMES)}`;
+    case 0:
+      return capitalize(syllables(rng, 1, 3));
+    case 1:
+      return syllables(rng, 1, 3);
+    case 2:
+      return `${capitalize(syllables(rng, 1, 2))} ${capitalize(syllables(rng, 1, 2))}`;
+    case 3:
+      return code(rng);
+    default:
+      return chance(rng, 0.5) ? pick(rng, MORE_GOODS) : `${pick(rng, FIRST_NAMES)} ${pick(rng, LAST_NAMES)}`;
   }
 }
 
@@ -366,7 +782,13 @@ function field(rng: Rng, key: string): Field {
 
 function statement(rng: Rng, field: Field): string {
   const key = chance(rng, 0.5) ? field.key.replaceAll('_', ' ') : field.key;
-  const forms = [`The ${key} is ${field.stated}.`, `${capitalize(key)}: ${field.stated}.`, `Its ${key} is ${field.stated}.`, `${key} = ${field.stated};`, `${capitalize(key)} ${field.stated}.`];
+  const forms = [
+    `The ${key} is ${field.stated}.`,
+    `${capitalize(key)}: ${field.stated}.`,
+    `Its ${key} is ${field.stated}.`,
+    `${key} = ${field.stated};`,
+    `${capitalize(key)} ${field.stated}.`,
+  ];
   if (field.schema.type === 'boolean') forms.push(`${capitalize(key)}? ${field.stated}.`);
   else forms.push(`It has ${key} ${field.stated}.`);
   return pick(rng, forms);
@@ -438,13 +860,35 @@ function byline(rng: Rng): string {
   return `${initials} ${capitalize(syllables(rng, 1, 3))}`;
 }
 
-const stock = (rng: Rng, available: boolean) => pick(rng, available ? ['in stock', 'available', 'on the shelf'] : ['out of stock', 'sold out', 'not available']);
+const stock = (rng: Rng, available: boolean) =>
+  pick(rng, available ? ['in stock', 'available', 'on the shelf'] : ['out of stock', 'sold out', 'not available']);
 
 function describedWork(rng: Rng): Described {
   const kind = pick(rng, [
-    { creator: ['author', 'writer'], made: 'written', dated: 'published', count: ['pages', 'page_count'], unit: 'pages', work: ['title', 'book', 'name'] },
-    { creator: ['director'], made: 'directed', dated: 'released', count: ['minutes', 'duration', 'runtime'], unit: 'minutes', work: ['title', 'movie', 'film'] },
-    { creator: ['artist', 'band'], made: 'recorded', dated: 'released', count: ['tracks', 'track_count'], unit: 'tracks', work: ['title', 'album'] },
+    {
+      creator: ['author', 'writer'],
+      made: 'written',
+      dated: 'published',
+      count: ['pages', 'page_count'],
+      unit: 'pages',
+      work: ['title', 'book', 'name'],
+    },
+    {
+      creator: ['director'],
+      made: 'directed',
+      dated: 'released',
+      count: ['minutes', 'duration', 'runtime'],
+      unit: 'minutes',
+      work: ['title', 'movie', 'film'],
+    },
+    {
+      creator: ['artist', 'band'],
+      made: 'recorded',
+      dated: 'released',
+      count: ['tracks', 'track_count'],
+      unit: 'tracks',
+      work: ['title', 'album'],
+    },
   ]);
   const name = title(rng);
   const creator = byline(rng);
@@ -476,7 +920,9 @@ function describedPlace(rng: Rng): Described {
   const country = capitalize(syllables(rng, 1, 3));
   const population = digits(rng, 7);
   const capital = chance(rng, 0.5);
-  const role = capital ? pick(rng, ['the capital', 'its capital']) : pick(rng, ['not the capital', 'a provincial town']);
+  const role = capital
+    ? pick(rng, ['the capital', 'its capital'])
+    : pick(rng, ['not the capital', 'a provincial town']);
   const forms = [
     `${city}, ${country}: population ${population}, ${role}.`,
     `${city} (${country}) has ${population} residents and is ${role}.`,
@@ -575,5 +1021,7 @@ export const CYCLE_LENGTH = GENERATORS.length;
 /** `count` records, cycling through GENERATORS. */
 export function generateCorpus(seed: number, count: number): CorpusRecord[] {
   const rng = createRng(seed);
-  return Array.from({ length: count }, (_, i) => (GENERATORS[i % GENERATORS.length] as (rng: Rng) => CorpusRecord)(rng));
+  return Array.from({ length: count }, (_, i) =>
+    (GENERATORS[i % GENERATORS.length] as (rng: Rng) => CorpusRecord)(rng),
+  );
 }

@@ -19,11 +19,17 @@ import { CONTEXT_LENGTH, TOKENIZER_PATH, STOP_TOKEN } from './paths';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
-  options: { records: { type: 'string', default: '60000' }, validation: { type: 'string', default: '2000' }, heldout: { type: 'string', default: '280' } },
+  options: {
+    records: { type: 'string', default: '60000' },
+    validation: { type: 'string', default: '2000' },
+    heldout: { type: 'string', default: '280' },
+  },
 });
 const outDir = positionals[0];
 if (outDir === undefined) throw new Error('usage: export-corpus.ts <out-dir> [--records N] [--validation N]');
-const tokenizerJson = JSON.parse(readFileSync(TOKENIZER_PATH, 'utf8')) as { added_tokens: { id: number; content: string }[] };
+const tokenizerJson = JSON.parse(readFileSync(TOKENIZER_PATH, 'utf8')) as {
+  added_tokens: { id: number; content: string }[];
+};
 const tokenizer = new Tokenizer(tokenizerJson, {});
 const stopId = tokenizerJson.added_tokens.find((token) => token.content === STOP_TOKEN)?.id;
 if (stopId === undefined) throw new Error(`${TOKENIZER_PATH} has no ${STOP_TOKEN}`);
@@ -52,7 +58,9 @@ function write(name: string, seed: number, count: number): CorpusRecord[] {
   writeFileSync(join(outDir as string, `${name}.starts`), Uint32Array.from(starts));
   writeFileSync(join(outDir as string, `${name}.prompts`), Uint32Array.from(promptLengths));
   writeFileSync(join(outDir as string, `${name}.presets.json`), JSON.stringify(kept.map((record) => record.preset)));
-  console.log(`${name}: ${kept.length} of ${count} records (the rest are over ${CONTEXT_LENGTH} tokens), ${tokens.length} tokens`);
+  console.log(
+    `${name}: ${kept.length} of ${count} records (the rest are over ${CONTEXT_LENGTH} tokens), ${tokens.length} tokens`,
+  );
   return kept;
 }
 
@@ -63,14 +71,22 @@ write('train', 1, Number(values.records));
 const validation = write('validation', 2, Number(values.validation));
 writeFileSync(
   join(outDir, 'heldout.json'),
-  JSON.stringify(validation.slice(0, Number(values.heldout)).map((record) => ({
-    preset: record.preset,
-    input_ids: tokenizer.encode(record.prompt).ids,
-    expected: JSON.parse(record.json) as unknown,
-    trigger: SCHEMA_PRESETS.find((preset) => preset.id === record.preset)?.trigger ?? null,
-  }))),
+  JSON.stringify(
+    validation.slice(0, Number(values.heldout)).map((record) => ({
+      preset: record.preset,
+      input_ids: tokenizer.encode(record.prompt).ids,
+      expected: JSON.parse(record.json) as unknown,
+      trigger: SCHEMA_PRESETS.find((preset) => preset.id === record.preset)?.trigger ?? null,
+    })),
+  ),
 );
 writeFileSync(
   join(outDir, 'golden-prompts.json'),
-  JSON.stringify(SCHEMA_PRESETS.map((preset) => ({ preset: preset.id, prompt: preset.prompt, input_ids: tokenizer.encode(preset.prompt).ids }))),
+  JSON.stringify(
+    SCHEMA_PRESETS.map((preset) => ({
+      preset: preset.id,
+      prompt: preset.prompt,
+      input_ids: tokenizer.encode(preset.prompt).ids,
+    })),
+  ),
 );

@@ -30,7 +30,12 @@ export function greedyBlock(
   const targetAt = (i: number): Float64Array => (i === 0 && rootTarget ? rootTarget : view.targetRow(k, start + i));
   const weights = new Float64Array(n + 1);
   weights[0] = 1;
-  const trace: BlockTrace = { start, weights, masses: new Float64Array(n + 1).fill(NaN), stops: new Float64Array(n + 1).fill(NaN) };
+  const trace: BlockTrace = {
+    start,
+    weights,
+    masses: new Float64Array(n + 1).fill(NaN),
+    stops: new Float64Array(n + 1).fill(NaN),
+  };
   for (let i = 1; i <= n; i++) {
     const token = view.token(k, start + i - 1);
     const ratio = (targetAt(i - 1)[token] as number) / (view.draftRow(k, start + i - 1)[token] as number);
@@ -49,7 +54,17 @@ export function greedyBlock(
 
   trace.stops[n] = weights[n] as number;
   const rootResidual = rootTarget !== null;
-  source.explain?.({ kind: 'block-test', draft: k, start, i: n, n, w: weights[n] as number, Z: NaN, h: weights[n] as number, rootResidual });
+  source.explain?.({
+    kind: 'block-test',
+    draft: k,
+    start,
+    i: n,
+    n,
+    w: weights[n] as number,
+    Z: NaN,
+    h: weights[n] as number,
+    rootResidual,
+  });
   if (source.bernoulli(weights[n] as number)) return { tau: n, trace, residual: null, residualFallback: null };
   for (let i = n - 1; i >= 1; i--) {
     const residual = residualAt(i);
@@ -59,7 +74,17 @@ export function greedyBlock(
     const stop = denominator === 0 ? 1 : mass / denominator;
     trace.masses[i] = mass;
     trace.stops[i] = stop;
-    source.explain?.({ kind: 'block-test', draft: k, start, i, n, w: weights[i] as number, Z: mass, h: stop, rootResidual });
+    source.explain?.({
+      kind: 'block-test',
+      draft: k,
+      start,
+      i,
+      n,
+      w: weights[i] as number,
+      Z: mass,
+      h: stop,
+      rootResidual,
+    });
     if (source.bernoulli(stop)) return { tau: i, trace, residual, residualFallback: targetAt(i) };
   }
   return { tau: 0, trace, residual: residualAt(0), residualFallback: targetAt(0) };
@@ -68,14 +93,27 @@ export function greedyBlock(
 /** Draws the correction token of a block decision that stopped short (tau < n). */
 export function drawBlockCorrection(decision: BlockDecision, k: number, source: RandomSource): number {
   if (!decision.residual || !decision.residualFallback) throw new Error('a full block has no correction token');
-  source.explain?.({ kind: 'final', law: 'block-residual', draft: k, position: decision.trace.start + decision.tau, fallback: !(sumOf(decision.residual) > 0) });
+  source.explain?.({
+    kind: 'final',
+    law: 'block-residual',
+    draft: k,
+    position: decision.trace.start + decision.tau,
+    fallback: !(sumOf(decision.residual) > 0),
+  });
   return drawResidual((w) => source.categorical(w), decision.residual, decision.residualFallback);
 }
 
 /** GBV on draft 0. */
 export function verifyGbv(view: DraftBlockView, source: RandomSource): VerifyOutcome {
   const decision = greedyBlock(view, 0, 0, null, source);
-  if (decision.tau === view.L) source.explain?.({ kind: 'final', law: 'bonus', draft: 0, position: view.L, fallback: false });
-  const finalToken = decision.tau === view.L ? source.categorical(view.targetRow(0, view.L)) : drawBlockCorrection(decision, 0, source);
-  return { draft: 0, accepted: decision.tau, tokens: emittedTokens(view, 0, decision.tau, finalToken), trace: decision.trace };
+  if (decision.tau === view.L)
+    source.explain?.({ kind: 'final', law: 'bonus', draft: 0, position: view.L, fallback: false });
+  const finalToken =
+    decision.tau === view.L ? source.categorical(view.targetRow(0, view.L)) : drawBlockCorrection(decision, 0, source);
+  return {
+    draft: 0,
+    accepted: decision.tau,
+    tokens: emittedTokens(view, 0, decision.tau, finalToken),
+    trace: decision.trace,
+  };
 }

@@ -23,7 +23,9 @@ export {
 } from './registry';
 
 /** Each rule written once, over a view and a random source; `verify` and the proofs both call these. */
-export const VERIFIERS = Object.fromEntries(Object.entries(METHOD_REGISTRY).map(([id, entry]) => [id, entry.verify])) as Readonly<Record<VerifierId, Verifier>>;
+export const VERIFIERS = Object.fromEntries(
+  Object.entries(METHOD_REGISTRY).map(([id, entry]) => [id, entry.verify]),
+) as Readonly<Record<VerifierId, Verifier>>;
 
 /** The one range of K and L (src/contract/limits.ts), re-exported for the verifiers' callers. */
 export { MAX_DRAFTS, MAX_DRAFT_LENGTH };
@@ -35,7 +37,8 @@ function checkRows(name: string, data: Float64Array, rows: number, V: number, ro
     for (let x = 0; x < V; x++) {
       const value = data[row * V + x] as number;
       if (Number.isNaN(value)) throw new RangeError(`${name}: ${rowLabel(row)} has NaN at token ${x}`);
-      if (value < 0) throw new RangeError(`${name}: ${rowLabel(row)} has a negative probability ${value} at token ${x}`);
+      if (value < 0)
+        throw new RangeError(`${name}: ${rowLabel(row)} has a negative probability ${value} at token ${x}`);
       total += value;
     }
     if (!(Math.abs(total - 1) <= ROW_SUM_TOLERANCE)) {
@@ -47,7 +50,8 @@ function checkRows(name: string, data: Float64Array, rows: number, V: number, ro
 /** Throws an error naming the problem when the input is malformed. */
 export function validateProblem(problem: VerifyProblem): void {
   const { K, L, V, drafts, draftProbs, targetProbs } = problem;
-  if (!Number.isInteger(K) || K < 1 || K > MAX_DRAFTS) throw new RangeError(`K must be an integer in 1..${MAX_DRAFTS}, got ${K}`);
+  if (!Number.isInteger(K) || K < 1 || K > MAX_DRAFTS)
+    throw new RangeError(`K must be an integer in 1..${MAX_DRAFTS}, got ${K}`);
   if (!Number.isInteger(L) || L < 1 || L > MAX_DRAFT_LENGTH) {
     throw new RangeError(`L must be an integer in 1..${MAX_DRAFT_LENGTH}, got ${L}`);
   }
@@ -69,7 +73,8 @@ export function validateProblem(problem: VerifyProblem): void {
   for (let k = 0; k < K; k++) {
     for (let j = 0; j < L; j++) {
       const token = drafts[k * L + j] as number;
-      if (!(token >= 0 && token < V)) throw new RangeError(`drafts[${k}][${j}] = ${token} is outside the vocabulary 0..${V - 1}`);
+      if (!(token >= 0 && token < V))
+        throw new RangeError(`drafts[${k}][${j}] = ${token} is outside the vocabulary 0..${V - 1}`);
       if ((draftProbs[(k * L + j) * V + token] as number) === 0) {
         throw new RangeError(`drafts[${k}][${j}] = ${token} has draft probability 0, so it cannot have been sampled`);
       }

@@ -55,7 +55,9 @@ function classTokensFor(target: Float64Array, draft: Float64Array, m: number): {
   let keep = useful.length;
   while (keep > 0 && binomial(keep + (lumped || keep < useful.length ? 1 : 0) + m - 1, m) > MULTISET_BUDGET) keep--;
   if (keep === useful.length) return { tokens: useful, exact: true };
-  const tokens = [...useful].sort((a, b) => overlap(b) - overlap(a) || (draft[b] as number) - (draft[a] as number) || a - b).slice(0, keep);
+  const tokens = [...useful]
+    .sort((a, b) => overlap(b) - overlap(a) || (draft[b] as number) - (draft[a] as number) || a - b)
+    .slice(0, keep);
   return { tokens: tokens.sort((a, b) => a - b), exact: false };
 }
 
@@ -218,7 +220,12 @@ export function transportPlan(target: Float64Array, draft: Float64Array, m: numb
   for (let shared = m; shared >= 1; shared--) {
     for (let slot = 0; slot < count * m; slot++) {
       const c = members[slot] as number;
-      if (c < kept && multiplicity[slot] === shared) edges[slot] = network.addEdge(2 + Math.floor(slot / m), classNode(c), probability[Math.floor(slot / m)] as number);
+      if (c < kept && multiplicity[slot] === shared)
+        edges[slot] = network.addEdge(
+          2 + Math.floor(slot / m),
+          classNode(c),
+          probability[Math.floor(slot / m)] as number,
+        );
     }
     acceptance += network.maxFlow(source, sink);
   }
@@ -255,7 +262,8 @@ function rowsKey(target: Float64Array, draft: Float64Array, m: number): string {
   return `${m}:${target.length}:${hash >>> 0}`;
 }
 
-const sameRow = (a: Float64Array, b: Float64Array) => a.length === b.length && a.every((value, i) => Object.is(value, b[i]));
+const sameRow = (a: Float64Array, b: Float64Array) =>
+  a.length === b.length && a.every((value, i) => Object.is(value, b[i]));
 const slotsOf = (plan: TransportPlan) => plan.flow.length + plan.residual.length;
 
 export function cachedTransportPlan(target: Float64Array, draft: Float64Array, m: number): TransportPlan {
@@ -289,7 +297,8 @@ export const transportNode: NodeRule = (target, draft, candidateToken, m, source
       return c < 0 ? lumpedClass : c;
     })
     .sort((a, b) => a - b);
-  if (sorted.some((c) => c >= plan.classes)) throw new Error(`optimal-tree: candidates [${candidates.join(',')}] could not have been drafted`);
+  if (sorted.some((c) => c >= plan.classes))
+    throw new Error(`optimal-tree: candidates [${candidates.join(',')}] could not have been drafted`);
   const r = multisetRank(sorted);
   // Weights: the flow to each slot's class, then the mass the flow left unmatched (rejection).
   const weights = new Float64Array(m + 1);
@@ -302,12 +311,23 @@ export const transportNode: NodeRule = (target, draft, candidateToken, m, source
   // The token each weight stands for (-1: the lumped class, which receives no flow), for the step inspector.
   const slotToken = (i: number) => plan.classTokens[plan.members[r * m + i] as number] ?? -1;
   source.explain?.({
-    kind: 'transport-choice', position: place.position, alive: place.alive, tokens: candidates,
-    classTokens: Array.from({ length: m }, (_, i) => slotToken(i)), cumulative: cumulativeShares(weights), alpha: plan.acceptance,
+    kind: 'transport-choice',
+    position: place.position,
+    alive: place.alive,
+    tokens: candidates,
+    classTokens: Array.from({ length: m }, (_, i) => slotToken(i)),
+    cumulative: cumulativeShares(weights),
+    alpha: plan.acceptance,
   });
   const choice = source.categorical(weights);
   if (choice < m) return { acceptedCandidate: candidates.indexOf(slotToken(choice)) };
-  source.explain?.({ kind: 'final', law: 'transport-residual', draft: place.alive[0] as number, position: place.position, fallback: !(sumOf(plan.residual) > 0) });
+  source.explain?.({
+    kind: 'final',
+    law: 'transport-residual',
+    draft: place.alive[0] as number,
+    position: place.position,
+    fallback: !(sumOf(plan.residual) > 0),
+  });
   return { correction: drawResidual((w) => source.categorical(w), plan.residual, target) };
 };
 

@@ -74,7 +74,8 @@ export const METHOD_REGISTRY = {
   },
   'recursive-rejection': {
     label: 'Recursive rejection',
-    description: 'K drafts, multi-candidate recursive rejection (Yang et al. 2024): a baseline for the proofs and the GPU twin.',
+    description:
+      'K drafts, multi-candidate recursive rejection (Yang et al. 2024): a baseline for the proofs and the GPU twin.',
     drafts: 'all',
     wgslCode: 4,
     shortcut: null,
@@ -91,9 +92,13 @@ export type MethodId = { [Id in VerifierId]: Registry[Id]['shortcut'] extends st
 const entries = Object.entries(METHOD_REGISTRY) as [VerifierId, MethodEntry][];
 
 export const VERIFIER_IDS: readonly VerifierId[] = entries.map(([id]) => id);
-export const METHOD_IDS: readonly MethodId[] = entries.filter(([, entry]) => entry.shortcut !== null).map(([id]) => id as MethodId);
+export const METHOD_IDS: readonly MethodId[] = entries
+  .filter(([, entry]) => entry.shortcut !== null)
+  .map(([id]) => id as MethodId);
 /** The methods accept.wgsl implements; the engine verifies the others on the CPU twin whatever the backend. */
-export const GPU_VERIFIER_IDS: readonly VerifierId[] = entries.filter(([, entry]) => entry.wgslCode !== null).map(([id]) => id);
+export const GPU_VERIFIER_IDS: readonly VerifierId[] = entries
+  .filter(([, entry]) => entry.wgslCode !== null)
+  .map(([id]) => id);
 
 export const methodEntry = (method: VerifierId): MethodEntry => METHOD_REGISTRY[method];
 

@@ -57,8 +57,16 @@ export const kSeqRule: NodeRule = (target, draft, candidateToken, m, source, pla
   for (let i = 0; i < m; i++) {
     const token = candidateToken(i);
     source.explain?.({
-      kind: 'kseq-test', position: place.position, alive: place.alive, candidate: i, draft: place.alive[i] as number,
-      token, p: target[token] as number, q: draft[token] as number, rho, beta: overlapMass(target, draft, rho),
+      kind: 'kseq-test',
+      position: place.position,
+      alive: place.alive,
+      candidate: i,
+      draft: place.alive[i] as number,
+      token,
+      p: target[token] as number,
+      q: draft[token] as number,
+      rho,
+      beta: overlapMass(target, draft, rho),
     });
     if (source.bernoulli(Math.min(1, (target[token] as number) / (rho * (draft[token] as number))))) {
       return { acceptedCandidate: i };
@@ -76,7 +84,13 @@ export const kSeqRule: NodeRule = (target, draft, candidateToken, m, source, pla
     const accepted = Math.min(draft[x] as number, (target[x] as number) / rho) * scale;
     residual[x] = Math.max(0, (target[x] as number) - accepted);
   }
-  source.explain?.({ kind: 'final', law: 'kseq-residual', draft: lead, position: place.position, fallback: !(sumOf(residual) > 0) });
+  source.explain?.({
+    kind: 'final',
+    law: 'kseq-residual',
+    draft: lead,
+    position: place.position,
+    fallback: !(sumOf(residual) > 0),
+  });
   return { correction: drawResidual((w) => source.categorical(w), residual, target) };
 };
 
@@ -87,8 +101,14 @@ const recursiveRejectionRule: NodeRule = (target, draft, candidateToken, m, sour
   for (let i = 0; i < m; i++) {
     const token = candidateToken(i);
     source.explain?.({
-      kind: 'recursive-test', position: place.position, alive: place.alive, candidate: i, draft: place.alive[i] as number,
-      token, r: remaining[token] as number, q: draft[token] as number,
+      kind: 'recursive-test',
+      position: place.position,
+      alive: place.alive,
+      candidate: i,
+      draft: place.alive[i] as number,
+      token,
+      r: remaining[token] as number,
+      q: draft[token] as number,
     });
     if (source.bernoulli(Math.min(1, (remaining[token] as number) / (draft[token] as number)))) {
       return { acceptedCandidate: i };
@@ -98,7 +118,13 @@ const recursiveRejectionRule: NodeRule = (target, draft, candidateToken, m, sour
     // Empty only through rounding (see drawResidual): keep the current target.
     if (mass > 0) remaining = residual.map((value) => value / mass);
   }
-  source.explain?.({ kind: 'final', law: 'recursive-residual', draft: place.alive[0] as number, position: place.position, fallback: false });
+  source.explain?.({
+    kind: 'final',
+    law: 'recursive-residual',
+    draft: place.alive[0] as number,
+    position: place.position,
+    fallback: false,
+  });
   return { correction: source.categorical(remaining) };
 };
 

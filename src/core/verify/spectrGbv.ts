@@ -28,12 +28,21 @@ export function verifySpectrGbv(view: DraftBlockView, source: RandomSource): Ver
     }
     if (next < 0) {
       if (!rootResidual || !lastTrace) throw new Error('recursive GBV ran out of drafts before verifying one');
-      source.note?.({ kind: 'drafts-exhausted', from: accepted, skipped: skippedDrafts(view, used, current, accepted, view.K) });
+      source.note?.({
+        kind: 'drafts-exhausted',
+        from: accepted,
+        skipped: skippedDrafts(view, used, current, accepted, view.K),
+      });
       source.explain?.({ kind: 'final', law: 'chained-residual', draft: current, position: accepted, fallback: false });
       const correction = source.categorical(rootResidual);
       return { draft: current, accepted, tokens: emittedTokens(view, current, accepted, correction), trace: lastTrace };
     }
-    source.note?.({ kind: 'draft-selected', draft: next, from: accepted, skipped: skippedDrafts(view, used, current, accepted, next) });
+    source.note?.({
+      kind: 'draft-selected',
+      draft: next,
+      from: accepted,
+      skipped: skippedDrafts(view, used, current, accepted, next),
+    });
     used[next] = 1;
     const decision = greedyBlock(view, next, accepted, rootResidual, source);
     if (accepted + decision.tau === view.L) {

@@ -8,7 +8,14 @@ export function verifyTokenwise(view: DraftBlockView, source: RandomSource): Ver
     const token = view.token(0, j);
     const target = view.targetRow(0, j);
     const draft = view.draftRow(0, j);
-    source.explain?.({ kind: 'token-test', draft: 0, position: j, token, p: target[token] as number, q: draft[token] as number });
+    source.explain?.({
+      kind: 'token-test',
+      draft: 0,
+      position: j,
+      token,
+      p: target[token] as number,
+      q: draft[token] as number,
+    });
     if (source.bernoulli(Math.min(1, (target[token] as number) / (draft[token] as number)))) continue;
     const residual = new Float64Array(view.V);
     for (let x = 0; x < view.V; x++) residual[x] = Math.max(0, (target[x] as number) - (draft[x] as number));

@@ -2,7 +2,14 @@ import { maskWordCount, validateSamplingParams, type SamplingParams } from '../.
 import type { GpuContext } from '../device';
 import { encodeRecords } from '../records';
 import { PROBS, PROB_ROW_RECORD, composeWgsl } from '../shaders';
-import { GpuInputError, GpuWork, checkBindingSize, checkDispatch, workgroupSizeFor, type KernelProgram } from '../kernel';
+import {
+  GpuInputError,
+  GpuWork,
+  checkBindingSize,
+  checkDispatch,
+  workgroupSizeFor,
+  type KernelProgram,
+} from '../kernel';
 
 /** CPU twin: logitsToProbs in src/core/sampling.ts. */
 export const probsProgram: KernelProgram = {
@@ -45,15 +52,21 @@ export function validateProbsInputs(context: GpuContext, inputs: ProbsInputs): v
   for (const buffer of [inputs.logits, inputs.probs, inputs.masks, inputs.status]) {
     if (buffer) checkBindingSize(context, 'probs', `buffer '${buffer.label}'`, buffer.size);
   }
-  if (floats(inputs.status) < inputs.rows.length) throw new GpuInputError('probs: the status buffer has fewer words than rows');
+  if (floats(inputs.status) < inputs.rows.length)
+    throw new GpuInputError('probs: the status buffer has fewer words than rows');
   inputs.rows.forEach((row, index) => {
     const where = `probs: row ${index}`;
-    if (!(Number.isInteger(row.vocab) && row.vocab >= 1)) throw new GpuInputError(`${where}: vocab must be a positive integer, got ${row.vocab}`);
+    if (!(Number.isInteger(row.vocab) && row.vocab >= 1))
+      throw new GpuInputError(`${where}: vocab must be a positive integer, got ${row.vocab}`);
     if (row.logitsOffset + row.vocab > floats(inputs.logits)) {
-      throw new GpuInputError(`${where}: logits [${row.logitsOffset}, ${row.logitsOffset + row.vocab}) lie past the buffer's ${floats(inputs.logits)} floats`);
+      throw new GpuInputError(
+        `${where}: logits [${row.logitsOffset}, ${row.logitsOffset + row.vocab}) lie past the buffer's ${floats(inputs.logits)} floats`,
+      );
     }
     if (row.probsOffset + row.vocab > floats(inputs.probs)) {
-      throw new GpuInputError(`${where}: probs [${row.probsOffset}, ${row.probsOffset + row.vocab}) lie past the buffer's ${floats(inputs.probs)} floats`);
+      throw new GpuInputError(
+        `${where}: probs [${row.probsOffset}, ${row.probsOffset + row.vocab}) lie past the buffer's ${floats(inputs.probs)} floats`,
+      );
     }
     if (row.maskOffset !== null) {
       if (!inputs.masks) throw new GpuInputError(`${where}: has a mask offset but no masks buffer was given`);
@@ -91,5 +104,10 @@ export function encodeProbs(work: GpuWork, inputs: ProbsInputs): void {
   const rows = work.upload('probs rows', rowTable(inputs.rows));
   const masks = inputs.masks ?? work.storage('no masks', 4);
   const widest = inputs.rows.reduce((most, row) => Math.max(most, row.vocab), 1);
-  work.dispatch(probsProgram, [rows, inputs.logits, masks, inputs.probs, inputs.status], inputs.rows.length, workgroupSizeFor(work.context, widest));
+  work.dispatch(
+    probsProgram,
+    [rows, inputs.logits, masks, inputs.probs, inputs.status],
+    inputs.rows.length,
+    workgroupSizeFor(work.context, widest),
+  );
 }

@@ -10,7 +10,8 @@ const expectedAccepted = (method: VerifierId, pair: ModelPair, K: number, L: num
 
 function maxLawDifference(a: Map<string, number>, b: Map<string, number>): number {
   let worst = 0;
-  for (const key of new Set([...a.keys(), ...b.keys()])) worst = Math.max(worst, Math.abs((a.get(key) ?? 0) - (b.get(key) ?? 0)));
+  for (const key of new Set([...a.keys(), ...b.keys()]))
+    worst = Math.max(worst, Math.abs((a.get(key) ?? 0) - (b.get(key) ?? 0)));
   return worst;
 }
 
@@ -29,7 +30,9 @@ describe('the toy instance of spec §2 (V=2, draft (2/3,1/3), target (1/3,2/3), 
 describe('closed forms', () => {
   it.each(INSTANCES)('token-wise matches Σ_i Σ_x Π min(draft, target) (V=$V L=$L)', ({ V, L, seed }) => {
     const pair = treePair(V, L, 'dirichlet', seed);
-    expect(Math.abs(expectedAccepted('tokenwise', pair, 1, L) - tokenwiseExpectedAccepted(pair, [], L))).toBeLessThan(1e-12);
+    expect(Math.abs(expectedAccepted('tokenwise', pair, 1, L) - tokenwiseExpectedAccepted(pair, [], L))).toBeLessThan(
+      1e-12,
+    );
   });
 
   it.each([1, 2, 3, 4])('K-SEQ accepts at one node with probability 1 − (1 − β(ρ*))^K (K=%i)', (K) => {
@@ -51,7 +54,9 @@ describe('closed forms', () => {
 
   it.each(INSTANCES)('GBV accepts at least as much as token-wise (V=$V L=$L)', ({ V, L, seed }) => {
     const pair = treePair(V, L, 'dirichlet', seed);
-    expect(expectedAccepted('gbv', pair, 1, L)).toBeGreaterThanOrEqual(expectedAccepted('tokenwise', pair, 1, L) - 1e-12);
+    expect(expectedAccepted('gbv', pair, 1, L)).toBeGreaterThanOrEqual(
+      expectedAccepted('tokenwise', pair, 1, L) - 1e-12,
+    );
   });
 
   it.each(INSTANCES)('recursive GBV never accepts less with more drafts (V=$V L=$L)', ({ V, L, seed }) => {
@@ -96,7 +101,9 @@ describe('reductions give identical laws', () => {
     'recursive GBV at L=1 is recursive rejection (V=$V K=$K)',
     ({ V, K }) => {
       const pair = treePair(V, 1, 'mixed', 31 * V + K);
-      expect(maxLawDifference(law('spectr-gbv', pair, K, 1), law('recursive-rejection', pair, K, 1))).toBeLessThan(1e-12);
+      expect(maxLawDifference(law('spectr-gbv', pair, K, 1), law('recursive-rejection', pair, K, 1))).toBeLessThan(
+        1e-12,
+      );
     },
   );
 });

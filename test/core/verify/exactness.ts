@@ -9,7 +9,13 @@ export interface LosslessnessReport {
 }
 
 /** Spec §5's exact check of one verifier on one instance. */
-export function checkLossless(verifier: Verifier, pair: ModelPair, K: number, L: number, context: readonly number[] = []): LosslessnessReport {
+export function checkLossless(
+  verifier: Verifier,
+  pair: ModelPair,
+  K: number,
+  L: number,
+  context: readonly number[] = [],
+): LosslessnessReport {
   const law = exactOutcomeLaw(verifier, pair, context, K, L);
   const produced = extendWithTarget(pair, context, law.emitted, L + 1);
   const expected = targetSequenceLaw(pair, context, L + 1);

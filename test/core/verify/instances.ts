@@ -65,7 +65,8 @@ export function treePair(V: number, depth: number, kind: RowKind, seed: number):
   const rows = new Map<string, { target: Float64Array; draft: Float64Array }>();
   const kinds = ROW_KINDS.filter((k): k is Exclude<RowKind, 'mixed'> => k !== 'mixed');
   const build = (prefix: number[]) => {
-    const rowKind = kind === 'mixed' ? (kinds[Math.floor(rng.uniform() * kinds.length)] as Exclude<RowKind, 'mixed'>) : kind;
+    const rowKind =
+      kind === 'mixed' ? (kinds[Math.floor(rng.uniform() * kinds.length)] as Exclude<RowKind, 'mixed'>) : kind;
     rows.set(prefix.join(','), rowsFor(rowKind, V, rng));
     if (prefix.length === depth) return;
     for (let x = 0; x < V; x++) build([...prefix, x]);

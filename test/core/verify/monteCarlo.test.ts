@@ -40,11 +40,16 @@ function firstTwoTokensTv(pair: ModelPair, step: Step, seed: number, steps: numb
 const pair = syntheticPair({ V, seed: 11, temperature: 1, closeness: 0.5, logitScale: 1.5 });
 
 describe(`Monte Carlo on the production path (V=${V}, L=${L}, K=${K})`, () => {
-  it.each(VERIFIER_IDS.map((method) => [method, stepsFor(method)] as const))('%s: the first two emitted tokens follow the target (%i samples)', (method, steps) => {
-    const { tv, bound } = firstTwoTokensTv(pair, (problem, rng) => verify(method, problem, rng), 2024, steps);
-    console.info(`${method} on the CPU: ${steps} samples, TV ${tv.toFixed(4)} against a bound of ${bound.toFixed(4)}`);
-    expect(tv).toBeLessThanOrEqual(bound);
-  });
+  it.each(VERIFIER_IDS.map((method) => [method, stepsFor(method)] as const))(
+    '%s: the first two emitted tokens follow the target (%i samples)',
+    (method, steps) => {
+      const { tv, bound } = firstTwoTokensTv(pair, (problem, rng) => verify(method, problem, rng), 2024, steps);
+      console.info(
+        `${method} on the CPU: ${steps} samples, TV ${tv.toFixed(4)} against a bound of ${bound.toFixed(4)}`,
+      );
+      expect(tv).toBeLessThanOrEqual(bound);
+    },
+  );
 
   it('the same check rejects a verifier that is not lossless (GBV that never corrects from the residual)', () => {
     const biased: Step = (problem, rng) => {
@@ -52,10 +57,16 @@ describe(`Monte Carlo on the production path (V=${V}, L=${L}, K=${K})`, () => {
       const source = rngSource(rng);
       const { tau } = greedyBlock(view, 0, 0, null, source);
       // Broken on purpose: draws the correction from the target row instead of the residual.
-      return { draft: 0, accepted: tau, tokens: emittedTokens(view, 0, tau, source.categorical(view.targetRow(0, tau))) };
+      return {
+        draft: 0,
+        accepted: tau,
+        tokens: emittedTokens(view, 0, tau, source.categorical(view.targetRow(0, tau))),
+      };
     };
     const { tv, bound } = firstTwoTokensTv(pair, biased, 2024, BROKEN_STEPS);
-    console.info(`broken GBV on the CPU: ${BROKEN_STEPS} samples, TV ${tv.toFixed(4)} against a bound of ${bound.toFixed(4)}`);
+    console.info(
+      `broken GBV on the CPU: ${BROKEN_STEPS} samples, TV ${tv.toFixed(4)} against a bound of ${bound.toFixed(4)}`,
+    );
     expect(tv).toBeGreaterThan(bound);
   });
 });

@@ -42,7 +42,9 @@ function brokenGbv(variant: { scan: 'all' | 'early-stop'; weights: 'capped' | 'u
   };
 }
 
-const INSTANCES = [2, 3, 4].flatMap((V) => [2, 3].map((L) => ({ V, L, pair: treePair(V, L, 'dirichlet', 500 + 10 * V + L) })));
+const INSTANCES = [2, 3, 4].flatMap((V) =>
+  [2, 3].map((L) => ({ V, L, pair: treePair(V, L, 'dirichlet', 500 + 10 * V + L) })),
+);
 
 describe('negative controls: broken GBV variants fail the exact check', () => {
   it('the correct GBV rule passes on these instances (the check itself is sound)', () => {
@@ -56,14 +58,18 @@ describe('negative controls: broken GBV variants fail the exact check', () => {
 
   it('stopping at the first failed h_i is not lossless', () => {
     const worst = Math.max(
-      ...INSTANCES.map(({ L, pair }) => checkLossless(brokenGbv({ scan: 'early-stop', weights: 'capped' }), pair, 1, L).maxError),
+      ...INSTANCES.map(
+        ({ L, pair }) => checkLossless(brokenGbv({ scan: 'early-stop', weights: 'capped' }), pair, 1, L).maxError,
+      ),
     );
     expect(worst).toBeGreaterThan(1e-3);
   });
 
   it('the uncapped joint ratio min(1, Π target/draft) is not lossless', () => {
     const worst = Math.max(
-      ...INSTANCES.map(({ L, pair }) => checkLossless(brokenGbv({ scan: 'all', weights: 'uncapped' }), pair, 1, L).maxError),
+      ...INSTANCES.map(
+        ({ L, pair }) => checkLossless(brokenGbv({ scan: 'all', weights: 'uncapped' }), pair, 1, L).maxError,
+      ),
     );
     expect(worst).toBeGreaterThan(1e-3);
   });

@@ -33,47 +33,51 @@ function exhaustiveMinCut(target: Float64Array, draft: Float64Array, K: number):
 const ROW_CASES = [2, 3, 4, 5, 6].flatMap((V) => [1, 2, 3].flatMap((K) => ROW_KINDS.map((kind) => ({ V, K, kind }))));
 
 describe('transportOptimum: α* = 1 − max_H [draft(H)^K − target(H)]', () => {
-  it.each(ROW_CASES)('equals the exhaustive minimum cut and a feasible flow of the same value (V=$V K=$K $kind rows)', ({ V, K, kind }) => {
-    for (let seed = 0; seed < 4; seed++) {
-      const pair = treePair(V, 0, kind, 7919 * V + 97 * K + seed + 13 * ROW_KINDS.indexOf(kind));
-      const target = pair.target([]);
-      const draft = pair.draft([]);
-      const optimum = transportOptimum(target, draft, K);
-      expect(Math.abs(optimum - exhaustiveMinCut(target, draft, K))).toBeLessThan(1e-12);
+  it.each(ROW_CASES)(
+    'equals the exhaustive minimum cut and a feasible flow of the same value (V=$V K=$K $kind rows)',
+    ({ V, K, kind }) => {
+      for (let seed = 0; seed < 4; seed++) {
+        const pair = treePair(V, 0, kind, 7919 * V + 97 * K + seed + 13 * ROW_KINDS.indexOf(kind));
+        const target = pair.target([]);
+        const draft = pair.draft([]);
+        const optimum = transportOptimum(target, draft, K);
+        expect(Math.abs(optimum - exhaustiveMinCut(target, draft, K))).toBeLessThan(1e-12);
 
-      const plan = transportPlan(target, draft, K);
-      expect(plan.exact).toBe(true);
-      const inflow = new Float64Array(V);
-      let total = 0;
-      let multisetMass = 0;
-      for (let r = 0; r < plan.probability.length; r++) {
-        const probability = plan.probability[r] as number;
-        multisetMass += probability;
-        let out = 0;
-        for (let slot = r * K; slot < (r + 1) * K; slot++) {
-          const f = plan.flow[slot] as number;
-          expect(f).toBeGreaterThanOrEqual(0);
-          out += f;
-          if (f > 0) {
-            const token = plan.classTokens[plan.members[slot] as number] as number;
-            inflow[token] = (inflow[token] as number) + f;
+        const plan = transportPlan(target, draft, K);
+        expect(plan.exact).toBe(true);
+        const inflow = new Float64Array(V);
+        let total = 0;
+        let multisetMass = 0;
+        for (let r = 0; r < plan.probability.length; r++) {
+          const probability = plan.probability[r] as number;
+          multisetMass += probability;
+          let out = 0;
+          for (let slot = r * K; slot < (r + 1) * K; slot++) {
+            const f = plan.flow[slot] as number;
+            expect(f).toBeGreaterThanOrEqual(0);
+            out += f;
+            if (f > 0) {
+              const token = plan.classTokens[plan.members[slot] as number] as number;
+              inflow[token] = (inflow[token] as number) + f;
+            }
           }
+          expect(out).toBeLessThanOrEqual(probability + 1e-15);
+          total += out;
         }
-        expect(out).toBeLessThanOrEqual(probability + 1e-15);
-        total += out;
+        expect(multisetMass).toBeCloseTo(1, 12);
+        inflow.forEach((f, x) => expect(f).toBeLessThanOrEqual((target[x] as number) + 1e-15));
+        expect(Math.abs(total - optimum)).toBeLessThan(1e-12);
+        expect(Math.abs(plan.acceptance - optimum)).toBeLessThan(1e-12);
       }
-      expect(multisetMass).toBeCloseTo(1, 12);
-      inflow.forEach((f, x) => expect(f).toBeLessThanOrEqual((target[x] as number) + 1e-15));
-      expect(Math.abs(total - optimum)).toBeLessThan(1e-12);
-      expect(Math.abs(plan.acceptance - optimum)).toBeLessThan(1e-12);
-    }
-  });
+    },
+  );
 
   it('is 1 − TV at K = 1, never decreases in K, and is 1 when the rows are equal', () => {
     const target = Float64Array.from([0.5, 0.3, 0.2, 0]);
     const draft = Float64Array.from([0.1, 0.2, 0.3, 0.4]);
     expect(transportOptimum(target, draft, 1)).toBeCloseTo(1 - 0.5 * (0.4 + 0.1 + 0.1 + 0.4), 15);
-    for (let K = 1; K < 8; K++) expect(transportOptimum(target, draft, K + 1)).toBeGreaterThanOrEqual(transportOptimum(target, draft, K));
+    for (let K = 1; K < 8; K++)
+      expect(transportOptimum(target, draft, K + 1)).toBeGreaterThanOrEqual(transportOptimum(target, draft, K));
     expect(transportOptimum(target, target, 3)).toBe(1);
   });
 
@@ -89,7 +93,12 @@ describe(`past ${MULTISET_BUDGET} multisets: a restricted flow or K-SEQ, whichev
   const normalise = (weights: number[]) => weights.map((w) => w / weights.reduce((a, b) => a + b, 0));
   const cases = [
     // Draft = target, spread over every token: K-SEQ accepts always, the flow's 20 tokens cannot.
-    { name: 'equal spread rows use K-SEQ', target: normalise(Array.from({ length: V }, (_, x) => 1 + (x % 3))), draft: normalise(Array.from({ length: V }, (_, x) => 1 + (x % 3))), useKSeq: true },
+    {
+      name: 'equal spread rows use K-SEQ',
+      target: normalise(Array.from({ length: V }, (_, x) => 1 + (x % 3))),
+      draft: normalise(Array.from({ length: V }, (_, x) => 1 + (x % 3))),
+      useKSeq: true,
+    },
     // Mass on 16 tokens, crumbs elsewhere: the restricted flow keeps the tokens that matter and wins.
     {
       name: 'concentrated rows use the restricted flow',
@@ -116,7 +125,8 @@ describe('optimal-tree at K = 1 is token-wise (identical law)', () => {
     const pair = treePair(V, L, 'mixed', 211 * V + L);
     const a = exactOutcomeLaw(VERIFIERS['optimal-tree'], pair, [], 1, L).emitted;
     const b = exactOutcomeLaw(VERIFIERS.tokenwise, pair, [], 1, L).emitted;
-    for (const key of new Set([...a.keys(), ...b.keys()])) expect(Math.abs((a.get(key) ?? 0) - (b.get(key) ?? 0))).toBeLessThan(1e-12);
+    for (const key of new Set([...a.keys(), ...b.keys()]))
+      expect(Math.abs((a.get(key) ?? 0) - (b.get(key) ?? 0))).toBeLessThan(1e-12);
   });
 });
 
@@ -143,9 +153,14 @@ describe(`a sweep of ${SWEEP.length} random instances (V ≤ 6, K ≤ 3)`, () =>
       const report = run(instance, 1, VERIFIER_IDS);
       const optimal = report.methods.find((m) => m.method === 'optimal-tree');
       if (!optimal?.exactBlockEfficiency) throw new Error('optimal-tree has no exact figure');
-      expect(Math.abs(optimal.exactBlockEfficiency - optimal.transportOptimum), `instance ${instance.instance}`).toBeLessThan(1e-9);
+      expect(
+        Math.abs(optimal.exactBlockEfficiency - optimal.transportOptimum),
+        `instance ${instance.instance}`,
+      ).toBeLessThan(1e-9);
       for (const method of report.methods) {
-        expect(method.exactBlockEfficiency, `${method.method} on instance ${instance.instance}`).toBeLessThanOrEqual(optimal.transportOptimum + 1e-12);
+        expect(method.exactBlockEfficiency, `${method.method} on instance ${instance.instance}`).toBeLessThanOrEqual(
+          optimal.transportOptimum + 1e-12,
+        );
         expect(method.exactBlockEfficiency).toBeLessThanOrEqual(method.transportOptimum + 1e-12);
       }
     }
@@ -153,7 +168,9 @@ describe(`a sweep of ${SWEEP.length} random instances (V ≤ 6, K ≤ 3)`, () =>
 
   it('at L = 2 optimal-tree accepts at least as much as SpecTr on every instance', () => {
     for (const instance of SWEEP) {
-      const [spectr, optimal] = run(instance, 2, ['spectr', 'optimal-tree']).methods.map((m) => m.exactBlockEfficiency as number);
+      const [spectr, optimal] = run(instance, 2, ['spectr', 'optimal-tree']).methods.map(
+        (m) => m.exactBlockEfficiency as number,
+      );
       expect(optimal, `instance ${JSON.stringify(instance)}`).toBeGreaterThanOrEqual((spectr as number) - 1e-12);
     }
   }, 300_000);

@@ -1,7 +1,16 @@
 /** The method registry: every id, label, shortcut and WGSL code is unique, and what derives from it agrees. */
 import { describe, expect, it } from 'vitest';
 import { DECODE_METHODS, decodeMethodInfo, describeK, isBaseline, reportedK } from '../../../src/contract/runParams';
-import { GPU_VERIFIER_IDS, METHOD_IDS, METHOD_REGISTRY, VERIFIER_IDS, VERIFIERS, draftsUsed, wgslMethodCode, wgslMethodConstant } from '../../../src/core/verify';
+import {
+  GPU_VERIFIER_IDS,
+  METHOD_IDS,
+  METHOD_REGISTRY,
+  VERIFIER_IDS,
+  VERIFIERS,
+  draftsUsed,
+  wgslMethodCode,
+  wgslMethodConstant,
+} from '../../../src/core/verify';
 
 const entries = Object.entries(METHOD_REGISTRY);
 
@@ -32,7 +41,8 @@ describe('the method registry', () => {
 
   it.each([1, 2, 5, 8])('at K = %i, single-draft methods read one draft and report K = 1', (K) => {
     for (const id of VERIFIER_IDS) expect(draftsUsed(id, K), id).toBe(METHOD_REGISTRY[id].drafts === 'one' ? 1 : K);
-    for (const method of DECODE_METHODS) expect(reportedK(method, K), method).toBe(isBaseline(method) ? K : draftsUsed(method, K));
+    for (const method of DECODE_METHODS)
+      expect(reportedK(method, K), method).toBe(isBaseline(method) ? K : draftsUsed(method, K));
   });
 
   it('says why a reported K differs from the K asked for', () => {

@@ -32,7 +32,7 @@ const underflowPair: ModelPair = {
 };
 
 describe('a zero weight stays zero when a draft probability underflows', () => {
-  it.each(['gbv', 'spectr-gbv'] as const)('%s decides the issue\'s problem (K = 1 and 2) without NaN', (method) => {
+  it.each(['gbv', 'spectr-gbv'] as const)("%s decides the issue's problem (K = 1 and 2) without NaN", (method) => {
     for (const K of [1, 2]) {
       for (let seed = 0; seed < 50; seed++) {
         const outcome = verify(method, underflowProblem(K), createRng(seed));
