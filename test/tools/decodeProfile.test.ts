@@ -2,17 +2,14 @@ import { emptyCounters } from '../../src/core/metrics';
 import { describe, expect, it } from 'vitest';
 import { spreadOf } from '../../src/core/fairTiming';
 import { bootstrapInterval } from '../../src/core/bootstrap';
+import { PROFILE_PHASES, type DecodeRow, type DecodeSteps, type PhaseProfile } from '../../tools/bench/decodeBench';
 import {
   excessOverIdeal,
   formatAllowanceRow,
   formatExcessRow,
   machineAllowance,
-  PROFILE_PHASES,
   profileMarkdown,
-  type DecodeRow,
-  type DecodeSteps,
-  type PhaseProfile,
-} from '../../tools/bench/decodeBench';
+} from '../../tools/bench/decodeStatistics';
 
 const profile = (values: Partial<PhaseProfile>): PhaseProfile => ({
   draft: 0,

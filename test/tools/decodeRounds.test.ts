@@ -6,15 +6,12 @@ import { bootstrapInterval } from '../../src/core/bootstrap';
 import {
   decodeRowJson,
   formatDecodeRow,
-  formatGoals,
-  formatSummary,
   roundOrders,
   roundSpeedups,
-  stoppingTerm,
-  summaryMarkdown,
-  summaryOverPresets,
   type DecodeRow,
 } from '../../tools/bench/decodeBench';
+import { summaryOverPresets } from '../../tools/bench/decodeStatistics';
+import { formatGoals, formatSummary, stoppingTerm, summaryMarkdown } from '../../tools/bench/decodeGoals';
 import type { MethodId } from '../../src/core/verify';
 
 const row = (

@@ -2,7 +2,8 @@
 import type { ScoringPlan } from '../../src/contract/stepRecord';
 import type { Spread } from '../../src/core/fairTiming';
 import { formatCostRatio } from './modelsBench';
-import { DECODE_TABLE_HEADER, describeScoring, formatDecodeRow, summaryMarkdown, type DecodeRow } from './decodeBench';
+import { DECODE_TABLE_HEADER, describeScoring, formatDecodeRow, type DecodeRow } from './decodeBench';
+import { summaryMarkdown } from './decodeGoals';
 
 /** Target positions timed per forward: ar's 1, a K = 1, L = 4 step's 5, a K = 3, L = 4 tree's 13. */
 export const GPU_POSITIONS = [1, 5, 13] as const;

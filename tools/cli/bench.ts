@@ -17,16 +17,16 @@ import { createServer } from 'vite';
 import { launchChromium } from '../../test/support/browser';
 import {
   DECODE_TABLE_HEADER,
-  GRID,
-  SPECULATIVE,
   decodeRowJson,
   describeScoring,
   formatDecodeRow,
-  profileMarkdown,
+  GRID,
   runDecodeBench,
-  summaryMarkdown,
+  SPECULATIVE,
   type DecodeRow,
 } from '../bench/decodeBench';
+import { profileMarkdown } from '../bench/decodeStatistics';
+import { summaryMarkdown } from '../bench/decodeGoals';
 import type { MethodId } from '../../src/core/verify';
 import { DRAFTER_IDS, isDrafterId, type DrafterId } from '../../src/core/draftLaw';
 import { costRatio as measureCostRatio, formatCostRatio } from '../bench/modelsBench';

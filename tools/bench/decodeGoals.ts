@@ -1,0 +1,170 @@
+/**
+ * The decode bench's goals and the prose under its tables: the speedup goals, each judged by the shared
+ * verdict rule over rounds, and the term that stops a goal not met (target positions, drafting cost or
+ * acceptance), from the figures in tools/bench/decodeStatistics.ts.
+ */
+import { spreadOf } from '../../src/core/fairTiming';
+import { MIN_SAMPLES_FOR_VERDICT, compareRatios } from '../../src/core/verdict';
+import type { MethodId } from '../../src/core/verify';
+import type { DrafterId } from '../../src/core/draftLaw';
+import { JUMP_FORWARD_L, configLabel, times, type DecodeRow } from './decodeBench';
+import { summaryOverPresets, type PresetSummary } from './decodeStatistics';
+
+/** The issue's goals, median over presets against ar in the same run (the summary says whether this machine allows them). */
+export const SPEEDUP_GOALS: readonly { method: MethodId; K: number; L: number; goal: number }[] = [
+  { method: 'tokenwise', K: 1, L: 4, goal: 1.6 },
+  { method: 'spectr-gbv', K: 3, L: 4, goal: 1.25 },
+];
+
+/** Issue 43's goals for the draft head behind the schema: over ar and over ar+jump-forward, medians over presets. */
+export const HEAD_SPEEDUP_GOALS: readonly {
+  method: MethodId;
+  K: number;
+  L: number;
+  drafter: DrafterId;
+  goal: number;
+  overJumpForward: number;
+}[] = [
+  { method: 'tokenwise', K: 1, L: 4, drafter: 'head+grammar', goal: 1.8, overJumpForward: 1.25 },
+  { method: 'spectr-gbv', K: 3, L: 4, drafter: 'head+grammar', goal: 1.4, overJumpForward: 1.0 },
+];
+
+export function formatSummary(summaries: readonly PresetSummary[]): string {
+  const entries = summaries.map(
+    ({ method, K, L, drafter, speedup, speedupOverJumpForward, idealSpeedup, ceiling, draftingHidden }) => {
+      const overJump =
+        speedupOverJumpForward === null ? '' : `${speedupOverJumpForward.toFixed(2)}× over ar+jump-forward; `;
+      return `${configLabel({ method, drafter })} K = ${K}, L = ${L}: ${speedup.toFixed(2)}× (${overJump}ideal ${times(idealSpeedup)}; ceiling here ${times(ceiling)}; drafting hidden ${times(draftingHidden)})`;
+    },
+  );
+  return `**Median over presets** of each row's median speedup over ar, with the ideal, this machine's ceiling (every draft accepted, at the measured step cost) and the bound with drafting wholly hidden (at the measured block efficiency): ${entries.join('; ')}`;
+}
+
+/** ar+jump-forward's own median over presets of its speedup over ar, or null where it did not run. */
+export function jumpForwardSummary(rows: readonly DecodeRow[]): string | null {
+  const jump = rows.filter((row) => row.method === 'ar+jump-forward');
+  if (jump.length === 0) return null;
+  const speedup = spreadOf(jump.map((row) => row.speedup)).median;
+  const blockEfficiency = spreadOf(jump.map((row) => row.blockEfficiency)).median;
+  return `**ar+jump-forward** (no draft model; forced text up to L = ${JUMP_FORWARD_L} tokens a forward, each kept with p(x)): ${speedup.toFixed(2)}× over ar, ${blockEfficiency.toFixed(2)} tokens per target forward (medians over presets).`;
+}
+
+/**
+ * Each goal of SPEEDUP_GOALS the bench ran, per drafter, judged by the shared verdict rule
+ * (src/core/verdict.ts) with the goal as the threshold, over the rounds (each round's median over presets):
+ * met only when the interval lies above the goal, not met only when it lies below, otherwise within noise of
+ * the goal or too few rounds. A line never explains a verdict with figures that say the opposite: where the
+ * steps after each run's first would meet the goal, the shortfall is named as each run's first step and setup.
+ */
+export function formatGoals(summaries: readonly PresetSummary[]): string | null {
+  const lines = SPEEDUP_GOALS.flatMap(({ method, K, L, goal }) =>
+    summaries
+      .filter((summary) => summary.method === method && summary.K === K && summary.L === L)
+      .map((summary) => {
+        const comparison = summary.roundMedians.length === 0 ? null : compareRatios(summary.roundMedians, goal);
+        const interval =
+          comparison === null
+            ? ''
+            : ` [${comparison.interval.low.toFixed(2)}–${comparison.interval.high.toFixed(2)}, 95% over ${comparison.interval.n} rounds]`;
+        const head = `- ${configLabel(summary)} K = ${K}, L = ${L}, goal ${goal.toFixed(2)}× over ar: ${(comparison?.ratio ?? summary.speedup).toFixed(2)}×${interval}${summary.speedupOverJumpForward === null ? '' : ` (${summary.speedupOverJumpForward.toFixed(2)}× over ar+jump-forward)`}`;
+        const verdict = comparison?.verdict ?? 'too few samples';
+        if (verdict === 'faster') return `${head}, met: the interval lies above the goal.`;
+        if (verdict === 'too few samples')
+          return `${head}, not judged: fewer than ${MIN_SAMPLES_FOR_VERDICT} rounds (--rounds).`;
+        if (verdict === 'within noise')
+          return `${head}, within noise of the goal: the interval holds ${goal.toFixed(2)}× (more --rounds narrow it).`;
+        const { ceiling, stepInArTokens, blockEfficiency, overJumpForward } = summary;
+        if (ceiling === null || stepInArTokens === null || blockEfficiency === null)
+          return `${head}, not met: the interval lies below the goal (no step after the first to price).`;
+        // The same figures with the step priced in ar+jump-forward's tokens (its ms per output token).
+        const againstJump =
+          overJumpForward === null
+            ? ''
+            : ` Against ar+jump-forward a step costs ${overJumpForward.stepInTokens.toFixed(2)} of its tokens: every draft accepted gives ${overJumpForward.ceiling.toFixed(2)}× over it, and ${goal.toFixed(2)}× over it needs ${(goal * overJumpForward.stepInTokens).toFixed(2)} tokens a step (the drafts gave ${blockEfficiency.toFixed(2)}).`;
+        if (ceiling < goal) {
+          return `${head}, out of reach on this machine: a step costs ${stepInArTokens.toFixed(2)} ar tokens, so even every draft accepted (${L + 1} tokens a step) gives ${ceiling.toFixed(2)}×; the goal needs a step under ${((L + 1) / goal).toFixed(2)} ar tokens.${againstJump}`;
+        }
+        const needed = goal * stepInArTokens;
+        if (blockEfficiency >= needed) {
+          return `${head}, not met: the interval lies below the goal, though the steps after each run's first would meet it (at ${stepInArTokens.toFixed(2)} ar tokens a step it needs ${needed.toFixed(2)} tokens a step and the drafts gave ${blockEfficiency.toFixed(2)}): the shortfall is each run's first step (prefill) and setup, which the speedup includes.${againstJump}`;
+        }
+        return `${head}, not met: the interval lies below the goal; the ceiling here (${ceiling.toFixed(2)}×) allows it, but at ${stepInArTokens.toFixed(2)} ar tokens a step it needs ${needed.toFixed(2)} tokens a step and the drafts gave ${blockEfficiency.toFixed(2)}.${againstJump}`;
+      }),
+  );
+  const headLines = HEAD_SPEEDUP_GOALS.flatMap(({ method, K, L, drafter, goal, overJumpForward }) =>
+    summaries
+      .filter(
+        (summary) => summary.method === method && summary.K === K && summary.L === L && summary.drafter === drafter,
+      )
+      .map((summary) => headGoalLine(summary, goal, overJumpForward)),
+  );
+  const all = [...lines, ...headLines];
+  return all.length === 0
+    ? null
+    : [
+        "**Goals** (per round the median over presets, then the median over rounds; met or not met only when the 95% interval over rounds lies wholly above or below the goal; a step priced in ar tokens from the steps after each run's first)",
+        '',
+        ...all,
+      ].join('\n');
+}
+
+/**
+ * Which term stops a speedup goal at a step that costs `step` baseline tokens, `undrafted` of them outside
+ * drafting, for `tokens` tokens a step: the target positions where even every draft accepted with drafting
+ * free falls short; the head's (or draft model's) cost where hiding drafting would meet it; else acceptance.
+ */
+export function stoppingTerm(goal: number, L: number, step: number, undrafted: number, tokens: number): string {
+  const drafting = step - undrafted;
+  if ((L + 1) / undrafted < goal) {
+    return `target positions stop it: the step without drafting costs ${undrafted.toFixed(2)} tokens (the target's positions, masks, verification), so even every draft accepted with free drafting gives ${((L + 1) / undrafted).toFixed(2)}×`;
+  }
+  if (tokens / undrafted >= goal)
+    return `head cost stops it: drafting costs ${drafting.toFixed(2)} tokens a step; without it the drafts' ${tokens.toFixed(2)} tokens a step would give ${(tokens / undrafted).toFixed(2)}×`;
+  return `acceptance stops it: at ${step.toFixed(2)} tokens a step it needs ${(goal * step).toFixed(2)} tokens a step and the drafts gave ${tokens.toFixed(2)} (with drafting free, ${(goal * undrafted).toFixed(2)})`;
+}
+
+/** A head goal's line: over ar and over ar+jump-forward, each met or the term that stops it. */
+function headGoalLine(summary: PresetSummary, goal: number, overJumpGoal: number): string {
+  const {
+    K,
+    L,
+    speedup,
+    speedupOverJumpForward,
+    stepInArTokens,
+    undraftedInArTokens,
+    blockEfficiency,
+    overJumpForward,
+  } = summary;
+  const start = `- ${configLabel(summary)} K = ${K}, L = ${L}, goals ${goal.toFixed(2)}× over ar and ${overJumpGoal.toFixed(2)}× over ar+jump-forward`;
+  // Over ar, the shared verdict rule over rounds (as formatGoals); the term that stops it only for a verdict below the goal.
+  const comparison = summary.roundMedians.length === 0 ? null : compareRatios(summary.roundMedians, goal);
+  const verdict = comparison?.verdict ?? 'too few samples';
+  const figure = `${(comparison?.ratio ?? speedup).toFixed(2)}×${comparison === null ? '' : ` [${comparison.interval.low.toFixed(2)}–${comparison.interval.high.toFixed(2)}, 95% over ${comparison.interval.n} rounds]`} over ar`;
+  const overAr =
+    verdict === 'faster'
+      ? `${figure}, met`
+      : verdict === 'too few samples'
+        ? `${figure}, not judged: fewer than ${MIN_SAMPLES_FOR_VERDICT} rounds`
+        : verdict === 'within noise'
+          ? `${figure}, within noise of the goal`
+          : stepInArTokens === null || undraftedInArTokens === null || blockEfficiency === null
+            ? `${figure}, not met (no step after the first to price)`
+            : `${figure}, not met: ${stoppingTerm(goal, L, stepInArTokens, undraftedInArTokens, blockEfficiency)} (in ar tokens)`;
+  const overJump =
+    speedupOverJumpForward === null
+      ? 'ar+jump-forward did not run'
+      : speedupOverJumpForward >= overJumpGoal
+        ? `${speedupOverJumpForward.toFixed(2)}× over ar+jump-forward (median over presets; no per-round verdict), at or above the goal`
+        : overJumpForward === null || blockEfficiency === null
+          ? `${speedupOverJumpForward.toFixed(2)}× over ar+jump-forward (median over presets), below the goal (no step after the first to price)`
+          : `${speedupOverJumpForward.toFixed(2)}× over ar+jump-forward (median over presets), below the goal: ${stoppingTerm(overJumpGoal, L, overJumpForward.stepInTokens, overJumpForward.undraftedInTokens, blockEfficiency)} (in ar+jump-forward tokens)`;
+  return `${start}: ${overAr}; ${overJump}.`;
+}
+
+/** The summary paragraphs under a section's table: the baselines, the speculative rows, the goals. */
+export function summaryMarkdown(rows: readonly DecodeRow[]): string {
+  const summaries = summaryOverPresets(rows);
+  return [jumpForwardSummary(rows), formatSummary(summaries), formatGoals(summaries)]
+    .filter((part): part is string => part !== null)
+    .join('\n\n');
+}
