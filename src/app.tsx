@@ -8,9 +8,18 @@ import { App } from './ui/App';
 import { pageEmbed } from './ui/embed';
 import { StoreContext } from './ui/storeContext';
 import { markPhase } from './core/timeline';
-import type { EngineWorkers } from './main';
 import './ui/app.css';
 import './ui/teaching.css';
+
+/** The engine's workers as src/main.tsx started them, before this module loaded. */
+export interface EngineWorkers {
+  /** The worker started before the UI loaded. */
+  first: Worker;
+  /** A fresh worker, for a restart. */
+  start: () => Worker;
+  /** Why the first worker failed before the UI was there to listen, if it did. */
+  earlyError: string | null;
+}
 
 /** Mounts the UI on the engine's worker, which main.tsx started before these modules loaded. */
 export function mountApp(workers: EngineWorkers): void {

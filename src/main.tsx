@@ -3,14 +3,7 @@
  * modules download and compile alongside them, then loads the UI (src/app.tsx). The worker posts nothing
  * before the store sends its first message.
  */
-export interface EngineWorkers {
-  /** The worker started before the UI loaded. */
-  first: Worker;
-  /** A fresh worker, for a restart. */
-  start: () => Worker;
-  /** Why the first worker failed before the UI was there to listen, if it did. */
-  earlyError: string | null;
-}
+import type { EngineWorkers } from './app';
 
 const start = () =>
   new Worker(new URL('./engine/worker.ts', import.meta.url), { type: 'module', name: 'speclab-engine' });

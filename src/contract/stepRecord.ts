@@ -2,7 +2,7 @@
 import type { DraftSource } from '../core/draftLaw';
 import type { StepCounts } from '../core/metrics';
 import type { DistributionSummary } from '../core/sampling';
-import type { DecisionRecord } from '../core/trace';
+import type { DecisionRecord } from '../core/decisions';
 import type { VerifyPath } from './stepVerifier';
 
 export type TokenOrigin = 'draft' | 'correction' | 'bonus' | 'target';
@@ -92,7 +92,7 @@ export interface StepRecord {
   firstPosition: { optimum: number; achieved: number | null } | null;
   /** The GBV block scalars w_i, Z_i, h_i (gbv and spectr-gbv). */
   trace: { start: number; weights: number[]; masses: number[]; stops: number[] } | null;
-  /** The verifier's own account of every choice, with its uniform (src/core/trace.ts); null for ar, or where the CPU replay of a GPU step differed. */
+  /** The verifier's own account of every choice, with its uniform (src/core/decisions.ts); null for ar, or where the CPU replay of a GPU step differed. */
   decisions: DecisionRecord[] | null;
   counts: StepCounts;
   timings: StepTimings;

@@ -7,7 +7,8 @@
  */
 import { createRng } from '../core/rng';
 import { summarizeDistribution, type DistributionSummary, type SamplingParams } from '../core/sampling';
-import { tracingSource, type DecisionRecord } from '../core/trace';
+import { tracingSource } from '../core/trace';
+import type { DecisionRecord } from '../core/decisions';
 import {
   GPU_VERIFIER_IDS,
   VERIFIERS,

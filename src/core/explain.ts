@@ -3,7 +3,7 @@
  * can check by hand, what each decision did to the K×L cells, the final token's law, and the drafts merged
  * into a prefix tree. Everything here is derived from the verifier's own notes and draws, never re-computed.
  */
-import type { DecisionNote, DecisionRecord, Draw, FinalLaw } from './trace';
+import type { DecisionNote, DecisionRecord, Draw, FinalLaw } from './decisions';
 import { prefixTree } from './tokenTree';
 import type { DraftSource } from './draftLaw';
 

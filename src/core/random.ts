@@ -1,6 +1,6 @@
 import type { Rng } from './rng';
 import { sampleCategorical } from './sampling';
-import type { DecisionNote } from './trace';
+import type { DecisionNote } from './decisions';
 
 /**
  * Every random choice a verifier makes goes through this interface, so one implementation serves both

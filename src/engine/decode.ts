@@ -6,55 +6,21 @@
  * Output may be free text until a trigger string (reasoning, then JSON); the grammar starts right after it.
  */
 import { emptyCounters, recordStep, type StepCounts } from '../core/metrics';
-import type { DrafterId } from '../core/draftLaw';
 import { createRng } from '../core/rng';
-import { logitsToProbs, sampleCategorical, type SamplingParams } from '../core/sampling';
+import { logitsToProbs, sampleCategorical } from '../core/sampling';
 import { draftsUsed } from '../core/verify';
 import { GrammarDeadEndError } from '../grammar/draftMasks';
-import type { CompiledSchema, SchemaMatcher } from '../grammar/engine';
-import { scoreOutput, type SchemaValidator } from '../grammar/score';
+import type { SchemaMatcher } from '../grammar/engine';
+import { scoreOutput } from '../grammar/score';
 import type { PairModels } from './pairModels';
 import { checkNumber } from '../contract/validation';
 import type { DecodeEnding, DecodeResult, OutputVerdict } from '../contract/runReport';
-import { DECODE_METHODS, isBaseline, type DecodeMethod, type DraftingMode } from '../contract/runParams';
+import { DECODE_METHODS, isBaseline, type DecodeMethod } from '../contract/runParams';
 import { zeroTimings, type StepRecord, type StepTimings } from '../contract/stepRecord';
-import { DRAFT_STREAM, cpuVerifier, type StepVerifier } from '../contract/stepVerifier';
+import { DRAFT_STREAM, cpuVerifier } from '../contract/stepVerifier';
 import { now, speculativeStep, timed, type StepState } from './speculativeStep';
+import type { DecodeOptions } from './decodeOptions';
 import { autoregressiveAnalysis } from './stepAnalyses';
-
-export interface Structure {
-  grammar: CompiledSchema;
-  schema: object;
-  /** Judges the finished output against `schema`, independently of the grammar. */
-  validate: SchemaValidator;
-  /** Free text until this string; the schema applies from the next token on. */
-  trigger?: string;
-}
-
-export interface DecodeOptions {
-  method: DecodeMethod;
-  K: number;
-  L: number;
-  sampling: SamplingParams;
-  drafting: DraftingMode;
-  seed: number;
-  maxTokens: number;
-  /** The prompt's token ids. */
-  prompt: readonly number[];
-  /** The JSON-schema constraint, or null for free text. */
-  structure: Structure | null;
-  /** Output token ids to text. */
-  detokenize: (tokens: readonly number[]) => string;
-  /** Text to its canonical token ids: the schema's forced text is drafted in these (drafter with 'grammar'). */
-  tokenize?: (text: string) => number[];
-  /** Where draft tokens come from (src/core/draftLaw.ts); 'model' (the default) draws them all from the draft model. */
-  drafter?: DrafterId;
-  stopTokenId: number;
-  /** Checked between steps: a cancelled run ends after a whole step, with consistent state. */
-  signal?: AbortSignal;
-  /** Where steps are verified; the CPU twin by default. */
-  verifier?: StepVerifier;
-}
 
 export class PromptTooLongError extends Error {
   override readonly name = 'PromptTooLongError';

@@ -17,7 +17,7 @@ import type { EmittedToken, StepRecord, StepTimings } from '../contract/stepReco
 import { verifierForMethod, type StepVerifier, type VerifyInput } from '../contract/stepVerifier';
 import { advanceOverEmitted, checkDrafts, openMask, type DraftGrammarCheck } from '../grammar/draftMasks';
 import type { SchemaMatcher } from '../grammar/engine';
-import type { DecodeOptions } from './decode';
+import type { DecodeOptions } from './decodeOptions';
 import type { PairModels } from './pairModels';
 import { analyseStep } from './stepAnalyses';
 

@@ -5,7 +5,7 @@
  */
 import { EnumerationBudgetExceeded } from '../core/enumerate';
 import type { DistributionSummary } from '../core/sampling';
-import type { DecisionRecord } from '../core/trace';
+import type { DecisionRecord } from '../core/decisions';
 import { acceptedLengthLaw, transportOptimum } from '../core/theory';
 import { VERIFIERS, denseView, type VerifyProblem } from '../core/verify';
 import type { StepRecord } from '../contract/stepRecord';
@@ -45,7 +45,7 @@ export const autoregressiveAnalysis = (L: number): StepAnalysis => ({
 });
 
 /**
- * The law the final token was drawn from, and the verifier's account of every decision (src/core/trace.ts).
+ * The law the final token was drawn from, and the verifier's account of every decision (src/core/decisions.ts).
  * The kernels report neither, so the CPU twin replays the step on the same words to show them (none where
  * rounding made the two decide differently).
  */

@@ -9,7 +9,7 @@
  * the GPU path all read the same corrected mask.
  */
 import { maskWordCount } from '../core/sampling';
-import type { GrammarVocabulary } from './engine';
+import type { GrammarVocabulary } from './vocabulary';
 
 /** GPT-2's byte-level alphabet: every byte maps to one printable character (printable bytes to themselves, the rest to U+0100 onwards). */
 export const BYTE_TO_CHAR: readonly string[] = (() => {

@@ -10,6 +10,7 @@ import type { CompiledGrammar, GrammarCompiler, GrammarMatcher, TokenizerInfo } 
 import { SchemaError, checkSchema, parseSchemaText, shortestOutputBytes } from './schema';
 import { planGrammar, substituteRules } from './exactRules';
 import { ByteGuard } from './byteGuard';
+import type { GrammarVocabulary } from './vocabulary';
 
 /**
  * The UMD bundle's API arrives as named exports (Vite's build and dev server, vitest), or, where neither
@@ -36,15 +37,6 @@ let xgrammarApi: Promise<typeof xgrammarModule.default> | null = null;
 function loadXgrammar(): Promise<typeof xgrammarModule.default> {
   xgrammarApi ??= import('@mlc-ai/web-xgrammar').then(resolveXgrammar);
   return xgrammarApi;
-}
-
-export type VocabType = 'raw' | 'byte_level' | 'byte_fallback';
-
-export interface GrammarVocabulary {
-  /** Token strings as xgrammar expects them for the vocab type (byte-level: GPT-2's Ġ-style strings). */
-  tokens: readonly string[];
-  vocabType: VocabType;
-  stopTokenIds: readonly number[];
 }
 
 export class GrammarSetupError extends Error {

@@ -3,7 +3,7 @@
  * the same code path for the bundled tokenizer and a real model's.
  */
 import { Tokenizer } from '@huggingface/tokenizers';
-import type { GrammarVocabulary } from '../grammar/engine';
+import type { GrammarVocabulary } from '../grammar/vocabulary';
 import { ModelLoadError } from './manifest';
 import { ownValue } from '../contract/ownKeys';
 

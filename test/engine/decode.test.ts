@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { derivedRatios, eligible } from '../../src/core/metrics';
 import { syntheticLogits } from '../../src/core/modelPair';
-import { decode, type DecodeOptions } from '../../src/engine/decode';
+import { decode } from '../../src/engine/decode';
+import type { DecodeOptions } from '../../src/engine/decodeOptions';
 import { PrefixPairModels, TREE_SCORING_OFF } from '../../src/engine/pairModels';
 import type { StepRecord } from '../../src/contract/stepRecord';
 import type { LogitPair } from '../../src/core/modelPair';

@@ -1,13 +1,8 @@
 /** A run ends for a named reason: a full context is `context-full`, and a prompt that leaves no room is refused with the numbers. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { syntheticLogits } from '../../src/core/modelPair';
-import {
-  PromptTooLongError,
-  decode,
-  stepWindow,
-  validateDecodeOptions,
-  type DecodeOptions,
-} from '../../src/engine/decode';
+import { PromptTooLongError, decode, stepWindow, validateDecodeOptions } from '../../src/engine/decode';
+import type { DecodeOptions } from '../../src/engine/decodeOptions';
 import { PrefixPairModels } from '../../src/engine/pairModels';
 import { ajvValidator } from '../support/ajvValidator';
 import { GrammarEngine, type CompiledSchema } from '../../src/grammar/engine';

@@ -4,7 +4,8 @@
  */
 import { maskWordCount } from '../../src/core/sampling';
 import { advanceOverEmitted, checkDrafts } from '../../src/grammar/draftMasks';
-import { GrammarEngine, type GrammarVocabulary } from '../../src/grammar/engine';
+import { GrammarEngine } from '../../src/grammar/engine';
+import type { GrammarVocabulary } from '../../src/grammar/vocabulary';
 import { SCHEMA_PRESETS } from '../../src/contract/presets';
 
 /** One valid output per preset, in the grammar's one-line layout. */

@@ -29,7 +29,7 @@ import torch
 
 sys.path.insert(0, os.path.dirname(__file__))
 from model import export_onnx  # noqa: E402
-from reexport import decoder_for, weights_hash, weights_of  # noqa: E402
+from committed_weights import decoder_for, weights_hash, weights_of  # noqa: E402
 from train import files_of, golden_of, io_of, load, with_context, write_manifest  # noqa: E402
 
 MODELS = 'public/models'

@@ -13,7 +13,6 @@ manifest's io, files (bytes, sha256) and golden logits (same prompts, recomputed
 training record, and notes the re-export with a hash of the weights (unchanged by any re-export).
 Rerunning it on its own output rewrites the same weights and the same golden logits.
 """
-import hashlib
 import json
 import os
 import sys
@@ -21,54 +20,13 @@ import sys
 import numpy as np
 import onnx
 import torch
-from onnx import numpy_helper
 
 sys.path.insert(0, os.path.dirname(__file__))
+from committed_weights import decoder_for, weights_hash, weights_of  # noqa: E402
 from model import Decoder, export_onnx  # noqa: E402
 from train import files_of, golden_of, io_of, write_manifest  # noqa: E402
 
 GOLDEN_TOLERANCE = 1e-4
-LINEARS = ('qkv', 'attention_out', 'mlp_in', 'mlp_out')
-
-
-def decoder_for(manifest) -> Decoder:
-    a = manifest['architecture']
-    return Decoder(a['vocab_size'], a['context_length'], a['width'], a['layers'], a['heads'])
-
-
-def weights_of(path: str, model: Decoder):
-    """The ONNX file's initializers as model's state_dict, or an error naming what does not fit."""
-    graph = onnx.load(path).graph
-    initializers = {tensor.name: numpy_helper.to_array(tensor) for tensor in graph.initializer}
-    expected = model.state_dict()
-    folded = [initializers[node.input[1]] for node in graph.node
-              if node.op_type == 'MatMul' and node.input[1] in initializers and node.input[1] not in expected]
-    state = {}
-    for name, tensor in expected.items():
-        if name in initializers:
-            state[name] = torch.from_numpy(initializers[name].copy())
-        elif name.endswith('.weight') and name.split('.')[-2] in LINEARS:
-            if not folded:
-                raise ValueError(f'{path}: no MatMul operand left for {name}')
-            state[name] = torch.from_numpy(folded.pop(0).T.copy())
-        else:
-            raise ValueError(f'{path}: no initializer for {name}')
-        if tuple(state[name].shape) != tuple(tensor.shape):
-            raise ValueError(f'{path}: {name} has shape {tuple(state[name].shape)}, the Decoder wants {tuple(tensor.shape)}')
-    output_projection = folded.pop(0) if folded else None
-    if output_projection is None or not np.array_equal(output_projection, state['token_embedding.weight'].numpy().T):
-        raise ValueError(f'{path}: the last MatMul is not the tied output projection (token_embedding transposed)')
-    if folded:
-        raise ValueError(f'{path}: {len(folded)} MatMul operands left over')
-    return state
-
-
-def weights_hash(state) -> str:
-    digest = hashlib.sha256()
-    for name in sorted(state):
-        digest.update(name.encode())
-        digest.update(state[name].contiguous().numpy().astype('<f4').tobytes())
-    return digest.hexdigest()
 
 
 def golden_error(model: Decoder, prompts) -> float:

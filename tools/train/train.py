@@ -177,7 +177,7 @@ def with_context(state, context: int):
 
 def initial_weights(model, folder: str) -> None:
     """Loads a committed model's weights (read back from its ONNX file) into model, at model's context."""
-    from reexport import decoder_for, weights_of
+    from committed_weights import decoder_for, weights_of
     committed = decoder_for(json.load(open(os.path.join(folder, 'manifest.json'))))
     state = weights_of(os.path.join(folder, 'onnx', 'model.onnx'), committed)
     model.load_state_dict(with_context(state, model.config['context']), strict=True)

@@ -7,7 +7,7 @@ Needs PyTorch, NumPy and ONNX (apt-get install python3-torch python3-numpy pytho
 /work/HEAD_INTERFACE.md's, summed up in docs/models.md ("The draft head"):
   head(f_t, x_{t+1}) = (logits, f^_{t+1}), f^ = LN(W_out · MLP(LN([f_t, E x_{t+1}]))), logits = f^ E^T,
 with f the target's final-LayerNorm output (its `features` output) and E its tied token embedding, frozen.
-The target's weights come from its committed ONNX file (reexport.py's weights_of); its features are computed
+The target's weights come from its committed ONNX file (committed_weights.py's weights_of); its features are computed
 once, in float32, for every record of --data's train and validation splits.
 
 Loss at every depth d = 1..--depths, unrolled as the drafter runs it (depth 1 reads the target's feature f_t,
@@ -44,7 +44,7 @@ for folder in (HERE, os.path.join(HERE, '..', 'tools', 'train')):
     if os.path.exists(os.path.join(folder, 'model.py')):
         sys.path.insert(0, folder)
         break
-from reexport import decoder_for, weights_hash, weights_of  # noqa: E402
+from committed_weights import decoder_for, weights_hash, weights_of  # noqa: E402
 from train import load, sha256, write_manifest  # noqa: E402
 
 DEPTHS_REPORTED = 4

@@ -1,0 +1,44 @@
+/**
+ * What one decode run is asked to do: the loop (decode.ts) reads it whole, one step (speculativeStep.ts) reads
+ * its method, sizes and sampling.
+ */
+import type { DrafterId } from '../core/draftLaw';
+import type { SamplingParams } from '../core/sampling';
+import type { CompiledSchema } from '../grammar/engine';
+import type { SchemaValidator } from '../grammar/score';
+import type { DecodeMethod, DraftingMode } from '../contract/runParams';
+import type { StepVerifier } from '../contract/stepVerifier';
+
+export interface Structure {
+  grammar: CompiledSchema;
+  schema: object;
+  /** Judges the finished output against `schema`, independently of the grammar. */
+  validate: SchemaValidator;
+  /** Free text until this string; the schema applies from the next token on. */
+  trigger?: string;
+}
+
+export interface DecodeOptions {
+  method: DecodeMethod;
+  K: number;
+  L: number;
+  sampling: SamplingParams;
+  drafting: DraftingMode;
+  seed: number;
+  maxTokens: number;
+  /** The prompt's token ids. */
+  prompt: readonly number[];
+  /** The JSON-schema constraint, or null for free text. */
+  structure: Structure | null;
+  /** Output token ids to text. */
+  detokenize: (tokens: readonly number[]) => string;
+  /** Text to its canonical token ids: the schema's forced text is drafted in these (drafter with 'grammar'). */
+  tokenize?: (text: string) => number[];
+  /** Where draft tokens come from (src/core/draftLaw.ts); 'model' (the default) draws them all from the draft model. */
+  drafter?: DrafterId;
+  stopTokenId: number;
+  /** Checked between steps: a cancelled run ends after a whole step, with consistent state. */
+  signal?: AbortSignal;
+  /** Where steps are verified; the CPU twin by default. */
+  verifier?: StepVerifier;
+}
