@@ -1,5 +1,5 @@
 /**
- * The block optimum (issue 44): the largest expected number of tokens one verification step can emit, over
+ * The block optimum: the largest expected number of tokens one verification step can emit, over
  * every lossless verifier of K i.i.d. drafts of length L, as a linear program solved by HiGHS (wasm).
  *
  * Variables: u(M, B) = Q(M)·π(B | M), the joint mass of the drafts' multiset M and the emitted block B.

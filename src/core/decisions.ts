@@ -64,7 +64,7 @@ export interface RecursiveTestNote {
 }
 
 /**
- * optimal-tree's node (issue 18): one categorical over the transport plan's flows to the candidates' tokens,
+ * optimal-tree's node: one categorical over the transport plan's flows to the candidates' tokens,
  * then the unmatched mass (rejection). `cumulative[c]` is F_c, the share of classes 0..c; the last is 1.
  */
 export interface TransportChoiceNote {

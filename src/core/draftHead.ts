@@ -1,6 +1,6 @@
 /**
  * A synthetic target with features and a synthetic draft head, for the proofs (test/core/draftLaw.test.ts)
- * and the decode-loop tests: the same shapes as the real ones (HEAD_INTERFACE.md), in a few numbers.
+ * and the decode-loop tests: the same shapes as the real ones (docs/models.md, "The draft head"), in a few numbers.
  *   target: f(prefix) a Gaussian feature per prefix; its logits are E·f (the tied LM head);
  *   head:   (f, token) → f' = tanh(A f + B[token]), logits E·f'.
  * Every value is rounded to float32, as the ONNX sessions return them, so a run through CachedPairModels and
@@ -63,7 +63,7 @@ export function syntheticHead(options: { V: number; width: number; seed: number;
 }
 
 /**
- * The head's logits for the draft token after `context` and `drafted` (HEAD_INTERFACE.md): depth 1 reads the
+ * The head's logits for the draft token after `context` and `drafted` (docs/models.md, "The draft head"): depth 1 reads the
  * target's feature at the context's second-to-last position and its last token; each later depth the head's
  * own feature and the token drawn before it.
  */

@@ -1,5 +1,5 @@
 /**
- * The SpecTr-GBV paper's table, on synthetic pairs (issue 44): block efficiency of every method over
+ * The SpecTr-GBV paper's table, on synthetic pairs: block efficiency of every method over
  * K ∈ {1..4}, L ∈ {2, 4, 6}, T ∈ {0.1, 0.4, 0.7} and two closenesses; exact where enumeration fits, else
  * Monte Carlo with its standard error, and the block optimum (src/core/blockOptimum.ts) where the program fits.
  * Every method verifies the same sampled drafts in each step (single-draft methods read draft 1), so the
@@ -22,7 +22,7 @@ export const PAPER_METHODS = [
 ] as const satisfies readonly VerifierId[];
 export type PaperMethod = (typeof PAPER_METHODS)[number];
 
-/** The paper's reported relative gains of SpecTr-GBV in block efficiency (Lin et al. 2026), as the issue quotes them. */
+/** The paper's reported relative gains of SpecTr-GBV in block efficiency (Lin et al. 2026), as quoted from it. */
 export const PAPER_GAINS = { tokenwise: 0.124, spectr: 0.023, gbv: 0.097 } as const;
 
 export interface PaperTableOptions {

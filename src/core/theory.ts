@@ -176,7 +176,7 @@ export function acceptedLengthLaw(
 
 /**
  * α*: the largest probability that any lossless verifier accepts one of K i.i.d. candidates drawn from
- * `draft`, for one position with law `target` (issue 18). It is the value of the optimal transport between
+ * `draft`, for one position with law `target`. It is the value of the optimal transport between
  * the candidates' multiset and the target token; by max-flow/min-cut
  *   α* = 1 − max over token sets H of [draft(H)^K − target(H)]
  * (if every candidate lands in H, at most target(H) of that can be accepted). At K = 1 it is 1 − TV.

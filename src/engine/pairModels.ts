@@ -38,7 +38,7 @@ export interface CachedPairOptions {
   treeScoring?: boolean;
   /**
    * Draft from this head instead of the draft model (drafters `head`, `head+grammar`): the target must export
-   * `features`, which its prefill and verification forwards then keep (HEAD_INTERFACE.md).
+   * `features`, which its prefill and verification forwards then keep (docs/models.md, "The draft head").
    */
   head?: DraftHead;
 }

@@ -1,5 +1,5 @@
 /**
- * The EAGLE-style draft head (HEAD_INTERFACE.md, public/models/speclab-head): a position-wise model, no
+ * The EAGLE-style draft head (docs/models.md, "The draft head"; public/models/speclab-head): a position-wise model, no
  * attention and no cache, that maps (a feature at position t, the token at t + 1) to the head's logits for
  * the token at t + 2 and its predicted feature at t + 1. The feature it starts from is the target's
  * `features` output; later depths feed back its own `features_out`.

@@ -146,7 +146,7 @@ export class ModelSession {
     return new ModelSession(runtime, session, shape, provider, name, device);
   }
 
-  /** Whether the model exports its last hidden state as the output `features` (HEAD_INTERFACE: the draft head reads it). */
+  /** Whether the model exports its last hidden state as the output `features` (the draft head reads it: docs/models.md, "The draft head"). */
   get hasFeatures(): boolean {
     return this.session.outputNames.includes('features');
   }

@@ -2,7 +2,7 @@ import type { StepRecord } from '../contract/stepRecord';
 import { fixed } from './format';
 
 /**
- * Issue 18: at the step's first position, α* (the most any lossless verifier of these i.i.d. drafts accepts
+ * At the step's first position, α* (the most any lossless verifier of these i.i.d. drafts accepts
  * there, averaged over fresh drafts) beside what this step's verifier achieved in expectation over its own
  * choices, given the drafts it saw. Per position only: block verifiers can pass α* over a whole block.
  */

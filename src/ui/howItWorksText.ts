@@ -1,7 +1,7 @@
 /**
  * Every sentence SpecLab uses to teach, in one place: "How it works" (each topic's explanation and worked
  * example) and the notes that sit beside the figures they explain (A/D beside the counters, block efficiency
- * beside mean acceptance length in the race). Checked line by line against shared/spec/verification.md;
+ * beside mean acceptance length in the race). Checked line by line against docs/verification.md;
  * test/ui/howItWorksText.test.ts pins the key claims, so a rewrite cannot drop them silently.
  */
 import type { DraftSource } from '../core/draftLaw';

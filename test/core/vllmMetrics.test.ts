@@ -179,7 +179,7 @@ describe('per model, with or without _total, and SGLang', () => {
   });
 
   it('gives each L a 95% interval over the drafts and prefers the smaller L within noise of the best', () => {
-    // As in the issue (L = 3 at 1.482× against L = 2 at 1.479× from 100 drafts): 2.254× against 2.250× is noise, so L = 2.
+    // As reported (L = 3 at 1.482× against L = 2 at 1.479× from 100 drafts): 2.254× against 2.250× is noise, so L = 2.
     const rates = [0.9, 0.8, 0.23];
     const few = adviseDraftLength(rates, 0.1, 100);
     expect(few.best_L).toBe(3);

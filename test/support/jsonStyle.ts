@@ -1,5 +1,5 @@
 /**
- * The one key style of every tool's JSON (issue 28): a `schema_version` at the top and snake_case keys at
+ * The one key style of every tool's JSON: a `schema_version` at the top and snake_case keys at
  * every depth; the paper's single capitals (K, L, R, I, D, A) stay words of their own (`recommended_L`), and
  * vLLM's metric names keep their colon.
  */

@@ -208,7 +208,7 @@ describe("the decode bench's summary over presets", () => {
     expect(goal([1.7, 1.75, 1.8, 1.72, 1.78])).toBe(
       '- tokenwise K = 1, L = 4, goal 1.60× over ar: 1.75× [1.70–1.80, 95% over 5 rounds], met: the interval lies above the goal.',
     );
-    // The issue's line: 1.58× against 1.6×, within the rounds' noise, is neither met nor not met.
+    // The reported line: 1.58× against 1.6×, within the rounds' noise, is neither met nor not met.
     expect(goal([1.5, 1.58, 1.65, 1.55, 1.62])).toBe(
       '- tokenwise K = 1, L = 4, goal 1.60× over ar: 1.58× [1.50–1.65, 95% over 5 rounds], within noise of the goal: the interval holds 1.60× (more --rounds narrow it).',
     );

@@ -23,8 +23,8 @@ import { damagedCopy } from '../support/damagedModel';
 
 /**
  * Misbehaving model servers serving the bundled manifests: under /oversize/<model>/ every file is 2 MiB long,
- * sent without a Content-Length (the issue's 200 MB body for a file the manifest lists as 346 KB); under
- * /trickle/<model>/ every file announces Content-Length 2 GB and then sends 1 KiB every 2 s (the issue's
+ * sent without a Content-Length (the reported 200 MB body for a file the manifest lists as 346 KB); under
+ * /trickle/<model>/ every file announces Content-Length 2 GB and then sends 1 KiB every 2 s (the reported
  * download that never timed out); under /slow/<model>/ every file announces its listed size and sends 64
  * bytes every 250 ms, within that size and never stalling, only too slowly; under /far-tokenizer/<model>/ the
  * manifest names its tokenizer at another site's https:// address, which the app used to fetch.
@@ -102,7 +102,7 @@ function damagedModelServer(damagedDraft: string): Plugin {
 }
 
 /**
- * Hostile talk servers under /hostile-talk/: `huge.json` announces Content-Length 400 MB (the issue's body that
+ * Hostile talk servers under /hostile-talk/: `huge.json` announces Content-Length 400 MB (the reported body that
  * blocked the page 28 s and took 1.5 GB); `endless.json` sends 64 KiB chunks without end and without a length;
  * `bomb.json` is a gzip bomb (spaces without end, packed); `silent.json` never answers; `portal.json` is a 200 web page (a captive portal, or a server's fallback page);
  * any other file is a 404 with an HTML error page, as a static host sends.

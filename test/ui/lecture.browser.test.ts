@@ -1,5 +1,5 @@
 /**
- * A lecture that goes right (issue 26), in the built app: the replay asks before it answers, Space presses a
+ * A lecture that goes right, in the built app: the replay asks before it answers, Space presses a
  * focused button, presentation mode fits three projectors with no serious or critical axe violation, and tokens/s
  * after Step, a pause and Resume reads as a straight run's.
  * Screenshots go to test-results/screenshots (lecture-*.png).

@@ -10,13 +10,13 @@ import type { DrafterId } from '../../src/core/draftLaw';
 import { JUMP_FORWARD_L, configLabel, times, type DecodeRow } from './decodeBench';
 import { summaryOverPresets, type PresetSummary } from './decodeStatistics';
 
-/** The issue's goals, median over presets against ar in the same run (the summary says whether this machine allows them). */
+/** The speed goals, median over presets against ar in the same run (the summary says whether this machine allows them). */
 export const SPEEDUP_GOALS: readonly { method: MethodId; K: number; L: number; goal: number }[] = [
   { method: 'tokenwise', K: 1, L: 4, goal: 1.6 },
   { method: 'spectr-gbv', K: 3, L: 4, goal: 1.25 },
 ];
 
-/** Issue 43's goals for the draft head behind the schema: over ar and over ar+jump-forward, medians over presets. */
+/** The draft head's goals behind the schema: over ar and over ar+jump-forward, medians over presets. */
 export const HEAD_SPEEDUP_GOALS: readonly {
   method: MethodId;
   K: number;

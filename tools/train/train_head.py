@@ -4,7 +4,7 @@
   /usr/bin/python3 tools/train/train_head.py --data <dir> --minutes 20 [--device cuda] [--out public/models/speclab-head]
 
 Needs PyTorch, NumPy and ONNX (apt-get install python3-torch python3-numpy python3-onnx). The contract is
-/work/HEAD_INTERFACE.md's, summed up in docs/models.md ("The draft head"):
+docs/models.md's ("The draft head"):
   head(f_t, x_{t+1}) = (logits, f^_{t+1}), f^ = LN(W_out · MLP(LN([f_t, E x_{t+1}]))), logits = f^ E^T,
 with f the target's final-LayerNorm output (its `features` output) and E its tied token embedding, frozen.
 The target's weights come from its committed ONNX file (committed_weights.py's weights_of); its features are computed

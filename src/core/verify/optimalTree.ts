@@ -4,7 +4,7 @@ import { drawResidual, sumOf, type DraftBlockView } from './view';
 import type { VerifyOutcome } from './types';
 
 /**
- * Transport-optimal verification of m i.i.d. candidate tokens at one node (issue 18).
+ * Transport-optimal verification of m i.i.d. candidate tokens at one node.
  *
  * A lossless rule couples the candidates' multiset S with an output Y ~ target; it accepts when Y ∈ S. The
  * best coupling is a maximum flow: source → S (capacity P(S)), S → y for each y ∈ S, y → sink (capacity

@@ -1,5 +1,5 @@
 /**
- * Issue 18: α* (transportOptimum) and the optimal-tree verifier that reaches it.
+ * α* (transportOptimum) and the optimal-tree verifier that reaches it.
  * α* is checked against the exhaustive minimum cut (every token set H, not only the sorted prefixes the
  * closed form scans), and the verifier's flow is checked to be a feasible flow of the same value: a flow
  * and a cut of equal value are both optimal, so this certifies the optimum without trusting either side.

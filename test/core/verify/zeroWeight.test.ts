@@ -8,7 +8,7 @@ import { checkLossless } from './exactness';
 // next ratio ∞, and 0 · ∞ was NaN ("Bernoulli parameter NaN"). A zero weight must stay zero.
 const TINY = 1e-320;
 
-/** The problem: drafts [1, 1], draft rows [0.5, 0.5] and [1, 1e-320], target rows [1, 0] and [0.5, 0.5]. */
+/** The problem as reported: drafts [1, 1], draft rows [0.5, 0.5] and [1, 1e-320], target rows [1, 0] and [0.5, 0.5]. */
 function underflowProblem(K: number): VerifyProblem {
   const L = 2;
   const V = 2;
@@ -32,7 +32,7 @@ const underflowPair: ModelPair = {
 };
 
 describe('a zero weight stays zero when a draft probability underflows', () => {
-  it.each(['gbv', 'spectr-gbv'] as const)("%s decides the issue's problem (K = 1 and 2) without NaN", (method) => {
+  it.each(['gbv', 'spectr-gbv'] as const)('%s decides the reported problem (K = 1 and 2) without NaN', (method) => {
     for (const K of [1, 2]) {
       for (let seed = 0; seed < 50; seed++) {
         const outcome = verify(method, underflowProblem(K), createRng(seed));
