@@ -78,7 +78,10 @@ export interface RunReport extends DecodeResult {
   /** Schema keywords xgrammar does not enforce exactly (the JSON-schema validator still checks them). */
   unenforced: readonly string[];
   wallMs: number;
-  /** wallMs less the teaching analyses (timings.analysis) and the time the run waited on its onStep (pauses, single steps, slow motion): the engine's own work. */
+  /**
+   * wallMs less the teaching analyses (timings.analysis) and the time the run waited on its onStep (pauses, single
+   * steps, slow motion): the engine's own work.
+   */
   generationMs: number;
   /** Tokens over generationMs. */
   tokensPerSecond: number;

@@ -408,7 +408,10 @@ export interface TreeNode {
   status: CellStatus | 'root' | 'final';
   /** On the emitted path: the accepted prefix, then the final (correction or bonus) leaf. */
   emitted: boolean;
-  /** Where the drafted token came from (the same for every draft through the node: each source is a function of the prefix); null for the root and the final leaf. */
+  /**
+   * Where the drafted token came from (the same for every draft through the node: each source is a function of the
+   * prefix); null for the root and the final leaf.
+   */
   source: DraftSource | null;
 }
 

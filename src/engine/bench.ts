@@ -252,7 +252,10 @@ interface ScorecardWorkload {
   schema: object;
 }
 
-/** A case of a case file as `caseScorecard` takes it: its bucket and line, its schema-on run (prompt, schema text, trigger and the shared options) and its parsed schema. */
+/**
+ * A case of a case file as `caseScorecard` takes it: its bucket and line, its schema-on run (prompt, schema text,
+ * trigger and the shared options) and its parsed schema.
+ */
 export interface ScorecardCase extends ScorecardWorkload {
   bucket: string;
   line: number;

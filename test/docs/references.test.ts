@@ -13,7 +13,7 @@ const ROOT = normalize(join(import.meta.dirname, '../..'));
 const tracked = execFileSync('git', ['ls-files', '-z'], { cwd: ROOT, encoding: 'utf8' }).split('\0').filter(Boolean);
 const TEXT = /\.(ts|tsx|js|mjs|css|html|md|py|sh|json|jsonl|yml|yaml|txt)$|^\.ci\//;
 /** Generated data and recorded fixtures are not prose; the docs checks hold broken references on purpose. */
-const NOT_PROSE = /^(public\/models\/|test\/fixtures\/|package-lock\.json$|test\/docs\/docs\.test\.ts$)/;
+const NOT_PROSE = /^(public\/models\/|test\/fixtures\/|package-lock\.json$|test\/docs\/(?:docs|references)\.test\.ts$)/;
 /** Files a command writes when it runs (`--out bench-results/gpu` writes gpu.md; PATH is a placeholder). */
 const WRITTEN = new Set(['bench-results/gpu.md', 'PATH.md']);
 

@@ -189,7 +189,8 @@ describe("the decode bench's summary over presets", () => {
     );
     // tokenwise: a step costs 125 / 40 = 3.125 ar tokens, so 5 tokens a step give 1.6×: the goal is within the ceiling, the drafts fall short.
     // spectr-gbv: 250 / 40 = 6.25 ar tokens a step, 0.8× at best: out of reach, a step would have to cost under 4 ar tokens.
-    // Against ar+jump-forward (36 ms for 18 tokens, 2 ms a token): tokenwise's median step costs 125 / 18 / 2 = 3.47 of its tokens, spectr-gbv's 250 / 18 / 2 = 6.94.
+    // Against ar+jump-forward (36 ms for 18 tokens, 2 ms a token): tokenwise's median step costs 125 / 18 / 2 = 3.47 of
+    // its tokens, spectr-gbv's 250 / 18 / 2 = 6.94.
     expect(summaries[0]?.overJumpForward?.stepInTokens).toBeCloseTo(125 / 36, 12);
     expect(summaries[1]?.overJumpForward?.ceiling).toBeCloseTo(0.72, 12);
     expect(formatGoals(summaries)?.split('\n').slice(2)).toEqual([
@@ -213,7 +214,8 @@ describe("the decode bench's summary over presets", () => {
       '- tokenwise K = 1, L = 4, goal 1.60× over ar: 1.58× [1.50–1.65, 95% over 5 rounds], within noise of the goal: the interval holds 1.60× (more --rounds narrow it).',
     );
     expect(goal([1.7, 1.75, 1.8])).toContain('not judged: fewer than 5 rounds');
-    // Steps of 40 ms at 40 / 18 ms an ar token: 18 ar tokens a step... priced at 0.8 ar tokens, the steps after the first would give 2.5×: the miss is the first step's.
+    // Steps of 40 ms at 40 / 18 ms an ar token: 18 ar tokens a step... priced at 0.8 ar tokens, the steps after the
+    // first would give 2.5×: the miss is the first step's.
     const line = goal([1.3, 1.35, 1.4, 1.32, 1.38], 32);
     expect(line).toContain(
       "not met: the interval lies below the goal, though the steps after each run's first would meet it (at 0.80 ar tokens a step it needs 1.28 tokens a step and the drafts gave 2.00): the shortfall is each run's first step (prefill) and setup",

@@ -104,7 +104,8 @@ function damagedModelServer(damagedDraft: string): Plugin {
 /**
  * Hostile talk servers under /hostile-talk/: `huge.json` announces Content-Length 400 MB (the reported body that
  * blocked the page 28 s and took 1.5 GB); `endless.json` sends 64 KiB chunks without end and without a length;
- * `bomb.json` is a gzip bomb (spaces without end, packed); `silent.json` never answers; `portal.json` is a 200 web page (a captive portal, or a server's fallback page);
+ * `bomb.json` is a gzip bomb (spaces without end, packed); `silent.json` never answers; `portal.json` is a 200 web
+ * page (a captive portal, or a server's fallback page);
  * any other file is a 404 with an HTML error page, as a static host sends.
  */
 const hostileTalkServer: Plugin = {

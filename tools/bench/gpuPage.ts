@@ -15,7 +15,10 @@ import { GPU_POSITIONS, type GpuBenchReport } from './gpuBench';
 
 declare global {
   interface Window {
-    /** `repeats`: timed forwards per per-forward figure; `forwardTable`: false skips the per-forward table and the readback; `costRatio`: false leaves c unmeasured. */
+    /**
+     * `repeats`: timed forwards per per-forward figure; `forwardTable`: false skips the per-forward table and the
+     * readback; `costRatio`: false leaves c unmeasured.
+     */
     speclabGpuBench: (
       seeds: number,
       selection: Omit<BenchSelection, 'cpuClock'>,

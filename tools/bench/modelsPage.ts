@@ -19,7 +19,10 @@ declare global {
   }
 }
 
-/** The pair as the app loads it on `provider` (the bundled one: the float32 target on WebGPU, the int8 one on wasm); the runtime is imported before the load is timed. */
+/**
+ * The pair as the app loads it on `provider` (the bundled one: the float32 target on WebGPU, the int8 one on wasm); the
+ * runtime is imported before the load is timed.
+ */
 async function loader(provider: ExecutionProvider, pair: PagePair | null) {
   const runtime = await runtimeFor(provider);
   const draftUrl = pair?.draftUrl ?? BUNDLED_PAIR.draftUrl;

@@ -1,11 +1,13 @@
 /**
  * npm run bench -- [--seeds 2] [--node-only] [--provider wasm|webgpu] [--verifier cpu|gpu] [--scoring tree|batched] [--out bench-results/decode]
- *                   [--methods tokenwise,spectr-gbv] [--grid 1x4,3x4] [--drafters model,model+grammar+lookup,head+grammar | --drafter head+grammar] [--rounds 3]
+ *                   [--methods tokenwise,spectr-gbv] [--grid 1x4,3x4] [--rounds 3]
+ *                   [--drafters model,model+grammar+lookup,head+grammar | --drafter head+grammar]
  * The paper's table on the bundled models: in Node (wasm EP, CPU verifier) and in headless Chromium (the
  * models on --provider, steps verified on --verifier; the defaults are the app's choices on a machine
  * whose WebGPU is software), then each section's per-phase profile and its excess over the ideal.
  * --scoring batched forces K batched target rows instead of the token tree. --methods and --grid pick rows
- * (ar and ar+jump-forward always run); --drafters runs each row with each drafter (src/core/draftLaw.ts; model by default). Each preset runs --rounds timed rounds of ar and every row, in an order that rotates
+ * (ar and ar+jump-forward always run); --drafters runs each row with each drafter (src/core/draftLaw.ts; model by
+ * default). Each preset runs --rounds timed rounds of ar and every row, in an order that rotates
  * and alternates between rounds; a row's speedup is the median over rounds of its tokens/s over the same
  * round's ar, with its 95% bootstrap interval over rounds and the shared verdict (src/core/verdict.ts); each
  * section ends with the median over presets and the goal lines, judged by the same rule. Writes <out>.md and <out>.json.

@@ -1,4 +1,7 @@
-/** The tools' output formats: CSV for --csv (one row per record, its scalar fields and intervals only: other nested objects stay in the JSON) and snake_case keys, the one key style of every JSON output. */
+/**
+ * The tools' output formats: CSV for --csv (one row per record, its scalar fields and intervals only: other nested
+ * objects stay in the JSON) and snake_case keys, the one key style of every JSON output.
+ */
 /** camelCase to snake_case: `bareP50` → `bare_p50`, `maskBytesPerStep` → `mask_bytes_per_step`; single capitals such as K, L, R stay. */
 const snake = (key: string) => (/^[A-Z]$/.test(key) ? key : key.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toLowerCase());
 

@@ -3,7 +3,8 @@
  *   [--max-tokens n] [--seed first] [--drafting validate|constrained] [--json] [--fail-on-invalid]
  * The structured-output scorecard on the bundled models (src/engine/bench.ts; the app's Scorecard view runs
  * the same code): one row per preset and constraint state, the schema on and the same prompt decoded
- * without it. Validity is the JSON-schema validator's (src/grammar/interpretedValidator.ts, bounded) against the full schema; an output cut short (token limit, context) counts as
+ * without it. Validity is the JSON-schema validator's (src/grammar/interpretedValidator.ts, bounded) against the full
+ * schema; an output cut short (token limit, context) counts as
  * not valid. --json prints {rows: [...]}; otherwise a Markdown table. --fail-on-invalid: exit 1, with a
  * one-line reason, when any constrained output is not schema-valid (the unconstrained rows are the contrast).
  * --cases FILE.jsonl [--buckets a,b] instead of --presets: the same scorecard over a case file's cases
@@ -82,7 +83,10 @@ function parse(values: Values<typeof COMMANDS.scorecard>): {
   };
 }
 
-/** --cases [--buckets]: the file's cases grouped by bucket (in the order the buckets first appear), each with its run checked like any other, before a model loads. */
+/**
+ * --cases [--buckets]: the file's cases grouped by bucket (in the order the buckets first appear), each with its run
+ * checked like any other, before a model loads.
+ */
 function scorecardCases(path: string, buckets: string | undefined, spec: ScorecardSpec): ScorecardCase[] {
   const cases = casesOption(path, buckets);
   return bucketsOf(cases)
