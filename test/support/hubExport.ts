@@ -9,19 +9,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ModelFileMissingError, MODEL_FILE, type FileReader } from '../../src/models/loader';
 import { directoryReader } from './models';
+import { protoFields as fields } from '../../src/models/onnxProto';
 
 const TREE_MASK = 'tree_attention_mask';
-
-function readVarint(bytes: Uint8Array, at: number): [value: number, next: number] {
-  let value = 0;
-  let scale = 1;
-  for (;;) {
-    const byte = bytes[at++] as number;
-    value += (byte & 0x7f) * scale;
-    if (byte < 0x80) return [value, at];
-    scale *= 128;
-  }
-}
 
 function varint(value: number): number[] {
   const out: number[] = [];
@@ -30,35 +20,6 @@ function varint(value: number): number[] {
     value = Math.floor(value / 128);
   }
   out.push(value);
-  return out;
-}
-
-interface Field {
-  number: number;
-  /** The whole field, key included. */
-  bytes: Uint8Array;
-  /** A length-delimited field's payload. */
-  payload: Uint8Array | undefined;
-}
-
-function fields(bytes: Uint8Array): Field[] {
-  const out: Field[] = [];
-  let at = 0;
-  while (at < bytes.length) {
-    const start = at;
-    const [key, afterKey] = readVarint(bytes, at);
-    const wire = key & 7;
-    let payload: Uint8Array | undefined;
-    if (wire === 0) at = readVarint(bytes, afterKey)[1];
-    else if (wire === 1) at = afterKey + 8;
-    else if (wire === 5) at = afterKey + 4;
-    else if (wire === 2) {
-      const [length, afterLength] = readVarint(bytes, afterKey);
-      payload = bytes.subarray(afterLength, afterLength + length);
-      at = afterLength + length;
-    } else throw new Error(`unexpected protobuf wire type ${wire}`);
-    out.push({ number: Math.floor(key / 8), bytes: bytes.subarray(start, at), payload });
-  }
   return out;
 }
 
