@@ -14,6 +14,7 @@ import {
   type ModelManifest,
 } from './manifest';
 import { externalDataFiles } from './onnxProto';
+import { chatTemplateOf, type ChatTemplate } from './chatTemplate';
 import type { ExecutionProvider, LoadPhase } from '../contract/protocol';
 import { MANIFEST_LIMITS } from '../contract/limits';
 import { ModelSession } from './session';
@@ -46,6 +47,8 @@ export interface LoadedModel {
   manifest: ModelManifest | null;
   session: ModelSession;
   tokenizer: TextTokenizer;
+  /** tokenizer_config.json's chat template, where the repository has one. */
+  chatTemplate: ChatTemplate | null;
 }
 
 export interface ModelPairHandle {
@@ -202,16 +205,20 @@ async function describe(read: FileReader, label: string): Promise<Description> {
   };
 }
 
-/** generation_config.json's eos_token_id, where the repository has one (the stop tokens generation uses). */
-async function generationEos(read: FileReader, label: string): Promise<unknown> {
+/** A JSON file the repository may lack (generation_config.json, tokenizer_config.json): undefined where it does. */
+async function optionalJson(read: FileReader, path: string, label: string): Promise<unknown> {
   try {
-    const bytes = await read('generation_config.json', undefined, MANIFEST_LIMITS.descriptionBytes);
-    const json = parseJson(bytes, `${label}/generation_config.json`);
-    return typeof json === 'object' && json !== null ? (json as Record<string, unknown>).eos_token_id : undefined;
+    return parseJson(await read(path, undefined, MANIFEST_LIMITS.descriptionBytes), `${label}/${path}`);
   } catch (error) {
     if (error instanceof ModelFileMissingError) return undefined;
     throw error;
   }
+}
+
+/** generation_config.json's eos_token_id, where the repository has one (the stop tokens generation uses). */
+async function generationEos(read: FileReader, label: string): Promise<unknown> {
+  const json = await optionalJson(read, 'generation_config.json', label);
+  return typeof json === 'object' && json !== null ? (json as Record<string, unknown>).eos_token_id : undefined;
 }
 
 /** A model directory's files, read and checked, not yet opened. */
@@ -222,6 +229,8 @@ interface FetchedModel {
   modelBytes: Uint8Array;
   /** The files the model's weights live in beside it (onnx/model.onnx_data), by the name the model gives them. */
   externalData: { path: string; data: Uint8Array }[];
+  /** tokenizer_config.json, where the repository has one. */
+  tokenizerConfig: unknown;
 }
 
 async function fetchModel(
@@ -258,6 +267,7 @@ async function fetchModel(
   return {
     label,
     description,
+    tokenizerConfig: await optionalJson(read, 'tokenizer_config.json', name),
     tokenizerBytes: tokenizerBytes as Uint8Array,
     modelBytes: modelBytes as Uint8Array,
     externalData,
@@ -317,7 +327,7 @@ async function openModel(
   provider: ExecutionProvider,
   events: LoadEvents,
 ): Promise<LoadedModel> {
-  const { label, description, tokenizerBytes, modelBytes, externalData } = fetched;
+  const { label, description, tokenizerBytes, modelBytes, externalData, tokenizerConfig } = fetched;
   const { name, manifest } = description;
   events.onPhase?.('session');
   const tokenizer = timedSync(`tokenizer ${label}`, () =>
@@ -336,7 +346,8 @@ async function openModel(
     );
   }
   await timed(`finite ${label}`, () => checkFiniteLogits(session, label));
-  return { name, contextLength: description.contextLength, manifest, session, tokenizer };
+  const chatTemplate = chatTemplateOf(tokenizerConfig, `${name}/tokenizer_config.json`);
+  return { name, contextLength: description.contextLength, manifest, session, tokenizer, chatTemplate };
 }
 
 /**

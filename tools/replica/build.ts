@@ -85,7 +85,7 @@ export interface SpecialIds {
 
 export function specialIds(json: TokenizerFiles['json'], config: Record<string, unknown>): SpecialIds {
   const ids = tokenIds(json);
-  const vocabSize = Math.max(...ids.values()) + 1;
+  const vocabSize = [...ids.values()].reduce((max, id) => Math.max(max, id), -1) + 1;
   const idOf = (key: string) => {
     const text = specialText(config[key]);
     return text === null ? null : (ids.get(text) ?? null);
