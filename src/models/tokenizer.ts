@@ -25,8 +25,12 @@ export class TextTokenizer {
     readonly vocabType: GrammarVocabulary['vocabType'],
     /** Identifies the vocabulary, merges and special tokens: equal iff two tokenizers split text alike. */
     readonly fingerprint: string,
-    /** The special tokens' texts, which typed text may hold but must not become. */
-    private readonly specials: readonly string[],
+    /**
+     * The same tokenizer without its special added tokens: typed text that holds a special token's text is
+     * encoded as ordinary text, in one pass (split around them, a SentencePiece tokenizer put a ▁ before each
+     * piece: Llama 2 read `"<s>"` back as `" < s> "`).
+     */
+    private readonly textEncoder: Tokenizer,
   ) {}
 
   /** `stop` is the stop token's text, or the stop tokens' ids (a Hub config's eos_token_id, first the EOS). */
@@ -62,16 +66,16 @@ export class TextTokenizer {
       parsed.model.merges ?? [],
       parsed.pre_tokenizer ?? null,
     ]);
-    const specials = (parsed.added_tokens ?? [])
-      .filter((token) => token.special !== false && token.content.length > 1)
-      .map((token) => token.content);
+    const plainAdded = (parsed.added_tokens ?? []).filter(
+      (token) => !(token.special !== false && token.content.length > 1),
+    );
     return new TextTokenizer(
       new Tokenizer(json as object, {}),
       tokens,
       stopIds as number[],
       vocabType,
       fingerprint,
-      specials,
+      new Tokenizer({ ...(json as object), added_tokens: plainAdded }, {}),
     );
   }
 
@@ -94,31 +98,7 @@ export class TextTokenizer {
    * as ordinary text, never as the special token itself, so a prompt cannot smuggle in the stop token.
    */
   encode(text: string): number[] {
-    const ids: number[] = [];
-    // Appended one id at a time: ids.push(...list) puts every id on the stack, and a 400 KB prompt overflowed it.
-    const add = (part: string) => {
-      if (part !== '') for (const id of this.tokenizer.encode(part, { add_special_tokens: false }).ids) ids.push(id);
-    };
-    let start = 0;
-    for (let at = this.nextSpecial(text, 0); at !== null; at = this.nextSpecial(text, start)) {
-      add(text.slice(start, at.index));
-      // Its first character apart: what is left can no longer match the special token.
-      add(at.special.slice(0, 1));
-      add(at.special.slice(1));
-      start = at.index + at.special.length;
-    }
-    add(text.slice(start));
-    return ids;
-  }
-
-  /** The first special token's text in `text` at or after `from`. */
-  private nextSpecial(text: string, from: number): { index: number; special: string } | null {
-    let found: { index: number; special: string } | null = null;
-    for (const special of this.specials) {
-      const index = text.indexOf(special, from);
-      if (index !== -1 && (found === null || index < found.index)) found = { index, special };
-    }
-    return found;
+    return text === '' ? [] : this.textEncoder.encode(text, { add_special_tokens: false }).ids;
   }
 
   decode(ids: readonly number[]): string {

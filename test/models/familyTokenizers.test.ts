@@ -33,7 +33,7 @@ const FAMILIES: Family[] = [
 const HOSTILE = [
   'Plain words, then 🙂🧪 emoji, a ZWJ family 👩‍👩‍👧 and a flag 🇫🇷.',
   '中文和日本語のテキスト、한국어 텍스트。',
-  'control: \u0000\u0001\u0007\u001b[31m\u007f tab\there\r\nnew line\n\n  indented',
+  'private use \uE000\uF8FF, control: \u0000\u0001\u0007\u001b[31m\u007f tab\there\r\nnew line\n\n  indented',
   'numbers 3141592653589793238462643383279502884197 and -0.000000001e-308',
   '{"name": "O\'Brien", "tags": ["<|endoftext|>", "</s>", "<s>", "<|im_end|>", "<end_of_turn>"]}',
   '   leading and trailing spaces   ',
@@ -66,9 +66,13 @@ describe.each(FAMILIES.map((family) => [family.name, family] as const))('the %s 
       expect(tokenizer.decode(encoded), JSON.stringify(text)).toBe(text);
       for (const stop of family.stops) expect(encoded).not.toContain(stop);
     }
-    // Byte fallback: a control character is its <0xNN> token; byte level: its mapped character.
-    const bell = tokenizer.encode('\u0007').map((id) => tokenizer.tokens[id]);
-    expect(bell).toContain(family.vocabType === 'byte_fallback' ? '<0x07>' : 'ć');
+    // A private-use character no vocabulary has as a token: byte fallback spells its UTF-8 bytes as <0xNN>
+    // tokens, byte level as GPT-2's mapped characters (0xEE 0x80 0x80 → î, Ģ, Ģ).
+    const rare = tokenizer
+      .encode('\uE000')
+      .map((id) => tokenizer.tokens[id])
+      .join('');
+    expect(rare).toContain(family.vocabType === 'byte_fallback' ? '<0xEE><0x80><0x80>' : 'îĢĢ');
   });
 });
 

@@ -30,7 +30,10 @@ export class ReplicaError extends Error {
 
 interface TokenizerFiles {
   dir: string;
-  json: { model: { vocab: Record<string, number> }; added_tokens?: { id: number; content: string }[] };
+  json: {
+    model: { vocab: Record<string, number> };
+    added_tokens?: { id: number; content: string; special?: boolean }[];
+  };
   config: Record<string, unknown>;
 }
 
@@ -92,7 +95,11 @@ export function specialIds(json: TokenizerFiles['json'], config: Record<string, 
   };
   const eos = idOf('eos_token');
   if (eos === null) throw new ReplicaError('the tokenizer_config.json names no eos_token the vocabulary has');
-  const stops = [eos, ...END_OF_TURN.map((text) => ids.get(text)).filter((id) => id !== undefined && id !== eos)];
+  // Only a special added token ends a turn: Qwen's and Gemma's vocabularies also hold `</s>` as plain text.
+  const special = new Map(
+    (json.added_tokens ?? []).filter((token) => token.special).map((token) => [token.content, token.id]),
+  );
+  const stops = [eos, ...END_OF_TURN.map((text) => special.get(text)).filter((id) => id !== undefined && id !== eos)];
   return { bos: idOf('bos_token'), eos, stops: [...new Set(stops)] as number[], vocabSize };
 }
 
