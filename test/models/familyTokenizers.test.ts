@@ -66,13 +66,14 @@ describe.each(FAMILIES.map((family) => [family.name, family] as const))('the %s 
       expect(tokenizer.decode(encoded), JSON.stringify(text)).toBe(text);
       for (const stop of family.stops) expect(encoded).not.toContain(stop);
     }
-    // A private-use character no vocabulary has as a token: byte fallback spells its UTF-8 bytes as <0xNN>
-    // tokens, byte level as GPT-2's mapped characters (0xEE 0x80 0x80 → î, Ģ, Ģ).
-    const rare = tokenizer
-      .encode('\uE000')
+    // A plane-16 private-use character no vocabulary has as a token (Gemma's has U+E000): byte fallback spells
+    // its UTF-8 bytes F4 8F BF BD as <0xNN> tokens, byte level as GPT-2's mapped characters.
+    const spelled = tokenizer
+      .encode('\u{10FFFD}')
       .map((id) => tokenizer.tokens[id])
       .join('');
-    expect(rare).toContain(family.vocabType === 'byte_fallback' ? '<0xEE><0x80><0x80>' : 'îĢĢ');
+    if (family.vocabType === 'byte_fallback') expect(spelled).toContain('<0xF4><0x8F><0xBF><0xBD>');
+    else expect([...spelled].map((char) => byteLevelDecoder().get(char))).toEqual([0xf4, 0x8f, 0xbf, 0xbd]);
   });
 });
 

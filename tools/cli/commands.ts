@@ -9,7 +9,7 @@ import { DRAFTER_IDS } from '../../src/core/draftLaw';
 /** Every --drafter's words: where drafts come from, and where the head drafters are offered. */
 const DRAFTER_HELP =
   "where drafts come from: the draft model, plus the schema's forced text and/or the prompt's words; or head / head+grammar, the draft head reading the target's features (bundled pair only: a target without a features output does not offer them)";
-import { DEFAULT_SAMPLE_TOKEN_BUDGET } from '../../src/contract/bench';
+import { DEFAULT_RACE_TOKEN_BUDGET, DEFAULT_SAMPLE_TOKEN_BUDGET } from '../../src/contract/bench';
 import { CLI_LIMITS, MAX_DRAFT_LENGTH, SIMULATION_LIMITS } from '../../src/contract/limits';
 import { METHOD_IDS } from '../../src/core/verify/registry';
 
@@ -127,6 +127,13 @@ export const COMMANDS = {
         max: CLI_LIMITS.repeats,
         default: '5',
         description: 'timed rounds of --method all (the verdict rule needs 5)',
+      },
+      'token-budget': {
+        type: 'string',
+        value: 'integer',
+        max: CLI_LIMITS.tokenBudget,
+        default: String(DEFAULT_RACE_TOKEN_BUDGET),
+        description: 'with --method all: each timed round of a method runs seeds until it has output this many tokens',
       },
       json: { type: 'boolean', description: 'one JSON object per method' },
       'fail-on-invalid': {
