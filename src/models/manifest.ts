@@ -168,16 +168,14 @@ export function parseHubConfig(json: unknown, source: string, generationEos: unk
   // generation_config.json is what generation reads (Llama 3.2 Instruct lists <|eot_id|> there, Qwen3 <|endoftext|>).
   const eosTokenIds = eosIds(generationEos) ?? eosIds(config.eos_token_id);
   if (contextKey === undefined || contextLength === undefined || eosTokenIds === null) return null;
-  // Long-context configs (Llama 3: 131,072, Qwen3: 40,960 or more) are read at the longest context the app allows.
-  const context = Math.min(contextLength, MANIFEST_LIMITS.contextLength.max);
-  inRange(context, MANIFEST_LIMITS.contextLength, contextKey, source, 'field');
+  inRange(contextLength, MANIFEST_LIMITS.contextLength, contextKey, source, 'field');
   const vocabSize = number(numberKey('vocab_size')) ?? null;
   if (vocabSize !== null) inRange(vocabSize, MANIFEST_LIMITS.vocabSize, 'vocab_size', source, 'field');
   // Ids the vocabulary has: below vocab_size where the config gives it.
   for (const id of eosTokenIds)
     inRange(id, { min: 0, max: (vocabSize ?? MANIFEST_LIMITS.vocabSize.max) - 1 }, 'eos_token_id', source, 'field');
   const modelType = typeof config.model_type === 'string' ? config.model_type : null;
-  return { contextLength: context, eosTokenIds, vocabSize, modelType };
+  return { contextLength, eosTokenIds, vocabSize, modelType };
 }
 
 /** Throws ProviderUnsupportedError where the manifest rules `provider` out. */

@@ -35,7 +35,7 @@ export interface GraphOptions {
   seed: number;
   /** float32 or float16 weights (the latter cast to float32 in the graph), or uint8 + DequantizeLinear (model_quantized). */
   weights: WeightFormat;
-  externalData?: string;
+  externalData?: string | undefined;
 }
 
 /** Random weights: uniform in ±scale from Philox, one stream per tensor so each tensor is reproducible alone. */

@@ -61,7 +61,7 @@ export interface NodeSpec {
   op: string;
   inputs: readonly string[];
   outputs: readonly string[];
-  attributes?: Record<string, Attribute>;
+  attributes?: Record<string, Attribute> | undefined;
 }
 
 function attribute(name: string, value: Attribute): Uint8Array {
@@ -171,7 +171,7 @@ export class GraphBuilder {
     outputs: readonly GraphIo[];
     producer: string;
     /** The file name external weights are written to, relative to the model (onnx/model.onnx_data). */
-    externalData?: string;
+    externalData?: string | undefined;
   }): ModelFiles {
     const external: Uint8Array[] = [];
     let offset = 0;
