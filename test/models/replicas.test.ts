@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { loadModel, loadPair, type LoadedModel } from '../../src/models/loader';
-import { main } from '../../tools/models-replica';
+import { main } from '../../tools/cli/modelsReplica';
 import { directoryReader, ort } from '../support/models';
 import { refusal } from '../support/cliRefusal';
 import { batchedAndTrimmedError, incrementalError, maxAbsDifference } from '../support/modelChecks';

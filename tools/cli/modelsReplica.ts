@@ -6,9 +6,9 @@
  */
 import { realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
-import { UsageError, runCommand } from './cli/args';
-import { COMMANDS } from './cli/commands';
-import { ReplicaError, tokenizerDirectory, writeReplica } from './replica/build';
+import { UsageError, runCommand } from './args';
+import { COMMANDS } from './commands';
+import { ReplicaError, tokenizerDirectory, writeReplica } from '../replica/build';
 
 export function main(argv: string[]): Promise<number> {
   return runCommand(COMMANDS['models:replica'], argv, (parsed) => {
