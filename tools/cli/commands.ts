@@ -831,7 +831,13 @@ export const COMMANDS = {
         default: 'float32',
         description: 'how the weights are stored (float16 ones are cast to float32 in the graph)',
       },
-      seed: { type: 'string', value: 'count', default: '1', description: 'seed of the random weights (Philox)' },
+      seed: {
+        type: 'string',
+        value: 'count',
+        max: CLI_LIMITS.replicaSeed,
+        default: '1',
+        description: 'seed of the random weights (Philox)',
+      },
       out: { type: 'string', value: 'file', placeholder: 'DIR', description: 'the repository directory to write' },
     },
     examples: [
