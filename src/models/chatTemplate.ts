@@ -62,3 +62,11 @@ export function chatTemplateOf(config: unknown, source: string): ChatTemplate | 
     },
   };
 }
+
+/**
+ * The prompt for a list of chat messages: the model's template where it has one, else (the bundled pair,
+ * GPT-2) the messages' contents one per line, as before templates were read.
+ */
+export function chatPrompt(template: ChatTemplate | null, messages: readonly ChatMessage[]): string {
+  return template ? template.render(messages) : messages.map((message) => message.content).join('\n');
+}
