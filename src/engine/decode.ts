@@ -71,6 +71,7 @@ export async function decode(
 ): Promise<DecodeResult> {
   validateDecodeOptions(options, models.contextLength);
   const { method, L, structure, detokenize, stopTokenId, signal } = options;
+  const stops = new Set(options.stopTokenIds ?? [stopTokenId]);
   const K = isBaseline(method) ? 1 : draftsUsed(method, options.K);
   const rng = createRng(options.seed, DRAFT_STREAM);
   const verification = { verifier: options.verifier ?? cpuVerifier, nextWord: 0 };
@@ -109,7 +110,7 @@ export async function decode(
       for (const { token } of record.emitted) {
         if (tokens.length === options.maxTokens) break;
         tokens.push(token);
-        if (token === stopTokenId) break;
+        if (stops.has(token)) break;
       }
       counters = recordStep(counters, record.counts);
       steps++;
@@ -131,7 +132,10 @@ export async function decode(
         scoring[record.scoring.path === 'tree' ? 'treeSteps' : 'batchedSteps']++;
       }
       await onStep?.(record);
-      if (tokens.at(-1) === stopTokenId || (matcher?.isTerminated() === true && tokens.length < options.maxTokens)) {
+      if (
+        stops.has(tokens.at(-1) as number) ||
+        (matcher?.isTerminated() === true && tokens.length < options.maxTokens)
+      ) {
         ending = 'stopped';
         break;
       }
@@ -148,7 +152,7 @@ export async function decode(
     for (let i = 0; i <= tokens.length && constraintStart === null; i++)
       if (constrainedAfter(tokens.slice(0, i))) constraintStart = i;
   const body = (structure ? (constraintStart === null ? [] : tokens.slice(constraintStart)) : tokens).filter(
-    (token) => token !== stopTokenId,
+    (token) => !stops.has(token),
   );
   const json = detokenize(body);
   let verdict: OutputVerdict | null = null;
@@ -163,7 +167,7 @@ export async function decode(
   }
   return {
     tokens,
-    text: detokenize(tokens.filter((token) => token !== stopTokenId)),
+    text: detokenize(tokens.filter((token) => !stops.has(token))),
     json,
     counters,
     verdict,

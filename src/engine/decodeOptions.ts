@@ -36,7 +36,10 @@ export interface DecodeOptions {
   tokenize?: (text: string) => number[];
   /** Where draft tokens come from (src/core/draftLaw.ts); 'model' (the default) draws them all from the draft model. */
   drafter?: DrafterId;
+  /** The EOS: what a draft past its end is padded with. */
   stopTokenId: number;
+  /** Every token that ends the output (generation_config.json's eos_token_id list); default the EOS alone. */
+  stopTokenIds?: readonly number[];
   /** Checked between steps: a cancelled run ends after a whole step, with consistent state. */
   signal?: AbortSignal;
   /** Where steps are verified; the CPU twin by default. */
