@@ -13,7 +13,7 @@ export interface ServeProcess {
 export async function startServe(args: string[]): Promise<ServeProcess> {
   const child: ChildProcess = spawn(
     process.execPath,
-    ['--import', 'tsx', 'tools/run-in-vite.ts', '/tools/cli/serve.ts', '--port', '0', ...args],
+    ['--import', 'tsx', 'tools/cli/runInVite.ts', '/tools/cli/serve.ts', '--port', '0', ...args],
     { cwd: process.cwd(), stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let errors = '';
