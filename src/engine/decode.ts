@@ -19,7 +19,7 @@ import type { DecodeEnding, DecodeResult, OutputVerdict } from '../contract/runR
 import { DECODE_METHODS, isBaseline, type DecodeMethod, type DraftingMode } from '../contract/runParams';
 import { zeroTimings, type StepRecord, type StepTimings } from '../contract/stepRecord';
 import { DRAFT_STREAM, cpuVerifier, type StepVerifier } from '../contract/stepVerifier';
-import { now, speculativeStep, timed, type StepState } from './speculativeStep';
+import { now, speculativeStep, targetTopOf, timed, type StepState } from './speculativeStep';
 import { autoregressiveAnalysis } from './stepAnalyses';
 
 export interface Structure {
@@ -54,6 +54,8 @@ export interface DecodeOptions {
   signal?: AbortSignal;
   /** Where steps are verified; the CPU twin by default. */
   verifier?: StepVerifier;
+  /** When above 0, each emitted token carries the target law's heaviest `topTokens` tokens at its position (serve's top_logprobs). */
+  topTokens?: number;
 }
 
 export class PromptTooLongError extends Error {
@@ -231,7 +233,7 @@ async function autoregressiveStep(models: PairModels, options: DecodeOptions, st
     draftSources: [],
     chosen: 0,
     accepted: 0,
-    emitted: [{ token, origin: 'target', targetProb: row[token] as number }],
+    emitted: [{ token, origin: 'target', targetProb: row[token] as number, ...targetTopOf(row, options.topTokens) }],
     scoring: null,
     verifiedOn: null,
     trace: null,

@@ -133,17 +133,21 @@ export function judge(
 
 export interface RequestSettings {
   model: string;
+  /** POST /v1/chat/completions or /v1/completions. */
+  endpoint: 'chat' | 'completions';
   temperature: number;
   seed: number;
   maxTokens: number;
   timeoutMs: number;
 }
 
-/** The chat/completions body: the schema as response_format (json_schema, strict) when constrained. */
+/** The request body (chat: the prompt as one user message; completions: as text): the schema as response_format (json_schema, strict) when constrained. */
 export function requestBody(item: Case, constrained: boolean, settings: RequestSettings) {
   return {
     model: settings.model,
-    messages: [{ role: 'user', content: item.prompt }],
+    ...(settings.endpoint === 'chat'
+      ? { messages: [{ role: 'user', content: item.prompt }] }
+      : { prompt: item.prompt }),
     temperature: settings.temperature,
     seed: settings.seed,
     max_tokens: settings.maxTokens,
@@ -161,7 +165,12 @@ export function requestBody(item: Case, constrained: boolean, settings: RequestS
 }
 
 interface ChunkJson {
-  choices?: { delta?: { content?: string | null; reasoning_content?: string | null }; finish_reason?: string | null }[];
+  choices?: {
+    delta?: { content?: string | null; reasoning_content?: string | null };
+    /** The completions endpoint's text. */
+    text?: string | null;
+    finish_reason?: string | null;
+  }[];
   usage?: { completion_tokens?: number } | null;
   error?: unknown;
 }
@@ -196,7 +205,7 @@ export async function sendRequest(
   });
   const deadline = AbortSignal.timeout(settings.timeoutMs);
   try {
-    await boundedFetch(new URL('v1/chat/completions', target.base), {
+    await boundedFetch(new URL(settings.endpoint === 'chat' ? 'v1/chat/completions' : 'v1/completions', target.base), {
       limit: RESPONSE_LIMIT,
       signal: deadline,
       init: { method: 'POST', headers: target.headers, body: JSON.stringify(requestBody(item, constrained, settings)) },
@@ -218,7 +227,7 @@ export async function sendRequest(
             if (json.error !== undefined) streamError = true;
             if (json.usage?.completion_tokens !== undefined) completionTokens = json.usage.completion_tokens;
             for (const choice of json.choices ?? []) {
-              const text = choice.delta?.content ?? '';
+              const text = choice.delta?.content ?? choice.text ?? '';
               const reasoning = choice.delta?.reasoning_content ?? '';
               if (text !== '' || reasoning !== '') {
                 contentChunks++;
@@ -293,6 +302,38 @@ function summed(text: string, name: string, model: string): number | null {
     .filter((sample) => (sample.labels?.model_name ?? model) === model)
     .map((sample) => Number(sample.value));
   return values.length === 0 ? null : values.reduce((a, b) => a + b, 0);
+}
+
+/** vLLM's queue-time histogram: time from a request's arrival to the start of its decode. */
+const QUEUE_TIME = 'vllm:request_queue_time_seconds';
+
+/** A histogram's _sum and _count for one model (all series when none is labelled with it), or null when the scrape has none. */
+export function histogramTotals(text: string, name: string, model: string): { sum: number; count: number } | null {
+  const totals = { sum: 0, count: 0 };
+  let found = false;
+  const escaped = name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const line = new RegExp(`^${escaped}_(sum|count)(?:\\{([^}]*)\\})? (\\S+)`, 'gm');
+  for (const match of text.slice(0, SCRAPE_LIMITS.bytes).matchAll(line)) {
+    const labelled = /model_name="((?:[^"\\]|\\.)*)"/.exec(match[2] ?? '')?.[1];
+    if (labelled !== undefined && labelled !== model) continue;
+    const value = Number(match[3]);
+    if (!Number.isFinite(value)) return null;
+    totals[match[1] as 'sum' | 'count'] += value;
+    found = true;
+  }
+  return found ? totals : null;
+}
+
+/** The window's mean queue wait in milliseconds over the requests that left the queue in it, from two scrapes; null where the server exposes no queue-time histogram. */
+export function queueWait(
+  before: string,
+  after: string,
+  model: string,
+): { requests: number; mean_ms: number | null } | null {
+  const [a, b] = [histogramTotals(before, QUEUE_TIME, model), histogramTotals(after, QUEUE_TIME, model)];
+  if (a === null || b === null) return null;
+  const requests = b.count - a.count;
+  return { requests, mean_ms: requests > 0 ? round(((b.sum - a.sum) / requests) * 1000) : null };
 }
 
 /** GPU utilisation in percent (mean over the GPUs exposed), or null when the scrape has none. */
@@ -406,6 +447,8 @@ export async function serverScorecard(
         'text' in previous && 'text' in current
           ? windowCounters(previous.text, current.text, settings.model)
           : { error: `no /metrics: ${'error' in current ? current.error : 'error' in previous ? previous.error : ''}` };
+      const queue =
+        'text' in previous && 'text' in current ? queueWait(previous.text, current.text, settings.model) : null;
       if ('text' in current) gpu = gpuUtilisation(current.text) ?? gpu;
       previous = current;
       const count = (outcome: RequestOutcome) => results.filter((result) => result.outcome === outcome).length;
@@ -415,6 +458,8 @@ export async function serverScorecard(
       const completed = results.filter((result) =>
         ['valid', 'invalid', 'parse-error', 'truncated'].includes(result.outcome),
       );
+      const ttfts = completed.flatMap((result) => (result.ttftMs === null ? [] : [result.ttftMs]));
+      const ttftMean = ttfts.length === 0 ? null : round(ttfts.reduce((a, b) => a + b, 0) / ttfts.length);
       const tokens = completed.every((result) => result.completionTokens !== null)
         ? completed.reduce((total, result) => total + (result.completionTokens as number), 0)
         : null;
@@ -431,7 +476,15 @@ export async function serverScorecard(
         server_errors: [...statuses].map(([status, n]) => ({ status, count: n })),
         timeouts: count('timeout'),
         connection_errors: count('connection-error'),
-        ttft_ms: percentiles(completed.flatMap((result) => (result.ttftMs === null ? [] : [result.ttftMs]))),
+        ttft_ms: percentiles(ttfts),
+        queue:
+          queue === null
+            ? null
+            : {
+                ...queue,
+                ttft_mean_ms: ttftMean,
+                after_queue_ms: queue.mean_ms === null || ttftMean === null ? null : round(ttftMean - queue.mean_ms),
+              },
         itl_ms: percentiles(completed.flatMap((result) => result.gapsMs)),
         content_chunks: completed.reduce((total, result) => total + result.contentChunks, 0),
         completion_tokens: tokens,
@@ -447,6 +500,29 @@ export async function serverScorecard(
 }
 
 export type ServerScorecard = Awaited<ReturnType<typeof serverScorecard>>;
+
+/** Whether TTFT measured queueing: the server's queue wait beside it where /metrics exposes it, else a line that says it may. */
+function queueLines(card: ServerScorecard, concurrency: number): string[] {
+  const rows = card.rows.filter((row) => row.queue !== null);
+  if (rows.length === 0)
+    return concurrency > 1
+      ? [
+          `The server exposes no queue-time histogram (vllm:request_queue_time_seconds) on /metrics: at concurrency ${concurrency}, above the server's parallelism TTFT includes the wait in its queue, so it measures queueing as much as decoding.`,
+          '',
+        ]
+      : [];
+  return [
+    "Queue wait, from the server's vllm:request_queue_time_seconds (mean over the requests that left its queue in the window); TTFT less it is the time to the first token once decoding began:",
+    '',
+    '| bucket | schema | requests dequeued | mean queue wait ms | mean TTFT ms | mean TTFT after the queue ms |',
+    '|---|---|---|---|---|---|',
+    ...rows.map(
+      (row) =>
+        `| ${row.bucket} | ${row.constrained ? 'on' : 'off'} | ${row.queue?.requests} | ${cell(row.queue?.mean_ms, 1)} | ${cell(row.queue?.ttft_mean_ms, 1)} | ${cell(row.queue?.after_queue_ms, 1)} |`,
+    ),
+    '',
+  ];
+}
 
 const cell = (value: number | null | undefined, digits = 3) =>
   value === null || value === undefined ? '—' : Number.isInteger(value) ? String(value) : value.toFixed(digits);
@@ -476,6 +552,7 @@ export function serverScorecardMarkdown(card: ServerScorecard, spec: ServerScore
     '',
     'ITL: the gaps between chunks that carried content; a speculative step can bring several tokens in one chunk. Percentiles are nearest-rank over every request of the window.',
     '',
+    ...queueLines(card, spec.concurrency),
   );
   lines.push(
     '| bucket | schema | num_drafts (steps) | R | I | D | A | D/R | A/D | A/R | mean acceptance length | histogram (steps accepting 0, 1, … drafts) | bonus tokens |',
