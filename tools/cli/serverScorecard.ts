@@ -388,7 +388,8 @@ function windowCounters(before: string, after: string, model: string) {
   if (vllm === undefined && sglang === undefined)
     return { error: `no speculative-decoding counters for model_name ${JSON.stringify(model)} in the scrapes` };
   const positions = vllm?.num_accepted_tokens_per_pos ?? [];
-  const histogram = vllm === undefined ? null : histogramFromPositions(vllm.num_drafts, positions);
+  const histogram =
+    vllm === undefined || vllm.num_drafts === null ? null : histogramFromPositions(vllm.num_drafts, positions);
   return {
     vllm:
       vllm === undefined
