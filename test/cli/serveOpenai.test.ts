@@ -10,6 +10,9 @@ import { join } from 'node:path';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServe, type ServeProcess } from '../support/serveProcess';
+import { readMetrics } from '../../src/core/vllmMetrics';
+import { main as scorecard } from '../../tools/cli/scorecard';
+import { vi } from 'vitest';
 
 const MODEL = 'speclab-bundled';
 const KEY = 'sk-speclab-test-key';
@@ -28,7 +31,16 @@ let client: OpenAI;
 beforeAll(async () => {
   const dir = mkdtempSync(join(tmpdir(), 'speclab-serve-openai-'));
   writeFileSync(join(dir, 'key'), `${KEY}\n`);
-  serve = await startServe(['--L', '3', '--api-key-file', join(dir, 'key'), '--cors', NOTEBOOK]);
+  serve = await startServe([
+    '--L',
+    '3',
+    '--api-key-file',
+    join(dir, 'key'),
+    '--cors',
+    NOTEBOOK,
+    '--per-request-spec-decode-metrics',
+    'detailed',
+  ]);
   client = new OpenAI({ baseURL: `${serve.base}/v1`, apiKey: KEY, maxRetries: 0 });
 }, 120_000);
 
@@ -293,4 +305,118 @@ describe('serve with --api-key-file and --cors', () => {
     expect(other.status).toBe(403);
     expect(other.headers.get('access-control-allow-origin')).toBeNull();
   });
+});
+
+interface SpecObject {
+  mean_acceptance_length: number;
+  draft_acceptance_rate: number;
+  acceptance_histogram: number[];
+  num_spec_steps: number;
+  num_accepted_draft_tokens: number;
+  num_draft_tokens: number;
+  num_spec_tokens: number;
+  raw_draft_tokens: number;
+  invalidated_draft_tokens: number;
+  per_step_accepted: number[];
+  per_step_drafted: number[];
+}
+
+describe('serve --per-request-spec-decode-metrics detailed', () => {
+  const totals = async () => {
+    const response = await fetch(`${serve.base}/metrics`);
+    const reading = readMetrics(await response.text()).vllm.get(MODEL);
+    return { steps: reading?.numDrafts ?? 0, D: reading?.numDraftTokens ?? 0, A: reading?.numAcceptedTokens ?? 0 };
+  };
+  const check = (spec: SpecObject) => {
+    expect(spec.mean_acceptance_length).toBe(1 + spec.num_accepted_draft_tokens / spec.num_spec_steps);
+    expect(spec.acceptance_histogram).toHaveLength(4);
+    expect(spec.acceptance_histogram.reduce((a, b) => a + b, 0)).toBe(spec.num_spec_steps);
+    expect(spec.draft_acceptance_rate).toBe(spec.num_accepted_draft_tokens / spec.num_draft_tokens);
+    expect(spec.raw_draft_tokens - spec.invalidated_draft_tokens).toBe(spec.num_draft_tokens);
+    expect(spec.per_step_accepted).toHaveLength(spec.num_spec_steps);
+    expect(spec.per_step_accepted.reduce((a, b) => a + b, 0)).toBe(spec.num_accepted_draft_tokens);
+    expect(spec.per_step_drafted.reduce((a, b) => a + b, 0)).toBe(spec.num_draft_tokens);
+    expect(spec.acceptance_histogram).toEqual(
+      [0, 1, 2, 3].map((j) => spec.per_step_accepted.filter((a) => a === j).length),
+    );
+  };
+
+  it("every response carries vLLM's object, streamed (usage chunk) and not, and the sums equal the /metrics deltas; n > 1 gives null", async () => {
+    const before = await totals();
+    const plain = (await chat({ seed: 21, temperature: 1, max_tokens: 30 })) as unknown as {
+      metrics: { speculative_decoding: SpecObject };
+    };
+    check(plain.metrics.speculative_decoding);
+    const stream = await client.chat.completions.create({
+      model: MODEL,
+      messages: [{ role: 'user', content: PROMPT }],
+      max_tokens: 30,
+      seed: 21,
+      stream: true,
+      stream_options: { include_usage: true },
+    });
+    let streamed: SpecObject | undefined;
+    for await (const chunk of stream) {
+      const metrics = (chunk as unknown as { metrics?: { speculative_decoding: SpecObject } }).metrics;
+      if (metrics) {
+        expect(chunk.usage).toBeDefined();
+        streamed = metrics.speculative_decoding;
+      }
+    }
+    expect(streamed).toEqual(plain.metrics.speculative_decoding);
+    const after = await totals();
+    const spec = plain.metrics.speculative_decoding;
+    expect({ steps: after.steps - before.steps, D: after.D - before.D, A: after.A - before.A }).toEqual({
+      steps: 2 * spec.num_spec_steps,
+      D: 2 * spec.num_draft_tokens,
+      A: 2 * spec.num_accepted_draft_tokens,
+    });
+    const two = (await chat({ n: 2, max_tokens: 8 })) as unknown as { metrics: { speculative_decoding: null } };
+    expect(two.metrics.speculative_decoding).toBeNull();
+  }, 120_000);
+
+  it("scorecard --server at concurrency 4: per-bucket counters are the sums of that bucket's responses and equal the window's /metrics", async () => {
+    const lines: string[] = [];
+    vi.spyOn(console, 'log').mockImplementation((line: string) => void lines.push(line));
+    vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    process.env.OPENAI_API_KEY = KEY;
+    const code = await scorecard([
+      '--server',
+      serve.base,
+      '--model',
+      MODEL,
+      '--cases',
+      'examples/cases.jsonl',
+      '--concurrency',
+      '4',
+      '--max-tokens',
+      '24',
+      '--json',
+    ]);
+    delete process.env.OPENAI_API_KEY;
+    vi.restoreAllMocks();
+    expect(code).toBe(0);
+    const json = JSON.parse(lines.join('\n')) as {
+      rows: {
+        requests: number;
+        per_request: {
+          requests: number;
+          pooled: { num_spec_steps: number; D: number; A: number; R: number; I: number };
+        };
+        counters: { vllm: { num_drafts: number; D: number; A: number; R: number; I: number } };
+      }[];
+    };
+    for (const row of json.rows) {
+      expect(row.per_request.requests).toBe(row.requests);
+      const { pooled } = row.per_request;
+      const window = row.counters.vllm;
+      expect([pooled.num_spec_steps, pooled.D, pooled.A, pooled.R, pooled.I]).toEqual([
+        window.num_drafts,
+        window.D,
+        window.A,
+        window.R,
+        window.I,
+      ]);
+    }
+  }, 120_000);
 });

@@ -720,6 +720,13 @@ export const COMMANDS = {
         value: 'file',
         description: "require Authorization: Bearer KEY on /v1, KEY being the file's content (trimmed); never printed",
       },
+      'per-request-spec-decode-metrics': {
+        type: 'string',
+        value: ['none', 'summary', 'detailed'],
+        default: 'none',
+        description:
+          "as vLLM's flag: each response (streamed: the usage chunk) carries metrics.speculative_decoding with vLLM's names, plus raw_draft_tokens (R) and invalidated_draft_tokens (I) as SpecLab's extensions; detailed adds per_step_accepted and per_step_drafted; null for n > 1",
+      },
     },
     examples: [
       'npm run serve',

@@ -32,6 +32,7 @@ import { ChoiceText, chatLogprobs, completionLogprobs, type Piece } from './serv
 import { corsOrigin, createGuard, isExposed, type GuardOptions } from './serveGuard';
 import { HttpError, parseCompletionRequest, type Endpoint, type ServeOptions } from './serveRequest';
 import { terminalSafe } from './terminalSafe';
+import { speculativeDecodingObject, type SpecDecodeLevel, type StepTally } from './requestSpecMetrics';
 
 export type { ServeOptions } from './serveRequest';
 
@@ -200,6 +201,7 @@ async function readBody(request: IncomingMessage): Promise<unknown> {
 interface ChoiceOutcome {
   index: number;
   report: RunReport;
+  perStep: StepTally[];
   text: ChoiceText;
   finish: string;
 }
@@ -211,6 +213,8 @@ export function createSpecServer(
   engine: SpecEngine,
   options: ServeOptions,
   security: ServeSecurity = OPEN_LOCALLY,
+  /** vLLM's --per-request-spec-decode-metrics: each response's metrics.speculative_decoding (off by default). */
+  specMetrics: SpecDecodeLevel = 'none',
 ): Server {
   const totals = new MetricsTotals();
   let queue: Promise<unknown> = Promise.resolve();
@@ -277,6 +281,7 @@ export function createSpecServer(
         const choiceAbort = new AbortController();
         const onClose = () => choiceAbort.abort();
         abort.signal.addEventListener('abort', onClose);
+        const perStep: StepTally[] = [];
         const text = new ChoiceText(decodeTokens, tokenizer.stopTokenId, parsed.stop, plan.params.maxTokens);
         if (parsed.stream && chat)
           response.write(
@@ -288,6 +293,10 @@ export function createSpecServer(
           .run(
             plan.params,
             async (record) => {
+              perStep.push({
+                accepted: record.counts.accepted,
+                drafted: record.counts.proposed - record.counts.invalidated,
+              });
               if (text.push(record.emitted)) choiceAbort.abort();
               if (parsed.stream) {
                 const piece = text.take(false);
@@ -304,7 +313,7 @@ export function createSpecServer(
         const finish = finishReason(report, text.stopped);
         totals.add(report, tokenizer.encode(plan.params.prompt).length, text.completionTokens, finish);
         if (parsed.stream) streamPiece(plan.index, text.take(true), finish);
-        outcomes.push({ index: plan.index, report, text, finish });
+        outcomes.push({ index: plan.index, report, perStep, text, finish });
       }
       return outcomes;
     });
@@ -323,8 +332,21 @@ export function createSpecServer(
       completion_tokens: completionTokens,
       total_tokens: promptTokens + completionTokens,
     };
+    // As vLLM: one request's figures, so null for n > 1 (and for several prompts).
+    const only = outcomes.length === 1 ? outcomes[0] : undefined;
+    const metrics =
+      specMetrics === 'none'
+        ? {}
+        : {
+            metrics: {
+              speculative_decoding:
+                only === undefined
+                  ? null
+                  : speculativeDecodingObject(only.report.counters, only.report.counters.L, specMetrics, only.perStep),
+            },
+          };
     if (parsed.stream) {
-      if (parsed.includeUsage) response.write(chunk([], { usage }));
+      if (parsed.includeUsage) response.write(chunk([], { usage, ...metrics }));
       response.end('data: [DONE]\n\n');
       return;
     }
@@ -343,6 +365,7 @@ export function createSpecServer(
         model: options.model,
         choices,
         usage,
+        ...metrics,
       }),
     );
   }
@@ -405,6 +428,7 @@ function parse(values: Values<typeof COMMANDS.serve>) {
     host: values.host,
     port,
     security: { host: values.host, cors, apiKey },
+    specMetrics: values['per-request-spec-decode-metrics'] as SpecDecodeLevel,
     method,
     K: limitedOption('K', 'K', values.K),
     L: limitedOption('L', 'L', values.L),
@@ -415,10 +439,10 @@ function parse(values: Values<typeof COMMANDS.serve>) {
 
 export function main(argv: string[]): Promise<number> {
   return runCommand(COMMANDS.serve, argv, async ({ values }) => {
-    const { host, port, pair, security, ...decoding } = parse(values);
+    const { host, port, pair, security, specMetrics, ...decoding } = parse(values);
     const setup = await setupNodeEngine('cpu', pair === null ? undefined : await loadPairOption(pair));
     const model = pair === null ? 'speclab-bundled' : `${pair.draft},${pair.target}`;
-    const server = createSpecServer(setup.engine, { model, ...decoding }, security);
+    const server = createSpecServer(setup.engine, { model, ...decoding }, security, specMetrics);
     const closed = new Promise<void>((resolve) => server.on('close', resolve));
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);

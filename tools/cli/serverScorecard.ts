@@ -20,6 +20,10 @@ import { readingJson } from './vllmReading';
 import { UsageError } from './args';
 import { bucketsOf, type Case } from './cases';
 import { terminalSafe } from './terminalSafe';
+import { percentile } from './percentile';
+import { readRequestSpecMetrics, requestDistribution, type RequestSpecRecord } from './requestSpecMetrics';
+
+export { percentile } from './percentile';
 
 /** The most one streamed response may hold (a 512-token answer is a few tens of kilobytes of events). */
 const RESPONSE_LIMIT = { bytes: 16 * 2 ** 20, why: 'the most one streamed completion may be' };
@@ -99,6 +103,8 @@ export interface RequestResult {
   contentChunks: number;
   /** usage.completion_tokens, when the server sent usage. */
   completionTokens: number | null;
+  /** The request's own speculative-decoding counters, when the server reports them per request. */
+  spec: RequestSpecRecord | null;
 }
 
 class HttpStatusError extends Error {
@@ -188,6 +194,7 @@ export async function sendRequest(
   let content = '';
   let finishReason: string | null = null;
   let completionTokens: number | null = null;
+  let spec: RequestSpecRecord | null = null;
   let last: number | null = null;
   let ttftMs: number | null = null;
   let streamError = false;
@@ -202,6 +209,7 @@ export async function sendRequest(
     gapsMs,
     contentChunks,
     completionTokens,
+    spec,
   });
   const deadline = AbortSignal.timeout(settings.timeoutMs);
   try {
@@ -226,6 +234,12 @@ export async function sendRequest(
             }
             if (json.error !== undefined) streamError = true;
             if (json.usage?.completion_tokens !== undefined) completionTokens = json.usage.completion_tokens;
+            try {
+              spec = readRequestSpecMetrics(json) ?? spec;
+            } catch {
+              // Counts that do not add up are not this request's figures: the window's /metrics stand in.
+              spec = null;
+            }
             for (const choice of json.choices ?? []) {
               const text = choice.delta?.content ?? choice.text ?? '';
               const reasoning = choice.delta?.reasoning_content ?? '';
@@ -252,13 +266,6 @@ export async function sendRequest(
   // An error event in the stream, or a stream that ended without a finish reason, is the server's failure.
   if (streamError || finishReason === null) return result('server-error');
   return result(judge(content, finishReason, item, validate));
-}
-
-/** Nearest-rank percentile of a sample, or null when it is empty. */
-export function percentile(values: readonly number[], p: number): number | null {
-  if (values.length === 0) return null;
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] as number;
 }
 
 const round = (value: number | null, digits = 1) => (value === null ? null : Number(value.toFixed(digits)));
@@ -459,6 +466,11 @@ export async function serverScorecard(
       const completed = results.filter((result) =>
         ['valid', 'invalid', 'parse-error', 'truncated'].includes(result.outcome),
       );
+      const records = completed.map((result) => result.spec);
+      const perRequest =
+        completed.length > 0 && records.every((record) => record !== null)
+          ? requestDistribution(records as RequestSpecRecord[])
+          : null;
       const ttfts = completed.flatMap((result) => (result.ttftMs === null ? [] : [result.ttftMs]));
       const ttftMean = ttfts.length === 0 ? null : round(ttfts.reduce((a, b) => a + b, 0) / ttfts.length);
       const tokens = completed.every((result) => result.completionTokens !== null)
@@ -491,6 +503,7 @@ export async function serverScorecard(
         completion_tokens: tokens,
         window_seconds: round(seconds, 3),
         tokens_per_second: tokens === null ? null : round(tokens / seconds),
+        per_request: perRequest,
         counters: 'error' in counters ? null : counters,
         counters_missing: 'error' in counters ? counters.error : null,
       });
@@ -501,6 +514,32 @@ export async function serverScorecard(
 }
 
 export type ServerScorecard = Awaited<ReturnType<typeof serverScorecard>>;
+
+/** The per-request table, where the server reported each request's counters, and what it means beside the window's. */
+function perRequestLines(card: ServerScorecard): string[] {
+  const rows = card.rows.filter((row) => row.per_request !== null);
+  const windows =
+    "The table below is /metrics read before and after each window: window aggregates, which hold every request the server ran in the window (another client's too) and cannot say which request contributed what.";
+  if (rows.length === 0) return [windows, ''];
+  const pair = (p: { median: number | null; p90: number | null }) => `${cell(p.median)} / ${cell(p.p90)}`;
+  return [
+    "Per request: each response's own counters (vLLM's metrics.speculative_decoding, SGLang's meta_info), summed over the bucket's requests, so exact at any concurrency. Pooled figures weigh every step and draft token alike, as vLLM's /metrics aggregate does (long completions weigh more); median and p90 weigh every request alike.",
+    '',
+    '| bucket | schema | requests | steps | R | I | D | A | A/D pooled (vLLM /metrics) | A/D median / p90 | acceptance length pooled (vLLM /metrics) | acceptance length median / p90 | histogram (steps accepting 0, 1, … drafts) |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|---|',
+    ...rows.map((row) => {
+      const d = row.per_request as NonNullable<typeof row.per_request>;
+      const p = d.pooled;
+      return `| ${row.bucket} | ${row.constrained ? 'on' : 'off'} | ${d.requests} | ${p.num_spec_steps} | ${cell(p.R)} | ${cell(p.I)} | ${p.D} | ${p.A} | ${cell(p.draft_acceptance_rate)} | ${pair(d.per_request.draft_acceptance_rate)} | ${cell(p.mean_acceptance_length)} | ${pair(d.per_request.acceptance_length)} | ${p.acceptance_histogram?.join(', ') ?? '—'} |`;
+    }),
+    '',
+    ...(rows.length < card.rows.length
+      ? ['Windows without a per-request row: a response carried no per-request counters.', '']
+      : []),
+    windows,
+    '',
+  ];
+}
 
 /** Whether TTFT measured queueing: the server's queue wait beside it where /metrics exposes it, else a line that says it may. */
 function queueLines(card: ServerScorecard, concurrency: number): string[] {
@@ -555,6 +594,7 @@ export function serverScorecardMarkdown(card: ServerScorecard, spec: ServerScore
     '',
     ...queueLines(card, spec.concurrency),
   );
+  lines.push(...perRequestLines(card));
   lines.push(
     '| bucket | schema | num_drafts (steps) | R | I | D | A | D/R | A/D | A/R | mean acceptance length | histogram (steps accepting 0, 1, … drafts) | bonus tokens |',
     '|---|---|---|---|---|---|---|---|---|---|---|---|---|',
