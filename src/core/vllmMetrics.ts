@@ -410,8 +410,11 @@ export const V0_UNKNOWN_FIGURES = [
   'the draft-length advice (it needs per-position acceptance)',
 ] as const;
 
-/** vLLM's own derived figures (its names), and ours where the user supplied R or I. */
-export function vllmReport(counters: VllmCounters, supplied: SuppliedDraftCounts = {}) {
+/** Where R or I came from, for the report's note: the user by default; the server where it counts them (npm run serve). */
+export const SUPPLIED_BY_USER = 'as supplied by you';
+
+/** vLLM's own derived figures (its names), and ours where R or I is known (`source` says from where). */
+export function vllmReport(counters: VllmCounters, supplied: SuppliedDraftCounts = {}, source = SUPPLIED_BY_USER) {
   const { numDrafts, numDraftTokens, numAcceptedTokens, acceptedPerPosition, v0 } = counters;
   const R = supplied.R ?? (supplied.I === undefined ? null : numDraftTokens + supplied.I);
   if (R !== null && R < numDraftTokens)
@@ -447,7 +450,7 @@ export function vllmReport(counters: VllmCounters, supplied: SuppliedDraftCounts
     note:
       R === null
         ? 'vLLM counts D (num_draft_tokens, grammar-invalidated drafts already subtracted) and A, not R or I: supply R or I to see D/R and A/R.'
-        : 'R and I as supplied by you; vLLM counts only D and A.',
+        : `R and I ${source}; vLLM counts only D and A.`,
   };
 }
 

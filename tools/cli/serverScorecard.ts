@@ -365,6 +365,9 @@ export function histogramFromPositions(drafts: number, perPosition: readonly num
   );
 }
 
+/** The note's source of R and I: the server's own counters, never the user, in a scorecard. */
+const countedBy = (fromI: boolean) => `counted by the server (${fromI ? SPECLAB_I : SPECLAB_R}, window delta)`;
+
 /** The window's counters for the model from two scrapes, through import:vllm's reader; null with the reason when there are none. */
 function windowCounters(before: string, after: string, model: string) {
   let delta: ScrapeReading;
@@ -385,7 +388,7 @@ function windowCounters(before: string, after: string, model: string) {
   const names = [...delta.vllm.keys()];
   const owner = names.includes(model) ? model : names.length === 1 ? null : undefined;
   const entry = (value: number | null) => (value === null || owner === undefined ? [] : [{ model: owner, value }]);
-  const report = readingJson(delta, { R: entry(R), I: R === null ? entry(I) : [] }, null);
+  const report = readingJson(delta, { R: entry(R), I: R === null ? entry(I) : [] }, null, countedBy(R === null));
   const vllm =
     report.models.find((entry) => entry.model_name === model) ??
     (report.models.length === 1 ? report.models[0] : undefined);
