@@ -169,6 +169,7 @@ export class SpecEngine {
         tokenize: (text) => tokenizer.encode(text),
         drafter,
         stopTokenId: tokenizer.stopTokenId,
+        stopTokenIds: tokenizer.stopTokenIds,
         verifier: this.verifier,
         ...(signal ? { signal } : {}),
         ...extras,

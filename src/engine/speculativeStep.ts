@@ -367,11 +367,14 @@ function emittedTokens(
   outcome: VerifyOutcome,
   accepted: number,
   { problem }: VerifyInput,
-  { stopTokenId, topTokens }: Pick<DecodeOptions, 'stopTokenId' | 'topTokens'>,
+  { stopTokenId, stopTokenIds: stops, topTokens }: Pick<DecodeOptions, 'stopTokenId' | 'stopTokenIds' | 'topTokens'>,
 ): EmittedToken[] {
+  const stopTokenIds = stops ?? [stopTokenId];
   const { L, V, draftProbs, targetProbs } = problem;
   const chosen = outcome.draft;
-  const stopAt = Array.from(outcome.tokens.subarray(0, accepted + 1)).indexOf(stopTokenId);
+  const stopAt = Array.from(outcome.tokens.subarray(0, accepted + 1)).findIndex((token) =>
+    stopTokenIds.includes(token),
+  );
   const emittedCount = stopAt === -1 ? accepted + 1 : stopAt + 1;
   return Array.from(outcome.tokens.subarray(0, emittedCount), (token, i) => {
     const row = (chosen * (L + 1) + i) * V;

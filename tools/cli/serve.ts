@@ -233,7 +233,7 @@ export function createSpecServer(
   };
 
   async function complete(request: IncomingMessage, response: ServerResponse, endpoint: Endpoint): Promise<void> {
-    const parsed = parseCompletionRequest(await readBody(request), endpoint, options);
+    const parsed = parseCompletionRequest(await readBody(request), endpoint, options, engine.pair.target.chatTemplate);
     if (parsed.ignored.length > 0)
       console.warn(
         `serve: the request's fields ${terminalSafe(parsed.ignored.join(', '), { maxChars: 200 })} are not the API's: ignored (as vLLM does)`,

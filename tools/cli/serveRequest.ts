@@ -11,6 +11,7 @@ import { findPreset, presetParams, type DecodeMethod, type RunParams } from '../
 import { errorSummary, validateRunParams } from '../../src/contract/validation';
 import type { DrafterId } from '../../src/core/draftLaw';
 import { SchemaError, checkSchema, parseSchemaText } from '../../src/grammar/schema';
+import { chatPrompt, type ChatTemplate } from '../../src/models/chatTemplate';
 
 export type Endpoint = 'chat' | 'completions';
 
@@ -152,13 +153,17 @@ function messageText(message: unknown): string {
   throw new HttpError(400, 'each message needs "content": a string or text parts', 'messages');
 }
 
-function prompts(body: Record<string, unknown>, endpoint: Endpoint): string[] {
+function prompts(body: Record<string, unknown>, endpoint: Endpoint, chatTemplate: ChatTemplate | null): string[] {
   if (endpoint === 'chat') {
     const { messages } = body;
     if (!Array.isArray(messages) || messages.length === 0)
       throw new HttpError(400, '"messages" must be a non-empty array', 'messages');
-    // No chat template: the bundled pair is not a chat model, so the messages' text is the prompt.
-    return [messages.map(messageText).join('\n')];
+    // Through the target's chat template where it has one; the bundled pair has none, so the messages' text joined.
+    const parts = messages.map((message) => ({
+      role: isObject(message) && typeof message.role === 'string' ? message.role : 'user',
+      content: messageText(message),
+    }));
+    return [chatPrompt(chatTemplate, parts)];
   }
   const { prompt } = body;
   if (typeof prompt === 'string') return [prompt];
@@ -239,7 +244,12 @@ function stopSequences(body: Record<string, unknown>): string[] {
 const API_NAMES: Record<string, string> = { topP: 'top_p', topK: 'top_k', maxTokens: 'max_tokens' };
 
 /** A request body checked field by field; a mistake is an HttpError naming the field. */
-export function parseCompletionRequest(body: unknown, endpoint: Endpoint, options: ServeOptions): CompletionRequest {
+export function parseCompletionRequest(
+  body: unknown,
+  endpoint: Endpoint,
+  options: ServeOptions,
+  chatTemplate: ChatTemplate | null = null,
+): CompletionRequest {
   if (!isObject(body)) throw new HttpError(400, 'the body must be a JSON object');
   if (body.model !== options.model)
     throw new HttpError(
@@ -254,7 +264,7 @@ export function parseCompletionRequest(body: unknown, endpoint: Endpoint, option
   }
   const known = new Set([...ENDPOINT_FIELDS[endpoint], ...Object.keys(REFUSED)]);
   const ignored = Object.keys(body).filter((field) => !known.has(field));
-  const texts = prompts(body, endpoint);
+  const texts = prompts(body, endpoint, chatTemplate);
   const n = wholeNumber(body, 'n', 1, SERVE_LIMITS.choices, 1);
   if (texts.length * n > SERVE_LIMITS.choices)
     throw new HttpError(
