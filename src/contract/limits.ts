@@ -132,6 +132,20 @@ export const CLI_LIMITS = {
   echoChars: 200,
 } as const;
 
+/** What one request to `npm run serve` may ask for: OpenAI's own bounds where the API states one. */
+export const SERVE_LIMITS = {
+  /** A request body, in bytes, before it is parsed. */
+  bodyBytes: 1 << 20,
+  /** Choices one request decodes in turn: n, times the prompts of a completions request. */
+  choices: 16,
+  /** Stop sequences (OpenAI: up to 4), and characters in each. */
+  stopSequences: 4,
+  stopChars: 200,
+  /** Chat's top_logprobs (OpenAI: 0–20) and completions' logprobs (OpenAI: at most 5). */
+  topLogprobs: 20,
+  completionLogprobs: 5,
+} as const;
+
 /** The simulator's run sizes (npm run sim --steps and --contexts; contexts are also at most V²). */
 export const SIMULATION_LIMITS = {
   steps: 10_000_000,

@@ -1,7 +1,7 @@
 /** What one decode step reports: the record the engine streams to the page, one per target forward. */
 import type { DraftSource } from '../core/draftLaw';
 import type { StepCounts } from '../core/metrics';
-import type { DistributionSummary } from '../core/sampling';
+import type { DistributionSummary, TopEntry } from '../core/sampling';
 import type { DecisionRecord } from '../core/decisions';
 import type { VerifyPath } from './stepVerifier';
 
@@ -14,6 +14,8 @@ export interface EmittedToken {
   targetProb: number;
   /** The drafter's probability, for accepted draft tokens. */
   draftProb?: number;
+  /** The (masked) target law's heaviest tokens at this position, heaviest first: only when the run asked for them (DecodeOptions.topTokens). */
+  targetTop?: TopEntry[];
 }
 
 export interface StepTimings {

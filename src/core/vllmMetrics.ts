@@ -2,7 +2,10 @@
  * A vLLM server's speculative-decoding counters, read from a Prometheus text scrape of its /metrics.
  * vLLM (v1/spec_decode/metrics.py) counts, per engine and model: drafts (verification steps), draft tokens
  * (D: it subtracts drafts the structured-output grammar invalidated), accepted tokens (A), and accepted
- * tokens per draft position (label position = 0, 1, …). R and I are not among them.
+ * tokens per draft position (label position = 0, 1, …). R and I are not among them. vLLM's v0 engine
+ * (vllm/engine/metrics.py before v1) counted no drafts and no positions: draft and accepted tokens, emitted tokens
+ * (accepted plus one per step) and two gauges over the server's lifetime, the acceptance rate and the efficiency
+ * (emitted over steps · (k + 1) = steps + draft tokens), from which the steps follow.
  * Shared by `npm run import:vllm` and the app's vLLM view.
  */
 import { bootstrapInterval, median } from './bootstrap';
@@ -16,6 +19,13 @@ export const VLLM_METRIC_NAMES = {
   draftTokens: 'vllm:spec_decode_num_draft_tokens_total',
   accepted: 'vllm:spec_decode_num_accepted_tokens_total',
   acceptedPerPosition: 'vllm:spec_decode_num_accepted_tokens_per_pos_total',
+} as const;
+
+/** vLLM v0's names: no num_drafts and no per-position counter, an emitted-token counter and two lifetime gauges. */
+export const VLLM_V0_METRIC_NAMES = {
+  emitted: 'vllm:spec_decode_num_emitted_tokens_total',
+  acceptanceRate: 'vllm:spec_decode_draft_acceptance_rate',
+  efficiency: 'vllm:spec_decode_efficiency',
 } as const;
 
 /**
@@ -38,13 +48,24 @@ export class ScrapeError extends Error {
 /** A counter went down between two scrapes: the server restarted (or the scrapes are swapped). Live mode starts a new baseline. */
 export class CounterResetError extends ScrapeError {}
 
+/** What a v0 engine gives instead of num_drafts: its emitted tokens and the steps its efficiency gauge implies. */
+export interface VllmV0Counters {
+  /** Tokens emitted by speculative steps (accepted plus the one bonus or recovered token per step); null where absent. */
+  emittedTokens: number | null;
+  /** Verification steps, emitted / efficiency − draft tokens; null where the gauge is absent, NaN or spread over several series. */
+  steps: number | null;
+}
+
 /** The four counters, each summed over every label but position. */
 export interface VllmCounters {
-  numDrafts: number;
+  /** Null where the engine does not count drafts (v0): unknown, never 0. */
+  numDrafts: number | null;
   numDraftTokens: number;
   numAcceptedTokens: number;
   /** acceptedPerPosition[i]: drafts whose token at position i was accepted. */
   acceptedPerPosition: number[];
+  /** Present only for a model served by vLLM's v0 engine. */
+  v0?: VllmV0Counters;
 }
 
 const METRIC_NAME = /^[a-zA-Z_:][a-zA-Z0-9_:]*$/;
@@ -123,7 +144,7 @@ const seriesKey = (name: string, labels: Record<string, string> | undefined) =>
 
 function checkDuplicates(families: readonly PrometheusFamily[], label: string): void {
   const seen = new Set<string>();
-  for (const name of Object.values(VLLM_METRIC_NAMES)) {
+  for (const name of [...Object.values(VLLM_METRIC_NAMES), ...Object.values(VLLM_V0_METRIC_NAMES)]) {
     for (const sample of families.filter((family) => named(family, name)).flatMap((family) => family.metrics)) {
       const key = seriesKey(name, sample.labels);
       if (seen.has(key))
@@ -154,12 +175,62 @@ export interface ScrapeReading {
   warnings: string[];
 }
 
+/** accepted_tokens_per_pos by position, summed over its other labels; positions never counted are 0 up to the highest. */
+function perPositionCounts(series: PrometheusFamily['metrics'], label: string): number[] {
+  const byPosition = new Map<number, number>();
+  for (const sample of series) {
+    const text = sample.labels?.position;
+    const position = Number(text);
+    if (!(text !== undefined && POSITION.test(text) && position < SCRAPE_LIMITS.positions)) {
+      throw new ScrapeError(
+        `${label}: ${VLLM_METRIC_NAMES.acceptedPerPosition} needs a position label 0, 1, … below ${SCRAPE_LIMITS.positions} in decimal, got ${JSON.stringify(text?.slice(0, 40) ?? null)}`,
+      );
+    }
+    const count = counterValue(VLLM_METRIC_NAMES.acceptedPerPosition, sample.value, label);
+    byPosition.set(
+      position,
+      addCounts(byPosition.get(position) ?? 0, count, VLLM_METRIC_NAMES.acceptedPerPosition, label),
+    );
+  }
+  const positions = byPosition.size === 0 ? 0 : Math.max(...byPosition.keys()) + 1;
+  return Array.from({ length: positions }, (_, i) => byPosition.get(i) ?? 0);
+}
+
+/**
+ * A v0 model's emitted tokens and steps. The efficiency gauge is emitted / (steps · (k + 1)) over the server's
+ * lifetime, and steps · k = draft tokens, so steps = emitted / efficiency − draft tokens. A gauge cannot be summed
+ * over engines, so with several series (or a NaN gauge, before any step) the steps are unknown.
+ */
+function v0Counters(
+  of: (name: string) => PrometheusFamily['metrics'],
+  draftTokens: number,
+  sum: (name: string) => number,
+  label: string,
+): VllmV0Counters {
+  const emitted = of(VLLM_V0_METRIC_NAMES.emitted).length === 0 ? null : sum(VLLM_V0_METRIC_NAMES.emitted);
+  const gauges = of(VLLM_V0_METRIC_NAMES.efficiency);
+  const efficiency = gauges.length === 1 ? Number(gauges[0]?.value) : NaN;
+  if (emitted === null || !(efficiency > 0 && efficiency <= 1)) return { emittedTokens: emitted, steps: null };
+  const steps = emitted / efficiency - draftTokens;
+  const whole = Math.round(steps);
+  // The gauge is printed to double precision: anything but a whole number of steps means the figures disagree.
+  if (!(whole >= 0 && Math.abs(steps - whole) <= 1e-6 * Math.max(1, whole)))
+    throw new ScrapeError(
+      `${label}: ${VLLM_V0_METRIC_NAMES.efficiency} ${efficiency} gives ${steps.toFixed(3)} steps (emitted / efficiency − draft tokens), not a whole number: the gauge and the counters disagree`,
+    );
+  return { emittedTokens: emitted, steps: whole };
+}
+
 const IGNORED_SUFFIXES = /_created$/;
 
 /** Reads one scrape per model_name (summed over engines, the replicas serving that model, and every other label but position). */
 export function readMetrics(text: string, label = 'the scrape'): ScrapeReading {
   const families = parseText(text, label);
-  const known = [...Object.values(VLLM_METRIC_NAMES), ...Object.values(SGLANG_METRIC_NAMES)];
+  const known = [
+    ...Object.values(VLLM_METRIC_NAMES),
+    ...Object.values(VLLM_V0_METRIC_NAMES),
+    ...Object.values(SGLANG_METRIC_NAMES),
+  ];
   const warnings = families
     .filter(
       (family) =>
@@ -172,42 +243,35 @@ export function readMetrics(text: string, label = 'the scrape'): ScrapeReading {
   const samples = (name: string) =>
     families.filter((family) => named(family, name)).flatMap((family) => family.metrics);
   const vllmNames = Object.values(VLLM_METRIC_NAMES);
+  const v0Names = Object.values(VLLM_V0_METRIC_NAMES);
   const vllm = new Map<string, VllmCounters>();
-  const present = vllmNames.filter((name) => samples(name).length > 0);
+  const present = [...vllmNames, ...v0Names].filter((name) => samples(name).length > 0);
   if (present.length > 0) {
-    const required = [VLLM_METRIC_NAMES.drafts, VLLM_METRIC_NAMES.draftTokens, VLLM_METRIC_NAMES.accepted];
-    const missing = required.filter((name) => !present.includes(name));
-    if (missing.length > 0)
-      throw new ScrapeError(`${label} lacks ${missing.join(' and ')}, so its counters cannot be read`);
     checkDuplicates(families, label);
     const models = [...new Set(present.flatMap((name) => samples(name).map((sample) => modelOf(sample.labels))))];
     for (const model of models) {
+      const where = models.length > 1 ? `${label}, model ${model}` : label;
       const of = (name: string) => samples(name).filter((sample) => modelOf(sample.labels) === model);
+      // Each model on its own: beside a v1 model, a v0 model's missing num_drafts is unknown, not 0.
+      const v0 = v0Names.some((name) => of(name).length > 0);
+      const required = [
+        VLLM_METRIC_NAMES.draftTokens,
+        VLLM_METRIC_NAMES.accepted,
+        ...(v0 ? [] : [VLLM_METRIC_NAMES.drafts]),
+      ];
+      const missing = required.filter((name) => of(name).length === 0);
+      if (missing.length > 0)
+        throw new ScrapeError(`${where} lacks ${missing.join(' and ')}, so its counters cannot be read`);
       const sum = (name: string) =>
         of(name).reduce((total, sample) => addCounts(total, counterValue(name, sample.value, label), name, label), 0);
-      const byPosition = new Map<number, number>();
-      for (const sample of of(VLLM_METRIC_NAMES.acceptedPerPosition)) {
-        const text = sample.labels?.position;
-        const position = Number(text);
-        if (!(text !== undefined && POSITION.test(text) && position < SCRAPE_LIMITS.positions)) {
-          throw new ScrapeError(
-            `${label}: ${VLLM_METRIC_NAMES.acceptedPerPosition} needs a position label 0, 1, … below ${SCRAPE_LIMITS.positions} in decimal, got ${JSON.stringify(text?.slice(0, 40) ?? null)}`,
-          );
-        }
-        const count = counterValue(VLLM_METRIC_NAMES.acceptedPerPosition, sample.value, label);
-        byPosition.set(
-          position,
-          addCounts(byPosition.get(position) ?? 0, count, VLLM_METRIC_NAMES.acceptedPerPosition, label),
-        );
-      }
-      const positions = byPosition.size === 0 ? 0 : Math.max(...byPosition.keys()) + 1;
       const counters: VllmCounters = {
-        numDrafts: sum(VLLM_METRIC_NAMES.drafts),
+        numDrafts: of(VLLM_METRIC_NAMES.drafts).length === 0 ? null : sum(VLLM_METRIC_NAMES.drafts),
         numDraftTokens: sum(VLLM_METRIC_NAMES.draftTokens),
         numAcceptedTokens: sum(VLLM_METRIC_NAMES.accepted),
-        acceptedPerPosition: Array.from({ length: positions }, (_, i) => byPosition.get(i) ?? 0),
+        acceptedPerPosition: perPositionCounts(of(VLLM_METRIC_NAMES.acceptedPerPosition), label),
       };
-      checkCounters(counters, models.length > 1 ? `${label}, model ${model}` : label);
+      if (v0) counters.v0 = v0Counters(of, counters.numDraftTokens, sum, where);
+      checkCounters(counters, where);
       vllm.set(model, counters);
     }
   }
@@ -248,7 +312,7 @@ export function readMetrics(text: string, label = 'the scrape'): ScrapeReading {
   }
   if (vllm.size === 0 && sglang.size === 0) {
     throw new ScrapeError(
-      `${label} has no speculative-decoding metrics (vLLM's ${vllmNames.map(bare).join(', ')} with or without _total, or SGLang's ${Object.values(SGLANG_METRIC_NAMES).join(', ')}): was the server started with speculative decoding on?`,
+      `${label} has no speculative-decoding metrics (vLLM's ${vllmNames.map(bare).join(', ')} with or without _total, its v0 engine's ${v0Names.map(bare).join(', ')}, or SGLang's ${Object.values(SGLANG_METRIC_NAMES).join(', ')}): was the server started with speculative decoding on?`,
     );
   }
   return { vllm, sglang, warnings };
@@ -261,7 +325,13 @@ export function readingDelta(before: ScrapeReading, after: ScrapeReading): Scrap
     vllm.set(
       model,
       scrapeDelta(
-        before.vllm.get(model) ?? { numDrafts: 0, numDraftTokens: 0, numAcceptedTokens: 0, acceptedPerPosition: [] },
+        before.vllm.get(model) ?? {
+          numDrafts: counters.numDrafts === null ? null : 0,
+          numDraftTokens: 0,
+          numAcceptedTokens: 0,
+          acceptedPerPosition: [],
+          ...(counters.v0 === undefined ? {} : { v0: { emittedTokens: 0, steps: 0 } }),
+        },
         counters,
       ),
     );
@@ -282,7 +352,7 @@ export function readingDelta(before: ScrapeReading, after: ScrapeReading): Scrap
 function checkCounters(counters: VllmCounters, label: string): void {
   const { numDrafts, numDraftTokens, numAcceptedTokens, acceptedPerPosition } = counters;
   acceptedPerPosition.forEach((count, i) => {
-    if (count > numDrafts)
+    if (numDrafts !== null && count > numDrafts)
       throw new ScrapeError(
         `${label}: ${count} drafts accepted position ${i}, but there were only ${numDrafts} drafts; per-position counters cannot exceed the drafts`,
       );
@@ -301,8 +371,11 @@ export function scrapeDelta(before: VllmCounters, after: VllmCounters): VllmCoun
     return b - a;
   };
   const positions = Math.max(before.acceptedPerPosition.length, after.acceptedPerPosition.length);
+  // An uncounted figure at either end leaves the window's figure unknown.
+  const known = (name: string, a: number | null | undefined, b: number | null | undefined) =>
+    a == null || b == null ? null : backwards(name, a, b);
   const delta: VllmCounters = {
-    numDrafts: backwards(VLLM_METRIC_NAMES.drafts, before.numDrafts, after.numDrafts),
+    numDrafts: known(VLLM_METRIC_NAMES.drafts, before.numDrafts, after.numDrafts),
     numDraftTokens: backwards(VLLM_METRIC_NAMES.draftTokens, before.numDraftTokens, after.numDraftTokens),
     numAcceptedTokens: backwards(VLLM_METRIC_NAMES.accepted, before.numAcceptedTokens, after.numAcceptedTokens),
     acceptedPerPosition: Array.from({ length: positions }, (_, i) =>
@@ -313,6 +386,11 @@ export function scrapeDelta(before: VllmCounters, after: VllmCounters): VllmCoun
       ),
     ),
   };
+  if (after.v0 !== undefined)
+    delta.v0 = {
+      emittedTokens: known(VLLM_V0_METRIC_NAMES.emitted, before.v0?.emittedTokens, after.v0.emittedTokens),
+      steps: known('the steps implied by vllm:spec_decode_efficiency', before.v0?.steps, after.v0.steps),
+    };
   checkCounters(delta, 'the window between the scrapes');
   return delta;
 }
@@ -325,22 +403,44 @@ export interface SuppliedDraftCounts {
 
 const ratio = (numerator: number, denominator: number) => (denominator === 0 ? null : numerator / denominator);
 
-/** vLLM's own derived figures (its names), and ours where the user supplied R or I. */
-export function vllmReport(counters: VllmCounters, supplied: SuppliedDraftCounts = {}) {
-  const { numDrafts, numDraftTokens, numAcceptedTokens, acceptedPerPosition } = counters;
+/** What vLLM's v0 engine never counts, so its report leaves them unknown. */
+export const V0_UNKNOWN_FIGURES = [
+  'num_drafts (counted; the steps are derived from the efficiency gauge instead)',
+  'per-position acceptance and the accepted-length histogram',
+  'the draft-length advice (it needs per-position acceptance)',
+] as const;
+
+/** Where R or I came from, for the report's note: the user by default; the server where it counts them (npm run serve). */
+export const SUPPLIED_BY_USER = 'as supplied by you';
+
+/** vLLM's own derived figures (its names), and ours where R or I is known (`source` says from where). */
+export function vllmReport(counters: VllmCounters, supplied: SuppliedDraftCounts = {}, source = SUPPLIED_BY_USER) {
+  const { numDrafts, numDraftTokens, numAcceptedTokens, acceptedPerPosition, v0 } = counters;
   const R = supplied.R ?? (supplied.I === undefined ? null : numDraftTokens + supplied.I);
   if (R !== null && R < numDraftTokens)
     throw new ScrapeError(
       `R = ${R} is below D = ${numDraftTokens}; R counts every raw draft token, D only the grammar-valid ones`,
     );
+  const emitted = v0?.emittedTokens ?? null;
+  const steps = v0?.steps ?? null;
   return {
+    engine: v0 === undefined ? ('v1' as const) : ('v0' as const),
     num_drafts: numDrafts,
     num_draft_tokens: numDraftTokens,
     num_accepted_tokens: numAcceptedTokens,
     num_accepted_tokens_per_pos: [...acceptedPerPosition],
     draft_acceptance_rate: ratio(numAcceptedTokens, numDraftTokens),
-    mean_acceptance_length: numDrafts === 0 ? null : 1 + numAcceptedTokens / numDrafts,
-    per_position_acceptance: acceptedPerPosition.map((count) => ratio(count, numDrafts)),
+    mean_acceptance_length: numDrafts === null || numDrafts === 0 ? null : 1 + numAcceptedTokens / numDrafts,
+    per_position_acceptance: acceptedPerPosition.map((count) => (numDrafts === null ? null : ratio(count, numDrafts))),
+    ...(v0 === undefined
+      ? {}
+      : {
+          num_emitted_tokens: emitted,
+          verification_steps: steps,
+          // Emitted tokens per step: what each step gave the client, its bonus or recovered token included.
+          emitted_mean_acceptance_length: emitted === null || steps === null ? null : ratio(emitted, steps),
+          unknown_in_v0: [...V0_UNKNOWN_FIGURES],
+        }),
     D: numDraftTokens,
     A: numAcceptedTokens,
     R,
@@ -350,7 +450,7 @@ export function vllmReport(counters: VllmCounters, supplied: SuppliedDraftCounts
     note:
       R === null
         ? 'vLLM counts D (num_draft_tokens, grammar-invalidated drafts already subtracted) and A, not R or I: supply R or I to see D/R and A/R.'
-        : 'R and I as supplied by you; vLLM counts only D and A.',
+        : `R and I ${source}; vLLM counts only D and A.`,
   };
 }
 

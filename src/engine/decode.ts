@@ -18,7 +18,7 @@ import type { DecodeEnding, DecodeResult, OutputVerdict } from '../contract/runR
 import { DECODE_METHODS, isBaseline, type DecodeMethod } from '../contract/runParams';
 import { zeroTimings, type StepRecord, type StepTimings } from '../contract/stepRecord';
 import { DRAFT_STREAM, cpuVerifier } from '../contract/stepVerifier';
-import { now, speculativeStep, timed, type StepState } from './speculativeStep';
+import { now, speculativeStep, targetTopOf, timed, type StepState } from './speculativeStep';
 import type { DecodeOptions } from './decodeOptions';
 import { autoregressiveAnalysis } from './stepAnalyses';
 
@@ -201,7 +201,7 @@ async function autoregressiveStep(models: PairModels, options: DecodeOptions, st
     draftSources: [],
     chosen: 0,
     accepted: 0,
-    emitted: [{ token, origin: 'target', targetProb: row[token] as number }],
+    emitted: [{ token, origin: 'target', targetProb: row[token] as number, ...targetTopOf(row, options.topTokens) }],
     scoring: null,
     verifiedOn: null,
     trace: null,

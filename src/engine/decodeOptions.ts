@@ -44,4 +44,6 @@ export interface DecodeOptions {
   signal?: AbortSignal;
   /** Where steps are verified; the CPU twin by default. */
   verifier?: StepVerifier;
+  /** When above 0, each emitted token carries the target law's heaviest `topTokens` tokens at its position (serve's top_logprobs). */
+  topTokens?: number;
 }

@@ -13,6 +13,7 @@ import type { RunReport } from '../contract/runReport';
 import type { ScoringPlan, StepRecord } from '../contract/stepRecord';
 import { cpuVerifier, type StepVerifier } from '../contract/stepVerifier';
 import { decode } from './decode';
+import type { DecodeOptions } from './decodeOptions';
 import { CachedPairModels, headUnavailable, scoringPlan, type CachedPairOptions } from './pairModels';
 import { usesHead, type DrafterId } from '../core/draftLaw';
 import { timed } from '../core/timeline';
@@ -116,6 +117,8 @@ export class SpecEngine {
     params: RunParams,
     onStep?: (record: StepRecord) => void | Promise<void>,
     signal?: AbortSignal,
+    /** Extras a server asks for: each emitted token's target top-`topTokens` (OpenAI's top_logprobs). */
+    extras: Pick<DecodeOptions, 'topTokens'> = {},
   ): Promise<RunReport> {
     const { tokenizer } = this.pair;
     const grammar = params.schemaText === null ? null : await this.compile(params.schemaText);
@@ -170,6 +173,7 @@ export class SpecEngine {
         stopTokenIds: tokenizer.stopTokenIds,
         verifier: this.verifier,
         ...(signal ? { signal } : {}),
+        ...extras,
       },
       timedOnStep,
     );

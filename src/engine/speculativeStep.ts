@@ -10,7 +10,7 @@
  */
 import { countBySource, countDraftTokens } from '../core/metrics';
 import type { createRng } from '../core/rng';
-import { logitsToProbs, maskWordCount, sampleCategorical } from '../core/sampling';
+import { logitsToProbs, maskWordCount, sampleCategorical, summarizeDistribution } from '../core/sampling';
 import { drafterSources, lookupProposal, sampledSource, type DraftSource } from '../core/draftLaw';
 import type { MethodId, VerifyOutcome } from '../core/verify';
 import type { EmittedToken, StepRecord, StepTimings } from '../contract/stepRecord';
@@ -95,7 +95,7 @@ export async function speculativeStep(
   });
   const { outcome } = result;
   const accepted = Math.min(outcome.accepted, block.lengths[outcome.draft] as number);
-  const emitted = emittedTokens(outcome, accepted, input, options.stopTokenIds ?? [options.stopTokenId]);
+  const emitted = emittedTokens(outcome, accepted, input, options);
   const analysis = await timed(timings, 'analysis', () =>
     analyseStep({ input, verification: result, lengths: block.lengths, finalEmitted: emitted.length === accepted + 1 }),
   );
@@ -355,13 +355,21 @@ async function maskAndScore(models: PairModels, options: DecodeOptions, state: S
   return { check, logits, onGpu, scoring, targetProbs };
 }
 
+/** The target law's heaviest tokens at an emitted position, only when the run asked for them (they cost a pass over V). */
+export const targetTopOf = (row: ArrayLike<number>, count: number | undefined): Pick<EmittedToken, 'targetTop'> =>
+  count === undefined || count <= 0
+    ? {}
+    : // The row's own probabilities, not renormalised, so a top entry equals the emitted token's targetProb.
+      { targetTop: summarizeDistribution(row, count).top.map(({ token }) => ({ token, prob: row[token] as number })) };
+
 /** The output ends at the stop token: anything the verifier emitted after it is not output. */
 function emittedTokens(
   outcome: VerifyOutcome,
   accepted: number,
   { problem }: VerifyInput,
-  stopTokenIds: readonly number[],
+  { stopTokenId, stopTokenIds: stops, topTokens }: Pick<DecodeOptions, 'stopTokenId' | 'stopTokenIds' | 'topTokens'>,
 ): EmittedToken[] {
+  const stopTokenIds = stops ?? [stopTokenId];
   const { L, V, draftProbs, targetProbs } = problem;
   const chosen = outcome.draft;
   const stopAt = Array.from(outcome.tokens.subarray(0, accepted + 1)).findIndex((token) =>
@@ -369,10 +377,18 @@ function emittedTokens(
   );
   const emittedCount = stopAt === -1 ? accepted + 1 : stopAt + 1;
   return Array.from(outcome.tokens.subarray(0, emittedCount), (token, i) => {
-    const targetProb = targetProbs[(chosen * (L + 1) + i) * V + token] as number;
+    const row = (chosen * (L + 1) + i) * V;
+    const targetProb = targetProbs[row + token] as number;
+    const top = targetTopOf(targetProbs.subarray(row, row + V), topTokens);
     if (i < accepted)
-      return { token, origin: 'draft', targetProb, draftProb: draftProbs[(chosen * L + i) * V + token] as number };
-    return { token, origin: accepted === L ? 'bonus' : 'correction', targetProb };
+      return {
+        token,
+        origin: 'draft',
+        targetProb,
+        draftProb: draftProbs[(chosen * L + i) * V + token] as number,
+        ...top,
+      };
+    return { token, origin: accepted === L ? 'bonus' : 'correction', targetProb, ...top };
   });
 }
 

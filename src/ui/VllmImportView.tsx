@@ -83,7 +83,11 @@ function suppliedCounts(R: string, I: string): SuppliedDraftCounts {
 type Figure = [label: string, key: string, value: (report: VllmReport) => string | number];
 
 const VLLM_FIGURES: readonly Figure[] = [
-  ['num_drafts (verification steps)', 'num_drafts', (report) => report.num_drafts],
+  [
+    'num_drafts (verification steps)',
+    'num_drafts',
+    (report) => report.num_drafts ?? 'unknown (vLLM v0 counts no drafts)',
+  ],
   ['num_draft_tokens = D (grammar-invalidated drafts subtracted)', 'D', (report) => report.num_draft_tokens],
   ['num_accepted_tokens = A', 'A', (report) => report.num_accepted_tokens],
   ['draft_acceptance_rate A/D', 'acceptance-rate', (report) => percent(report.draft_acceptance_rate)],

@@ -268,3 +268,84 @@ describe('a hostile scrape is refused in one line, bounded in time and memory', 
     expect(() => readScrape(`${base}${many}\n`)).toThrow(/holds 50007 series; a scrape may hold at most 50000/);
   });
 });
+
+describe("vLLM's v0 engine: no num_drafts, an emitted-token counter and lifetime gauges", () => {
+  const fixture = (name: string) => readFileSync(`test/fixtures/vllm/${name}`, 'utf8');
+
+  it('reads a v0 scrape as v0: A/D, steps from the efficiency gauge, emitted / steps = 10616 / 4437, the rest unknown', () => {
+    const reading = readMetrics(fixture('v0.prom'), 'v0.prom');
+    expect(reading.warnings).toEqual([]);
+    const counters = reading.vllm.get('llama-v0') as VllmCounters;
+    expect(counters).toEqual({
+      numDrafts: null,
+      numDraftTokens: 17748,
+      numAcceptedTokens: 6179,
+      acceptedPerPosition: [],
+      v0: { emittedTokens: 10616, steps: 4437 },
+    });
+    const report = vllmReport(counters);
+    expect(report).toMatchObject({
+      engine: 'v0',
+      num_drafts: null,
+      mean_acceptance_length: null,
+      draft_acceptance_rate: 6179 / 17748,
+      num_emitted_tokens: 10616,
+      verification_steps: 4437,
+      emitted_mean_acceptance_length: 10616 / 4437,
+    });
+    expect(report.unknown_in_v0).toHaveLength(3);
+    expect((report.emitted_mean_acceptance_length as number).toFixed(2)).toBe('2.39');
+  });
+
+  it('beside a v1 model each keeps its own engine: the v0 model’s num_drafts is unknown, not 0', () => {
+    const reports = modelReports(readMetrics(fixture('mixed-v0-v1.prom')));
+    expect(reports.map(({ model, report }) => [model, report.engine, report.num_drafts])).toEqual([
+      ['new-v1', 'v1', 50],
+      ['old-v0', 'v0', null],
+    ]);
+    const [v1, v0] = reports.map(({ report }) => report);
+    expect(v1).toMatchObject({ mean_acceptance_length: 2.8, draft_acceptance_rate: 0.6 });
+    expect(v1).not.toHaveProperty('num_emitted_tokens');
+    expect(v0).toMatchObject({
+      verification_steps: 200,
+      emitted_mean_acceptance_length: 3.5,
+      draft_acceptance_rate: 500 / 600,
+      per_position_acceptance: [],
+    });
+  });
+
+  it('a window between two v0 scrapes is the delta of counters and of the steps each scrape implies', () => {
+    // 10 more steps at k = 4: 40 draft tokens, 15 accepted, 25 emitted; lifetime efficiency (10616 + 25) / ((4437 + 10) · 5).
+    const later = fixture('v0.prom')
+      .replace('} 17748.0', '} 17788.0')
+      .replace('} 6179.0', '} 6194.0')
+      .replace(
+        /emitted_tokens_total\{model_name="llama-v0"\} 10616\.0/,
+        'emitted_tokens_total{model_name="llama-v0"} 10641.0',
+      )
+      .replace(/efficiency\{model_name="llama-v0"\} .*/, `efficiency{model_name="llama-v0"} ${10641 / (4447 * 5)}`);
+    const window = readingDelta(readMetrics(fixture('v0.prom')), readMetrics(later)).vllm.get('llama-v0');
+    expect(window).toEqual({
+      numDrafts: null,
+      numDraftTokens: 40,
+      numAcceptedTokens: 15,
+      acceptedPerPosition: [],
+      v0: { emittedTokens: 25, steps: 10 },
+    });
+  });
+
+  it('without the efficiency gauge the steps are unknown; a gauge at odds with the counters is refused', () => {
+    const noGauge = fixture('v0.prom').replace(/^vllm:spec_decode_efficiency.*$/m, '');
+    expect(readMetrics(noGauge).vllm.get('llama-v0')?.v0).toEqual({ emittedTokens: 10616, steps: null });
+    expect(vllmReport(readMetrics(noGauge).vllm.get('llama-v0') as VllmCounters).emitted_mean_acceptance_length).toBe(
+      null,
+    );
+    const odd = fixture('v0.prom').replace(/^(vllm:spec_decode_efficiency\{[^}]*\}) .*$/m, '$1 0.41');
+    expect(() => readMetrics(odd, 'odd.prom')).toThrow(
+      /odd\.prom: vllm:spec_decode_efficiency 0\.41 gives .* not a whole number/,
+    );
+    // A v1 model without num_drafts (and no v0 names) is still refused.
+    const noDrafts = fixture('two-models.prom').replace(/^vllm:spec_decode_num_drafts_total\{[^}]*small-k2.*$/m, '');
+    expect(() => readMetrics(noDrafts)).toThrow(/model small-k2 lacks vllm:spec_decode_num_drafts_total/);
+  });
+});

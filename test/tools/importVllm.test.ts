@@ -190,4 +190,12 @@ describe('npm run import:vllm', () => {
       ),
     });
   });
+
+  it('names a v0 model as v0 beside a v1 one: its num_drafts and 1 + A/num_drafts read unknown, never 0', async () => {
+    const { stdout } = await run(['test/fixtures/vllm/mixed-v0-v1.prom']);
+    expect(stdout).toMatch(/^engine\s+v1\s+v0$/m);
+    expect(stdout).toMatch(/^num_drafts \(verification steps\)\s+50\s+unknown$/m);
+    expect(stdout).toMatch(/^mean acceptance length \(v0: emitted \/ steps\)\s+—\s+3\.500$/m);
+    expect(stdout).toMatch(/^old-v0: vLLM's v0 engine \(no num_drafts counter\).*v0 cannot give num_drafts/m);
+  });
 });

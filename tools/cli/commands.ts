@@ -674,6 +674,12 @@ export const COMMANDS = {
         description:
           'with --server: a file holding the API key (else the OPENAI_API_KEY environment variable, if set); never printed',
       },
+      endpoint: {
+        type: 'string',
+        value: ['chat', 'completions'],
+        description:
+          'with --server: POST /v1/chat/completions (the case prompt as one user message; the default) or /v1/completions (the prompt as text)',
+      },
     },
     examples: [
       'npm run scorecard -- --presets person --seeds 4',
@@ -681,6 +687,7 @@ export const COMMANDS = {
       'npm run scorecard -- --method tokenwise --csv',
       'npm run scorecard -- --cases examples/cases.jsonl --buckets small-enum,nested-json --json',
       'npm run scorecard -- --server http://127.0.0.1:8000 --model speclab-bundled --cases examples/cases.jsonl --concurrency 4',
+      'npm run scorecard -- --server http://127.0.0.1:8000 --model speclab-bundled --cases examples/cases.jsonl --endpoint completions',
     ],
     smoke: null,
   },
@@ -689,7 +696,7 @@ export const COMMANDS = {
     entry: '/tools/cli/serve.ts',
     viaVite: true,
     summary:
-      "This project's engine behind an OpenAI-compatible endpoint (POST /v1/chat/completions with response_format json_schema, streamed or not; GET /v1/models) and a Prometheus /metrics with vLLM's spec-decode counter names plus R and I. Requests decode one at a time, in arrival order (a queue). A reference for the metrics contract and for `scorecard --server`, not a production server: no authentication, 127.0.0.1 by default.",
+      "This project's engine behind an OpenAI-compatible endpoint (POST /v1/chat/completions and /v1/completions, streamed or not, with n, logprobs, stop, seed, json_schema and json_object; GET /v1/models) and a Prometheus /metrics with vLLM's spec-decode counter names plus R and I, and vLLM's queue-time histogram. Requests decode one at a time, in arrival order (a queue). A reference for the metrics contract and for `scorecard --server`, not a production server: 127.0.0.1 by default, same-origin JSON requests only, no authentication unless --api-key-file.",
     options: {
       host: { type: 'string', default: '127.0.0.1', placeholder: 'HOST', description: 'address to listen on' },
       port: {
@@ -709,8 +716,30 @@ export const COMMANDS = {
       L: { type: 'string', default: '4', placeholder: 'N', description: 'draft length' },
       drafter: { type: 'string', value: [...DRAFTER_IDS], default: 'model', description: DRAFTER_HELP },
       pair: PAIR,
+      cors: {
+        type: 'string',
+        placeholder: 'ORIGIN',
+        description:
+          'let this one web origin (scheme://host:port) call the server from a page: CORS headers and preflights for it alone; every other cross-origin request is refused (403)',
+      },
+      'api-key-file': {
+        type: 'string',
+        value: 'file',
+        description: "require Authorization: Bearer KEY on /v1, KEY being the file's content (trimmed); never printed",
+      },
+      'per-request-spec-decode-metrics': {
+        type: 'string',
+        value: ['none', 'summary', 'detailed'],
+        default: 'none',
+        description:
+          "as vLLM's flag: each response (streamed: the usage chunk) carries metrics.speculative_decoding with vLLM's names, plus raw_draft_tokens (R) and invalidated_draft_tokens (I) as SpecLab's extensions; detailed adds per_step_accepted and per_step_drafted; null for n > 1",
+      },
     },
-    examples: ['npm run serve', 'npm run serve -- --port 8001 --method tokenwise --L 2'],
+    examples: [
+      'npm run serve',
+      'npm run serve -- --port 8001 --method tokenwise --L 2',
+      'npm run serve -- --host 0.0.0.0 --api-key-file ~/.speclab-key --cors http://localhost:8888',
+    ],
     smoke: null,
   },
   'import:vllm': {

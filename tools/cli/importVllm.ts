@@ -89,13 +89,13 @@ function parse({ values, positionals }: Parsed<(typeof COMMANDS)['import:vllm']>
   return { source, supplied, json: values.json, costRatio };
 }
 
-const shown = (value: number | null, digits = 3) =>
-  value === null ? '—' : Number.isInteger(value) ? String(value) : value.toFixed(digits);
+const shown = (value: number | string | null, digits = 3) =>
+  value === null ? '—' : typeof value === 'string' || Number.isInteger(value) ? String(value) : value.toFixed(digits);
 
 /** A table, one column per model. */
 function printReading(json: ReturnType<typeof readingJson>): void {
   for (const warning of json.warnings) console.error(`import:vllm: ${warning}`);
-  const table = (title: string, names: string[], rows: [string, (number | null)[]][]) => {
+  const table = (title: string, names: string[], rows: [string, (number | string | null)[]][]) => {
     const width = Math.max(title.length, ...rows.map(([name]) => name.length));
     // Model names are the scrape's labels: untrusted text, escaped before it reaches the terminal.
     const safeNames = names.map((name) => terminalSafe(name, { maxChars: 60 }));
@@ -108,15 +108,39 @@ function printReading(json: ReturnType<typeof readingJson>): void {
   if (json.models.length > 0) {
     const models = json.models;
     const positions = Math.max(...models.map((m) => m.per_position_acceptance.length));
+    // v0's figures, where any model runs it; a figure an engine does not count reads "unknown", never 0.
+    const v0Rows: [string, (number | string | null)[]][] = models.some((m) => m.engine === 'v0')
+      ? [
+          ['engine', models.map((m) => m.engine)],
+          [
+            'num_emitted_tokens (v0)',
+            models.map((m) => ('num_emitted_tokens' in m ? (m.num_emitted_tokens ?? 'unknown') : null)),
+          ],
+          [
+            'steps (v0: emitted / efficiency − D)',
+            models.map((m) => ('verification_steps' in m ? (m.verification_steps ?? 'unknown') : null)),
+          ],
+          [
+            'mean acceptance length (v0: emitted / steps)',
+            models.map((m) =>
+              'emitted_mean_acceptance_length' in m ? (m.emitted_mean_acceptance_length ?? 'unknown') : null,
+            ),
+          ],
+        ]
+      : [];
     table(
       'vLLM, per model_name',
       models.map((m) => m.model_name),
       [
-        ['num_drafts (verification steps)', models.map((m) => m.num_drafts)],
+        ...v0Rows,
+        ['num_drafts (verification steps)', models.map((m) => m.num_drafts ?? 'unknown')],
         ['num_draft_tokens (D)', models.map((m) => m.num_draft_tokens)],
         ['num_accepted_tokens (A)', models.map((m) => m.num_accepted_tokens)],
         ['draft_acceptance_rate (A/D)', models.map((m) => m.draft_acceptance_rate)],
-        ['mean_acceptance_length (1 + A/num_drafts)', models.map((m) => m.mean_acceptance_length)],
+        [
+          'mean_acceptance_length (1 + A/num_drafts)',
+          models.map((m) => (m.num_drafts === null ? 'unknown' : m.mean_acceptance_length)),
+        ],
         ...Array.from({ length: positions }, (_, i): [string, (number | null)[]] => [
           `acceptance at position ${i} (accepted / num_drafts)`,
           models.map((m) => m.per_position_acceptance[i] ?? null),
@@ -128,6 +152,11 @@ function printReading(json: ReturnType<typeof readingJson>): void {
       ],
     );
     console.log((models[0] as (typeof models)[number]).note);
+    for (const model of models)
+      if ('unknown_in_v0' in model)
+        console.log(
+          `${terminalSafe(model.model_name, { maxChars: 60 })}: vLLM's v0 engine (no num_drafts counter): A/D and the emitted-token mean acceptance length are measured; v0 cannot give ${model.unknown_in_v0.join('; ')}`,
+        );
     for (const model of models) {
       if (!('advice' in model) || model.advice === undefined) continue;
       const { advice } = model;

@@ -53,7 +53,7 @@ function parse(values: Values<typeof COMMANDS.scorecard>): {
 } {
   const method = values.method as DecodeMethod;
   if (!DECODE_METHODS.includes(method)) throw new UsageError(`--method must be one of ${DECODE_METHODS.join(', ')}`);
-  const serverOnly = (['model', 'api-key-file'] as const).find((name) => values[name] !== undefined);
+  const serverOnly = (['model', 'api-key-file', 'endpoint'] as const).find((name) => values[name] !== undefined);
   if (serverOnly !== undefined) throw new UsageError(`--${serverOnly} goes with --server`);
   if (values.buckets !== undefined && values.cases === undefined) throw new UsageError('--buckets goes with --cases');
   const presets = values.presets.split(',').map((id) => presetOption(id.trim()).id);
@@ -149,6 +149,7 @@ function parseServer(values: Values<typeof COMMANDS.scorecard>) {
       seed: limitedOption('seed', 'seed', values.seed),
       maxTokens: limitedOption('maxTokens', 'max-tokens', values['max-tokens']),
       timeoutMs: Number(values.timeout) * 1000,
+      endpoint: values.endpoint === 'completions' ? 'completions' : 'chat',
     },
   };
   return { spec, json: values.json, failOnInvalid: values['fail-on-invalid'] };
@@ -168,6 +169,7 @@ async function runServerScorecard({ spec, json, failOnInvalid }: ReturnType<type
           temperature: settings.temperature,
           seed: settings.seed,
           max_tokens: settings.maxTokens,
+          endpoint: settings.endpoint,
           cases: spec.cases.length,
           ...card,
         },

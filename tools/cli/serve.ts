@@ -1,50 +1,50 @@
 /**
  * npm run serve -- [--host 127.0.0.1] [--port 8000] [--method ID] [--K n] [--L n] [--drafter ID] [--pair DRAFT,TARGET]
+ *   [--cors ORIGIN] [--api-key-file FILE]
  * This project's engine (the bundled pair, or --pair, through the one setup of worker, CLI and benches:
  * tools/nodeEngine.ts) behind an OpenAI-compatible endpoint, so that the server scorecard (`npm run
- * scorecard -- --server URL`) can be run, and tested, against a real speculative decoder:
- *   POST /v1/chat/completions  messages, response_format {type: json_schema, json_schema: {name, schema, strict}},
- *                              temperature, top_p, seed, max_tokens, stream (server-sent events), stream_options.include_usage
+ * scorecard -- --server URL`) and engineers' own scripts can be run, and tested, against a real speculative decoder:
+ *   POST /v1/chat/completions  the API's common fields (tools/cli/serveRequest.ts checks them; docs/engineers.md lists them)
+ *   POST /v1/completions       prompt string or list, response_format or guided_json as vLLM accepts them
  *   GET  /v1/models
  *   GET  /metrics              Prometheus text with vLLM's spec-decode counter names (so `import:vllm` and the
- *                              scorecard read it as they read vLLM), plus R and I, which vLLM does not count
+ *                              scorecard read it as they read vLLM), plus R and I, which vLLM does not count,
+ *                              and vLLM's request queue-time histogram
  * A reference for the metrics contract, not a production server: requests are decoded one at a time, in the
  * order they arrive (a queue; a streamed request waiting in it gets an SSE comment every few seconds), on
- * 127.0.0.1 unless --host says otherwise, with no authentication.
+ * 127.0.0.1 unless --host says otherwise; only same-origin requests with JSON bodies (tools/cli/serveGuard.ts).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setupNodeEngine } from '../nodeEngine';
-import { chatPrompt, type ChatTemplate } from '../../src/models/chatTemplate';
 import type { SpecEngine } from '../../src/engine/engine';
+import { SERVE_LIMITS } from '../../src/contract/limits';
 import type { RunReport } from '../../src/contract/runReport';
-import {
-  DECODE_METHODS,
-  findPreset,
-  presetParams,
-  type DecodeMethod,
-  type RunParams,
-} from '../../src/contract/runParams';
-import { errorSummary, validateRunParams } from '../../src/contract/validation';
+import { DECODE_METHODS, type DecodeMethod } from '../../src/contract/runParams';
 import type { DrafterId } from '../../src/core/draftLaw';
 import { PromptTooLongError } from '../../src/engine/decode';
-import { SchemaError, checkSchema, parseSchemaText } from '../../src/grammar/schema';
+import { SchemaError } from '../../src/grammar/schema';
 import { UsageError, limitedOption, runCommand, type Values } from './args';
 import { COMMANDS } from './commands';
+import { readInputFile } from './input';
 import { loadPairOption, parsePairOption } from './pair';
+import { ChoiceText, chatLogprobs, completionLogprobs, type Piece } from './serveChoice';
+import { corsOrigin, createGuard, isExposed, type GuardOptions } from './serveGuard';
+import { HttpError, parseCompletionRequest, type Endpoint, type ServeOptions } from './serveRequest';
+import { terminalSafe } from './terminalSafe';
+import { speculativeDecodingObject, type SpecDecodeLevel, type StepTally } from './requestSpecMetrics';
 
-/** A request body larger than this is refused (413) before it is parsed. */
-const BODY_LIMIT = 1 << 20;
+export type { ServeOptions } from './serveRequest';
+
 /** Seconds between the SSE comments a queued stream receives, well inside a client's stall limit. */
 const HEARTBEAT_MS = 5000;
 
-export interface ServeOptions {
-  model: string;
-  method: DecodeMethod;
-  K: number;
-  L: number;
-  drafter: DrafterId;
-}
+/** The upper bounds (seconds) of vLLM's request queue-time histogram, so a dashboard built for vLLM reads ours. */
+const QUEUE_BUCKETS = [0.3, 0.5, 0.8, 1, 1.5, 2, 2.5, 5, 10, 15, 20, 30, 40, 50, 60, 120, 240, 480, 960, 1920, 7680];
+
+/** Who may use the server (tools/cli/serveGuard.ts), less the port, which the listening socket supplies. */
+export type ServeSecurity = Omit<GuardOptions, 'port'>;
+const OPEN_LOCALLY: ServeSecurity = { host: '127.0.0.1', cors: null, apiKey: null };
 
 /** The counters /metrics exposes, summed over every completed request. */
 class MetricsTotals {
@@ -58,6 +58,18 @@ class MetricsTotals {
   generationTokens = 0;
   readonly success = new Map<string, number>();
   readonly errors = new Map<string, number>();
+  readonly queueBuckets = QUEUE_BUCKETS.map(() => 0);
+  queueCount = 0;
+  queueSeconds = 0;
+
+  /** A request's wait in the queue, from arrival to the start of its decode. */
+  queued(seconds: number): void {
+    this.queueCount++;
+    this.queueSeconds += seconds;
+    QUEUE_BUCKETS.forEach((bound, i) => {
+      if (seconds <= bound) this.queueBuckets[i] = (this.queueBuckets[i] as number) + 1;
+    });
+  }
 
   add(report: RunReport, promptTokens: number, completionTokens: number, finish: string): void {
     const { vllm } = report.metrics;
@@ -123,6 +135,15 @@ class MetricsTotals {
           count,
         ]),
       ),
+      '# HELP vllm:request_queue_time_seconds Histogram of time spent in the waiting queue (arrival to decode start).',
+      '# TYPE vllm:request_queue_time_seconds histogram',
+      ...QUEUE_BUCKETS.map(
+        (bound, i) =>
+          `vllm:request_queue_time_seconds_bucket{${label},le="${bound.toFixed(1)}"} ${this.queueBuckets[i]}`,
+      ),
+      `vllm:request_queue_time_seconds_bucket{${label},le="+Inf"} ${this.queueCount}`,
+      `vllm:request_queue_time_seconds_sum{${label}} ${this.queueSeconds}`,
+      `vllm:request_queue_time_seconds_count{${label}} ${this.queueCount}`,
       ...counter(
         'speclab:request_errors_total',
         'Requests answered with an HTTP error, by status.',
@@ -136,24 +157,25 @@ class MetricsTotals {
   }
 }
 
-/** OpenAI's finish_reason: "length" when the token limit or the context cut the output short. */
-const finishReason = (report: RunReport) =>
-  report.ending === 'max-tokens' || report.ending === 'context-full' ? 'length' : 'stop';
+/** OpenAI's finish_reason: "length" when the token limit or the context cut the output short, else "stop" (a stop token or sequence). */
+const finishReason = (report: RunReport, stopped: boolean) =>
+  stopped ? 'stop' : report.ending === 'max-tokens' || report.ending === 'context-full' ? 'length' : 'stop';
 
-class HttpError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
+const ERROR_TYPES: Record<number, string> = {
+  401: 'AuthenticationError',
+  403: 'PermissionDeniedError',
+  404: 'NotFoundError',
+  413: 'BadRequestError',
+  415: 'BadRequestError',
+};
 
-function errorBody(status: number, message: string): string {
+/** The OpenAI (and vLLM) error shape: {error: {message, type, param, code}}. */
+function errorBody(status: number, message: string, param: string | null = null, type?: string): string {
   return JSON.stringify({
     error: {
       message,
-      type: status === 404 ? 'NotFoundError' : status >= 500 ? 'InternalServerError' : 'BadRequestError',
+      type: type ?? ERROR_TYPES[status] ?? (status >= 500 ? 'InternalServerError' : 'BadRequestError'),
+      param,
       code: status,
     },
   });
@@ -164,7 +186,8 @@ async function readBody(request: IncomingMessage): Promise<unknown> {
   let size = 0;
   for await (const chunk of request as AsyncIterable<Buffer>) {
     size += chunk.length;
-    if (size > BODY_LIMIT) throw new HttpError(413, `the request body is over ${BODY_LIMIT} bytes`);
+    if (size > SERVE_LIMITS.bodyBytes)
+      throw new HttpError(413, `the request body is over ${SERVE_LIMITS.bodyBytes} bytes`);
     chunks.push(chunk);
   }
   try {
@@ -174,208 +197,214 @@ async function readBody(request: IncomingMessage): Promise<unknown> {
   }
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  value !== null && typeof value === 'object' && !Array.isArray(value);
-
-/** The request's run parameters, checked by the app's own validation; a mistake is a 400 with its reason. */
-export function requestParams(
-  body: unknown,
-  options: ServeOptions,
-  chatTemplate: ChatTemplate | null = null,
-): { params: RunParams; stream: boolean; includeUsage: boolean } {
-  if (!isObject(body)) throw new HttpError(400, 'the body must be a JSON object');
-  if (body.model !== options.model)
-    throw new HttpError(
-      404,
-      `The model \`${String(body.model).slice(0, 100)}\` does not exist; this server serves ${options.model}.`,
-    );
-  const { messages } = body;
-  if (!Array.isArray(messages) || messages.length === 0)
-    throw new HttpError(400, '"messages" must be a non-empty array');
-  const parts = messages.map((message) => {
-    if (!isObject(message) || typeof message.content !== 'string')
-      throw new HttpError(400, 'each message needs a string "content"');
-    return { role: typeof message.role === 'string' ? message.role : 'user', content: message.content };
-  });
-  let schemaText: string | null = null;
-  const format = body.response_format;
-  if (format !== undefined && format !== null) {
-    if (!isObject(format) || (format.type !== 'json_schema' && format.type !== 'text'))
-      throw new HttpError(
-        400,
-        'response_format must be {"type": "json_schema", "json_schema": {"name", "schema"}} or {"type": "text"}',
-      );
-    if (format.type === 'json_schema') {
-      if (!isObject(format.json_schema) || !isObject(format.json_schema.schema))
-        throw new HttpError(400, 'response_format.json_schema.schema must be a JSON schema object');
-      schemaText = JSON.stringify(format.json_schema.schema);
-      try {
-        checkSchema(parseSchemaText(schemaText));
-      } catch (error) {
-        if (error instanceof SchemaError) throw new HttpError(400, error.message);
-        throw error;
-      }
-    }
-  }
-  const maxTokens = body.max_completion_tokens ?? body.max_tokens ?? 96;
-  const checked = validateRunParams({
-    ...presetParams(findPreset('person')),
-    method: options.method,
-    K: options.K,
-    L: options.L,
-    drafter: options.drafter,
-    prompt: chatPrompt(chatTemplate, parts),
-    schemaText,
-    temperature: body.temperature ?? 1,
-    seed: body.seed ?? 1,
-    maxTokens,
-    ...(body.top_p === undefined ? {} : { topP: body.top_p }),
-  });
-  if (!checked.ok) throw new HttpError(400, errorSummary(checked.errors));
-  const streamOptions = body.stream_options;
-  return {
-    params: checked.params,
-    stream: body.stream === true,
-    includeUsage: isObject(streamOptions) && streamOptions.include_usage === true,
-  };
+/** One decoded choice, as the response and /metrics need it. */
+interface ChoiceOutcome {
+  index: number;
+  report: RunReport;
+  perStep: StepTally[];
+  text: ChoiceText;
+  finish: string;
 }
 
+const ROUTES = 'POST /v1/chat/completions, POST /v1/completions, GET /v1/models and GET /metrics';
+
 /** The HTTP server over one engine: requests decode one at a time, in arrival order. */
-export function createSpecServer(engine: SpecEngine, options: ServeOptions): Server {
+export function createSpecServer(
+  engine: SpecEngine,
+  options: ServeOptions,
+  security: ServeSecurity = OPEN_LOCALLY,
+  /** vLLM's --per-request-spec-decode-metrics: each response's metrics.speculative_decoding (off by default). */
+  specMetrics: SpecDecodeLevel = 'none',
+): Server {
   const totals = new MetricsTotals();
   let queue: Promise<unknown> = Promise.resolve();
   let next = 0;
-  const stopId = engine.pair.tokenizer.stopTokenId;
-  const decodeText = (tokens: number[]) => engine.pair.tokenizer.decode(tokens.filter((token) => token !== stopId));
+  const { tokenizer } = engine.pair;
+  const decodeTokens = (tokens: readonly number[]) => tokenizer.decode([...tokens]);
+  const guard = createGuard(() => ({ ...security, port: (server.address() as AddressInfo | null)?.port ?? 0 }));
 
-  const fail = (response: ServerResponse, status: number, message: string) => {
+  const fail = (response: ServerResponse, status: number, message: string, param: string | null = null) => {
     totals.error(status);
     if (response.headersSent) {
-      response.end(`data: ${errorBody(status, message)}\n\ndata: [DONE]\n\n`);
+      response.end(`data: ${errorBody(status, message, param)}\n\ndata: [DONE]\n\n`);
       return;
     }
-    response.writeHead(status, { 'content-type': 'application/json' }).end(errorBody(status, message));
+    response.writeHead(status, { 'content-type': 'application/json' }).end(errorBody(status, message, param));
   };
 
-  async function complete(request: IncomingMessage, response: ServerResponse): Promise<void> {
-    const { params, stream, includeUsage } = requestParams(
-      await readBody(request),
-      options,
-      engine.pair.target.chatTemplate,
-    );
-    const id = `chatcmpl-speclab-${++next}`;
+  async function complete(request: IncomingMessage, response: ServerResponse, endpoint: Endpoint): Promise<void> {
+    const parsed = parseCompletionRequest(await readBody(request), endpoint, options, engine.pair.target.chatTemplate);
+    if (parsed.ignored.length > 0)
+      console.warn(
+        `serve: the request's fields ${terminalSafe(parsed.ignored.join(', '), { maxChars: 200 })} are not the API's: ignored (as vLLM does)`,
+      );
+    const chat = endpoint === 'chat';
+    const id = `${chat ? 'chatcmpl' : 'cmpl'}-speclab-${++next}`;
     const created = Math.floor(Date.now() / 1000);
+    const object = chat ? 'chat.completion.chunk' : 'text_completion';
     const chunk = (choices: unknown[], extra: Record<string, unknown> = {}) =>
-      `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model: options.model, choices, ...extra })}\n\n`;
+      `data: ${JSON.stringify({ id, object, created, model: options.model, choices, ...extra })}\n\n`;
+    const logprobsOf = (tokens: Parameters<typeof chatLogprobs>[0]) =>
+      !parsed.logprobs ? null : chat ? chatLogprobs(tokens) : completionLogprobs(tokens);
+    const streamPiece = (index: number, piece: Piece | null, finish: string | null) => {
+      if (piece === null && finish === null) return;
+      const text = piece?.text ?? '';
+      const logprobs = logprobsOf(piece?.tokens ?? []);
+      response.write(
+        chunk([
+          chat
+            ? { index, delta: { content: text }, logprobs, finish_reason: finish }
+            : { index, text, logprobs, finish_reason: finish },
+        ]),
+      );
+    };
     const abort = new AbortController();
     response.on('close', () => abort.abort());
     let heartbeat: ReturnType<typeof setInterval> | undefined;
-    if (stream) {
+    if (parsed.stream) {
       response.writeHead(200, {
+        ...guard.corsHeaders(request),
         'content-type': 'text/event-stream',
         'cache-control': 'no-cache',
         connection: 'keep-alive',
       });
       heartbeat = setInterval(() => response.write(': queued\n\n'), HEARTBEAT_MS);
     }
+    const arrived = performance.now();
     const turn = queue.then(async () => {
       clearInterval(heartbeat);
-      if (abort.signal.aborted) return null;
-      const promptTokens = engine.pair.tokenizer.encode(params.prompt).length;
-      const emitted: number[] = [];
-      let sent = '';
-      if (stream)
-        response.write(
-          chunk([{ index: 0, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null }]),
-        );
-      const report = await engine.run(
-        params,
-        stream
-          ? async (record) => {
-              emitted.push(...record.emitted.map((token) => token.token));
-              const text = decodeText(emitted);
-              // A token that ends mid-character decodes to U+FFFD until its next byte arrives: held back until then.
-              if (text.length > sent.length && !text.endsWith('\uFFFD')) {
-                response.write(
-                  chunk([
-                    { index: 0, delta: { content: text.slice(sent.length) }, logprobs: null, finish_reason: null },
-                  ]),
-                );
-                sent = text;
+      totals.queued((performance.now() - arrived) / 1000);
+      const outcomes: ChoiceOutcome[] = [];
+      for (const plan of parsed.choices) {
+        if (abort.signal.aborted) return null;
+        // A stop sequence ends the choice after the step that completed it; a closed connection ends them all.
+        const choiceAbort = new AbortController();
+        const onClose = () => choiceAbort.abort();
+        abort.signal.addEventListener('abort', onClose);
+        const perStep: StepTally[] = [];
+        const text = new ChoiceText(decodeTokens, tokenizer.stopTokenId, parsed.stop, plan.params.maxTokens);
+        if (parsed.stream && chat)
+          response.write(
+            chunk([
+              { index: plan.index, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null },
+            ]),
+          );
+        const report = await engine
+          .run(
+            plan.params,
+            async (record) => {
+              perStep.push({
+                accepted: record.counts.accepted,
+                drafted: record.counts.proposed - record.counts.invalidated,
+              });
+              if (text.push(record.emitted)) choiceAbort.abort();
+              if (parsed.stream) {
+                const piece = text.take(false);
+                if (piece !== null && (piece.text !== '' || piece.tokens.length > 0))
+                  streamPiece(plan.index, piece, null);
+                await new Promise((resolve) => setImmediate(resolve));
               }
-              await new Promise((resolve) => setImmediate(resolve));
-            }
-          : undefined,
-        abort.signal,
-      );
-      return { report, promptTokens, sent };
+            },
+            choiceAbort.signal,
+            { topTokens: parsed.topLogprobs },
+          )
+          .finally(() => abort.signal.removeEventListener('abort', onClose));
+        if (abort.signal.aborted) return null;
+        const finish = finishReason(report, text.stopped);
+        totals.add(report, tokenizer.encode(plan.params.prompt).length, text.completionTokens, finish);
+        if (parsed.stream) streamPiece(plan.index, text.take(true), finish);
+        outcomes.push({ index: plan.index, report, perStep, text, finish });
+      }
+      return outcomes;
     });
     queue = turn.catch(() => undefined);
-    let outcome;
+    let outcomes;
     try {
-      outcome = await turn;
+      outcomes = await turn;
     } finally {
       clearInterval(heartbeat);
     }
-    if (outcome === null) return;
-    const { report, promptTokens, sent } = outcome;
-    const finish = finishReason(report);
-    // Output tokens, the stop token excluded (OpenAI's completion_tokens).
-    const completion = report.tokens.filter((token) => token !== stopId).length;
-    totals.add(report, promptTokens, completion, finish);
+    if (outcomes === null) return;
+    const promptTokens = parsed.prompts.reduce((total, prompt) => total + tokenizer.encode(prompt).length, 0);
+    const completionTokens = outcomes.reduce((total, outcome) => total + outcome.text.completionTokens, 0);
     const usage = {
       prompt_tokens: promptTokens,
-      completion_tokens: completion,
-      total_tokens: promptTokens + completion,
+      completion_tokens: completionTokens,
+      total_tokens: promptTokens + completionTokens,
     };
-    if (stream) {
-      const rest = report.text.startsWith(sent) ? report.text.slice(sent.length) : '';
-      response.write(chunk([{ index: 0, delta: { content: rest }, logprobs: null, finish_reason: finish }]));
-      if (includeUsage) response.write(chunk([], { usage }));
+    // As vLLM: one request's figures, so null for n > 1 (and for several prompts).
+    const only = outcomes.length === 1 ? outcomes[0] : undefined;
+    const metrics =
+      specMetrics === 'none'
+        ? {}
+        : {
+            metrics: {
+              speculative_decoding:
+                only === undefined
+                  ? null
+                  : speculativeDecodingObject(only.report.counters, only.report.counters.L, specMetrics, only.perStep),
+            },
+          };
+    if (parsed.stream) {
+      if (parsed.includeUsage) response.write(chunk([], { usage, ...metrics }));
       response.end('data: [DONE]\n\n');
-    } else {
-      response.writeHead(200, { 'content-type': 'application/json' }).end(
-        JSON.stringify({
-          id,
-          object: 'chat.completion',
-          created,
-          model: options.model,
-          choices: [
-            { index: 0, message: { role: 'assistant', content: report.text }, logprobs: null, finish_reason: finish },
-          ],
-          usage,
-        }),
-      );
+      return;
     }
+    const choices = outcomes.map(({ index, text, finish }) => {
+      const piece = text.take(true) as Piece;
+      const logprobs = logprobsOf(piece.tokens);
+      return chat
+        ? { index, message: { role: 'assistant', content: piece.text }, logprobs, finish_reason: finish }
+        : { index, text: piece.text, logprobs, finish_reason: finish };
+    });
+    response.writeHead(200, { ...guard.corsHeaders(request), 'content-type': 'application/json' }).end(
+      JSON.stringify({
+        id,
+        object: chat ? 'chat.completion' : 'text_completion',
+        created,
+        model: options.model,
+        choices,
+        usage,
+        ...metrics,
+      }),
+    );
   }
 
-  return createServer((request, response) => {
-    const path = (request.url ?? '/').split('?')[0];
-    if (request.method === 'GET' && path === '/metrics') {
+  const server = createServer((request, response) => {
+    const path = (request.url ?? '/').split('?')[0] ?? '/';
+    const refused = guard.refusal(request, path);
+    if (refused !== null) {
+      // Not counted in /metrics, and the body is never read: a refused request changes nothing.
       response
-        .writeHead(200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' })
+        .writeHead(refused.status, { 'content-type': 'application/json', connection: 'close' })
+        .end(errorBody(refused.status, refused.message, null, refused.type));
+      request.resume();
+      return;
+    }
+    const cors = guard.corsHeaders(request);
+    if (request.method === 'OPTIONS') {
+      response.writeHead(204, cors).end();
+    } else if (request.method === 'GET' && path === '/metrics') {
+      response
+        .writeHead(200, { ...cors, 'content-type': 'text/plain; version=0.0.4; charset=utf-8' })
         .end(totals.text(options.model, options.L));
     } else if (request.method === 'GET' && path === '/v1/models') {
-      response.writeHead(200, { 'content-type': 'application/json' }).end(
+      response.writeHead(200, { ...cors, 'content-type': 'application/json' }).end(
         JSON.stringify({
           object: 'list',
           data: [{ id: options.model, object: 'model', created: 0, owned_by: 'speclab' }],
         }),
       );
-    } else if (request.method === 'POST' && path === '/v1/chat/completions') {
-      complete(request, response).catch((error: unknown) => {
-        if (error instanceof HttpError) fail(response, error.status, error.message);
-        else if (error instanceof PromptTooLongError || error instanceof SchemaError)
-          fail(response, 400, error.message);
+    } else if (request.method === 'POST' && (path === '/v1/chat/completions' || path === '/v1/completions')) {
+      complete(request, response, path === '/v1/completions' ? 'completions' : 'chat').catch((error: unknown) => {
+        if (error instanceof HttpError) fail(response, error.status, error.message, error.param);
+        else if (error instanceof PromptTooLongError) fail(response, 400, error.message, 'prompt');
+        else if (error instanceof SchemaError) fail(response, 400, error.message, 'response_format');
         else fail(response, 500, (error as Error).message);
       });
-    } else
-      fail(
-        response,
-        404,
-        `no route ${request.method ?? ''} ${path ?? ''}; this server has POST /v1/chat/completions, GET /v1/models and GET /metrics`,
-      );
+    } else fail(response, 404, `no route ${request.method ?? ''} ${path}; this server has ${ROUTES}`);
   });
+  return server;
 }
 
 function parse(values: Values<typeof COMMANDS.serve>) {
@@ -385,9 +414,21 @@ function parse(values: Values<typeof COMMANDS.serve>) {
   if (!(Number.isInteger(port) && port >= 0 && port <= 65535))
     throw new UsageError(`--port must be a whole number from 0 to 65535, got ${values.port}`);
   if (values.host.trim() === '') throw new UsageError('--host needs a name or address');
+  const cors = values.cors === undefined ? null : corsOrigin(values.cors);
+  if (values.cors !== undefined && cors === null)
+    throw new UsageError(
+      `--cors needs one origin such as https://notebook.example:8888 (scheme, host, port; no path, not "*"), got ${JSON.stringify(terminalSafe(values.cors, { maxChars: 80 }))}`,
+    );
+  const apiKey =
+    values['api-key-file'] === undefined
+      ? null
+      : readInputFile(values['api-key-file'], '--api-key-file', 64 * 1024).trim();
+  if (apiKey === '') throw new UsageError('--api-key-file is empty: it must hold the API key');
   return {
     host: values.host,
     port,
+    security: { host: values.host, cors, apiKey },
+    specMetrics: values['per-request-spec-decode-metrics'] as SpecDecodeLevel,
     method,
     K: limitedOption('K', 'K', values.K),
     L: limitedOption('L', 'L', values.L),
@@ -398,10 +439,10 @@ function parse(values: Values<typeof COMMANDS.serve>) {
 
 export function main(argv: string[]): Promise<number> {
   return runCommand(COMMANDS.serve, argv, async ({ values }) => {
-    const { host, port, pair, ...decoding } = parse(values);
+    const { host, port, pair, security, specMetrics, ...decoding } = parse(values);
     const setup = await setupNodeEngine('cpu', pair === null ? undefined : await loadPairOption(pair));
     const model = pair === null ? 'speclab-bundled' : `${pair.draft},${pair.target}`;
-    const server = createSpecServer(setup.engine, { model, ...decoding });
+    const server = createSpecServer(setup.engine, { model, ...decoding }, security, specMetrics);
     const closed = new Promise<void>((resolve) => server.on('close', resolve));
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -412,8 +453,12 @@ export function main(argv: string[]): Promise<number> {
     const address = server.address() as AddressInfo;
     const shown = address.family === 'IPv6' ? `[${address.address}]` : address.address;
     console.log(
-      `serving ${model} (${decoding.method}, K = ${decoding.K}, L = ${decoding.L}, drafter ${decoding.drafter}) on http://${shown}:${address.port}: POST /v1/chat/completions, GET /v1/models, GET /metrics; one request at a time (a queue), a reference for the metrics contract, not a production server`,
+      `serving ${model} (${decoding.method}, K = ${decoding.K}, L = ${decoding.L}, drafter ${decoding.drafter}) on http://${shown}:${address.port}: ${ROUTES}; one request at a time (a queue), a reference for the metrics contract, not a production server`,
     );
+    if (isExposed(host) && security.apiKey === null)
+      console.warn(
+        `warning: --host ${host} lets other machines reach this server, and it has no authentication: anyone who can reach port ${address.port} can decode on it (give --api-key-file FILE to require a bearer token)`,
+      );
     const stop = () => server.close();
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);

@@ -20,6 +20,10 @@ import { readingJson } from './vllmReading';
 import { UsageError } from './args';
 import { bucketsOf, type Case } from './cases';
 import { terminalSafe } from './terminalSafe';
+import { percentile } from './percentile';
+import { readRequestSpecMetrics, requestDistribution, type RequestSpecRecord } from './requestSpecMetrics';
+
+export { percentile } from './percentile';
 
 /** The most one streamed response may hold (a 512-token answer is a few tens of kilobytes of events). */
 const RESPONSE_LIMIT = { bytes: 16 * 2 ** 20, why: 'the most one streamed completion may be' };
@@ -99,6 +103,8 @@ export interface RequestResult {
   contentChunks: number;
   /** usage.completion_tokens, when the server sent usage. */
   completionTokens: number | null;
+  /** The request's own speculative-decoding counters, when the server reports them per request. */
+  spec: RequestSpecRecord | null;
 }
 
 class HttpStatusError extends Error {
@@ -133,17 +139,21 @@ export function judge(
 
 export interface RequestSettings {
   model: string;
+  /** POST /v1/chat/completions or /v1/completions. */
+  endpoint: 'chat' | 'completions';
   temperature: number;
   seed: number;
   maxTokens: number;
   timeoutMs: number;
 }
 
-/** The chat/completions body: the schema as response_format (json_schema, strict) when constrained. */
+/** The request body (chat: the prompt as one user message; completions: as text): the schema as response_format (json_schema, strict) when constrained. */
 export function requestBody(item: Case, constrained: boolean, settings: RequestSettings) {
   return {
     model: settings.model,
-    messages: [{ role: 'user', content: item.prompt }],
+    ...(settings.endpoint === 'chat'
+      ? { messages: [{ role: 'user', content: item.prompt }] }
+      : { prompt: item.prompt }),
     temperature: settings.temperature,
     seed: settings.seed,
     max_tokens: settings.maxTokens,
@@ -161,7 +171,12 @@ export function requestBody(item: Case, constrained: boolean, settings: RequestS
 }
 
 interface ChunkJson {
-  choices?: { delta?: { content?: string | null; reasoning_content?: string | null }; finish_reason?: string | null }[];
+  choices?: {
+    delta?: { content?: string | null; reasoning_content?: string | null };
+    /** The completions endpoint's text. */
+    text?: string | null;
+    finish_reason?: string | null;
+  }[];
   usage?: { completion_tokens?: number } | null;
   error?: unknown;
 }
@@ -179,6 +194,7 @@ export async function sendRequest(
   let content = '';
   let finishReason: string | null = null;
   let completionTokens: number | null = null;
+  let spec: RequestSpecRecord | null = null;
   let last: number | null = null;
   let ttftMs: number | null = null;
   let streamError = false;
@@ -193,10 +209,11 @@ export async function sendRequest(
     gapsMs,
     contentChunks,
     completionTokens,
+    spec,
   });
   const deadline = AbortSignal.timeout(settings.timeoutMs);
   try {
-    await boundedFetch(new URL('v1/chat/completions', target.base), {
+    await boundedFetch(new URL(settings.endpoint === 'chat' ? 'v1/chat/completions' : 'v1/completions', target.base), {
       limit: RESPONSE_LIMIT,
       signal: deadline,
       init: { method: 'POST', headers: target.headers, body: JSON.stringify(requestBody(item, constrained, settings)) },
@@ -217,8 +234,14 @@ export async function sendRequest(
             }
             if (json.error !== undefined) streamError = true;
             if (json.usage?.completion_tokens !== undefined) completionTokens = json.usage.completion_tokens;
+            try {
+              spec = readRequestSpecMetrics(json) ?? spec;
+            } catch {
+              // Counts that do not add up are not this request's figures: the window's /metrics stand in.
+              spec = null;
+            }
             for (const choice of json.choices ?? []) {
-              const text = choice.delta?.content ?? '';
+              const text = choice.delta?.content ?? choice.text ?? '';
               const reasoning = choice.delta?.reasoning_content ?? '';
               if (text !== '' || reasoning !== '') {
                 contentChunks++;
@@ -243,13 +266,6 @@ export async function sendRequest(
   // An error event in the stream, or a stream that ended without a finish reason, is the server's failure.
   if (streamError || finishReason === null) return result('server-error');
   return result(judge(content, finishReason, item, validate));
-}
-
-/** Nearest-rank percentile of a sample, or null when it is empty. */
-export function percentile(values: readonly number[], p: number): number | null {
-  if (values.length === 0) return null;
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] as number;
 }
 
 const round = (value: number | null, digits = 1) => (value === null ? null : Number(value.toFixed(digits)));
@@ -295,6 +311,38 @@ function summed(text: string, name: string, model: string): number | null {
   return values.length === 0 ? null : values.reduce((a, b) => a + b, 0);
 }
 
+/** vLLM's queue-time histogram: time from a request's arrival to the start of its decode. */
+const QUEUE_TIME = 'vllm:request_queue_time_seconds';
+
+/** A histogram's _sum and _count for one model (all series when none is labelled with it), or null when the scrape has none. */
+export function histogramTotals(text: string, name: string, model: string): { sum: number; count: number } | null {
+  const totals = { sum: 0, count: 0 };
+  let found = false;
+  const escaped = name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const line = new RegExp(`^${escaped}_(sum|count)(?:\\{([^}]*)\\})? (\\S+)`, 'gm');
+  for (const match of text.slice(0, SCRAPE_LIMITS.bytes).matchAll(line)) {
+    const labelled = /model_name="((?:[^"\\]|\\.)*)"/.exec(match[2] ?? '')?.[1];
+    if (labelled !== undefined && labelled !== model) continue;
+    const value = Number(match[3]);
+    if (!Number.isFinite(value)) return null;
+    totals[match[1] as 'sum' | 'count'] += value;
+    found = true;
+  }
+  return found ? totals : null;
+}
+
+/** The window's mean queue wait in milliseconds over the requests that left the queue in it, from two scrapes; null where the server exposes no queue-time histogram. */
+export function queueWait(
+  before: string,
+  after: string,
+  model: string,
+): { requests: number; mean_ms: number | null } | null {
+  const [a, b] = [histogramTotals(before, QUEUE_TIME, model), histogramTotals(after, QUEUE_TIME, model)];
+  if (a === null || b === null) return null;
+  const requests = b.count - a.count;
+  return { requests, mean_ms: requests > 0 ? round(((b.sum - a.sum) / requests) * 1000) : null };
+}
+
 /** GPU utilisation in percent (mean over the GPUs exposed), or null when the scrape has none. */
 export function gpuUtilisation(text: string): number | null {
   let families;
@@ -317,6 +365,9 @@ export function histogramFromPositions(drafts: number, perPosition: readonly num
   );
 }
 
+/** The note's source of R and I: the server's own counters, never the user, in a scorecard. */
+const countedBy = (fromI: boolean) => `counted by the server (${fromI ? SPECLAB_I : SPECLAB_R}, window delta)`;
+
 /** The window's counters for the model from two scrapes, through import:vllm's reader; null with the reason when there are none. */
 function windowCounters(before: string, after: string, model: string) {
   let delta: ScrapeReading;
@@ -337,7 +388,7 @@ function windowCounters(before: string, after: string, model: string) {
   const names = [...delta.vllm.keys()];
   const owner = names.includes(model) ? model : names.length === 1 ? null : undefined;
   const entry = (value: number | null) => (value === null || owner === undefined ? [] : [{ model: owner, value }]);
-  const report = readingJson(delta, { R: entry(R), I: R === null ? entry(I) : [] }, null);
+  const report = readingJson(delta, { R: entry(R), I: R === null ? entry(I) : [] }, null, countedBy(R === null));
   const vllm =
     report.models.find((entry) => entry.model_name === model) ??
     (report.models.length === 1 ? report.models[0] : undefined);
@@ -347,7 +398,8 @@ function windowCounters(before: string, after: string, model: string) {
   if (vllm === undefined && sglang === undefined)
     return { error: `no speculative-decoding counters for model_name ${JSON.stringify(model)} in the scrapes` };
   const positions = vllm?.num_accepted_tokens_per_pos ?? [];
-  const histogram = vllm === undefined ? null : histogramFromPositions(vllm.num_drafts, positions);
+  const histogram =
+    vllm === undefined || vllm.num_drafts === null ? null : histogramFromPositions(vllm.num_drafts, positions);
   return {
     vllm:
       vllm === undefined
@@ -406,6 +458,8 @@ export async function serverScorecard(
         'text' in previous && 'text' in current
           ? windowCounters(previous.text, current.text, settings.model)
           : { error: `no /metrics: ${'error' in current ? current.error : 'error' in previous ? previous.error : ''}` };
+      const queue =
+        'text' in previous && 'text' in current ? queueWait(previous.text, current.text, settings.model) : null;
       if ('text' in current) gpu = gpuUtilisation(current.text) ?? gpu;
       previous = current;
       const count = (outcome: RequestOutcome) => results.filter((result) => result.outcome === outcome).length;
@@ -415,6 +469,13 @@ export async function serverScorecard(
       const completed = results.filter((result) =>
         ['valid', 'invalid', 'parse-error', 'truncated'].includes(result.outcome),
       );
+      const records = completed.map((result) => result.spec);
+      const perRequest =
+        completed.length > 0 && records.every((record) => record !== null)
+          ? requestDistribution(records as RequestSpecRecord[])
+          : null;
+      const ttfts = completed.flatMap((result) => (result.ttftMs === null ? [] : [result.ttftMs]));
+      const ttftMean = ttfts.length === 0 ? null : round(ttfts.reduce((a, b) => a + b, 0) / ttfts.length);
       const tokens = completed.every((result) => result.completionTokens !== null)
         ? completed.reduce((total, result) => total + (result.completionTokens as number), 0)
         : null;
@@ -431,12 +492,21 @@ export async function serverScorecard(
         server_errors: [...statuses].map(([status, n]) => ({ status, count: n })),
         timeouts: count('timeout'),
         connection_errors: count('connection-error'),
-        ttft_ms: percentiles(completed.flatMap((result) => (result.ttftMs === null ? [] : [result.ttftMs]))),
+        ttft_ms: percentiles(ttfts),
+        queue:
+          queue === null
+            ? null
+            : {
+                ...queue,
+                ttft_mean_ms: ttftMean,
+                after_queue_ms: queue.mean_ms === null || ttftMean === null ? null : round(ttftMean - queue.mean_ms),
+              },
         itl_ms: percentiles(completed.flatMap((result) => result.gapsMs)),
         content_chunks: completed.reduce((total, result) => total + result.contentChunks, 0),
         completion_tokens: tokens,
         window_seconds: round(seconds, 3),
         tokens_per_second: tokens === null ? null : round(tokens / seconds),
+        per_request: perRequest,
         counters: 'error' in counters ? null : counters,
         counters_missing: 'error' in counters ? counters.error : null,
       });
@@ -447,6 +517,55 @@ export async function serverScorecard(
 }
 
 export type ServerScorecard = Awaited<ReturnType<typeof serverScorecard>>;
+
+/** The per-request table, where the server reported each request's counters, and what it means beside the window's. */
+function perRequestLines(card: ServerScorecard): string[] {
+  const rows = card.rows.filter((row) => row.per_request !== null);
+  const windows =
+    "The table below is /metrics read before and after each window: window aggregates, which hold every request the server ran in the window (another client's too) and cannot say which request contributed what.";
+  if (rows.length === 0) return [windows, ''];
+  const pair = (p: { median: number | null; p90: number | null }) => `${cell(p.median)} / ${cell(p.p90)}`;
+  return [
+    "Per request: each response's own counters (vLLM's metrics.speculative_decoding, SGLang's meta_info), summed over the bucket's requests, so exact at any concurrency. Pooled figures weigh every step and draft token alike, as vLLM's /metrics aggregate does (long completions weigh more); median and p90 weigh every request alike.",
+    '',
+    '| bucket | schema | requests | steps | R | I | D | A | A/D pooled (vLLM /metrics) | A/D median / p90 | acceptance length pooled (vLLM /metrics) | acceptance length median / p90 | histogram (steps accepting 0, 1, … drafts) |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|---|',
+    ...rows.map((row) => {
+      const d = row.per_request as NonNullable<typeof row.per_request>;
+      const p = d.pooled;
+      return `| ${row.bucket} | ${row.constrained ? 'on' : 'off'} | ${d.requests} | ${p.num_spec_steps} | ${cell(p.R)} | ${cell(p.I)} | ${p.D} | ${p.A} | ${cell(p.draft_acceptance_rate)} | ${pair(d.per_request.draft_acceptance_rate)} | ${cell(p.mean_acceptance_length)} | ${pair(d.per_request.acceptance_length)} | ${p.acceptance_histogram?.join(', ') ?? '—'} |`;
+    }),
+    '',
+    ...(rows.length < card.rows.length
+      ? ['Windows without a per-request row: a response carried no per-request counters.', '']
+      : []),
+    windows,
+    '',
+  ];
+}
+
+/** Whether TTFT measured queueing: the server's queue wait beside it where /metrics exposes it, else a line that says it may. */
+function queueLines(card: ServerScorecard, concurrency: number): string[] {
+  const rows = card.rows.filter((row) => row.queue !== null);
+  if (rows.length === 0)
+    return concurrency > 1
+      ? [
+          `The server exposes no queue-time histogram (vllm:request_queue_time_seconds) on /metrics: at concurrency ${concurrency}, above the server's parallelism TTFT includes the wait in its queue, so it measures queueing as much as decoding.`,
+          '',
+        ]
+      : [];
+  return [
+    "Queue wait, from the server's vllm:request_queue_time_seconds (mean over the requests that left its queue in the window); TTFT less it is the time to the first token once decoding began:",
+    '',
+    '| bucket | schema | requests dequeued | mean queue wait ms | mean TTFT ms | mean TTFT after the queue ms |',
+    '|---|---|---|---|---|---|',
+    ...rows.map(
+      (row) =>
+        `| ${row.bucket} | ${row.constrained ? 'on' : 'off'} | ${row.queue?.requests} | ${cell(row.queue?.mean_ms, 1)} | ${cell(row.queue?.ttft_mean_ms, 1)} | ${cell(row.queue?.after_queue_ms, 1)} |`,
+    ),
+    '',
+  ];
+}
 
 const cell = (value: number | null | undefined, digits = 3) =>
   value === null || value === undefined ? '—' : Number.isInteger(value) ? String(value) : value.toFixed(digits);
@@ -476,7 +595,9 @@ export function serverScorecardMarkdown(card: ServerScorecard, spec: ServerScore
     '',
     'ITL: the gaps between chunks that carried content; a speculative step can bring several tokens in one chunk. Percentiles are nearest-rank over every request of the window.',
     '',
+    ...queueLines(card, spec.concurrency),
   );
+  lines.push(...perRequestLines(card));
   lines.push(
     '| bucket | schema | num_drafts (steps) | R | I | D | A | D/R | A/D | A/R | mean acceptance length | histogram (steps accepting 0, 1, … drafts) | bonus tokens |',
     '|---|---|---|---|---|---|---|---|---|---|---|---|---|',

@@ -5,6 +5,7 @@
 import { UsageError } from './args';
 import {
   ScrapeError,
+  SUPPLIED_BY_USER,
   adviseDraftLength,
   suppliedPerModel,
   vllmReport,
@@ -28,10 +29,18 @@ export function scraped<T>(read: () => T): T {
 }
 
 /** The JSON for one reading (a scrape, or the window between two): one entry per model. */
-export function readingJson(reading: ScrapeReading, supplied: Supplied, costRatio: number | null) {
+export function readingJson(
+  reading: ScrapeReading,
+  supplied: Supplied,
+  costRatio: number | null,
+  source = SUPPLIED_BY_USER,
+) {
   const perModel = scraped(() => suppliedPerModel([...reading.vllm.keys()], supplied.R, supplied.I));
   const reports = scraped(() =>
-    [...reading.vllm].map(([model, counters]) => ({ model, report: vllmReport(counters, perModel.get(model)) })),
+    [...reading.vllm].map(([model, counters]) => ({
+      model,
+      report: vllmReport(counters, perModel.get(model), source),
+    })),
   );
   return {
     schema_version: SCHEMA_VERSION,
