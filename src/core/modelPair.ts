@@ -132,7 +132,7 @@ export function syntheticLogits(options: Omit<SyntheticPairOptions, 'temperature
   const independentWeight = Math.sqrt(1 - closeness * closeness);
   // The draft's logits reuse the target's Gaussians: the last prefix's are kept, since a pair asks for both.
   let lastHash = -1;
-  let lastTarget = new Float64Array(0);
+  let lastTarget: Float64Array = new Float64Array(0);
   const targetGaussians = (prefixHash: number): Float64Array => {
     if (prefixHash !== lastHash) {
       lastTarget = gaussians(prefixHash, 0);

@@ -16,7 +16,7 @@
  */
 import { setupNodeEngine } from '../nodeEngine';
 import { errorSummary, validateRunParams } from '../../src/contract/validation';
-import type { DrafterId } from '../../src/core/draftLaw';
+import { usesHead, type DrafterId } from '../../src/core/draftLaw';
 import { counterFields, type StepCounts } from '../../src/core/metrics';
 import { intervalJson, type RaceEntry } from '../../src/contract/bench';
 import { VERDICT_TEXT } from '../../src/core/verdict';
@@ -245,6 +245,9 @@ async function generate(values: Values<typeof COMMANDS.generate>): Promise<numbe
   if (setup.verifierReason) console.error(`generate: verifying on the CPU twin: ${setup.verifierReason}`);
   const { engine } = setup;
   try {
+    // A damaged head costs only the head drafters (the pair loads without it): asking for one is a mistake.
+    if (params.drafter !== undefined && usesHead(params.drafter) && engine.headUnavailable !== null)
+      throw new UsageError(`--drafter ${params.drafter}: ${engine.headUnavailable}`);
     if (cases !== null) {
       for (const item of cases) {
         const steps: StepCounts[] = [];
