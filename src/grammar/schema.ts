@@ -23,12 +23,20 @@ const NUMERIC_BOUNDS = ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaxi
 /** `format` values xgrammar was measured to enforce; any other format is listed as unenforced. */
 const ENFORCED_FORMATS = new Set(['date-time', 'email']);
 
+/**
+ * JSON.parse's complaint without the text it quotes (`Unexpected token 'r', "root:x:0:0:"... is not valid
+ * JSON`): the text may be a file the user never meant to show, such as /etc/shadow named as a schema.
+ */
+export function jsonErrorReason(message: string): string {
+  return message.replace(/, ".*"(?:\.\.\.)? is not valid JSON$/s, ': not valid JSON');
+}
+
 /** Parses schema text, naming the line and column of a syntax error. */
 export function parseSchemaText(text: string): unknown {
   try {
     return JSON.parse(text);
   } catch (error) {
-    const message = (error as Error).message;
+    const message = jsonErrorReason((error as Error).message);
     const position = /position (\d+)/.exec(message);
     if (!position) throw new SchemaError(`the schema is not JSON: ${message}`);
     const offset = Number(position[1]);

@@ -63,7 +63,8 @@ function parse(values: Values<typeof COMMANDS.generate>): {
   if (!methods.every((method) => DECODE_METHODS.includes(method)))
     throw new UsageError(`--method must be one of ${DECODE_METHODS.join(', ')} or all`);
   if (values.buckets !== undefined && values.cases === undefined) throw new UsageError('--buckets goes with --cases');
-  const cases = values.cases === undefined ? null : casesOption(values.cases, values.buckets);
+  const cases =
+    values.cases === undefined ? null : casesOption(values.cases, values.buckets, values['allow-absolute-paths']);
   if (cases !== null && (methods.length > 1 || values.prompt !== undefined || values.trigger !== undefined))
     throw new UsageError(
       '--cases takes each prompt, schema and trigger from the file, with one --method (not all), so no --prompt or --trigger',

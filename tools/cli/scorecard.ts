@@ -32,6 +32,7 @@ import {
   presetOption,
   rangeChecked,
   runCommand,
+  secondsOption,
   type Values,
 } from './args';
 import { bucketsOf, caseParams, casesOption } from './cases';
@@ -74,7 +75,10 @@ function parse(values: Values<typeof COMMANDS.scorecard>): {
   if (values.json && values.csv) throw new UsageError('give --json or --csv, not both');
   return {
     spec,
-    cases: values.cases === undefined ? null : scorecardCases(values.cases, values.buckets, spec),
+    cases:
+      values.cases === undefined
+        ? null
+        : scorecardCases(values.cases, values.buckets, spec, values['allow-absolute-paths']),
     json: values.json,
     csv: values.csv,
     failOnInvalid: values['fail-on-invalid'],
@@ -83,8 +87,13 @@ function parse(values: Values<typeof COMMANDS.scorecard>): {
 }
 
 /** --cases [--buckets]: the file's cases grouped by bucket (in the order the buckets first appear), each with its run checked like any other, before a model loads. */
-function scorecardCases(path: string, buckets: string | undefined, spec: ScorecardSpec): ScorecardCase[] {
-  const cases = casesOption(path, buckets);
+function scorecardCases(
+  path: string,
+  buckets: string | undefined,
+  spec: ScorecardSpec,
+  allowAbsolutePaths: boolean,
+): ScorecardCase[] {
+  const cases = casesOption(path, buckets, allowAbsolutePaths);
   return bucketsOf(cases)
     .flatMap((bucket) => cases.filter((item) => item.bucket === bucket))
     .map((item) => {
@@ -137,14 +146,14 @@ function parseServer(values: Values<typeof COMMANDS.scorecard>) {
       : readInputFile(values['api-key-file'], '--api-key-file', 64 * 1024).trim();
   const spec: ServerScorecardSpec = {
     target: serverTarget(values.server as string, apiKey === '' ? null : apiKey),
-    cases: casesOption(values.cases, values.buckets),
+    cases: casesOption(values.cases, values.buckets, values['allow-absolute-paths']),
     concurrency: positiveInteger('concurrency', values.concurrency),
     settings: {
       model: values.model,
       temperature: limitedOption('temperature', 'temperature', values.temperature),
       seed: limitedOption('seed', 'seed', values.seed),
       maxTokens: limitedOption('maxTokens', 'max-tokens', values['max-tokens']),
-      timeoutMs: Number(values.timeout) * 1000,
+      timeoutMs: secondsOption(values.timeout as string),
     },
   };
   return { spec, json: values.json, failOnInvalid: values['fail-on-invalid'] };
