@@ -85,3 +85,30 @@ describe('case files', () => {
     expect(line).not.toMatch(/SECRET/);
   });
 });
+
+describe('an API key that no header can carry', () => {
+  const server = ['--server', 'http://127.0.0.1:9', '--model', 'm', '--cases', 'examples/cases.jsonl'];
+  it.each([
+    ['two lines', 'sk-SECRET-LINE1\nLINE2-SECRET'],
+    ['a control character', 'sk-SECRET\u0007'],
+  ])('--api-key-file with %s: one line, exit 2, the key never shown', async (_, key) => {
+    const file = join(mkdtempSync(join(tmpdir(), 'speclab-key-')), 'key');
+    writeFileSync(file, key);
+    const line = await refusal(scorecard, [...server, '--api-key-file', file]);
+    expect(line).toBe(
+      'scorecard: --api-key-file holds a key (***) that is not one line of visible ASCII characters, so no HTTP header can carry it',
+    );
+    expect(line).not.toMatch(/SECRET/);
+  });
+
+  it('OPENAI_API_KEY with a control character: one line, exit 2, the key never shown', async () => {
+    vi.stubEnv('OPENAI_API_KEY', 'sk-SECRET\u001b[2J');
+    try {
+      expect(await refusal(scorecard, server)).toBe(
+        'scorecard: OPENAI_API_KEY holds a key (***) that is not one line of visible ASCII characters, so no HTTP header can carry it',
+      );
+    } finally {
+      vi.unstubAllEnvs();
+    }
+  });
+});

@@ -36,6 +36,7 @@ import {
   type Values,
 } from './args';
 import { bucketsOf, caseParams, casesOption } from './cases';
+import { headerSafeKey } from './secrets';
 import { errorSummary, validateRunParams } from '../../src/contract/validation';
 import { readInputFile } from './input';
 import { serverScorecard, serverScorecardMarkdown, serverTarget, type ServerScorecardSpec } from './serverScorecard';
@@ -140,10 +141,14 @@ function parseServer(values: Values<typeof COMMANDS.scorecard>) {
     throw new UsageError('--server needs --model NAME and --cases FILE.jsonl');
   if (values.pair !== undefined || values.csv)
     throw new UsageError("--server scores the server's model: --pair and --csv do not apply");
-  const apiKey =
+  const rawKey =
     values['api-key-file'] === undefined
       ? (process.env.OPENAI_API_KEY ?? null)
       : readInputFile(values['api-key-file'], '--api-key-file', 64 * 1024).trim();
+  const apiKey =
+    rawKey === null || rawKey === ''
+      ? rawKey
+      : headerSafeKey(rawKey, values['api-key-file'] === undefined ? 'OPENAI_API_KEY' : '--api-key-file');
   const spec: ServerScorecardSpec = {
     target: serverTarget(values.server as string, apiKey === '' ? null : apiKey),
     cases: casesOption(values.cases, values.buckets, values['allow-absolute-paths']),
