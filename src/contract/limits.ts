@@ -146,10 +146,15 @@ export const SERVE_LIMITS = {
   completionLogprobs: 5,
 } as const;
 
-/** The simulator's run sizes (npm run sim --steps and --contexts; contexts are also at most V²). */
+/**
+ * The simulator's run sizes (npm run sim --steps and --contexts; contexts are also at most V²), and the time
+ * its exact, block-optimum and bound figures may take together: past it a figure is skipped, saying why
+ * (V = 12, K = 8, L = 2 took 95 s before, for figures a reader may not need).
+ */
 export const SIMULATION_LIMITS = {
   steps: 10_000_000,
   contexts: 1024,
+  exactSeconds: 5,
 } as const;
 
 /** bench:verify --grid: each entry's vocabulary (the largest bundled-grid V is 151,936), and entries in all; K and L as LIMITS. */

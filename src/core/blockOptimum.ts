@@ -43,30 +43,52 @@ interface Path {
   probability: number;
 }
 
-/** Every x ∈ V^length after the context with its joint probability under `row` (zero-probability ones left out). */
+/**
+ * Every x ∈ V^length after the context with its joint probability under `row` (zero-probability ones left
+ * out), or null as soon as there are more than `limit`: V^L paths are not listed to learn there are too many.
+ */
 function sequences(
   row: (prefix: readonly number[]) => Float64Array,
   V: number,
   context: readonly number[],
   length: number,
-): Path[] {
+  limit: number,
+): Path[] | null {
   const out: Path[] = [];
-  const walk = (tokens: number[], probability: number) => {
+  const walk = (tokens: number[], probability: number): boolean => {
     if (tokens.length === length) {
       out.push({ tokens: [...tokens], probability });
-      return;
+      return out.length <= limit;
     }
     const next = row([...context, ...tokens]);
     for (let x = 0; x < V; x++) {
       const p = probability * (next[x] as number);
       if (p <= 0) continue;
       tokens.push(x);
-      walk(tokens, p);
+      const more = walk(tokens, p);
       tokens.pop();
+      if (!more) return false;
     }
+    return true;
   };
-  walk([], 1);
-  return out;
+  return walk([], 1) ? out : null;
+}
+
+/** Multisets of size K over n draft paths: C(n + K − 1, K). */
+function multisetCount(n: number, K: number): number {
+  let count = 1;
+  for (let i = 1; i <= K; i++) count = (count * (n + i - 1)) / i;
+  return count;
+}
+
+/**
+ * The most draft paths a program within `columnBudget` can have: every multiset of K paths has at least
+ * L + 1 nodes (one draft's prefixes), each with V blocks.
+ */
+function pathLimit(V: number, K: number, L: number, columnBudget: number): number {
+  let n = 0;
+  while (multisetCount(n + 1, K) * (L + 1) * V <= columnBudget) n++;
+  return n;
 }
 
 /** Every multiset of size K over n items as non-decreasing index lists, with its multinomial probability. */
@@ -114,11 +136,8 @@ export function blockOptimumProgram(
   columnBudget = BLOCK_OPTIMUM_COLUMN_BUDGET,
 ): BlockOptimumProgram | null {
   const { V } = pair;
-  const drafts = sequences((prefix) => pair.draft(prefix), V, context, L);
-  // Every multiset has at least L + 1 nodes (one draft's prefixes), each with V blocks: stop before listing them.
-  let multisetCount = 1;
-  for (let i = 1; i <= K; i++) multisetCount = (multisetCount * (drafts.length + i - 1)) / i;
-  if (multisetCount * (L + 1) * V > columnBudget) return null;
+  const drafts = sequences((prefix) => pair.draft(prefix), V, context, L, pathLimit(V, K, L, columnBudget));
+  if (drafts === null) return null;
   const groups = multisets(drafts, K);
   const targetOf = new Map<string, number>();
   const targetJoint = (tokens: readonly number[]): number => {

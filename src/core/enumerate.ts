@@ -7,8 +7,14 @@ interface ChoicePoint {
 }
 
 export class EnumerationBudgetExceeded extends Error {
-  constructor(readonly maxRuns: number) {
-    super(`exact enumeration needs more than ${maxRuns} runs`);
+  /** `maxRuns` is the run budget; `outOfTime` says the time budget ran out first. */
+  constructor(
+    readonly maxRuns: number,
+    readonly outOfTime = false,
+  ) {
+    super(
+      outOfTime ? 'exact enumeration ran past its time budget' : `exact enumeration needs more than ${maxRuns} runs`,
+    );
   }
 }
 
@@ -16,17 +22,20 @@ export class EnumerationBudgetExceeded extends Error {
  * Runs `experiment` once per path through its random choices, each time with a source that replays the path
  * so far and takes the next unexplored branch, and reports every result with its exact probability.
  * Branches of probability zero are skipped, and every Bernoulli parameter is checked to lie in [0, 1].
- * The experiment must be deterministic given its choices.
+ * The experiment must be deterministic given its choices. Past `maxRuns` runs, or `deadline` (performance.now()
+ * milliseconds), it throws EnumerationBudgetExceeded.
  */
 export function enumerateOutcomes<T>(
   experiment: (source: RandomSource) => T,
   visit: (result: T, probability: number) => void,
   maxRuns = Infinity,
+  deadline = Infinity,
 ): number {
   const path: ChoicePoint[] = [];
   let runs = 0;
   for (;;) {
     if (++runs > maxRuns) throw new EnumerationBudgetExceeded(maxRuns);
+    if (runs % 256 === 0 && performance.now() > deadline) throw new EnumerationBudgetExceeded(maxRuns, true);
     let depth = 0;
     let probability = 1;
     const choose = (values: number[], probabilities: number[]): number => {

@@ -130,26 +130,42 @@ export function syntheticLogits(options: Omit<SyntheticPairOptions, 'temperature
     return values;
   };
   const independentWeight = Math.sqrt(1 - closeness * closeness);
+  // The draft's logits reuse the target's Gaussians: the last prefix's are kept, since a pair asks for both.
+  let lastHash = -1;
+  let lastTarget: Float64Array = new Float64Array(0);
+  const targetGaussians = (prefixHash: number): Float64Array => {
+    if (prefixHash !== lastHash) {
+      lastTarget = gaussians(prefixHash, 0);
+      lastHash = prefixHash;
+    }
+    return lastTarget;
+  };
   return {
     V,
-    target: (prefix) => gaussians(hashPrefix(prefix), 0).map((g) => g * logitScale),
+    target: (prefix) => targetGaussians(hashPrefix(prefix)).map((g) => g * logitScale),
     draft: (prefix) => {
       const own = gaussians(hashPrefix(prefix), 1);
-      return gaussians(hashPrefix(prefix), 0).map(
+      return targetGaussians(hashPrefix(prefix)).map(
         (g, x) => (closeness * g + independentWeight * (own[x] as number)) * logitScale,
       );
     },
   };
 }
 
+/** The most memory the synthetic pair's cached rows may hold. */
+const SYNTHETIC_CACHE_BYTES = 256 * 2 ** 20;
+
 /** The synthetic logits as probabilities at a temperature, cached per prefix. */
 export function syntheticPair(options: SyntheticPairOptions): ModelPair {
   const logits = syntheticLogits(options);
   const cache = new Map<string, { target: Float64Array; draft: Float64Array }>();
+  // Emptied when full: at V = 4096 a long run would otherwise keep every prefix's rows (64 KB each) for ever.
+  const cachedRows = Math.max(1024, Math.floor(SYNTHETIC_CACHE_BYTES / (16 * logits.V)));
   const rowsFor = (prefix: readonly number[]) => {
     const cacheKey = prefix.join(',');
     let rows = cache.get(cacheKey);
     if (!rows) {
+      if (cache.size >= cachedRows) cache.clear();
       rows = {
         target: logitsToProbs(logits.target(prefix), { temperature: options.temperature }),
         draft: logitsToProbs(logits.draft(prefix), { temperature: options.temperature }),

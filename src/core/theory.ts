@@ -26,6 +26,7 @@ export function exactOutcomeLaw(
   K: number,
   L: number,
   maxRuns = Infinity,
+  deadline = Infinity,
 ): ExactOutcomeLaw {
   const emitted = new Map<string, number>();
   let expectedAccepted = 0;
@@ -39,6 +40,7 @@ export function exactOutcomeLaw(
       totalProbability += probability;
     },
     maxRuns,
+    deadline,
   );
   return { emitted, expectedAccepted, totalProbability, runs };
 }

@@ -65,7 +65,7 @@ export class SpecEngine {
 
   /** Why this pair cannot draft from a head (shown where drafters are chosen), or null when it can. */
   get headUnavailable(): string | null {
-    return headUnavailable(this.pair.target.session, this.pair.head?.session ?? null);
+    return headUnavailable(this.pair.target.session, this.pair.head?.session ?? null, this.pair.headError ?? null);
   }
 
   get contextLength(): number {

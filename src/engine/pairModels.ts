@@ -47,10 +47,11 @@ export interface CachedPairOptions {
 export function headUnavailable(
   target: Pick<ModelSession, 'hasFeatures' | 'name'>,
   head: DraftHead | null,
+  headError: string | null = null,
 ): string | null {
   if (!target.hasFeatures)
     return `the target (${target.name}) has no features output, so no draft head can read its hidden state`;
-  if (!head) return 'no draft head is loaded beside this pair';
+  if (!head) return headError ?? 'no draft head is loaded beside this pair';
   return null;
 }
 

@@ -33,6 +33,19 @@ function counted<T>(value: T): T {
 
 const validators = new WeakMap<object, Validator>();
 
+/** How deeply arrays and objects nest in a parsed value, counted without recursion. */
+function nestingDepth(value: unknown): number {
+  let deepest = 0;
+  const pending: [unknown, number][] = [[value, 0]];
+  for (let next = pending.pop(); next; next = pending.pop()) {
+    const [node, depth] = next;
+    if (typeof node !== 'object' || node === null) continue;
+    deepest = Math.max(deepest, depth + 1);
+    for (const child of Object.values(node)) pending.push([child, depth + 1]);
+  }
+  return deepest;
+}
+
 /**
  * @cfworker/json-schema interprets the schema, with no eval: the validator the browser app uses. Each check
  * (the validator's first build included) has a budget of OUTPUT_CHECK_LIMITS.steps schema reads: a schema
@@ -51,6 +64,10 @@ export const interpretedValidator: SchemaValidator = (schema, value) => {
     const result = validator.validate(value);
     return result.valid ? null : result.errors.map((error) => `${error.instanceLocation}: ${error.error}`).join('; ');
   } catch (error) {
+    // The validator recurses once a level or more: a deeply nested output under a recursive schema (a hostile
+    // server's `[[[…]]]`) runs out of stack, which is caught here as the check's depth bound.
+    if (error instanceof RangeError && /call stack/i.test(error.message))
+      return `output check abandoned: the output nests ${nestingDepth(value)} levels deep, deeper than the check can follow, so the output is unchecked`;
     if (!(error instanceof CheckAbandoned)) throw error;
     const steps = OUTPUT_CHECK_LIMITS.steps.toLocaleString('en-US');
     return `output check abandoned after ${Math.round(performance.now() - started)} ms: checking this output against the schema took more than ${steps} steps (its $refs or combinators multiply the work), so the output is unchecked`;

@@ -5,7 +5,7 @@
 import { SCHEMA_LIMITS } from '../contract/limits';
 import { hasDroppedBounds } from './exactRules';
 import { SchemaError } from './schemaError';
-import { hasOwnKey } from '../contract/ownKeys';
+import { hasOwnKey, ownValue } from '../contract/ownKeys';
 import { RE2JS } from 're2js';
 
 export { SchemaError } from './schemaError';
@@ -23,12 +23,20 @@ const NUMERIC_BOUNDS = ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaxi
 /** `format` values xgrammar was measured to enforce; any other format is listed as unenforced. */
 const ENFORCED_FORMATS = new Set(['date-time', 'email']);
 
+/**
+ * JSON.parse's complaint without the text it quotes (`Unexpected token 'r', "root:x:0:0:"... is not valid
+ * JSON`): the text may be a file the user never meant to show, such as /etc/shadow named as a schema.
+ */
+export function jsonErrorReason(message: string): string {
+  return message.replace(/, ".*"(?:\.\.\.)? is not valid JSON$/s, ': not valid JSON');
+}
+
 /** Parses schema text, naming the line and column of a syntax error. */
 export function parseSchemaText(text: string): unknown {
   try {
     return JSON.parse(text);
   } catch (error) {
-    const message = (error as Error).message;
+    const message = jsonErrorReason((error as Error).message);
     const position = /position (\d+)/.exec(message);
     if (!position) throw new SchemaError(`the schema is not JSON: ${message}`);
     const offset = Number(position[1]);
@@ -142,13 +150,18 @@ export function measureSchema(schema: unknown): SchemaSize {
 
 const count = (n: number) => n.toLocaleString('en-US');
 
-/** The target of a local $ref ("#", "#/$defs/a"), or undefined for any other reference. */
+/** The target of a local $ref ("#", "#/$defs/a"), or undefined for any other reference or one that points at nothing. */
 function localTarget(root: unknown, ref: string): unknown {
   if (ref === '#') return root;
   if (!ref.startsWith('#/')) return undefined;
   let node: unknown = root;
   for (const part of ref.slice(2).split('/')) {
-    const key = decodeURIComponent(part).replaceAll('~1', '/').replaceAll('~0', '~');
+    let key: string;
+    try {
+      key = decodeURIComponent(part).replaceAll('~1', '/').replaceAll('~0', '~');
+    } catch {
+      return undefined; // a malformed %-escape names nothing
+    }
     if (typeof node !== 'object' || node === null || !Object.hasOwn(node, key)) return undefined;
     node = (node as Record<string, unknown>)[key];
   }
@@ -201,6 +214,159 @@ function checkExpansion(root: unknown): void {
   visit(root, 1);
 }
 
+/** Every schema object in the schema with the path it is first found at ("$.properties.a"), in the order found. */
+function schemaNodes(root: unknown): Map<object, string> {
+  const paths = new Map<object, string>();
+  const pending: [unknown, string][] = [[root, '$']];
+  for (let next = pending.pop(); next; next = pending.pop()) {
+    const [node, path] = next;
+    if (typeof node !== 'object' || node === null || Array.isArray(node) || paths.has(node)) continue;
+    paths.set(node, path);
+    const record = node as Record<string, unknown>;
+    for (const key of ['properties', '$defs', 'definitions', 'patternProperties'] as const) {
+      const group = record[key];
+      if (group && typeof group === 'object')
+        for (const [name, child] of Object.entries(group)) pending.push([child, `${path}.${key}.${name}`]);
+    }
+    for (const key of SINGLE_SUBSCHEMAS) pending.push([record[key], `${path}.${key}`]);
+    for (const key of ['anyOf', 'oneOf', 'allOf', 'prefixItems'] as const) {
+      const list = record[key];
+      if (Array.isArray(list)) list.forEach((child, i) => pending.push([child, `${path}.${key}[${i}]`]));
+    }
+  }
+  return paths;
+}
+
+/** Keywords that apply a sub-schema to the same value, not to a part of it: a loop through them alone never ends. */
+const IN_PLACE = ['allOf', 'anyOf', 'oneOf', 'not', 'if', 'then', 'else'] as const;
+
+/** The sub-schemas a node applies to its own value: its $ref's target and its combinators' branches. */
+function inPlaceParts(root: unknown, record: Record<string, unknown>): object[] {
+  const parts: unknown[] = typeof record.$ref === 'string' ? [localTarget(root, record.$ref)] : [];
+  for (const key of IN_PLACE) {
+    const value = record[key];
+    if (Array.isArray(value)) parts.push(...(value as unknown[]));
+    else if (value !== undefined) parts.push(value);
+  }
+  return parts.filter((part): part is object => typeof part === 'object' && part !== null && !Array.isArray(part));
+}
+
+/**
+ * Refuses a schema that validators and the grammar cannot finish with: a $ref that points at nothing (or
+ * outside the schema), and a loop of $refs and combinators that returns to a schema without reading into a
+ * property or an item (`{"$ref": "#"}`, a → b → a, `anyOf: [{"$ref": <itself>}, …]`), on which a validator
+ * recurses until the stack overflows and xgrammar builds a grammar that cannot finish. Runs after
+ * checkExpansion, which bounds how deep these walks go.
+ */
+function checkReferences(root: unknown, nodes: Map<object, string>): void {
+  for (const [node, path] of nodes) {
+    const ref = (node as Record<string, unknown>).$ref;
+    if (ref === undefined) continue;
+    const shown = JSON.stringify(typeof ref === 'string' ? ref.slice(0, 80) : ref);
+    if (typeof ref !== 'string' || (ref !== '#' && !ref.startsWith('#/')))
+      throw new SchemaError(
+        `${path}: $ref ${shown} is not a reference inside this schema ("#" or "#/…"), the only kind supported`,
+      );
+    if (localTarget(root, ref) === undefined)
+      throw new SchemaError(`${path}: $ref ${shown} points at nothing in the schema`);
+  }
+  const finished = new Set<object>();
+  const trail: object[] = [];
+  const visit = (node: object): void => {
+    if (finished.has(node)) return;
+    const at = trail.indexOf(node);
+    if (at >= 0) {
+      const loop = [...trail.slice(at), node].map((part) => nodes.get(part) ?? '?');
+      throw new SchemaError(
+        `the schema refers back to itself without reading into the value (${loop.join(' → ')}): checking any output against it would never end; a $ref to an enclosing schema must sit under properties or items`,
+      );
+    }
+    trail.push(node);
+    for (const part of inPlaceParts(root, node as Record<string, unknown>)) visit(part);
+    trail.pop();
+    finished.add(node);
+  };
+  for (const node of nodes.keys()) visit(node);
+}
+
+/**
+ * Whether a schema node can be met by some value the grammar can finish writing, given which nodes are known
+ * to be (`holds`): a required property, a minItems item, the $ref target, every allOf branch and one anyOf
+ * or oneOf branch must be. An over-estimate (a conflict between allOf branches is not seen), so only a schema
+ * that certainly allows no finished value is refused.
+ */
+function satisfiable(root: unknown, record: Record<string, unknown>, holds: (schema: unknown) => boolean): boolean {
+  if (typeof record.$ref === 'string' && !holds(localTarget(root, record.$ref))) return false;
+  if (Array.isArray(record.allOf) && !record.allOf.every(holds)) return false;
+  for (const key of ['anyOf', 'oneOf'] as const) {
+    const list = record[key];
+    if (Array.isArray(list) && list.length > 0 && !list.some(holds)) return false;
+  }
+  if (hasOwnKey(record, 'const') || Array.isArray(record.enum)) return true;
+  const types =
+    record.type === undefined ? [] : Array.isArray(record.type) ? (record.type as unknown[]) : [record.type];
+  if (types.length === 0) return true;
+  return types.some((type) => {
+    if (type === 'object') {
+      const properties = (
+        record.properties && typeof record.properties === 'object' ? record.properties : {}
+      ) as Record<string, unknown>;
+      const required: unknown[] = Array.isArray(record.required) ? record.required : [];
+      return required.every((name) => {
+        if (typeof name !== 'string') return true;
+        if (hasOwnKey(properties, name)) return holds(ownValue(properties, name));
+        return record.patternProperties !== undefined || holds(record.additionalProperties);
+      });
+    }
+    if (type === 'array') {
+      const prefix = Array.isArray(record.prefixItems) ? (record.prefixItems as unknown[]) : [];
+      const minItems = typeof record.minItems === 'number' && Number.isFinite(record.minItems) ? record.minItems : 0;
+      const items = Math.min(Math.max(0, Math.ceil(minItems)), prefix.length + 1);
+      for (let i = 0; i < items; i++) if (!holds(i < prefix.length ? prefix[i] : record.items)) return false;
+    }
+    return true;
+  });
+}
+
+/**
+ * Refuses a schema that reaches a part no finished value can meet (a required property that requires itself
+ * again, with no way out): the grammar would let the output start it and never let it end. Nodes are marked
+ * satisfiable from the leaves up until nothing changes; $defs nobody refers to are not reached.
+ */
+function checkFinishable(root: unknown, nodes: Map<object, string>): void {
+  const met = new Set<object>();
+  const holds = (schema: unknown) =>
+    schema === undefined ||
+    schema === true ||
+    (typeof schema === 'object' && schema !== null && (Array.isArray(schema) || met.has(schema)));
+  const order = [...nodes.keys()].reverse();
+  for (let changed = true; changed;) {
+    changed = false;
+    for (const node of order) {
+      if (!met.has(node) && satisfiable(root, node as Record<string, unknown>, holds)) {
+        met.add(node);
+        changed = true;
+      }
+    }
+  }
+  const reached = new Set<unknown>();
+  const pending: unknown[] = [root];
+  for (let node = pending.pop(); node !== undefined; node = pending.pop()) {
+    if (typeof node !== 'object' || node === null || Array.isArray(node) || reached.has(node)) continue;
+    reached.add(node);
+    if (!met.has(node))
+      throw new SchemaError(
+        `${nodes.get(node) ?? '$'} allows no value an output could finish: it needs (through required properties, minItems items, $refs, allOf, or every anyOf branch) a value that needs itself again, or one the schema forbids`,
+      );
+    // Reached through what the output can write, and $refs: a $defs entry counts only where it is referred to.
+    const record = { ...(node as Record<string, unknown>) };
+    delete record.$defs;
+    delete record.definitions;
+    for (const child of children(record)) pending.push(child);
+    if (typeof record.$ref === 'string') pending.push(localTarget(root, record.$ref));
+  }
+}
+
 /** Refuses what the grammar compiler or the validators cannot digest, naming the problem and the limit. */
 function checkDigestible(schema: unknown): void {
   if (typeof schema === 'boolean') {
@@ -232,6 +398,9 @@ function checkDigestible(schema: unknown): void {
     );
   }
   checkExpansion(schema);
+  const nodes = schemaNodes(schema);
+  checkReferences(schema, nodes);
+  checkFinishable(schema, nodes);
 }
 
 /**

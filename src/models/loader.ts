@@ -57,6 +57,8 @@ export interface ModelPairHandle {
   tokenizer: TextTokenizer;
   /** The draft head beside the pair (drafters `head`, `head+grammar`), where one was loaded: only for a target that exports `features`. */
   head?: LoadedHead | null;
+  /** Why the head beside the pair did not load (a damaged file): the pair works without it, its drafters say this. */
+  headError?: string | null;
 }
 
 /** The draft head's manifest (format speclab-head/1, written by tools/train/train_head.py): what the loader relies on. */
@@ -133,7 +135,20 @@ export async function loadHead(
       vocab: manifest.architecture.vocab_size,
     }),
   );
+  await timed('finite head', () => checkFiniteHead(session, manifest.architecture.width));
   return { name: manifest.name, manifest, session };
+}
+
+/** The head's first forward (zero features, token 0) must give finite logits, as the pair's models must. */
+async function checkFiniteHead(session: HeadSession, width: number): Promise<void> {
+  try {
+    const { logits } = await session.run(new Float32Array(width), [0], 1);
+    if (!logits.every(Number.isFinite))
+      throw new ModelLoadError("the draft head's logits are not finite: the model file is damaged");
+  } catch (error) {
+    await session.release();
+    throw error;
+  }
 }
 
 export const MODEL_FILE = 'onnx/model.onnx';
@@ -403,12 +418,19 @@ export async function loadPair(
   try {
     target = await openModel(await runtime, targetFiles, provider, events);
     checkSameTokenizer(draft.tokenizer, target.tokenizer, draft.name, target.name);
-    // The head only beside a target that exports features: elsewhere the head drafters are not offered.
-    const head =
-      readers.head && target.session.hasFeatures
-        ? await loadHead(await runtime, readers.head, provider, target, events)
-        : null;
-    return { draft, target, tokenizer: target.tokenizer, head };
+    // The head only beside a target that exports features: elsewhere the head drafters are not offered. A
+    // damaged head costs only the head drafters: the pair loads without it and they say why.
+    let head: LoadedHead | null = null;
+    let headError: string | null = null;
+    if (readers.head && target.session.hasFeatures) {
+      try {
+        head = await loadHead(await runtime, readers.head, provider, target, events);
+      } catch (error) {
+        if (!(error instanceof ModelLoadError)) throw error;
+        headError = `the draft head did not load: ${error.message}`;
+      }
+    }
+    return { draft, target, tokenizer: target.tokenizer, head, headError };
   } catch (error) {
     // A refused pair holds no sessions.
     await draft.session.release();

@@ -104,7 +104,9 @@ describe('every command has --help and refuses mistakes in one line', () => {
     expect(refusal(COMMANDS['models:eval'], ['--acceptance-records', '1.5'])).toBe(
       '--acceptance-records must be a whole number ≥ 0 up to 10000, got 1.5',
     );
-    expect(refusal(COMMANDS['import:vllm'], ['--interval', '0'])).toBe('--interval must be a number above 0, got 0');
+    expect(refusal(COMMANDS['import:vllm'], ['--interval', '0'])).toBe(
+      "--interval must be a number of seconds from 0.001 to 2147483.647 (what Node's timers hold), got 0",
+    );
     expect(refusal(COMMANDS['import:vllm'], ['a.prom', 'b.prom'])).toBe('unexpected argument "b.prom"; see --help');
     expect(parseCommand(COMMANDS.sim, ['--K', '3'])).toMatchObject({ values: { K: '3', V: '6', json: false } });
   });

@@ -64,4 +64,23 @@ describe('the block optimum', () => {
     expect(blockOptimum(solver, pair, [], 3, 2, 100)).toBeNull();
     expect(blockOptimumProgram(pair, [], 3, 2)?.columns).toBeGreaterThan(100);
   });
+
+  it.each([
+    { V: 4096, K: 8, L: 8 },
+    { V: 50, K: 8, L: 6 },
+    { V: 12, K: 8, L: 2 },
+  ])('checks its budget before listing V^L draft paths (V = $V, K = $K, L = $L hung `npm run sim`)', ({ V, K, L }) => {
+    const uniform = new Float64Array(V).fill(1 / V);
+    let rows = 0;
+    const pair = {
+      V,
+      target: () => uniform,
+      draft: () => {
+        if (++rows > 1000) throw new Error('listed more than 1000 rows of V^L draft paths');
+        return uniform;
+      },
+    };
+    expect(blockOptimum(solver, pair, [0, 0], K, L)).toBeNull();
+    expect(rows).toBeLessThanOrEqual(L + 1);
+  });
 });

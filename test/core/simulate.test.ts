@@ -44,6 +44,25 @@ describe('simulate', () => {
     expect(large.methods[0]?.exactBlockEfficiency).toBeNull();
     expect(large.methods[0]?.universalBound).toBeNull();
     expect(large.methods[0]?.blockEfficiency).toBeGreaterThanOrEqual(1);
+    expect(large.methods[0]?.skipped).toEqual({
+      exact: 'one draft alone has V^L = 64^4 paths, more than 500,000 runs',
+      blockOptimum: 'no LP solver was given',
+      universalBound: 'the prefix tree has more than 300,000 nodes per context',
+    });
+  });
+
+  it('skips the exact figures past their time budget, saying so, and keeps the simulation (V = 12, K = 8, L = 2 took 95 s)', () => {
+    const small = { ...DEFAULT_SIMULATION, V: 4, K: 2, L: 2, steps: 8000, contexts: 2, seed: 9 };
+    const spent = simulate(small, null, { exactBudgetMs: 0 });
+    for (const [i, m] of spent.methods.entries()) {
+      expect(m.exactBlockEfficiency).toBeNull();
+      expect(m.universalBound).toBeNull();
+      expect(m.skipped.exact).toBe('not started: the 0 s budget for exact figures was spent');
+      expect(m.skipped.universalBound).toBe('not started: the 0 s budget for exact figures was spent');
+      expect(m.blockEfficiency).toBe(report.methods[i]?.blockEfficiency);
+    }
+    for (const m of report.methods)
+      expect(m.skipped).toEqual({ exact: null, blockOptimum: 'no LP solver was given', universalBound: null });
   });
 
   it.each([

@@ -196,6 +196,78 @@ describe('hostile schemas within the plain limits', () => {
   });
 });
 
+/** Issue 53's dead-end schemas: the 90-byte anyOf loop overflowed the output check's stack. */
+const DEAD_ENDS: [string, string, RegExp][] = [
+  [
+    'the 90-byte anyOf loop',
+    '{"$defs":{"x":{"anyOf":[{"$ref":"#/$defs/x"},{"type":"object"}]}},"$ref":"#/$defs/x"}',
+    /refers back to itself without reading into the value \(\$\.\$defs\.x → \$\.\$defs\.x\.anyOf\[0\] → \$\.\$defs\.x\)/,
+  ],
+  ['{"$ref":"#"}', '{"$ref":"#"}', /refers back to itself without reading into the value \(\$ → \$\)/],
+  [
+    'a → b → a',
+    '{"$defs":{"a":{"$ref":"#/$defs/b"},"b":{"allOf":[{"$ref":"#/$defs/a"}]}},"$ref":"#/$defs/a"}',
+    /\(\$\.\$defs\.a → \$\.\$defs\.b → \$\.\$defs\.b\.allOf\[0\] → \$\.\$defs\.a\)/,
+  ],
+  [
+    'a required property that requires itself',
+    '{"type":"object","properties":{"a":{"$ref":"#"}},"required":["a"]}',
+    /^\$ allows no value an output could finish/,
+  ],
+  [
+    'an optional property whose $defs entry requires itself',
+    '{"type":"object","properties":{"a":{"$ref":"#/$defs/n"}},"$defs":{"n":{"type":"array","items":{"$ref":"#/$defs/n"},"minItems":1}}}',
+    /^\$\.properties\.a allows no value an output could finish/,
+  ],
+  [
+    'a missing $ref',
+    '{"type":"object","properties":{"a":{"$ref":"#/$defs/y"}}}',
+    /^\$\.properties\.a: \$ref "#\/\$defs\/y" points at nothing in the schema$/,
+  ],
+  ['a malformed %-escape in a $ref', '{"type":"object","properties":{"a":{"$ref":"#/%E0"}}}', /points at nothing/],
+  [
+    'a $ref outside the schema',
+    '{"type":"object","properties":{"a":{"$ref":"https://example.com/s.json"}}}',
+    /is not a reference inside this schema/,
+  ],
+];
+
+describe('dead-end schemas, refused before decoding', () => {
+  it.each(DEAD_ENDS)('refuses %s in one line, naming where', (_, text, message) => {
+    let refusal: unknown;
+    try {
+      checkSchema(parseSchemaText(text));
+    } catch (error) {
+      refusal = error;
+    }
+    expect(refusal).toBeInstanceOf(SchemaError);
+    expect((refusal as Error).message).toMatch(message);
+    expect((refusal as Error).message).not.toContain('\n');
+  });
+
+  it('keeps recursion that reads into the value, and a way out of it', () => {
+    const tree =
+      '{"$defs":{"n":{"anyOf":[{"type":"string"},{"type":"array","items":{"$ref":"#/$defs/n"},"minItems":1}]}},"$ref":"#/$defs/n"}';
+    expect(checkSchema(parseSchemaText(tree))).toEqual([]);
+    expect(checkSchema({ type: 'object', properties: { a: { $ref: '#' } } })).toEqual([]);
+    expect(checkSchema({ type: 'array', items: { $ref: '#' } })).toEqual([]);
+  });
+
+  it("abandons the output check on an output nested past the validator's stack, saying so (a hostile server's [[[…]]])", () => {
+    const schema = {
+      $defs: { n: { anyOf: [{ type: 'null' }, { type: 'array', items: { $ref: '#/$defs/n' } }] } },
+      $ref: '#/$defs/n',
+    };
+    expect(checkSchema(schema)).toEqual([]);
+    expect(interpretedValidator(schema, JSON.parse('[[[null]]]'))).toBeNull();
+    const deep = JSON.parse(`${'['.repeat(100_000)}${']'.repeat(100_000)}`) as unknown;
+    expect(interpretedValidator(schema, deep)).toBe(
+      'output check abandoned: the output nests 100000 levels deep, deeper than the check can follow, so the output is unchecked',
+    );
+    expect(interpretedValidator(schema, JSON.parse('[[[null]]]'))).toBeNull();
+  });
+});
+
 describe('the shortest output a schema allows, a lower bound in bytes', () => {
   it.each([
     [

@@ -76,10 +76,11 @@ export function damagedCopy(
   writeFileSync(modelPath, bytes);
   const manifestPath = join(copy, 'manifest.json');
   const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as {
-    tokenizer: Record<string, unknown>;
+    tokenizer?: Record<string, unknown>;
     files: { path: string; bytes: number; sha256: string }[];
   };
-  Object.assign(manifest.tokenizer, tokenizer);
+  // A draft head's manifest has no tokenizer.
+  if (manifest.tokenizer) Object.assign(manifest.tokenizer, tokenizer);
   for (const file of manifest.files) {
     if (file.path !== 'onnx/model.onnx') continue;
     file.sha256 = createHash('sha256').update(bytes).digest('hex');

@@ -19,9 +19,18 @@ export class UsageError extends Error {
   override readonly name = 'UsageError';
 }
 
+/**
+ * The longest delay Node's timers hold, 2^31 − 1 ms (about 24.8 days): a longer one fires after 1 ms, so a
+ * `--timeout 3000000` would time out every request at once.
+ */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** A `seconds` option's value in milliseconds (checked by the shared parser: 1 ms to MAX_TIMER_MS). */
+export const secondsOption = (text: string): number => Math.round(Number(text) * 1000);
+
 /** What a string option must hold: checked before anything loads. */
 export type ValueKind =
-  'text' | 'file' | 'number' | 'positive-number' | 'integer' | 'count' | 'list' | readonly string[];
+  'text' | 'file' | 'number' | 'positive-number' | 'seconds' | 'integer' | 'count' | 'list' | readonly string[];
 
 export interface OptionSpec {
   readonly type: 'string' | 'boolean';
@@ -72,9 +81,11 @@ function placeholder(option: OptionSpec): string {
     ? 'FILE'
     : kind === 'list'
       ? 'a,b'
-      : kind === 'number' || kind === 'positive-number' || kind === 'integer' || kind === 'count'
-        ? 'N'
-        : 'TEXT';
+      : kind === 'seconds'
+        ? 'S'
+        : kind === 'number' || kind === 'positive-number' || kind === 'integer' || kind === 'count'
+          ? 'N'
+          : 'TEXT';
 }
 
 /** The --help text: usage, what it does, every option with its default, examples. */
@@ -127,6 +138,10 @@ function checkValue(name: string, kind: ValueKind, text: string, max = Number.MA
     return;
   }
   const value = numberOption(name, text);
+  if (kind === 'seconds' && !(value * 1000 >= 1 && value * 1000 <= MAX_TIMER_MS))
+    throw new UsageError(
+      `--${name} must be a number of seconds from 0.001 to ${MAX_TIMER_MS / 1000} (what Node's timers hold), got ${text}`,
+    );
   if (kind === 'positive-number' && !(value > 0))
     throw new UsageError(`--${name} must be a number above 0, got ${text}`);
   if (kind === 'integer') positiveInteger(name, text, max);

@@ -6,9 +6,10 @@
  * Schemas are untrusted input: each passes the same checks as `generate --schema` (src/grammar/schema.ts)
  * before anything is sent or loaded; a mistake names its line and is one line, exit 2 (tools/cli/args.ts).
  */
-import { dirname, isAbsolute, join } from 'node:path';
+import { realpathSync } from 'node:fs';
+import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import type { RunParams } from '../../src/contract/runParams';
-import { SchemaError, checkSchema, parseSchemaText } from '../../src/grammar/schema';
+import { SchemaError, checkSchema, jsonErrorReason, parseSchemaText } from '../../src/grammar/schema';
 import { UsageError } from './args';
 import { readInputFile } from './input';
 import { terminalSafe } from './terminalSafe';
@@ -29,8 +30,31 @@ export interface Case {
 
 const FIELDS = new Set(['bucket', 'prompt', 'schema', 'schema_file', 'trigger']);
 
+/**
+ * Where a case's schema_file lies: inside the case file's folder unless `allowAnywhere` (--allow-absolute-paths),
+ * so that a case file from elsewhere cannot make a tool read /etc/shadow. Symbolic links are followed first.
+ */
+function schemaFilePath(casePath: string, name: string, at: string, allowAnywhere: boolean): string {
+  const folder = dirname(casePath);
+  const path = resolve(folder, name);
+  if (allowAnywhere) return path;
+  const real = (file: string) => {
+    try {
+      return realpathSync(file);
+    } catch {
+      return file;
+    }
+  };
+  const inside = relative(real(folder), real(path));
+  if (isAbsolute(name) || inside === '' || inside === '..' || inside.startsWith(`..${sep}`) || isAbsolute(inside))
+    throw new UsageError(
+      `${at}: "schema_file" must name a file inside the case file's folder; give --allow-absolute-paths to read ${JSON.stringify(terminalSafe(name, { maxChars: 80 }))}`,
+    );
+  return path;
+}
+
 /** Reads and checks a case file; throws UsageError naming the line of the first mistake. */
-export function readCases(path: string): Case[] {
+export function readCases(path: string, allowAbsolutePaths = false): Case[] {
   const lines = readInputFile(path, '--cases').split('\n');
   const cases: Case[] = [];
   for (const [index, raw] of lines.entries()) {
@@ -40,7 +64,7 @@ export function readCases(path: string): Case[] {
     try {
       entry = JSON.parse(raw);
     } catch (error) {
-      throw new UsageError(`${at}: not JSON (${(error as Error).message})`);
+      throw new UsageError(`${at}: not JSON (${jsonErrorReason((error as Error).message)})`);
     }
     if (entry === null || typeof entry !== 'object' || Array.isArray(entry))
       throw new UsageError(`${at}: each line must be a JSON object`);
@@ -63,7 +87,7 @@ export function readCases(path: string): Case[] {
       if (typeof record.schema_file !== 'string' || record.schema_file === '')
         throw new UsageError(`${at}: "schema_file" must be a file name`);
       schemaText = readInputFile(
-        isAbsolute(record.schema_file) ? record.schema_file : join(dirname(path), record.schema_file),
+        schemaFilePath(path, record.schema_file, at, allowAbsolutePaths),
         `${at}: schema_file`,
       );
     } else schemaText = JSON.stringify(record.schema);
@@ -104,8 +128,8 @@ export function caseParams(params: RunParams, item: Case): RunParams {
 }
 
 /** The case file, sliced to --buckets when given (a bucket the file lacks is a mistake). */
-export function casesOption(path: string, buckets: string | undefined): Case[] {
-  const cases = readCases(path);
+export function casesOption(path: string, buckets: string | undefined, allowAbsolutePaths = false): Case[] {
+  const cases = readCases(path, allowAbsolutePaths);
   if (buckets === undefined) return cases;
   const wanted = buckets.split(',').map((name) => name.trim());
   const missing = wanted.find((name) => !cases.some((item) => item.bucket === name));

@@ -13,6 +13,13 @@ import { DEFAULT_RACE_TOKEN_BUDGET, DEFAULT_SAMPLE_TOKEN_BUDGET } from '../../sr
 import { CLI_LIMITS, MAX_DRAFT_LENGTH, SIMULATION_LIMITS } from '../../src/contract/limits';
 import { METHOD_IDS } from '../../src/core/verify/registry';
 
+/** With --cases: a case file's schema_file may name a file outside the case file's folder. */
+const ALLOW_ABSOLUTE_PATHS = {
+  type: 'boolean',
+  description:
+    "with --cases: let schema_file name an absolute path or one outside the case file's folder (by default a case file reads only beside itself)",
+} as const;
+
 const PAIR = {
   type: 'string',
   placeholder: 'DRAFT,TARGET',
@@ -92,6 +99,7 @@ export const COMMANDS = {
         description:
           'decode every case of a case file (one JSON object a line: bucket, prompt, schema or schema_file, optional trigger) with one --method; each output line (or JSON object) names its bucket and line',
       },
+      'allow-absolute-paths': ALLOW_ABSOLUTE_PATHS,
       buckets: { type: 'string', value: 'list', description: 'with --cases: only the cases of these buckets' },
       prompt: { type: 'string', description: 'the prompt (required without --preset; \\n for new lines)' },
       method: {
@@ -569,6 +577,7 @@ export const COMMANDS = {
         description:
           'sweep every case of a case file (bucket, prompt, schema or schema_file, optional trigger) instead of --preset, one sweep per case',
       },
+      'allow-absolute-paths': ALLOW_ABSOLUTE_PATHS,
       buckets: { type: 'string', value: 'list', description: 'with --cases: only the cases of these buckets' },
       json: {
         type: 'boolean',
@@ -653,6 +662,7 @@ export const COMMANDS = {
         description:
           'score the cases of a case file instead of --presets, one JSON object a line: bucket, prompt, schema or schema_file, optional trigger (examples/cases.jsonl); a schema-on and a schema-off row per case, grouped by bucket, named by bucket and case_line',
       },
+      'allow-absolute-paths': ALLOW_ABSOLUTE_PATHS,
       buckets: { type: 'string', value: 'list', description: 'with --cases: only the cases of these buckets' },
       concurrency: {
         type: 'string',
@@ -663,7 +673,7 @@ export const COMMANDS = {
       },
       timeout: {
         type: 'string',
-        value: 'positive-number',
+        value: 'seconds',
         default: '120',
         placeholder: 'S',
         description: 'with --server: seconds a request may take before it counts as a timeout',
@@ -758,7 +768,7 @@ export const COMMANDS = {
       },
       interval: {
         type: 'string',
-        value: 'positive-number',
+        value: 'seconds',
         default: '5',
         placeholder: 'S',
         description: 'seconds between scrapes with --url',

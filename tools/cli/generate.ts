@@ -16,7 +16,7 @@
  */
 import { setupNodeEngine } from '../nodeEngine';
 import { errorSummary, validateRunParams } from '../../src/contract/validation';
-import type { DrafterId } from '../../src/core/draftLaw';
+import { usesHead, type DrafterId } from '../../src/core/draftLaw';
 import { counterFields, type StepCounts } from '../../src/core/metrics';
 import { intervalJson, type RaceEntry } from '../../src/contract/bench';
 import { VERDICT_TEXT } from '../../src/core/verdict';
@@ -64,7 +64,8 @@ function parse(values: Values<typeof COMMANDS.generate>): {
   if (!methods.every((method) => DECODE_METHODS.includes(method)))
     throw new UsageError(`--method must be one of ${DECODE_METHODS.join(', ')} or all`);
   if (values.buckets !== undefined && values.cases === undefined) throw new UsageError('--buckets goes with --cases');
-  const cases = values.cases === undefined ? null : casesOption(values.cases, values.buckets);
+  const cases =
+    values.cases === undefined ? null : casesOption(values.cases, values.buckets, values['allow-absolute-paths']);
   if (cases !== null && (methods.length > 1 || values.prompt !== undefined || values.trigger !== undefined))
     throw new UsageError(
       '--cases takes each prompt, schema and trigger from the file, with one --method (not all), so no --prompt or --trigger',
@@ -248,6 +249,9 @@ async function generate(values: Values<typeof COMMANDS.generate>): Promise<numbe
   if (setup.verifierReason) console.error(`generate: verifying on the CPU twin: ${setup.verifierReason}`);
   const { engine } = setup;
   try {
+    // A damaged head costs only the head drafters (the pair loads without it): asking for one is a mistake.
+    if (params.drafter !== undefined && usesHead(params.drafter) && engine.headUnavailable !== null)
+      throw new UsageError(`--drafter ${params.drafter}: ${engine.headUnavailable}`);
     if (cases !== null) {
       for (const item of cases) {
         const steps: StepCounts[] = [];

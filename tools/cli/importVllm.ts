@@ -26,7 +26,7 @@ import {
   type ScrapeReading,
   type SuppliedEntry,
 } from '../../src/core/vllmMetrics';
-import { UsageError, runCommand, type Parsed } from './args';
+import { UsageError, runCommand, secondsOption, type Parsed } from './args';
 import { readInputFile } from './input';
 import { terminalSafe } from './terminalSafe';
 import { COMMANDS } from './commands';
@@ -78,7 +78,7 @@ function parse({ values, positionals }: Parsed<(typeof COMMANDS)['import:vllm']>
       );
     source = {
       url,
-      intervalMs: Number(values.interval) * 1000,
+      intervalMs: secondsOption(values.interval),
       count: values.count === undefined ? null : Number(values.count),
     };
   } else

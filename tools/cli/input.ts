@@ -58,7 +58,10 @@ export function readInputFile(
         );
       chunks.push(Buffer.from(buffer.subarray(0, read)));
     }
-    return Buffer.concat(chunks).toString('utf8');
+    // A byte-order mark (Windows editors write one) is not part of the text.
+    return Buffer.concat(chunks)
+      .toString('utf8')
+      .replace(/^\uFEFF/, '');
   } finally {
     closeSync(fd);
   }

@@ -33,9 +33,11 @@ import {
   presetOption,
   rangeChecked,
   runCommand,
+  secondsOption,
   type Values,
 } from './args';
 import { bucketsOf, caseParams, casesOption } from './cases';
+import { headerSafeKey } from './secrets';
 import { errorSummary, validateRunParams } from '../../src/contract/validation';
 import { readInputFile } from './input';
 import { serverScorecard, serverScorecardMarkdown, serverTarget, type ServerScorecardSpec } from './serverScorecard';
@@ -75,7 +77,10 @@ function parse(values: Values<typeof COMMANDS.scorecard>): {
   if (values.json && values.csv) throw new UsageError('give --json or --csv, not both');
   return {
     spec,
-    cases: values.cases === undefined ? null : scorecardCases(values.cases, values.buckets, spec),
+    cases:
+      values.cases === undefined
+        ? null
+        : scorecardCases(values.cases, values.buckets, spec, values['allow-absolute-paths']),
     json: values.json,
     csv: values.csv,
     failOnInvalid: values['fail-on-invalid'],
@@ -87,8 +92,13 @@ function parse(values: Values<typeof COMMANDS.scorecard>): {
  * --cases [--buckets]: the file's cases grouped by bucket (in the order the buckets first appear), each with its run
  * checked like any other, before a model loads.
  */
-function scorecardCases(path: string, buckets: string | undefined, spec: ScorecardSpec): ScorecardCase[] {
-  const cases = casesOption(path, buckets);
+function scorecardCases(
+  path: string,
+  buckets: string | undefined,
+  spec: ScorecardSpec,
+  allowAbsolutePaths: boolean,
+): ScorecardCase[] {
+  const cases = casesOption(path, buckets, allowAbsolutePaths);
   return bucketsOf(cases)
     .flatMap((bucket) => cases.filter((item) => item.bucket === bucket))
     .map((item) => {
@@ -135,20 +145,24 @@ function parseServer(values: Values<typeof COMMANDS.scorecard>) {
     throw new UsageError('--server needs --model NAME and --cases FILE.jsonl');
   if (values.pair !== undefined || values.csv)
     throw new UsageError("--server scores the server's model: --pair and --csv do not apply");
-  const apiKey =
+  const rawKey =
     values['api-key-file'] === undefined
       ? (process.env.OPENAI_API_KEY ?? null)
       : readInputFile(values['api-key-file'], '--api-key-file', 64 * 1024).trim();
+  const apiKey =
+    rawKey === null || rawKey === ''
+      ? rawKey
+      : headerSafeKey(rawKey, values['api-key-file'] === undefined ? 'OPENAI_API_KEY' : '--api-key-file');
   const spec: ServerScorecardSpec = {
     target: serverTarget(values.server as string, apiKey === '' ? null : apiKey),
-    cases: casesOption(values.cases, values.buckets),
+    cases: casesOption(values.cases, values.buckets, values['allow-absolute-paths']),
     concurrency: positiveInteger('concurrency', values.concurrency),
     settings: {
       model: values.model,
       temperature: limitedOption('temperature', 'temperature', values.temperature),
       seed: limitedOption('seed', 'seed', values.seed),
       maxTokens: limitedOption('maxTokens', 'max-tokens', values['max-tokens']),
-      timeoutMs: Number(values.timeout) * 1000,
+      timeoutMs: secondsOption(values.timeout as string),
       endpoint: values.endpoint === 'completions' ? 'completions' : 'chat',
     },
   };

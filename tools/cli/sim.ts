@@ -72,14 +72,31 @@ function printTable(report: SimulationReport): void {
     format(m.conditionalAcceptance),
   ]);
   printColumns(header, rows);
+  const skipped = skippedCells(report);
+  if (skipped.length > 0) console.log(`\n— where a figure was skipped:\n${skipped.join('\n')}\n`);
   console.log(
     'block efficiency = mean emitted tokens per step (accepted + 1 correction/bonus) = 1 + A/steps; ' +
-      'exact and bound average over the contexts; — means the instance is too large to enumerate.\n' +
+      'exact and bound average over the contexts; — means the figure was skipped (why is listed above).\n' +
       'optimum (L=1) = 1 + α*, the best any lossless verifier of that many i.i.d. drafts accepts at one position ' +
       '(equal to optimal-tree at L = 1; per position, so block methods may pass it at L > 1).\n' +
       'block optimum = the best E[emitted tokens per step] any lossless verifier of that many i.i.d. drafts reaches (a linear ' +
       'program, HiGHS; — where it is too large: V^L·K small only); gap = block optimum − exact (or − the empirical figure).',
   );
+}
+
+/** One line per skipped figure and reason, methods with the same reason named together. */
+function skippedCells(report: SimulationReport): string[] {
+  const names = { exact: 'exact', blockOptimum: 'block optimum', universalBound: 'universal bound' } as const;
+  const lines: string[] = [];
+  for (const figure of ['exact', 'blockOptimum', 'universalBound'] as const) {
+    const byReason = new Map<string, string[]>();
+    for (const m of report.methods) {
+      const reason = m.skipped[figure];
+      if (reason !== null) byReason.set(reason, [...(byReason.get(reason) ?? []), m.method]);
+    }
+    for (const [reason, methods] of byReason) lines.push(`  ${names[figure]} (${methods.join(', ')}): ${reason}`);
+  }
+  return lines;
 }
 
 function printColumns(header: string[], rows: string[][]): void {
@@ -156,7 +173,7 @@ if (wantsPaperTable) {
   // simulate() checks the ranges (RangeError) before it runs a step.
   const report = checkOrExit(COMMANDS.sim, () => {
     try {
-      return simulate(options, solver);
+      return simulate(options, solver, { onProgress: (line) => console.error(line) });
     } catch (error) {
       if (error instanceof RangeError) throw new UsageError(error.message);
       throw error;

@@ -71,7 +71,7 @@ function parse(values: Values<typeof COMMANDS.sweep>): {
   const cases =
     values.cases === undefined
       ? null
-      : casesOption(values.cases, values.buckets).map((item) => {
+      : casesOption(values.cases, values.buckets, values['allow-absolute-paths']).map((item) => {
           const checked = validateRunParams(caseParams(base, item));
           if (!checked.ok) throw new UsageError(`--cases line ${item.line}: ${errorSummary(checked.errors)}`);
           return { item, spec: { ...spec, base: checked.params } };
