@@ -3,19 +3,13 @@ import type { ReactNode } from 'react';
 import { Bar, BarChart, Legend } from 'recharts';
 import type { Spread } from '../core/fairTiming';
 import { derivedRatios, eligible, type Counters, type SourceCounts } from '../core/metrics';
-import type { DraftSource } from '../core/draftLaw';
+import { FREE_SOURCES, type FreeSource } from '../core/draftLaw';
 import { chartAxes, PLOT } from './chartParts';
 import { PALETTE } from './palette';
 import { download } from './download';
 import { fixed, percent } from './format';
-import { DISTINCT_ACCEPTANCE_NOTE, SOURCE_MARKS } from './howItWorksText';
+import { DISTINCT_ACCEPTANCE_NOTE, FREE_SOURCE_WORDS, SOURCE_MARKS } from './howItWorksText';
 
-/** The sources that draft without calling the draft model, in words. */
-type FreeSource = Exclude<DraftSource, 'model' | 'head'>;
-const FREE_SOURCE_WORDS: Readonly<Record<FreeSource, string>> = {
-  grammar: 'forced by the schema',
-  lookup: 'looked up',
-};
 
 /** A median with its range, as read aloud: "12.3 [10.1–14.0]". */
 export function medianRange(spread: Spread, digits = 1, unit = ''): string {
@@ -87,7 +81,7 @@ function freeShares(count: SourceCount, bySource: Counters['bySource'], sources:
 export function countersEntries(counters: Counters): CounterEntry[] {
   const ratios = derivedRatios(counters);
   // Only the free sources that proposed tokens are shown beside R, I and A; with the draft model alone there are none.
-  const sources = (['grammar', 'lookup'] as const).filter((source) => counters.bySource[source].drafted > 0);
+  const sources = FREE_SOURCES.filter((source) => counters.bySource[source].drafted > 0);
   const shares = (count: SourceCount) => freeShares(count, counters.bySource, sources);
   const sourceNote =
     sources.length > 0

@@ -8,7 +8,7 @@ import { DRAFTER_IDS } from '../../src/core/draftLaw';
 
 /** Every --drafter's words: where drafts come from, and where the head drafters are offered. */
 const DRAFTER_HELP =
-  "where drafts come from: the draft model, plus the schema's forced text and/or the prompt's words; or head / head+grammar, the draft head reading the target's features (bundled pair only: a target without a features output does not offer them)";
+  "where drafts come from: the draft model, plus the schema's forced text, values copied from the prompt (copy: text-level, re-tokenized in place) and/or prompt lookup; copy alone drafts forced and copied text without a draft model; or head / head+grammar, the draft head reading the target's features (bundled pair only: a target without a features output does not offer them)";
 import { DEFAULT_SAMPLE_TOKEN_BUDGET } from '../../src/contract/bench';
 import { CLI_LIMITS, MAX_DRAFT_LENGTH, SIMULATION_LIMITS } from '../../src/contract/limits';
 import { METHOD_IDS } from '../../src/core/verify/registry';
