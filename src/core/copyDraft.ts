@@ -81,12 +81,17 @@ export function valueCursor(json: string): ValueCursor | null {
 const WORD_CHAR = /[\p{L}\p{N}]/u;
 const NUMBER_START = /^-?[0-9]/;
 
-/** Where a string value copied from running text ends: a comma, a colon, a semicolon, a quote, a bracket, a line's or a sentence's end. */
+/**
+ * Where a string value copied from running text ends: a comma, a colon, a semicolon, a quote, a bracket, a
+ * line's or a sentence's end; and a space where its first word holds a digit (a code or a date is one word:
+ * "X-100 cables", "2026-03-14 drew").
+ */
 function stringValueEnd(source: string, from: number): number {
+  const oneWord = /\d/.test(/^\S*/.exec(source.slice(from))?.[0] ?? '');
   let end = from;
   while (end < source.length && end - from < COPY_MAX_CHARS) {
     const char = source[end] as string;
-    if (/[,;:"\n()[\]{}]/.test(char)) break;
+    if (/[,;:"\n()[\]{}]/.test(char) || (oneWord && /\s/.test(char))) break;
     if (char === '.' && !/[\p{L}\p{N}]/u.test(source[end + 1] ?? '')) break;
     end++;
   }
