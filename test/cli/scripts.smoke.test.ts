@@ -40,6 +40,7 @@ const NOT_RUN: Record<string, string> = {
   test: 'the suite itself',
   'models:build': 'trains the models with PyTorch for hours',
   'docs:screenshot': 'reruns two browser test files the suite runs anyway',
+  format: 'rewrites files in place; npm run checks runs the same Prettier with --check',
 };
 
 type Check = RegExp | ((stdout: string) => void);
