@@ -148,7 +148,9 @@ function valueForKey(prompt: string, cursor: ValueCursor): string | null {
       if (!WORD_CHAR.test(before) && !WORD_CHAR.test(after)) found.push(at);
     }
     if (found.length !== 1) continue;
-    const separator = /^\s*(?:[:=]|\bis\b)?\s*/.exec(prompt.slice((found[0] as number) + phrase.length)) as RegExpExecArray;
+    const separator = /^\s*(?:[:=]|\bis\b)?\s*/.exec(
+      prompt.slice((found[0] as number) + phrase.length),
+    ) as RegExpExecArray;
     const from = (found[0] as number) + phrase.length + separator[0].length;
     const end = cursor.kind === 'string' ? stringValueEnd(prompt, from) : numberValueEnd(prompt, from);
     if (end > from) return prompt.slice(from, end);

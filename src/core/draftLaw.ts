@@ -74,7 +74,7 @@ export const DRAFTER_INFO: Readonly<Record<DrafterId, { label: string; descripti
   },
   'model+grammar+copy': {
     label: 'Model + schema + copy',
-    description: "Schema-forced tokens first, then values copied from the prompt, then the draft model; all lossless.",
+    description: 'Schema-forced tokens first, then values copied from the prompt, then the draft model; all lossless.',
   },
 };
 

@@ -64,7 +64,7 @@ const copyDetokenize = (tokens: readonly number[]) => tokens.map((token) => COPY
 function copyTokenize(V: number): (text: string) => number[] {
   return (text) => {
     const ids: number[] = [];
-    for (let at = 0; at < text.length; ) {
+    for (let at = 0; at < text.length;) {
       const id = V > 2 && text.startsWith('ab', at) ? 2 : COPY_TEXTS.indexOf(text[at] as string);
       if (id < 0) throw new Error(`no token spells ${text.slice(at)}`);
       ids.push(id);

@@ -270,7 +270,15 @@ describe('the schema’s forced text keeps the decode loop lossless (whole outpu
   const schemaLaw = () => maskedTargetLaw(pair, grammar, [JSON_STOP]);
 
   const schemaCounts = (method: DecodeMethod, drafter: DrafterId) =>
-    schemaOutputCounts({ pair, grammar, schema: SCHEMA, prompt: [JSON_STOP], method, drafter, samples: SCHEMA_SAMPLES });
+    schemaOutputCounts({
+      pair,
+      grammar,
+      schema: SCHEMA,
+      prompt: [JSON_STOP],
+      method,
+      drafter,
+      samples: SCHEMA_SAMPLES,
+    });
 
   it('the masked target spells the forced text more than one way, so appending its tokens outright would not be lossless', () => {
     let spelledOtherwise = 0;

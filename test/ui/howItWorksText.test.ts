@@ -72,8 +72,12 @@ describe('the sentences that teach', () => {
     const text = all('drafts');
     expect(text).toContain('so matching token ids misses it. The copy drafter matches text');
     expect(text).toContain('the first such place, so every draft picks the same one');
-    expect(text).toContain('tokenizes it again where it stands, so the tokens are the ones the target itself would write');
-    expect(text).toContain('Why copying is lossless: the copied span is a function of the prompt and the tokens so far');
+    expect(text).toContain(
+      'tokenizes it again where it stands, so the tokens are the ones the target itself would write',
+    );
+    expect(text).toContain(
+      'Why copying is lossless: the copied span is a function of the prompt and the tokens so far',
+    );
     expect(text).toContain('kept with probability min(1, p(x)/1) = p(x)');
     expect(text).toContain('so the K drafts stay independent draws from one law');
   });

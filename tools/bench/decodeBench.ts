@@ -6,7 +6,14 @@
  * runs beside `ar`, and every speculative row's speedup is also stated over it. Runs the same in Node and in
  * a browser page.
  */
-import { addCounters, counterFields, derivedRatios, emptyCounters, type Counters } from '../../src/core/metrics';
+import {
+  addCounters,
+  counterFields,
+  derivedRatios,
+  emptyCounters,
+  sourceRatios,
+  type Counters,
+} from '../../src/core/metrics';
 import { snakeKeys } from '../cli/csv';
 import { fairSchedule, spreadOf, type Spread } from '../../src/core/fairTiming';
 import { bootstrapInterval, contains, type Interval } from '../../src/core/bootstrap';
@@ -56,6 +63,17 @@ export const HEAD_SPEEDUP_GOALS: readonly {
   { method: 'tokenwise', K: 1, L: 4, drafter: 'head+grammar', goal: 1.8, overJumpForward: 1.25 },
   { method: 'spectr-gbv', K: 3, L: 4, drafter: 'head+grammar', goal: 1.4, overJumpForward: 1.0 },
 ];
+
+/** Issue 49's goals, the same figures, for the drafters that copy the prompt's values. */
+export const COPY_SPEEDUP_GOALS: typeof HEAD_SPEEDUP_GOALS = (['model+grammar+copy', 'copy'] as const).flatMap(
+  (drafter) => [
+    { method: 'tokenwise', K: 1, L: 4, drafter, goal: 1.8, overJumpForward: 1.25 },
+    { method: 'spectr-gbv', K: 3, L: 4, drafter, goal: 1.4, overJumpForward: 1.0 },
+  ],
+);
+
+/** Issue 49's goal for the copied tokens themselves: A/D of the copy source on every preset that copies values. */
+export const COPY_ACCEPTANCE_GOAL = 0.8;
 
 export interface DecodeRow extends BenchConfig {
   preset: string;
@@ -517,12 +535,13 @@ export function formatGoals(summaries: readonly PresetSummary[]): string | null 
         return `${head}, not met: the interval lies below the goal; the ceiling here (${ceiling.toFixed(2)}×) allows it, but at ${stepInArTokens.toFixed(2)} ar tokens a step it needs ${needed.toFixed(2)} tokens a step and the drafts gave ${blockEfficiency.toFixed(2)}.${againstJump}`;
       }),
   );
-  const headLines = HEAD_SPEEDUP_GOALS.flatMap(({ method, K, L, drafter, goal, overJumpForward }) =>
-    summaries
-      .filter(
-        (summary) => summary.method === method && summary.K === K && summary.L === L && summary.drafter === drafter,
-      )
-      .map((summary) => headGoalLine(summary, goal, overJumpForward)),
+  const headLines = [...HEAD_SPEEDUP_GOALS, ...COPY_SPEEDUP_GOALS].flatMap(
+    ({ method, K, L, drafter, goal, overJumpForward }) =>
+      summaries
+        .filter(
+          (summary) => summary.method === method && summary.K === K && summary.L === L && summary.drafter === drafter,
+        )
+        .map((summary) => headGoalLine(summary, goal, overJumpForward)),
   );
   const all = [...lines, ...headLines];
   return all.length === 0
@@ -587,10 +606,67 @@ function headGoalLine(summary: PresetSummary, goal: number, overJumpGoal: number
   return `${start}: ${overAr}; ${overJump}.`;
 }
 
-/** The summary paragraphs under a section's table: the baselines, the speculative rows, the goals. */
+/**
+ * The copy goal, per configuration that copied: the copy source's A/D on each preset where it copied, met
+ * only where every one reaches COPY_ACCEPTANCE_GOAL. Null where no row copied.
+ */
+export function copyAcceptanceLines(rows: readonly DecodeRow[]): string | null {
+  const copying = rows.filter((row) => row.counters.bySource.copy.drafted > 0);
+  const configs = [...new Set(copying.map((row) => `${configLabel(row)} K = ${row.K}, L = ${row.L}`))];
+  if (configs.length === 0) return null;
+  const lines = configs.map((config) => {
+    const per = copying
+      .filter((row) => `${configLabel(row)} K = ${row.K}, L = ${row.L}` === config)
+      .map((row) => {
+        const { drafted, invalidated, accepted } = row.counters.bySource.copy;
+        return { preset: row.preset, ratio: accepted / Math.max(1, drafted - invalidated) };
+      });
+    const below = per.filter(({ ratio }) => ratio < COPY_ACCEPTANCE_GOAL);
+    const figures = per.map(({ preset, ratio }) => `${preset} ${ratio.toFixed(2)}`).join(', ');
+    return `- ${config}, goal A/D ≥ ${COPY_ACCEPTANCE_GOAL.toFixed(2)} on copied tokens on every preset that copies: ${figures}; ${below.length === 0 ? 'met' : `not met on ${below.map(({ preset }) => preset).join(', ')}`}.`;
+  });
+  return [
+    `**Copied tokens** (A/D of the copy source, one round's counters, per preset where it copied)`,
+    '',
+    ...lines,
+  ].join('\n');
+}
+
+export const SOURCE_TABLE_HEADER = [
+  '| preset | method | K | L | source | drafted | invalidated | accepted | A/D | accepted tokens a step |',
+  '|---|---|---|---|---|---|---|---|---|---|',
+].join('\n');
+
+/** Per speculative row, each source that drafted: why a source pays (its A/D) and what it adds to a step (A_source / steps). */
+export function sourceMarkdown(rows: readonly DecodeRow[]): string | null {
+  const lines = rows
+    .filter((row) => !isBaseline(row.method))
+    .flatMap((row) =>
+      sourceRatios(row.counters).map(({ source, conditionalAcceptance, tokensPerStep }) => {
+        const { drafted, invalidated, accepted } = row.counters.bySource[source];
+        return `| ${row.preset} | ${configLabel(row)} | ${row.K} | ${row.L} | ${source} | ${drafted} | ${invalidated} | ${accepted} | ${cell(conditionalAcceptance)} | ${cell(tokensPerStep)} |`;
+      }),
+    );
+  return lines.length === 0
+    ? null
+    : [
+        "**By source** (one round's counters: A/D per source, and its accepted tokens a step, which sum over sources to A/steps)",
+        '',
+        SOURCE_TABLE_HEADER,
+        ...lines,
+      ].join('\n');
+}
+
+/** The summary paragraphs under a section's table: the baselines, the speculative rows, the goals, the sources. */
 export function summaryMarkdown(rows: readonly DecodeRow[]): string {
   const summaries = summaryOverPresets(rows);
-  return [jumpForwardSummary(rows), formatSummary(summaries), formatGoals(summaries)]
+  return [
+    jumpForwardSummary(rows),
+    formatSummary(summaries),
+    formatGoals(summaries),
+    copyAcceptanceLines(rows),
+    sourceMarkdown(rows),
+  ]
     .filter((part): part is string => part !== null)
     .join('\n\n');
 }

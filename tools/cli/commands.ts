@@ -413,11 +413,20 @@ export const COMMANDS = {
         value: [...DRAFTER_IDS],
         description: 'one drafter: the same as --drafters with one name',
       },
+      threads: {
+        type: 'string',
+        value: 'integer',
+        max: CLI_LIMITS.threads,
+        default: '1',
+        description:
+          "onnxruntime-web's wasm threads in Node, stated in the report; ar and ar+jump-forward run under the same (run once with 1 and once with this machine's cores to report both)",
+      },
       csv: { type: 'boolean', description: 'also write <out>.csv' },
       pair: PAIR,
     },
     examples: [
       'npm run bench -- --node-only --grid 3x4 --rounds 3',
+      'npm run bench -- --node-only --methods tokenwise,spectr-gbv --grid 1x4,3x4 --drafters model+grammar,head+grammar,model+grammar+copy,copy --threads 2',
       'npm run bench -- --provider webgpu --verifier gpu',
       'npm run bench -- --node-only --methods tokenwise,spectr-gbv --grid 1x4,3x4 --drafters model+grammar,head+grammar',
     ],
