@@ -214,7 +214,7 @@ scope.addEventListener('fetch', (event) => {
   const networkFirst = !PRECACHED.has(key) || NETWORK_FIRST.some((folder) => key.startsWith(folder));
   const later = (work: Promise<unknown>) => event.waitUntil(work.catch(() => undefined));
   const response = networkFirst ? fromNetworkFirst(request, key, later) : fromCacheFirst(request, key, later);
-  event.respondWith(request.mode === 'navigate' ? response.then(crossOriginIsolated) : response);
+  event.respondWith(request.mode === 'navigate' ? response.then(withCrossOriginIsolation) : response);
 });
 
 /**
@@ -222,7 +222,7 @@ scope.addEventListener('fetch', (event) => {
  * host sent none (a static host without public/_headers): onnxruntime-web's threaded wasm needs
  * SharedArrayBuffer, so the page can use every core from the second visit on.
  */
-function crossOriginIsolated(response: Response): Response {
+function withCrossOriginIsolation(response: Response): Response {
   if (response.type === 'opaqueredirect' || response.headers.has('cross-origin-embedder-policy')) return response;
   const headers = new Headers(response.headers);
   headers.set('Cross-Origin-Opener-Policy', 'same-origin');

@@ -100,7 +100,7 @@ async function command(spec: CommandSpec): Promise<string[]> {
   const args = await Promise.all(
     (spec.smoke ?? []).map(async (arg) => (arg === '{dist}' ? sharedBuild() : arg.replace('{tmp}', tmp))),
   );
-  return spec.viaVite ? ['tools/run-in-vite.ts', spec.entry, ...args] : [spec.entry, ...args];
+  return spec.viaVite ? ['tools/cli/runInVite.ts', spec.entry, ...args] : [spec.entry, ...args];
 }
 
 describe('every npm script runs', () => {
