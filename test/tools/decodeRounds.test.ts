@@ -234,6 +234,7 @@ describe("the decode bench's summary over presets", () => {
     expect(stoppingTerm(1.4, 4, 4, 2, 3)).toMatch(
       /^head cost stops it: drafting costs 2\.00 tokens a step; .* 1\.50×$/,
     );
+    expect(stoppingTerm(1.4, 4, 4, 2, 3, 'copying')).toMatch(/^copying cost stops it: /);
     expect(stoppingTerm(1.8, 4, 4, 2, 3)).toMatch(
       /^acceptance stops it: at 4\.00 tokens a step it needs 7\.20 tokens a step and the drafts gave 3\.00/,
     );
@@ -311,6 +312,8 @@ describe('the bench by source, and the copy goal', () => {
     // A preset that copied nothing is not judged; no copying at all, no lines.
     expect(copyAcceptanceLines([copyRow('person', 5, 4), copyRow('sentiment', 0, 0)])).toMatch(/person 0\.80; met\.$/);
     expect(copyAcceptanceLines([row('person', 'tokenwise', 1, 4, [1.5], 2)])).toBeNull();
+    // With K drafts, D counts a shared copy K times: those rows are not judged.
+    expect(copyAcceptanceLines([{ ...copyRow('person', 5, 4), K: 3, method: 'spectr-gbv' }])).toBeNull();
   });
 });
 

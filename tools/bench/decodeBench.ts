@@ -20,7 +20,7 @@ import { bootstrapInterval, contains, type Interval } from '../../src/core/boots
 import { MIN_SAMPLES_FOR_VERDICT, VERDICT_TEXT, compareRatios, verdictOf } from '../../src/core/verdict';
 import { intervalJson } from '../../src/contract/bench';
 import { METHOD_IDS, draftsUsed, type MethodId } from '../../src/core/verify';
-import type { DrafterId } from '../../src/core/draftLaw';
+import { samplesNothing, usesHead, type DrafterId } from '../../src/core/draftLaw';
 import type { ScoringPlan, StepRecord, StepTimings } from '../../src/contract/stepRecord';
 import {
   addScoringTotals,
@@ -556,15 +556,23 @@ export function formatGoals(summaries: readonly PresetSummary[]): string | null 
 /**
  * Which term stops a speedup goal at a step that costs `step` baseline tokens, `undrafted` of them outside
  * drafting, for `tokens` tokens a step: the target positions where even every draft accepted with drafting
- * free falls short; the head's (or draft model's) cost where hiding drafting would meet it; else acceptance.
+ * free falls short; `drafting`'s cost (the head's, the draft model's, copying's) where hiding drafting would
+ * meet it; else acceptance.
  */
-export function stoppingTerm(goal: number, L: number, step: number, undrafted: number, tokens: number): string {
-  const drafting = step - undrafted;
+export function stoppingTerm(
+  goal: number,
+  L: number,
+  step: number,
+  undrafted: number,
+  tokens: number,
+  drafting = 'head',
+): string {
+  const draftingTokens = step - undrafted;
   if ((L + 1) / undrafted < goal) {
     return `target positions stop it: the step without drafting costs ${undrafted.toFixed(2)} tokens (the target's positions, masks, verification), so even every draft accepted with free drafting gives ${((L + 1) / undrafted).toFixed(2)}×`;
   }
   if (tokens / undrafted >= goal)
-    return `head cost stops it: drafting costs ${drafting.toFixed(2)} tokens a step; without it the drafts' ${tokens.toFixed(2)} tokens a step would give ${(tokens / undrafted).toFixed(2)}×`;
+    return `${drafting} cost stops it: drafting costs ${draftingTokens.toFixed(2)} tokens a step; without it the drafts' ${tokens.toFixed(2)} tokens a step would give ${(tokens / undrafted).toFixed(2)}×`;
   return `acceptance stops it: at ${step.toFixed(2)} tokens a step it needs ${(goal * step).toFixed(2)} tokens a step and the drafts gave ${tokens.toFixed(2)} (with drafting free, ${(goal * undrafted).toFixed(2)})`;
 }
 
@@ -580,6 +588,8 @@ function headGoalLine(summary: PresetSummary, goal: number, overJumpGoal: number
     blockEfficiency,
     overJumpForward,
   } = summary;
+  // What drafting costs in this configuration: the head's forwards, copying's matching and tokenizing, or the draft model's.
+  const drafting = usesHead(summary.drafter) ? 'head' : samplesNothing(summary.drafter) ? 'copying' : 'draft-model';
   const start = `- ${configLabel(summary)} K = ${K}, L = ${L}, goals ${goal.toFixed(2)}× over ar and ${overJumpGoal.toFixed(2)}× over ar+jump-forward`;
   // Over ar, the shared verdict rule over rounds (as formatGoals); the term that stops it only for a verdict below the goal.
   const comparison = summary.roundMedians.length === 0 ? null : compareRatios(summary.roundMedians, goal);
@@ -594,7 +604,7 @@ function headGoalLine(summary: PresetSummary, goal: number, overJumpGoal: number
           ? `${figure}, within noise of the goal`
           : stepInArTokens === null || undraftedInArTokens === null || blockEfficiency === null
             ? `${figure}, not met (no step after the first to price)`
-            : `${figure}, not met: ${stoppingTerm(goal, L, stepInArTokens, undraftedInArTokens, blockEfficiency)} (in ar tokens)`;
+            : `${figure}, not met: ${stoppingTerm(goal, L, stepInArTokens, undraftedInArTokens, blockEfficiency, drafting)} (in ar tokens)`;
   const overJump =
     speedupOverJumpForward === null
       ? 'ar+jump-forward did not run'
@@ -602,16 +612,17 @@ function headGoalLine(summary: PresetSummary, goal: number, overJumpGoal: number
         ? `${speedupOverJumpForward.toFixed(2)}× over ar+jump-forward (median over presets; no per-round verdict), at or above the goal`
         : overJumpForward === null || blockEfficiency === null
           ? `${speedupOverJumpForward.toFixed(2)}× over ar+jump-forward (median over presets), below the goal (no step after the first to price)`
-          : `${speedupOverJumpForward.toFixed(2)}× over ar+jump-forward (median over presets), below the goal: ${stoppingTerm(overJumpGoal, L, overJumpForward.stepInTokens, overJumpForward.undraftedInTokens, blockEfficiency)} (in ar+jump-forward tokens)`;
+          : `${speedupOverJumpForward.toFixed(2)}× over ar+jump-forward (median over presets), below the goal: ${stoppingTerm(overJumpGoal, L, overJumpForward.stepInTokens, overJumpForward.undraftedInTokens, blockEfficiency, drafting)} (in ar+jump-forward tokens)`;
   return `${start}: ${overAr}; ${overJump}.`;
 }
 
 /**
- * The copy goal, per configuration that copied: the copy source's A/D on each preset where it copied, met
- * only where every one reaches COPY_ACCEPTANCE_GOAL. Null where no row copied.
+ * The copy goal, per one-draft configuration that copied: the copy source's A/D on each preset where it
+ * copied, met only where every one reaches COPY_ACCEPTANCE_GOAL. Null where no such row copied.
  */
 export function copyAcceptanceLines(rows: readonly DecodeRow[]): string | null {
-  const copying = rows.filter((row) => row.counters.bySource.copy.drafted > 0);
+  // One draft only: with K drafts D counts a copied span once per draft that shares it, so A/D is at most about 1/K.
+  const copying = rows.filter((row) => row.K === 1 && row.counters.bySource.copy.drafted > 0);
   const configs = [...new Set(copying.map((row) => `${configLabel(row)} K = ${row.K}, L = ${row.L}`))];
   if (configs.length === 0) return null;
   const lines = configs.map((config) => {
@@ -626,7 +637,7 @@ export function copyAcceptanceLines(rows: readonly DecodeRow[]): string | null {
     return `- ${config}, goal A/D ≥ ${COPY_ACCEPTANCE_GOAL.toFixed(2)} on copied tokens on every preset that copies: ${figures}; ${below.length === 0 ? 'met' : `not met on ${below.map(({ preset }) => preset).join(', ')}`}.`;
   });
   return [
-    `**Copied tokens** (A/D of the copy source, one round's counters, per preset where it copied)`,
+    `**Copied tokens** (A/D of the copy source with one draft, one round's counters, per preset where it copied)`,
     '',
     ...lines,
   ].join('\n');
