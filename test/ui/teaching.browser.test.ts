@@ -261,6 +261,32 @@ describe('the teaching layer, in the built app', () => {
     expect(problems).toEqual([]);
   });
 
+  it('marks the tokens copied from the prompt (▣) in the tree, with their legend entry, and each source’s A/D beside the counters', async () => {
+    // The order preset's prompt holds its values: "Order A-17" is what order_id points to.
+    await page.locator('#preset').selectOption('order');
+    await page.locator('#drafter').selectOption('model+grammar+copy');
+    await oneStep(page, 'spectr-gbv', 3, 4);
+    const tree = page.getByTestId('draft-tree');
+    for (let steps = 2; steps <= 12 && (await tree.locator('[data-source="copy"]').count()) === 0; steps++) {
+      await page.getByRole('button', { name: 'Step', exact: true }).click();
+      await page
+        .getByTestId('inspector')
+        .filter({ hasText: `Step ${steps} of ${steps}` })
+        .waitFor({ timeout: 60_000 });
+    }
+    await expect(tree.locator('[data-source="copy"]').count()).resolves.toBeGreaterThan(0);
+    await expect(tree.locator('[data-source="copy"] text').first().textContent()).resolves.toMatch(/^▣ /);
+    await expect(page.getByTestId('source-legend').textContent()).resolves.toContain(
+      '▣ copied from the prompt, re-tokenized in place: q = 1, kept with probability p(x)',
+    );
+    await tree.screenshot({ path: `${SCREENSHOTS}/teaching-tree-copy-1280x720.png` });
+    const bySource = (await page.getByTestId('counters').locator('[data-counter="by-source"]').textContent()) ?? '';
+    expect(bySource).toMatch(/◆ schema \d+\.\d% · \d\.\d\d a step; ▣ copy \d+\.\d% · \d\.\d\d/);
+    await page.locator('section.counters').screenshot({ path: `${SCREENSHOTS}/teaching-counters-copy-1280x720.png` });
+    await page.locator('#drafter').selectOption('model+grammar');
+    expect(problems).toEqual([]);
+  });
+
   it('marks the draft head’s tokens (▲) in the tree, with their legend entry', async () => {
     await page.locator('#preset').selectOption('order');
     await page.locator('#drafter').selectOption('head+grammar');
