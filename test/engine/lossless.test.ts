@@ -156,6 +156,22 @@ async function maskedTargetLaw(
   return law;
 }
 
+/** The schema compiled over the raw vocabulary before a block's tests, and the masked target's law after `prompt`. */
+function schemaFixture(schema: object, pair: LogitPair, prompt: readonly number[]) {
+  const fixture = {} as { grammar: CompiledSchema; law: Map<string, number> };
+  let engine: GrammarEngine;
+  beforeAll(async () => {
+    engine = await GrammarEngine.create({ tokens: JSON_VOCAB, vocabType: 'raw', stopTokenIds: [JSON_STOP] });
+    fixture.grammar = await engine.compile(JSON.stringify(schema));
+    fixture.law = await maskedTargetLaw(pair, fixture.grammar, prompt);
+  });
+  afterAll(() => {
+    fixture.grammar.dispose();
+    engine.dispose();
+  });
+  return fixture;
+}
+
 /** Whole outputs of the real decode() under a schema, over seeds 1..samples, and the tokens each source drafted. */
 async function schemaOutputCounts(run: {
   pair: LogitPair;
@@ -253,26 +269,12 @@ describe('the schema’s forced text keeps the decode loop lossless (whole outpu
   };
   const SCHEMA_SAMPLES = 500;
   const pair = syntheticLogits({ V: JSON_VOCAB.length, seed: 5, closeness: 0.5, logitScale: 1.5 });
-  let engine: GrammarEngine;
-  let grammar: CompiledSchema;
-  let law: Map<string, number>;
-  beforeAll(async () => {
-    engine = await GrammarEngine.create({ tokens: JSON_VOCAB, vocabType: 'raw', stopTokenIds: [JSON_STOP] });
-    grammar = await engine.compile(JSON.stringify(SCHEMA));
-    law = await schemaLaw();
-  });
-  afterAll(() => {
-    grammar.dispose();
-    engine.dispose();
-  });
-
-  /** Every output the masked target can write, to its stop token, with its probability. */
-  const schemaLaw = () => maskedTargetLaw(pair, grammar, [JSON_STOP]);
+  const fixture = schemaFixture(SCHEMA, pair, [JSON_STOP]);
 
   const schemaCounts = (method: DecodeMethod, drafter: DrafterId) =>
     schemaOutputCounts({
       pair,
-      grammar,
+      grammar: fixture.grammar,
       schema: SCHEMA,
       prompt: [JSON_STOP],
       method,
@@ -282,14 +284,14 @@ describe('the schema’s forced text keeps the decode loop lossless (whole outpu
 
   it('the masked target spells the forced text more than one way, so appending its tokens outright would not be lossless', () => {
     let spelledOtherwise = 0;
-    for (const [key, probability] of law) {
+    for (const [key, probability] of fixture.law) {
       const tokens = key
         .split(',')
         .map(Number)
         .filter((token) => token !== JSON_STOP);
       if (tokenizeJson(decodeJson(tokens)).join(',') !== tokens.join(',')) spelledOtherwise += probability;
     }
-    expect(Math.abs([...law.values()].reduce((sum, p) => sum + p, 0) - 1)).toBeLessThan(1e-12);
+    expect(Math.abs([...fixture.law.values()].reduce((sum, p) => sum + p, 0) - 1)).toBeLessThan(1e-12);
     expect(spelledOtherwise).toBeGreaterThan(0.2);
   });
 
@@ -298,8 +300,8 @@ describe('the schema’s forced text keeps the decode loop lossless (whole outpu
     ['ar+jump-forward', 'model'],
     ['spectr-gbv', 'model+grammar'],
   ] as const)('%s (%s) writes each output with the masked target’s probability', async (method, drafter) => {
-    expect(law.size).toBeGreaterThanOrEqual(24);
-    const { statistic, df } = outputChiSquare(law, await schemaCounts(method, drafter), SCHEMA_SAMPLES);
+    expect(fixture.law.size).toBeGreaterThanOrEqual(24);
+    const { statistic, df } = outputChiSquare(fixture.law, await schemaCounts(method, drafter), SCHEMA_SAMPLES);
     expect(df).toBeGreaterThan(10);
     expect(statistic).toBeLessThan(chiSquareThreshold(df));
   });
@@ -320,23 +322,12 @@ describe('copying from the prompt keeps the decode loop lossless (whole outputs,
   const COPY_SAMPLES = 500;
   const pair = syntheticLogits({ V: JSON_VOCAB.length, seed: 8, closeness: 0.5, logitScale: 1.5 });
   const prompt = tokenizeJson(PROMPT_TEXT);
-  let engine: GrammarEngine;
-  let grammar: CompiledSchema;
-  let law: Map<string, number>;
-  beforeAll(async () => {
-    engine = await GrammarEngine.create({ tokens: JSON_VOCAB, vocabType: 'raw', stopTokenIds: [JSON_STOP] });
-    grammar = await engine.compile(JSON.stringify(SCHEMA));
-    law = await maskedTargetLaw(pair, grammar, prompt);
-  });
-  afterAll(() => {
-    grammar.dispose();
-    engine.dispose();
-  });
+  const fixture = schemaFixture(SCHEMA, pair, prompt);
 
   const counts = (method: DecodeMethod, drafter: DrafterId, verifier?: StepVerifier) =>
     schemaOutputCounts({
       pair,
-      grammar,
+      grammar: fixture.grammar,
       schema: SCHEMA,
       prompt,
       method,
@@ -355,14 +346,18 @@ describe('copying from the prompt keeps the decode loop lossless (whole outputs,
       // Not vacuous: copies were drafted, and some kept, some not.
       expect(copied.accepted).toBeGreaterThan(COPY_SAMPLES / 4);
       expect(copied.drafted).toBeGreaterThan(copied.accepted);
-      const { statistic, df } = outputChiSquare(law, observed, COPY_SAMPLES);
+      const { statistic, df } = outputChiSquare(fixture.law, observed, COPY_SAMPLES);
       expect(df).toBeGreaterThan(10);
       expect(statistic).toBeLessThan(chiSquareThreshold(df));
     });
   });
 
   it('the same test rejects copies appended without verification (a verifier that accepts every draft token)', async () => {
-    const { statistic, df } = outputChiSquare(law, await counts('tokenwise', 'copy', acceptEverything), COPY_SAMPLES);
+    const { statistic, df } = outputChiSquare(
+      fixture.law,
+      await counts('tokenwise', 'copy', acceptEverything),
+      COPY_SAMPLES,
+    );
     expect(statistic).toBeGreaterThan(chiSquareThreshold(df));
   });
 });
