@@ -213,5 +213,19 @@ scope.addEventListener('fetch', (event) => {
   const key = request.mode === 'navigate' ? pageKey(url) : (request.url.split('#')[0] ?? request.url);
   const networkFirst = !PRECACHED.has(key) || NETWORK_FIRST.some((folder) => key.startsWith(folder));
   const later = (work: Promise<unknown>) => event.waitUntil(work.catch(() => undefined));
-  event.respondWith(networkFirst ? fromNetworkFirst(request, key, later) : fromCacheFirst(request, key, later));
+  const response = networkFirst ? fromNetworkFirst(request, key, later) : fromCacheFirst(request, key, later);
+  event.respondWith(request.mode === 'navigate' ? response.then(withCrossOriginIsolation) : response);
 });
+
+/**
+ * A page with the cross-origin isolation headers the dev server and preview send (vite.config.ts), where its
+ * host sent none (a static host without public/_headers): onnxruntime-web's threaded wasm needs
+ * SharedArrayBuffer, so the page can use every core from the second visit on.
+ */
+function withCrossOriginIsolation(response: Response): Response {
+  if (response.type === 'opaqueredirect' || response.headers.has('cross-origin-embedder-policy')) return response;
+  const headers = new Headers(response.headers);
+  headers.set('Cross-Origin-Opener-Policy', 'same-origin');
+  headers.set('Cross-Origin-Embedder-Policy', 'require-corp');
+  return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
+}

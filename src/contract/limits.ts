@@ -108,6 +108,8 @@ export const CLI_LIMITS = {
   seeds: 100,
   /** Timed rounds per preset (--rounds of bench:gpu). */
   rounds: 100,
+  /** onnxruntime-web's wasm threads (--threads of bench): one per core of the largest machine we expect. */
+  threads: 256,
   /** Untimed warm-up runs or rounds before the timed ones (--warm-up of bench:gpu, bench:ui and bench:load). */
   warmUp: 10,
   /** Tokens a sample or a round runs to (--token-budget of bench, sweep and scorecard). */

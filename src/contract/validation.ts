@@ -3,7 +3,7 @@
  * from limits.ts. Every check returns messages by field and never throws: a caller shows them next to the
  * field (form, link), prints them (CLI) or sends them back (worker).
  */
-import { DRAFTER_IDS, DRAFT_SOURCES, isDrafterId, type DrafterId } from '../core/draftLaw';
+import { DRAFTER_IDS, DRAFT_SOURCES, isDrafterId, type DraftSource, type DrafterId } from '../core/draftLaw';
 import { LIMITS, type LimitedParam, type NumericLimit } from './limits';
 import { DECODE_METHODS, type DecodeMethod, type DraftingMode, type RunParams } from './runParams';
 
@@ -132,6 +132,8 @@ const isCount = (value: unknown): value is number => typeof value === 'number' &
 const isCountList = (value: unknown, length?: number): boolean =>
   Array.isArray(value) && (length === undefined || value.length === length) && value.every(isCount);
 const VERDICT_KINDS = ['valid', 'invalid', 'truncated', 'dead-end'];
+/** Draft sources added after reports were first stored: a stored report may lack them (it drafted none). */
+export const LATER_SOURCES: readonly DraftSource[] = ['head', 'copy'];
 
 /**
  * What is wrong with a run report read back from storage (the history in IndexedDB), or null when every
@@ -160,7 +162,7 @@ export function checkRunReport(value: unknown): string | null {
     return 'the accepted-length histogram does not match L';
   // The comparison reads the counts per draft source (a record without them passed here once and threw in the panel).
   const bySource = counters.bySource;
-  // 'head' may be absent: a report stored before the head drafters existed (the history reads it as zeros).
+  // 'head' and 'copy' may be absent: a report stored before those drafters existed (the history reads them as zeros).
   const sourceCounted = (source: string) =>
     isRecord(bySource) &&
     isRecord(bySource[source]) &&
@@ -169,7 +171,9 @@ export function checkRunReport(value: unknown): string | null {
     );
   if (!(
     isRecord(bySource) &&
-    DRAFT_SOURCES.every((source) => sourceCounted(source) || (source === 'head' && bySource.head === undefined))
+    DRAFT_SOURCES.every(
+      (source) => sourceCounted(source) || (LATER_SOURCES.includes(source) && bySource[source] === undefined),
+    )
   )) {
     return 'the counters by draft source are missing';
   }

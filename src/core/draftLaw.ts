@@ -4,7 +4,7 @@
  * A deterministic drafter is a draft with a point-mass law: where it proposes token t after a prefix, the
  * draft row there is q = one-hot(t), so the verifiers' own rules apply unchanged (t is kept with probability
  * min(1, p(t)/1) = p(t), and the residual is max(0, p − q)). The draft law of a step is one autoregressive
- * law: after each prefix, the first source that proposes a token gives the row (grammar, then lookup), and
+ * law: after each prefix, the first source that proposes a token gives the row (grammar, copy, lookup), and
  * the draft model gives it otherwise. Every source is a pure function of the prefix (context and the
  * draft's tokens so far), so K drafts drawn from this law are i.i.d., as the multi-draft methods require:
  * deterministic spans are shared by every draft that reaches them, model tokens are sampled independently.
@@ -13,8 +13,11 @@
 import type { ModelPair } from './modelPair';
 
 /** Where a draft token came from: the draft model, the draft head (src/engine/pairModels.ts), or a free source. */
-export type DraftSource = 'model' | 'head' | 'grammar' | 'lookup';
-export const DRAFT_SOURCES: readonly DraftSource[] = ['model', 'head', 'grammar', 'lookup'];
+export type DraftSource = 'model' | 'head' | 'grammar' | 'copy' | 'lookup';
+export const DRAFT_SOURCES: readonly DraftSource[] = ['model', 'head', 'grammar', 'copy', 'lookup'];
+/** The sources that propose one token with q = 1, in the order a drafter asks them. */
+export const FREE_SOURCES = ['grammar', 'copy', 'lookup'] as const;
+export type FreeSource = (typeof FREE_SOURCES)[number];
 
 /**
  * The drafters a run may choose: the draft model alone, or with the free sources in front of it; or the
@@ -27,6 +30,9 @@ export const DRAFTER_IDS = [
   'model+grammar+lookup',
   'head',
   'head+grammar',
+  'copy',
+  'model+copy',
+  'model+grammar+copy',
 ] as const;
 export type DrafterId = (typeof DRAFTER_IDS)[number];
 
@@ -56,11 +62,33 @@ export const DRAFTER_INFO: Readonly<Record<DrafterId, { label: string; descripti
     label: 'Head + schema',
     description: 'Where the schema forces the next token, it is drafted with q = 1; elsewhere the draft head drafts.',
   },
+  copy: {
+    label: 'Schema + copy (no draft model)',
+    description:
+      "The schema's forced text and values copied from the prompt, with q = 1; where neither proposes, the target writes one token.",
+  },
+  'model+copy': {
+    label: 'Model + copy',
+    description:
+      "Inside a JSON value, the rest of the prompt's matching text, re-tokenized in place, is drafted with q = 1; elsewhere the draft model.",
+  },
+  'model+grammar+copy': {
+    label: 'Model + schema + copy',
+    description: 'Schema-forced tokens first, then values copied from the prompt, then the draft model; all lossless.',
+  },
 };
 
 /** Drafters that draw from the draft head: offered only where the target exports `features` and a head is loaded. */
 export function usesHead(drafter: DrafterId): boolean {
   return drafter.startsWith('head');
+}
+
+/**
+ * Drafters that sample from no model (`copy`): a step drafts only what the free sources propose, as far as
+ * they go (src/engine/decode.ts), and where they propose nothing the target writes one token, as `ar` does.
+ */
+export function samplesNothing(drafter: DrafterId): boolean {
+  return drafter === 'copy';
 }
 
 /** The source a drafter's sampled (not free) tokens are counted under. */
@@ -72,9 +100,13 @@ export function isDrafterId(value: unknown): value is DrafterId {
   return typeof value === 'string' && (DRAFTER_IDS as readonly string[]).includes(value);
 }
 
-/** Which deterministic sources a drafter puts in front of the draft model. */
-export function drafterSources(drafter: DrafterId): { grammar: boolean; lookup: boolean } {
-  return { grammar: drafter.includes('grammar'), lookup: drafter.includes('lookup') };
+/** Which deterministic sources a drafter puts in front of the draft model (`copy` alone takes the schema's too). */
+export function drafterSources(drafter: DrafterId): Record<FreeSource, boolean> {
+  return {
+    grammar: drafter.includes('grammar') || samplesNothing(drafter),
+    copy: drafter.includes('copy'),
+    lookup: drafter.includes('lookup'),
+  };
 }
 
 /** Prompt lookup's n-gram range (vLLM's ngram speculator): the longest suffix of 3 tokens down to 1. */
@@ -111,6 +143,40 @@ export function pointMass(V: number, token: number): Float64Array {
 /** A deterministic drafter: the token it proposes after a prefix, or null to pass. */
 export type Proposer = (prefix: readonly number[]) => number | null;
 
+/**
+ * A proposer of spans (the copy drafter's): at the step's first position, and wherever the draft left the span
+ * it was following or came to its end, `spanAt(prefix)` gives the tokens to propose from there (none: pass);
+ * a draft that follows a span is proposed its next token. `start` is the prefix length where the step began.
+ * A pure function of the prefix, so every draft that reaches a prefix is proposed the same token; `spanAt` is
+ * asked once per prefix (it may tokenize).
+ */
+export function spanProposer(start: number, spanAt: (prefix: readonly number[]) => readonly number[]): Proposer {
+  const spans = new Map<string, readonly number[]>();
+  const spanAfter = (prefix: readonly number[]) => {
+    const key = prefix.slice(start).join(',');
+    let span = spans.get(key);
+    if (span === undefined) {
+      span = spanAt(prefix);
+      spans.set(key, span);
+    }
+    return span;
+  };
+  return (prefix) => {
+    let span: readonly number[] = [];
+    let from = start;
+    for (let i = start; ; i++) {
+      if (i - from >= span.length) {
+        span = spanAfter(prefix.slice(0, i));
+        from = i;
+      }
+      const proposal = span[i - from];
+      if (i === prefix.length) return proposal ?? null;
+      // The draft left the span: the next position reads a new one.
+      if (prefix[i] !== proposal) span = [];
+    }
+  };
+}
+
 export interface SourcedPair extends ModelPair {
   /** The source of the draft row after `prefix`. */
   source(prefix: readonly number[]): DraftSource;
@@ -122,10 +188,10 @@ export interface SourcedPair extends ModelPair {
  */
 export function composeDraftLaw(
   pair: ModelPair,
-  proposers: Readonly<Partial<Record<'grammar' | 'lookup', Proposer>>>,
+  proposers: Readonly<Partial<Record<FreeSource, Proposer>>>,
   sampled: 'model' | 'head' = 'model',
 ): SourcedPair {
-  const ordered = (['grammar', 'lookup'] as const).flatMap((source) => {
+  const ordered = FREE_SOURCES.flatMap((source) => {
     const proposer = proposers[source];
     return proposer ? [{ source, proposer }] : [];
   });

@@ -17,12 +17,11 @@ export interface SourceCounts {
 }
 export type BySource = Readonly<Record<DraftSource, SourceCounts>>;
 
-export const emptyBySource = (): BySource => ({
-  model: { drafted: 0, invalidated: 0, accepted: 0 },
-  head: { drafted: 0, invalidated: 0, accepted: 0 },
-  grammar: { drafted: 0, invalidated: 0, accepted: 0 },
-  lookup: { drafted: 0, invalidated: 0, accepted: 0 },
-});
+export const emptyBySource = (): BySource =>
+  Object.fromEntries(DRAFT_SOURCES.map((source) => [source, { drafted: 0, invalidated: 0, accepted: 0 }])) as Record<
+    DraftSource,
+    SourceCounts
+  >;
 
 function addBySource(a: BySource, b: BySource): BySource {
   const sum = (source: DraftSource): SourceCounts => ({
@@ -30,7 +29,7 @@ function addBySource(a: BySource, b: BySource): BySource {
     invalidated: a[source].invalidated + b[source].invalidated,
     accepted: a[source].accepted + b[source].accepted,
   });
-  return { model: sum('model'), head: sum('head'), grammar: sum('grammar'), lookup: sum('lookup') };
+  return Object.fromEntries(DRAFT_SOURCES.map((source) => [source, sum(source)])) as Record<DraftSource, SourceCounts>;
 }
 
 /**
@@ -87,7 +86,7 @@ export interface Counters {
   readonly histogram: readonly number[];
   /** acceptedAtLeast[i] = steps that accepted i + 1 or more draft tokens, i = 0..L−1. */
   readonly acceptedAtLeast: readonly number[];
-  /** raw, invalidated and accepted by source: model, grammar (forced by the schema), lookup (the prompt's own words). */
+  /** raw, invalidated and accepted by source: model, head, grammar (forced by the schema), copy (a value copied from the prompt), lookup (the prompt's own tokens). */
   readonly bySource: BySource;
 }
 
@@ -219,6 +218,24 @@ export function derivedRatios(counters: Counters): DerivedRatios {
     meanAcceptanceLength: counters.steps === 0 ? null : 1 + counters.accepted / counters.steps,
     distinctConditionalAcceptance: ratio(counters.accepted, counters.distinctEligible),
   };
+}
+
+/**
+ * Why a source pays, per source that drafted: its A/D (accepted over its grammar-valid drafted tokens) and its
+ * accepted tokens a step (A_source / steps; over all sources they sum to A/steps, the mean acceptance length
+ * less the one token every step emits).
+ */
+export function sourceRatios(
+  counters: Counters,
+): { source: DraftSource; conditionalAcceptance: number | null; tokensPerStep: number | null }[] {
+  return DRAFT_SOURCES.filter((source) => counters.bySource[source].drafted > 0).map((source) => {
+    const { drafted, invalidated, accepted } = counters.bySource[source];
+    return {
+      source,
+      conditionalAcceptance: ratio(accepted, drafted - invalidated),
+      tokensPerStep: ratio(accepted, counters.steps),
+    };
+  });
 }
 
 /** Per-position acceptance: accepted_at_or_past_pos[i] / steps, for positions 1..L. */

@@ -6,6 +6,7 @@
  * Output may be free text until a trigger string (reasoning, then JSON); the grammar starts right after it.
  */
 import { emptyCounters, recordStep, type StepCounts } from '../core/metrics';
+import { samplesNothing } from '../core/draftLaw';
 import { createRng } from '../core/rng';
 import { logitsToProbs, sampleCategorical } from '../core/sampling';
 import { draftsUsed } from '../core/verify';
@@ -18,7 +19,7 @@ import type { DecodeEnding, DecodeResult, OutputVerdict } from '../contract/runR
 import { DECODE_METHODS, isBaseline, type DecodeMethod } from '../contract/runParams';
 import { zeroTimings, type StepRecord, type StepTimings } from '../contract/stepRecord';
 import { DRAFT_STREAM, cpuVerifier } from '../contract/stepVerifier';
-import { now, speculativeStep, targetTopOf, timed, type StepState } from './speculativeStep';
+import { FreeSources, now, speculativeStep, targetTopOf, timed, type StepState } from './speculativeStep';
 import type { DecodeOptions } from './decodeOptions';
 import { autoregressiveAnalysis } from './stepAnalyses';
 
@@ -80,6 +81,11 @@ export async function decode(
   /** Whether the token after `output` is constrained. */
   const constrainedAfter = (output: readonly number[]) =>
     matcher !== null && (trigger === undefined || detokenize(output).includes(trigger));
+  const jsonOf = (output: readonly number[]) => {
+    const text = detokenize(output);
+    return trigger === undefined ? text : text.slice(text.indexOf(trigger) + trigger.length);
+  };
+  const promptText = detokenize(options.prompt);
   const tokens: number[] = [];
   let counters = emptyCounters(L);
   const totals = zeroTimings();
@@ -99,13 +105,26 @@ export async function decode(
       const stepStart = now();
       const timings = zeroTimings();
       const context = [...options.prompt, ...tokens];
-      const state = { tokens, context, rng, verification, matcher, constrainedAfter, timings, index: steps };
+      const state = {
+        tokens,
+        context,
+        rng,
+        verification,
+        matcher,
+        constrainedAfter,
+        jsonOf,
+        promptText,
+        timings,
+        index: steps,
+      };
       const record =
         method === 'ar'
           ? await autoregressiveStep(models, options, state)
           : method === 'ar+jump-forward'
             ? await jumpForwardStep(models, options, state)
-            : await speculativeStep(models, { ...options, K }, state);
+            : samplesNothing(options.drafter ?? 'model')
+              ? await copyStep(models, { ...options, K }, state)
+              : await speculativeStep(models, { ...options, K }, state);
       // A step may emit past the token budget: what lies past it is not output, so a stop token there does not end the run.
       for (const { token } of record.emitted) {
         if (tokens.length === options.maxTokens) break;
@@ -230,6 +249,27 @@ async function jumpForwardStep(models: PairModels, options: DecodeOptions, state
     { ...options, method: 'tokenwise', K: 1, L: span, drafter: 'model+grammar', drafting: 'validate' },
     state,
   );
+}
+
+/**
+ * The `copy` drafter's step: the schema's forced text and the prompt's copied values, as far as they go (at most
+ * L tokens, and no more than the context holds), are the step's drafts with q = 1, verified by the run's
+ * method (its K drafts are the same span: one law, deterministic); where they propose nothing, an ar step. The
+ * draft model is never called.
+ */
+async function copyStep(models: PairModels, options: DecodeOptions, state: StepState): Promise<StepRecord> {
+  const room = Math.min(options.L, models.contextLength - state.context.length - 1);
+  const free = new FreeSources(options, state, 1);
+  const prefix = [...state.tokens];
+  while (prefix.length - state.tokens.length < room) {
+    const proposed = await free.propose(0, prefix.length - state.tokens.length, prefix);
+    if (!proposed) break;
+    prefix.push(proposed.token);
+    if (proposed.token === options.stopTokenId) break;
+  }
+  const span = prefix.length - state.tokens.length;
+  if (span === 0) return autoregressiveStep(models, options, state);
+  return speculativeStep(models, { ...options, L: span }, state);
 }
 
 /** How many tokens of the schema's forced text (canonically tokenized) follow the output, at most `limit`. */

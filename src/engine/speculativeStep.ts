@@ -11,7 +11,16 @@
 import { countBySource, countDraftTokens } from '../core/metrics';
 import type { createRng } from '../core/rng';
 import { logitsToProbs, maskWordCount, sampleCategorical, summarizeDistribution } from '../core/sampling';
-import { drafterSources, lookupProposal, sampledSource, type DraftSource } from '../core/draftLaw';
+import { copySpan } from '../core/copyDraft';
+import {
+  drafterSources,
+  lookupProposal,
+  sampledSource,
+  samplesNothing,
+  spanProposer,
+  type DraftSource,
+  type Proposer,
+} from '../core/draftLaw';
 import type { MethodId, VerifyOutcome } from '../core/verify';
 import type { EmittedToken, StepRecord, StepTimings } from '../contract/stepRecord';
 import { verifierForMethod, type StepVerifier, type VerifyInput } from '../contract/stepVerifier';
@@ -29,6 +38,10 @@ export interface StepState {
   verification: { verifier: StepVerifier; nextWord: number };
   matcher: SchemaMatcher | null;
   constrainedAfter: (output: readonly number[]) => boolean;
+  /** The constrained part of an output's text (after the trigger, if any): the JSON the copy drafter reads. */
+  jsonOf: (output: readonly number[]) => string;
+  /** The prompt's text, which the copy drafter copies from. */
+  promptText: string;
   timings: StepTimings;
   index: number;
 }
@@ -124,15 +137,16 @@ interface DraftBlock {
 
 /**
  * The free sources of a drafter after one draft's prefix: the schema's forced text (its canonical
- * tokenization, drafted token by token) and prompt lookup. Each answer is a pure function of the context
- * and the draft's tokens so far, the same for every draft that reaches the same prefix, so the K drafts stay
- * i.i.d. (src/core/draftLaw.ts). A forced span is read once where it begins and followed while the draft
- * follows it.
+ * tokenization, drafted token by token), values copied from the prompt (src/core/copyDraft.ts) and prompt
+ * lookup. Each answer is a pure function of the context and the draft's tokens so far, the same for every
+ * draft that reaches the same prefix, so the K drafts stay i.i.d. (src/core/draftLaw.ts). A forced span is
+ * read once where it begins and followed while the draft follows it; so is a copied one.
  */
-class FreeSources {
+export class FreeSources {
   private readonly spans: ({ from: number; tokens: number[] } | null)[];
   /** The forced text after each prefix this step read it at: drafts that share a prefix read it once. */
   private readonly forcedAfter = new Map<string, string>();
+  private readonly copied: Proposer | null;
 
   constructor(
     private readonly options: DecodeOptions,
@@ -140,6 +154,15 @@ class FreeSources {
     K: number,
   ) {
     this.spans = new Array<{ from: number; tokens: number[] } | null>(K).fill(null);
+    const { tokenize, detokenize } = options;
+    this.copied =
+      drafterSources(options.drafter ?? 'model').copy && tokenize
+        ? spanProposer(state.tokens.length, (prefix) =>
+            state.constrainedAfter(prefix)
+              ? copySpan(state.promptText, prefix, state.jsonOf(prefix), tokenize, detokenize)
+              : [],
+          )
+        : null;
   }
 
   /** The proposal after draft k's first j tokens (`prefix` is the output so far and those tokens). */
@@ -152,6 +175,13 @@ class FreeSources {
     if (grammar) {
       const token = await this.forced(k, j, prefix);
       if (token !== null) return { source: 'grammar', token };
+    }
+    if (this.copied) {
+      // Matching and re-tokenizing are drafting's work.
+      const mark = now();
+      const token = this.copied(prefix);
+      this.state.timings.draft += now() - mark;
+      if (token !== null) return { source: 'copy', token };
     }
     if (lookup) {
       const token = lookupProposal([...this.state.context, ...prefix.slice(this.state.tokens.length)]);
@@ -265,6 +295,9 @@ async function draftBlock(models: PairModels, options: DecodeOptions, state: Ste
         sources[k]?.push(proposed.source);
         if (constrainedDrafting && constrained) walked[k] = (walked[k] as number) + 1;
       } else {
+        // The copy drafter's steps are as long as its free sources propose (decode.ts: copySpan).
+        if (samplesNothing(options.drafter ?? 'model'))
+          throw new Error(`drafter ${options.drafter}: no free source proposes at position ${j} of a ${L}-token step`);
         const all = await drafterRows(j);
         const logits = all.subarray((K > 1 && j > 0 ? k : 0) * V, ((K > 1 && j > 0 ? k : 0) + 1) * V);
         draftLogits.set(logits, at);

@@ -16,9 +16,21 @@ const runtimes = new Map<ExecutionProvider, Promise<typeof ort>>();
 async function importRuntime(provider: ExecutionProvider): Promise<typeof ort> {
   const runtime = provider === 'wasm' ? await import('onnxruntime-web/wasm') : await import('onnxruntime-web');
   runtime.env.wasm.wasmPaths = { wasm: provider === 'wasm' ? cpuWasmUrl : jsepWasmUrl };
-  // One thread: the engine already runs in a worker, and SwiftShader machines have few cores to share.
-  runtime.env.wasm.numThreads = 1;
+  runtime.env.wasm.numThreads = wasmThreads(globalThis);
   return runtime;
+}
+
+/**
+ * onnxruntime-web's wasm threads: every core where the page (or its worker) is cross-origin isolated, so that
+ * SharedArrayBuffer exists (the dev server and preview send COOP/COEP, the service worker adds them on a static
+ * host); one elsewhere, where threads cannot run.
+ */
+export function wasmThreads(scope: {
+  crossOriginIsolated?: boolean;
+  navigator?: { hardwareConcurrency?: number };
+}): number {
+  const cores = scope.navigator?.hardwareConcurrency ?? 1;
+  return scope.crossOriginIsolated === true && Number.isInteger(cores) && cores > 1 ? cores : 1;
 }
 
 /** The onnxruntime build for `provider`, imported and configured once. */

@@ -4,7 +4,7 @@
  * A stored record is untrusted: each is checked on load (checkRunReport), and a bad one is dropped with a
  * notice rather than shown. A clear is told to the page's other tabs, which empty their lists too.
  */
-import { checkRunReport } from '../contract/validation';
+import { LATER_SOURCES, checkRunReport } from '../contract/validation';
 import { HISTORY_LIMIT, type HistoryEntry } from './state';
 import type { SpecStore } from './store';
 
@@ -63,17 +63,17 @@ export function checkHistoryRecord(value: unknown): { entry: HistoryEntry } | { 
   const problem = checkRunReport(report);
   if (problem !== null) return { error: `${JSON.stringify(id.slice(0, 40))}: ${problem}` };
   const entry = value as HistoryEntry;
-  // A run stored before the head drafters existed counts no head tokens.
-  if ((entry.report.counters.bySource as Partial<HistoryEntry['report']['counters']['bySource']>).head === undefined) {
+  // A run stored before the head or copy drafters existed drafted none of their tokens.
+  const stored = entry.report.counters.bySource as Partial<HistoryEntry['report']['counters']['bySource']>;
+  const missing = LATER_SOURCES.filter((source) => stored[source] === undefined);
+  if (missing.length > 0) {
+    const zeros = Object.fromEntries(missing.map((source) => [source, { drafted: 0, invalidated: 0, accepted: 0 }]));
     return {
       entry: {
         ...entry,
         report: {
           ...entry.report,
-          counters: {
-            ...entry.report.counters,
-            bySource: { ...entry.report.counters.bySource, head: { drafted: 0, invalidated: 0, accepted: 0 } },
-          },
+          counters: { ...entry.report.counters, bySource: { ...entry.report.counters.bySource, ...zeros } },
         },
       },
     };

@@ -61,9 +61,11 @@ export function DraftTree(props: {
   const showFinal = !view || view.phase === 'emission';
   const forced = nodes.filter((node) => node.source === 'grammar').length;
   const lookedUp = nodes.filter((node) => node.source === 'lookup').length;
+  const copied = nodes.filter((node) => node.source === 'copy').length;
   const fromHead = nodes.filter((node) => node.source === 'head').length;
   const marks = [
     forced > 0 ? `${forced} forced by the schema (${SOURCE_MARKS.grammar.symbol})` : '',
+    copied > 0 ? `${copied} copied from the prompt (${SOURCE_MARKS.copy.symbol})` : '',
     lookedUp > 0 ? `${lookedUp} looked up (${SOURCE_MARKS.lookup.symbol})` : '',
     fromHead > 0 ? `${fromHead} from the draft head (${SOURCE_MARKS.head.symbol})` : '',
   ].filter(Boolean);
@@ -154,7 +156,7 @@ export function DraftTree(props: {
             aria-label="Draft tree marks: where a token came from"
             data-testid="source-legend"
           >
-            {(['grammar', 'lookup', 'head'] as const).map((source) => (
+            {(['grammar', 'copy', 'lookup', 'head'] as const).map((source) => (
               <li key={source} className="source-mark-entry">
                 <span aria-hidden="true">{SOURCE_MARKS[source].symbol}</span> {SOURCE_MARKS[source].label}
               </li>

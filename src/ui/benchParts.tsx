@@ -2,20 +2,13 @@
 import type { ReactNode } from 'react';
 import { Bar, BarChart, Legend } from 'recharts';
 import type { Spread } from '../core/fairTiming';
-import { derivedRatios, eligible, type Counters, type SourceCounts } from '../core/metrics';
-import type { DraftSource } from '../core/draftLaw';
+import { derivedRatios, eligible, sourceRatios, type Counters, type SourceCounts } from '../core/metrics';
+import { FREE_SOURCES, type DraftSource, type FreeSource } from '../core/draftLaw';
 import { chartAxes, PLOT } from './chartParts';
 import { PALETTE } from './palette';
 import { download } from './download';
 import { fixed, percent } from './format';
-import { DISTINCT_ACCEPTANCE_NOTE, SOURCE_MARKS } from './howItWorksText';
-
-/** The sources that draft without calling the draft model, in words. */
-type FreeSource = Exclude<DraftSource, 'model' | 'head'>;
-const FREE_SOURCE_WORDS: Readonly<Record<FreeSource, string>> = {
-  grammar: 'forced by the schema',
-  lookup: 'looked up',
-};
+import { DISTINCT_ACCEPTANCE_NOTE, FREE_SOURCE_WORDS, SOURCE_MARKS } from './howItWorksText';
 
 /** A median with its range, as read aloud: "12.3 [10.1–14.0]". */
 export function medianRange(spread: Spread, digits = 1, unit = ''): string {
@@ -83,11 +76,37 @@ function freeShares(count: SourceCount, bySource: Counters['bySource'], sources:
   );
 }
 
+/** Who drafts, in the by-source line: the free sources by their marks. */
+const SOURCE_NAMES: Readonly<Record<DraftSource, string>> = {
+  model: 'model',
+  head: 'head',
+  grammar: `${SOURCE_MARKS.grammar.symbol} schema`,
+  copy: `${SOURCE_MARKS.copy.symbol} copy`,
+  lookup: `${SOURCE_MARKS.lookup.symbol} lookup`,
+};
+
+/**
+ * Why a free source pays, one line: per source that drafted, its A/D and its accepted tokens a step
+ * ("◆ schema 99% · 1.40 a step; ▣ copy 85% · 0.60; model 41% · 0.52"); the tokens a step sum to A/steps.
+ */
+function bySourceEntry(counters: Counters): CounterEntry {
+  const parts = sourceRatios(counters).map(
+    ({ source, conditionalAcceptance, tokensPerStep }, i) =>
+      `${SOURCE_NAMES[source]} ${percent(conditionalAcceptance)} · ${fixed(tokensPerStep, 2)}${i === 0 ? ' a step' : ''}`,
+  );
+  return [
+    'A/D and accepted tokens a step, by source',
+    parts.join('; '),
+    'by-source',
+    'the tokens a step sum to A/steps',
+  ];
+}
+
 /** A run's counters and ratios, as the counter panel, the history and the comparison show them. */
 export function countersEntries(counters: Counters): CounterEntry[] {
   const ratios = derivedRatios(counters);
   // Only the free sources that proposed tokens are shown beside R, I and A; with the draft model alone there are none.
-  const sources = (['grammar', 'lookup'] as const).filter((source) => counters.bySource[source].drafted > 0);
+  const sources = FREE_SOURCES.filter((source) => counters.bySource[source].drafted > 0);
   const shares = (count: SourceCount) => freeShares(count, counters.bySource, sources);
   const sourceNote =
     sources.length > 0
@@ -109,6 +128,7 @@ export function countersEntries(counters: Counters): CounterEntry[] {
     ],
     ['A/R draft yield', percent(ratios.draftYield), 'yield'],
     ['mean acceptance length', fixed(ratios.meanAcceptanceLength, 3), 'mean-length', '1 + A/steps'],
+    ...(sources.length > 0 ? [bySourceEntry(counters)] : []),
     ['accepted-length histogram', counters.histogram.join(' · '), 'histogram', '0..L'],
   ];
 }

@@ -4,7 +4,7 @@
  * beside mean acceptance length in the race). Checked line by line against docs/verification.md;
  * test/ui/howItWorksText.test.ts pins the key claims, so a rewrite cannot drop them silently.
  */
-import type { DraftSource } from '../core/draftLaw';
+import type { DraftSource, FreeSource } from '../core/draftLaw';
 import type { HelpTopic } from '../store/store';
 
 export const TOPIC_TITLES: Readonly<Record<HelpTopic, string>> = {
@@ -60,6 +60,8 @@ export const TOPIC_TEXT: Readonly<Record<HelpTopic, TopicText>> = {
       'SpecTr-GBV block-verifies draft 1; if it stops early, the next unused draft that agrees with the accepted prefix is block-verified from there, with the previous block’s residual as its first target.',
       'What runs under the name “SpecTr-GBV” is SpecLab’s recursive GBV, not Algorithm 1–2 of the SpecTr-GBV paper (Lin et al. 2026). The same: K i.i.d. drafts of length L, verified as blocks one draft after another, the longest accepted prefix kept, one correction token drawn from a residual. What differs: the acceptance tests. The paper’s closed-form acceptance probability exceeds 1 at K = 1, and a transcription of it changes the output distribution (by up to 0.19 in total variation at K ≥ 2), so SpecLab uses GBV’s own tests, chained through residuals, which are proven lossless. The paper claims its method “achieves the optimal expected acceptance length physically attainable within the framework of i.i.d. draft generation”; that is the paper’s claim, not SpecLab’s: recursive GBV trails SpecTr or optimal-tree on some instances.',
       'Drafts need not all come from the draft model (“Drafts from”). Where the schema forces the next text (a key, a quote, a brace), it is drafted without calling the model: forced by the schema, q = 1, kept with probability p(x). Prompt lookup drafts the token that followed the last one to three tokens earlier in the prompt or output, also with q = 1. Every draft follows the same rule after the same prefix, so the K drafts stay independent draws from one law and every method stays lossless. The counters split drafted, invalidated and accepted tokens by source.',
+      'Copying: structured output mostly repeats the prompt’s words, but a value inside JSON is split into tokens differently from the same words in running text (“ Maria” after a space, “Maria” after a quote), so matching token ids misses it. The copy drafter matches text: inside a string or number the JSON is writing, it finds the value’s text so far where a word starts in the prompt (the first such place, so every draft picks the same one), takes the rest of that value up to its comma, colon or sentence end, and tokenizes it again where it stands, so the tokens are the ones the target itself would write. At a value’s first character it copies the value that the key’s name points to in the prompt (“Order A-17” for order_id), only where that name occurs once.',
+      'Why copying is lossless: the copied span is a function of the prompt and the tokens so far, nothing random, so it is a draft with q = 1 like the schema’s forced text. Each copied token x is kept with probability min(1, p(x)/1) = p(x), and a rejection draws from the target with x removed; every draft that reaches the same prefix copies the same span, so the K drafts stay independent draws from one law. A copy the target would not write costs only the rest of its step, never the output’s distribution. “Schema + copy” drafts only forced and copied text and needs no draft model; where neither proposes, the target writes one token.',
     ],
     example:
       'Drafts “the cat sat” and “the dog ran”. GBV on draft 1 accepts “the” and stops (τ = 1). Draft 2 agrees with “the”, so it is verified from position 2: if its block passes, the step emits “the dog ran” plus a bonus token instead of “the” plus a correction.',
@@ -93,7 +95,7 @@ export const TOPIC_TEXT: Readonly<Record<HelpTopic, TopicText>> = {
     body: [
       'Each cell of the grid states the test the verifier made there, with its drawn uniform u: “u = 0.412 < min(1, p/q) = 0.830 → accepted”. Cells the verifier never needed say “not examined”, and why; a draft’s first token the schema forbade says so, and the tokens after it say “after an invalid token”.',
       'The draft tree merges the drafts’ shared prefixes. “Play this step” replays the recorded step phase by phase: each test is first asked (u and its threshold), and its answer shows on the next frame, so a class can predict it.',
-      "In the tree and the grid, a token that cost no draft-model call wears a mark: ◆ forced by the schema: q = 1, kept with probability p(x); ↺ looked up earlier in the prompt or output: q = 1, kept with probability p(x); ▲ sampled from the draft head, which reads the target's own features: q is the head's row. A token without a mark was sampled from the draft model. AR + jump-forward drafts only ◆ tokens, so it needs no draft model at all.",
+      "In the tree and the grid, a token that cost no draft-model call wears a mark: ◆ forced by the schema: q = 1, kept with probability p(x); ↺ looked up earlier in the prompt or output: q = 1, kept with probability p(x); ▣ copied from the prompt, re-tokenized in place: q = 1, kept with probability p(x); ▲ sampled from the draft head, which reads the target's own features: q is the head's row. A token without a mark was sampled from the draft model. AR + jump-forward drafts only ◆ tokens, so it needs no draft model at all.",
     ],
     example:
       'Token-wise, draft “a b c”: u = 0.20 < 0.90 → a accepted; u = 0.70 ≥ 0.40 → b rejected; c is not examined. The step emits “a” and a correction drawn from normalise(max(0, p − q)) at position 2.',
@@ -117,10 +119,18 @@ export const DISTINCT_ACCEPTANCE_NOTE = 'A/D is at most about 1/K with K drafts;
 export const RACE_EFFICIENCY_NOTE =
   'Block efficiency is the tokens output per target forward; mean acceptance length is 1 + A/steps. They differ only at the end of a run: the step that reaches the stop token or the token limit may accept tokens past it, which A counts but the output drops.';
 
+/** The sources that draft without calling the draft model, in words. */
+export const FREE_SOURCE_WORDS: Readonly<Record<FreeSource, string>> = {
+  grammar: 'forced by the schema',
+  copy: 'copied',
+  lookup: 'looked up',
+};
+
 /** The mark a drafted token's source wears in the draft tree and the decision grid: a symbol with its words, never colour alone; none for the draft model. */
 export const SOURCE_MARKS: Readonly<Record<Exclude<DraftSource, 'model'>, { symbol: string; label: string }>> = {
   grammar: { symbol: '◆', label: 'forced by the schema: q = 1, kept with probability p(x)' },
   lookup: { symbol: '↺', label: 'looked up earlier in the prompt or output: q = 1, kept with probability p(x)' },
+  copy: { symbol: '▣', label: 'copied from the prompt, re-tokenized in place: q = 1, kept with probability p(x)' },
   head: {
     symbol: '▲',
     label: "sampled from the draft head, which reads the target's own features: q is the head's row",

@@ -5,6 +5,8 @@
  */
 import type { ExplainedStep } from '../core/explain';
 import type { StepRecord } from '../contract/stepRecord';
+import { FREE_SOURCES } from '../core/draftLaw';
+import { FREE_SOURCE_WORDS, SOURCE_MARKS } from './howItWorksText';
 
 export const PHASES = ['drafting', 'grammar', 'scoring', 'verification', 'emission'] as const;
 export type Phase = (typeof PHASES)[number];
@@ -69,14 +71,17 @@ function scoringPass(scoring: StepRecord['scoring']): string {
   return `one batched forward (${scoring.positions} positions${scoring.reason ? `: ${scoring.reason}` : ''})`;
 }
 
-/** What drafted the step's tokens: only the draft model's tokens were sampled from q; ◆ and ↺ tokens were not. */
+/** What drafted the step's tokens: only the draft model's tokens were sampled from q; ◆, ▣ and ↺ tokens were not. */
 export function draftingCaption(step: Pick<StepRecord, 'drafts' | 'draftSources'>, L: number): string {
   const sources = step.draftSources.flat();
   const free = sources.filter((source) => source !== 'model').length;
   const head = `Drafting: ${s(step.drafts.length, 'draft')} of up to ${s(L, 'token')}`;
   if (free === 0) return `${head}, every token sampled by the small model from its distribution q.`;
   const model = sources.length - free;
-  return `${head}: ${model} token${model === 1 ? '' : 's'} sampled by the small model from its distribution q, ${free} drafted without it (◆ forced by the schema, ↺ looked up; q = 1).`;
+  const marks = FREE_SOURCES.filter((source) => sources.includes(source)).map(
+    (source) => `${SOURCE_MARKS[source].symbol} ${FREE_SOURCE_WORDS[source]}`,
+  );
+  return `${head}: ${model} token${model === 1 ? '' : 's'} sampled by the small model from its distribution q, ${free} drafted without it (${marks.join(', ')}; q = 1).`;
 }
 
 export function playbackFrames(step: StepRecord, explained: ExplainedStep, text: (token: number) => string): Frame[] {

@@ -99,15 +99,15 @@ describe('the one validation of run parameters', () => {
     });
   });
 
-  it('carries the head drafters through a share link (and a talk scene, which is one), and names the drafters on a bad one', () => {
-    for (const drafter of ['head', 'head+grammar'] as const) {
+  it('carries the head and copy drafters through a share link (and a talk scene, which is one), and names the drafters on a bad one', () => {
+    for (const drafter of ['head', 'head+grammar', 'copy', 'model+copy', 'model+grammar+copy'] as const) {
       const link = encodeShare({ params: { ...good, drafter }, preset: 'person' });
       expect(link).toContain(`drafter=${encodeURIComponent(drafter)}`);
       expect(decodeShare(link, good)).toMatchObject({ params: { drafter } });
     }
     expect(validateRunParams({ ...good, drafter: 'eagle' as never })).toMatchObject({
       ok: false,
-      errors: { drafter: expect.stringContaining('head, head+grammar') },
+      errors: { drafter: expect.stringContaining('head, head+grammar, copy, model+copy, model+grammar+copy') },
     });
   });
 });

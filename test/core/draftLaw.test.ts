@@ -1,15 +1,20 @@
 import { describe, expect, it } from 'vitest';
 import {
   DRAFTER_IDS,
+  FREE_SOURCES,
   composeDraftLaw,
   drafterSources,
   lookupProposal,
   pointMass,
   sampledSource,
+  samplesNothing,
+  spanProposer,
   usesHead,
   type DrafterId,
   type Proposer,
+  type SourcedPair,
 } from '../../src/core/draftLaw';
+import { copySpan } from '../../src/core/copyDraft';
 import { headLogitPair, syntheticHead } from '../../src/core/draftHead';
 import type { ModelPair } from '../../src/core/modelPair';
 import { logitsToProbs } from '../../src/core/sampling';
@@ -53,16 +58,61 @@ function headDraftPair(pair: ModelPair, seed: number, temperature = HEAD_T): Mod
   };
 }
 
-function drafterPair(drafter: DrafterId, pair: ModelPair, salt: number) {
-  const { grammar, lookup } = drafterSources(drafter);
+/** A tiny vocabulary with a word's worth of letters, longest match first: "ab" is one token, or two. */
+const COPY_TEXTS = ['a', 'b', 'ab'];
+const copyDetokenize = (tokens: readonly number[]) => tokens.map((token) => COPY_TEXTS[token] ?? '?').join('');
+function copyTokenize(V: number): (text: string) => number[] {
+  return (text) => {
+    const ids: number[] = [];
+    for (let at = 0; at < text.length;) {
+      const id = V > 2 && text.startsWith('ab', at) ? 2 : COPY_TEXTS.indexOf(text[at] as string);
+      if (id < 0) throw new Error(`no token spells ${text.slice(at)}`);
+      ids.push(id);
+      at += (COPY_TEXTS[id] as string).length;
+    }
+    return ids;
+  };
+}
+/** The prompt the copy drafter copies from: "id" points to "abb" once; "ba" is another word to match. */
+const COPY_PROMPT = 'Record id: abb, then ba.';
+
+/**
+ * The real copy drafter (src/core/copyDraft.ts) on the tiny vocabulary: the tokens past CONTEXT are the text so
+ * far of the JSON string value of key "id". Empty: the key's value "abb"; "a": "bb" (from "abb"); "b": "a" (from
+ * "ba"); "aa": nothing. Spans followed as the engine follows them (spanProposer).
+ */
+function copyProposer(V: number): Proposer {
+  const tokenize = copyTokenize(V);
+  return spanProposer(CONTEXT.length, (prefix) => {
+    const value = prefix.slice(CONTEXT.length);
+    return copySpan(COPY_PROMPT, value, `{"id": "${copyDetokenize(value)}`, tokenize, copyDetokenize);
+  });
+}
+
+function drafterPair(drafter: DrafterId, pair: ModelPair, salt: number): SourcedPair {
+  const { grammar, copy, lookup } = drafterSources(drafter);
   return composeDraftLaw(
     usesHead(drafter) ? headDraftPair(pair, salt) : pair,
     {
       ...(grammar ? { grammar: forcedBy(pair.V, salt) } : {}),
+      ...(copy ? { copy: copyProposer(pair.V) } : {}),
       ...(lookup ? { lookup: (prefix: readonly number[]) => lookupProposal(prefix) } : {}),
     },
     sampledSource(drafter),
   );
+}
+
+/**
+ * How many tokens a step of the `copy` drafter drafts after CONTEXT (decode.ts: copyStep): the free sources'
+ * proposals as far as they go, at most L. Its drafts are that span, with q = 1, verified as an L'-token step.
+ */
+function freeSpan(pair: SourcedPair, L: number): number {
+  const prefix = [...CONTEXT];
+  while (prefix.length - CONTEXT.length < L && pair.source(prefix) !== 'model') {
+    const row = pair.draft(prefix);
+    prefix.push(row.indexOf(1));
+  }
+  return prefix.length - CONTEXT.length;
 }
 
 describe('prompt lookup', () => {
@@ -84,17 +134,23 @@ describe('prompt lookup', () => {
 });
 
 describe('composed draft law', () => {
-  it('puts the grammar before lookup before the model, and names the source', () => {
+  it('puts the grammar before copy before lookup before the model, and names the source', () => {
     const row = Float64Array.from([0.5, 0.5]);
     const pair: ModelPair = { V: 2, target: () => row, draft: () => row };
     const law = composeDraftLaw(pair, {
       grammar: (prefix) => (prefix.length === 1 ? 1 : null),
-      lookup: (prefix) => (prefix.length <= 2 ? 0 : null),
+      copy: (prefix) => (prefix.length <= 2 ? 1 : null),
+      lookup: (prefix) => (prefix.length <= 3 ? 0 : null),
     });
-    expect([law.source([0]), law.source([0, 0]), law.source([0, 0, 0])]).toEqual(['grammar', 'lookup', 'model']);
-    expect(Array.from(law.draft([0]))).toEqual([0, 1]);
-    expect(Array.from(law.draft([0, 0]))).toEqual([1, 0]);
-    expect(law.draft([0, 0, 0])).toBe(row);
+    expect([law.source([0]), law.source([0, 0]), law.source([0, 0, 0]), law.source([0, 0, 0, 0])]).toEqual([
+      'grammar',
+      'copy',
+      'lookup',
+      'model',
+    ]);
+    expect(Array.from(law.draft([0, 0]))).toEqual([0, 1]);
+    expect(Array.from(law.draft([0, 0, 0]))).toEqual([1, 0]);
+    expect(law.draft([0, 0, 0, 0])).toBe(row);
   });
 });
 
@@ -106,22 +162,75 @@ const CASES = [2, 3].flatMap((V) =>
   [2, 3].flatMap((L) => [1, 3].flatMap((K) => KINDS.map((kind) => ({ V, L, K, kind })))),
 );
 
+/** Every prefix past CONTEXT up to `depth` tokens. */
+function prefixesTo(V: number, depth: number): number[][] {
+  const all: number[][] = [[...CONTEXT]];
+  for (let at = 0; at < all.length; at++) {
+    const prefix = all[at] as number[];
+    if (prefix.length - CONTEXT.length < depth) for (let x = 0; x < V; x++) all.push([...prefix, x]);
+  }
+  return all;
+}
+
 describe.each(VERIFIER_IDS)('%s stays lossless with every drafter', (method) => {
   it.each(DRAFTER_IDS.filter((drafter) => drafter !== 'model'))('%s', (drafter) => {
     const sources = new Set<string>();
+    let steps = 0;
     for (const { V, L, K, kind } of CASES) {
       const seed = 7000 + 1000 * V + 100 * L + 10 * K + KINDS.indexOf(kind);
       const pair = drafterPair(drafter, afterContext(treePair(V, L, kind, seed)), seed);
-      const report = checkLossless(VERIFIERS[method], pair, K, L, CONTEXT);
-      for (let x = 0; x < V; x++) for (const prefix of [CONTEXT, [...CONTEXT, x]]) sources.add(pair.source(prefix));
+      // The copy drafter alone drafts only the free span, as long as it goes; none: the target writes one token.
+      const length = samplesNothing(drafter) ? freeSpan(pair, L) : L;
+      if (length === 0) continue;
+      steps++;
+      const report = checkLossless(VERIFIERS[method], pair, K, length, CONTEXT);
+      for (const prefix of prefixesTo(V, length - 1)) sources.add(pair.source(prefix));
       expect(Math.abs(report.totalProbability - 1), `V=${V} L=${L} K=${K} ${kind}`).toBeLessThanOrEqual(1e-12);
       expect(report.maxError, `V=${V} L=${L} K=${K} ${kind}`).toBeLessThanOrEqual(1e-12);
     }
+    expect(steps).toBeGreaterThan(CASES.length / 2);
     // Not vacuous: each deterministic source drafted somewhere, the model elsewhere.
-    const { grammar, lookup } = drafterSources(drafter);
-    expect(sources).toEqual(
-      new Set([sampledSource(drafter), ...(grammar ? ['grammar'] : []), ...(lookup ? ['lookup'] : [])]),
-    );
+    const free = drafterSources(drafter);
+    const used = FREE_SOURCES.filter((source) => free[source]);
+    expect([...sources].filter((source) => source !== 'model' && source !== 'head').sort()).toEqual(used.sort());
+    if (!samplesNothing(drafter)) expect(sources.has(sampledSource(drafter))).toBe(true);
+  });
+});
+
+describe('the copy drafter: what it proposes, and a negative control', () => {
+  it('copies the key’s value at the start, the matched word’s rest inside, nothing where no word matches', () => {
+    const propose = copyProposer(3);
+    const after = (...tokens: number[]) => propose([...CONTEXT, ...tokens]);
+    // Empty value: "abb" is ab·b; after "a" (one token) the rest is "bb": b·b; after "b", "a" (from "ba").
+    expect([after(), after(2), after(0), after(1), after(0, 0)]).toEqual([2, 1, 1, 0, null]);
+    // A draft that follows the span is proposed its next token; one that left it reads a new one.
+    expect([after(0, 1), after(2, 1)]).toEqual([1, null]);
+  });
+
+  // The copied token is drafted with q = 1, but the verifier is told q is the draft model's row there: the proof must catch it.
+  it.each(VERIFIER_IDS)('%s: a copied token verified against the model’s row breaks the exact law', (method) => {
+    let worst = 0;
+    for (const { V, L, K, kind } of CASES.filter((each) => each.kind === 'mixed')) {
+      const seed = 9500 + 100 * V + 10 * L + K;
+      const target = afterContext(treePair(V, L, kind, seed));
+      const law = drafterPair('model+copy', target, seed);
+      const prefixOf = (view: Parameters<Verifier>[0], k: number, j: number) => [
+        ...CONTEXT,
+        ...Array.from({ length: j }, (_, i) => view.token(k, i)),
+      ];
+      const misreporting: Verifier = (view, source) =>
+        VERIFIERS[method](
+          {
+            ...view,
+            draftRow: (k, j) =>
+              law.source(prefixOf(view, k, j)) === 'copy' ? target.draft(prefixOf(view, k, j)) : view.draftRow(k, j),
+          },
+          source,
+        );
+      worst = Math.max(worst, checkLossless(misreporting, law, K, L, CONTEXT).maxError);
+      if (worst > 1e-3) break;
+    }
+    expect(worst).toBeGreaterThan(1e-3);
   });
 });
 

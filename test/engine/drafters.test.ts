@@ -10,6 +10,7 @@ import {
   DRAFT_SOURCES,
   drafterSources,
   sampledSource,
+  samplesNothing,
   usesHead,
   type DrafterId,
 } from '../../src/core/draftLaw';
@@ -29,6 +30,8 @@ const PROMPT = [JSON_STOP];
 /** The head drafters read the target's feature at the prompt's second-to-last position: a prompt of two. */
 const HEAD_PROMPT = [JSON_STOP, JSON_STOP];
 const head = syntheticHead({ V: JSON_VOCAB.length, width: 8, seed: 3 });
+/** A prompt the copy drafters copy from (the raw vocabulary spells no capitals): "name" and "age" point to values. */
+const COPY_PROMPT = tokenizeJson('name: ada lovelace, age 36, a member.\n');
 
 /** The synthetic pair, counting the drafter's forwards. */
 class CountingModels extends PrefixPairModels {
@@ -71,7 +74,7 @@ describe('free drafters in the decode loop', () => {
       models,
       {
         structure: { grammar: compiled.get(id) as CompiledSchema, schema: preset(id).schema, validate: ajvValidator },
-        prompt: usesHead(drafter) ? HEAD_PROMPT : PROMPT,
+        prompt: usesHead(drafter) ? HEAD_PROMPT : drafterSources(drafter).copy ? COPY_PROMPT : PROMPT,
         detokenize: decodeJson,
         tokenize: tokenizeJson,
         drafter,
@@ -92,7 +95,7 @@ describe('free drafters in the decode loop', () => {
   it.each(DRAFTER_IDS)(
     '%s: valid JSON, every drafted token has a source, the sources sum to R, I and A',
     async (drafter) => {
-      const { grammar, lookup } = drafterSources(drafter);
+      const { grammar, copy, lookup } = drafterSources(drafter);
       for (const method of ['tokenwise', 'spectr-gbv'] as const) {
         const { result, steps } = await run('person', drafter, method, 2);
         expect(['valid', 'truncated'], result.json).toContain(result.verdict?.kind);
@@ -102,9 +105,10 @@ describe('free drafters in the decode loop', () => {
         expect([total('drafted'), total('invalidated'), total('accepted')]).toEqual([raw, invalidated, accepted]);
         for (const step of steps) expect(step.draftSources.map((each) => each.length)).toEqual(step.draftLengths);
         expect(bySource.grammar.drafted > 0, 'grammar drafted').toBe(grammar);
+        expect(bySource.copy.drafted > 0, 'copied').toBe(copy);
         if (!lookup) expect(bySource.lookup.drafted).toBe(0);
-        // The sampled tokens are the draft model's or the head's, never both.
-        expect(bySource[sampledSource(drafter)].drafted, 'sampled').toBeGreaterThan(0);
+        // The sampled tokens are the draft model's or the head's, never both; the copy drafter samples none.
+        expect(bySource[sampledSource(drafter)].drafted > 0, 'sampled').toBe(!samplesNothing(drafter));
         expect(bySource[sampledSource(drafter) === 'head' ? 'model' : 'head'].drafted).toBe(0);
         if (grammar) expect(bySource.grammar.accepted).toBeGreaterThan(0);
       }
@@ -133,6 +137,30 @@ describe('free drafters in the decode loop', () => {
     expect(withSchema.draftCalls / withSchema.result.tokens.length).toBeLessThan(
       alone.draftCalls / alone.result.tokens.length,
     );
+  });
+
+  it('copy: the schema’s forced text and the prompt’s values, never the draft model; where neither proposes, one target token', async () => {
+    for (const method of ['tokenwise', 'spectr-gbv'] as const) {
+      const { result, steps, draftCalls } = await run('person', 'copy', method, 6);
+      expect(['valid', 'truncated'], result.json).toContain(result.verdict?.kind);
+      expect(draftCalls, method).toBe(0);
+      const { copy, grammar, model } = result.counters.bySource;
+      expect([copy.drafted > 0, grammar.accepted > 0, model.drafted], method).toEqual([true, true, 0]);
+      // Steps with nothing to copy or force are ar's: one target token, no drafts.
+      expect(steps.some((step) => step.drafts.length === 0 && step.emitted.length === 1)).toBe(true);
+      // A step's drafts are the free span alone, the same in every draft.
+      for (const step of steps) for (const draft of step.drafts) expect(draft).toEqual(step.drafts[0]);
+    }
+  });
+
+  it('model+grammar+copy copies “ada lovelace” at the name’s first character, after the schema’s {"name": "', async () => {
+    const { steps } = await run('person', 'model+grammar+copy', 'tokenwise', 7);
+    const first = steps.find((step) => step.draftSources[0]?.includes('copy')) as StepRecord;
+    const sources = first.draftSources[0] ?? [];
+    const copied = (first.drafts[0] ?? []).filter((_, j) => sources[j] === 'copy');
+    expect(sources.slice(0, sources.indexOf('copy')).every((source) => source === 'grammar')).toBe(true);
+    expect(decodeJson(copied)).toBe('ada lovelace'.slice(0, copied.length));
+    expect(copied.length).toBeGreaterThan(0);
   });
 
   it('constrained drafting takes the free sources too', async () => {

@@ -13,6 +13,8 @@ import { CachedPairModels, PrefixPairModels } from '../../src/engine/pairModels'
 import { bundledPair } from '../support/models';
 import type { ModelPairHandle } from '../../src/models/loader';
 import type { StepVerifier } from '../../src/contract/stepVerifier';
+import type { Counters } from '../../src/core/metrics';
+import { METHOD_IDS } from '../../src/core/verify/registry';
 import { ajvValidator } from '../support/ajvValidator';
 import { GrammarEngine, type CompiledSchema, type SchemaMatcher } from '../../src/grammar/engine';
 import { JSON_STOP, JSON_VOCAB, decodeJson, tokenizeJson } from '../support/jsonVocab';
@@ -100,6 +102,97 @@ const acceptEverything: StepVerifier = {
   },
 };
 
+/** Every output the masked target can write after `prompt`, to its stop token, with its probability. */
+async function maskedTargetLaw(
+  pair: LogitPair,
+  grammar: CompiledSchema,
+  prompt: readonly number[],
+): Promise<Map<string, number>> {
+  const law = new Map<string, number>();
+  const matcher: SchemaMatcher = await grammar.matcher();
+  const walk = async (output: number[], probability: number): Promise<void> => {
+    if (output.at(-1) === JSON_STOP) {
+      law.set(output.join(','), probability);
+      return;
+    }
+    const row = logitsToProbs(pair.target([...prompt, ...output]), { temperature: 1 }, await matcher.mask());
+    for (let token = 0; token < row.length; token++) {
+      if ((row[token] as number) === 0) continue;
+      expect(matcher.accept(token)).toBe(true);
+      await walk([...output, token], probability * (row[token] as number));
+      matcher.rollBack(1);
+    }
+  };
+  await walk([], 1);
+  matcher.dispose();
+  return law;
+}
+
+/** The schema compiled over the raw vocabulary before a block's tests, and the masked target's law after `prompt`. */
+function schemaFixture(schema: object, pair: LogitPair, prompt: readonly number[]) {
+  const fixture = {} as { grammar: CompiledSchema; law: Map<string, number> };
+  let engine: GrammarEngine;
+  beforeAll(async () => {
+    engine = await GrammarEngine.create({ tokens: JSON_VOCAB, vocabType: 'raw', stopTokenIds: [JSON_STOP] });
+    fixture.grammar = await engine.compile(JSON.stringify(schema));
+    fixture.law = await maskedTargetLaw(pair, fixture.grammar, prompt);
+  });
+  afterAll(() => {
+    fixture.grammar.dispose();
+    engine.dispose();
+  });
+  return fixture;
+}
+
+/** Whole outputs of the real decode() under a schema, over seeds 1..samples, and the tokens each source drafted. */
+async function schemaOutputCounts(run: {
+  pair: LogitPair;
+  grammar: CompiledSchema;
+  schema: object;
+  prompt: readonly number[];
+  method: DecodeMethod;
+  drafter: DrafterId;
+  samples: number;
+  verifier?: StepVerifier;
+}): Promise<Map<string, number> & { bySource?: Counters['bySource'][] }> {
+  const counts: Map<string, number> & { bySource?: Counters['bySource'][] } = new Map<string, number>();
+  counts.bySource = [];
+  for (let seed = 1; seed <= run.samples; seed++) {
+    const { tokens, ending, counters } = await decode(new PrefixPairModels(run.pair), {
+      method: run.method,
+      K: 3,
+      L: 4,
+      sampling: { temperature: 1 },
+      drafting: 'validate',
+      seed,
+      maxTokens: 64,
+      prompt: run.prompt,
+      structure: { grammar: run.grammar, schema: run.schema, validate: ajvValidator },
+      detokenize: decodeJson,
+      tokenize: tokenizeJson,
+      drafter: run.drafter,
+      stopTokenId: JSON_STOP,
+      ...(run.verifier ? { verifier: run.verifier } : {}),
+    });
+    expect(ending).toBe('stopped');
+    counts.bySource.push(counters.bySource);
+    const key = tokens.join(',');
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
+  return counts;
+}
+
+/** χ² of decode()'s outputs against the law, every output it wrote being one the law holds. */
+function outputChiSquare(law: Map<string, number>, counts: Map<string, number>, samples: number) {
+  for (const key of counts.keys()) expect(law.has(key), key).toBe(true);
+  const outputs = [...law.keys()];
+  return chiSquare(
+    Float64Array.from(outputs, (key) => counts.get(key) ?? 0),
+    Float64Array.from(outputs, (key) => law.get(key) as number),
+    samples,
+  );
+}
+
 describe(`the decode loop is lossless (first ${TOKENS} tokens, ${SAMPLES} seeds, χ² at α = 1e-6)`, () => {
   const law = exactLaw();
 
@@ -148,76 +241,29 @@ describe('the schema’s forced text keeps the decode loop lossless (whole outpu
   };
   const SCHEMA_SAMPLES = 500;
   const pair = syntheticLogits({ V: JSON_VOCAB.length, seed: 5, closeness: 0.5, logitScale: 1.5 });
-  let engine: GrammarEngine;
-  let grammar: CompiledSchema;
-  let law: Map<string, number>;
-  beforeAll(async () => {
-    engine = await GrammarEngine.create({ tokens: JSON_VOCAB, vocabType: 'raw', stopTokenIds: [JSON_STOP] });
-    grammar = await engine.compile(JSON.stringify(SCHEMA));
-    law = await schemaLaw();
-  });
-  afterAll(() => {
-    grammar.dispose();
-    engine.dispose();
-  });
+  const fixture = schemaFixture(SCHEMA, pair, [JSON_STOP]);
 
-  /** Every output the masked target can write, to its stop token, with its probability. */
-  async function schemaLaw(): Promise<Map<string, number>> {
-    const law = new Map<string, number>();
-    const matcher: SchemaMatcher = await grammar.matcher();
-    const walk = async (output: number[], probability: number): Promise<void> => {
-      if (output.at(-1) === JSON_STOP) {
-        law.set(output.join(','), probability);
-        return;
-      }
-      const row = logitsToProbs(pair.target([JSON_STOP, ...output]), { temperature: 1 }, await matcher.mask());
-      for (let token = 0; token < row.length; token++) {
-        if ((row[token] as number) === 0) continue;
-        expect(matcher.accept(token)).toBe(true);
-        await walk([...output, token], probability * (row[token] as number));
-        matcher.rollBack(1);
-      }
-    };
-    await walk([], 1);
-    matcher.dispose();
-    return law;
-  }
-
-  async function schemaCounts(method: DecodeMethod, drafter: DrafterId): Promise<Map<string, number>> {
-    const counts = new Map<string, number>();
-    for (let seed = 1; seed <= SCHEMA_SAMPLES; seed++) {
-      const { tokens, ending } = await decode(new PrefixPairModels(pair), {
-        method,
-        K: 3,
-        L: 4,
-        sampling: { temperature: 1 },
-        drafting: 'validate',
-        seed,
-        maxTokens: 64,
-        prompt: [JSON_STOP],
-        structure: { grammar, schema: SCHEMA, validate: ajvValidator },
-        detokenize: decodeJson,
-        tokenize: tokenizeJson,
-        drafter,
-        stopTokenId: JSON_STOP,
-      });
-      expect(ending).toBe('stopped');
-      const key = tokens.join(',');
-      counts.set(key, (counts.get(key) ?? 0) + 1);
-    }
-    return counts;
-  }
+  const schemaCounts = (method: DecodeMethod, drafter: DrafterId) =>
+    schemaOutputCounts({
+      pair,
+      grammar: fixture.grammar,
+      schema: SCHEMA,
+      prompt: [JSON_STOP],
+      method,
+      drafter,
+      samples: SCHEMA_SAMPLES,
+    });
 
   it('the masked target spells the forced text more than one way, so appending its tokens outright would not be lossless', () => {
     let spelledOtherwise = 0;
-    for (const [key, probability] of law) {
+    for (const [key, probability] of fixture.law) {
       const tokens = key
         .split(',')
         .map(Number)
         .filter((token) => token !== JSON_STOP);
       if (tokenizeJson(decodeJson(tokens)).join(',') !== tokens.join(',')) spelledOtherwise += probability;
     }
-    expect(Math.abs([...law.values()].reduce((sum, p) => sum + p, 0) - 1)).toBeLessThan(1e-12);
+    expect(Math.abs([...fixture.law.values()].reduce((sum, p) => sum + p, 0) - 1)).toBeLessThan(1e-12);
     expect(spelledOtherwise).toBeGreaterThan(0.2);
   });
 
@@ -226,18 +272,65 @@ describe('the schema’s forced text keeps the decode loop lossless (whole outpu
     ['ar+jump-forward', 'model'],
     ['spectr-gbv', 'model+grammar'],
   ] as const)('%s (%s) writes each output with the masked target’s probability', async (method, drafter) => {
-    const outputs = [...law.keys()];
-    expect(outputs.length).toBeGreaterThanOrEqual(24);
-    const counts = await schemaCounts(method, drafter);
-    // Every output decode() wrote is one the law holds.
-    for (const key of counts.keys()) expect(law.has(key), key).toBe(true);
-    const { statistic, df } = chiSquare(
-      Float64Array.from(outputs, (key) => counts.get(key) ?? 0),
-      Float64Array.from(outputs, (key) => law.get(key) as number),
-      SCHEMA_SAMPLES,
-    );
+    expect(fixture.law.size).toBeGreaterThanOrEqual(24);
+    const { statistic, df } = outputChiSquare(fixture.law, await schemaCounts(method, drafter), SCHEMA_SAMPLES);
     expect(df).toBeGreaterThan(10);
     expect(statistic).toBeLessThan(chiSquareThreshold(df));
+  });
+});
+
+// Values copied from the prompt (src/core/copyDraft.ts), through the real decode(): the prompt says "id: abb, ba"
+// and the schema asks for an id of one to three a's and b's (and a boolean the raw vocabulary spells two ways).
+// The copy drafter proposes "abb" at the id's first character, and after "b" the "a" of "ba", re-tokenized
+// in place with q = 1; the law is the masked target's, enumerated with the grammar's own masks.
+describe('copying from the prompt keeps the decode loop lossless (whole outputs, χ² at α = 1e-6)', () => {
+  const SCHEMA = {
+    type: 'object',
+    properties: { id: { type: 'string', pattern: '^[ab]{1,3}$' }, ok: { type: 'boolean' } },
+    required: ['id', 'ok'],
+    additionalProperties: false,
+  };
+  const PROMPT_TEXT = 'id: abb, ba\n';
+  const COPY_SAMPLES = 500;
+  const pair = syntheticLogits({ V: JSON_VOCAB.length, seed: 8, closeness: 0.5, logitScale: 1.5 });
+  const prompt = tokenizeJson(PROMPT_TEXT);
+  const fixture = schemaFixture(SCHEMA, pair, prompt);
+
+  const counts = (method: DecodeMethod, drafter: DrafterId, verifier?: StepVerifier) =>
+    schemaOutputCounts({
+      pair,
+      grammar: fixture.grammar,
+      schema: SCHEMA,
+      prompt,
+      method,
+      drafter,
+      samples: COPY_SAMPLES,
+      ...(verifier ? { verifier } : {}),
+    });
+
+  describe.each(['copy', 'model+grammar+copy'] as const)('%s', (drafter) => {
+    it.each(METHOD_IDS)('%s writes each output with the masked target’s probability', async (method) => {
+      const observed = await counts(method, drafter);
+      const copied = (observed.bySource ?? []).reduce(
+        (sum, each) => ({ drafted: sum.drafted + each.copy.drafted, accepted: sum.accepted + each.copy.accepted }),
+        { drafted: 0, accepted: 0 },
+      );
+      // Not vacuous: copies were drafted, and some kept, some not.
+      expect(copied.accepted).toBeGreaterThan(COPY_SAMPLES / 4);
+      expect(copied.drafted).toBeGreaterThan(copied.accepted);
+      const { statistic, df } = outputChiSquare(fixture.law, observed, COPY_SAMPLES);
+      expect(df).toBeGreaterThan(10);
+      expect(statistic).toBeLessThan(chiSquareThreshold(df));
+    });
+  });
+
+  it('the same test rejects copies appended without verification (a verifier that accepts every draft token)', async () => {
+    const { statistic, df } = outputChiSquare(
+      fixture.law,
+      await counts('tokenwise', 'copy', acceptEverything),
+      COPY_SAMPLES,
+    );
+    expect(statistic).toBeGreaterThan(chiSquareThreshold(df));
   });
 });
 

@@ -46,15 +46,25 @@ describe('stored history records', () => {
     expect(store.getState().historyNotice).toBeNull();
   });
 
-  it('reads a run stored before the head drafters existed (no head counts) as zero head tokens', () => {
-    const good = goodReport();
-    const before = Object.fromEntries(Object.entries(good.counters.bySource).filter(([source]) => source !== 'head'));
-    const { entries, notice } = readHistoryRecords([
-      { id: 'before', finishedAt: 1, report: { ...good, counters: { ...good.counters, bySource: before } } },
-    ]);
-    expect(notice).toBeNull();
-    expect(entries[0]?.report.counters.bySource.head).toEqual({ drafted: 0, invalidated: 0, accepted: 0 });
-  });
+  it.each([['head'], ['copy'], ['head', 'copy']])(
+    'reads a run stored before the %s drafters existed (no counts) as zero tokens of them',
+    (...missing: string[]) => {
+      const good = goodReport();
+      const before = Object.fromEntries(
+        Object.entries(good.counters.bySource).filter(([source]) => !missing.includes(source)),
+      );
+      const { entries, notice } = readHistoryRecords([
+        { id: 'before', finishedAt: 1, report: { ...good, counters: { ...good.counters, bySource: before } } },
+      ]);
+      expect(notice).toBeNull();
+      for (const source of missing)
+        expect(entries[0]?.report.counters.bySource[source as 'head' | 'copy']).toEqual({
+          drafted: 0,
+          invalidated: 0,
+          accepted: 0,
+        });
+    },
+  );
 });
 
 /**

@@ -10,8 +10,15 @@ import {
   roundSpeedups,
   type DecodeRow,
 } from '../../tools/bench/decodeBench';
-import { summaryOverPresets } from '../../tools/bench/decodeStatistics';
-import { formatGoals, formatSummary, stoppingTerm, summaryMarkdown } from '../../tools/bench/decodeGoals';
+import { sourceMarkdown, summaryOverPresets } from '../../tools/bench/decodeStatistics';
+import {
+  copyAcceptanceLines,
+  formatGoals,
+  formatSummary,
+  stoppingTerm,
+  summaryMarkdown,
+} from '../../tools/bench/decodeGoals';
+import { recordStep } from '../../src/core/metrics';
 import type { MethodId } from '../../src/core/verify';
 
 const row = (
@@ -230,6 +237,7 @@ describe("the decode bench's summary over presets", () => {
     expect(stoppingTerm(1.4, 4, 4, 2, 3)).toMatch(
       /^head cost stops it: drafting costs 2\.00 tokens a step; .* 1\.50×$/,
     );
+    expect(stoppingTerm(1.4, 4, 4, 2, 3, 'copying')).toMatch(/^copying cost stops it: /);
     expect(stoppingTerm(1.8, 4, 4, 2, 3)).toMatch(
       /^acceptance stops it: at 4\.00 tokens a step it needs 7\.20 tokens a step and the drafts gave 3\.00/,
     );
@@ -262,6 +270,53 @@ describe("the decode bench's summary over presets", () => {
     expect(line).toMatch(
       /^- tokenwise \(head\+grammar\) K = 1, L = 4, .*: 1\.50× \[1\.45–1\.55, 95% over 5 rounds\] over ar, not met: acceptance stops it: .* \(in ar tokens\); 1\.25× over ar\+jump-forward \(median over presets; no per-round verdict\), at or above the goal\.$/,
     );
+  });
+});
+
+describe('the bench by source, and the copy goal', () => {
+  /** A copy row whose one step drafted 4 grammar tokens (all kept), `copied` copies (`kept` kept) and 2 model tokens (1 kept). */
+  const copyRow = (preset: string, copied: number, kept: number): DecodeRow => {
+    const bySource = {
+      model: { drafted: 2, invalidated: 0, accepted: 1 },
+      head: { drafted: 0, invalidated: 0, accepted: 0 },
+      grammar: { drafted: 4, invalidated: 0, accepted: 4 },
+      copy: { drafted: copied, invalidated: 0, accepted: kept },
+      lookup: { drafted: 0, invalidated: 0, accepted: 0 },
+    };
+    const proposed = 6 + copied;
+    const counters = recordStep(emptyCounters(16), {
+      proposed,
+      invalidated: 0,
+      distinctProposed: proposed,
+      distinctEligible: proposed,
+      accepted: 5 + kept,
+      bySource,
+    });
+    return { ...row(preset, 'tokenwise', 1, 16, [1.5], 2), drafter: 'model+grammar+copy', counters };
+  };
+
+  it('gives each source that drafted its A/D and its accepted tokens a step, which sum to A/steps', () => {
+    const table = sourceMarkdown([row('person', 'ar', 1, 0, [1], 1), copyRow('person', 5, 4)])?.split('\n') ?? [];
+    expect(table.slice(4)).toEqual([
+      '| person | tokenwise (model+grammar+copy) | 1 | 16 | model | 2 | 0 | 1 | 0.50 | 1.00 |',
+      '| person | tokenwise (model+grammar+copy) | 1 | 16 | grammar | 4 | 0 | 4 | 1.00 | 4.00 |',
+      '| person | tokenwise (model+grammar+copy) | 1 | 16 | copy | 5 | 0 | 4 | 0.80 | 4.00 |',
+    ]);
+    expect(sourceMarkdown([row('person', 'ar', 1, 0, [1], 1)])).toBeNull();
+  });
+
+  it('meets the copy goal only where every preset that copied reaches A/D 0.8, naming the ones that do not', () => {
+    expect(copyAcceptanceLines([copyRow('person', 5, 4), copyRow('order', 10, 9)])?.split('\n')[2]).toBe(
+      '- tokenwise (model+grammar+copy) K = 1, L = 16, goal A/D ≥ 0.80 on copied tokens on every preset that copies: person 0.80, order 0.90; met.',
+    );
+    expect(copyAcceptanceLines([copyRow('person', 5, 4), copyRow('event', 4, 1)])).toMatch(
+      /event 0\.25; not met on event\.$/,
+    );
+    // A preset that copied nothing is not judged; no copying at all, no lines.
+    expect(copyAcceptanceLines([copyRow('person', 5, 4), copyRow('sentiment', 0, 0)])).toMatch(/person 0\.80; met\.$/);
+    expect(copyAcceptanceLines([row('person', 'tokenwise', 1, 4, [1.5], 2)])).toBeNull();
+    // With K drafts, D counts a shared copy K times: those rows are not judged.
+    expect(copyAcceptanceLines([{ ...copyRow('person', 5, 4), K: 3, method: 'spectr-gbv' }])).toBeNull();
   });
 });
 

@@ -61,6 +61,25 @@ describe('the sentences that teach', () => {
       `${SOURCE_MARKS.lookup.symbol} looked up earlier in the prompt or output: q = 1, kept with probability p(x)`,
     );
     expect(SOURCE_MARKS.grammar.symbol).not.toBe(SOURCE_MARKS.lookup.symbol);
+    expect(all('inspector')).toContain(
+      `${SOURCE_MARKS.copy.symbol} copied from the prompt, re-tokenized in place: q = 1, kept with probability p(x)`,
+    );
+    const symbols = Object.values(SOURCE_MARKS).map((mark) => mark.symbol);
+    expect(new Set(symbols).size).toBe(symbols.length);
+  });
+
+  it('explains copying: it matches text, not token ids, tokenizes the copy where it stands, and why that is lossless', () => {
+    const text = all('drafts');
+    expect(text).toContain('so matching token ids misses it. The copy drafter matches text');
+    expect(text).toContain('the first such place, so every draft picks the same one');
+    expect(text).toContain(
+      'tokenizes it again where it stands, so the tokens are the ones the target itself would write',
+    );
+    expect(text).toContain(
+      'Why copying is lossless: the copied span is a function of the prompt and the tokens so far',
+    );
+    expect(text).toContain('kept with probability min(1, p(x)/1) = p(x)');
+    expect(text).toContain('so the K drafts stay independent draws from one law');
   });
 
   it('calls ρ* the smallest feasible scaling, never the largest', () => {

@@ -27,6 +27,17 @@ async function oneStep(page: Page, method: string, K: number, L: number) {
   await page.getByTestId('decision-grid').waitFor();
 }
 
+/** Steps on (to step 12 at most) until `done` says the tree shows what the test is after. */
+async function stepUntil(page: Page, done: () => Promise<boolean>) {
+  for (let steps = 2; steps <= 12 && !(await done()); steps++) {
+    await page.getByRole('button', { name: 'Step', exact: true }).click();
+    await page
+      .getByTestId('inspector')
+      .filter({ hasText: `Step ${steps} of ${steps}` })
+      .waitFor({ timeout: 60_000 });
+  }
+}
+
 /** The grid's tokens, draft by draft, as the page shows them. */
 async function gridDrafts(page: Page): Promise<number[][]> {
   const cells = await page
@@ -225,13 +236,7 @@ describe('the teaching layer, in the built app', () => {
     const bothMarked = async () =>
       (await tree.locator('[data-source="grammar"]').count()) > 0 &&
       (await tree.locator('[data-source="lookup"]').count()) > 0;
-    for (let steps = 2; steps <= 12 && !(await bothMarked()); steps++) {
-      await page.getByRole('button', { name: 'Step', exact: true }).click();
-      await page
-        .getByTestId('inspector')
-        .filter({ hasText: `Step ${steps} of ${steps}` })
-        .waitFor({ timeout: 60_000 });
-    }
+    await stepUntil(page, bothMarked);
     expect(await bothMarked()).toBe(true);
     await expect(tree.locator('[data-source="grammar"] text').first().textContent()).resolves.toMatch(/^◆ /);
     await expect(tree.locator('[data-source="lookup"] text').first().textContent()).resolves.toMatch(/^↺ /);
@@ -261,19 +266,33 @@ describe('the teaching layer, in the built app', () => {
     expect(problems).toEqual([]);
   });
 
+  it('marks the tokens copied from the prompt (▣) in the tree, with their legend entry, and each source’s A/D beside the counters', async () => {
+    // The order preset's prompt holds its values: "Order A-17" is what order_id points to.
+    await page.locator('#preset').selectOption('order');
+    await page.locator('#drafter').selectOption('model+grammar+copy');
+    await oneStep(page, 'spectr-gbv', 3, 4);
+    const tree = page.getByTestId('draft-tree');
+    await stepUntil(page, async () => (await tree.locator('[data-source="copy"]').count()) > 0);
+    await expect(tree.locator('[data-source="copy"]').count()).resolves.toBeGreaterThan(0);
+    await expect(tree.locator('[data-source="copy"] text').first().textContent()).resolves.toMatch(/^▣ /);
+    await expect(page.getByTestId('source-legend').textContent()).resolves.toContain(
+      '▣ copied from the prompt, re-tokenized in place: q = 1, kept with probability p(x)',
+    );
+    await tree.screenshot({ path: `${SCREENSHOTS}/teaching-tree-copy-1280x720.png` });
+    const bySource = (await page.getByTestId('counters').locator('[data-counter="by-source"]').textContent()) ?? '';
+    expect(bySource).toMatch(/◆ schema \d+\.\d% · \d\.\d\d a step; ▣ copy \d+\.\d% · \d\.\d\d/);
+    await page.locator('section.counters').screenshot({ path: `${SCREENSHOTS}/teaching-counters-copy-1280x720.png` });
+    await page.locator('#drafter').selectOption('model+grammar');
+    expect(problems).toEqual([]);
+  });
+
   it('marks the draft head’s tokens (▲) in the tree, with their legend entry', async () => {
     await page.locator('#preset').selectOption('order');
     await page.locator('#drafter').selectOption('head+grammar');
     await oneStep(page, 'spectr-gbv', 3, 4);
     const tree = page.getByTestId('draft-tree');
     // The schema forces the order's first keys and punctuation: step until the head drafts somewhere.
-    for (let steps = 2; steps <= 12 && (await tree.locator('[data-source="head"]').count()) === 0; steps++) {
-      await page.getByRole('button', { name: 'Step', exact: true }).click();
-      await page
-        .getByTestId('inspector')
-        .filter({ hasText: `Step ${steps} of ${steps}` })
-        .waitFor({ timeout: 60_000 });
-    }
+    await stepUntil(page, async () => (await tree.locator('[data-source="head"]').count()) > 0);
     await expect(tree.locator('[data-source="head"]').count()).resolves.toBeGreaterThan(0);
     await expect(tree.locator('[data-source="model"]').count()).resolves.toBe(0);
     await expect(tree.locator('[data-source="head"] text').first().textContent()).resolves.toMatch(/^▲ /);

@@ -6,9 +6,9 @@
 import { spreadOf } from '../../src/core/fairTiming';
 import { MIN_SAMPLES_FOR_VERDICT, compareRatios } from '../../src/core/verdict';
 import type { MethodId } from '../../src/core/verify';
-import type { DrafterId } from '../../src/core/draftLaw';
+import { samplesNothing, usesHead, type DrafterId } from '../../src/core/draftLaw';
 import { JUMP_FORWARD_L, configLabel, times, type DecodeRow } from './decodeBench';
-import { summaryOverPresets, type PresetSummary } from './decodeStatistics';
+import { sourceMarkdown, summaryOverPresets, type PresetSummary } from './decodeStatistics';
 
 /** The speed goals, median over presets against ar in the same run (the summary says whether this machine allows them). */
 export const SPEEDUP_GOALS: readonly { method: MethodId; K: number; L: number; goal: number }[] = [
@@ -28,6 +28,17 @@ export const HEAD_SPEEDUP_GOALS: readonly {
   { method: 'tokenwise', K: 1, L: 4, drafter: 'head+grammar', goal: 1.8, overJumpForward: 1.25 },
   { method: 'spectr-gbv', K: 3, L: 4, drafter: 'head+grammar', goal: 1.4, overJumpForward: 1.0 },
 ];
+
+/** The same figures for the drafters that copy the prompt's values. */
+export const COPY_SPEEDUP_GOALS: typeof HEAD_SPEEDUP_GOALS = (['model+grammar+copy', 'copy'] as const).flatMap(
+  (drafter) => [
+    { method: 'tokenwise', K: 1, L: 4, drafter, goal: 1.8, overJumpForward: 1.25 },
+    { method: 'spectr-gbv', K: 3, L: 4, drafter, goal: 1.4, overJumpForward: 1.0 },
+  ],
+);
+
+/** The goal for the copied tokens themselves: A/D of the copy source on every preset that copies values. */
+export const COPY_ACCEPTANCE_GOAL = 0.8;
 
 export function formatSummary(summaries: readonly PresetSummary[]): string {
   const entries = summaries.map(
@@ -91,12 +102,13 @@ export function formatGoals(summaries: readonly PresetSummary[]): string | null 
         return `${head}, not met: the interval lies below the goal; the ceiling here (${ceiling.toFixed(2)}×) allows it, but at ${stepInArTokens.toFixed(2)} ar tokens a step it needs ${needed.toFixed(2)} tokens a step and the drafts gave ${blockEfficiency.toFixed(2)}.${againstJump}`;
       }),
   );
-  const headLines = HEAD_SPEEDUP_GOALS.flatMap(({ method, K, L, drafter, goal, overJumpForward }) =>
-    summaries
-      .filter(
-        (summary) => summary.method === method && summary.K === K && summary.L === L && summary.drafter === drafter,
-      )
-      .map((summary) => headGoalLine(summary, goal, overJumpForward)),
+  const headLines = [...HEAD_SPEEDUP_GOALS, ...COPY_SPEEDUP_GOALS].flatMap(
+    ({ method, K, L, drafter, goal, overJumpForward }) =>
+      summaries
+        .filter(
+          (summary) => summary.method === method && summary.K === K && summary.L === L && summary.drafter === drafter,
+        )
+        .map((summary) => headGoalLine(summary, goal, overJumpForward)),
   );
   const all = [...lines, ...headLines];
   return all.length === 0
@@ -111,15 +123,23 @@ export function formatGoals(summaries: readonly PresetSummary[]): string | null 
 /**
  * Which term stops a speedup goal at a step that costs `step` baseline tokens, `undrafted` of them outside
  * drafting, for `tokens` tokens a step: the target positions where even every draft accepted with drafting
- * free falls short; the head's (or draft model's) cost where hiding drafting would meet it; else acceptance.
+ * free falls short; `drafting`'s cost (the head's, the draft model's, copying's) where hiding drafting would
+ * meet it; else acceptance.
  */
-export function stoppingTerm(goal: number, L: number, step: number, undrafted: number, tokens: number): string {
-  const drafting = step - undrafted;
+export function stoppingTerm(
+  goal: number,
+  L: number,
+  step: number,
+  undrafted: number,
+  tokens: number,
+  drafting = 'head',
+): string {
+  const draftingTokens = step - undrafted;
   if ((L + 1) / undrafted < goal) {
     return `target positions stop it: the step without drafting costs ${undrafted.toFixed(2)} tokens (the target's positions, masks, verification), so even every draft accepted with free drafting gives ${((L + 1) / undrafted).toFixed(2)}×`;
   }
   if (tokens / undrafted >= goal)
-    return `head cost stops it: drafting costs ${drafting.toFixed(2)} tokens a step; without it the drafts' ${tokens.toFixed(2)} tokens a step would give ${(tokens / undrafted).toFixed(2)}×`;
+    return `${drafting} cost stops it: drafting costs ${draftingTokens.toFixed(2)} tokens a step; without it the drafts' ${tokens.toFixed(2)} tokens a step would give ${(tokens / undrafted).toFixed(2)}×`;
   return `acceptance stops it: at ${step.toFixed(2)} tokens a step it needs ${(goal * step).toFixed(2)} tokens a step and the drafts gave ${tokens.toFixed(2)} (with drafting free, ${(goal * undrafted).toFixed(2)})`;
 }
 
@@ -135,6 +155,8 @@ function headGoalLine(summary: PresetSummary, goal: number, overJumpGoal: number
     blockEfficiency,
     overJumpForward,
   } = summary;
+  // What drafting costs in this configuration: the head's forwards, copying's matching and tokenizing, or the draft model's.
+  const drafting = usesHead(summary.drafter) ? 'head' : samplesNothing(summary.drafter) ? 'copying' : 'draft-model';
   const start = `- ${configLabel(summary)} K = ${K}, L = ${L}, goals ${goal.toFixed(2)}× over ar and ${overJumpGoal.toFixed(2)}× over ar+jump-forward`;
   // Over ar, the shared verdict rule over rounds (as formatGoals); the term that stops it only for a verdict below the goal.
   const comparison = summary.roundMedians.length === 0 ? null : compareRatios(summary.roundMedians, goal);
@@ -149,7 +171,7 @@ function headGoalLine(summary: PresetSummary, goal: number, overJumpGoal: number
           ? `${figure}, within noise of the goal`
           : stepInArTokens === null || undraftedInArTokens === null || blockEfficiency === null
             ? `${figure}, not met (no step after the first to price)`
-            : `${figure}, not met: ${stoppingTerm(goal, L, stepInArTokens, undraftedInArTokens, blockEfficiency)} (in ar tokens)`;
+            : `${figure}, not met: ${stoppingTerm(goal, L, stepInArTokens, undraftedInArTokens, blockEfficiency, drafting)} (in ar tokens)`;
   const overJump =
     speedupOverJumpForward === null
       ? 'ar+jump-forward did not run'
@@ -157,14 +179,48 @@ function headGoalLine(summary: PresetSummary, goal: number, overJumpGoal: number
         ? `${speedupOverJumpForward.toFixed(2)}× over ar+jump-forward (median over presets; no per-round verdict), at or above the goal`
         : overJumpForward === null || blockEfficiency === null
           ? `${speedupOverJumpForward.toFixed(2)}× over ar+jump-forward (median over presets), below the goal (no step after the first to price)`
-          : `${speedupOverJumpForward.toFixed(2)}× over ar+jump-forward (median over presets), below the goal: ${stoppingTerm(overJumpGoal, L, overJumpForward.stepInTokens, overJumpForward.undraftedInTokens, blockEfficiency)} (in ar+jump-forward tokens)`;
+          : `${speedupOverJumpForward.toFixed(2)}× over ar+jump-forward (median over presets), below the goal: ${stoppingTerm(overJumpGoal, L, overJumpForward.stepInTokens, overJumpForward.undraftedInTokens, blockEfficiency, drafting)} (in ar+jump-forward tokens)`;
   return `${start}: ${overAr}; ${overJump}.`;
 }
 
-/** The summary paragraphs under a section's table: the baselines, the speculative rows, the goals. */
+/**
+ * The copy goal, per one-draft configuration that copied: the copy source's A/D on each preset where it
+ * copied, met only where every one reaches COPY_ACCEPTANCE_GOAL. Null where no such row copied.
+ */
+export function copyAcceptanceLines(rows: readonly DecodeRow[]): string | null {
+  // One draft only: with K drafts D counts a copied span once per draft that shares it, so A/D is at most about 1/K.
+  const copying = rows.filter((row) => row.K === 1 && row.counters.bySource.copy.drafted > 0);
+  const configOf = (row: DecodeRow) => `${configLabel(row)} K = ${row.K}, L = ${row.L}`;
+  const configs = [...new Set(copying.map(configOf))];
+  if (configs.length === 0) return null;
+  const lines = configs.map((config) => {
+    const per = copying
+      .filter((row) => configOf(row) === config)
+      .map((row) => {
+        const { drafted, invalidated, accepted } = row.counters.bySource.copy;
+        return { preset: row.preset, ratio: accepted / Math.max(1, drafted - invalidated) };
+      });
+    const below = per.filter(({ ratio }) => ratio < COPY_ACCEPTANCE_GOAL);
+    const figures = per.map(({ preset, ratio }) => `${preset} ${ratio.toFixed(2)}`).join(', ');
+    return `- ${config}, goal A/D ≥ ${COPY_ACCEPTANCE_GOAL.toFixed(2)} on copied tokens on every preset that copies: ${figures}; ${below.length === 0 ? 'met' : `not met on ${below.map(({ preset }) => preset).join(', ')}`}.`;
+  });
+  return [
+    `**Copied tokens** (A/D of the copy source with one draft, one round's counters, per preset where it copied)`,
+    '',
+    ...lines,
+  ].join('\n');
+}
+
+/** The summary paragraphs under a section's table: the baselines, the speculative rows, the goals, the sources. */
 export function summaryMarkdown(rows: readonly DecodeRow[]): string {
   const summaries = summaryOverPresets(rows);
-  return [jumpForwardSummary(rows), formatSummary(summaries), formatGoals(summaries)]
+  return [
+    jumpForwardSummary(rows),
+    formatSummary(summaries),
+    formatGoals(summaries),
+    copyAcceptanceLines(rows),
+    sourceMarkdown(rows),
+  ]
     .filter((part): part is string => part !== null)
     .join('\n\n');
 }

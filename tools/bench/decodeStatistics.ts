@@ -5,6 +5,7 @@
  */
 import { spreadOf } from '../../src/core/fairTiming';
 import { isBaseline, type DecodeMethod } from '../../src/contract/runParams';
+import { sourceRatios } from '../../src/core/metrics';
 import {
   PROFILE_PHASES,
   cell,
@@ -200,4 +201,29 @@ export function profileMarkdown(rows: readonly DecodeRow[], costRatio: number): 
     ALLOWANCE_TABLE_HEADER,
     ...speculative.map((row) => formatAllowanceRow(row, arOf(row) as DecodeRow)),
   ].join('\n');
+}
+
+export const SOURCE_TABLE_HEADER = [
+  '| preset | method | K | L | source | drafted | invalidated | accepted | A/D | accepted tokens a step |',
+  '|---|---|---|---|---|---|---|---|---|---|',
+].join('\n');
+
+/** Per speculative row, each source that drafted: why a source pays (its A/D) and what it adds to a step (A_source / steps). */
+export function sourceMarkdown(rows: readonly DecodeRow[]): string | null {
+  const lines = rows
+    .filter((row) => !isBaseline(row.method))
+    .flatMap((row) =>
+      sourceRatios(row.counters).map(({ source, conditionalAcceptance, tokensPerStep }) => {
+        const { drafted, invalidated, accepted } = row.counters.bySource[source];
+        return `| ${row.preset} | ${configLabel(row)} | ${row.K} | ${row.L} | ${source} | ${drafted} | ${invalidated} | ${accepted} | ${cell(conditionalAcceptance)} | ${cell(tokensPerStep)} |`;
+      }),
+    );
+  return lines.length === 0
+    ? null
+    : [
+        "**By source** (one round's counters: A/D per source, and its accepted tokens a step, which sum over sources to A/steps)",
+        '',
+        SOURCE_TABLE_HEADER,
+        ...lines,
+      ].join('\n');
 }

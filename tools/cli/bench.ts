@@ -1,6 +1,6 @@
 /**
  * npm run bench -- [--seeds 2] [--node-only] [--provider wasm|webgpu] [--verifier cpu|gpu] [--scoring tree|batched] [--out bench-results/decode]
- *                   [--methods tokenwise,spectr-gbv] [--grid 1x4,3x4] [--rounds 3]
+ *                   [--methods tokenwise,spectr-gbv] [--grid 1x4,3x4] [--rounds 3] [--threads n]
  *                   [--drafters model,model+grammar+lookup,head+grammar | --drafter head+grammar]
  * The paper's table on the bundled models: in Node (wasm EP, CPU verifier) and in headless Chromium (the
  * models on --provider, steps verified on --verifier; the defaults are the app's choices on a machine
@@ -32,7 +32,8 @@ import { summaryMarkdown } from '../bench/decodeGoals';
 import type { MethodId } from '../../src/core/verify';
 import { DRAFTER_IDS, isDrafterId, type DrafterId } from '../../src/core/draftLaw';
 import { costRatio as measureCostRatio, formatCostRatio } from '../bench/modelsBench';
-import { loadBundledPair } from '../bundled';
+import { availableParallelism } from 'node:os';
+import { loadBundledPair, ort } from '../bundled';
 import { loadPairOption, parsePairOption } from './pair';
 import { pairForPage } from './pairServer';
 import { UsageError, gridOption, positiveInteger, runCommand, type Values } from './args';
@@ -75,9 +76,11 @@ function parse(values: Values<typeof COMMANDS.bench>) {
       `--drafters: unknown ${unknownDrafters.join(', ')}; the drafters are ${DRAFTER_IDS.join(', ')}`,
     );
   const pair = values.pair === undefined ? null : parsePairOption(values.pair);
+  const threads = positiveInteger('threads', values.threads);
   return {
     values,
     pair,
+    threads,
     seeds,
     provider,
     verifier,
@@ -102,7 +105,11 @@ async function bench({
   verifier: verifying,
   treeScoring,
   selection,
+  threads,
 }: ReturnType<typeof parse>): Promise<number> {
+  // Before any session is made: every row, the baselines included, runs under the same thread count.
+  ort.env.wasm.numThreads = threads;
+  const threading = `${threads} thread${threads === 1 ? '' : 's'} of ${availableParallelism()} cores`;
   const sections: Section[] = [];
   // Both sections name the pair they timed.
   const ofPair = location === null ? '' : `: ${location.draft} → ${location.target}`;
@@ -113,10 +120,10 @@ async function bench({
   const { engine, dispose } = await setupNodeEngine('cpu', pair, treeScoring);
   const scoring = describeScoring(engine.scoring);
   console.log(
-    `Node, wasm EP, CPU verifier${ofPair}; c = draft/target forward = ${formatCostRatio(costRatioSpread)}; ${scoring}; ${rounds} timed rounds per preset, speedups the median over rounds [95% bootstrap interval] with the verdict against ar\n${DECODE_TABLE_HEADER}`,
+    `Node, wasm EP (${threading}), CPU verifier${ofPair}; c = draft/target forward = ${formatCostRatio(costRatioSpread)}; ${scoring}; ${rounds} timed rounds per preset, speedups the median over rounds [95% bootstrap interval] with the verdict against ar\n${DECODE_TABLE_HEADER}`,
   );
   sections.push({
-    where: `Node (onnxruntime-web wasm, 1 thread; CPU verifier)${ofPair}`,
+    where: `Node (onnxruntime-web wasm, ${threading}; CPU verifier)${ofPair}`,
     adapter: 'cpu',
     costRatio,
     costRatioSpread,

@@ -8,7 +8,7 @@ import { DRAFTER_IDS } from '../../src/core/draftLaw';
 
 /** Every --drafter's words: where drafts come from, and where the head drafters are offered. */
 const DRAFTER_HELP =
-  "where drafts come from: the draft model, plus the schema's forced text and/or the prompt's words; or head / head+grammar, the draft head reading the target's features (bundled pair only: a target without a features output does not offer them)";
+  "where drafts come from: the draft model, plus the schema's forced text, values copied from the prompt (copy: text-level, re-tokenized in place) and/or prompt lookup; copy alone drafts forced and copied text without a draft model; or head / head+grammar, the draft head reading the target's features (bundled pair only: a target without a features output does not offer them)";
 import { DEFAULT_RACE_TOKEN_BUDGET, DEFAULT_SAMPLE_TOKEN_BUDGET } from '../../src/contract/bench';
 import { CLI_LIMITS, MAX_DRAFT_LENGTH, SIMULATION_LIMITS } from '../../src/contract/limits';
 import { METHOD_IDS } from '../../src/core/verify/registry';
@@ -428,11 +428,20 @@ export const COMMANDS = {
         value: [...DRAFTER_IDS],
         description: 'one drafter: the same as --drafters with one name',
       },
+      threads: {
+        type: 'string',
+        value: 'integer',
+        max: CLI_LIMITS.threads,
+        default: '1',
+        description:
+          "onnxruntime-web's wasm threads in Node, stated in the report; ar and ar+jump-forward run under the same (run once with 1 and once with this machine's cores to report both)",
+      },
       csv: { type: 'boolean', description: 'also write <out>.csv' },
       pair: PAIR,
     },
     examples: [
       'npm run bench -- --node-only --grid 3x4 --rounds 3',
+      'npm run bench -- --node-only --methods tokenwise,spectr-gbv --grid 1x4,3x4 --drafters model+grammar,head+grammar,model+grammar+copy,copy --threads 2',
       'npm run bench -- --provider webgpu --verifier gpu',
       'npm run bench -- --node-only --methods tokenwise,spectr-gbv --grid 1x4,3x4 --drafters model+grammar,head+grammar',
     ],
