@@ -253,7 +253,7 @@ const ChartGrid = memo(function ChartGrid({ steps, counters }: { steps: readonly
       <div className="chart-grid">
         <ChartCard
           id="histogram"
-          title="Steps by accepted length (total = steps)"
+          title="Steps by accepted draft tokens, bonus excluded (total = steps)"
           legend={histogramLegend}
           points={histogram.length}
           waiting={waiting}
@@ -271,7 +271,7 @@ const ChartGrid = memo(function ChartGrid({ steps, counters }: { steps: readonly
         >
           <ComposedChart {...PLOT} data={histogram}>
             {chartAxes(
-              { key: 'length', title: `accepted draft tokens, 0..${L} (bonus excluded)` },
+              { key: 'length', title: `accepted draft tokens, 0..${L}` },
               { title: 'steps', integer: true },
             )}
             <Bar dataKey="steps" name="observed" fill={PALETTE.R} isAnimationActive={false} />
@@ -306,12 +306,12 @@ const ChartGrid = memo(function ChartGrid({ steps, counters }: { steps: readonly
         </ChartCard>
         <ChartCard
           id="mean-length"
-          title="Mean acceptance length 1 + A/steps"
+          title="Mean acceptance length 1 + A/steps: tokens per target forward"
           legend={lineLegend(meanLines)}
           points={series.length}
           waiting={waiting}
         >
-          <StepLines data={series} domain={[1, L + 1]} lines={meanLines} yTitle="tokens per target forward" />
+          <StepLines data={series} domain={[1, L + 1]} lines={meanLines} yTitle="tokens per step" />
         </ChartCard>
         <ChartCard
           id="per-position"

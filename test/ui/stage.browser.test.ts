@@ -3,8 +3,9 @@ import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import type { Plugin } from 'vite';
-import type { ViewName } from '../../src/store/talk';
-import { TALK_FOCUS } from '../../src/ui/views';
+import type { SceneStop, ViewName } from '../../src/store/talk';
+import type { SceneClaim } from '../../src/contract/sceneClaims';
+import { CLAIM_SELECTORS, TALK_FOCUS } from '../../src/ui/views';
 import { BUNDLED_FLOAT_PAIR } from '../../src/contract/modelPairs';
 import { createServer } from 'node:http';
 import { buildAndPreview, launchChromium, recordProblems, type BuiltApp } from '../support/browser';
@@ -324,7 +325,7 @@ describe('on stage: offline after one visit, a talk driven by a clicker, one vie
 
   it('ready before the warm-up is over; introduction.json, stepped with PageDown: every scene places its focus whole in the screen and above the caption bar at 1024 × 768, 1920 × 1080 and 1280 × 720', async () => {
     const talk = JSON.parse(readFileSync('public/talks/introduction.json', 'utf8')) as {
-      scenes: { stop?: unknown; view: ViewName }[];
+      scenes: { stop?: SceneStop; view: ViewName; shows?: SceneClaim }[];
     };
     const context = await browser.newContext({ viewport: { width: 1280, height: 720 }, serviceWorkers: 'block' });
     const page = await context.newPage();
@@ -356,10 +357,17 @@ describe('on stage: offline after one visit, a talk driven by a clicker, one vie
         if (index > 0 || stop > 0) await page.keyboard.press('PageDown');
         // A stop of a paused scene is settled once the run is paused at that step count.
         await settled(index + 1);
-        if (Array.isArray(scene.stop))
+        // The scene opens paused on the step found to show its claim (the talk bar names it), or at its count.
+        const pausedAt =
+          scene.stop === 'shown'
+            ? await page.getByTestId('talk-bar').getAttribute('data-shown-step')
+            : Array.isArray(scene.stop)
+              ? String(scene.stop[stop])
+              : null;
+        if (pausedAt !== null)
           await page
             .locator('[data-counter="steps"]')
-            .filter({ hasText: new RegExp(`^${String(scene.stop[stop])}$`) })
+            .filter({ hasText: new RegExp(`^${pausedAt}$`) })
             .waitFor({ timeout: 60_000 });
         // The step's explanation draws after the run pauses; the talk places the focus again once it has.
         await page.locator(TALK_FOCUS[scene.view]).first().waitFor({ state: 'attached', timeout: 60_000 });
@@ -373,24 +381,53 @@ describe('on stage: offline after one visit, a talk driven by a clicker, one vie
           // Views that draw after the run stops move the focus, and the talk places it again: measured once still.
           const measure = () =>
             page.evaluate(
-              (selector) =>
-                new Promise<{ focus: DOMRect | null; bar: DOMRect | null; top: number }>((resolve) =>
+              ({ selector, claim }) =>
+                new Promise<{
+                  focus: DOMRect | null;
+                  bar: DOMRect | null;
+                  top: number;
+                  claims: DOMRect[];
+                  cutTexts: string[];
+                }>((resolve) =>
                   requestAnimationFrame(() =>
                     requestAnimationFrame(() => {
                       const runBar = document.querySelector('.run-bar');
+                      const focus = document.querySelector(selector);
+                      // Every SVG text drawn (the charts' axes, ticks and labels, the tree's nodes) inside its SVG's box.
+                      const cutTexts = [...document.querySelectorAll('svg text')].flatMap((text) => {
+                        const svg = text.closest('svg')?.getBoundingClientRect();
+                        const box = text.getBoundingClientRect();
+                        if (!svg || svg.width === 0 || box.width === 0 || !text.textContent?.trim()) return [];
+                        const inside =
+                          box.left >= svg.left - 0.5 &&
+                          box.right <= svg.right + 0.5 &&
+                          box.top >= svg.top - 0.5 &&
+                          box.bottom <= svg.bottom + 0.5;
+                        return inside
+                          ? []
+                          : [
+                              `"${text.textContent}" in ${text.closest('[data-chart]')?.getAttribute('data-chart') ?? 'an svg'}`,
+                            ];
+                      });
                       resolve({
-                        focus: document.querySelector(selector)?.getBoundingClientRect().toJSON() ?? null,
+                        focus: focus?.getBoundingClientRect().toJSON() ?? null,
                         bar:
                           document.querySelector('[data-testid="talk-bar"]')?.getBoundingClientRect().toJSON() ?? null,
                         top:
                           runBar && getComputedStyle(runBar).position === 'sticky'
                             ? runBar.getBoundingClientRect().bottom
                             : 0,
+                        claims: claim
+                          ? [...(focus?.querySelectorAll(claim) ?? [])].map((element) =>
+                              element.getBoundingClientRect().toJSON(),
+                            )
+                          : [],
+                        cutTexts,
                       });
                     }),
                   ),
                 ),
-              TALK_FOCUS[scene.view],
+              { selector: TALK_FOCUS[scene.view], claim: scene.shows ? CLAIM_SELECTORS[scene.shows] : null },
             );
           let placed = await measure();
           for (let again = await measure(); JSON.stringify(again) !== JSON.stringify(placed); again = await measure())
@@ -404,6 +441,20 @@ describe('on stage: offline after one visit, a talk driven by a clicker, one vie
           expect.soft(placed.focus.bottom, where).toBeLessThanOrEqual(placed.bar.top + 0.5);
           expect.soft(placed.focus.left, where).toBeGreaterThanOrEqual(-0.5);
           expect.soft(placed.focus.right, where).toBeLessThanOrEqual(size.width + 0.5);
+          expect.soft(placed.cutTexts, `${where}: SVG texts cut by their box`).toEqual([]);
+          // What the caption claims is on screen: an element that shows it, whole, between the run bar and the caption.
+          if (scene.shows) {
+            const bar = placed.bar;
+            const inView = placed.claims.filter(
+              (box) =>
+                box.width > 0 &&
+                box.top >= placed.top - 0.5 &&
+                box.bottom <= bar.top + 0.5 &&
+                box.left >= -0.5 &&
+                box.right <= size.width + 0.5,
+            );
+            expect.soft(inView.length, `${where}: an element showing "${scene.shows}" in view`).toBeGreaterThan(0);
+          }
         }
         await page.screenshot({
           path: `${SCREENSHOTS}/talk-scene-${index + 1}${stops > 1 ? `-${stop + 1}` : ''}-1280x720.png`,
