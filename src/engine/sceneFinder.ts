@@ -5,10 +5,15 @@
  */
 import { RUN_CLAIMS, stepShows, type SceneClaim } from '../contract/sceneClaims';
 import type { RunParams } from '../contract/runParams';
-import type { SpecEngine } from './engine';
+import type { StepRecord } from '../contract/stepRecord';
+
+/** What the search needs of an engine: a seeded run that reports each step and stops on a signal (SpecEngine has it). */
+interface Decoder {
+  run(params: RunParams, onStep: (record: StepRecord) => void, signal: AbortSignal): Promise<unknown>;
+}
 
 /** The first step (from 1) of the run `params` that shows `claim`, or null when the run ends without one. */
-export async function findClaimStep(engine: SpecEngine, params: RunParams, claim: SceneClaim): Promise<number | null> {
+export async function findClaimStep(engine: Decoder, params: RunParams, claim: SceneClaim): Promise<number | null> {
   if (RUN_CLAIMS.includes(claim)) return null;
   const stop = new AbortController();
   let found: number | null = null;

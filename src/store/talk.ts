@@ -10,11 +10,11 @@ import { TALK_LIMITS } from '../contract/limits';
 import type { NetworkTimeouts } from '../contract/protocol';
 import { BUNDLED_PAIR_IDS } from '../contract/modelPairs';
 import type { ExecutionProvider } from '../contract/protocol';
-import { isBaseline, presetParams, reportedK, type RunParams } from '../contract/runParams';
+import { describeK, isBaseline, presetParams, reportedK, type RunParams } from '../contract/runParams';
 import { SCHEMA_PRESETS } from '../contract/presets';
 import { decodeShare, encodeShare, PROVIDERS, type DecodedShare } from './shareUrl';
 import { hasOwnKey } from '../contract/ownKeys';
-import { CLAIM_TEXT, SCENE_CLAIMS, type SceneClaim } from '../contract/sceneClaims';
+import { CLAIM_TEXT, RUN_CLAIMS, SCENE_CLAIMS, type SceneClaim } from '../contract/sceneClaims';
 
 export const TALK_FORMAT = 'speclab-talk';
 export const TALK_VERSION = 1;
@@ -246,6 +246,28 @@ function parseScene(value: unknown, index: number): TalkScene {
   if (value.shows === undefined && scene.stop === 'shown')
     throw new TalkError(`${where}: "stop": "shown" pauses at the step that shows the scene's claim; give "shows"`);
   return value.shows === undefined ? scene : { ...scene, shows: parseClaim(value.shows, scene, where) };
+}
+
+/** Whether a scene's claim is one a step shows, found by running the scene (`race` is the race itself). */
+export const claimsStep = (scene: TalkScene): scene is TalkScene & { shows: SceneClaim } =>
+  scene.shows !== undefined && !RUN_CLAIMS.includes(scene.shows);
+
+/**
+ * The step counts a scene's run pauses at, given the step found to show its claim (`found`, once checked): the
+ * step found, then the listed counts past it; without a claim, the list as written.
+ */
+export function sceneStops(scene: TalkScene, found: number | undefined): number[] {
+  if (scene.stop === 'shown') return found === undefined ? [] : [found];
+  if (!Array.isArray(scene.stop)) return [];
+  return found === undefined ? scene.stop : [found, ...scene.stop.filter((count) => count > found)];
+}
+
+/** The one line a talk is refused with when scene `index`'s run never shows its claim. */
+export function claimMissing(talk: Talk, index: number): string {
+  const scene = talk.scenes[index];
+  if (!scene?.shows) return `This talk cannot be used: scene ${index + 1} claims nothing.`;
+  const { method, K, L, seed, maxTokens } = scene.run.params;
+  return `This talk cannot be used: scene ${index + 1} shows "${scene.shows}" (${CLAIM_TEXT[scene.shows]}), but its run (${method}, ${describeK(method, K)}, L = ${L}, seed ${seed}, ${maxTokens} tokens) never does; choose another seed or settings.`;
 }
 
 /** A talk file's text read back: the talk, or one message that says what is wrong and where. Never throws. */

@@ -202,6 +202,38 @@ describe('talk files', () => {
     store.getState().openTalk('not json');
     expect(store.getState().talkError).toMatch(/not JSON/);
   });
+
+  it('a scene that claims a step waits for the engine to find it, then opens paused on it, the inspector on that step', () => {
+    const sent: ToWorker[] = [];
+    const store = createSpecStore({ post: (message) => sent.push(message), restart: () => undefined });
+    store.getState().receive(READY);
+    store.getState().openTalk(
+      talk([
+        {
+          run: { preset: 'order', method: 'tokenwise', K: 1, L: 6, seed: 2 },
+          view: 'tree',
+          stop: 'shown',
+          shows: 'invalidation',
+        },
+        { run: { method: 'ar', seed: 3 }, stop: 'race', view: 'race', shows: 'race' },
+      ]),
+    );
+    // The race scene's claim is the race itself: only the first scene is searched, and no run starts before the answer.
+    const check = sent.find((message) => message.type === 'find-scenes') as Extract<ToWorker, { type: 'find-scenes' }>;
+    expect(check.scenes).toEqual([{ scene: 0, params: expect.objectContaining({ seed: 2 }), claim: 'invalidation' }]);
+    expect(sent.some((message) => message.type === 'run')).toBe(false);
+    store
+      .getState()
+      .receive({ type: 'scenes-found', talkId: check.talkId, found: [{ scene: 0, step: 7 }], error: null });
+    expect(sent.at(-1)).toMatchObject({ type: 'run', paused: true, params: { seed: 2 } });
+    expect(store.getState().talk).toMatchObject({ found: [7], stopAt: 7, checking: null, pending: false });
+    expect(store.getState().stepToShow).toBe(7);
+    // A second visit does not search again.
+    store.getState().goToScene(1);
+    store.getState().goToScene(0);
+    expect(sent.filter((message) => message.type === 'find-scenes')).toHaveLength(1);
+    expect(sent.at(-1)).toMatchObject({ type: 'run', paused: true, params: { seed: 2 } });
+  });
 });
 
 describe('?embed=', () => {
