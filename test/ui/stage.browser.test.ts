@@ -123,8 +123,9 @@ async function expectScene(
   caption: string,
   stopped: 'done' | 'paused',
   steps?: number,
+  scenes = 3,
 ): Promise<void> {
-  await expect(page.getByTestId('talk-counter').textContent()).resolves.toBe(`scene ${scene} / 3`);
+  await expect(page.getByTestId('talk-counter').textContent()).resolves.toBe(`scene ${scene} / ${scenes}`);
   await expect(page.getByTestId('talk-caption').textContent()).resolves.toBe(caption);
   await status(page)
     .filter({ hasText: new RegExp(`^${stopped}$`) })
@@ -319,6 +320,86 @@ describe('on stage: offline after one visit, a talk driven by a clicker, one vie
     );
     await page.goto(`${app.url}?present=1`);
     await page.waitForFunction(() => document.documentElement.classList.contains('presentation'));
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it('PageDown moves on while a scene runs and while a race runs; a talk whose scene cannot show its claim is refused in one line', async () => {
+    const busyTalk = JSON.stringify({
+      format: 'speclab-talk',
+      version: 1,
+      title: 'busy',
+      scenes: [
+        { caption: 'A long run.', run: { preset: 'reasoning', method: 'ar', seed: 5, max: 512 }, view: 'output' },
+        {
+          caption: 'A race.',
+          run: { preset: 'sentiment', method: 'tokenwise', seed: 5, max: 48 },
+          stop: 'race',
+          view: 'race',
+        },
+        { caption: 'After the race.', run: { preset: 'sentiment', method: 'ar', seed: 5, max: 12 }, view: 'output' },
+      ],
+    });
+    // The invalidation scene of the example, cut to 8 tokens: its first struck-out token comes later.
+    const example = JSON.parse(readFileSync('public/talks/introduction.json', 'utf8')) as {
+      scenes: { shows?: string; run: Record<string, unknown> }[];
+    };
+    const mask = example.scenes.find((scene) => scene.shows === 'invalidation');
+    const shortTalk = JSON.stringify({
+      format: 'speclab-talk',
+      version: 1,
+      scenes: [
+        { run: { method: 'ar' }, shows: 'target-alone' },
+        { ...mask, run: { ...mask?.run, max: 8 } },
+      ],
+    });
+    const context = await browser.newContext({ viewport: { width: 1280, height: 720 }, serviceWorkers: 'block' });
+    for (const [path, body] of [
+      ['/busy-talk.json', busyTalk],
+      ['/short-talk.json', shortTalk],
+    ] as const)
+      await context.route(
+        (url) => url.pathname === path,
+        (route) => route.fulfill({ contentType: 'application/json', body }),
+      );
+    const page = await context.newPage();
+    const problems = recordProblems(page);
+    /** Presses PageDown and returns the ms until the talk bar names `scene` (logged: a test asserts no wall-clock time). */
+    const next = (scene: number) =>
+      page.evaluate(
+        (scene) =>
+          new Promise<number>((resolve) => {
+            const pressed = performance.now();
+            const observer = new MutationObserver(() => {
+              if (document.querySelector(`[data-testid="talk-bar"][data-scene="${scene}"]`)) {
+                observer.disconnect();
+                resolve(performance.now() - pressed);
+              }
+            });
+            observer.observe(document.body, { subtree: true, attributes: true, childList: true });
+            document.body.dispatchEvent(new KeyboardEvent('keydown', { key: 'PageDown', bubbles: true }));
+          }),
+        scene,
+      );
+    await page.goto(`${app.url}?talk=/busy-talk.json`);
+    await status(page)
+      .filter({ hasText: /^running$/ })
+      .waitFor({ timeout: 120_000 });
+    const fromRun = await next(2);
+    // Scene 1's run is stopped, not finished; scene 2's race starts.
+    await page.getByText(/\(running… \d+ of/).waitFor({ timeout: 60_000 });
+    const fromRace = await next(3);
+    await expectScene(page, 3, 'After the race.', 'done', undefined, 3);
+    console.log(
+      `PageDown to the next scene: ${Math.round(fromRun)} ms from a run, ${Math.round(fromRace)} ms from a race`,
+    );
+
+    await page.goto(`${app.url}?talk=/short-talk.json`);
+    const refusal = await page.getByTestId('talk-error').textContent({ timeout: 120_000 });
+    expect(refusal).toMatch(
+      /^This talk cannot be used: scene 2 shows "invalidation" \(a draft token struck out by the schema\), but its run \(tokenwise, K = 1, L = 6, seed 2, 8 tokens\) never does; choose another seed or settings\.$/,
+    );
+    await expect(page.getByTestId('talk-bar').count()).resolves.toBe(0);
     expect(problems).toEqual([]);
     await context.close();
   });
