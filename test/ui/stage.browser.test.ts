@@ -499,8 +499,8 @@ describe('on stage: offline after one visit, a talk driven by a clicker, one vie
                             ? runBar.getBoundingClientRect().bottom
                             : 0,
                         claims: claim
-                          ? [...(focus?.querySelectorAll(claim) ?? [])].map((element) =>
-                              element.getBoundingClientRect().toJSON(),
+                          ? [...(focus?.matches(claim) ? [focus] : []), ...(focus?.querySelectorAll(claim) ?? [])].map(
+                              (element) => element.getBoundingClientRect().toJSON(),
                             )
                           : [],
                         cutTexts,
