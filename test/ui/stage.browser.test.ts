@@ -534,7 +534,12 @@ describe('on stage: offline after one visit, a talk driven by a clicker, one vie
                 box.left >= -0.5 &&
                 box.right <= size.width + 0.5,
             );
-            expect.soft(inView.length, `${where}: an element showing "${scene.shows}" in view`).toBeGreaterThan(0);
+            expect
+              .soft(
+                inView.length,
+                `${where}: an element showing "${scene.shows}" in view (found: ${JSON.stringify(placed.claims.map((box) => [box.left, box.top, box.right, box.bottom].map(Math.round)))})`,
+              )
+              .toBeGreaterThan(0);
           }
         }
         await page.screenshot({
