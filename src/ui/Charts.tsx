@@ -270,10 +270,7 @@ const ChartGrid = memo(function ChartGrid({ steps, counters }: { steps: readonly
           }
         >
           <ComposedChart {...PLOT} data={histogram}>
-            {chartAxes(
-              { key: 'length', title: `accepted draft tokens, 0..${L}` },
-              { title: 'steps', integer: true },
-            )}
+            {chartAxes({ key: 'length', title: `accepted draft tokens, 0..${L}` }, { title: 'steps', integer: true })}
             <Bar dataKey="steps" name="observed" fill={PALETTE.R} isAnimationActive={false} />
             {expected && (
               <Line
