@@ -2,6 +2,7 @@
 import type { RaceResult, ScorecardRow, ScorecardSpec, SweepCell, SweepSpec } from './bench';
 import type { RunParams } from './runParams';
 import type { RunReport } from './runReport';
+import type { SceneClaim } from './sceneClaims';
 import type { ScoringPlan, StepRecord } from './stepRecord';
 import type { FieldErrors } from './validation';
 
@@ -62,10 +63,22 @@ export type ToWorker =
   | { type: 'delay'; stepDelayMs: number }
   | { type: 'cancel' }
   /**
+   * A talk's scenes to check (src/engine/sceneFinder.ts): each scene's seeded run decoded until the first step
+   * that shows its claim. Queued like a run; answered with `scenes-found`.
+   */
+  | { type: 'find-scenes'; talkId: number; scenes: SceneSearch[] }
+  /**
    * Test hook, sent only by `window.speclabTestHooks` (app.tsx, present under the ?test-hooks query flag):
    * destroys the WGSL verifier's GPU device, so the e2e test can watch the fallback to the CPU twin.
    */
   | { type: 'lose-gpu-device' };
+
+/** One talk scene to check: its index in the talk, its run and what it claims to show. */
+export interface SceneSearch {
+  scene: number;
+  params: RunParams;
+  claim: SceneClaim;
+}
 
 export interface EngineInfo {
   provider: ExecutionProvider;
@@ -122,5 +135,7 @@ export type FromWorker =
   | { type: 'bench-error'; runId: number; message: string; cancelled: boolean }
   /** `errors`: the worker's own check of the parameters, by field. */
   | { type: 'run-error'; runId: number; message: string; errors?: FieldErrors }
+  /** Per scene searched, the first step (from 1) that shows its claim, or null; `error`: why the search failed. */
+  | { type: 'scenes-found'; talkId: number; found: { scene: number; step: number | null }[]; error: string | null }
   /** The grammar engine's wasm trapped: the page restarts the worker and reloads the pair (the error came first). */
   | { type: 'engine-trapped' };

@@ -22,6 +22,8 @@ export interface CellExplanation {
   line: string;
   /** The decision (index into the step's decisions) that settled this cell; null when none did. */
   decision: number | null;
+  /** Accepted with a longer block by one block test (GBV), not by a test of its own. */
+  keptByBlock?: true;
 }
 
 export interface DecisionLine {
@@ -286,6 +288,7 @@ export function explainStep(decisions: readonly DecisionRecord[], shape: StepSha
               examined: true,
               line: `with the block up to ${at(end)}, where ${test}`,
               decision: index,
+              keptByBlock: true,
             });
           }
         }

@@ -238,6 +238,37 @@ export function sourceRatios(
   });
 }
 
+/**
+ * The counters with the schema's forced tokens (source `grammar`, q = p = 1: no test can reject them) set
+ * apart: A and A/D of the tokens a drafter proposed, 1 + A/steps over those, and the forced tokens' share of
+ * A. A step of forced text then reads as what it is, not as 100% acceptance.
+ */
+export interface ProposedRatios {
+  /** A of proposed (not forced) draft tokens. */
+  accepted: number;
+  /** D of proposed draft tokens. */
+  eligible: number;
+  /** A/D over proposed draft tokens. */
+  conditionalAcceptance: number | null;
+  /** 1 + A(proposed)/steps. */
+  meanAcceptanceLength: number | null;
+  /** Forced tokens' share of A. */
+  forcedShare: number | null;
+}
+
+export function proposedRatios(counters: Counters): ProposedRatios {
+  const forced = counters.bySource.grammar;
+  const accepted = counters.accepted - forced.accepted;
+  const proposedEligible = eligible(counters) - (forced.drafted - forced.invalidated);
+  return {
+    accepted,
+    eligible: proposedEligible,
+    conditionalAcceptance: ratio(accepted, proposedEligible),
+    meanAcceptanceLength: counters.steps === 0 ? null : 1 + accepted / counters.steps,
+    forcedShare: ratio(forced.accepted, counters.accepted),
+  };
+}
+
 /** Per-position acceptance: accepted_at_or_past_pos[i] / steps, for positions 1..L. */
 export function perPositionAcceptance(counters: Counters): (number | null)[] {
   return counters.acceptedAtLeast.map((count) => ratio(count, counters.steps));

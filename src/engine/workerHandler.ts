@@ -6,7 +6,8 @@
  * step, so a paused or cancelled run always stops between whole steps.
  */
 import type { EngineInfo, FromWorker, LoadPhase, ToWorker } from '../contract/protocol';
-import { DECODE_METHODS, type RunParams } from '../contract/runParams';
+import { DECODE_METHODS, presetParams, type RunParams } from '../contract/runParams';
+import { SCHEMA_PRESETS, type SchemaPreset } from '../contract/presets';
 import type { RunReport } from '../contract/runReport';
 import type { ScoringPlan, StepRecord } from '../contract/stepRecord';
 import { errorSummary, validateRunParams, type RunParamsInput } from '../contract/validation';
@@ -17,10 +18,15 @@ import { measureSchema, parseSchemaText, type SchemaSize } from '../grammar/sche
 import { race as raceMethods, scorecard, sweep } from './bench';
 import { errorText, trapEvent } from './failures';
 import type { EngineSetup } from './setup';
+import { findClaimStep } from './sceneFinder';
 
 export type LoadMessage = Extract<ToWorker, { type: 'load' }>;
 type RunMessage = Extract<ToWorker, { type: 'run' }>;
 type BenchMessage = Extract<ToWorker, { type: 'race' | 'sweep' | 'scorecard' }>;
+type FindScenesMessage = Extract<ToWorker, { type: 'find-scenes' }>;
+
+/** The schema of the run the app starts with (the first preset's, as presetParams writes it): compiled after ready. */
+const FIRST_RUN_SCHEMA = presetParams(SCHEMA_PRESETS[0] as SchemaPreset).schemaText as string;
 
 /** What the handler asks of a loaded engine: SpecEngine has it, and so does a test's fake. */
 export interface WorkerEngine {
@@ -177,6 +183,10 @@ export class EngineWorkerHandler {
         this.cancelJobs();
         this.nudge();
         break;
+      case 'find-scenes':
+        // Queued, not a job: it cancels nothing, and a run sent after it waits for the talk's check.
+        this.enqueue(() => this.findScenes(message));
+        break;
       case 'lose-gpu-device':
         // The test hook (app.tsx sends it only under ?test-hooks): loses the verifier's device mid-run, as
         // a driver reset would.
@@ -279,18 +289,38 @@ export class EngineWorkerHandler {
       state.loaded = { message, info };
       markPhase('engine ready');
       this.post({ type: 'ready', info });
+      // After ready, not before: only a run with a schema needs the grammar engine, and that run waits for it. It
+      // starts now, beside the warm-up (its wasm compiles off this thread), with the first preset's schema, the one
+      // the Run button starts with: a Run pressed at once then waits for neither (bench:load's "run usable").
+      void engine
+        .prepareGrammar()
+        .then(() => engine.compile(FIRST_RUN_SCHEMA))
+        .catch(() => undefined);
       // After ready, so that a reload is ready to run sooner (docs/presenting.md#offline), and before any run the page
       // sends (the queue holds it), so that the first run's tokens/s is not a cold start's. A failure here is the first
       // run's to meet and report, with its fallback to the CPU twin (runs have one; a load does not).
       await timed('warm-up', () => engine.warmUp()).catch(() => undefined);
       if (!controller.signal.aborted) this.post({ type: 'warmed-up' });
-      // After ready, not before: only a run with a schema needs it, and that run waits for it.
-      void engine.prepareGrammar().catch(() => undefined);
     } catch (error) {
       // A load replaced by another says nothing: the new one reports.
       if (!controller.signal.aborted) this.post({ type: 'load-error', message: errorText(error) });
     } finally {
       if (state.loading === controller) state.loading = null;
+    }
+  }
+
+  /** A talk's scenes, each run until the first step that shows its claim (src/engine/sceneFinder.ts). */
+  private async findScenes({ talkId, scenes }: FindScenesMessage): Promise<void> {
+    const engine = this.state.setup?.engine;
+    const found: { scene: number; step: number | null }[] = [];
+    if (!engine) return this.post({ type: 'scenes-found', talkId, found, error: 'the models are not loaded' });
+    try {
+      for (const { scene, params, claim } of scenes)
+        found.push({ scene, step: await findClaimStep(engine, params, claim) });
+      this.post({ type: 'scenes-found', talkId, found, error: null });
+    } catch (error) {
+      this.post({ type: 'scenes-found', talkId, found, error: errorText(error) });
+      this.reportTrap(error);
     }
   }
 

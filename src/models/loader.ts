@@ -92,6 +92,59 @@ function parseHeadManifest(json: unknown, source: string): HeadManifest {
   return json as HeadManifest;
 }
 
+/** A draft head's files, read and checked against its manifest's sha256, before its session opens. */
+interface HeadFiles {
+  manifest: HeadManifest;
+  bytes: Uint8Array;
+}
+
+async function fetchHead(read: FileReader, events: LoadEvents): Promise<HeadFiles> {
+  const manifest = parseHeadManifest(
+    parseJson(await read('manifest.json', undefined, MANIFEST_LIMITS.descriptionBytes), 'head/manifest.json'),
+    'head/manifest.json',
+  );
+  events.onPhase?.('download');
+  const listed = manifest.files.find((file) => file.path === MODEL_FILE)?.bytes ?? null;
+  const bytes = await timed('fetch head', () =>
+    read(
+      MODEL_FILE,
+      (loaded, total) => events.onProgress?.(`${manifest.name}/${MODEL_FILE}`, loaded, total ?? listed),
+      listed ?? MANIFEST_LIMITS.fileBytes,
+    ),
+  );
+  events.onPhase?.('hash');
+  await timed('sha256 head', () => checkFile(manifest as unknown as ModelManifest, MODEL_FILE, bytes));
+  return { manifest, bytes };
+}
+
+/** The head's session on the pair's provider, refused where the target has no `features` output or the vocabularies differ. */
+async function openHead(
+  runtime: typeof ort,
+  { manifest, bytes }: HeadFiles,
+  provider: ExecutionProvider,
+  target: LoadedModel,
+  events: LoadEvents,
+): Promise<LoadedHead> {
+  if (!target.session.hasFeatures)
+    throw new ModelLoadError(`${manifest.name}: the target ${target.name} has no features output for the head to read`);
+  if (manifest.architecture.vocab_size !== target.session.shape.vocab) {
+    throw new ModelLoadError(
+      `${manifest.name}: the head scores ${manifest.architecture.vocab_size} tokens but the target ${target.session.shape.vocab}`,
+    );
+  }
+  events.onPhase?.('session');
+  const session = await timed('session head', () =>
+    HeadSession.create(runtime, bytes, {
+      name: manifest.name,
+      provider,
+      width: manifest.architecture.width,
+      vocab: manifest.architecture.vocab_size,
+    }),
+  );
+  await timed('finite head', () => checkFiniteHead(session, manifest.architecture.width));
+  return { name: manifest.name, manifest, session };
+}
+
 /**
  * Loads a draft head beside a loaded target: its manifest, its model file checked against the manifest's
  * sha256, its session on the pair's provider. Refused where the target has no `features` output or the
@@ -104,39 +157,7 @@ export async function loadHead(
   target: LoadedModel,
   events: LoadEvents = {},
 ): Promise<LoadedHead> {
-  const manifest = parseHeadManifest(
-    parseJson(await read('manifest.json', undefined, MANIFEST_LIMITS.descriptionBytes), 'head/manifest.json'),
-    'head/manifest.json',
-  );
-  if (!target.session.hasFeatures)
-    throw new ModelLoadError(`${manifest.name}: the target ${target.name} has no features output for the head to read`);
-  if (manifest.architecture.vocab_size !== target.session.shape.vocab) {
-    throw new ModelLoadError(
-      `${manifest.name}: the head scores ${manifest.architecture.vocab_size} tokens but the target ${target.session.shape.vocab}`,
-    );
-  }
-  events.onPhase?.('download');
-  const listed = manifest.files.find((file) => file.path === MODEL_FILE)?.bytes ?? null;
-  const bytes = await timed('fetch head', () =>
-    read(
-      MODEL_FILE,
-      (loaded, total) => events.onProgress?.(`${manifest.name}/${MODEL_FILE}`, loaded, total ?? listed),
-      listed ?? MANIFEST_LIMITS.fileBytes,
-    ),
-  );
-  events.onPhase?.('hash');
-  await timed('sha256 head', () => checkFile(manifest as unknown as ModelManifest, MODEL_FILE, bytes));
-  events.onPhase?.('session');
-  const session = await timed('session head', () =>
-    HeadSession.create(runtime, bytes, {
-      name: manifest.name,
-      provider,
-      width: manifest.architecture.width,
-      vocab: manifest.architecture.vocab_size,
-    }),
-  );
-  await timed('finite head', () => checkFiniteHead(session, manifest.architecture.width));
-  return { name: manifest.name, manifest, session };
+  return openHead(runtime, await fetchHead(read, events), provider, target, events);
 }
 
 /** The head's first forward (zero features, token 0) must give finite logits, as the pair's models must. */
@@ -409,6 +430,11 @@ export async function loadPair(
   events: LoadEvents = {},
   modelFile = MODEL_FILE,
 ): Promise<ModelPairHandle> {
+  // The head's files download beside the models' (not after the target's session): only its session waits.
+  // A head that fails its own checks is reported below (headError), never failing the pair's download: its
+  // rejection is awaited there, so it is marked handled here.
+  const headFiles = readers.head ? fetchHead(readers.head, events) : null;
+  headFiles?.catch(() => undefined);
   const [draftFiles, targetFiles] = await Promise.all([
     fetchModel(readers.draft, 'draft', provider, events, modelFile),
     fetchModel(readers.target, 'target', provider, events, modelFile),
@@ -422,9 +448,9 @@ export async function loadPair(
     // damaged head costs only the head drafters: the pair loads without it and they say why.
     let head: LoadedHead | null = null;
     let headError: string | null = null;
-    if (readers.head && target.session.hasFeatures) {
+    if (headFiles && target.session.hasFeatures) {
       try {
-        head = await loadHead(await runtime, readers.head, provider, target, events);
+        head = await openHead(await runtime, await headFiles, provider, target, events);
       } catch (error) {
         if (!(error instanceof ModelLoadError)) throw error;
         headError = `the draft head did not load: ${error.message}`;

@@ -8,6 +8,7 @@ import { reduceBench } from './benchSlice';
 import type { StoreEffect } from './effects';
 import { raceRecordKey } from './raceSlice';
 import type { StoreState } from './state';
+import { claimMissing } from './talk';
 
 /** The store's data, without its actions. */
 export type StoreData = {
@@ -110,6 +111,24 @@ export function reduce(state: StoreData, message: FromWorker): Reduced {
       return {
         state: { race: { ...state.race, status: 'done', result: message.result } },
         effects: kept ? [{ type: 'keep-race', key: raceRecordKey(state), result: message.result }] : [],
+      };
+    }
+    case 'scenes-found': {
+      const talk = state.talk;
+      if (!talk || talk.checking !== message.talkId) return only({});
+      if (message.error !== null)
+        return only({
+          talk: null,
+          talkError: `This talk cannot be used: checking what its scenes show failed (${message.error}).`,
+        });
+      // A scene whose run never shows its claim refuses the whole talk, in one line naming it.
+      const missing = message.found.find((entry) => entry.step === null);
+      if (missing) return only({ talk: null, talkError: claimMissing(talk.talk, missing.scene) });
+      const found = [...talk.found];
+      for (const { scene, step } of message.found) found[scene] = step ?? undefined;
+      return {
+        state: { talk: { ...talk, found, checking: null } },
+        effects: talk.pending ? [{ type: 'start-scene' }] : [],
       };
     }
     case 'engine-trapped':

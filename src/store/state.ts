@@ -130,9 +130,19 @@ export interface SpecState {
   /**
    * Talk mode (./talk.ts): the open talk and the scene on screen, or null; `stop` indexes the scene's list
    * of step counts and `stopAt` is the count its run pauses at (null: it runs to the end, or races);
-   * `pending` starts the scene once the models are ready.
+   * `pending` starts the scene once the models are ready. `found`: per scene, the step found to show its claim
+   * (src/store/talk.ts `shows`; absent until checked, and for scenes without a step claim); `checking`: the id of
+   * the check in flight (the engine runs the scenes on the loaded pair), which the scene waits for.
    */
-  talk: { talk: Talk; scene: number; stop: number; stopAt: number | null; pending: boolean } | null;
+  talk: {
+    talk: Talk;
+    scene: number;
+    stop: number;
+    stopAt: number | null;
+    pending: boolean;
+    found: readonly (number | undefined)[];
+    checking: number | null;
+  } | null;
   /** Why the last talk file could not be opened. */
   talkError: string | null;
 }

@@ -10,10 +10,11 @@ import { TALK_LIMITS } from '../contract/limits';
 import type { NetworkTimeouts } from '../contract/protocol';
 import { BUNDLED_PAIR_IDS } from '../contract/modelPairs';
 import type { ExecutionProvider } from '../contract/protocol';
-import { presetParams, type RunParams } from '../contract/runParams';
+import { describeK, isBaseline, presetParams, reportedK, type RunParams } from '../contract/runParams';
 import { SCHEMA_PRESETS } from '../contract/presets';
 import { decodeShare, encodeShare, PROVIDERS, type DecodedShare } from './shareUrl';
 import { hasOwnKey } from '../contract/ownKeys';
+import { CLAIM_TEXT, RUN_CLAIMS, SCENE_CLAIMS, type SceneClaim } from '../contract/sceneClaims';
 
 export const TALK_FORMAT = 'speclab-talk';
 export const TALK_VERSION = 1;
@@ -45,19 +46,47 @@ const RUN_KEYS = [
   'seed',
   'max',
   'drafting',
+  'drafter',
   'preset',
   'prompt',
   'p',
   'schema',
   'trigger',
 ] as const;
-const SCENE_KEYS = ['caption', 'run', 'pair', 'provider', 'presentation', 'stop', 'view', 'step'] as const;
+const SCENE_KEYS = ['caption', 'run', 'pair', 'provider', 'presentation', 'stop', 'view', 'step', 'shows'] as const;
 
 /**
- * Where a scene's run stops: after its last step, a race of every method, or paused after each of a list of
- * step counts in turn (the clicker's "next" goes on to the next count; a number is a list of one).
+ * The views where each claim can be seen (src/ui/views.ts `CLAIM_SELECTORS` names the element in each): a
+ * rejection is a node of the tree or a cell of the grid, not a chart.
  */
-export type SceneStop = 'end' | 'race' | number[];
+export const CLAIM_VIEWS: Readonly<Record<SceneClaim, readonly ViewName[]>> = {
+  'target-alone': ['output'],
+  acceptance: [
+    'tree',
+    'grid',
+    'inspector',
+    'counters',
+    'chart-histogram',
+    'chart-ratios',
+    'chart-counters',
+    'chart-mean-length',
+    'chart-per-position',
+  ],
+  invalidation: ['tree', 'grid', 'inspector', 'counters'],
+  rejection: ['tree', 'grid', 'inspector'],
+  residual: ['tree', 'grid', 'inspector'],
+  branching: ['tree', 'inspector'],
+  'block-acceptance': ['grid', 'inspector'],
+  race: ['race'],
+};
+
+/**
+ * Where a scene's run stops: after its last step, a race of every method, paused at the step that shows the
+ * scene's claim (`shown`), or paused after each of a list of step counts in turn (the clicker's "next" goes on
+ * to the next count; a number is a list of one). With a claim, a list pauses first at the step that shows it,
+ * then at the listed counts past that step.
+ */
+export type SceneStop = 'end' | 'race' | 'shown' | number[];
 
 /** The most stops one scene may list. */
 const MAX_STOPS = 64;
@@ -72,6 +101,11 @@ export interface TalkScene {
   view: ViewName;
   /** The step (from 1) the tree and the inspector show once the run reaches it; absent: the latest. */
   step?: number;
+  /**
+   * What the scene demonstrates (src/contract/sceneClaims.ts): loading the talk finds the first step of the
+   * scene's run that shows it, and the scene opens on that step; absent: the scene claims nothing checkable.
+   */
+  shows?: SceneClaim;
 }
 
 export interface Talk {
@@ -126,7 +160,7 @@ const isStepCount = (value: unknown): value is number =>
   typeof value === 'number' && Number.isInteger(value) && value >= 1 && value <= 512;
 
 function parseStop(value: unknown, where: string): SceneStop {
-  if (value === undefined || value === 'end' || value === 'race') return value ?? 'end';
+  if (value === undefined || value === 'end' || value === 'race' || value === 'shown') return value ?? 'end';
   if (isStepCount(value)) return [value];
   if (
     Array.isArray(value) &&
@@ -137,13 +171,50 @@ function parseStop(value: unknown, where: string): SceneStop {
   )
     return value;
   throw new TalkError(
-    `${where}: "stop" must be "end", "race", a whole number of steps from 1 to 512, or a rising list of at most ${MAX_STOPS} of them`,
+    `${where}: "stop" must be "end", "race", "shown", a whole number of steps from 1 to 512, or a rising list of at most ${MAX_STOPS} of them`,
   );
 }
 
 function parseShownStep(value: unknown, where: string): number {
   if (isStepCount(value)) return value;
   throw new TalkError(`${where}: "step" (the step shown) must be a whole number of steps from 1 to 512`);
+}
+
+/**
+ * Why a scene's settings can never show its claim, before anything runs (a race claim without a race, an
+ * invalidation where drafting is constrained so the grammar has nothing to strike out), or null.
+ */
+function claimImpossible(claim: SceneClaim, run: DecodedShare, stop: SceneStop, view: ViewName): string | null {
+  const { method, K, drafting, schemaText } = run.params;
+  if (!CLAIM_VIEWS[claim].includes(view))
+    return `view "${view}" cannot show it; use ${list(CLAIM_VIEWS[claim].map((name) => `"${name}"`))}`;
+  if ((claim === 'race') !== (stop === 'race'))
+    return claim === 'race' ? 'its "stop" must be "race"' : 'a race scene shows the race ("shows": "race")';
+  if (claim === 'race') return null;
+  if ((claim === 'target-alone') !== (method === 'ar'))
+    return claim === 'target-alone'
+      ? `its method is ${method}, not ar`
+      : 'its method is ar, which drafts nothing (use "target-alone")';
+  if (claim === 'branching' && (isBaseline(method) || reportedK(method, K) < 2))
+    return `${method} with K = ${K} verifies one draft, which cannot branch; use a multi-draft method with K ≥ 2`;
+  if (claim === 'block-acceptance' && method !== 'gbv' && method !== 'spectr-gbv')
+    return `${method} tests token by token; block tests are gbv's and spectr-gbv's`;
+  if (claim === 'invalidation' && (schemaText === null || drafting !== 'validate'))
+    return schemaText === null
+      ? 'its run has no schema'
+      : 'its drafting is "constrained" (drafts are sampled under the mask, so none is struck out); use "validate"';
+  return null;
+}
+
+function parseClaim(value: unknown, scene: Omit<TalkScene, 'shows'>, where: string): SceneClaim {
+  if (!SCENE_CLAIMS.includes(value as SceneClaim))
+    throw new TalkError(`${where}: "shows" must be one of ${list(SCENE_CLAIMS)}`);
+  const claim = value as SceneClaim;
+  if (scene.step !== undefined)
+    throw new TalkError(`${where}: "step" and "shows" both choose the step shown; keep "shows" (the step is found)`);
+  const impossible = claimImpossible(claim, scene.run, scene.stop, scene.view);
+  if (impossible !== null) throw new TalkError(`${where} shows "${claim}" (${CLAIM_TEXT[claim]}), but ${impossible}`);
+  return claim;
 }
 
 function parseScene(value: unknown, index: number): TalkScene {
@@ -162,7 +233,7 @@ function parseScene(value: unknown, index: number): TalkScene {
   if (typeof presentation !== 'boolean') throw new TalkError(`${where}: "presentation" must be true or false`);
   const view = value.view ?? 'output';
   if (!VIEWS.includes(view as ViewName)) throw new TalkError(`${where}: "view" must be one of ${list(VIEWS)}`);
-  return {
+  const scene = {
     caption: text(value.caption ?? '', `${where}: "caption"`),
     run: parseRun(value.run, where),
     pair,
@@ -172,6 +243,31 @@ function parseScene(value: unknown, index: number): TalkScene {
     view: view as ViewName,
     ...(value.step === undefined ? {} : { step: parseShownStep(value.step, where) }),
   };
+  if (value.shows === undefined && scene.stop === 'shown')
+    throw new TalkError(`${where}: "stop": "shown" pauses at the step that shows the scene's claim; give "shows"`);
+  return value.shows === undefined ? scene : { ...scene, shows: parseClaim(value.shows, scene, where) };
+}
+
+/** Whether a scene's claim is one a step shows, found by running the scene (`race` is the race itself). */
+export const claimsStep = (scene: TalkScene): scene is TalkScene & { shows: SceneClaim } =>
+  scene.shows !== undefined && !RUN_CLAIMS.includes(scene.shows);
+
+/**
+ * The step counts a scene's run pauses at, given the step found to show its claim (`found`, once checked): the
+ * step found, then the listed counts past it; without a claim, the list as written.
+ */
+export function sceneStops(scene: TalkScene, found: number | undefined): number[] {
+  if (scene.stop === 'shown') return found === undefined ? [] : [found];
+  if (!Array.isArray(scene.stop)) return [];
+  return found === undefined ? scene.stop : [found, ...scene.stop.filter((count) => count > found)];
+}
+
+/** The one line a talk is refused with when scene `index`'s run never shows its claim. */
+export function claimMissing(talk: Talk, index: number): string {
+  const scene = talk.scenes[index];
+  if (!scene?.shows) return `This talk cannot be used: scene ${index + 1} claims nothing.`;
+  const { method, K, L, seed, maxTokens } = scene.run.params;
+  return `This talk cannot be used: scene ${index + 1} shows "${scene.shows}" (${CLAIM_TEXT[scene.shows]}), but its run (${method}, ${describeK(method, K)}, L = ${L}, seed ${seed}, ${maxTokens} tokens) never does; choose another seed or settings.`;
 }
 
 /** A talk file's text read back: the talk, or one message that says what is wrong and where. Never throws. */
@@ -267,6 +363,7 @@ export function sceneJson(
     stop,
     view: scene.view,
     ...(scene.step === undefined ? {} : { step: scene.step }),
+    ...(scene.shows === undefined ? {} : { shows: scene.shows }),
   };
 }
 

@@ -8,7 +8,7 @@ import { raceRecordKey } from './raceSlice';
 import { beginRun } from './runSlice';
 import type { StoreAccess } from './slice';
 import { freshRun, type SpecActions, type SpecState } from './state';
-import { parseTalk } from './talk';
+import { claimsStep, parseTalk, sceneStops } from './talk';
 
 type TalkSlice = Pick<SpecState, 'talk' | 'talkError' | 'stepToShow'> &
   Pick<SpecActions, 'openTalk' | 'goToScene' | 'talkNext' | 'talkPrevious' | 'leaveTalk'>;
@@ -16,12 +16,39 @@ type TalkSlice = Pick<SpecState, 'talk' | 'talkError' | 'stepToShow'> &
 /** Past any scene's last stop: goToScene clamps it to the last. */
 const MAX_STOPS_INDEX = Number.MAX_SAFE_INTEGER;
 
-/** The open scene's run: a race, or a seeded run paused at its step or run to the end. */
+/**
+ * Asks the engine for the step that shows each claim not yet checked, of the scenes that run on the pair and
+ * provider now loaded (the open scene's); returns whether it asked (the scene then waits for the answer).
+ */
+function checkClaims(access: StoreAccess): boolean {
+  const { set, get, effects } = access;
+  const talk = get().talk;
+  const open = talk?.talk.scenes[talk.scene];
+  if (!talk || !open || talk.checking !== null) return talk?.checking != null;
+  const scenes = talk.talk.scenes.flatMap((scene, index) =>
+    claimsStep(scene) && talk.found[index] === undefined && scene.pair === open.pair && scene.provider === open.provider
+      ? [{ scene: index, params: scene.run.params, claim: scene.shows }]
+      : [],
+  );
+  if (scenes.length === 0) return false;
+  const checking = access.nextRunId();
+  set({ talk: { ...talk, checking } });
+  effects.send({ type: 'find-scenes', talkId: checking, scenes });
+  return true;
+}
+
+/** The open scene's run: a race, or a seeded run paused at its step or run to the end; first, its claim checked. */
 export function startScene(access: StoreAccess): void {
   const { set, get, effects } = access;
+  if (checkClaims(access)) return;
   const talk = get().talk;
   const scene = talk?.talk.scenes[talk.scene];
   if (!talk || !scene) return;
+  // The scene opens on the step that shows its claim: paused there (or at its counts), the inspector on it.
+  const found = talk.found[talk.scene];
+  const stops = sceneStops(scene, found);
+  const stop = Math.min(talk.stop, Math.max(stops.length - 1, 0));
+  set({ talk: { ...talk, stop, stopAt: stops[stop] ?? null }, stepToShow: found ?? scene.step ?? null });
   if (scene.stop === 'race') {
     const record = effects.readRaceRecord(raceRecordKey(get()));
     if (record)
@@ -39,9 +66,9 @@ export function startScene(access: StoreAccess): void {
         run: freshRun(access.nextRunId(), get().params),
       });
     else get().startRace();
-  } else beginRun(access, Array.isArray(scene.stop));
+  } else beginRun(access, stops.length > 0);
   // After the scene's run or race has replaced the last scene's, so that the last one never reads as this one's.
-  set({ talk: { ...talk, pending: false } });
+  set({ talk: { ...(get().talk ?? talk), pending: false } });
 }
 
 export function talkSlice(access: StoreAccess): TalkSlice {
@@ -53,7 +80,10 @@ export function talkSlice(access: StoreAccess): TalkSlice {
     openTalk(source) {
       const parsed = parseTalk(source);
       if ('error' in parsed) return set({ talkError: parsed.error });
-      set({ talkError: null, talk: { talk: parsed.talk, scene: 0, stop: 0, stopAt: null, pending: false } });
+      set({
+        talkError: null,
+        talk: { talk: parsed.talk, scene: 0, stop: 0, stopAt: null, pending: false, found: [], checking: null },
+      });
       get().goToScene(0);
     },
     goToScene(index, stop = 0) {
@@ -67,12 +97,11 @@ export function talkSlice(access: StoreAccess): TalkSlice {
       const pair = ownValue(BUNDLED_PAIR_IDS, scene.pair) ?? BUNDLED_PAIR;
       const reload =
         pair.label !== get().pair.label || scene.provider !== get().provider || get().engine.status === 'error';
-      const stops = Array.isArray(scene.stop) ? scene.stop : [];
-      const stopIndex = Math.min(stop, Math.max(stops.length - 1, 0));
+      // Kept as asked (past the last stop: the last); startScene settles it once the scene's claim is found.
       set({
-        talk: { talk: talk.talk, scene: at, stop: stopIndex, stopAt: stops[stopIndex] ?? null, pending: true },
+        talk: { ...talk, scene: at, stop, stopAt: null, pending: true },
         ui: { ...get().ui, presentation: scene.presentation, selectedStep: null },
-        stepToShow: scene.step ?? null,
+        stepToShow: null,
         preset: scene.run.preset,
         params: scene.run.params,
         form: { text: {}, errors: {} },
@@ -86,8 +115,8 @@ export function talkSlice(access: StoreAccess): TalkSlice {
     talkNext() {
       const { talk, run } = get();
       if (!talk) return;
-      const stop = talk.talk.scenes[talk.scene]?.stop;
-      const next = Array.isArray(stop) ? stop[talk.stop + 1] : undefined;
+      const scene = talk.talk.scenes[talk.scene];
+      const next = scene ? sceneStops(scene, talk.found[talk.scene])[talk.stop + 1] : undefined;
       if (
         next !== undefined &&
         talk.stopAt !== null &&

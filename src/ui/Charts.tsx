@@ -1,6 +1,13 @@
 import { memo, useDeferredValue, useRef, type ReactElement, type ReactNode } from 'react';
 import { Bar, ComposedChart, Line, LineChart } from 'recharts';
-import { derivedRatios, perPositionAcceptance, recordStep, emptyCounters, type Counters } from '../core/metrics';
+import {
+  derivedRatios,
+  perPositionAcceptance,
+  proposedRatios,
+  recordStep,
+  emptyCounters,
+  type Counters,
+} from '../core/metrics';
 import type { StepRecord } from '../contract/stepRecord';
 import { PositionChart } from './benchParts';
 import { chartSvgToPng, composeChartSvg, type LegendEntry } from './chartExport';
@@ -80,7 +87,16 @@ export function ChartCard(props: ChartProps) {
         <ul className="chart-legend" aria-label="Legend">
           {props.legend.map((entry) => (
             <li key={entry.name}>
-              <span className={`swatch swatch-${entry.kind}`} style={{ background: entry.color }} aria-hidden="true" />
+              <span
+                className={`swatch swatch-${entry.kind}`}
+                style={{
+                  background:
+                    entry.kind === 'dashed'
+                      ? `repeating-linear-gradient(90deg, ${entry.color} 0 5px, transparent 5px 8px)`
+                      : entry.color,
+                }}
+                aria-hidden="true"
+              />
               {entry.name}
             </li>
           ))}
@@ -101,6 +117,7 @@ function cumulativeSeries(steps: readonly StepRecord[], L: number) {
   for (const [index, step] of steps.entries()) {
     running = recordStep(running, step.counts);
     const ratios = derivedRatios(running);
+    const proposed = proposedRatios(running);
     points.push({
       step: index + 1,
       R: running.raw,
@@ -111,6 +128,8 @@ function cumulativeSeries(steps: readonly StepRecord[], L: number) {
       conditional: ratios.conditionalAcceptance,
       yield: ratios.draftYield,
       meanLength: ratios.meanAcceptanceLength,
+      proposedConditional: proposed.conditionalAcceptance,
+      proposedMeanLength: proposed.meanAcceptanceLength,
     });
   }
   return points;
@@ -128,10 +147,10 @@ function expectedHistogram(steps: readonly StepRecord[], L: number): number[] | 
 
 type SeriesPoint = ReturnType<typeof cumulativeSeries>[number];
 
-type LineSpec = { key: keyof SeriesPoint; name: string; color: string };
+type LineSpec = { key: keyof SeriesPoint; name: string; color: string; dashed?: boolean };
 
 const lineLegend = (lines: readonly LineSpec[]): LegendEntry[] =>
-  lines.map(({ name, color }) => ({ name, color, kind: 'line' }));
+  lines.map(({ name, color, dashed }) => ({ name, color, kind: dashed ? 'dashed' : 'line' }));
 
 /** Lines over verification steps, drawn without animation so that live updates stay cheap. */
 function StepLines(props: {
@@ -154,6 +173,7 @@ function StepLines(props: {
           dataKey={line.key}
           stroke={line.color}
           strokeWidth={2}
+          {...(line.dashed ? { strokeDasharray: '6 4' } : {})}
           dot={false}
           isAnimationActive={false}
         />
@@ -174,6 +194,19 @@ const RATIO_LINES: readonly LineSpec[] = [
   { key: 'yield', name: 'A/R yield', color: PALETTE.R },
 ];
 const MEAN_LINES: readonly LineSpec[] = [{ key: 'meanLength', name: '1 + A/steps', color: PALETTE.other }];
+/** Where the schema forced tokens (always accepted), the same ratios over the proposed tokens alone, dashed beside them. */
+const PROPOSED_RATIO_LINE: LineSpec = {
+  key: 'proposedConditional',
+  name: 'A/D of proposed drafts',
+  color: PALETTE.A,
+  dashed: true,
+};
+const PROPOSED_MEAN_LINE: LineSpec = {
+  key: 'proposedMeanLength',
+  name: '1 + proposed A/steps',
+  color: PALETTE.other,
+  dashed: true,
+};
 
 export function Charts() {
   // Deferred: React draws the charts when the page is idle, so a run in progress never waits on them.
@@ -203,6 +236,9 @@ const ChartGrid = memo(function ChartGrid({ steps, counters }: { steps: readonly
     ...(expected ? { expected: expected[length] } : {}),
   }));
   const positions = perPositionAcceptance(counters);
+  const forced = counters.bySource.grammar.drafted > 0;
+  const ratioLines = forced ? [...RATIO_LINES, PROPOSED_RATIO_LINE] : RATIO_LINES;
+  const meanLines = forced ? [...MEAN_LINES, PROPOSED_MEAN_LINE] : MEAN_LINES;
   const histogramLegend: LegendEntry[] = [
     { name: 'observed', color: PALETTE.R, kind: 'bar' },
     ...(expected ? [{ name: 'expected given the drafts', color: PALETTE.other, kind: 'line' } as const] : []),
@@ -217,7 +253,7 @@ const ChartGrid = memo(function ChartGrid({ steps, counters }: { steps: readonly
       <div className="chart-grid">
         <ChartCard
           id="histogram"
-          title="Steps by accepted length (total = steps)"
+          title="Steps by accepted draft tokens, bonus excluded (total = steps)"
           legend={histogramLegend}
           points={histogram.length}
           waiting={waiting}
@@ -234,10 +270,7 @@ const ChartGrid = memo(function ChartGrid({ steps, counters }: { steps: readonly
           }
         >
           <ComposedChart {...PLOT} data={histogram}>
-            {chartAxes(
-              { key: 'length', title: `accepted draft tokens, 0..${L} (bonus excluded)` },
-              { title: 'steps', integer: true },
-            )}
+            {chartAxes({ key: 'length', title: `accepted draft tokens, 0..${L}` }, { title: 'steps', integer: true })}
             <Bar dataKey="steps" name="observed" fill={PALETTE.R} isAnimationActive={false} />
             {expected && (
               <Line
@@ -253,11 +286,11 @@ const ChartGrid = memo(function ChartGrid({ steps, counters }: { steps: readonly
         <ChartCard
           id="ratios"
           title="Ratios of cumulative counts: D/R, A/D, A/R"
-          legend={lineLegend(RATIO_LINES)}
+          legend={lineLegend(ratioLines)}
           points={series.length}
           waiting={waiting}
         >
-          <StepLines data={series} domain={[0, 1]} lines={RATIO_LINES} yTitle="ratio (0–1)" />
+          <StepLines data={series} domain={[0, 1]} lines={ratioLines} yTitle="ratio (0–1)" />
         </ChartCard>
         <ChartCard
           id="counters"
@@ -270,12 +303,12 @@ const ChartGrid = memo(function ChartGrid({ steps, counters }: { steps: readonly
         </ChartCard>
         <ChartCard
           id="mean-length"
-          title="Mean acceptance length 1 + A/steps"
-          legend={lineLegend(MEAN_LINES)}
+          title="Mean acceptance length 1 + A/steps: tokens per target forward"
+          legend={lineLegend(meanLines)}
           points={series.length}
           waiting={waiting}
         >
-          <StepLines data={series} domain={[1, L + 1]} lines={MEAN_LINES} yTitle="tokens per target forward" />
+          <StepLines data={series} domain={[1, L + 1]} lines={meanLines} yTitle="tokens per step" />
         </ChartCard>
         <ChartCard
           id="per-position"

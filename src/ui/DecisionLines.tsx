@@ -90,6 +90,7 @@ export function DecisionGrid(props: {
                     data-token={token}
                     data-status={status}
                     data-source={source}
+                    data-kept-by-block={show.decision && cell.keptByBlock ? true : undefined}
                   >
                     {mark && (
                       <span className="source-mark" role="img" aria-label={mark.label} title={mark.label}>

@@ -3,6 +3,7 @@ import { useMemo, type CSSProperties } from 'react';
 import type { TreeNode } from '../core/explain';
 import type { PlaybackView } from './playback';
 import { SOURCE_MARKS } from './howItWorksText';
+import { isBranchingNode } from '../contract/sceneClaims';
 
 const NODE_WIDTH = 104;
 const NODE_HEIGHT = 30;
@@ -125,6 +126,7 @@ export function DraftTree(props: {
               data-node={kind}
               data-status={data.status}
               data-source={data.source ?? undefined}
+              data-branching={isBranchingNode(data, nodes) ? true : undefined}
             >
               <title>{title}</title>
               <rect width={NODE_WIDTH} height={NODE_HEIGHT} rx={data.status === 'final' ? 14 : 5} />

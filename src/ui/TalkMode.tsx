@@ -120,12 +120,18 @@ export function TalkMode() {
           data-scene={talk.scene + 1}
           data-view={scene.view}
           data-settled={settled}
+          data-shown-step={talk.found[talk.scene]}
         >
           <span className="talk-counter" data-testid="talk-counter">
             scene {talk.scene + 1} / {talk.talk.scenes.length}
           </span>
           <div className="talk-caption">
             <p data-testid="talk-caption">{scene.caption}</p>
+            {talk.checking !== null && (
+              <p className="talk-verdict" role="status" data-testid="talk-checking">
+                Finding the step where each scene shows what its caption says…
+              </p>
+            )}
             {entry && (
               // A caption's claim about speed is read beside the race's own verdict for the scene's method.
               <p className="talk-verdict" data-testid="talk-verdict">

@@ -2,7 +2,14 @@
 import type { ReactNode } from 'react';
 import { Bar, BarChart, Legend } from 'recharts';
 import type { Spread } from '../core/fairTiming';
-import { derivedRatios, eligible, sourceRatios, type Counters, type SourceCounts } from '../core/metrics';
+import {
+  derivedRatios,
+  eligible,
+  proposedRatios,
+  sourceRatios,
+  type Counters,
+  type SourceCounts,
+} from '../core/metrics';
 import { FREE_SOURCES, type DraftSource, type FreeSource } from '../core/draftLaw';
 import { chartAxes, PLOT } from './chartParts';
 import { PALETTE } from './palette';
@@ -102,6 +109,31 @@ function bySourceEntry(counters: Counters): CounterEntry {
   ];
 }
 
+/**
+ * Where the schema forced tokens, A and A/D again over the proposed tokens alone, beside the forced share of A:
+ * forced text (q = p = 1) is always accepted, so the plain A/D would read a step of it as 100% acceptance.
+ */
+function forcedApart(counters: Counters): CounterEntry[] {
+  if (counters.bySource.grammar.drafted === 0) return [];
+  const proposed = proposedRatios(counters);
+  return [
+    ['A of proposed drafts', proposed.accepted, 'A-proposed', 'forced tokens excluded'],
+    [
+      'A/D of proposed drafts',
+      percent(proposed.conditionalAcceptance),
+      'conditional-proposed',
+      'forced tokens excluded',
+    ],
+    [`${SOURCE_MARKS.grammar.symbol} forced share of A`, percent(proposed.forcedShare), 'forced-share'],
+    [
+      'mean acceptance length of proposed drafts',
+      fixed(proposed.meanAcceptanceLength, 3),
+      'mean-length-proposed',
+      '1 + proposed A/steps',
+    ],
+  ];
+}
+
 /** A run's counters and ratios, as the counter panel, the history and the comparison show them. */
 export function countersEntries(counters: Counters): CounterEntry[] {
   const ratios = derivedRatios(counters);
@@ -117,6 +149,7 @@ export function countersEntries(counters: Counters): CounterEntry[] {
     ['I invalidated by grammar', counters.invalidated, 'I', undefined, shares('invalidated')],
     ['D = R − I', eligible(counters), 'D'],
     ['A accepted by target', counters.accepted, 'A', undefined, shares('accepted')],
+    ...forcedApart(counters),
     ['steps (target forwards)', counters.steps, 'steps'],
     ['D/R grammar survival', percent(ratios.grammarSurvival), 'survival'],
     ['A/D conditional acceptance', percent(ratios.conditionalAcceptance), 'conditional', 'vLLM draft_acceptance_rate'],

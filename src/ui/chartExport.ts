@@ -14,8 +14,8 @@ const LEGEND_SIZE = 13;
 export interface LegendEntry {
   name: string;
   color: string;
-  /** A bar is drawn as a filled square, a line as a stroke. */
-  kind: 'bar' | 'line';
+  /** A bar is drawn as a filled square, a line as a stroke, `dashed` as a dashed one (a ratio over proposed drafts alone). */
+  kind: 'bar' | 'line' | 'dashed';
 }
 
 export interface ChartSvg {
@@ -116,6 +116,7 @@ export function composeChartSvg(frame: Element, title: string, legend: readonly 
             y2: middle,
             stroke: entry.color,
             'stroke-width': 3,
+            ...(entry.kind === 'dashed' ? { 'stroke-dasharray': '6 4' } : {}),
           }),
       svgElement(
         'text',

@@ -2,6 +2,7 @@
  * Where each named view (src/store/talk.ts `VIEWS`: what a talk's scene shows and what `?embed=` renders)
  * is on the page: a CSS selector for its element.
  */
+import type { SceneClaim } from '../contract/sceneClaims';
 import type { ViewName } from '../store/talk';
 
 export const VIEW_SELECTORS: Record<ViewName, string> = {
@@ -23,3 +24,19 @@ export const VIEW_SELECTORS: Record<ViewName, string> = {
  * except that a race scene shows its results (the table and the chart) rather than the whole race section.
  */
 export const TALK_FOCUS: Record<ViewName, string> = { ...VIEW_SELECTORS, race: '[data-testid="race-results"]' };
+
+/**
+ * The element that shows a scene's claim (src/contract/sceneClaims.ts) inside the views it may use
+ * (src/store/talk.ts `CLAIM_VIEWS`): what the talk test finds in view above the caption, scene by scene.
+ */
+export const CLAIM_SELECTORS: Record<SceneClaim, string> = {
+  'target-alone': '[data-testid="token-stream"] [data-position]',
+  acceptance:
+    '[data-status="accepted"]:not([data-source="grammar"]), [data-counter="A"], .recharts-bar-rectangle, .recharts-line-curve',
+  invalidation: '[data-status="invalid"], [data-counter="I"]',
+  rejection: '[data-status="rejected"]:not([data-source="grammar"])',
+  residual: '.final-correction, [data-testid="final-law"]',
+  branching: '[data-branching]',
+  'block-acceptance': '[data-kept-by-block]',
+  race: '[data-testid="race-results"]',
+};

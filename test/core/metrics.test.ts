@@ -4,10 +4,12 @@ import {
   derivedRatios,
   eligible,
   emptyCounters,
+  emptyBySource,
   counterFields,
   exportCounters,
   VLLM_NAMES,
   perPositionAcceptance,
+  proposedRatios,
   recordStep,
   recordCompletion,
   schemaValidRate,
@@ -20,6 +22,55 @@ import { createRng, type Rng } from '../../src/core/rng';
 function counters(L: number, raw: number, invalidated: number, accepted: number, steps: number): Counters {
   return { ...emptyCounters(L), raw, invalidated, accepted, steps };
 }
+
+describe('forced tokens set apart', () => {
+  it('a step of forced text alone is no proposed acceptance: A/D reads 100%, the proposed A/D has no denominator, the forced share is 100%', () => {
+    const forcedOnly = recordStep(emptyCounters(6), {
+      proposed: 6,
+      invalidated: 0,
+      distinctProposed: 6,
+      distinctEligible: 6,
+      accepted: 6,
+      bySource: { ...emptyBySource(), grammar: { drafted: 6, invalidated: 0, accepted: 6 } },
+    });
+    expect(derivedRatios(forcedOnly).conditionalAcceptance).toBe(1);
+    expect(proposedRatios(forcedOnly)).toEqual({
+      accepted: 0,
+      eligible: 0,
+      conditionalAcceptance: null,
+      meanAcceptanceLength: 1,
+      forcedShare: 1,
+    });
+  });
+
+  it('a mixed run: proposed A/D counts the model’s tokens alone (its invalidated ones out of D), forced share of A', () => {
+    let running = emptyCounters(4);
+    // 4 forced tokens accepted; then 4 model tokens, 1 invalidated, 1 accepted.
+    running = recordStep(running, {
+      proposed: 4,
+      invalidated: 0,
+      distinctProposed: 4,
+      distinctEligible: 4,
+      accepted: 4,
+      bySource: { ...emptyBySource(), grammar: { drafted: 4, invalidated: 0, accepted: 4 } },
+    });
+    running = recordStep(running, {
+      proposed: 4,
+      invalidated: 1,
+      distinctProposed: 4,
+      distinctEligible: 3,
+      accepted: 1,
+      bySource: { ...emptyBySource(), model: { drafted: 4, invalidated: 1, accepted: 1 } },
+    });
+    expect(proposedRatios(running)).toEqual({
+      accepted: 1,
+      eligible: 3,
+      conditionalAcceptance: 1 / 3,
+      meanAcceptanceLength: 1.5,
+      forcedShare: 0.8,
+    });
+  });
+});
 
 describe('derived ratios', () => {
   it("the seed's worked example: R=1000, I=200, A=600 gives A/D 75%, D/R 80%, A/R 60%", () => {

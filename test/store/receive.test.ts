@@ -117,7 +117,7 @@ describe('receive as a reducer', () => {
       JSON.stringify({ format: TALK_FORMAT, version: 1, title: 'T', scenes: [{ stop: 'race' }] }),
     );
     if ('error' in parsed) throw new Error(parsed.error);
-    const talk = { talk: parsed.talk, scene: 0, stop: 0, stopAt: 3, pending: false };
+    const talk = { talk: parsed.talk, scene: 0, stop: 0, stopAt: 3, pending: false, found: [], checking: null };
     // A race still running (busyState's run cancelled its race).
     const inTalk = { ...state, talk, race: { ...state.race, status: 'running' as const } };
     expect(reduce(inTalk, { type: 'paused', runId: idOf(sent, 'run'), paused: true }).effects).toEqual([
@@ -127,5 +127,47 @@ describe('receive as a reducer', () => {
     expect(reduce(inTalk, { type: 'race-done', runId: idOf(sent, 'race'), result }).effects).toEqual([
       { type: 'keep-race', key: raceRecordKey(inTalk), result },
     ]);
+  });
+
+  it('a talk whose scene never shows its claim is refused in one line naming the scene; a checked one starts', () => {
+    const { state } = busyState();
+    const parsed = parseTalk(
+      JSON.stringify({
+        format: TALK_FORMAT,
+        version: 1,
+        title: 'T',
+        scenes: [
+          { run: { method: 'ar' }, shows: 'target-alone' },
+          { run: { preset: 'order', method: 'tokenwise', K: 1, L: 6, seed: 2 }, view: 'tree', shows: 'invalidation' },
+        ],
+      }),
+    );
+    if ('error' in parsed) throw new Error(parsed.error);
+    const talk = { talk: parsed.talk, scene: 0, stop: 0, stopAt: null, pending: true, found: [], checking: 7 };
+    const checking = { ...state, talk };
+    const found = (step: number | null) =>
+      reduce(checking, {
+        type: 'scenes-found',
+        talkId: 7,
+        found: [
+          { scene: 0, step: 1 },
+          { scene: 1, step },
+        ],
+        error: null,
+      });
+    const refused = found(null);
+    expect(refused.state.talk).toBeNull();
+    expect(refused.state.talkError).toBe(
+      'This talk cannot be used: scene 2 shows "invalidation" (a draft token struck out by the schema), but its run (tokenwise, K = 1, L = 6, seed 2, 96 tokens) never does; choose another seed or settings.',
+    );
+    expect(found(9)).toEqual({
+      state: { talk: { ...talk, found: [1, 9], checking: null } },
+      effects: [{ type: 'start-scene' }],
+    });
+    // An answer to an older check (a talk opened since) changes nothing.
+    expect(reduce(checking, { type: 'scenes-found', talkId: 6, found: [], error: null })).toEqual({
+      state: {},
+      effects: [],
+    });
   });
 });

@@ -72,13 +72,52 @@ describe('talk files', () => {
       '"pair" must be one of bundled, bundled-float32',
     );
     expect(error(talk([{ stop: 0 }]))).toContain(
-      '"stop" must be "end", "race", a whole number of steps from 1 to 512, or a rising list',
+      '"stop" must be "end", "race", "shown", a whole number of steps from 1 to 512, or a rising list',
     );
     expect(error(talk([{ stop: [3, 2] }]))).toContain('a rising list');
     expect(error(talk([{ caption: 'x'.repeat(TALK_LIMITS.captionChars + 1) }]))).toContain(
       `at most ${TALK_LIMITS.captionChars}`,
     );
     expect(error(talk([{ script: '<img onerror=alert(1)>' }]))).toContain('unknown key "script"');
+  });
+
+  it('refuses, in one line naming the scene, a claim its settings can never show', () => {
+    const tokenwise = { preset: 'order', method: 'tokenwise', K: 1, L: 4, seed: 2 };
+    const refusals: [Record<string, unknown>, string][] = [
+      [
+        { run: tokenwise, view: 'chart-histogram', shows: 'rejection' },
+        'scene 1 shows "rejection" (a proposed draft token rejected by the target), but view "chart-histogram" cannot show it; use "tree", "grid", "inspector".',
+      ],
+      [
+        { run: { ...tokenwise, drafting: 'constrained' }, view: 'tree', shows: 'invalidation' },
+        'its drafting is "constrained" (drafts are sampled under the mask, so none is struck out); use "validate".',
+      ],
+      [
+        { run: { ...tokenwise, method: 'spectr', K: 1 }, view: 'tree', shows: 'branching' },
+        'spectr with K = 1 verifies one draft, which cannot branch',
+      ],
+      [{ run: tokenwise, view: 'grid', shows: 'block-acceptance' }, 'tokenwise tests token by token'],
+      [{ run: tokenwise, view: 'output', shows: 'target-alone' }, 'its method is tokenwise, not ar'],
+      [{ run: { method: 'ar' }, view: 'tree', shows: 'rejection' }, 'its method is ar, which drafts nothing'],
+      [{ run: tokenwise, view: 'race', shows: 'race' }, 'its "stop" must be "race"'],
+      [{ run: tokenwise, view: 'tree', shows: 'everything' }, 'scene 1: "shows" must be one of target-alone, '],
+      [{ run: tokenwise, view: 'tree', shows: 'rejection', step: 2 }, '"step" and "shows" both choose the step'],
+      [{ run: tokenwise, view: 'tree', stop: 'shown' }, '"stop": "shown" pauses at the step that shows'],
+    ];
+    for (const [scene, message] of refusals) {
+      const refused = error(talk([scene]));
+      expect(refused, JSON.stringify(scene)).toContain(message);
+      expect(refused?.split('\n')).toHaveLength(1);
+    }
+    const parsed = parseTalk(
+      talk([{ run: { ...tokenwise, drafter: 'model+grammar' }, view: 'tree', stop: 'shown', shows: 'invalidation' }]),
+    );
+    if (!('talk' in parsed)) throw new Error(parsed.error);
+    expect(parsed.talk.scenes[0]).toMatchObject({
+      shows: 'invalidation',
+      stop: 'shown',
+      run: { params: { drafter: 'model+grammar' } },
+    });
   });
 
   it('writes a scene that reads back as the same run ("Add to talk")', () => {
@@ -147,6 +186,38 @@ describe('talk files', () => {
     expect(store.getState().talk).toBeNull();
     store.getState().openTalk('not json');
     expect(store.getState().talkError).toMatch(/not JSON/);
+  });
+
+  it('a scene that claims a step waits for the engine to find it, then opens paused on it, the inspector on that step', () => {
+    const sent: ToWorker[] = [];
+    const store = createSpecStore({ post: (message) => sent.push(message), restart: () => undefined });
+    store.getState().receive(READY);
+    store.getState().openTalk(
+      talk([
+        {
+          run: { preset: 'order', method: 'tokenwise', K: 1, L: 6, seed: 2 },
+          view: 'tree',
+          stop: 'shown',
+          shows: 'invalidation',
+        },
+        { run: { method: 'ar', seed: 3 }, stop: 'race', view: 'race', shows: 'race' },
+      ]),
+    );
+    // The race scene's claim is the race itself: only the first scene is searched, and no run starts before the answer.
+    const check = sent.find((message) => message.type === 'find-scenes') as Extract<ToWorker, { type: 'find-scenes' }>;
+    expect(check.scenes).toEqual([{ scene: 0, params: expect.objectContaining({ seed: 2 }), claim: 'invalidation' }]);
+    expect(sent.some((message) => message.type === 'run')).toBe(false);
+    store
+      .getState()
+      .receive({ type: 'scenes-found', talkId: check.talkId, found: [{ scene: 0, step: 7 }], error: null });
+    expect(sent.at(-1)).toMatchObject({ type: 'run', paused: true, params: { seed: 2 } });
+    expect(store.getState().talk).toMatchObject({ found: [7], stopAt: 7, checking: null, pending: false });
+    expect(store.getState().stepToShow).toBe(7);
+    // A second visit does not search again.
+    store.getState().goToScene(1);
+    store.getState().goToScene(0);
+    expect(sent.filter((message) => message.type === 'find-scenes')).toHaveLength(1);
+    expect(sent.at(-1)).toMatchObject({ type: 'run', paused: true, params: { seed: 2 } });
   });
 });
 

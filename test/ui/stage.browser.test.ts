@@ -3,8 +3,9 @@ import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import type { Plugin } from 'vite';
-import type { ViewName } from '../../src/store/talk';
-import { TALK_FOCUS } from '../../src/ui/views';
+import type { SceneStop, ViewName } from '../../src/store/talk';
+import type { SceneClaim } from '../../src/contract/sceneClaims';
+import { CLAIM_SELECTORS, TALK_FOCUS } from '../../src/ui/views';
 import { BUNDLED_FLOAT_PAIR } from '../../src/contract/modelPairs';
 import { createServer } from 'node:http';
 import { buildAndPreview, launchChromium, recordProblems, type BuiltApp } from '../support/browser';
@@ -122,8 +123,9 @@ async function expectScene(
   caption: string,
   stopped: 'done' | 'paused',
   steps?: number,
+  scenes = 3,
 ): Promise<void> {
-  await expect(page.getByTestId('talk-counter').textContent()).resolves.toBe(`scene ${scene} / 3`);
+  await expect(page.getByTestId('talk-counter').textContent()).resolves.toBe(`scene ${scene} / ${scenes}`);
   await expect(page.getByTestId('talk-caption').textContent()).resolves.toBe(caption);
   await status(page)
     .filter({ hasText: new RegExp(`^${stopped}$`) })
@@ -322,9 +324,89 @@ describe('on stage: offline after one visit, a talk driven by a clicker, one vie
     await context.close();
   });
 
+  it('PageDown moves on while a scene runs and while a race runs; a talk whose scene cannot show its claim is refused in one line', async () => {
+    const busyTalk = JSON.stringify({
+      format: 'speclab-talk',
+      version: 1,
+      title: 'busy',
+      scenes: [
+        { caption: 'A long run.', run: { preset: 'reasoning', method: 'ar', seed: 5, max: 512 }, view: 'output' },
+        {
+          caption: 'A race.',
+          run: { preset: 'sentiment', method: 'tokenwise', seed: 5, max: 48 },
+          stop: 'race',
+          view: 'race',
+        },
+        { caption: 'After the race.', run: { preset: 'sentiment', method: 'ar', seed: 5, max: 12 }, view: 'output' },
+      ],
+    });
+    // The invalidation scene of the example, cut to 8 tokens: its first struck-out token comes later.
+    const example = JSON.parse(readFileSync('public/talks/introduction.json', 'utf8')) as {
+      scenes: { shows?: string; run: Record<string, unknown> }[];
+    };
+    const mask = example.scenes.find((scene) => scene.shows === 'invalidation');
+    const shortTalk = JSON.stringify({
+      format: 'speclab-talk',
+      version: 1,
+      scenes: [
+        { run: { method: 'ar' }, shows: 'target-alone' },
+        { ...mask, run: { ...mask?.run, max: 8 } },
+      ],
+    });
+    const context = await browser.newContext({ viewport: { width: 1280, height: 720 }, serviceWorkers: 'block' });
+    for (const [path, body] of [
+      ['/busy-talk.json', busyTalk],
+      ['/short-talk.json', shortTalk],
+    ] as const)
+      await context.route(
+        (url) => url.pathname === path,
+        (route) => route.fulfill({ contentType: 'application/json', body }),
+      );
+    const page = await context.newPage();
+    const problems = recordProblems(page);
+    /** Presses PageDown and returns the ms until the talk bar names `scene` (logged: a test asserts no wall-clock time). */
+    const next = (scene: number) =>
+      page.evaluate(
+        (scene) =>
+          new Promise<number>((resolve) => {
+            const pressed = performance.now();
+            const observer = new MutationObserver(() => {
+              if (document.querySelector(`[data-testid="talk-bar"][data-scene="${scene}"]`)) {
+                observer.disconnect();
+                resolve(performance.now() - pressed);
+              }
+            });
+            observer.observe(document.body, { subtree: true, attributes: true, childList: true });
+            document.body.dispatchEvent(new KeyboardEvent('keydown', { key: 'PageDown', bubbles: true }));
+          }),
+        scene,
+      );
+    await page.goto(`${app.url}?talk=/busy-talk.json`);
+    await status(page)
+      .filter({ hasText: /^running$/ })
+      .waitFor({ timeout: 120_000 });
+    const fromRun = await next(2);
+    // Scene 1's run is stopped, not finished; scene 2's race starts.
+    await page.getByText(/\(running… \d+ of/).waitFor({ timeout: 60_000 });
+    const fromRace = await next(3);
+    await expectScene(page, 3, 'After the race.', 'done', undefined, 3);
+    console.log(
+      `PageDown to the next scene: ${Math.round(fromRun)} ms from a run, ${Math.round(fromRace)} ms from a race`,
+    );
+
+    await page.goto(`${app.url}?talk=/short-talk.json`);
+    const refusal = await page.getByTestId('talk-error').textContent({ timeout: 120_000 });
+    expect(refusal).toMatch(
+      /^This talk cannot be used: scene 2 shows "invalidation" \(a draft token struck out by the schema\), but its run \(tokenwise, K = 1, L = 6, seed 2, 8 tokens\) never does; choose another seed or settings\.$/,
+    );
+    await expect(page.getByTestId('talk-bar').count()).resolves.toBe(0);
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
   it('ready before the warm-up is over; introduction.json, stepped with PageDown: every scene places its focus whole in the screen and above the caption bar at 1024 × 768, 1920 × 1080 and 1280 × 720', async () => {
     const talk = JSON.parse(readFileSync('public/talks/introduction.json', 'utf8')) as {
-      scenes: { stop?: unknown; view: ViewName }[];
+      scenes: { stop?: SceneStop; view: ViewName; shows?: SceneClaim }[];
     };
     const context = await browser.newContext({ viewport: { width: 1280, height: 720 }, serviceWorkers: 'block' });
     const page = await context.newPage();
@@ -356,10 +438,17 @@ describe('on stage: offline after one visit, a talk driven by a clicker, one vie
         if (index > 0 || stop > 0) await page.keyboard.press('PageDown');
         // A stop of a paused scene is settled once the run is paused at that step count.
         await settled(index + 1);
-        if (Array.isArray(scene.stop))
+        // The scene opens paused on the step found to show its claim (the talk bar names it), or at its count.
+        const pausedAt =
+          scene.stop === 'shown'
+            ? await page.getByTestId('talk-bar').getAttribute('data-shown-step')
+            : Array.isArray(scene.stop)
+              ? String(scene.stop[stop])
+              : null;
+        if (pausedAt !== null)
           await page
             .locator('[data-counter="steps"]')
-            .filter({ hasText: new RegExp(`^${String(scene.stop[stop])}$`) })
+            .filter({ hasText: new RegExp(`^${pausedAt}$`) })
             .waitFor({ timeout: 60_000 });
         // The step's explanation draws after the run pauses; the talk places the focus again once it has.
         await page.locator(TALK_FOCUS[scene.view]).first().waitFor({ state: 'attached', timeout: 60_000 });
@@ -373,24 +462,53 @@ describe('on stage: offline after one visit, a talk driven by a clicker, one vie
           // Views that draw after the run stops move the focus, and the talk places it again: measured once still.
           const measure = () =>
             page.evaluate(
-              (selector) =>
-                new Promise<{ focus: DOMRect | null; bar: DOMRect | null; top: number }>((resolve) =>
+              ({ selector, claim }) =>
+                new Promise<{
+                  focus: DOMRect | null;
+                  bar: DOMRect | null;
+                  top: number;
+                  claims: DOMRect[];
+                  cutTexts: string[];
+                }>((resolve) =>
                   requestAnimationFrame(() =>
                     requestAnimationFrame(() => {
                       const runBar = document.querySelector('.run-bar');
+                      const focus = document.querySelector(selector);
+                      // Every SVG text drawn (the charts' axes, ticks and labels, the tree's nodes) inside its SVG's box.
+                      const cutTexts = [...document.querySelectorAll('svg text')].flatMap((text) => {
+                        const svg = text.closest('svg')?.getBoundingClientRect();
+                        const box = text.getBoundingClientRect();
+                        if (!svg || svg.width === 0 || box.width === 0 || !text.textContent?.trim()) return [];
+                        const inside =
+                          box.left >= svg.left - 0.5 &&
+                          box.right <= svg.right + 0.5 &&
+                          box.top >= svg.top - 0.5 &&
+                          box.bottom <= svg.bottom + 0.5;
+                        return inside
+                          ? []
+                          : [
+                              `"${text.textContent}" in ${text.closest('[data-chart]')?.getAttribute('data-chart') ?? 'an svg'}`,
+                            ];
+                      });
                       resolve({
-                        focus: document.querySelector(selector)?.getBoundingClientRect().toJSON() ?? null,
+                        focus: focus?.getBoundingClientRect().toJSON() ?? null,
                         bar:
                           document.querySelector('[data-testid="talk-bar"]')?.getBoundingClientRect().toJSON() ?? null,
                         top:
                           runBar && getComputedStyle(runBar).position === 'sticky'
                             ? runBar.getBoundingClientRect().bottom
                             : 0,
+                        claims: claim
+                          ? [...(focus?.matches(claim) ? [focus] : []), ...(focus?.querySelectorAll(claim) ?? [])].map(
+                              (element) => element.getBoundingClientRect().toJSON(),
+                            )
+                          : [],
+                        cutTexts,
                       });
                     }),
                   ),
                 ),
-              TALK_FOCUS[scene.view],
+              { selector: TALK_FOCUS[scene.view], claim: scene.shows ? CLAIM_SELECTORS[scene.shows] : null },
             );
           let placed = await measure();
           for (let again = await measure(); JSON.stringify(again) !== JSON.stringify(placed); again = await measure())
@@ -404,6 +522,25 @@ describe('on stage: offline after one visit, a talk driven by a clicker, one vie
           expect.soft(placed.focus.bottom, where).toBeLessThanOrEqual(placed.bar.top + 0.5);
           expect.soft(placed.focus.left, where).toBeGreaterThanOrEqual(-0.5);
           expect.soft(placed.focus.right, where).toBeLessThanOrEqual(size.width + 0.5);
+          expect.soft(placed.cutTexts, `${where}: SVG texts cut by their box`).toEqual([]);
+          // What the caption claims is on screen: an element that shows it, whole, between the run bar and the caption.
+          if (scene.shows) {
+            const bar = placed.bar;
+            const inView = placed.claims.filter(
+              (box) =>
+                box.width > 0 &&
+                box.top >= placed.top - 0.5 &&
+                box.bottom <= bar.top + 0.5 &&
+                box.left >= -0.5 &&
+                box.right <= size.width + 0.5,
+            );
+            expect
+              .soft(
+                inView.length,
+                `${where}: an element showing "${scene.shows}" in view (found: ${JSON.stringify(placed.claims.map((box) => [box.left, box.top, box.right, box.bottom].map(Math.round)))})`,
+              )
+              .toBeGreaterThan(0);
+          }
         }
         await page.screenshot({
           path: `${SCREENSHOTS}/talk-scene-${index + 1}${stops > 1 ? `-${stop + 1}` : ''}-1280x720.png`,

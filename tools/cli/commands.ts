@@ -341,7 +341,7 @@ export const COMMANDS = {
     name: 'bench:load',
     entry: 'tools/cli/benchLoad.ts',
     summary:
-      'The phases from navigation to "ready" on the production build, cold and reloaded, and the first run; with --against, a build of a git ref alternates with this tree\'s round by round.',
+      'The phases from navigation to "run usable" (Run pressed the moment it is enabled, to its first token on screen) on the production build, cold and reloaded, and that run to its end; with --no-first-run, to the Run button enabled; with --against, a build of a git ref alternates with this tree\'s round by round.',
     options: {
       rounds: { type: 'string', value: 'integer', max: CLI_LIMITS.rounds, default: '3', description: 'counted rounds' },
       'warm-up': {
@@ -359,7 +359,7 @@ export const COMMANDS = {
         placeholder: 'DIR',
         description: 'serve this production build of the tree (e.g. dist/ after npm run build) instead of building one',
       },
-      'no-first-run': { type: 'boolean', description: 'skip timing the first run' },
+      'no-first-run': { type: 'boolean', description: 'press no Run: time start-up to the Run button enabled' },
     },
     examples: [
       'npm run bench:load -- --rounds 5',
