@@ -132,7 +132,9 @@ export function ExplainedStep(props: { step: StepRecord; text: (token: number) =
         {(!view || view.phase === 'emission') && (
           <div data-testid="step-outcome">
             {props.outcome}
-            {step.trace && <BlockTrace trace={step.trace} chosen={step.chosen} />}
+            {step.trace && (
+              <BlockTrace trace={step.trace} chosen={step.chosen} draft={step.drafts[step.chosen] ?? []} text={text} />
+            )}
           </div>
         )}
       </div>

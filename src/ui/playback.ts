@@ -3,7 +3,7 @@
  * says how much of the step the grid and the tree show; nothing is recomputed, so a replay never changes
  * what was generated.
  */
-import type { ExplainedStep } from '../core/explain';
+import { acceptedFrom, type ExplainedStep } from '../core/explain';
 import type { StepRecord } from '../contract/stepRecord';
 
 export const PHASES = ['drafting', 'grammar', 'scoring', 'verification', 'emission'] as const;
@@ -105,7 +105,7 @@ export function playbackFrames(step: StepRecord, explained: ExplainedStep, text:
   ];
   const forced = allForced(step);
   explained.lines.forEach((line, i) => {
-    const where = `${forced ? `${ALL_FORCED} (q = p = 1 at every drafted position). ` : ''}${line.cell ? `draft ${line.cell.draft + 1}, position ${line.cell.position + 1}: ` : ''}`;
+    const where = `${forced ? `${ALL_FORCED} (q = p = 1 at every drafted position). ` : ''}${line.where ? `${line.where}: ` : ''}`;
     const question = forced ? null : questionOf(line.text);
     if (question)
       frames.push({
@@ -125,7 +125,7 @@ export function playbackFrames(step: StepRecord, explained: ExplainedStep, text:
     phase: 'emission',
     line: explained.lines.length - 1,
     caption: last
-      ? `Emission: ${s(accepted, 'accepted token')} from draft ${step.chosen + 1}${last.origin === 'draft' ? '' : `, then the ${last.origin} token “${text(last.token)}”`} — ${s(step.emitted.length, 'token')} for one target forward.`
+      ? `Emission: ${s(accepted, 'accepted token')} ${acceptedFrom(explained.cells, step.chosen, accepted)}${last.origin === 'draft' ? '' : `, then the ${last.origin} token “${text(last.token)}”`} — ${s(step.emitted.length, 'token')} for one target forward.`
       : 'Emission: nothing was emitted.',
   });
   return frames;
