@@ -6,6 +6,7 @@ import { SCHEMA_PRESETS } from '../contract/presets';
 import type { PresetChoice } from '../store/shareUrl';
 import { METHOD_LABELS } from './format';
 import { ModelPicker } from './ModelPicker';
+import { PHASES } from './StatusBar';
 import { NextRunNotice } from './NextRunNotice';
 import { useShallow } from 'zustand/react/shallow';
 import { useSpec } from './storeContext';
@@ -56,6 +57,14 @@ export function RunBar() {
   const runStatus = useSpec((s) => s.run.status);
   const runError = useSpec((s) => s.run.error);
   const ready = useSpec((s) => s.engine.status === 'ready');
+  // While Run is disabled for the engine, the run bar says what it waits for (a cold `npm start` takes seconds).
+  const waiting = useSpec((s) => {
+    const { status, phase } = s.engine;
+    if (status === 'ready') return null;
+    if (status === 'error') return 'no models: they did not load (the message above says why)';
+    if (status === 'idle') return 'waiting for the engine to start';
+    return `waiting for the models: ${phase === null ? 'connecting' : PHASES[phase].toLowerCase()}…`;
+  });
   // Run waits while any field has a message: the messages are next to their fields.
   const invalid = useSpec((s) => Object.keys(s.form.errors).length > 0);
   const stepDelayMs = useSpec((s) => s.stepDelayMs);
@@ -113,6 +122,11 @@ export function RunBar() {
         <span className="run-status" data-testid="run-status">
           {runStatus}
         </span>
+        {waiting && (
+          <span className="run-waiting" data-testid="run-waiting">
+            {waiting}
+          </span>
+        )}
       </div>
       {compiling && (
         <p data-testid="compiling">

@@ -113,6 +113,7 @@ export function ExplainedStep(props: { step: StepRecord; text: (token: number) =
           text={text}
           finalOrigin={finalOrigin}
           view={view}
+          direction={replaying ? 'down' : 'across'}
           decided={(node) =>
             node.drafts.some((k) => {
               const decision = explained.cells[k]?.[node.depth - 1]?.decision;

@@ -14,7 +14,10 @@ export interface Frame {
   caption: string;
   /** Verification frames: the decision lines shown so far (index into explained.lines, inclusive). */
   line: number;
-  /** A question frame: the test of `line` is asked (u and its threshold) but its outcome is not yet shown. */
+  /**
+   * A question frame: the test of `line` is asked (u and its threshold) but its outcome is not yet shown. The
+   * player adds KEY_PROMPT after its caption on screen; an exported video has no keys to press.
+   */
   question?: boolean;
 }
 
@@ -42,6 +45,9 @@ export function questionOf(line: string): string | null {
     return `u = ${u}: which candidate does the transport plan’s cumulative flow F pick, if any?`;
   return `u = ${u}; threshold ${threshold} = ${value}: ${threshold?.startsWith('h_') ? 'keep the block up to here?' : 'accept?'}`;
 }
+
+/** What a question frame adds on screen (not in an export). */
+export const KEY_PROMPT = '(the next key press answers)';
 
 const s = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
@@ -112,7 +118,7 @@ export function playbackFrames(step: StepRecord, explained: ExplainedStep, text:
         phase: 'verification',
         line: i,
         question: true,
-        caption: `Verification ${i + 1} of ${explained.lines.length} — ${where}${question} (the next key press answers)`,
+        caption: `Verification ${i + 1} of ${explained.lines.length} — ${where}${question}`,
       });
     frames.push({
       phase: 'verification',
