@@ -62,7 +62,7 @@ export type ToWorker =
   | { type: 'delay'; stepDelayMs: number }
   | { type: 'cancel' }
   /**
-   * Test hook, sent only by `window.speclabTestHooks` (main.tsx, present under the ?test-hooks query flag):
+   * Test hook, sent only by `window.speclabTestHooks` (app.tsx, present under the ?test-hooks query flag):
    * destroys the WGSL verifier's GPU device, so the e2e test can watch the fallback to the CPU twin.
    */
   | { type: 'lose-gpu-device' };

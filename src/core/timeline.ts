@@ -1,6 +1,6 @@
 /**
  * Start-up phases as User Timing entries named 'speclab:<phase>', in the page and in the engine's worker;
- * `npm run bench:load` reads them from both (tools/bench-load.ts). Node has the same API, so the CLI and
+ * `npm run bench:load` reads them from both (tools/cli/benchLoad.ts). Node has the same API, so the CLI and
  * the benches record them too, at no cost worth counting.
  */
 export const TIMELINE_PREFIX = 'speclab:';

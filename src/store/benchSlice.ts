@@ -1,119 +1,67 @@
 /**
- * The engineer's bench in the app's store: K × L sweeps, the scorecard and the run history. Its state and
- * actions are spread into the main store (store.ts); `receiveBench` folds the worker's bench events in.
+ * The engineer's bench in the app's store: K × L sweeps and the scorecard. `reduceBench` folds the worker's
+ * bench events in (receive.ts calls it first).
  */
-import type { StoreApi } from 'zustand/vanilla';
-import type { ScorecardRow, ScorecardSpec, SweepCell, SweepSpec } from '../contract/bench';
-import type { FromWorker, ToWorker } from '../contract/protocol';
-import type { RunReport } from '../contract/runReport';
+import type { FromWorker } from '../contract/protocol';
+import { abandonCompile } from './runSlice';
+import type { StoreAccess } from './slice';
+import type { BenchActions, BenchJob, BenchState, BenchStatus } from './state';
 
-export type BenchStatus = 'idle' | 'running' | 'done' | 'cancelled' | 'error';
-
-export interface BenchJob {
-  id: number;
-  status: BenchStatus;
-  done: number;
-  total: number;
-  error: string | null;
-}
-
-/** One finished run as the history keeps it: its parameters, counters, histogram and text (the report). */
-export interface HistoryEntry {
-  id: string;
-  finishedAt: number;
-  report: RunReport;
-}
-
-/** The history keeps this many runs, newest first. */
-export const HISTORY_LIMIT = 20;
-
-export interface BenchState {
-  sweep: BenchJob & { spec: SweepSpec | null; cells: SweepCell[] };
-  scorecardTable: BenchJob & { spec: ScorecardSpec | null; rows: ScorecardRow[] };
-  history: HistoryEntry[];
-  /** What was wrong with the stored history (records dropped on load, a clear in another tab); null when nothing. */
-  historyNotice: string | null;
-}
-
-export interface BenchActions {
-  startSweep(spec: SweepSpec): void;
-  startScorecard(spec: ScorecardSpec): void;
-  /** Stops the sweep or scorecard in progress after its current run. */
-  cancelBench(): void;
-  /** Adds a finished run to the history (newest first, at most HISTORY_LIMIT). */
-  remember(entry: HistoryEntry): void;
-  setHistory(entries: HistoryEntry[], notice?: string | null): void;
-  clearHistory(): void;
-}
+type BenchSlice = Pick<BenchState, 'sweep' | 'scorecardTable'> &
+  Pick<BenchActions, 'startSweep' | 'startScorecard' | 'cancelBench'>;
 
 const idleJob = (): BenchJob => ({ id: 0, status: 'idle', done: 0, total: 0, error: null });
 
-/** Bench ids count down from −1, so they never meet the main store's run ids. */
-let nextBenchId = -1;
-
-export function benchSlice(
-  set: StoreApi<BenchState>['setState'],
-  get: () => BenchState,
-  send: (message: ToWorker) => void,
-): BenchState & BenchActions {
+export function benchSlice(access: StoreAccess): BenchSlice {
+  const { set, get, effects } = access;
+  // Bench ids count down from −1, so they never meet the run ids.
+  const ids = { next: -1 };
   return {
     sweep: { ...idleJob(), spec: null, cells: [] },
     scorecardTable: { ...idleJob(), spec: null, rows: [] },
-    history: [],
-    historyNotice: null,
     startSweep(spec) {
-      const id = nextBenchId--;
+      const id = ids.next--;
       set({ sweep: { ...idleJob(), id, status: 'running', spec, cells: [] } });
-      send({ type: 'sweep', runId: id, spec });
+      effects.send({ type: 'sweep', runId: id, spec });
     },
     startScorecard(spec) {
-      const id = nextBenchId--;
+      const id = ids.next--;
       set({ scorecardTable: { ...idleJob(), id, status: 'running', spec, rows: [] } });
-      send({ type: 'scorecard', runId: id, spec });
+      effects.send({ type: 'scorecard', runId: id, spec });
     },
+    // A sweep compiling its schema cannot hear a cancel (wasm cannot be interrupted): the compile is abandoned.
     cancelBench() {
-      send({ type: 'cancel' });
-    },
-    remember(entry) {
-      set({ history: [entry, ...get().history.filter((kept) => kept.id !== entry.id)].slice(0, HISTORY_LIMIT) });
-    },
-    setHistory(entries, notice = null) {
-      set({ history: entries.slice(0, HISTORY_LIMIT), historyNotice: notice });
-    },
-    clearHistory() {
-      set({ history: [], historyNotice: null });
+      if (get().compiling?.runId === get().sweep.id) abandonCompile(access, null);
+      else effects.send({ type: 'cancel' });
     },
   };
 }
 
-/** Folds one worker event into the bench state; false when the event is not the bench's. */
-export function receiveBench(state: BenchState, set: StoreApi<BenchState>['setState'], message: FromWorker): boolean {
+/** The bench state after one worker event, or null when the event is not the bench's. */
+export function reduceBench(state: BenchState, message: FromWorker): Partial<BenchState> | null {
   const { sweep, scorecardTable } = state;
   switch (message.type) {
     case 'bench-progress':
-      if (message.runId === sweep.id) set({ sweep: { ...sweep, done: message.done, total: message.total } });
-      else if (message.runId === scorecardTable.id)
-        set({ scorecardTable: { ...scorecardTable, done: message.done, total: message.total } });
-      else return false;
-      return true;
-    case 'sweep-cell':
-      if (message.runId === sweep.id) set({ sweep: { ...sweep, cells: [...sweep.cells, message.cell] } });
-      return true;
-    case 'sweep-done':
-      if (message.runId === sweep.id) set({ sweep: { ...sweep, status: 'done' } });
-      return true;
-    case 'scorecard-done':
+      if (message.runId === sweep.id) return { sweep: { ...sweep, done: message.done, total: message.total } };
       if (message.runId === scorecardTable.id)
-        set({ scorecardTable: { ...scorecardTable, status: 'done', rows: message.rows } });
-      return true;
+        return { scorecardTable: { ...scorecardTable, done: message.done, total: message.total } };
+      return null;
+    case 'sweep-cell':
+      return message.runId === sweep.id ? { sweep: { ...sweep, cells: [...sweep.cells, message.cell] } } : {};
+    case 'sweep-done':
+      return message.runId === sweep.id ? { sweep: { ...sweep, status: 'done' } } : {};
+    case 'scorecard-done':
+      return message.runId === scorecardTable.id
+        ? { scorecardTable: { ...scorecardTable, status: 'done', rows: message.rows } }
+        : {};
     case 'bench-error': {
       const status: BenchStatus = message.cancelled ? 'cancelled' : 'error';
       const error = message.cancelled ? null : message.message;
-      if (message.runId === sweep.id) set({ sweep: { ...sweep, status, error } });
-      else if (message.runId === scorecardTable.id) set({ scorecardTable: { ...scorecardTable, status, error } });
-      return true;
+      if (message.runId === sweep.id) return { sweep: { ...sweep, status, error } };
+      if (message.runId === scorecardTable.id) return { scorecardTable: { ...scorecardTable, status, error } };
+      return {};
     }
     default:
-      return false;
+      return null;
   }
 }

@@ -5,7 +5,7 @@
  * notice rather than shown. A clear is told to the page's other tabs, which empty their lists too.
  */
 import { checkRunReport } from '../contract/validation';
-import { HISTORY_LIMIT, type HistoryEntry } from './benchSlice';
+import { HISTORY_LIMIT, type HistoryEntry } from './state';
 import type { SpecStore } from './store';
 
 const DB_NAME = 'speclab-history';

@@ -5,7 +5,7 @@
 import { useState } from 'react';
 import { Bar, BarChart, CartesianGrid, Label, Legend, Tooltip, XAxis, YAxis } from 'recharts';
 import { perPositionAcceptance } from '../core/metrics';
-import type { HistoryEntry } from '../store/benchSlice';
+import type { HistoryEntry } from '../store/state';
 import { CounterList, countersEntries, PositionChart } from './benchParts';
 import { PALETTE } from './palette';
 import { fixed, METHOD_LABELS } from './format';

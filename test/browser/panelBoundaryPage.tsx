@@ -7,7 +7,7 @@
 import { createRoot } from 'react-dom/client';
 import type { ToWorker } from '../../src/contract/protocol';
 import { createSpecStore } from '../../src/store/store';
-import type { HistoryEntry } from '../../src/store/benchSlice';
+import type { HistoryEntry } from '../../src/store/state';
 import { App } from '../../src/ui/App';
 import { StoreContext } from '../../src/ui/storeContext';
 import { TOUR_DISMISSED_KEY } from '../../src/ui/Tour';

@@ -96,7 +96,7 @@ describe('npm run generate: usage and input errors', () => {
   it('as a command: one line on stderr, no stack trace, exit status 2', async () => {
     const run = promisify(execFile)(
       'npx',
-      ['tsx', 'tools/run-in-vite.ts', '/tools/cli/generate.ts', '--preset', 'person', '--K', '0'],
+      ['tsx', 'tools/cli/runInVite.ts', '/tools/cli/generate.ts', '--preset', 'person', '--K', '0'],
       { cwd: process.cwd() },
     );
     const failure = await run.then(

@@ -45,8 +45,8 @@ describe('every command has --help and refuses mistakes in one line', () => {
     expect(specs.map((spec) => spec.name).sort()).toEqual(tools.sort());
     for (const spec of specs) {
       expect(scripts[spec.name], spec.name).toContain(spec.entry.replace(/^\//, spec.viaVite ? '/' : ''));
-      if (spec.viaVite) expect(scripts[spec.name]).toContain('tools/run-in-vite.ts');
-      // The entry parses with its own spec (run-in-vite checks Vite-run ones before Vite starts, too).
+      if (spec.viaVite) expect(scripts[spec.name]).toContain('tools/cli/runInVite.ts');
+      // The entry parses with its own spec (runInVite checks Vite-run ones before Vite starts, too).
       const source = readFileSync(spec.entry.replace(/^\//, ''), 'utf8');
       expect(source, spec.entry).toMatch(
         new RegExp(`COMMANDS(\\['${spec.name}'\\]|\\.${spec.name.replace(':', '_')}\\b)`),
@@ -151,28 +151,28 @@ describe('every command has --help and refuses mistakes in one line', () => {
     );
 
   it('as processes: a mistake is one line on stderr with exit 2; --help exits 0 before Vite starts', async () => {
-    expect(await failure(['tools/bench-verify.ts', '--node', '--methods', 'optimal-tree'])).toMatchObject({
+    expect(await failure(['tools/cli/benchVerify.ts', '--node', '--methods', 'optimal-tree'])).toMatchObject({
       code: 2,
       stdout: '',
       stderr: expect.stringMatching(
         /^bench:verify: --methods: optimal-tree cannot be timed on the GPU; the methods with a WGSL kernel are [a-z, -]+\n$/,
       ),
     });
-    expect(await failure(['tools/bench-load.ts', '--dist', 'public'])).toMatchObject({
+    expect(await failure(['tools/cli/benchLoad.ts', '--dist', 'public'])).toMatchObject({
       code: 2,
       stdout: '',
       stderr: 'bench:load: --dist: "public" holds no index.html (build it with npm run build)\n',
     });
     // A bad pair is refused by the tools' one pair parser (tools/cli/pair.ts) before any model loads.
     expect(
-      await failure(['tools/bench-models.ts', '--node-only', '--pair', 'public/models/speclab-draft']),
+      await failure(['tools/cli/benchModels.ts', '--node-only', '--pair', 'public/models/speclab-draft']),
     ).toMatchObject({
       code: 2,
       stdout: '',
       stderr:
         'bench:models: --pair must be <draft>,<target> (two directories or URLs), got "public/models/speclab-draft"\n',
     });
-    const { stdout } = await run(['tools/run-in-vite.ts', '/tools/cli/sweep.ts', '--help']);
+    const { stdout } = await run(['tools/cli/runInVite.ts', '/tools/cli/sweep.ts', '--help']);
     expect(stdout).toBe(`${helpText(COMMANDS.sweep)}\n`);
   });
 });

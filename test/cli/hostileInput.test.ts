@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { main } from '../../tools/cli/generate';
-import { main as importVllm } from '../../tools/import-vllm';
+import { main as importVllm } from '../../tools/cli/importVllm';
 import { readInputFile } from '../../tools/cli/input';
 import { terminalSafe } from '../../tools/cli/terminalSafe';
 import { shownUrl } from '../../src/contract/boundedFetch';
@@ -118,7 +118,7 @@ describe('the shared option parser', () => {
   it('bench:verify --grid with V = 1e9 is capped: exit 2, one line, before anything runs', async () => {
     const run = promisify(execFile)(
       process.execPath,
-      ['--import', 'tsx', 'tools/bench-verify.ts', '--node', '--grid', '[{"V":1e9,"K":2,"L":2}]'],
+      ['--import', 'tsx', 'tools/cli/benchVerify.ts', '--node', '--grid', '[{"V":1e9,"K":2,"L":2}]'],
       { cwd: process.cwd() },
     );
     const failure = (await run.then(

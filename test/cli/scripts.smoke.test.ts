@@ -40,6 +40,7 @@ const NOT_RUN: Record<string, string> = {
   test: 'the suite itself',
   'models:build': 'trains the models with PyTorch for hours',
   'docs:screenshot': 'reruns two browser test files the suite runs anyway',
+  format: 'rewrites files in place; npm run checks runs the same Prettier with --check',
 };
 
 type Check = RegExp | ((stdout: string) => void);
@@ -99,7 +100,7 @@ async function command(spec: CommandSpec): Promise<string[]> {
   const args = await Promise.all(
     (spec.smoke ?? []).map(async (arg) => (arg === '{dist}' ? sharedBuild() : arg.replace('{tmp}', tmp))),
   );
-  return spec.viaVite ? ['tools/run-in-vite.ts', spec.entry, ...args] : [spec.entry, ...args];
+  return spec.viaVite ? ['tools/cli/runInVite.ts', spec.entry, ...args] : [spec.entry, ...args];
 }
 
 describe('every npm script runs', () => {

@@ -17,7 +17,7 @@ const exited = () => new Promise<number | null>((resolve) => child.once('exit', 
 beforeAll(async () => {
   child = spawn(
     process.execPath,
-    ['--import', 'tsx', 'tools/run-in-vite.ts', '/tools/cli/serve.ts', '--port', '0', '--L', '3'],
+    ['--import', 'tsx', 'tools/cli/runInVite.ts', '/tools/cli/serve.ts', '--port', '0', '--L', '3'],
     { cwd: process.cwd(), stdio: ['ignore', 'pipe', 'pipe'] },
   );
   banner = await new Promise<string>((resolve, reject) => {

@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { main as sweep } from '../../tools/cli/sweep';
 import { main as scorecard } from '../../tools/cli/scorecard';
 import { main as bench } from '../../tools/cli/bench';
-import { main as evaluate } from '../../tools/eval-models';
+import { main as evaluate } from '../../tools/cli/modelsEval';
 import { main as generate } from '../../tools/cli/generate';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

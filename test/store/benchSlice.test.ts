@@ -6,7 +6,7 @@ import { findPreset, presetParams } from '../../src/contract/runParams';
 import type { RunReport } from '../../src/contract/runReport';
 import { spreadOf } from '../../src/core/fairTiming';
 import { emptyCounters, recordStep } from '../../src/core/metrics';
-import { HISTORY_LIMIT } from '../../src/store/benchSlice';
+import { HISTORY_LIMIT } from '../../src/store/state';
 import { createSpecStore } from '../../src/store/store';
 
 function storeWithOutbox() {

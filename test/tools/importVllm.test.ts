@@ -10,7 +10,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectToolJson } from '../support/jsonStyle';
 
 const run = (args: string[]) =>
-  promisify(execFile)(process.execPath, ['--import', 'tsx', 'tools/import-vllm.ts', ...args], { cwd: process.cwd() });
+  promisify(execFile)(process.execPath, ['--import', 'tsx', 'tools/cli/importVllm.ts', ...args], {
+    cwd: process.cwd(),
+  });
 
 /** Every scrape adds 10 drafts, 30 draft tokens, 20 accepted (8, 7, 5 at positions 0–2) for model "a" and 5 drafts (all rejected) for model "b". */
 let scrapes = 0;

@@ -16,7 +16,7 @@ interface SimJson {
 }
 
 const run = (args: string[]) =>
-  promisify(execFile)(process.execPath, ['--import', 'tsx', 'tools/sim.ts', ...args], { cwd: process.cwd() });
+  promisify(execFile)(process.execPath, ['--import', 'tsx', 'tools/cli/sim.ts', ...args], { cwd: process.cwd() });
 
 describe('npm run sim', () => {
   it('prints one table with a row per method', async () => {

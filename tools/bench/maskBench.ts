@@ -1,6 +1,6 @@
 /**
  * Per-position mask cost inside our loop (checkDrafts over a draft window, then advanceOverEmitted) against a bare xgrammar loop (mask, accept) over the same tokens. Loaded through Vite by
- * tools/bench-mask.ts, so that xgrammar's UMD bundle is transformed as it is for the app.
+ * tools/cli/benchMask.ts, so that xgrammar's UMD bundle is transformed as it is for the app.
  */
 import { maskWordCount } from '../../src/core/sampling';
 import { advanceOverEmitted, checkDrafts } from '../../src/grammar/draftMasks';

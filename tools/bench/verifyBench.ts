@@ -1,6 +1,6 @@
 /**
  * The GPU verifier against the CPU reference, step by step, on one machine in one run. Loaded by
- * tools/bench-verify.ts in Node (through Vite, for the ?raw shader imports) and by bench.html in Chromium.
+ * tools/cli/benchVerify.ts in Node (through Vite, for the ?raw shader imports) and by bench.html in Chromium.
  * A CPU step is what the CPU path must do per step: logits → probabilities for every row, then verify. A
  * GPU step starts from logits already on the GPU (as onnxruntime-web leaves them) and ends with the
  * outcome on the CPU.
@@ -11,9 +11,9 @@ import { verify, type MethodId, type VerifyProblem } from '../../src/core/verify
 import type { GpuDeviceManager } from '../../src/gpu/device';
 import { USAGE } from '../../src/gpu/kernel';
 import { GpuVerifier, outcomeWords } from '../../src/gpu/verifier';
-import { KERNEL_METHODS, formatRow, type BenchConfig, type BenchRow } from './format';
+import { KERNEL_METHODS, formatRow, type BenchConfig, type BenchRow } from './verifyFormat';
 
-export type { BenchConfig, BenchRow } from './format';
+export type { BenchConfig, BenchRow } from './verifyFormat';
 
 export const FULL_GRID: BenchConfig[] = [512, 50_257, 151_936].flatMap((V) =>
   [1, 4, 8].flatMap((K) => [1, 4, 8].map((L) => ({ V, K, L }))),

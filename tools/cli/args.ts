@@ -38,7 +38,7 @@ export interface OptionSpec {
 export interface CommandSpec {
   /** The npm script, e.g. `bench:verify`. */
   readonly name: string;
-  /** The file npm runs (through tools/run-in-vite.ts where `viaVite`). */
+  /** The file npm runs (through tools/cli/runInVite.ts where `viaVite`). */
   readonly entry: string;
   readonly viaVite?: boolean;
   readonly summary: string;

@@ -1,6 +1,6 @@
 /**
  * Every command an engineer types (`npm run <name> -- …`), declared once: its options with their kinds,
- * defaults and meaning, for the shared parser (tools/cli/args.ts), its --help, tools/run-in-vite.ts's check
+ * defaults and meaning, for the shared parser (tools/cli/args.ts), its --help, tools/cli/runInVite.ts's check
  * before Vite starts, and the tests (test/cli/help.test.ts). Imports nothing heavy: reading it loads no model.
  */
 import type { CommandSpec } from './args';
@@ -26,7 +26,7 @@ const SPECULATIVE_METHODS = METHOD_IDS.join(', ');
 export const COMMANDS = {
   sim: {
     name: 'sim',
-    entry: 'tools/sim.ts',
+    entry: 'tools/cli/sim.ts',
     summary:
       'Runs every verification method, with no models, on synthetic context-dependent draft/target pairs: block efficiency with its standard error, the exact figure, the optimum and the universal bound.',
     options: {
@@ -154,7 +154,7 @@ export const COMMANDS = {
   },
   'bench:verify': {
     name: 'bench:verify',
-    entry: 'tools/bench-verify.ts',
+    entry: 'tools/cli/benchVerify.ts',
     summary:
       'Times the GPU verifier against the CPU reference for each V, K, L and every method with a WGSL kernel, in Node (Dawn) and headless Chromium; methods without a kernel are listed as skipped. Without a GPU both run on SwiftShader: compare ratios within one run.',
     options: {
@@ -181,7 +181,7 @@ export const COMMANDS = {
   },
   'bench:mask': {
     name: 'bench:mask',
-    entry: 'tools/bench-mask.ts',
+    entry: 'tools/cli/benchMask.ts',
     summary:
       "Grammar-mask cost per position inside our loop against bare xgrammar, for the bundled vocabulary and GPT-2's 50,257 tokens, per preset: p50/p95 in ms, their ratio and the mask bytes uploaded per step.",
     options: {
@@ -209,7 +209,7 @@ export const COMMANDS = {
   },
   'models:tokenizer': {
     name: 'models:tokenizer',
-    entry: 'tools/train/build-tokenizer.ts',
+    entry: 'tools/cli/modelsTokenizer.ts',
     summary:
       'Trains the bundled byte-level BPE on the seeded closed-list corpus and writes tokenizer.json (Hugging Face format). The bundled models must be trained with exactly this file.',
     options: {
@@ -237,7 +237,7 @@ export const COMMANDS = {
   },
   'bench:models': {
     name: 'bench:models',
-    entry: 'tools/bench-models.ts',
+    entry: 'tools/cli/benchModels.ts',
     summary:
       "Per-forward times of the bundled draft and target, or of --pair (batch 1 and K = 3, sequence 1 and L + 1 = 5), and the pair's load time, as medians with their range over --repeats: in Node on the wasm EP, and in headless Chromium on WebGPU and wasm.",
     options: {
@@ -324,7 +324,7 @@ export const COMMANDS = {
   },
   'bench:load': {
     name: 'bench:load',
-    entry: 'tools/bench-load.ts',
+    entry: 'tools/cli/benchLoad.ts',
     summary:
       'The phases from navigation to "ready" on the production build, cold and reloaded, and the first run; with --against, a build of a git ref alternates with this tree\'s round by round.',
     options: {
@@ -708,7 +708,7 @@ export const COMMANDS = {
   },
   'import:vllm': {
     name: 'import:vllm',
-    entry: 'tools/import-vllm.ts',
+    entry: 'tools/cli/importVllm.ts',
     summary:
       "Reads a vLLM or SGLang /metrics scrape (Prometheus text) and prints its speculative-decoding figures per model; two scrapes give one window's delta; --url polls a live server; --cost-ratio advises the draft length L.",
     positionals: { name: 'SCRAPE', description: 'a scrape file (or give --before/--after, or --url)', max: 1 },
@@ -766,7 +766,7 @@ export const COMMANDS = {
   },
   'models:eval': {
     name: 'models:eval',
-    entry: '/tools/eval-models.ts',
+    entry: '/tools/cli/modelsEval.ts',
     viaVite: true,
     summary:
       'Evaluates a pair through the real engine and grammar mask on held-out corpus records: field exact-match and schema validity at T = 0, acceptance at T = 1 (spectr-gbv, K = 3, L = 4).',
@@ -815,7 +815,7 @@ export const COMMANDS = {
 
 export type CommandName = keyof typeof COMMANDS;
 
-/** The command npm runs through tools/run-in-vite.ts with this module, if any. */
+/** The command npm runs through tools/cli/runInVite.ts with this module, if any. */
 export function commandForViteEntry(modulePath: string): CommandSpec | undefined {
   return Object.values(COMMANDS).find((spec: CommandSpec) => spec.viaVite === true && spec.entry === modulePath);
 }

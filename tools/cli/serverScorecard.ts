@@ -16,7 +16,7 @@ import { SCRAPE_LIMITS } from '../../src/contract/limits';
 import { ScrapeError, readMetrics, readingDelta, type ScrapeReading } from '../../src/core/vllmMetrics';
 import type { SchemaValidator } from '../../src/grammar/score';
 import { SCRAPE_BYTE_LIMIT } from '../../src/store/liveScrape';
-import { readingJson } from '../import-vllm';
+import { readingJson } from './vllmReading';
 import { UsageError } from './args';
 import { bucketsOf, type Case } from './cases';
 import { terminalSafe } from './terminalSafe';

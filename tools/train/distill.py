@@ -1,6 +1,6 @@
 """Distils the bundled draft towards the bundled target, so that the target accepts more of its drafts.
 
-  npx tsx tools/train/export-corpus.ts <dir> --records 6000 --validation 400 --heldout 100
+  npx tsx tools/train/exportCorpus.ts <dir> --records 6000 --validation 400 --heldout 100
   /usr/bin/python3 tools/train/distill.py --data <dir> [--samples 4000] [--steps 3000]
 
 At T = 1 a drafted token is accepted with probability sum_x min(p(x), q(x)), one minus the total variation
@@ -197,7 +197,7 @@ def main():
         'target_weights_sha256': weights_hash(target.state_dict()),
         'base_weights_sha256': base_weights,
         'base_training': base_training,
-        'data': f'{len(rows)} of the {len(starts)} records of the train split of tools/train/export-corpus.ts (corpus.ts, seed 1), '
+        'data': f'{len(rows)} of the {len(starts)} records of the train split of tools/train/exportCorpus.ts (corpus.ts, seed 1), '
                 'half of them with completions the target sampled at T = 1',
         'seed': args.seed, 'batch': args.batch, 'learning_rate': args.lr,
         'schedule': f'linear warmup over {args.warmup} steps, cosine decay to 0 over {args.steps} steps',

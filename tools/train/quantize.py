@@ -1,6 +1,6 @@
 """Quantizes the bundled float32 target to int8 for onnxruntime-web's wasm EP.
 
-  npx tsx tools/train/export-corpus.ts <dir> --records 6000 --validation 400 --heldout 100
+  npx tsx tools/train/exportCorpus.ts <dir> --records 6000 --validation 400 --heldout 100
   /usr/bin/python3 tools/train/quantize.py --data <dir>
 
 On a CPU the target's forward is bound by arithmetic, so scoring L + 1 positions costs several times one
@@ -210,7 +210,7 @@ def save_rewritten(graph_model, nodes, rewritten: int, products: int, source_pat
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument('--data', required=True, help='a directory written by tools/train/export-corpus.ts')
+    parser.add_argument('--data', required=True, help='a directory written by tools/train/exportCorpus.ts')
     parser.add_argument('--records', type=int, default=512, help='training records to calibrate on')
     parser.add_argument('--quantile', type=float, default=0.9999, help='of |x| at each product input: its activation range')
     parser.add_argument('--seed', type=int, default=1)

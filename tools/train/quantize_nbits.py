@@ -1,6 +1,6 @@
 """Rewrites the bundled float32 target with onnxruntime's weight-only MatMulNBits, for measuring it.
 
-  npx tsx tools/train/export-corpus.ts <dir> --records 6000 --validation 400 --heldout 100
+  npx tsx tools/train/exportCorpus.ts <dir> --records 6000 --validation 400 --heldout 100
   /usr/bin/python3 tools/train/quantize_nbits.py --data <dir> --out <model dir> [--bits 4] [--block-size 32]
 
 Each of the target's 25 weight products (four per block, plus the tied output projection) becomes a
@@ -127,7 +127,7 @@ def rewrite(source_path: str, out_path: str, model, bits: int, block_size: int, 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument('--data', required=True, help='a directory written by tools/train/export-corpus.ts')
+    parser.add_argument('--data', required=True, help='a directory written by tools/train/exportCorpus.ts')
     parser.add_argument('--out', required=True, help='the model directory to write')
     parser.add_argument('--bits', type=int, choices=(4, 8), default=4)
     parser.add_argument('--block-size', type=int, choices=(16, 32, 64, 128, 256), default=32)

@@ -1,6 +1,6 @@
 """Trains one bundled model on the tokenized corpus, exports it to ONNX and writes its manifest.
 
-  /usr/bin/python3 tools/train/train.py --data <dir from export-corpus.ts> --name speclab-target \
+  /usr/bin/python3 tools/train/train.py --data <dir from exportCorpus.ts> --name speclab-target \
       --width 256 --layers 6 --heads 8 --steps 3000 --eval-every 250 --stop-at 0.97 --checkpoint <file>
 
 The loss is on the completion only. With --eval-every it decodes the held-out prompts (seed 2) greedily and

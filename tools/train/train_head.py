@@ -1,6 +1,6 @@
 """Trains the EAGLE-style draft head on the float32 target's features and writes public/models/speclab-head.
 
-  npx tsx tools/train/export-corpus.ts <dir> --records 60000 --validation 1500 --heldout 10
+  npx tsx tools/train/exportCorpus.ts <dir> --records 60000 --validation 1500 --heldout 10
   /usr/bin/python3 tools/train/train_head.py --data <dir> --minutes 20 [--device cuda] [--out public/models/speclab-head]
 
 Needs PyTorch, NumPy and ONNX (apt-get install python3-torch python3-numpy python3-onnx). The contract is
@@ -278,7 +278,7 @@ def onnxruntime_check(onnx_path: str, head, batches):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
-    parser.add_argument('--data', required=True, help='a folder written by tools/train/export-corpus.ts (with presets)')
+    parser.add_argument('--data', required=True, help='a folder written by tools/train/exportCorpus.ts (with presets)')
     parser.add_argument('--models', default='public/models', help='where speclab-target and speclab-draft are')
     parser.add_argument('--out', default='public/models/speclab-head')
     parser.add_argument('--curve', help='also write the training curve (held-out rows) to this CSV file')
@@ -416,7 +416,7 @@ def main():
         'files': [{'path': 'onnx/model.onnx', 'bytes': os.path.getsize(onnx_path), 'sha256': sha256(onnx_path)}],
         'training': {
             'where': args.where, 'device': args.device, 'torch': torch.__version__,
-            'data': f'tools/train/export-corpus.ts: {train_tokens} tokens of {sum(len(b["presets"]) for b in train)} train records (seed 1); '
+            'data': f'tools/train/exportCorpus.ts: {train_tokens} tokens of {sum(len(b["presets"]) for b in train)} train records (seed 1); '
                     f'held out: {held_out_tokens} tokens of {sum(len(b["presets"]) for b in held_out)} validation records (seed 2)',
             'features': 'the float32 target\'s, computed once in float32 by torch from its committed ONNX weights',
             'loss': f'sum over unrolled depths d = 1..{args.depths} (depth d > 1 reads the head\'s own features) of '

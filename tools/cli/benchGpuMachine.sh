@@ -1,9 +1,9 @@
 #!/bin/sh
-# sh tools/bench-gpu.sh [bench:gpu options]: on a fresh Debian or Ubuntu machine with a GPU, installs what
+# sh tools/cli/benchGpuMachine.sh [bench:gpu options]: on a fresh Debian or Ubuntu machine with a GPU, installs what
 # npm run bench:gpu needs (Chromium, the Vulkan loader, the project's packages) and runs it.
 # docs/performance.md: "Measuring on a GPU".
 set -eu
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 if [ ! -x /usr/bin/chromium ] || [ ! -e /usr/lib/x86_64-linux-gnu/libvulkan.so.1 ]; then
   SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO=sudo
   $SUDO apt-get update -qq

@@ -1,5 +1,5 @@
 import { GpuDeviceManager } from '../../src/gpu/device';
-import { KERNEL_METHODS } from './format';
+import { KERNEL_METHODS } from './verifyFormat';
 import { FULL_GRID, runVerifyBench, type BenchConfig, type BenchRow } from './verifyBench';
 
 declare global {

@@ -1,13 +1,13 @@
 /**
- * tsx tools/run-in-vite.ts <module> [args…]
+ * tsx tools/cli/runInVite.ts <module> [args…]
  * Runs a tool module through Vite's SSR module runner, so that it imports the app's code exactly as the
  * app does (WGSL through `?raw`, the xgrammar UMD bundle inlined). The module exports `main(argv)`.
  */
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseCommand, helpText, UsageError } from './cli/args';
-import { commandForViteEntry } from './cli/commands';
+import { parseCommand, helpText, UsageError } from './args';
+import { commandForViteEntry } from './commands';
 
 // xgrammar's UMD bundle reaches for CommonJS globals under Node; Vite's module runner does not provide them.
 Object.assign(globalThis, {
@@ -17,7 +17,7 @@ Object.assign(globalThis, {
 });
 
 const [modulePath, ...argv] = process.argv.slice(2);
-if (!modulePath) throw new Error('usage: run-in-vite.ts <module> [args…]');
+if (!modulePath) throw new Error('usage: runInVite.ts <module> [args…]');
 // The command's options are checked (and --help answered) before Vite starts; the tool checks them again, with the app's ranges.
 const spec = commandForViteEntry(modulePath);
 if (spec) {

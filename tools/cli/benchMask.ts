@@ -8,14 +8,14 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseOrExit } from './cli/args';
-import { COMMANDS } from './cli/commands';
-import { snakeKeys } from './cli/csv';
+import { parseOrExit } from './args';
+import { COMMANDS } from './commands';
+import { snakeKeys } from './csv';
 
 const { values } = parseOrExit(COMMANDS['bench:mask'], process.argv.slice(2));
 const { getEncoding } = await import('js-tiktoken');
 const { createServer } = await import('vite');
-const { gpt2Vocabulary } = await import('../test/support/gpt2Vocab');
+const { gpt2Vocabulary } = await import('../../test/support/gpt2Vocab');
 
 /** The bundled tokenizer, as the runtime loads it. */
 async function bundledTokenizer(): Promise<{ tokens: string[]; stop: number; encode: (text: string) => number[] }> {
@@ -43,7 +43,7 @@ const server = await createServer({
   ssr: { noExternal: ['@mlc-ai/web-xgrammar'] },
 });
 try {
-  const bench = (await server.ssrLoadModule('/tools/bench/maskBench.ts')) as typeof import('./bench/maskBench');
+  const bench = (await server.ssrLoadModule('/tools/bench/maskBench.ts')) as typeof import('../bench/maskBench');
   const gpt2 = gpt2Vocabulary();
   const bundled = await bundledTokenizer();
   const encoder = getEncoding('gpt2');

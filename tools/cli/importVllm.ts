@@ -14,32 +14,25 @@
 import { realpathSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { pathToFileURL } from 'node:url';
-import { SCRAPE_BYTE_LIMIT } from '../src/store/liveScrape';
-import { boundedFetch, shownUrl, shownUrlText } from '../src/contract/boundedFetch';
-import { MIN_SAMPLES_FOR_VERDICT, VERDICT_TEXT, type Verdict } from '../src/core/verdict';
+import { SCRAPE_BYTE_LIMIT } from '../../src/store/liveScrape';
+import { boundedFetch, shownUrl, shownUrlText } from '../../src/contract/boundedFetch';
+import { MIN_SAMPLES_FOR_VERDICT, VERDICT_TEXT, type Verdict } from '../../src/core/verdict';
 import {
   CounterResetError,
   ScrapeError,
-  adviseDraftLength,
   adviseOverWindows,
   readMetrics,
   readingDelta,
-  suppliedPerModel,
-  vllmReport,
   type ScrapeReading,
   type SuppliedEntry,
-} from '../src/core/vllmMetrics';
-import { UsageError, runCommand, type Parsed } from './cli/args';
-import { readInputFile } from './cli/input';
-import { terminalSafe } from './cli/terminalSafe';
-import { COMMANDS } from './cli/commands';
-
-const SCHEMA_VERSION = 1;
+} from '../../src/core/vllmMetrics';
+import { UsageError, runCommand, type Parsed } from './args';
+import { readInputFile } from './input';
+import { terminalSafe } from './terminalSafe';
+import { COMMANDS } from './commands';
+import { readingJson, scraped, type Supplied } from './vllmReading';
 
 const read = (path: string) => readInputFile(path, 'cannot read');
-
-/** --R and --I as given: per model (MODEL=N) or one bare N, resolved against the scrape's models once read. */
-type Supplied = { R: SuppliedEntry[]; I: SuppliedEntry[] };
 
 /** `big=1200,small=300` or `1200`: each count a whole number ≥ 0, checked before anything is read. */
 function suppliedEntries(key: 'R' | 'I', text: string | undefined): SuppliedEntry[] {
@@ -96,44 +89,8 @@ function parse({ values, positionals }: Parsed<(typeof COMMANDS)['import:vllm']>
   return { source, supplied, json: values.json, costRatio };
 }
 
-/** A scrape the reader refuses (no speculative-decoding metrics, a counter that went down) is the user's input: one line, exit 2. */
-function scraped<T>(read: () => T): T {
-  try {
-    return read();
-  } catch (error) {
-    if (error instanceof ScrapeError) throw new UsageError(error.message);
-    throw error;
-  }
-}
-
 const shown = (value: number | null, digits = 3) =>
   value === null ? '—' : Number.isInteger(value) ? String(value) : value.toFixed(digits);
-
-/** The JSON for one reading (a scrape, or the window between two): one entry per model. */
-export function readingJson(reading: ScrapeReading, supplied: Supplied, costRatio: number | null) {
-  const perModel = scraped(() => suppliedPerModel([...reading.vllm.keys()], supplied.R, supplied.I));
-  const reports = scraped(() =>
-    [...reading.vllm].map(([model, counters]) => ({ model, report: vllmReport(counters, perModel.get(model)) })),
-  );
-  return {
-    schema_version: SCHEMA_VERSION,
-    models: reports.map(({ model, report }) => ({
-      model_name: model,
-      ...report,
-      ...(costRatio === null
-        ? {}
-        : { advice: adviseDraftLength(report.per_position_acceptance, costRatio, report.num_drafts) }),
-    })),
-    sglang: [...reading.sglang].map(([model, figures]) => ({
-      model_name: model,
-      spec_accept_length: figures.acceptLength,
-      spec_accept_rate: figures.acceptRate,
-      spec_verify_calls: figures.verifyCalls,
-      note: "SGLang's accept length and rate are gauges over its own last logging window (accept length counts the bonus token, like 1 + A/num_drafts); verify calls is a counter.",
-    })),
-    warnings: reading.warnings,
-  };
-}
 
 /** A table, one column per model. */
 function printReading(json: ReturnType<typeof readingJson>): void {

@@ -5,11 +5,11 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { parseOrExit } from '../cli/args';
-import { COMMANDS } from '../cli/commands';
-import { tokenizerJson, trainByteLevelBpe } from './bpe';
-import { generateTokenizerCorpus } from './corpus';
-import { STOP_TOKEN } from './paths';
+import { parseOrExit } from './args';
+import { COMMANDS } from './commands';
+import { tokenizerJson, trainByteLevelBpe } from '../train/bpe';
+import { generateTokenizerCorpus } from '../train/corpus';
+import { STOP_TOKEN } from '../train/paths';
 
 const { values } = parseOrExit(COMMANDS['models:tokenizer'], process.argv.slice(2));
 const records = generateTokenizerCorpus(Number(values.seed), Number(values.records));

@@ -6,11 +6,11 @@
  * run on SwiftShader, so every figure is a CPU figure: compare ratios within one run, not across machines.
  */
 import { writeFileSync } from 'node:fs';
-import { UsageError, checkOrExit, parseOrExit } from './cli/args';
-import { COMMANDS } from './cli/commands';
-import { terminalSafe } from './cli/terminalSafe';
-import { BENCH_VERIFY_LIMITS, LIMITS } from '../src/contract/limits';
-import { snakeKeys } from './cli/csv';
+import { UsageError, checkOrExit, parseOrExit } from './args';
+import { COMMANDS } from './commands';
+import { terminalSafe } from './terminalSafe';
+import { BENCH_VERIFY_LIMITS, LIMITS } from '../../src/contract/limits';
+import { snakeKeys } from './csv';
 import {
   KERNEL_METHODS,
   SKIPPED_METHODS,
@@ -18,8 +18,8 @@ import {
   formatRow,
   type BenchConfig,
   type BenchRow,
-} from './bench/format';
-import type { MethodId } from '../src/core/verify';
+} from '../bench/verifyFormat';
+import type { MethodId } from '../../src/core/verify';
 
 const { values } = parseOrExit(COMMANDS['bench:verify'], process.argv.slice(2));
 const both = !values.node && !values.chromium;
@@ -67,7 +67,7 @@ const skipped = [
 if (skipped.length > 0) console.log(`skipped: ${skipped.join('; ')}`);
 
 const { createServer } = await import('vite');
-const { launchChromium } = await import('../test/support/browser');
+const { launchChromium } = await import('../../test/support/browser');
 const server = await createServer({ logLevel: 'warn', server: { port: 0, host: '127.0.0.1' } });
 await server.listen();
 const results: Record<string, { adapter: string; rows: BenchRow[] }> = {};
@@ -75,9 +75,9 @@ try {
   if (values.node || both) {
     const { GpuDeviceManager } = (await server.ssrLoadModule(
       '/src/gpu/device.ts',
-    )) as typeof import('../src/gpu/device');
-    const bench = (await server.ssrLoadModule('/tools/bench/verifyBench.ts')) as typeof import('./bench/verifyBench');
-    const { nodeGpu } = await import('./nodeGpu');
+    )) as typeof import('../../src/gpu/device');
+    const bench = (await server.ssrLoadModule('/tools/bench/verifyBench.ts')) as typeof import('../bench/verifyBench');
+    const { nodeGpu } = await import('../nodeGpu');
     const devices = new GpuDeviceManager({ gpu: nodeGpu() });
     const adapter = (await devices.context()).adapterName;
     console.log(`\nNode (Dawn), adapter ${adapter}\n${TABLE_HEADER}`);
@@ -91,7 +91,7 @@ try {
     const search = new URLSearchParams({ methods: methods.join(',') });
     if (grid) search.set('grid', JSON.stringify(grid));
     const query = `?${search.toString()}`;
-    await page.goto(`${server.resolvedUrls?.local[0]}tools/bench/bench.html${query}`);
+    await page.goto(`${server.resolvedUrls?.local[0]}tools/bench/verify.html${query}`);
     const report = (await page.evaluate(() => window.speclabBench)) as
       { adapter: string; rows: BenchRow[] } | { error: string };
     await browser.close();

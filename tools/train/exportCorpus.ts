@@ -2,7 +2,7 @@
  * Tokenizes the seeded corpus with the bundled tokenizer for train.py: the prompt, any free text (up to
  * and including a trigger such as "Answer: ") and the JSON are encoded separately and joined, exactly as
  * the app meets them, followed by the stop token.
- *   tsx tools/train/export-corpus.ts <out-dir> [--records 60000] [--validation 2000] [--heldout 280]
+ *   tsx tools/train/exportCorpus.ts <out-dir> [--records 60000] [--validation 2000] [--heldout 280]
  * Writes {train,validation}.tokens (uint16 LE), {train,validation}.starts (uint32 LE record offsets),
  * {train,validation}.prompts (uint32 LE prompt lengths in tokens: the loss is on the completion only),
  * {train,validation}.presets.json (each record's preset, or "custom": train_head.py reports by preset),
@@ -26,7 +26,7 @@ const { values, positionals } = parseArgs({
   },
 });
 const outDir = positionals[0];
-if (outDir === undefined) throw new Error('usage: export-corpus.ts <out-dir> [--records N] [--validation N]');
+if (outDir === undefined) throw new Error('usage: exportCorpus.ts <out-dir> [--records N] [--validation N]');
 const tokenizerJson = JSON.parse(readFileSync(TOKENIZER_PATH, 'utf8')) as {
   added_tokens: { id: number; content: string }[];
 };

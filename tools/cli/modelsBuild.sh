@@ -17,14 +17,14 @@ if [ ! -f "$INIT/onnx/model.onnx" ]; then
   git show 736b7e9:public/models/speclab-target/manifest.json > "$INIT/manifest.json"
   git show 736b7e9:public/models/speclab-target/onnx/model.onnx > "$INIT/onnx/model.onnx"
 fi
-[ -f "$DATA/heldout.json" ] || npx tsx tools/train/export-corpus.ts "$DATA" --records 60000 --validation 1800 --heldout 180
+[ -f "$DATA/heldout.json" ] || npx tsx tools/train/exportCorpus.ts "$DATA" --records 60000 --validation 1800 --heldout 180
 nice -n 10 "$PYTHON" tools/train/train.py --data "$DATA" --name speclab-target --width 256 --layers 6 --heads 8 --context 256 \
   --init-from "$INIT" --lr 5e-4 --warmup 50 --batch 16 --steps 2400 --eval-every 200 --stop-at 0.97 --stop-custom-at 0.85 \
   --threads 2 --checkpoint "$DATA/target.pt"
-[ -f "$DATA/distill/heldout.json" ] || npx tsx tools/train/export-corpus.ts "$DATA/distill" --records 6000 --validation 400 --heldout 100
+[ -f "$DATA/distill/heldout.json" ] || npx tsx tools/train/exportCorpus.ts "$DATA/distill" --records 6000 --validation 400 --heldout 100
 nice -n 10 "$PYTHON" tools/train/distill.py --data "$DATA/distill" --samples 3000 --steps 2000 --threads 2 --rows "$DATA/distill/rows.json"
 nice -n 10 "$PYTHON" tools/train/quantize.py --data "$DATA/distill"
 "$PYTHON" tools/train/add_features_output.py speclab-target speclab-target-int8
-[ -f "$DATA/head/validation.presets.json" ] || npx tsx tools/train/export-corpus.ts "$DATA/head" --records 60000 --validation 1500 --heldout 10
+[ -f "$DATA/head/validation.presets.json" ] || npx tsx tools/train/exportCorpus.ts "$DATA/head" --records 60000 --validation 1500 --heldout 10
 nice -n 10 "$PYTHON" tools/train/train_head.py --data "$DATA/head" --minutes "${HEAD_MINUTES:-60}" --threads 2 --batch 64 --lr 3e-3 \
   --warmup 200 --regression 0.1

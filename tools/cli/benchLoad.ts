@@ -15,9 +15,9 @@ import { join, resolve } from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import type { PreviewServer } from 'vite';
 import { createHash } from 'node:crypto';
-import { UsageError, checkOrExit, distOption, parseOrExit } from './cli/args';
-import { COMMANDS } from './cli/commands';
-import { TIMELINE_PREFIX } from '../src/core/timeline';
+import { UsageError, checkOrExit, distOption, parseOrExit } from './args';
+import { COMMANDS } from './commands';
+import { TIMELINE_PREFIX } from '../../src/core/timeline';
 
 const spec = COMMANDS['bench:load'];
 const { values } = parseOrExit(spec, process.argv.slice(2));
@@ -27,12 +27,12 @@ const dist = checkOrExit(spec, () => {
   return distOption(values.dist);
 });
 const { chromium } = await import('playwright-core');
-const { CHROMIUM_ARGS, CHROMIUM_PATH } = await import('../test/support/browser');
+const { CHROMIUM_ARGS, CHROMIUM_PATH } = await import('../../test/support/browser');
 const { build, preview } = await import('vite');
 const rounds = Number(values.rounds);
 const warmUpRounds = Number(values['warm-up']);
 const firstRun = !values['no-first-run'];
-const repoRoot = resolve(import.meta.dirname, '..');
+const repoRoot = resolve(import.meta.dirname, '../..');
 // One folder per clone (named by its path), so that two clones never overwrite each other's builds.
 const buildsDir = join(
   tmpdir(),

@@ -8,11 +8,11 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { UsageError, runCommand } from './cli/args';
-import { COMMANDS } from './cli/commands';
-import { snakeKeys } from './cli/csv';
-import { parsePairOption } from './cli/pair';
-import type { ModelsBenchReport } from './bench/modelsBench';
+import { UsageError, runCommand } from './args';
+import { COMMANDS } from './commands';
+import { snakeKeys } from './csv';
+import { parsePairOption } from './pair';
+import type { ModelsBenchReport } from '../bench/modelsBench';
 
 const spec = COMMANDS['bench:models'];
 
@@ -24,21 +24,21 @@ export function main(argv: readonly string[]): Promise<number> {
     const results: Record<string, ModelsBenchReport[]> = {};
 
     if (!values.browser) {
-      const { formatModelsReport, runModelsBench } = await import('./bench/modelsBench');
-      const { loadBundledPair } = await import('./bundled');
-      const { loadPairOption } = await import('./cli/pair');
+      const { formatModelsReport, runModelsBench } = await import('../bench/modelsBench');
+      const { loadBundledPair } = await import('../bundled');
+      const { loadPairOption } = await import('./pair');
       const load = location === null ? loadBundledPair : () => loadPairOption(location);
-      const { pairLabel } = await import('./cli/pairServer');
+      const { pairLabel } = await import('./pairServer');
       const report = await runModelsBench(load, 'wasm', repeats, location === null ? undefined : pairLabel(location));
       results.node = [report];
       console.log(formatModelsReport('Node', report));
     }
 
     if (!values['node-only']) {
-      const { formatModelsReport } = await import('./bench/modelsBench');
+      const { formatModelsReport } = await import('../bench/modelsBench');
       const { createServer } = await import('vite');
-      const { launchChromium } = await import('../test/support/browser');
-      const { pairForPage } = await import('./cli/pairServer');
+      const { launchChromium } = await import('../../test/support/browser');
+      const { pairForPage } = await import('./pairServer');
       const pair = location === null ? null : pairForPage(location);
       const server = await createServer({
         logLevel: 'warn',

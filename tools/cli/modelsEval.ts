@@ -13,16 +13,16 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { addCounters, eligible, emptyCounters, type Counters } from '../src/core/metrics';
-import { setupNodeEngine } from './nodeEngine';
-import type { RunParams } from '../src/contract/runParams';
-import { SCHEMA_PRESETS } from '../src/contract/presets';
-import { UsageError, runCommand, type Values } from './cli/args';
-import { COMMANDS } from './cli/commands';
-import { snakeKeys } from './cli/csv';
-import { loadPairOption, parsePairOption } from './cli/pair';
-import { BUNDLED_HEAD_DIR } from './bundled';
-import { CYCLE_LENGTH, generateCorpus, type CorpusKind, type CorpusRecord } from './train/corpus';
+import { addCounters, eligible, emptyCounters, type Counters } from '../../src/core/metrics';
+import { setupNodeEngine } from '../nodeEngine';
+import type { RunParams } from '../../src/contract/runParams';
+import { SCHEMA_PRESETS } from '../../src/contract/presets';
+import { UsageError, runCommand, type Values } from './args';
+import { COMMANDS } from './commands';
+import { snakeKeys } from './csv';
+import { loadPairOption, parsePairOption } from './pair';
+import { BUNDLED_HEAD_DIR } from '../bundled';
+import { CYCLE_LENGTH, generateCorpus, type CorpusKind, type CorpusRecord } from '../train/corpus';
 
 const KINDS: readonly CorpusKind[] = [...SCHEMA_PRESETS.map((preset) => preset.id), 'custom'];
 

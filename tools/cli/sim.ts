@@ -2,7 +2,7 @@
  * npm run sim -- [options]; `npm run sim -- --help` lists them (tools/cli/commands.ts).
  * Runs every verification method, with no models, on synthetic context-dependent draft/target pairs.
  */
-import { loadLpSolver } from '../src/core/blockOptimum';
+import { loadLpSolver } from '../../src/core/blockOptimum';
 import {
   PAPER_GAINS,
   PAPER_METHODS,
@@ -13,12 +13,12 @@ import {
   paperTable,
   type PaperCell,
   type PaperMethod,
-} from '../src/core/paperTable';
-import { DEFAULT_SIMULATION, simulate, type SimulationOptions, type SimulationReport } from '../src/core/simulate';
-import type { VerifierId } from '../src/core/verify';
-import { UsageError, checkOrExit, parseOrExit } from './cli/args';
-import { COMMANDS } from './cli/commands';
-import { snakeKeys } from './cli/csv';
+} from '../../src/core/paperTable';
+import { DEFAULT_SIMULATION, simulate, type SimulationOptions, type SimulationReport } from '../../src/core/simulate';
+import type { VerifierId } from '../../src/core/verify';
+import { UsageError, checkOrExit, parseOrExit } from './args';
+import { COMMANDS } from './commands';
+import { snakeKeys } from './csv';
 
 const NUMBER_OPTIONS = ['V', 'K', 'L', 'temperature', 'closeness', 'seed', 'steps', 'contexts'] as const;
 
