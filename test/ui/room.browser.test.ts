@@ -49,10 +49,6 @@ async function treeOnScreen(page: Page) {
       mark,
       grid: grid && { left: grid.left, top: grid.top, width: grid.width, height: grid.height },
       screen: { width: innerWidth, height: innerHeight },
-      debug: [svg, svg.parentElement, svg.parentElement?.parentElement, svg.parentElement?.querySelector('figcaption')].map((e) => {
-        const r = (e as Element).getBoundingClientRect();
-        return [Math.round(r.left), Math.round(r.top), Math.round(r.width), Math.round(r.height), getComputedStyle(e as Element).width, getComputedStyle(e as Element).height];
-      }),
     };
   });
 }
