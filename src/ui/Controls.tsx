@@ -8,6 +8,7 @@ import { METHOD_LABELS } from './format';
 import { ModelPicker } from './ModelPicker';
 import { PHASES } from './StatusBar';
 import { NextRunNotice } from './NextRunNotice';
+import { useEffect, useRef, useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import { useSpec } from './storeContext';
 
@@ -127,6 +128,7 @@ export function RunBar() {
             {waiting}
           </span>
         )}
+        <RaceProgress />
       </div>
       {compiling && (
         <p data-testid="compiling">
@@ -139,6 +141,34 @@ export function RunBar() {
         </p>
       )}
     </section>
+  );
+}
+
+/**
+ * A race in flight, where the room looks (the run bar): its samples done and, once one is in, the time left at
+ * the pace so far ("race: 23 of 42 samples, ~40 s left"). Reset cancels it.
+ */
+function RaceProgress() {
+  const race = useSpec(
+    useShallow((s) => ({ id: s.race.id, status: s.race.status, done: s.race.done, total: s.race.total })),
+  );
+  const started = useRef<{ id: number; at: number } | null>(null);
+  const [now, setNow] = useState(() => performance.now());
+  const running = race.status === 'running';
+  if (running && started.current?.id !== race.id) started.current = { id: race.id, at: performance.now() };
+  useEffect(() => {
+    if (!running) return;
+    const timer = setInterval(() => setNow(performance.now()), 1000);
+    return () => clearInterval(timer);
+  }, [running]);
+  if (!running) return null;
+  const elapsed = (now - (started.current?.at ?? now)) / 1000;
+  const left = race.done > 0 && race.total > 0 ? (elapsed / race.done) * (race.total - race.done) : null;
+  return (
+    <span className="run-waiting" data-testid="race-progress" role="status">
+      race: {race.done} of {race.total || '?'} samples
+      {left === null ? ', timing the first' : `, ~${Math.max(1, Math.round(left))} s left`} (Reset cancels it)
+    </span>
   );
 }
 

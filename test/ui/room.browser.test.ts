@@ -108,6 +108,19 @@ describe('the replay and the QR, as a room sees them', () => {
     expect(suite.problems).toEqual([]);
   });
 
+  it('a race says its progress in the run bar, with the time left once a sample is in, and Reset cancels it', async () => {
+    await page.getByRole('button', { name: 'Race all methods' }).click();
+    const progress = page.getByTestId('race-progress');
+    await progress.filter({ hasText: /^race: \d+ of (\d+|\?) samples, timing the first/ }).waitFor({ timeout: 60_000 });
+    await progress.filter({ hasText: /^race: [1-9]\d* of \d+ samples, ~\d+ s left \(Reset cancels it\)$/ }).waitFor({
+      timeout: 120_000,
+    });
+    await page.screenshot({ path: `${SCREENSHOTS}/room-race-progress-1280x720.png` });
+    await page.getByRole('button', { name: 'Reset', exact: true }).click();
+    await page.getByRole('heading', { name: /Race: every method.*\(cancelled\)/ }).waitFor({ timeout: 30_000 });
+    await expect(progress.count()).resolves.toBe(0);
+  });
+
   it('the audience QR on a loopback page says phones cannot open it and how to fix that; with a published LAN address it holds that, with the share link’s presentation flag', async () => {
     await page
       .context()
