@@ -8,7 +8,7 @@ import { METHOD_LABELS } from './format';
 import { ModelPicker } from './ModelPicker';
 import { PHASES } from './StatusBar';
 import { NextRunNotice } from './NextRunNotice';
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import { useSpec } from './storeContext';
 
@@ -152,22 +152,22 @@ function RaceProgress() {
   const race = useSpec(
     useShallow((s) => ({ id: s.race.id, status: s.race.status, done: s.race.done, total: s.race.total })),
   );
-  const started = useRef<{ id: number; at: number } | null>(null);
-  const [now, setNow] = useState(() => performance.now());
   const running = race.status === 'running';
-  if (running && started.current?.id !== race.id) started.current = { id: race.id, at: performance.now() };
+  // Seconds since this race began, ticked once a second while it runs.
+  const [elapsed, setElapsed] = useState({ id: -1, seconds: 0 });
   useEffect(() => {
     if (!running) return;
-    const timer = setInterval(() => setNow(performance.now()), 1000);
+    const started = performance.now();
+    const timer = setInterval(() => setElapsed({ id: race.id, seconds: (performance.now() - started) / 1000 }), 1000);
     return () => clearInterval(timer);
-  }, [running]);
+  }, [running, race.id]);
   if (!running) return null;
-  const elapsed = (now - (started.current?.at ?? now)) / 1000;
-  const left = race.done > 0 && race.total > 0 ? (elapsed / race.done) * (race.total - race.done) : null;
+  const seconds = elapsed.id === race.id ? elapsed.seconds : 0;
+  const left = race.done > 0 && race.total > 0 && seconds > 0 ? (seconds / race.done) * (race.total - race.done) : null;
   return (
     <span className="run-waiting" data-testid="race-progress" role="status">
       race: {race.done} of {race.total || '?'} samples
-      {left === null ? ', timing the first' : `, ~${Math.max(1, Math.round(left))} s left`} (Reset cancels it)
+      {left === null ? ', estimating the time left' : `, ~${Math.max(1, Math.round(left))} s left`} (Reset cancels it)
     </span>
   );
 }

@@ -111,7 +111,9 @@ describe('the replay and the QR, as a room sees them', () => {
   it('a race says its progress in the run bar, with the time left once a sample is in, and Reset cancels it', async () => {
     await page.getByRole('button', { name: 'Race all methods' }).click();
     const progress = page.getByTestId('race-progress');
-    await progress.filter({ hasText: /^race: \d+ of (\d+|\?) samples, timing the first/ }).waitFor({ timeout: 60_000 });
+    await progress
+      .filter({ hasText: /^race: \d+ of (\d+|\?) samples, estimating the time left/ })
+      .waitFor({ timeout: 60_000 });
     await progress.filter({ hasText: /^race: [1-9]\d* of \d+ samples, ~\d+ s left \(Reset cancels it\)$/ }).waitFor({
       timeout: 120_000,
     });
