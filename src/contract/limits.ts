@@ -122,6 +122,12 @@ export const CLI_LIMITS = {
   windows: 1_000_000,
   /** Requests in flight at once (--concurrency of scorecard --server). */
   concurrency: 256,
+  /** Layers of a model replica (--layers of models:replica): replicas are small by design. */
+  replicaLayers: 16,
+  /** Width of a model replica (--hidden of models:replica), and the most heads it may have. */
+  replicaWidth: 1024,
+  /** Seed of a replica's random weights (--seed of models:replica). */
+  replicaSeed: 1_000_000,
   /** Characters of one line of untrusted text echoed to the terminal. */
   echoChars: 200,
 } as const;

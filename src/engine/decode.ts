@@ -49,7 +49,10 @@ export interface DecodeOptions {
   tokenize?: (text: string) => number[];
   /** Where draft tokens come from (src/core/draftLaw.ts); 'model' (the default) draws them all from the draft model. */
   drafter?: DrafterId;
+  /** The EOS: what a draft past its end is padded with. */
   stopTokenId: number;
+  /** Every token that ends the output (generation_config.json's eos_token_id list); default the EOS alone. */
+  stopTokenIds?: readonly number[];
   /** Checked between steps: a cancelled run ends after a whole step, with consistent state. */
   signal?: AbortSignal;
   /** Where steps are verified; the CPU twin by default. */
@@ -105,6 +108,7 @@ export async function decode(
 ): Promise<DecodeResult> {
   validateDecodeOptions(options, models.contextLength);
   const { method, L, structure, detokenize, stopTokenId, signal } = options;
+  const stops = new Set(options.stopTokenIds ?? [stopTokenId]);
   const K = isBaseline(method) ? 1 : draftsUsed(method, options.K);
   const rng = createRng(options.seed, DRAFT_STREAM);
   const verification = { verifier: options.verifier ?? cpuVerifier, nextWord: 0 };
@@ -143,7 +147,7 @@ export async function decode(
       for (const { token } of record.emitted) {
         if (tokens.length === options.maxTokens) break;
         tokens.push(token);
-        if (token === stopTokenId) break;
+        if (stops.has(token)) break;
       }
       counters = recordStep(counters, record.counts);
       steps++;
@@ -165,7 +169,10 @@ export async function decode(
         scoring[record.scoring.path === 'tree' ? 'treeSteps' : 'batchedSteps']++;
       }
       await onStep?.(record);
-      if (tokens.at(-1) === stopTokenId || (matcher?.isTerminated() === true && tokens.length < options.maxTokens)) {
+      if (
+        stops.has(tokens.at(-1) as number) ||
+        (matcher?.isTerminated() === true && tokens.length < options.maxTokens)
+      ) {
         ending = 'stopped';
         break;
       }
@@ -182,7 +189,7 @@ export async function decode(
     for (let i = 0; i <= tokens.length && constraintStart === null; i++)
       if (constrainedAfter(tokens.slice(0, i))) constraintStart = i;
   const body = (structure ? (constraintStart === null ? [] : tokens.slice(constraintStart)) : tokens).filter(
-    (token) => token !== stopTokenId,
+    (token) => !stops.has(token),
   );
   const json = detokenize(body);
   let verdict: OutputVerdict | null = null;
@@ -197,7 +204,7 @@ export async function decode(
   }
   return {
     tokens,
-    text: detokenize(tokens.filter((token) => token !== stopTokenId)),
+    text: detokenize(tokens.filter((token) => !stops.has(token))),
     json,
     counters,
     verdict,

@@ -167,6 +167,7 @@ export class SpecEngine {
         tokenize: (text) => tokenizer.encode(text),
         drafter,
         stopTokenId: tokenizer.stopTokenId,
+        stopTokenIds: tokenizer.stopTokenIds,
         verifier: this.verifier,
         ...(signal ? { signal } : {}),
       },

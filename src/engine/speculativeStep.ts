@@ -95,7 +95,7 @@ export async function speculativeStep(
   });
   const { outcome } = result;
   const accepted = Math.min(outcome.accepted, block.lengths[outcome.draft] as number);
-  const emitted = emittedTokens(outcome, accepted, input, options.stopTokenId);
+  const emitted = emittedTokens(outcome, accepted, input, options.stopTokenIds ?? [options.stopTokenId]);
   const analysis = await timed(timings, 'analysis', () =>
     analyseStep({ input, verification: result, lengths: block.lengths, finalEmitted: emitted.length === accepted + 1 }),
   );
@@ -360,11 +360,13 @@ function emittedTokens(
   outcome: VerifyOutcome,
   accepted: number,
   { problem }: VerifyInput,
-  stopTokenId: number,
+  stopTokenIds: readonly number[],
 ): EmittedToken[] {
   const { L, V, draftProbs, targetProbs } = problem;
   const chosen = outcome.draft;
-  const stopAt = Array.from(outcome.tokens.subarray(0, accepted + 1)).indexOf(stopTokenId);
+  const stopAt = Array.from(outcome.tokens.subarray(0, accepted + 1)).findIndex((token) =>
+    stopTokenIds.includes(token),
+  );
   const emittedCount = stopAt === -1 ? accepted + 1 : stopAt + 1;
   return Array.from(outcome.tokens.subarray(0, emittedCount), (token, i) => {
     const targetProb = targetProbs[(chosen * (L + 1) + i) * V + token] as number;

@@ -10,8 +10,11 @@ import {
   checkProvider,
   parseHubConfig,
   parseManifest,
+  SUPPORTED_MODEL_TYPES,
   type ModelManifest,
 } from './manifest';
+import { externalDataFiles } from './onnxProto';
+import { chatTemplateOf, type ChatTemplate } from './chatTemplate';
 import type { ExecutionProvider, LoadPhase } from '../contract/protocol';
 import { MANIFEST_LIMITS } from '../contract/limits';
 import { ModelSession } from './session';
@@ -44,6 +47,8 @@ export interface LoadedModel {
   manifest: ModelManifest | null;
   session: ModelSession;
   tokenizer: TextTokenizer;
+  /** tokenizer_config.json's chat template, where the repository has one. */
+  chatTemplate: ChatTemplate | null;
 }
 
 export interface ModelPairHandle {
@@ -151,8 +156,8 @@ interface Description {
   name: string;
   contextLength: number;
   manifest: ModelManifest | null;
-  /** The stop token's text, or (Hub config) its id. */
-  stop: string | number;
+  /** The stop token's text, or (Hub config) the stop tokens' ids. */
+  stop: string | readonly number[];
   shape: { heads?: number; headDim?: number; vocab?: number };
 }
 
@@ -178,23 +183,42 @@ async function describe(read: FileReader, label: string): Promise<Description> {
     if (!(error instanceof ModelFileMissingError)) throw error;
   }
   const source = `${label}/config.json`;
-  const config = parseHubConfig(
-    parseJson(await read('config.json', undefined, MANIFEST_LIMITS.descriptionBytes), source),
-    source,
-  );
+  const configJson = parseJson(await read('config.json', undefined, MANIFEST_LIMITS.descriptionBytes), source);
+  const config = parseHubConfig(configJson, source, await generationEos(read, label));
   if (config === null) {
     throw new ModelLoadError(
       `${label}: neither manifest.json nor a config.json with n_positions (or max_position_embeddings) and eos_token_id`,
     );
   }
-  const { contextLength, eosTokenId, vocabSize } = config;
+  const { contextLength, eosTokenIds, vocabSize, modelType } = config;
+  if (modelType !== null && !SUPPORTED_MODEL_TYPES.includes(modelType)) {
+    throw new ModelLoadError(
+      `${label}: model_type ${JSON.stringify(modelType.slice(0, 40))} is not a family SpecLab runs (${SUPPORTED_MODEL_TYPES.join(', ')})`,
+    );
+  }
   return {
     name: label,
     contextLength,
     manifest: null,
-    stop: eosTokenId,
+    stop: eosTokenIds,
     shape: vocabSize === null ? {} : { vocab: vocabSize },
   };
+}
+
+/** A JSON file the repository may lack (generation_config.json, tokenizer_config.json): undefined where it does. */
+async function optionalJson(read: FileReader, path: string, label: string): Promise<unknown> {
+  try {
+    return parseJson(await read(path, undefined, MANIFEST_LIMITS.descriptionBytes), `${label}/${path}`);
+  } catch (error) {
+    if (error instanceof ModelFileMissingError) return undefined;
+    throw error;
+  }
+}
+
+/** generation_config.json's eos_token_id, where the repository has one (the stop tokens generation uses). */
+async function generationEos(read: FileReader, label: string): Promise<unknown> {
+  const json = await optionalJson(read, 'generation_config.json', label);
+  return typeof json === 'object' && json !== null ? (json as Record<string, unknown>).eos_token_id : undefined;
 }
 
 /** A model directory's files, read and checked, not yet opened. */
@@ -203,6 +227,10 @@ interface FetchedModel {
   description: Description;
   tokenizerBytes: Uint8Array;
   modelBytes: Uint8Array;
+  /** The files the model's weights live in beside it (onnx/model.onnx_data), by the name the model gives them. */
+  externalData: { path: string; data: Uint8Array }[];
+  /** tokenizer_config.json, where the repository has one. */
+  tokenizerConfig: unknown;
 }
 
 async function fetchModel(
@@ -235,7 +263,62 @@ async function fetchModel(
       return bytes;
     }),
   );
-  return { label, description, tokenizerBytes: tokenizerBytes as Uint8Array, modelBytes: modelBytes as Uint8Array };
+  const externalData = await fetchExternalData(read, name, modelFile, modelBytes as Uint8Array, events);
+  return {
+    label,
+    description,
+    tokenizerConfig: await optionalJson(read, 'tokenizer_config.json', name),
+    tokenizerBytes: tokenizerBytes as Uint8Array,
+    modelBytes: modelBytes as Uint8Array,
+    externalData,
+  };
+}
+
+/**
+ * The files a model's weights live in beside it (onnx/model.onnx_data), as its initializers name them: a
+ * large export keeps its weights there, and onnxruntime cannot open the model without them.
+ */
+async function fetchExternalData(
+  read: FileReader,
+  name: string,
+  modelFile: string,
+  modelBytes: Uint8Array,
+  events: LoadEvents,
+): Promise<{ path: string; data: Uint8Array }[]> {
+  let files: string[];
+  try {
+    files = externalDataFiles(modelBytes);
+  } catch (error) {
+    throw new ModelLoadError(`${name}/${modelFile} is not an ONNX model: ${(error as Error).message}`);
+  }
+  const folder = modelFile.includes('/') ? modelFile.slice(0, modelFile.lastIndexOf('/') + 1) : '';
+  return Promise.all(
+    files.map(async (file) => {
+      // A location is a file beside the model: no folder, no way up.
+      if (file === '' || file.includes('/') || file.includes('\\') || file === '..' || file === '.')
+        throw new ModelLoadError(
+          `${name}/${modelFile} names its weights file ${JSON.stringify(file.slice(0, 80))}, which is not a file beside it`,
+        );
+      const path = `${folder}${file}`;
+      events.onProgress?.(`${name}/${path}`, 0, null);
+      try {
+        const data = await timed(`fetch ${name}/${path}`, () =>
+          read(
+            path,
+            (loaded, total) => events.onProgress?.(`${name}/${path}`, loaded, total),
+            MANIFEST_LIMITS.fileBytes,
+          ),
+        );
+        return { path: file, data };
+      } catch (error) {
+        if (error instanceof ModelFileMissingError)
+          throw new ModelLoadError(
+            `${name}: ${modelFile} keeps its weights in ${path}, which the repository lacks (${error.message})`,
+          );
+        throw error;
+      }
+    }),
+  );
 }
 
 async function openModel(
@@ -244,7 +327,7 @@ async function openModel(
   provider: ExecutionProvider,
   events: LoadEvents,
 ): Promise<LoadedModel> {
-  const { label, description, tokenizerBytes, modelBytes } = fetched;
+  const { label, description, tokenizerBytes, modelBytes, externalData, tokenizerConfig } = fetched;
   const { name, manifest } = description;
   events.onPhase?.('session');
   const tokenizer = timedSync(`tokenizer ${label}`, () =>
@@ -255,7 +338,7 @@ async function openModel(
     ),
   );
   const session = await timed(`session ${label}`, () =>
-    ModelSession.create(runtime, modelBytes, { name, provider, fallbackShape: description.shape }),
+    ModelSession.create(runtime, modelBytes, { name, provider, fallbackShape: description.shape, externalData }),
   );
   if (session.shape.vocab !== tokenizer.vocabSize) {
     throw new ModelLoadError(
@@ -263,7 +346,8 @@ async function openModel(
     );
   }
   await timed(`finite ${label}`, () => checkFiniteLogits(session, label));
-  return { name, contextLength: description.contextLength, manifest, session, tokenizer };
+  const chatTemplate = chatTemplateOf(tokenizerConfig, `${name}/tokenizer_config.json`);
+  return { name, contextLength: description.contextLength, manifest, session, tokenizer, chatTemplate };
 }
 
 /**

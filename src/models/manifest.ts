@@ -135,35 +135,47 @@ export function parseManifest(json: unknown, source: string): ModelManifest {
   return json as ModelManifest;
 }
 
-/** What the loader takes from a Hugging Face config.json (GPT-2 or Llama field names), which has no manifest. */
+/** What the loader takes from a Hugging Face config.json (GPT-2, Llama, Qwen or Gemma field names), which has no manifest. */
 export interface HubConfig {
   contextLength: number;
-  /** The stop token's id. */
-  eosTokenId: number;
+  /** The stop tokens' ids: eos_token_id, a number or (Llama 3) a list; the first is the EOS. */
+  eosTokenIds: number[];
   vocabSize: number | null;
+  /** model_type, where the config names one. */
+  modelType: string | null;
 }
 
-/** Reads a Hub config.json's fields in the same ranges as a manifest's; null when it lacks the context length or the stop token. */
-export function parseHubConfig(json: unknown, source: string): HubConfig | null {
+/** The model types whose exports the loader has been proven on (random-weight replicas, docs/models.md). */
+export const SUPPORTED_MODEL_TYPES: readonly string[] = ['gpt2', 'llama', 'qwen2', 'qwen3', 'gemma3_text'];
+
+/** eos_token_id as a list: a number, or a non-empty list of numbers; null where it is neither. */
+export function eosIds(value: unknown): number[] | null {
+  if (typeof value === 'number') return [value];
+  if (Array.isArray(value) && value.length > 0 && value.every((id) => typeof id === 'number')) return value as number[];
+  return null;
+}
+
+/**
+ * Reads a Hub config.json's fields in the same ranges as a manifest's; null when it lacks the context length
+ * or the stop token (where generation_config.json's `eos_token_id`, passed as `generationEos`, does not give it).
+ */
+export function parseHubConfig(json: unknown, source: string, generationEos: unknown = undefined): HubConfig | null {
   const config = (typeof json === 'object' && json !== null ? json : {}) as Record<string, unknown>;
   const numberKey = (...keys: string[]) => keys.find((key) => typeof config[key] === 'number');
   const contextKey = numberKey('n_positions', 'max_position_embeddings');
   const number = (key: string | undefined) => (key === undefined ? undefined : (config[key] as number));
   const contextLength = number(contextKey);
-  const eosTokenId = number(numberKey('eos_token_id'));
-  if (contextKey === undefined || contextLength === undefined || eosTokenId === undefined) return null;
+  // generation_config.json is what generation reads (Llama 3.2 Instruct lists <|eot_id|> there, Qwen3 <|endoftext|>).
+  const eosTokenIds = eosIds(generationEos) ?? eosIds(config.eos_token_id);
+  if (contextKey === undefined || contextLength === undefined || eosTokenIds === null) return null;
   inRange(contextLength, MANIFEST_LIMITS.contextLength, contextKey, source, 'field');
   const vocabSize = number(numberKey('vocab_size')) ?? null;
   if (vocabSize !== null) inRange(vocabSize, MANIFEST_LIMITS.vocabSize, 'vocab_size', source, 'field');
-  // An id the vocabulary has: below vocab_size where the config gives it.
-  inRange(
-    eosTokenId,
-    { min: 0, max: (vocabSize ?? MANIFEST_LIMITS.vocabSize.max) - 1 },
-    'eos_token_id',
-    source,
-    'field',
-  );
-  return { contextLength, eosTokenId, vocabSize };
+  // Ids the vocabulary has: below vocab_size where the config gives it.
+  for (const id of eosTokenIds)
+    inRange(id, { min: 0, max: (vocabSize ?? MANIFEST_LIMITS.vocabSize.max) - 1 }, 'eos_token_id', source, 'field');
+  const modelType = typeof config.model_type === 'string' ? config.model_type : null;
+  return { contextLength, eosTokenIds, vocabSize, modelType };
 }
 
 /** Throws ProviderUnsupportedError where the manifest rules `provider` out. */

@@ -122,7 +122,13 @@ export class ModelSession {
   static async create(
     runtime: typeof ort,
     bytes: Uint8Array,
-    options: { name: string; provider: ExecutionProvider; fallbackShape?: Partial<ModelShape> },
+    options: {
+      name: string;
+      provider: ExecutionProvider;
+      fallbackShape?: Partial<ModelShape>;
+      /** The model's external weight files (onnx/model.onnx_data), by the name its initializers give. */
+      externalData?: readonly { path: string; data: Uint8Array }[];
+    },
   ): Promise<ModelSession> {
     const { name, provider } = options;
     let session: ort.InferenceSession;
@@ -132,6 +138,7 @@ export class ModelSession {
         graphOptimizationLevel: 'all',
         // Errors only: the node-placement notes onnxruntime logs as warnings are not failures.
         logSeverityLevel: 3,
+        ...(options.externalData?.length ? { externalData: [...options.externalData] } : {}),
         // On WebGPU the cache stays on the GPU between runs; only the logits come back.
         ...(provider === 'webgpu' ? { preferredOutputLocation: 'gpu-buffer' as const } : {}),
       });

@@ -8,7 +8,7 @@ import { ModelLoadError } from './manifest';
 import { ownValue } from '../contract/ownKeys';
 
 interface TokenizerJson {
-  model: { type?: string; vocab: Record<string, number>; merges?: unknown[] };
+  model: { type?: string; vocab: Record<string, number>; merges?: unknown[]; byte_fallback?: boolean };
   added_tokens?: { id: number; content: string; special?: boolean }[];
   pre_tokenizer?: { type?: string } | null;
   decoder?: { type?: string } | null;
@@ -19,16 +19,22 @@ export class TextTokenizer {
     private readonly tokenizer: Tokenizer,
     /** Token strings by id, as the vocabulary spells them (byte-level: Ġ for a space). */
     readonly tokens: readonly string[],
-    readonly stopTokenId: number,
-    readonly byteLevel: boolean,
+    /** The stop tokens (generation_config.json's eos_token_id); the first is the EOS a stopped run emits. */
+    readonly stopTokenIds: readonly number[],
+    /** How token strings spell bytes: GPT-2's byte-level alphabet, SentencePiece's ▁ and <0x0A>, or as they are. */
+    readonly vocabType: GrammarVocabulary['vocabType'],
     /** Identifies the vocabulary, merges and special tokens: equal iff two tokenizers split text alike. */
     readonly fingerprint: string,
-    /** The special tokens' texts, which typed text may hold but must not become. */
-    private readonly specials: readonly string[],
+    /**
+     * The same tokenizer without its special added tokens: typed text that holds a special token's text is
+     * encoded as ordinary text, in one pass (split around them, a SentencePiece tokenizer put a ▁ before each
+     * piece: Llama 2 read `"<s>"` back as `" < s> "`).
+     */
+    private readonly textEncoder: Tokenizer,
   ) {}
 
-  /** `stop` is the stop token's text, or its id (a Hub config's eos_token_id). */
-  static fromJson(json: unknown, source: string, stop: string | number): TextTokenizer {
+  /** `stop` is the stop token's text, or the stop tokens' ids (a Hub config's eos_token_id, first the EOS). */
+  static fromJson(json: unknown, source: string, stop: string | number | readonly number[]): TextTokenizer {
     const parsed = json as TokenizerJson;
     if (typeof parsed.model !== 'object' || typeof parsed.model.vocab !== 'object') {
       throw new ModelLoadError(`${source}: not a Hugging Face tokenizer.json (no model.vocab)`);
@@ -36,31 +42,51 @@ export class TextTokenizer {
     const tokens: string[] = [];
     for (const [token, id] of Object.entries(parsed.model.vocab)) tokens[id] = token;
     for (const added of parsed.added_tokens ?? []) tokens[added.id] = added.content;
-    const stopId =
-      typeof stop === 'number'
-        ? stop < tokens.length
-          ? stop
-          : undefined
-        : ((parsed.added_tokens ?? []).find((token) => token.content === stop)?.id ??
-          ownValue(parsed.model.vocab, stop));
-    if (stopId === undefined)
+    const stopIds =
+      typeof stop === 'string'
+        ? [
+            (parsed.added_tokens ?? []).find((token) => token.content === stop)?.id ??
+              ownValue(parsed.model.vocab, stop),
+          ]
+        : typeof stop === 'number'
+          ? [stop]
+          : [...stop];
+    const missing = stopIds.find((id) => id === undefined || !(id >= 0 && id < tokens.length));
+    if (stopIds.length === 0 || missing !== undefined || stopIds.includes(undefined))
       throw new ModelLoadError(
-        `${source}: the tokenizer has no stop token ${JSON.stringify(stop)}, so generation could never end`,
+        `${source}: the tokenizer has no stop token ${JSON.stringify(typeof stop === 'string' ? stop : (missing ?? stop))}, so generation could never end`,
       );
     const holes = tokens.findIndex((token) => typeof token !== 'string');
     if (holes !== -1 || tokens.length === 0)
       throw new ModelLoadError(`${source}: token ids are not contiguous (id ${holes} is missing)`);
-    const byteLevel = parsed.pre_tokenizer?.type === 'ByteLevel' || parsed.decoder?.type === 'ByteLevel';
+    const vocabType = tokenSpelling(parsed);
     const fingerprint = JSON.stringify([
       parsed.model.type,
       tokens,
       parsed.model.merges ?? [],
       parsed.pre_tokenizer ?? null,
     ]);
-    const specials = (parsed.added_tokens ?? [])
-      .filter((token) => token.special !== false && token.content.length > 1)
-      .map((token) => token.content);
-    return new TextTokenizer(new Tokenizer(json as object, {}), tokens, stopId, byteLevel, fingerprint, specials);
+    const plainAdded = (parsed.added_tokens ?? []).filter(
+      (token) => !(token.special !== false && token.content.length > 1),
+    );
+    return new TextTokenizer(
+      new Tokenizer(json as object, {}),
+      tokens,
+      stopIds as number[],
+      vocabType,
+      fingerprint,
+      new Tokenizer({ ...(json as object), added_tokens: plainAdded }, {}),
+    );
+  }
+
+  /** The EOS: what a run that stops emits last. */
+  get stopTokenId(): number {
+    return this.stopTokenIds[0] as number;
+  }
+
+  /** GPT-2's byte-level alphabet (Ġ for a space). */
+  get byteLevel(): boolean {
+    return this.vocabType === 'byte_level';
   }
 
   get vocabSize(): number {
@@ -72,31 +98,7 @@ export class TextTokenizer {
    * as ordinary text, never as the special token itself, so a prompt cannot smuggle in the stop token.
    */
   encode(text: string): number[] {
-    const ids: number[] = [];
-    // Appended one id at a time: ids.push(...list) puts every id on the stack, and a 400 KB prompt overflowed it.
-    const add = (part: string) => {
-      if (part !== '') for (const id of this.tokenizer.encode(part, { add_special_tokens: false }).ids) ids.push(id);
-    };
-    let start = 0;
-    for (let at = this.nextSpecial(text, 0); at !== null; at = this.nextSpecial(text, start)) {
-      add(text.slice(start, at.index));
-      // Its first character apart: what is left can no longer match the special token.
-      add(at.special.slice(0, 1));
-      add(at.special.slice(1));
-      start = at.index + at.special.length;
-    }
-    add(text.slice(start));
-    return ids;
-  }
-
-  /** The first special token's text in `text` at or after `from`. */
-  private nextSpecial(text: string, from: number): { index: number; special: string } | null {
-    let found: { index: number; special: string } | null = null;
-    for (const special of this.specials) {
-      const index = text.indexOf(special, from);
-      if (index !== -1 && (found === null || index < found.index)) found = { index, special };
-    }
-    return found;
+    return text === '' ? [] : this.textEncoder.encode(text, { add_special_tokens: false }).ids;
   }
 
   decode(ids: readonly number[]): string {
@@ -106,8 +108,26 @@ export class TextTokenizer {
 
   /** What the grammar engine needs to build its token table. */
   grammarVocabulary(): GrammarVocabulary {
-    return { tokens: this.tokens, vocabType: this.byteLevel ? 'byte_level' : 'raw', stopTokenIds: [this.stopTokenId] };
+    return { tokens: this.tokens, vocabType: this.vocabType, stopTokenIds: this.stopTokenIds };
   }
+}
+
+/**
+ * How the vocabulary spells bytes: byte-level (GPT-2, Llama 3, Qwen: a ByteLevel pre-tokenizer or decoder),
+ * byte fallback (Llama 2, Gemma: SentencePiece BPE with <0x0A> tokens and ▁ for a space), or raw text.
+ */
+function tokenSpelling(parsed: TokenizerJson): GrammarVocabulary['vocabType'] {
+  const decoders = (decoder: TokenizerJson['decoder']): string[] =>
+    decoder
+      ? [
+          decoder.type ?? '',
+          ...((decoder as { decoders?: TokenizerJson['decoder'][] }).decoders ?? []).flatMap(decoders),
+        ]
+      : [];
+  const types = decoders(parsed.decoder);
+  if (parsed.pre_tokenizer?.type === 'ByteLevel' || types.includes('ByteLevel')) return 'byte_level';
+  if (parsed.model.byte_fallback === true || types.includes('ByteFallback')) return 'byte_fallback';
+  return 'raw';
 }
 
 /** Refuses a draft/target pair whose tokenizers differ: their token ids would mean different text. */

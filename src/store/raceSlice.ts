@@ -15,7 +15,9 @@ type RaceSlice = Pick<SpecState, 'race'> & Pick<SpecActions, 'startRace' | 'setR
  */
 const RACE_RECORD_PREFIX = 'speclab-race:';
 export function raceRecordKey(state: Pick<SpecState, 'params' | 'preset' | 'pair' | 'provider' | 'race'>): string {
-  return `${RACE_RECORD_PREFIX}${state.pair.label}|${state.provider}|${state.race.repeats}|${state.race.tokenBudget}|${encodeShare({ params: state.params, preset: state.preset })}`;
+  const { pair, provider, race } = state;
+  const run = encodeShare({ params: state.params, preset: state.preset });
+  return `${RACE_RECORD_PREFIX}${pair.label}|${provider}|${race.repeats}|${race.tokenBudget}|${run}`;
 }
 
 export function raceSlice(access: StoreAccess): RaceSlice {

@@ -44,7 +44,8 @@ export function createSpecStore(transport: EngineTransport, options: StoreOption
       ...historySlice(access),
       receive(message) {
         const reduced = reduce(get(), message);
-        set(reduced.state);
+        // An event that changes nothing (a stale run's steps, say) does not wake the subscribers.
+        if (Object.keys(reduced.state).length > 0) set(reduced.state);
         effects.perform(reduced.effects, followUps);
       },
     };

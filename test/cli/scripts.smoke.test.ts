@@ -28,6 +28,7 @@ const RUN_ELSEWHERE: Record<string, string> = {
   serve: 'test/cli/serve.test.ts',
   bench: 'test/cli/sweepScorecard.test.ts',
   'models:eval': 'test/cli/sweepScorecard.test.ts',
+  'models:replica': 'test/models/replicas.test.ts',
   typecheck: '.ci/run (npm test runs checks)',
   lint: '.ci/run (npm test runs checks)',
   checks: '.ci/run (npm test runs it)',

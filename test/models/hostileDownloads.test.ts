@@ -170,12 +170,25 @@ describe('a Hub config.json (no manifest) in range', () => {
   const gpt2 = { n_positions: 1024, vocab_size: 50257, eos_token_id: 50256 };
 
   it('reads GPT-2 and Llama field names, and says when the context length or stop token is missing', () => {
-    expect(parseHubConfig(gpt2, 'c.json')).toEqual({ contextLength: 1024, eosTokenId: 50256, vocabSize: 50257 });
+    expect(parseHubConfig({ ...gpt2, model_type: 'gpt2' }, 'c.json')).toEqual({
+      contextLength: 1024,
+      eosTokenIds: [50256],
+      vocabSize: 50257,
+      modelType: 'gpt2',
+    });
     expect(parseHubConfig({ max_position_embeddings: 2048, eos_token_id: 2 }, 'c.json')).toEqual({
       contextLength: 2048,
-      eosTokenId: 2,
+      eosTokenIds: [2],
       vocabSize: null,
+      modelType: null,
     });
+    // Llama 3 lists its stop tokens; generation_config.json's list, where given, is the one generation uses.
+    const llama3 = { max_position_embeddings: 131072, vocab_size: 128256, eos_token_id: [128001, 128009] };
+    expect(parseHubConfig(llama3, 'c.json')?.eosTokenIds).toEqual([128001, 128009]);
+    expect(parseHubConfig(llama3, 'c.json', [128009])?.eosTokenIds).toEqual([128009]);
+    expect(() => parseHubConfig({ ...llama3, eos_token_id: [128001, 200000] }, 'c.json')).toThrow(
+      'field eos_token_id must be an integer from 0 to 128255, got 200000',
+    );
     expect(parseHubConfig({ n_positions: 1024 }, 'c.json')).toBeNull();
     expect(parseHubConfig(null, 'c.json')).toBeNull();
   });

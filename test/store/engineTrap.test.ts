@@ -4,11 +4,12 @@
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { findPreset, presetParams } from '../../src/contract/runParams';
-import type { EngineInfo, ToWorker } from '../../src/contract/protocol';
+import type { ToWorker } from '../../src/contract/protocol';
 import { GrammarEngine, GrammarTrapError, isGrammarTrap } from '../../src/grammar/engine';
 import { SchemaError } from '../../src/grammar/schema';
 import { createSpecStore } from '../../src/store/store';
 import { SMALL_VOCAB, STOP } from '../support/smallVocab';
+import { WASM_ENGINE_INFO } from '../support/engineInfo';
 
 /** The schema checks refuse what is known to trap xgrammar; a test lets one through to see what a trap they miss does. */
 const schemaChecks = vi.hoisted(() => ({ skipped: false }));
@@ -16,24 +17,6 @@ vi.mock('../../src/grammar/schema', async (importOriginal) => {
   const actual = await importOriginal<typeof import('../../src/grammar/schema')>();
   return { ...actual, checkSchema: (schema: unknown) => (schemaChecks.skipped ? [] : actual.checkSchema(schema)) };
 });
-
-const INFO: EngineInfo = {
-  provider: 'wasm',
-  fallbackReason: null,
-  webgpuReason: null,
-  logitsInPlace: false,
-  draftName: 'd',
-  targetName: 't',
-  vocabSize: 10,
-  contextLength: 128,
-  loadMs: 1,
-  verifier: 'cpu',
-  verifierAdapter: null,
-  verifierReason: null,
-  scoring: { path: 'tree', reason: null },
-  tokenTexts: [],
-  headUnavailable: null,
-};
 
 afterEach(() => {
   vi.useRealTimers();
@@ -46,7 +29,7 @@ function readyStore() {
     { post: (message) => sent.push(message), restart: () => restarts++ },
     { compileBudgetMs: 10_000 },
   );
-  store.getState().receive({ type: 'ready', info: INFO });
+  store.getState().receive({ type: 'ready', info: WASM_ENGINE_INFO });
   return { store, sent, restarts: () => restarts };
 }
 
@@ -158,7 +141,7 @@ describe('a trapped grammar engine', () => {
     expect(restarts()).toBe(1);
     expect(sent.at(-1)?.type).toBe('load');
     expect(store.getState().run.error).toMatch(/restarted/);
-    store.getState().receive({ type: 'ready', info: INFO });
+    store.getState().receive({ type: 'ready', info: WASM_ENGINE_INFO });
     store.getState().start();
     expect(sent.at(-1)?.type).toBe('run');
   });

@@ -5,30 +5,13 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { RaceResult } from '../../src/contract/bench';
-import type { EngineInfo, FromWorker, ToWorker } from '../../src/contract/protocol';
+import type { FromWorker, ToWorker } from '../../src/contract/protocol';
 import { raceRecordKey } from '../../src/store/raceSlice';
 import { reduce, type StoreData } from '../../src/store/receive';
 import { createSpecStore } from '../../src/store/store';
 import { parseTalk, TALK_FORMAT } from '../../src/store/talk';
 import { goodReport } from '../support/runReports';
-
-const INFO: EngineInfo = {
-  provider: 'wasm',
-  fallbackReason: null,
-  webgpuReason: null,
-  logitsInPlace: false,
-  draftName: 'd',
-  targetName: 't',
-  vocabSize: 10,
-  contextLength: 128,
-  loadMs: 1,
-  verifier: 'cpu',
-  verifierAdapter: null,
-  verifierReason: null,
-  scoring: { path: 'tree', reason: null },
-  tokenTexts: [],
-  headUnavailable: null,
-};
+import { WASM_ENGINE_INFO } from '../support/engineInfo';
 
 function deepFreeze<T>(value: T): T {
   if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
@@ -43,7 +26,7 @@ function busyState() {
   const sent: ToWorker[] = [];
   const restarts: number[] = [];
   const store = createSpecStore({ post: (message) => sent.push(message), restart: () => restarts.push(1) });
-  store.getState().receive({ type: 'ready', info: INFO });
+  store.getState().receive({ type: 'ready', info: WASM_ENGINE_INFO });
   store.getState().startSweep({ base: store.getState().params, Ks: [1], Ls: [2], seeds: 1 });
   store.getState().startRace();
   store.getState().start();
@@ -62,7 +45,7 @@ function everyEvent(sent: ToWorker[]): FromWorker[] {
   return [
     { type: 'progress', file: 'draft.onnx', loaded: 5, total: 10 },
     { type: 'phase', phase: 'hash' },
-    { type: 'ready', info: INFO },
+    { type: 'ready', info: WASM_ENGINE_INFO },
     { type: 'warmed-up' },
     { type: 'load-error', message: 'no network' },
     { type: 'compiling', runId: run, properties: 3 },
@@ -122,7 +105,7 @@ describe('receive as a reducer', () => {
       effects: [{ type: 'stop-compile-watch' }, { type: 'restart-engine' }, { type: 'load' }],
     });
     const linked = { ...state, pendingAutoRun: true };
-    expect(reduce(linked, { type: 'ready', info: INFO })).toMatchObject({
+    expect(reduce(linked, { type: 'ready', info: WASM_ENGINE_INFO })).toMatchObject({
       state: { pendingAutoRun: false, engine: { status: 'ready' } },
       effects: [{ type: 'mark-phase', phase: 'ready' }, { type: 'auto-run' }],
     });

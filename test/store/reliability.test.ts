@@ -1,35 +1,18 @@
 /** The store's side of "nothing hangs, nothing crashes": honest fields, untrusted links, cancelled races, abandoned compiles. */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { BUNDLED_PAIR } from '../../src/contract/modelPairs';
-import type { EngineInfo, ToWorker } from '../../src/contract/protocol';
+import type { ToWorker } from '../../src/contract/protocol';
 import type { RaceResult } from '../../src/contract/bench';
 import type { RunReport } from '../../src/contract/runReport';
 import { decodeShare, encodeShare } from '../../src/store/shareUrl';
 import { createSpecStore, type StoreOptions } from '../../src/store/store';
-
-const INFO: EngineInfo = {
-  provider: 'wasm',
-  fallbackReason: null,
-  webgpuReason: null,
-  logitsInPlace: false,
-  draftName: 'd',
-  targetName: 't',
-  vocabSize: 10,
-  contextLength: 128,
-  loadMs: 1,
-  verifier: 'cpu',
-  verifierAdapter: null,
-  verifierReason: null,
-  scoring: { path: 'tree', reason: null },
-  tokenTexts: [],
-  headUnavailable: null,
-};
+import { WASM_ENGINE_INFO } from '../support/engineInfo';
 
 function readyStore(options: StoreOptions = {}) {
   const sent: ToWorker[] = [];
   let restarts = 0;
   const store = createSpecStore({ post: (message) => sent.push(message), restart: () => restarts++ }, options);
-  store.getState().receive({ type: 'ready', info: INFO });
+  store.getState().receive({ type: 'ready', info: WASM_ENGINE_INFO });
   return { store, sent, restarts: () => restarts, types: () => sent.map((message) => message.type) };
 }
 

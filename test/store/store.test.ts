@@ -5,6 +5,7 @@ import { SCHEMA_PRESETS } from '../../src/contract/presets';
 import { decodeShare, encodeShare } from '../../src/store/shareUrl';
 import { APP_DEFAULT_DRAFTER, createSpecStore } from '../../src/store/store';
 import { presetParams } from '../../src/contract/runParams';
+import { WASM_ENGINE_INFO } from '../support/engineInfo';
 
 function storeWithOutbox() {
   const sent: ToWorker[] = [];
@@ -40,23 +41,7 @@ describe('the app store', () => {
     expect(sent).toEqual([]);
     store.getState().receive({
       type: 'ready',
-      info: {
-        provider: 'wasm',
-        fallbackReason: null,
-        webgpuReason: null,
-        logitsInPlace: false,
-        draftName: 'd',
-        targetName: 't',
-        vocabSize: 10,
-        contextLength: 128,
-        loadMs: 1,
-        verifier: 'cpu',
-        verifierAdapter: null,
-        verifierReason: null,
-        scoring: { path: 'tree', reason: null },
-        tokenTexts: [],
-        headUnavailable: null,
-      },
+      info: WASM_ENGINE_INFO,
     });
     store.getState().start();
     const run = sent.find((message) => message.type === 'run');
@@ -74,23 +59,7 @@ describe('the app store', () => {
     const { store, sent } = storeWithOutbox();
     store.getState().receive({
       type: 'ready',
-      info: {
-        provider: 'wasm',
-        fallbackReason: null,
-        webgpuReason: null,
-        logitsInPlace: false,
-        draftName: 'd',
-        targetName: 't',
-        vocabSize: 10,
-        contextLength: 128,
-        loadMs: 1,
-        verifier: 'cpu',
-        verifierAdapter: null,
-        verifierReason: null,
-        scoring: { path: 'tree', reason: null },
-        tokenTexts: [],
-        headUnavailable: null,
-      },
+      info: WASM_ENGINE_INFO,
     });
     store.getState().step();
     expect(store.getState().run.status).toBe('paused');
@@ -110,23 +79,7 @@ describe('the app store', () => {
     expect(store.getState().params.drafter).toBe(APP_DEFAULT_DRAFTER);
     store.getState().receive({
       type: 'ready',
-      info: {
-        provider: 'wasm',
-        fallbackReason: null,
-        webgpuReason: null,
-        logitsInPlace: false,
-        draftName: 'd',
-        targetName: 't',
-        vocabSize: 10,
-        contextLength: 128,
-        loadMs: 1,
-        verifier: 'cpu',
-        verifierAdapter: null,
-        verifierReason: null,
-        scoring: { path: 'tree', reason: null },
-        tokenTexts: [],
-        headUnavailable: null,
-      },
+      info: WASM_ENGINE_INFO,
     });
     store.getState().start();
     store.getState().setParams({ drafter: 'model' });

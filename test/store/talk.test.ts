@@ -10,6 +10,7 @@ import { TALK_LIMITS } from '../../src/contract/limits';
 import { createSpecStore } from '../../src/store/store';
 import { parseTalk, sceneJson, talkJson, TALK_FORMAT } from '../../src/store/talk';
 import { parseEmbed } from '../../src/ui/embed';
+import { WASM_ENGINE_INFO } from '../support/engineInfo';
 
 const talk = (scenes: unknown[], extra: Record<string, unknown> = {}) =>
   JSON.stringify({ format: TALK_FORMAT, version: 1, title: 'T', scenes, ...extra });
@@ -19,23 +20,7 @@ const error = (source: string) => {
 };
 const READY: FromWorker = {
   type: 'ready',
-  info: {
-    provider: 'wasm',
-    fallbackReason: null,
-    webgpuReason: null,
-    logitsInPlace: false,
-    draftName: 'd',
-    targetName: 't',
-    vocabSize: 10,
-    contextLength: 128,
-    loadMs: 1,
-    verifier: 'cpu',
-    verifierAdapter: null,
-    verifierReason: null,
-    scoring: { path: 'tree', reason: null },
-    tokenTexts: [],
-    headUnavailable: null,
-  },
+  info: WASM_ENGINE_INFO,
 };
 
 describe('talk files', () => {

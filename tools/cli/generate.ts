@@ -49,6 +49,7 @@ function parse(values: Values<typeof COMMANDS.generate>): {
   json: boolean;
   verifier: 'cpu' | 'gpu';
   repeats: number;
+  tokenBudget: number;
   failOnInvalid: boolean;
 } {
   const sources = [
@@ -105,6 +106,7 @@ function parse(values: Values<typeof COMMANDS.generate>): {
     }
   }
   const repeats = positiveInteger('repeats', values.repeats);
+  const tokenBudget = positiveInteger('token-budget', values['token-budget']);
   // Each case's parameters are checked too, before the models load.
   for (const item of cases ?? []) {
     const each = validateRunParams(caseParams(checked.params, item));
@@ -117,6 +119,7 @@ function parse(values: Values<typeof COMMANDS.generate>): {
     json: values.json,
     verifier: values.verifier,
     repeats,
+    tokenBudget,
     failOnInvalid: values['fail-on-invalid'],
   };
 }
@@ -236,7 +239,7 @@ function asUsageError(error: unknown): never {
 }
 
 async function generate(values: Values<typeof COMMANDS.generate>): Promise<number> {
-  const { params, cases, methods, json, verifier, repeats, failOnInvalid } = parse(values);
+  const { params, cases, methods, json, verifier, repeats, tokenBudget, failOnInvalid } = parse(values);
   const location = values.pair === undefined ? null : parsePairOption(values.pair);
   const pair: PairName = location ?? 'bundled';
   for (const note of runNotes(params)) console.error(`generate: note: ${note}`);
@@ -281,7 +284,9 @@ async function generate(values: Values<typeof COMMANDS.generate>): Promise<numbe
       reportVerdict(report);
       reports.push(report);
     } else {
-      const result = await race((run) => engine.run(run), params, methods, repeats).catch(asUsageError);
+      const result = await race((run) => engine.run(run), params, methods, repeats, { tokenBudget }).catch(
+        asUsageError,
+      );
       if (!json)
         console.log(
           `race: ${methods.length} methods, each warmed up once untimed, then ${repeats} timed rounds in rotated order, each over at least ${result.tokenBudget} tokens per method; tokens/s and speedup are medians [min–max]`,

@@ -15,6 +15,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setupNodeEngine } from '../nodeEngine';
+import { chatPrompt, type ChatTemplate } from '../../src/models/chatTemplate';
 import type { SpecEngine } from '../../src/engine/engine';
 import type { RunReport } from '../../src/contract/runReport';
 import {
@@ -180,6 +181,7 @@ const isObject = (value: unknown): value is Record<string, unknown> =>
 export function requestParams(
   body: unknown,
   options: ServeOptions,
+  chatTemplate: ChatTemplate | null = null,
 ): { params: RunParams; stream: boolean; includeUsage: boolean } {
   if (!isObject(body)) throw new HttpError(400, 'the body must be a JSON object');
   if (body.model !== options.model)
@@ -193,7 +195,7 @@ export function requestParams(
   const parts = messages.map((message) => {
     if (!isObject(message) || typeof message.content !== 'string')
       throw new HttpError(400, 'each message needs a string "content"');
-    return message.content;
+    return { role: typeof message.role === 'string' ? message.role : 'user', content: message.content };
   });
   let schemaText: string | null = null;
   const format = body.response_format;
@@ -222,7 +224,7 @@ export function requestParams(
     K: options.K,
     L: options.L,
     drafter: options.drafter,
-    prompt: parts.join('\n'),
+    prompt: chatPrompt(chatTemplate, parts),
     schemaText,
     temperature: body.temperature ?? 1,
     seed: body.seed ?? 1,
@@ -256,7 +258,11 @@ export function createSpecServer(engine: SpecEngine, options: ServeOptions): Ser
   };
 
   async function complete(request: IncomingMessage, response: ServerResponse): Promise<void> {
-    const { params, stream, includeUsage } = requestParams(await readBody(request), options);
+    const { params, stream, includeUsage } = requestParams(
+      await readBody(request),
+      options,
+      engine.pair.target.chatTemplate,
+    );
     const id = `chatcmpl-speclab-${++next}`;
     const created = Math.floor(Date.now() / 1000);
     const chunk = (choices: unknown[], extra: Record<string, unknown> = {}) =>
