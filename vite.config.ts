@@ -5,6 +5,7 @@ import react from '@vitejs/plugin-react';
 import { CONTENT_SECURITY_POLICY, EMBED_PATHS, securityHeaders } from './src/contract/csp.ts';
 import { LongestFirstSequencer } from './test/support/sequencer.ts';
 import { serviceWorker } from './tools/serviceWorkerPlugin.ts';
+import { audienceOrigin } from './tools/audienceOriginPlugin.ts';
 
 // onnxruntime-web needs SharedArrayBuffer for its threaded wasm, which needs cross-origin isolation.
 // public/_headers repeats these and the preview's other headers for a static host (test/contract/headers.test.ts).
@@ -73,8 +74,16 @@ function previewHeaders(): Plugin {
 }
 
 export default defineConfig({
-  plugins: [react(), contentSecurityPolicy(), previewHeaders(), serviceWorker()],
+  plugins: [react(), contentSecurityPolicy(), previewHeaders(), serviceWorker(), audienceOrigin()],
   server: { headers: crossOriginIsolation },
+  // `npm start` on a fresh clone: every dependency pre-bundled before the first page is served. Vite's scan starts
+  // at the HTML pages and does not follow `new Worker(new URL(…))`, so the engine's dependencies (onnxruntime-web,
+  // xgrammar) were found only when the worker asked for them; Vite then re-bundled and reloaded the page, blank
+  // again, mid-start (docs/performance.md#npm-start-on-a-fresh-clone).
+  optimizeDeps: {
+    entries: ['index.html', 'embed.html', 'src/engine/worker.ts'],
+    include: ['onnxruntime-web', 'onnxruntime-web/wasm', '@mlc-ai/web-xgrammar'],
+  },
   preview: { headers: { ...crossOriginIsolation, ...securityHeaders('/') } },
   // Two pages, one app: embed.html boots the same entry in embed mode (src/ui/embed.ts).
   build: { target: 'es2022', rolldownOptions: { input: { main: 'index.html', embed: 'embed.html' } } },

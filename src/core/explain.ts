@@ -30,8 +30,14 @@ export interface DecisionLine {
   /** Index into the step's decisions. */
   decision: number;
   text: string;
-  /** The cell the decision tested, when it tested one. */
+  /**
+   * The cell the decision tested, when it tested one. A test past a draft's end (a draft that stopped early is
+   * padded to L with its stop token, q = 1, which the verifier reads like any token) points at the draft's last
+   * cell, its stop token: the padding has no cell.
+   */
   cell: { draft: number; position: number } | null;
+  /** Where the test was, for the reader: "draft 3, position 2", or a padding position named as one; null when none. */
+  where: string | null;
 }
 
 export interface StepShape {
@@ -202,6 +208,62 @@ interface Context {
   acceptedPrefixFrom: Map<number, number>;
 }
 
+/** A tested cell as the reader sees it: a position past its draft's end is the padding after its last token. */
+function located(
+  tested: { draft: number; position: number } | null,
+  drafts: StepShape['drafts'],
+  text: Text,
+): Pick<DecisionLine, 'cell' | 'where'> {
+  if (!tested) return { cell: null, where: null };
+  const draft = drafts[tested.draft] ?? [];
+  const where = `${draftName(tested.draft)}, ${at(tested.position)}`;
+  if (tested.position < draft.length || draft.length === 0) return { cell: tested, where };
+  const last = draft.length - 1;
+  return {
+    cell: { draft: tested.draft, position: last },
+    where: `${where} (padding: the draft ended at ${at(last)} with “${text(draft[last] as number)}”, so nothing was drafted here)`,
+  };
+}
+
+/**
+ * Which drafts tested the `accepted` tokens of the chosen draft: the chosen one, or an earlier draft whose tested
+ * prefix it shares (SpecTr-GBV verifies a later draft from the accepted prefix; SpecTr keeps every draft through it).
+ */
+export function testedDrafts(
+  cells: readonly (readonly CellExplanation[])[],
+  chosen: number,
+  accepted: number,
+): number[] {
+  const tested = new Set<number>();
+  for (let j = 0; j < accepted; j++) {
+    if (cells[chosen]?.[j]?.examined) tested.add(chosen);
+    else {
+      const k = cells.findIndex((row) => row[j]?.examined && row[j]?.status === 'accepted');
+      tested.add(k < 0 ? chosen : k);
+    }
+  }
+  return [...tested].sort((a, b) => a - b);
+}
+
+/** Where the accepted tokens come from: "from draft 3", or "tested in draft 2 (draft 3, which shares it, was chosen)". */
+export function acceptedFrom(cells: readonly (readonly CellExplanation[])[], chosen: number, accepted: number): string {
+  const tested = testedDrafts(cells, chosen, accepted);
+  if (tested.every((k) => k === chosen)) return `from ${draftName(chosen)}`;
+  const them = accepted === 1 ? 'it' : 'them';
+  return `tested in draft${tested.length === 1 ? '' : 's'} ${list(tested)} (${draftName(chosen)}, which shares ${them}, was chosen)`;
+}
+
+/** The grid's heading: "draft 3 was chosen, 2 of its tokens accepted", or which drafts tested them when others did. */
+export function choiceSummary(
+  cells: readonly (readonly CellExplanation[])[],
+  chosen: number,
+  accepted: number,
+): string {
+  const tested = testedDrafts(cells, chosen, accepted);
+  if (tested.every((k) => k === chosen)) return `${draftName(chosen)} was chosen, ${accepted} of its tokens accepted`;
+  return `${accepted} token${accepted === 1 ? '' : 's'} accepted, ${acceptedFrom(cells, chosen, accepted)}`;
+}
+
 export function explainStep(decisions: readonly DecisionRecord[], shape: StepShape, text: Text): ExplainedStep {
   const { drafts, validLengths } = shape;
   const cells: (CellExplanation | null)[][] = drafts.map((draft) => draft.map(() => null));
@@ -227,13 +289,12 @@ export function explainStep(decisions: readonly DecisionRecord[], shape: StepSha
 
   decisions.forEach(({ note, draw }, index) => {
     if (!note) {
-      if (draw) lines.push({ decision: index, text: bareLine(draw), cell: null });
+      if (draw) lines.push({ decision: index, text: bareLine(draw), cell: null, where: null });
       return;
     }
     const reader = read(note);
     const text_ = reader.line(note, draw, text);
-    const cell = reader.cell?.(note) ?? null;
-    lines.push({ decision: index, text: text_, cell });
+    lines.push({ decision: index, text: text_, ...located(reader.cell?.(note) ?? null, drafts, text) });
     const passed = draw?.kind === 'bernoulli' && draw.value;
     switch (note.kind) {
       case 'token-test':

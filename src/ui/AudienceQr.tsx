@@ -1,6 +1,6 @@
 import { useMemo, useState } from 'react';
 import qrcode from 'qrcode-generator';
-import { shareLinkOf } from './shareLink';
+import { roomAddresses, roomLinkOf } from './shareLink';
 import { useSpec } from './storeContext';
 
 /** The quiet zone around the code, in modules (the standard asks for 4). */
@@ -20,14 +20,15 @@ function qrPath(text: string): { size: number; path: string } {
 }
 
 /**
- * Presentation mode's audience link (docs/presenting.md#exports): the current share link (in the ordinary layout)
- * as a QR code, drawn as
- * SVG elements by React (never markup injected), with the link beside it as text.
+ * Presentation mode's audience link (docs/presenting.md#exports): the room's link (src/ui/shareLink.ts: the share
+ * link in the ordinary layout, the one Share copies while presenting) as a QR code, drawn as SVG elements by React
+ * (never markup injected), with the link under it as text. On a loopback page (localhost) no phone can open the
+ * page's own address: the QR holds the address the server published for the room, and says so, or says how to
+ * get one.
  */
 export function AudienceQr() {
   const presentation = useSpec((s) => s.ui.presentation);
-  // The audience opens it on a phone: the share link in the ordinary layout (present=0).
-  const link = useSpec((s) => shareLinkOf({ ...s, ui: { ...s.ui, presentation: false } }));
+  const link = useSpec(roomLinkOf);
   const [open, setOpen] = useState(false);
   const code = useMemo(() => {
     if (!open) return null;
@@ -39,6 +40,7 @@ export function AudienceQr() {
     }
   }, [open, link]);
   if (!presentation) return null;
+  const { loopback, bases } = roomAddresses();
   return (
     <>
       <button
@@ -69,7 +71,20 @@ export function AudienceQr() {
               button.
             </p>
           )}
-          <figcaption>Scan to rerun this exact run on your device.</figcaption>
+          <figcaption>
+            Scan to rerun this exact run on your device, at{' '}
+            <code className="audience-link" data-testid="audience-qr-host">
+              {new URL(link).host}
+            </code>
+            .
+          </figcaption>
+          {loopback && (
+            <p className="warning" role="alert" data-testid="audience-qr-warning">
+              {bases.length > 0
+                ? `This page’s address (${location.host}) opens on this computer only; the code holds ${bases[0] ?? ''}, where the server also listens.`
+                : `Phones cannot open this code: ${location.host} is this computer only. Start the dev server with npm start -- --host (the code then holds its LAN address), or set SPECLAB_PUBLIC_URL to the address the app is served at.`}
+            </p>
+          )}
         </figure>
       )}
     </>

@@ -6,7 +6,9 @@ import { SCHEMA_PRESETS } from '../contract/presets';
 import type { PresetChoice } from '../store/shareUrl';
 import { METHOD_LABELS } from './format';
 import { ModelPicker } from './ModelPicker';
+import { PHASES } from './StatusBar';
 import { NextRunNotice } from './NextRunNotice';
+import { useEffect, useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import { useSpec } from './storeContext';
 
@@ -56,6 +58,14 @@ export function RunBar() {
   const runStatus = useSpec((s) => s.run.status);
   const runError = useSpec((s) => s.run.error);
   const ready = useSpec((s) => s.engine.status === 'ready');
+  // While Run is disabled for the engine, the run bar says what it waits for (a cold `npm start` takes seconds).
+  const waiting = useSpec((s) => {
+    const { status, phase } = s.engine;
+    if (status === 'ready') return null;
+    if (status === 'error') return 'no models: they did not load (the message above says why)';
+    if (status === 'idle') return 'waiting for the engine to start';
+    return `waiting for the models: ${phase === null ? 'connecting' : PHASES[phase].toLowerCase()}…`;
+  });
   // Run waits while any field has a message: the messages are next to their fields.
   const invalid = useSpec((s) => Object.keys(s.form.errors).length > 0);
   const stepDelayMs = useSpec((s) => s.stepDelayMs);
@@ -113,6 +123,12 @@ export function RunBar() {
         <span className="run-status" data-testid="run-status">
           {runStatus}
         </span>
+        {waiting && (
+          <span className="run-waiting" data-testid="run-waiting">
+            {waiting}
+          </span>
+        )}
+        <RaceProgress />
       </div>
       {compiling && (
         <p data-testid="compiling">
@@ -125,6 +141,34 @@ export function RunBar() {
         </p>
       )}
     </section>
+  );
+}
+
+/**
+ * A race in flight, where the room looks (the run bar): its samples done and, once one is in, the time left at
+ * the pace so far ("race: 23 of 42 samples, ~40 s left"). Reset cancels it.
+ */
+function RaceProgress() {
+  const race = useSpec(
+    useShallow((s) => ({ id: s.race.id, status: s.race.status, done: s.race.done, total: s.race.total })),
+  );
+  const running = race.status === 'running';
+  // Seconds since this race began, ticked once a second while it runs.
+  const [elapsed, setElapsed] = useState({ id: -1, seconds: 0 });
+  useEffect(() => {
+    if (!running) return;
+    const started = performance.now();
+    const timer = setInterval(() => setElapsed({ id: race.id, seconds: (performance.now() - started) / 1000 }), 1000);
+    return () => clearInterval(timer);
+  }, [running, race.id]);
+  if (!running) return null;
+  const seconds = elapsed.id === race.id ? elapsed.seconds : 0;
+  const left = race.done > 0 && race.total > 0 && seconds > 0 ? (seconds / race.done) * (race.total - race.done) : null;
+  return (
+    <span className="run-waiting" data-testid="race-progress" role="status">
+      race: {race.done} of {race.total || '?'} samples
+      {left === null ? ', estimating the time left' : `, ~${Math.max(1, Math.round(left))} s left`} (Reset cancels it)
+    </span>
   );
 }
 

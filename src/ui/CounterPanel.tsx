@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from 'react';
 import { VLLM_NAMES, exportCounters, schemaValidRate } from '../core/metrics';
 import { describeK, reportedK } from '../contract/runParams';
-import { shareLinkOf } from './shareLink';
+import { roomLinkOf, shareLinkOf } from './shareLink';
 import { CounterList, countersEntries } from './benchParts';
 import { download } from './download';
 import { METHOD_LABELS, percent } from './format';
@@ -37,9 +37,12 @@ const COUNTER_TOPICS: Readonly<Record<string, HelpTopic>> = {
   histogram: 'histogram',
 };
 
-type ShareState = { kind: 'idle' } | { kind: 'copied' } | { kind: 'failed'; reason: string };
+type ShareState = { kind: 'idle' } | { kind: 'copied'; room: boolean } | { kind: 'failed'; reason: string };
 
-/** Puts the share link in the address bar and on the clipboard, and says which of the two worked. */
+/**
+ * Puts the share link in the address bar and on the clipboard, and says which of the two worked. While
+ * presenting, the clipboard gets the room's link, the one the audience QR code holds (src/ui/AudienceQr.tsx).
+ */
 function ShareButton() {
   const params = useSpec((s) => s.params);
   const preset = useSpec((s) => s.preset);
@@ -53,12 +56,14 @@ function ShareButton() {
     clearTimer.current = setTimeout(() => setState({ kind: 'idle' }), 6000);
   };
   const share = async () => {
-    const url = shareLinkOf({ ...store.getState(), params, preset });
+    const state = { ...store.getState(), params, preset };
+    const url = shareLinkOf(state);
     history.replaceState(null, '', url);
+    const room = state.ui.presentation;
     try {
       if (!navigator.clipboard) throw new Error('this page has no clipboard access');
-      await navigator.clipboard.writeText(url);
-      show({ kind: 'copied' });
+      await navigator.clipboard.writeText(room ? roomLinkOf(state) : url);
+      show({ kind: 'copied', room });
     } catch (error) {
       show({ kind: 'failed', reason: (error as Error).message });
     }
@@ -69,7 +74,10 @@ function ShareButton() {
         Share link
       </button>
       <span role="status" className="share-feedback" data-testid="share-feedback">
-        {state.kind === 'copied' && 'Link copied to the clipboard.'}
+        {state.kind === 'copied' &&
+          (state.room
+            ? 'The audience’s link (the QR code’s, ordinary layout) copied to the clipboard.'
+            : 'Link copied to the clipboard.')}
         {state.kind === 'failed' && `Could not copy (${state.reason}); the link is in the address bar.`}
       </span>
     </>

@@ -1,4 +1,4 @@
-import type { CellExplanation, ExplainedStep } from '../core/explain';
+import { choiceSummary, type CellExplanation, type ExplainedStep } from '../core/explain';
 import type { StepRecord } from '../contract/stepRecord';
 import { useEffect, useRef } from 'react';
 import { fixed, prob } from './format';
@@ -52,9 +52,8 @@ export function DecisionGrid(props: {
       <table className="draft-grid" data-testid="decision-grid">
         <caption>
           {step.drafts.length} draft{step.drafts.length > 1 ? 's' : ''}
-          {outcome ? `: draft ${step.chosen + 1} was chosen, ${step.accepted} of its tokens accepted` : ''}. Each cell:
-          token, q = draft probability, p = masked target probability, and the test the verifier made, with its uniform
-          u.
+          {outcome ? `: ${choiceSummary(explained.cells, step.chosen, step.accepted)}` : ''}. Each cell: token, q =
+          draft probability, p = masked target probability, and the test the verifier made, with its uniform u.
         </caption>
         <thead>
           <tr>
@@ -145,7 +144,7 @@ export function DecisionList(props: { explained: ExplainedStep; view: PlaybackVi
                 view?.revealedDecision === line.decision && view.phase === 'verification' ? 'current' : undefined
               }
             >
-              {line.cell ? `draft ${line.cell.draft + 1}, position ${line.cell.position + 1}: ` : ''}
+              {line.where ? `${line.where}: ` : ''}
               {line.text}
             </li>
           ))}
@@ -160,21 +159,37 @@ export function DecisionList(props: { explained: ExplainedStep; view: PlaybackVi
   );
 }
 
-/** GBV's scalars and their formulas, with the position where the block stopped. */
-export function BlockTrace(props: { trace: NonNullable<StepRecord['trace']>; chosen: number }) {
-  const { trace } = props;
+/** GBV's scalars and their formulas, with the position where the block stopped; each row names the token it tested. */
+export function BlockTrace(props: {
+  trace: NonNullable<StepRecord['trace']>;
+  chosen: number;
+  /** The chosen draft's tokens (up to its stop token: the block's positions past it are the verifier's padding). */
+  draft: readonly number[];
+  text: (token: number) => string;
+}) {
+  const { trace, draft, text } = props;
   const value = (x: number | undefined) => fixed(x === undefined || Number.isNaN(x) ? null : x, 4);
   const n = trace.weights.length - 1;
+  const padding = Math.max(0, trace.start + n - draft.length);
+  const tested = (i: number) => {
+    if (i === 0) return 'before the block';
+    const position = trace.start + i - 1;
+    const token = draft[position];
+    return token === undefined ? `position ${position + 1}: padding` : `position ${position + 1}: “${text(token)}”`;
+  };
   return (
     <div className="block-trace">
-      <table className="trace">
+      <table className="trace" data-testid="block-trace">
         <caption>
-          Last GBV block: draft {props.chosen + 1} from position {trace.start + 1}, n = {n} tokens. — where the rule did
-          not need the value.
+          Last GBV block: draft {props.chosen + 1} from position {trace.start + 1}, n = {n} position{n === 1 ? '' : 's'}
+          {padding > 0
+            ? ` (${n - padding} drafted token${n - padding === 1 ? '' : 's'}, then ${padding} of padding: the draft ended at “${text(draft.at(-1) as number)}”)`
+            : ''}
+          . — where the rule did not need the value.
         </caption>
         <thead>
           <tr>
-            {['i', 'w_i', 'Z_i', 'h_i'].map((name) => (
+            {['i', 'token', 'w_i', 'Z_i', 'h_i'].map((name) => (
               <th scope="col" key={name}>
                 {name}
               </th>
@@ -183,8 +198,9 @@ export function BlockTrace(props: { trace: NonNullable<StepRecord['trace']>; cho
         </thead>
         <tbody>
           {trace.weights.map((weight, i) => (
-            <tr key={i}>
+            <tr key={i} data-padding={i > 0 && trace.start + i - 1 >= draft.length}>
               <td>{i}</td>
+              <td>{tested(i)}</td>
               <td>{value(weight)}</td>
               <td>{value(trace.masses[i])}</td>
               <td>{value(trace.stops[i])}</td>

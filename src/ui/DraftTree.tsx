@@ -5,13 +5,17 @@ import type { PlaybackView } from './playback';
 import { SOURCE_MARKS } from './howItWorksText';
 import { isBranchingNode } from '../contract/sceneClaims';
 
-const NODE_WIDTH = 104;
-const NODE_HEIGHT = 30;
-const COLUMN = NODE_WIDTH + 36;
-const ROW = NODE_HEIGHT + 12;
+/**
+ * Two layouts: across (depth left to right, the inspector's), and down (depth top to bottom, with larger
+ * type, for the replay: K drafts make the tree far wider than deep across, and a projector needs its labels at
+ * 18 px or more with the grid beside it).
+ */
+const GEOMETRY = {
+  across: { nodeWidth: 104, nodeHeight: 30, depthGap: 36, breadthGap: 12, maxLabel: 10 },
+  down: { nodeWidth: 132, nodeHeight: 36, depthGap: 26, breadthGap: 12, maxLabel: 9 },
+} as const;
+export type TreeLayout = keyof typeof GEOMETRY;
 const MARGIN = 8;
-const MAX_LABEL = 10;
-
 const STATUS_TEXT: Readonly<Record<TreeNode['status'], string>> = {
   root: 'context',
   final: 'final token',
@@ -22,7 +26,7 @@ const STATUS_TEXT: Readonly<Record<TreeNode['status'], string>> = {
   invalid: 'struck out by the schema (the first disallowed token, or after one)',
 };
 
-function label(text: string, max = MAX_LABEL): string {
+function label(text: string, max: number): string {
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
 
@@ -37,24 +41,42 @@ export function DraftTree(props: {
   view: PlaybackView | null;
   /** During a replay's verification: whether the decisions revealed so far settle this node. */
   decided?: (node: TreeNode) => boolean;
+  direction?: TreeLayout;
 }) {
-  const { nodes, text, finalOrigin, view, decided } = props;
+  const { nodes, text, finalOrigin, view, decided, direction = 'across' } = props;
+  const geometry = GEOMETRY[direction];
+  const { nodeWidth, nodeHeight, maxLabel } = geometry;
   const layout = useMemo(() => {
     const root = stratify<TreeNode>()
       .id((node) => `p:${node.id}`)
       .parentId((node) => (node.parent === null ? null : `p:${node.parent}`))([...nodes]);
-    tree<TreeNode>().nodeSize([ROW, COLUMN])(root);
+    const down = direction === 'down';
+    // d3's x is the breadth; the depth's step and the breadth's step depend on which way the tree grows.
+    const breadthStep = (down ? geometry.nodeWidth : geometry.nodeHeight) + geometry.breadthGap;
+    const depthStep = (down ? geometry.nodeHeight : geometry.nodeWidth) + geometry.depthGap;
+    // Down, cousins sit as close as siblings: the breadth is what limits the labels' size on a projector.
+    tree<TreeNode>()
+      .nodeSize([breadthStep, depthStep])
+      .separation((a, b) => (down || a.parent === b.parent ? 1 : 2))(root);
     const placed = root.descendants();
     const xs = placed.map((node) => node.x ?? 0);
-    const top = Math.min(...xs);
-    const height = Math.max(...xs) - top + NODE_HEIGHT + 2 * MARGIN;
-    const width = Math.max(...placed.map((node) => node.depth)) * COLUMN + NODE_WIDTH + 2 * MARGIN;
-    const at = (node: (typeof placed)[number]) => ({
-      x: MARGIN + node.depth * COLUMN,
-      y: MARGIN + (node.x ?? 0) - top,
-    });
-    return { placed, links: root.links(), width, height, at };
-  }, [nodes]);
+    const first = Math.min(...xs);
+    const breadth = Math.max(...xs) - first + breadthStep - geometry.breadthGap + 2 * MARGIN;
+    const depth =
+      Math.max(...placed.map((node) => node.depth)) * depthStep + depthStep - geometry.depthGap + 2 * MARGIN;
+    const at = (node: (typeof placed)[number]) => {
+      const along = MARGIN + node.depth * depthStep;
+      const across = MARGIN + (node.x ?? 0) - first;
+      return down ? { x: across, y: along } : { x: along, y: across };
+    };
+    return {
+      placed,
+      links: root.links(),
+      width: down ? breadth : depth,
+      height: down ? depth : breadth,
+      at,
+    };
+  }, [nodes, direction, geometry]);
   const prefixes = nodes.filter((node) => node.status !== 'root' && node.status !== 'final').length;
   const drafts = nodes.find((node) => node.status === 'root')?.drafts.length ?? 0;
   const emittedCount = nodes.filter((node) => node.emitted && node.status !== 'root').length;
@@ -79,7 +101,7 @@ export function DraftTree(props: {
       )?.id
     : undefined;
   return (
-    <figure className="draft-tree" data-testid="draft-tree">
+    <figure className={`draft-tree tree-${direction}`} data-testid="draft-tree">
       <svg
         role="img"
         aria-label={`draft tree: ${drafts} draft${drafts === 1 ? '' : 's'} merged into ${prefixes} distinct prefixes; the emitted path has ${emittedCount} token${emittedCount === 1 ? '' : 's'}${marks.length > 0 ? `; of the prefixes, ${marks.join(' and ')}` : ''}`}
@@ -95,14 +117,15 @@ export function DraftTree(props: {
           const to = layout.at(link.target);
           if (link.target.data.status === 'final' && !showFinal) return null;
           const emitted = link.target.data.emitted && showFinal;
-          const x1 = from.x + NODE_WIDTH;
-          const y1 = from.y + NODE_HEIGHT / 2;
-          const y2 = to.y + NODE_HEIGHT / 2;
+          const path =
+            direction === 'down'
+              ? `M${from.x + nodeWidth / 2},${from.y + nodeHeight} C${from.x + nodeWidth / 2},${from.y + nodeHeight + 14} ${to.x + nodeWidth / 2},${to.y - 14} ${to.x + nodeWidth / 2},${to.y}`
+              : `M${from.x + nodeWidth},${from.y + nodeHeight / 2} C${from.x + nodeWidth + 18},${from.y + nodeHeight / 2} ${to.x - 18},${to.y + nodeHeight / 2} ${to.x},${to.y + nodeHeight / 2}`;
           return (
             <path
               key={`${link.source.data.id}->${link.target.data.id}`}
               className={`tree-link${emitted ? ' emitted' : ''}`}
-              d={`M${x1},${y1} C${x1 + 18},${y1} ${to.x - 18},${y2} ${to.x},${y2}`}
+              d={path}
             />
           );
         })}
@@ -129,13 +152,13 @@ export function DraftTree(props: {
               data-branching={isBranchingNode(data, nodes) ? true : undefined}
             >
               <title>{title}</title>
-              <rect width={NODE_WIDTH} height={NODE_HEIGHT} rx={data.status === 'final' ? 14 : 5} />
-              <text x={NODE_WIDTH / 2} y={NODE_HEIGHT / 2} dominantBaseline="central" textAnchor="middle">
+              <rect width={nodeWidth} height={nodeHeight} rx={data.status === 'final' ? 14 : 5} />
+              <text x={nodeWidth / 2} y={nodeHeight / 2} dominantBaseline="central" textAnchor="middle">
                 {data.status === 'root'
                   ? 'context'
                   : mark
-                    ? `${mark.symbol} ${label(tokenText, MAX_LABEL - 2)}`
-                    : label(tokenText)}
+                    ? `${mark.symbol} ${label(tokenText, maxLabel - 2)}`
+                    : label(tokenText, maxLabel)}
               </text>
             </g>
           );

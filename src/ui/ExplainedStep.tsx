@@ -113,6 +113,7 @@ export function ExplainedStep(props: { step: StepRecord; text: (token: number) =
           text={text}
           finalOrigin={finalOrigin}
           view={view}
+          direction={replaying ? 'down' : 'across'}
           decided={(node) =>
             node.drafts.some((k) => {
               const decision = explained.cells[k]?.[node.depth - 1]?.decision;
@@ -132,7 +133,9 @@ export function ExplainedStep(props: { step: StepRecord; text: (token: number) =
         {(!view || view.phase === 'emission') && (
           <div data-testid="step-outcome">
             {props.outcome}
-            {step.trace && <BlockTrace trace={step.trace} chosen={step.chosen} />}
+            {step.trace && (
+              <BlockTrace trace={step.trace} chosen={step.chosen} draft={step.drafts[step.chosen] ?? []} text={text} />
+            )}
           </div>
         )}
       </div>

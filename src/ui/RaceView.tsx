@@ -148,10 +148,13 @@ export function RaceView() {
                       <Named long={`tokens/s, median [min–max] of ${result.repeats}`} short="tokens/s" />
                     </th>
                     <th scope="col">
-                      <Named long={`speedup over AR, median [min–max] of ${result.repeats}`} short="speedup" />
+                      <Named
+                        long={`speedup over AR, median [min–max] of ${result.repeats}`}
+                        short="speedup [min–max]"
+                      />
                     </th>
                     <th scope="col">
-                      <Named long="against AR [95% interval]" short="verdict" />
+                      <Named long="against AR [95% interval]" short="vs AR" />
                     </th>
                     <th scope="col" data-detail>
                       output (first run)

@@ -3,7 +3,7 @@ import { BUNDLED_PAIR } from '../contract/modelPairs';
 import type { LoadPhase } from '../contract/protocol';
 import { useSpec } from './storeContext';
 
-const PHASES: Record<LoadPhase, string> = {
+export const PHASES: Record<LoadPhase, string> = {
   download: 'Downloading',
   hash: 'Checking file hashes',
   session: 'Creating model sessions',

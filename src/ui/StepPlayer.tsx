@@ -1,5 +1,5 @@
 import { useEffect, useState, type KeyboardEvent } from 'react';
-import { PHASES, type Frame } from './playback';
+import { KEY_PROMPT, PHASES, type Frame } from './playback';
 
 const SPEEDS: readonly { label: string; ms: number }[] = [
   { label: 'slow (3 s a frame)', ms: 3000 },
@@ -135,9 +135,14 @@ export function StepPlayer(props: {
         </ol>
       </div>
       <p className="caption" aria-live="polite" data-testid="step-caption">
-        {current
-          ? `${(frame ?? 0) + 1}/${frames.length} · ${current.caption}`
-          : 'Replay this recorded step phase by phase (it never changes what was generated). With the player focused, → or Space and ← step through the phases.'}
+        {current ? (
+          <>
+            {`${(frame ?? 0) + 1}/${frames.length} · ${current.caption}`}
+            {current.question && <span className="key-prompt"> {KEY_PROMPT}</span>}
+          </>
+        ) : (
+          'Replay this recorded step phase by phase (it never changes what was generated). With the player focused, → or Space and ← step through the phases.'
+        )}
       </p>
     </div>
   );

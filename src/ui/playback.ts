@@ -3,7 +3,7 @@
  * says how much of the step the grid and the tree show; nothing is recomputed, so a replay never changes
  * what was generated.
  */
-import type { ExplainedStep } from '../core/explain';
+import { acceptedFrom, type ExplainedStep } from '../core/explain';
 import type { StepRecord } from '../contract/stepRecord';
 import { FREE_SOURCES } from '../core/draftLaw';
 import { FREE_SOURCE_WORDS, SOURCE_MARKS } from './howItWorksText';
@@ -16,7 +16,10 @@ export interface Frame {
   caption: string;
   /** Verification frames: the decision lines shown so far (index into explained.lines, inclusive). */
   line: number;
-  /** A question frame: the test of `line` is asked (u and its threshold) but its outcome is not yet shown. */
+  /**
+   * A question frame: the test of `line` is asked (u and its threshold) but its outcome is not yet shown. The
+   * player adds KEY_PROMPT after its caption on screen; an exported video has no keys to press.
+   */
   question?: boolean;
 }
 
@@ -44,6 +47,9 @@ export function questionOf(line: string): string | null {
     return `u = ${u}: which candidate does the transport plan’s cumulative flow F pick, if any?`;
   return `u = ${u}; threshold ${threshold} = ${value}: ${threshold?.startsWith('h_') ? 'keep the block up to here?' : 'accept?'}`;
 }
+
+/** What a question frame adds on screen (not in an export). */
+export const KEY_PROMPT = '(the next key press answers)';
 
 const s = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
@@ -110,14 +116,14 @@ export function playbackFrames(step: StepRecord, explained: ExplainedStep, text:
   ];
   const forced = allForced(step);
   explained.lines.forEach((line, i) => {
-    const where = `${forced ? `${ALL_FORCED} (q = p = 1 at every drafted position). ` : ''}${line.cell ? `draft ${line.cell.draft + 1}, position ${line.cell.position + 1}: ` : ''}`;
+    const where = `${forced ? `${ALL_FORCED} (q = p = 1 at every drafted position). ` : ''}${line.where ? `${line.where}: ` : ''}`;
     const question = forced ? null : questionOf(line.text);
     if (question)
       frames.push({
         phase: 'verification',
         line: i,
         question: true,
-        caption: `Verification ${i + 1} of ${explained.lines.length} — ${where}${question} (the next key press answers)`,
+        caption: `Verification ${i + 1} of ${explained.lines.length} — ${where}${question}`,
       });
     frames.push({
       phase: 'verification',
@@ -130,7 +136,7 @@ export function playbackFrames(step: StepRecord, explained: ExplainedStep, text:
     phase: 'emission',
     line: explained.lines.length - 1,
     caption: last
-      ? `Emission: ${s(accepted, 'accepted token')} from draft ${step.chosen + 1}${last.origin === 'draft' ? '' : `, then the ${last.origin} token “${text(last.token)}”`} — ${s(step.emitted.length, 'token')} for one target forward.`
+      ? `Emission: ${s(accepted, 'accepted token')} ${acceptedFrom(explained.cells, step.chosen, accepted)}${last.origin === 'draft' ? '' : `, then the ${last.origin} token “${text(last.token)}”`} — ${s(step.emitted.length, 'token')} for one target forward.`
       : 'Emission: nothing was emitted.',
   });
   return frames;

@@ -66,6 +66,14 @@ function freezeForClone(element: HTMLElement): () => void {
     const previous = content.style.transform;
     content.style.transform = `translate(${-region.scrollLeft}px, ${-region.scrollTop}px)`;
     undo.push(() => (content.style.transform = previous));
+    // The grid's sticky headers (teaching.css) stay where the page shows them: moved back by the scroll.
+    for (const header of region.querySelectorAll<HTMLTableCellElement>('th')) {
+      if (getComputedStyle(header).position !== 'sticky') continue;
+      const row = header.scope === 'row';
+      const before = header.style.transform;
+      header.style.transform = row ? `translate(${region.scrollLeft}px, 0)` : `translate(0, ${region.scrollTop}px)`;
+      undo.push(() => (header.style.transform = before));
+    }
   }
   return () => undo.forEach((step) => step());
 }

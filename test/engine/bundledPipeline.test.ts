@@ -245,6 +245,16 @@ describe('the decode loop on the bundled models', () => {
       String,
     );
     expect(lines.map((line) => line.text)).toContain(example);
+    // The replay's padding test (test/ui/replayPadding.test.tsx) reads this step as recorded: it must stay this run's.
+    const recorded = JSON.parse(readFileSync('test/fixtures/steps/person-lecture-step-2.json', 'utf8')) as StepRecord;
+    const decided = (record: StepRecord) =>
+      (record.decisions ?? []).map(({ note, draw }) => [note?.kind, draw?.u, draw?.kind === 'bernoulli' && draw.value]);
+    expect({ drafts: shown.drafts, chosen: shown.chosen, accepted: shown.accepted, decided: decided(shown) }).toEqual({
+      drafts: recorded.drafts,
+      chosen: recorded.chosen,
+      accepted: recorded.accepted,
+      decided: decided(recorded),
+    });
   });
 
   it('constrained drafting reports I = 0 and still emits valid JSON', async () => {

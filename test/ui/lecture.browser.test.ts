@@ -202,7 +202,19 @@ describe('a lecture, in the built app', () => {
       document.documentElement.classList.add(exporting);
       const panel = document.querySelector('[data-testid="explained-step"]') as HTMLElement;
       const origin = panel.getBoundingClientRect();
-      const tree = (document.querySelector('[data-testid="draft-tree"] svg') as SVGSVGElement).getBoundingClientRect();
+      const svg = document.querySelector('[data-testid="draft-tree"] svg') as SVGSVGElement;
+      const tree = svg.getBoundingClientRect();
+      // What a frame draws of the tree: its nodes' box, and its labels' size (font size × the SVG's scale).
+      const nodes = [...svg.querySelectorAll('.tree-node rect')].map((rect) => rect.getBoundingClientRect());
+      const drawn = {
+        width: Math.max(...nodes.map((node) => node.right)) - Math.min(...nodes.map((node) => node.left)),
+        height: Math.max(...nodes.map((node) => node.bottom)) - Math.min(...nodes.map((node) => node.top)),
+      };
+      const label = Math.min(
+        ...[...svg.querySelectorAll('text')].map(
+          (text) => Number.parseFloat(getComputedStyle(text).fontSize) * (svg.getScreenCTM()?.a ?? 0),
+        ),
+      );
       const controls = [
         ...panel.querySelectorAll('.player-controls, [data-testid="export-step"], [data-testid="export-video"]'),
       ].filter((element) => (element as HTMLElement).offsetParent !== null).length;
@@ -215,11 +227,17 @@ describe('a lecture, in the built app', () => {
       return {
         size: [origin.width, origin.height],
         tree: { x: tree.x - origin.x, y: tree.y - origin.y, width: tree.width, height: tree.height },
+        drawn,
+        label,
         controls,
         scrollbars,
       };
     }, 'exporting-replay');
     expect(layout).toMatchObject({ size: [1280, 720], controls: 0, scrollbars: 0 });
+    // A room reads the exported tree: a third of the frame's width and height or more, labels at 18 px or more.
+    expect(layout.drawn.width, JSON.stringify(layout)).toBeGreaterThanOrEqual(1280 / 3);
+    expect(layout.drawn.height, JSON.stringify(layout)).toBeGreaterThanOrEqual(720 / 3);
+    expect(layout.label, JSON.stringify(layout)).toBeGreaterThanOrEqual(18);
     await page.keyboard.press('Escape');
     // Each frame decoded in the page (ImageDecoder for the GIF, a <video> seeked to each phase for the WebM): the
     // pixels inside the tree's box that stand out from the background, and one frame as a PNG for the docs.
@@ -237,9 +255,11 @@ describe('a lecture, in the built app', () => {
         async ({ data, format, box }) => {
           const canvas = new OffscreenCanvas(1280, 720);
           const context = canvas.getContext('2d', { willReadFrequently: true }) as OffscreenCanvasRenderingContext2D;
+          // The pixels inside the tree's box that stand out from the background, and the extent they span.
           const standsOut = () => {
             const pixels = context.getImageData(box.x, box.y, box.width, box.height).data;
             let count = 0;
+            const span = { left: box.width, right: -1, top: box.height, bottom: -1 };
             // Background #111418: a black box or black text is within 24 of it in every channel.
             for (let i = 0; i < pixels.length; i += 4)
               if (
@@ -248,14 +268,21 @@ describe('a lecture, in the built app', () => {
                   Math.abs((pixels[i + 1] ?? 0) - 0x14),
                   Math.abs((pixels[i + 2] ?? 0) - 0x18),
                 ) > 48
-              )
+              ) {
                 count++;
-            return count;
+                const x = (i / 4) % box.width;
+                const y = Math.floor(i / 4 / box.width);
+                span.left = Math.min(span.left, x);
+                span.right = Math.max(span.right, x);
+                span.top = Math.min(span.top, y);
+                span.bottom = Math.max(span.bottom, y);
+              }
+            return { count, width: span.right - span.left + 1, height: span.bottom - span.top + 1 };
           };
           const blob = new Blob([Uint8Array.from(atob(data), (c) => c.charCodeAt(0))], {
             type: format === 'gif' ? 'image/gif' : 'video/webm',
           });
-          const counts: number[] = [];
+          const counts: { count: number; width: number; height: number }[] = [];
           let sample = '';
           const keep = async () => {
             const png = await canvas.convertToBlob({ type: 'image/png' });
@@ -319,8 +346,13 @@ describe('a lecture, in the built app', () => {
       writeFileSync(`${SCREENSHOTS}/replay-${format}-frame-1280x720.png`, Buffer.from(decoded.sample, 'base64'));
       expect(decoded.width, format).toBe(1280);
       expect(decoded.frames, format).toBeGreaterThanOrEqual(10);
-      // Nodes with their fill, outline and label: far more than a few stray pixels in every frame.
-      for (const [i, count] of decoded.counts.entries()) expect(count, `${format} frame ${i}`).toBeGreaterThan(2000);
+      // Nodes with their fill, outline and label: far more than a few stray pixels in every frame, over a third
+      // of the frame's width and height (the tree drawn as the page lays it out for the export, not shrunk).
+      for (const [i, drawn] of decoded.counts.entries()) {
+        expect(drawn.count, `${format} frame ${i}`).toBeGreaterThan(2000);
+        expect(drawn.width, `${format} frame ${i}`).toBeGreaterThanOrEqual(1280 / 3);
+        expect(drawn.height, `${format} frame ${i}`).toBeGreaterThanOrEqual(720 / 3);
+      }
     }
     expect(suite.problems).toEqual([]);
   }, 240_000);

@@ -1,0 +1,172 @@
+/**
+ * The replay and the audience QR as a room sees them (issue 55), in the built app at three projector sizes:
+ * the replay's tree takes a third of the screen or more with labels of 18 px or more and a current-node mark,
+ * the grid beside it; the QR warns that a loopback address opens on no phone. Screenshots: room-*.png.
+ */
+import { mkdirSync } from 'node:fs';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { suiteBuiltApp } from '../support/browser';
+
+const SCREENSHOTS = 'test-results/screenshots';
+const PROJECTORS = [
+  { width: 1024, height: 768 },
+  { width: 1280, height: 720 },
+  { width: 1920, height: 1080 },
+] as const;
+
+/** The replay's tree as drawn: its box, its labels' size on screen (font size × the SVG's scale), the current node. */
+async function treeOnScreen(page: Page) {
+  return page.evaluate(() => {
+    const svg = document.querySelector('[data-testid="draft-tree"] svg') as SVGSVGElement;
+    // The drawn tree: the union of its nodes' boxes (the SVG element may be wider than what it draws).
+    const nodes = [...svg.querySelectorAll('.tree-node rect')].map((rect) => rect.getBoundingClientRect());
+    const left = Math.min(...nodes.map((node) => node.left));
+    const top = Math.min(...nodes.map((node) => node.top));
+    const box = {
+      left,
+      top,
+      width: Math.max(...nodes.map((node) => node.right)) - left,
+      height: Math.max(...nodes.map((node) => node.bottom)) - top,
+    };
+    const scale = svg.getScreenCTM()?.a ?? 0;
+    const labels = [...svg.querySelectorAll('text')].map(
+      (text) => Number.parseFloat(getComputedStyle(text).fontSize) * scale,
+    );
+    const current = svg.querySelector('.tree-node.current rect');
+    const mark = current && {
+      stroke: getComputedStyle(current).stroke,
+      width: Number.parseFloat(getComputedStyle(current).strokeWidth) * scale,
+      dashed: getComputedStyle(current).strokeDasharray !== 'none',
+    };
+    const grid = document
+      .querySelector('[data-testid="decision-grid"]')
+      ?.closest('.grid-scroll')
+      ?.getBoundingClientRect();
+    return {
+      box: { left: box.left, top: box.top, width: box.width, height: box.height },
+      smallestLabel: Math.min(...labels),
+      mark,
+      grid: grid && { left: grid.left, top: grid.top, width: grid.width, height: grid.height },
+      screen: { width: innerWidth, height: innerHeight },
+    };
+  });
+}
+
+describe('the replay and the QR, as a room sees them', () => {
+  const suite = suiteBuiltApp(PROJECTORS[1]);
+  let page: Page;
+
+  beforeAll(async () => {
+    mkdirSync(SCREENSHOTS, { recursive: true });
+    page = suite.page();
+    await page.getByTestId('provider').waitFor({ timeout: 120_000 });
+  }, 150_000);
+
+  it('the replay’s tree fills a third of the screen or more, labels at 18 px or more, the current node marked, the grid beside it', async () => {
+    await page.keyboard.press('p');
+    for (const count of [1, 2]) {
+      await page.getByRole('button', { name: 'Step', exact: true }).click();
+      await page
+        .getByTestId('inspector')
+        .filter({ hasText: `Step ${count} of ${count}` })
+        .waitFor({ timeout: 120_000 });
+    }
+    const player = page.getByTestId('step-player');
+    await player.focus();
+    await page.keyboard.press('Home');
+    const last = Number((await page.getByTestId('step-caption').textContent())?.match(/^\d+\/(\d+) · /)?.[1]);
+    expect(last).toBeGreaterThan(5);
+    for (const viewport of PROJECTORS) {
+      await page.setViewportSize(viewport);
+      await player.focus();
+      await page.keyboard.press('Home');
+      let marked = 0;
+      for (let frame = 1; frame <= last; frame++) {
+        await page.locator(`[data-testid="step-player"][data-frame="${frame - 1}"]`).waitFor();
+        const tree = await treeOnScreen(page);
+        const where = `frame ${frame} at ${viewport.width}x${viewport.height}: ${JSON.stringify(tree)}`;
+        // A third of the screen: a third of its width and of its height, or more.
+        expect.soft(tree.box.width, where).toBeGreaterThanOrEqual(viewport.width / 3);
+        expect.soft(tree.box.height, where).toBeGreaterThanOrEqual(viewport.height / 3);
+        expect.soft(tree.smallestLabel, where).toBeGreaterThanOrEqual(18);
+        // The grid beside the tree, not under it.
+        expect.soft(tree.grid?.left ?? 0, where).toBeGreaterThanOrEqual(tree.box.left + tree.box.width - 1);
+        if (tree.mark) {
+          marked++;
+          expect.soft(tree.mark, where).toMatchObject({ stroke: 'rgb(240, 228, 66)', dashed: false });
+          expect.soft(tree.mark.width, where).toBeGreaterThanOrEqual(5);
+        }
+        if (frame === 12)
+          await page.screenshot({ path: `${SCREENSHOTS}/room-replay-${viewport.width}x${viewport.height}.png` });
+        await page.keyboard.press('ArrowRight');
+      }
+      expect(marked, `${viewport.width}x${viewport.height}: frames with a current node`).toBeGreaterThan(3);
+    }
+    await page.setViewportSize(PROJECTORS[1]);
+    await page.keyboard.press('Escape');
+    expect(suite.problems).toEqual([]);
+  });
+
+  it('a race says its progress in the run bar, with the time left once a sample is in, and Reset cancels it', async () => {
+    await page.getByRole('button', { name: 'Race all methods' }).click();
+    const progress = page.getByTestId('race-progress');
+    await progress
+      .filter({ hasText: /^race: \d+ of (\d+|\?) samples, estimating the time left/ })
+      .waitFor({ timeout: 60_000 });
+    await progress.filter({ hasText: /^race: [1-9]\d* of \d+ samples, ~\d+ s left \(Reset cancels it\)$/ }).waitFor({
+      timeout: 120_000,
+    });
+    await page.screenshot({ path: `${SCREENSHOTS}/room-race-progress-1280x720.png` });
+    await page.getByRole('button', { name: 'Reset', exact: true }).click();
+    await page.getByRole('heading', { name: /Race: every method.*\(cancelled\)/ }).waitFor({ timeout: 30_000 });
+    await expect(progress.count()).resolves.toBe(0);
+  });
+
+  it('the audience QR on a loopback page says phones cannot open it and how to fix that; with a published LAN address it holds that, with the share link’s presentation flag', async () => {
+    await page
+      .context()
+      .grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(page.url()).origin });
+    const toggle = page.getByTestId('audience-qr-toggle');
+    const qr = page.getByTestId('audience-qr');
+    const warning = page.getByTestId('audience-qr-warning');
+    for (const viewport of PROJECTORS) {
+      await page.setViewportSize(viewport);
+      await toggle.click();
+      // The preview serves the built app on 127.0.0.1: no phone in the room can open that.
+      expect(new URL(page.url()).hostname).toBe('127.0.0.1');
+      await expect(warning.textContent()).resolves.toMatch(
+        /^Phones cannot open this code: 127\.0\.0\.1:\d+ is this computer only\. Start the dev server with npm start -- --host/,
+      );
+      const box = await warning.boundingBox();
+      expect(
+        box && box.y + box.height <= viewport.height && box.x + box.width <= viewport.width,
+        JSON.stringify(box),
+      ).toBe(true);
+      await page.screenshot({ path: `${SCREENSHOTS}/room-qr-loopback-${viewport.width}x${viewport.height}.png` });
+      await toggle.click();
+    }
+    await page.setViewportSize(PROJECTORS[1]);
+    // What the dev server under --host publishes (tools/audienceOriginPlugin.ts): the code holds that address.
+    await page.evaluate(() => {
+      const meta = document.createElement('meta');
+      meta.name = 'speclab-audience-origin';
+      meta.content = 'http://192.168.1.20:5173/';
+      document.head.append(meta);
+    });
+    await toggle.click();
+    const link = (await qr.getAttribute('data-link')) ?? '';
+    expect(link).toMatch(/^http:\/\/192\.168\.1\.20:5173\/#run\?.*present=0/);
+    await expect(warning.textContent()).resolves.toMatch(
+      /opens on this computer only; the code holds http:\/\/192\.168\.1\.20:5173\//,
+    );
+    await expect(page.getByTestId('audience-qr-host').textContent()).resolves.toBe('192.168.1.20:5173');
+    await page.screenshot({ path: `${SCREENSHOTS}/room-qr-lan-1280x720.png` });
+    // Share, while presenting, copies the very link the code holds: the same presentation flag.
+    await page.getByTestId('share').click();
+    await page.getByTestId('share-feedback').filter({ hasText: 'audience' }).waitFor();
+    await expect(page.evaluate(() => navigator.clipboard.readText())).resolves.toBe(link);
+    await toggle.click();
+    expect(suite.problems).toEqual([]);
+  });
+});
