@@ -314,6 +314,7 @@ function rowOf(bucket: string, constrained: boolean, windows: readonly Window[],
             ttft_mean_ms: ttftMean,
             after_queue_ms: queueMean === null || ttftMean === null ? null : round(ttftMean - queueMean),
           },
+    queue_unknown: firstMissing(windows.map((window) => window.queue)),
     itl_ms: percentiles(completed.flatMap((result) => result.gapsMs)),
     content_chunks: completed.reduce((total, result) => total + result.contentChunks, 0),
     completion_tokens: tokens,
@@ -455,7 +456,7 @@ function queueLines(card: ServerScorecard, concurrency: number): string[] {
   if (rows.length === 0)
     return concurrency > 1
       ? [
-          `The server exposes no queue-time histogram (vllm:request_queue_time_seconds) on /metrics: at concurrency ${concurrency}, above the server's parallelism TTFT includes the wait in its queue, so it measures queueing as much as decoding.`,
+          `No queue wait (${terminalSafe(card.rows[0]?.queue_unknown ?? '', { maxChars: 200 })}): at concurrency ${concurrency}, above the server's parallelism TTFT includes the wait in its queue, so it measures queueing as much as decoding.`,
           '',
         ]
       : [];

@@ -17,7 +17,10 @@ import {
 } from '../../src/core/vllmMetrics';
 import { SCRAPE_BYTE_LIMIT } from '../../src/store/liveScrape';
 import type { ServerTarget } from './serverRequest';
-import { shownValue } from './serverRequest';
+import { terminalSafe } from './terminalSafe';
+
+/** A sample's value as the scrape wrote it, short and escaped. */
+const shownSample = (text: string | undefined) => terminalSafe(String(text), { maxChars: 40 });
 
 /** Our own counters, which vLLM lacks: R and I (npm run serve exposes them). */
 export const SPECLAB_R = 'speclab:spec_decode_num_raw_draft_tokens_total';
@@ -73,7 +76,7 @@ type Sample = Families[number]['metrics'][number];
 function countOf(name: string, text: string | undefined): number {
   const value = Number(text);
   if (!(text !== undefined && text.trim() !== '' && Number.isFinite(value) && value >= 0 && value <= 2 ** 53))
-    throw new ScrapeError(`the server's ${name} is ${shownValue(text)}, not a count (a finite number from 0)`);
+    throw new ScrapeError(`the server's ${name} is ${shownSample(text)}, not a count (a finite number from 0)`);
   return value;
 }
 
@@ -138,7 +141,7 @@ function gpuUtilisation(families: Families): Figure<number> {
   const values = samples.map(({ value }) => Number(value));
   const bad = samples.find((_, i) => !((values[i] as number) >= 0 && (values[i] as number) <= 100));
   if (bad !== undefined)
-    return { error: `the server's ${bad.name} is ${shownValue(bad.value)}, not a percentage from 0 to 100` };
+    return { error: `the server's ${bad.name} is ${shownSample(bad.value)}, not a percentage from 0 to 100` };
   return { value: values.reduce((a, b) => a + b, 0) / values.length };
 }
 
@@ -149,13 +152,14 @@ export function snapshotOf(scraped: { text: string } | { error: string }, model:
     return { reading: error, R: error, I: error, requests: error, tokens: error, queue: error, gpu: error };
   };
   if ('error' in scraped) return unread(`no /metrics: ${scraped.error}`);
-  const { text } = scraped;
+  // The text format ends every line with a newline; the parser drops a last line without one.
+  const text = scraped.text.endsWith('\n') ? scraped.text : `${scraped.text}\n`;
   let families: Families;
   try {
     if (text.length > SCRAPE_LIMITS.bytes) throw new Error(`it is over ${SCRAPE_LIMITS.bytes} characters`);
     families = parsePrometheusTextFormat(text);
   } catch (error) {
-    return unread(`/metrics is not Prometheus text: ${shownValue((error as Error).message)}`);
+    return unread(`/metrics is not Prometheus text: ${terminalSafe((error as Error).message, { maxChars: 120 })}`);
   }
   let reading: Figure<ScrapeReading>;
   try {
