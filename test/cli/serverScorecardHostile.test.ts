@@ -277,7 +277,13 @@ describe('scorecard --server on a shared server: the window traffic checked agai
         acceptance_source: 'window, contaminated',
       });
     }
-    const markdown = await run(['one', 'two']);
+    const markdown = await run(['one', 'two'], ['--concurrency', '4']);
+    // Two cases in the bucket: at most two requests in flight, and the header says so.
+    expect(markdown.stdout).toMatch(
+      /^Concurrency: 4 requested; in flight at most min\(4, cases in the bucket\): b 2$/m,
+    );
+    // One round is one pair: no speed verdict.
+    expect(markdown.stdout).toMatch(/^\| b \| 1 \| .* \| too few samples \(under 5\) \|$/m);
     expect(markdown.stdout).toMatch(
       /^\| b \| on \| 0 \| — \| — \| 0 \| 0 \| — \| — \| — \| — \| 0 \| — \| contaminated: 3 requests and 50 tokens not the scorecard's \|$/m,
     );
