@@ -150,21 +150,30 @@ export interface ForeignTraffic {
   tokens: number | null;
 }
 
-/** The window's traffic beyond the scorecard's own, or why it cannot be checked. */
+/**
+ * The window's traffic beyond the scorecard's own, or why it cannot be checked. The server counts at least the
+ * scorecard's completed requests, and at most every one it accepted (a bad response, an error in the stream or
+ * a request the client gave up on may count or not); only requests past that are another client's. Tokens are
+ * compared where every accepted request reported its usage.
+ */
 function foreignTraffic(before: Snapshot, after: Snapshot, results: readonly RequestResult[]): Figure<ForeignTraffic> {
   const requests = counterDelta(before.requests, after.requests, FINISHED_REQUESTS[0]);
   if (!isValue(requests)) return requests;
   const tokens = counterDelta(before.tokens, after.tokens, GENERATED_TOKENS[0]);
-  const own = { requests: completedOf(results).length, tokens: ownTokens(results) };
-  const foreign = {
-    requests: requests.value - own.requests,
-    tokens: isValue(tokens) && own.tokens !== null ? tokens.value - own.tokens : null,
+  const accepted = results.filter((result) => result.status === null && result.outcome !== 'connection-error');
+  const own = {
+    completed: completedOf(results).length,
+    accepted: accepted.length,
+    tokens: accepted.every((result) => result.completionTokens !== null)
+      ? accepted.reduce((total, result) => total + (result.completionTokens as number), 0)
+      : null,
   };
-  if (foreign.requests < 0 || (foreign.tokens ?? 0) < 0)
+  const foreignTokens = isValue(tokens) && own.tokens !== null ? tokens.value - own.tokens : null;
+  if (requests.value < own.completed || (foreignTokens ?? 0) < 0)
     return {
-      error: `the server counted ${requests.value} finished requests${isValue(tokens) ? ` and ${tokens.value} generated tokens` : ''} in the window, fewer than the scorecard's own ${own.requests}${own.tokens === null ? '' : ` and ${own.tokens}`}`,
+      error: `the server counted ${requests.value} finished requests${isValue(tokens) ? ` and ${tokens.value} generated tokens` : ''} in the window, fewer than the scorecard's own ${own.completed}${own.tokens === null ? '' : ` and ${own.tokens}`}`,
     };
-  return { value: foreign };
+  return { value: { requests: Math.max(0, requests.value - own.accepted), tokens: foreignTokens } };
 }
 
 /** Why the first of two figures that is not a value is missing (the second's reason when the first is known). */

@@ -101,35 +101,25 @@ function counterSum(families: Families, names: readonly string[], model: string)
   return { absent: `the server exposes no ${names.join(' or ')}` };
 }
 
-/** The queue-time histogram's _sum and _count for the model, typed (HISTOGRAM) or as two plain series. */
-function queueTotals(families: Families, model: string): Figure<{ sum: number; count: number }> {
-  const histogram = families.find((family) => family.name === QUEUE_TIME && family.type === 'HISTOGRAM');
-  try {
-    if (histogram !== undefined) {
-      const series = histogram.metrics.filter((sample) => ofModel(sample, model)) as (Sample & {
-        sum?: string;
-        count?: string;
-      })[];
-      return {
-        value: {
-          sum: series.reduce((total, sample) => total + countOf(`${QUEUE_TIME}_sum`, sample.sum), 0),
-          count: series.reduce((total, sample) => total + countOf(`${QUEUE_TIME}_count`, sample.count), 0),
-        },
-      };
+/**
+ * The queue-time histogram's _sum and _count for the model (all series when none names a model), read from the
+ * text's lines: the Prometheus parser drops a labelled histogram's _sum and _count.
+ */
+function queueTotals(text: string, model: string): Figure<{ sum: number; count: number }> {
+  const totals = { sum: 0, count: 0 };
+  let found = false;
+  const line = new RegExp(`^${QUEUE_TIME}_(sum|count)(?:\\{([^}]*)\\})? (\\S+)`, 'gm');
+  for (const match of text.matchAll(line)) {
+    const labelled = /model_name="((?:[^"\\]|\\.)*)"/.exec(match[2] ?? '')?.[1];
+    if (labelled !== undefined && labelled !== model) continue;
+    try {
+      totals[match[1] as 'sum' | 'count'] += countOf(`${QUEUE_TIME}_${match[1]}`, match[3]);
+    } catch (error) {
+      return { error: (error as Error).message };
     }
-  } catch (error) {
-    return { error: (error as Error).message };
+    found = true;
   }
-  const [sum, count] = [
-    counterSum(families, [`${QUEUE_TIME}_sum`], model),
-    counterSum(families, [`${QUEUE_TIME}_count`], model),
-  ];
-  if (isValue(sum) && isValue(count)) return { value: { sum: sum.value, count: count.value } };
-  return 'error' in sum
-    ? sum
-    : 'error' in count
-      ? count
-      : { absent: `the server exposes no queue-time histogram (${QUEUE_TIME})` };
+  return found ? { value: totals } : { absent: `the server exposes no queue-time histogram (${QUEUE_TIME})` };
 }
 
 /** GPU utilisation in percent (mean over the GPUs exposed); each value must be a percentage. */
@@ -174,7 +164,7 @@ export function snapshotOf(scraped: { text: string } | { error: string }, model:
     I: counterSum(families, [SPECLAB_I], model),
     requests: counterSum(families, FINISHED_REQUESTS, model),
     tokens: counterSum(families, GENERATED_TOKENS, model),
-    queue: queueTotals(families, model),
+    queue: queueTotals(text, model),
     gpu: gpuUtilisation(families),
   };
 }
