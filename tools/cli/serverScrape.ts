@@ -82,7 +82,10 @@ function countOf(name: string, text: string | undefined): number {
 
 const ofModel = (sample: Sample, model: string) => (sample.labels?.model_name ?? model) === model;
 
-/** The first of `names` the scrape has (with or without _total), summed over the model's series (all series when none names a model); absent when none is there. */
+/**
+ * The first of `names` the scrape has (with or without _total), summed over the model's series (all series when
+ * none names a model); absent when none is there.
+ */
 function counterSum(families: Families, names: readonly string[], model: string): Figure<number> {
   for (const name of names) {
     const family = families.find(
