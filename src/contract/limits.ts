@@ -134,6 +134,14 @@ export const CLI_LIMITS = {
   echoChars: 200,
 } as const;
 
+/** What `scorecard --server` reads from a server: a whole streamed completion, and one server-sent event of it. */
+export const SERVER_SCORECARD_LIMITS = {
+  /** One streamed response (a 512-token answer is a few tens of kilobytes of events). */
+  responseBytes: 16 * 2 ** 20,
+  /** One event, in characters, before its blank line (a chunk is a few hundred bytes; a detailed usage chunk tens of kilobytes). */
+  eventChars: 2 ** 20,
+} as const;
+
 /** What one request to `npm run serve` may ask for: OpenAI's own bounds where the API states one. */
 export const SERVE_LIMITS = {
   /** A request body, in bytes, before it is parsed. */

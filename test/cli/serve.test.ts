@@ -81,6 +81,11 @@ describe('npm run serve, and scorecard --server against it', () => {
       '4',
       '--max-tokens',
       '24',
+      // One window each way and no warm-up: the rows' sums are then the server's lifetime totals.
+      '--repeats',
+      '1',
+      '--warm-up',
+      '0',
       '--json',
     ]);
     vi.restoreAllMocks();
@@ -132,6 +137,8 @@ describe('npm run serve, and scorecard --server against it', () => {
       'examples/cases.jsonl',
       '--buckets',
       'small-enum',
+      '--repeats',
+      '1',
     ];
     const code = await scorecard([
       ...args,

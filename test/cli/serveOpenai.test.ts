@@ -391,6 +391,8 @@ describe('serve --per-request-spec-decode-metrics detailed', () => {
       '4',
       '--max-tokens',
       '24',
+      '--repeats',
+      '1',
       '--json',
     ]);
     delete process.env.OPENAI_API_KEY;

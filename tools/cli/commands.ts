@@ -661,7 +661,7 @@ export const COMMANDS = {
         type: 'string',
         placeholder: 'URL',
         description:
-          'an OpenAI-compatible server (vLLM, SGLang, npm run serve) to score instead of the bundled models: needs --model and --cases; streams each case with the schema as response_format and without it, at --temperature, --seed and --max-tokens, reading URL/metrics before and after each bucket',
+          "an OpenAI-compatible server (vLLM, SGLang, npm run serve) to score instead of the bundled models: needs --model and --cases; streams each case with the schema as response_format and without it, at --temperature, --seed and --max-tokens, reading URL/metrics before and after each window, and says where the window's requests and tokens on /metrics are not the scorecard's own (another client's traffic)",
       },
       model: { type: 'string', placeholder: 'NAME', description: 'with --server: the model name to request' },
       cases: {
@@ -678,7 +678,24 @@ export const COMMANDS = {
         value: 'integer',
         max: CLI_LIMITS.concurrency,
         default: '1',
-        description: 'with --server: requests in flight at once',
+        description:
+          'with --server: requests in flight at once, at most the cases of the bucket (the report states both)',
+      },
+      repeats: {
+        type: 'string',
+        value: 'integer',
+        max: CLI_LIMITS.repeats,
+        placeholder: 'N',
+        description:
+          'with --server: rounds per bucket (default 5, the pairs the verdict rule needs), each a schema-on and a schema-off window, which goes first alternating; speed is the median over rounds with its 95% interval, schema on over off judged by the shared verdict rule',
+      },
+      'warm-up': {
+        type: 'string',
+        value: 'count',
+        max: CLI_LIMITS.warmUp,
+        placeholder: 'N',
+        description:
+          "with --server: untimed requests each way before a bucket's rounds, outside every window (default 1)",
       },
       timeout: {
         type: 'string',
