@@ -20,10 +20,10 @@ import { readingJson } from './vllmReading';
 import { UsageError } from './args';
 import { bucketsOf, type Case } from './cases';
 import { terminalSafe } from './terminalSafe';
-import { percentile } from './percentile';
-import { readRequestSpecMetrics, requestDistribution, type RequestSpecRecord } from './requestSpecMetrics';
+import { percentile } from '../../src/core/percentile';
+import { readRequestSpecMetrics, requestDistribution, type RequestSpecRecord } from '../../src/core/requestSpecMetrics';
 
-export { percentile } from './percentile';
+export { percentile } from '../../src/core/percentile';
 
 /** The most one streamed response may hold (a 512-token answer is a few tens of kilobytes of events). */
 const RESPONSE_LIMIT = { bytes: 16 * 2 ** 20, why: 'the most one streamed completion may be' };
