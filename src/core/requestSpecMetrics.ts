@@ -369,3 +369,29 @@ export function requestDistribution(records: readonly RequestSpecRecord[]) {
 }
 
 export type RequestDistribution = ReturnType<typeof requestDistribution>;
+
+/** Bin widths a per-request histogram may use: round numbers a reader can read off the axis. */
+const BIN_WIDTHS = [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 25, 50, 100, 250];
+
+/**
+ * The requests' acceptance lengths (1 + A / steps, requests with no step left out) as a histogram of at most
+ * `maxBins` bins: bin i holds the lengths from start + i·width up to the next bin's start. `binOf` is the bin
+ * that holds a value (the pooled figure or the median, marked on the chart).
+ */
+export function acceptanceLengthBins(records: readonly RequestSpecRecord[], maxBins = 24) {
+  const lengths = records.filter((r) => r.steps > 0).map((r) => 1 + r.accepted / r.steps);
+  if (lengths.length === 0) return null;
+  const low = Math.min(...lengths);
+  const high = Math.max(...lengths);
+  // The bin index of a value; the nudge keeps a value on a bin edge (0.3 / 0.1 = 2.9999999999999996) in its bin.
+  const index = (value: number, w: number) => Math.floor(value / w + 1e-9);
+  // A length is at most 1 + SCRAPE_LIMITS.positions, so the widest width always fits.
+  const width = BIN_WIDTHS.find((w) => index(high, w) - index(low, w) + 1 <= maxBins) as number;
+  const first = index(low, width);
+  const binOf = (value: number) => index(value, width) - first;
+  const counts = new Array<number>(binOf(high) + 1).fill(0);
+  for (const length of lengths) counts[binOf(length)] = (counts[binOf(length)] as number) + 1;
+  // Bin starts rounded to the width's decimals, so that 0.1 × 13 reads 1.3, not 1.3000000000000003.
+  const starts = counts.map((_, i) => Number(((first + i) * width).toFixed(2)));
+  return { width, bins: counts.map((requests, i) => ({ from: starts[i] as number, requests })), binOf };
+}
