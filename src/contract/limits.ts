@@ -93,6 +93,21 @@ export const SCRAPE_LIMITS = {
   counterMax: 2 ** 53,
 } as const;
 
+/**
+ * What an imported file of per-request records may hold (app and `npm run import:vllm -- --responses`): one
+ * response body or AIPerf profile_export.jsonl record a line. An AIPerf record with `detailed` per-step arrays is
+ * a few kilobytes, so 32 MiB holds some ten thousand requests; a histogram's index (accepted drafts in one step)
+ * stays below SCRAPE_LIMITS.positions.
+ */
+export const RESPONSES_LIMITS = {
+  /** Bytes (or characters) of the whole file, before it is parsed. */
+  bytes: 32 * 1024 * 1024,
+  /** Lines of the file, blank ones included. */
+  lines: 200_000,
+  /** Characters of one line. */
+  lineChars: 1024 * 1024,
+} as const;
+
 /** Per-position charts show at most this many bars; a longer list is summarised (its first positions shown, the rest counted). */
 export const CHART_POSITIONS = 64;
 

@@ -782,9 +782,20 @@ export const COMMANDS = {
     name: 'import:vllm',
     entry: 'tools/cli/importVllm.ts',
     summary:
-      "Reads a vLLM or SGLang /metrics scrape (Prometheus text) and prints its speculative-decoding figures per model; two scrapes give one window's delta; --url polls a live server; --cost-ratio advises the draft length L.",
-    positionals: { name: 'SCRAPE', description: 'a scrape file (or give --before/--after, or --url)', max: 1 },
+      "Reads a vLLM or SGLang /metrics scrape (Prometheus text) and prints its speculative-decoding figures per model; two scrapes give one window's delta; --url polls a live server; --cost-ratio advises the draft length L; --responses reads per-request counters (responses or AIPerf's profile_export.jsonl) into pooled figures and their distribution over requests.",
+    positionals: {
+      name: 'SCRAPE',
+      description: 'a scrape file (or give --before/--after, --url or --responses)',
+      max: 1,
+    },
     options: {
+      responses: {
+        type: 'string',
+        value: 'file',
+        placeholder: 'FILE',
+        description:
+          "a JSONL file, one request a line: vLLM responses with metrics.speculative_decoding, SGLang responses with meta_info, or AIPerf's profile_export.jsonl",
+      },
       before: { type: 'string', value: 'file', description: 'the scrape at the start of a window' },
       after: { type: 'string', value: 'file', description: 'the scrape at its end' },
       url: {
@@ -833,6 +844,7 @@ export const COMMANDS = {
       'npm run import:vllm -- --before t0.prom --after t1.prom --json',
       'npm run import:vllm -- --url http://localhost:8000/metrics --interval 5',
       'npm run import:vllm -- two-models.prom --R big-k4=500,small-k2=50',
+      'npm run import:vllm -- --responses artifacts/profile_export.jsonl',
     ],
     smoke: ['test/fixtures/vllm/bare.prom', '--cost-ratio', '0.1'],
   },

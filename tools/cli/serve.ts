@@ -32,7 +32,7 @@ import { ChoiceText, chatLogprobs, completionLogprobs, type Piece } from './serv
 import { corsOrigin, createGuard, isExposed, type GuardOptions } from './serveGuard';
 import { HttpError, parseCompletionRequest, type Endpoint, type ServeOptions } from './serveRequest';
 import { terminalSafe } from './terminalSafe';
-import { speculativeDecodingObject, type SpecDecodeLevel, type StepTally } from './requestSpecMetrics';
+import { speculativeDecodingObject, type SpecDecodeLevel, type StepTally } from '../../src/core/requestSpecMetrics';
 
 export type { ServeOptions } from './serveRequest';
 

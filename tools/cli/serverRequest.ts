@@ -11,7 +11,7 @@ import { hasOwnKey } from '../../src/contract/ownKeys';
 import type { SchemaValidator } from '../../src/grammar/score';
 import { UsageError } from './args';
 import type { Case } from './cases';
-import { readRequestSpecMetrics, type RequestSpecRecord } from './requestSpecMetrics';
+import { readRequestSpecMetrics, type RequestSpecRecord } from '../../src/core/requestSpecMetrics';
 import { SHOWN_SECRET, headerSafeValue } from './secrets';
 import { terminalSafe } from './terminalSafe';
 

@@ -25,9 +25,9 @@ import type { SchemaValidator } from '../../src/grammar/score';
 import { readingJson } from './vllmReading';
 import { UsageError } from './args';
 import { bucketsOf, type Case } from './cases';
-import { percentile } from './percentile';
+import { percentile } from '../../src/core/percentile';
 import { terminalSafe } from './terminalSafe';
-import { requestDistribution, type RequestSpecRecord } from './requestSpecMetrics';
+import { requestDistribution, type RequestSpecRecord } from '../../src/core/requestSpecMetrics';
 import {
   COMPLETED_OUTCOMES,
   sendRequest,
@@ -52,7 +52,7 @@ import {
   type Snapshot,
 } from './serverScrape';
 
-export { percentile } from './percentile';
+export { percentile } from '../../src/core/percentile';
 export { serverTarget, type ServerTarget, type RequestSettings } from './serverRequest';
 
 const round = (value: number | null, digits = 1) => (value === null ? null : Number(value.toFixed(digits)));
