@@ -27,12 +27,14 @@ export const TALK_FOCUS: Record<ViewName, string> = { ...VIEW_SELECTORS, race: '
 
 /**
  * The element that shows a scene's claim (src/contract/sceneClaims.ts) inside the views it may use
- * (src/store/talk.ts `CLAIM_VIEWS`): what the talk test finds in view above the caption, scene by scene.
+ * (src/store/talk.ts `CLAIM_VIEWS`): what the talk test finds in view above the caption, scene by scene. A
+ * counter shows its claim only when it is above zero, a chart's bar only when it has a height.
  */
 export const CLAIM_SELECTORS: Record<SceneClaim, string> = {
   'target-alone': '[data-testid="token-stream"] [data-position]',
+  // The counters' A is the proposed drafts' A whenever the schema forced tokens (a forced token is no acceptance).
   acceptance:
-    '[data-status="accepted"]:not([data-source="grammar"]), [data-counter="A"], .recharts-bar-rectangle, .recharts-line-curve',
+    '[data-status="accepted"]:not([data-source="grammar"]), [data-counter="A-proposed"], .counters:not(:has([data-counter="A-proposed"])) [data-counter="A"], .recharts-bar-rectangle, .recharts-line-curve',
   invalidation: '[data-status="invalid"], [data-counter="I"]',
   rejection: '[data-status="rejected"]:not([data-source="grammar"])',
   residual: '.final-correction, [data-testid="final-law"]',
