@@ -1,4 +1,4 @@
-import { Bar, BarChart, CartesianGrid, ErrorBar, XAxis, YAxis } from 'recharts';
+import { Bar, BarChart, CartesianGrid, ErrorBar, XAxis, YAxis, type XAxisTickContentProps } from 'recharts';
 import { DEFAULT_RACE_TOKEN_BUDGET, type RaceEntry } from '../contract/bench';
 import { spreadsOverlap, type Spread } from '../core/fairTiming';
 import { MIN_SAMPLES_FOR_VERDICT, VERDICT_TEXT } from '../core/verdict';
@@ -18,8 +18,7 @@ const REPEAT_CHOICES = [1, 3, 5, 10];
  * A method's name under its bar, every other one a row lower: seven names side by side overlap on a 1024 × 768
  * projector, where a bar is narrower than "ST-GBV".
  */
-function StaggeredTick(props: { x: number; y: number; index: number; payload: { value: string }; className?: string }) {
-  const { x, y, index, payload, className } = props;
+function StaggeredTick({ x, y, index, payload, className }: XAxisTickContentProps) {
   return (
     <text
       x={x}
@@ -29,7 +28,7 @@ function StaggeredTick(props: { x: number; y: number; index: number; payload: { 
       fill="#222222"
       className={className}
     >
-      {payload.value}
+      {String(payload.value)}
     </text>
   );
 }
