@@ -119,7 +119,7 @@ describe("the README's five-minute lecture, step by step in the built app", () =
     await expect(
       tree.locator('[data-status="rejected"]:not([data-source="grammar"])').count(),
     ).resolves.toBeGreaterThan(0);
-    await expect(tree.locator('.final-correction').count()).resolves.toBe(1);
+    await expect(tree.locator('g[data-node="final"].final-correction').count()).resolves.toBe(1);
     await expect(tree.locator('[data-source="grammar"]').count()).resolves.toBeGreaterThan(0);
     const grid = page.getByTestId('decision-grid');
     await expect(grid.textContent()).resolves.toMatch(/u = \d\.\d{3} [<≥] /);
