@@ -141,6 +141,9 @@ describe("the README's five-minute lecture, step by step in the built app", () =
     }
     expect(phases).toEqual(['drafting', 'grammar', 'scoring', 'verification', 'emission']);
     await expect(page.getByTestId('step-caption').textContent()).resolves.toMatch(/^\d+\/\d+ · /);
+    // Esc on the player leaves the replay: the whole dashboard is back.
+    await page.keyboard.press('Escape');
+    await page.locator('[data-testid="step-player"][data-phase="off"]').waitFor();
   });
 
   it('4. Ask "why this token?": a hovered token gives p, q and its decision, a correction its rejection and residual', async () => {
