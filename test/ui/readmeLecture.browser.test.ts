@@ -194,7 +194,7 @@ describe("the README's five-minute lecture, step by step in the built app", () =
     await expect(results.locator('tr[data-method="spectr-gbv"]').count()).resolves.toBe(1);
     for (const rate of await results.getByTestId('race-rate').allTextContents())
       expect(rate).toMatch(/^\d+\.\d \[\d+\.\d–\d+\.\d\]$/);
-    await results.scrollIntoViewIfNeeded();
+    await page.getByTestId('race').evaluate((race) => race.scrollIntoView({ block: 'start' }));
     await shot(page, '6-race');
     expect(problems).toEqual([]);
   }, 660_000);
