@@ -55,6 +55,14 @@ export function StatusBar() {
                 : `Models on wasm (CPU)${info.fallbackReason ? `: ${info.fallbackReason}` : ''}`}{' '}
               · {info.draftName} → {info.targetName} · loaded in {(info.loadMs / 1000).toFixed(1)} s
             </span>
+            {info.provider === 'wasm' && (
+              <span data-testid="wasm-threads" data-threads={info.wasmThreads.threads}>
+                ·{' '}
+                {info.wasmThreads.reason === null
+                  ? `${info.wasmThreads.threads} wasm threads`
+                  : `wasm: ${info.wasmThreads.reason}`}{' '}
+              </span>
+            )}
             <span className={`dot dot-${info.verifier}`} aria-hidden="true" />
             <span data-testid="verifier" data-logits-in-place={String(info.logitsInPlace)}>
               {info.verifier === 'gpu'

@@ -4,7 +4,7 @@
  * before Vite starts, and the tests (test/cli/help.test.ts). Imports nothing heavy: reading it loads no model.
  */
 import type { CommandSpec } from './args';
-import { DRAFTER_IDS } from '../../src/core/draftLaw';
+import { DEFAULT_DRAFTER, DRAFTER_IDS } from '../../src/core/draftLaw';
 
 /** Every --drafter's words: where drafts come from, and where the head drafters are offered. */
 const DRAFTER_HELP =
@@ -120,7 +120,7 @@ export const COMMANDS = {
         default: 'validate',
         description: 'drafts checked by the grammar after, or masked while drafting',
       },
-      drafter: { type: 'string', value: [...DRAFTER_IDS], default: 'model', description: DRAFTER_HELP },
+      drafter: { type: 'string', value: [...DRAFTER_IDS], default: DEFAULT_DRAFTER, description: DRAFTER_HELP },
       trigger: { type: 'string', description: 'free text until this string, then the schema' },
       verifier: {
         type: 'string',
@@ -420,7 +420,7 @@ export const COMMANDS = {
       drafters: {
         type: 'string',
         value: 'list',
-        default: 'model',
+        default: DEFAULT_DRAFTER,
         description: `drafters to compare, a row each (${DRAFTER_IDS.join(', ')}; head and head+grammar need a target with a features output and the draft head)`,
       },
       drafter: {
@@ -577,7 +577,7 @@ export const COMMANDS = {
         default: 'validate',
         description: 'drafts checked after, or masked while drafting',
       },
-      drafter: { type: 'string', value: [...DRAFTER_IDS], default: 'model', description: DRAFTER_HELP },
+      drafter: { type: 'string', value: [...DRAFTER_IDS], default: DEFAULT_DRAFTER, description: DRAFTER_HELP },
       'top-p': { type: 'string', placeholder: 'P', description: 'nucleus sampling (default off)' },
       cases: {
         type: 'string',
@@ -645,7 +645,7 @@ export const COMMANDS = {
         default: 'validate',
         description: 'drafts checked after, or masked while drafting',
       },
-      drafter: { type: 'string', value: [...DRAFTER_IDS], default: 'model', description: DRAFTER_HELP },
+      drafter: { type: 'string', value: [...DRAFTER_IDS], default: DEFAULT_DRAFTER, description: DRAFTER_HELP },
       json: {
         type: 'boolean',
         description:
@@ -750,7 +750,7 @@ export const COMMANDS = {
       },
       K: { type: 'string', default: '3', placeholder: 'N', description: 'drafts per step' },
       L: { type: 'string', default: '4', placeholder: 'N', description: 'draft length' },
-      drafter: { type: 'string', value: [...DRAFTER_IDS], default: 'model', description: DRAFTER_HELP },
+      drafter: { type: 'string', value: [...DRAFTER_IDS], default: DEFAULT_DRAFTER, description: DRAFTER_HELP },
       pair: PAIR,
       cors: {
         type: 'string',
