@@ -111,7 +111,8 @@ class MetricsTotals {
     this.errors.set(String(status), (this.errors.get(String(status)) ?? 0) + 1);
   }
 
-  text(model: string, L: number): string {
+  /** `load`: the requests decoding and waiting now (vLLM's gauges). */
+  text(model: string, L: number, load: { running: number; waiting: number }): string {
     const label = `model_name=${JSON.stringify(model)}`;
     const counter = (name: string, help: string, samples: [string, number][]) => [
       `# HELP ${name} ${help}`,
@@ -158,6 +159,12 @@ class MetricsTotals {
           count,
         ]),
       ),
+      '# HELP vllm:num_requests_running Number of requests in model execution batches.',
+      '# TYPE vllm:num_requests_running gauge',
+      `vllm:num_requests_running{${label}} ${load.running}`,
+      '# HELP vllm:num_requests_waiting Number of requests waiting to be processed.',
+      '# TYPE vllm:num_requests_waiting gauge',
+      `vllm:num_requests_waiting{${label}} ${load.waiting}`,
       '# HELP vllm:request_queue_time_seconds Histogram of time spent in the waiting queue (arrival to decode start).',
       '# TYPE vllm:request_queue_time_seconds histogram',
       ...QUEUE_BUCKETS.map(
@@ -279,8 +286,9 @@ export function createSpecServer(
 ): Server {
   const totals = new MetricsTotals();
   let queue: Promise<unknown> = Promise.resolve();
-  /** Requests admitted to the queue whose decode has not started. */
+  /** Requests admitted to the queue whose decode has not started, and the one decoding (0 or 1). */
   let waiting = 0;
+  let running = 0;
   let next = 0;
   const { tokenizer } = engine.pair;
   const decodeTokens = (tokens: readonly number[]) => tokenizer.decode([...tokens]);
@@ -381,6 +389,7 @@ export function createSpecServer(
     waiting++;
     const turn = queue.then(async () => {
       waiting--;
+      running = 1;
       started = true;
       clearInterval(heartbeat);
       const decodeStart = performance.now();
@@ -432,7 +441,7 @@ export function createSpecServer(
       totals.decodeSeconds += (performance.now() - decodeStart) / 1000;
       return outcomes;
     });
-    queue = turn.catch(() => undefined);
+    queue = turn.catch(() => undefined).finally(() => (running = 0));
     let outcomes;
     try {
       outcomes = await turn;
@@ -514,7 +523,7 @@ export function createSpecServer(
       } else if (request.method === 'GET' && path === '/metrics') {
         response
           .writeHead(200, { ...cors, 'content-type': 'text/plain; version=0.0.4; charset=utf-8' })
-          .end(totals.text(options.model, options.L));
+          .end(totals.text(options.model, options.L, { running, waiting }));
       } else if (request.method === 'GET' && path === '/v1/models') {
         json({ object: 'list', data: [modelObject] });
       } else if (request.method === 'GET' && path.startsWith('/v1/models/')) {
