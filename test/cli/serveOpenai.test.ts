@@ -232,7 +232,9 @@ describe('serve through the openai client: refusals are HTTP statuses, before an
       }),
     );
     expect(refused).toMatchObject({ status: 400, param: 'messages', type: 'BadRequestError' });
-    expect(refused.message).toMatch(/^400 the prompt is \d+ tokens and one step needs 4 more positions; the models see 256/);
+    expect(refused.message).toMatch(
+      /^400 the prompt is \d+ tokens and one step needs 4 more positions; the models see 256/,
+    );
     expect(
       await rejection(client.completions.create({ model: MODEL, prompt: long, max_tokens: 8, stream: true })),
     ).toMatchObject({ status: 400, param: 'prompt' });

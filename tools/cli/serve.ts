@@ -389,6 +389,7 @@ export function createSpecServer(
     waiting++;
     const turn = queue.then(async () => {
       waiting--;
+      if (gone.aborted) return null;
       running = 1;
       started = true;
       clearInterval(heartbeat);

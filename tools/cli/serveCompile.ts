@@ -46,7 +46,8 @@ export class CompileGate {
   check(schemaText: string): Promise<void> {
     const key = digest(schemaText);
     const known = this.refused.get(key);
-    if (known !== undefined) return Promise.reject(new SchemaError(known));
+    if (known !== undefined)
+      return Promise.reject(new SchemaError(`${known}; this schema was refused so before, and is not compiled again`));
     const checked = this.turn.then(() => this.compile(schemaText, key));
     this.turn = checked.catch(() => undefined);
     return checked;
