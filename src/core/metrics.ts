@@ -86,7 +86,10 @@ export interface Counters {
   readonly histogram: readonly number[];
   /** acceptedAtLeast[i] = steps that accepted i + 1 or more draft tokens, i = 0..L−1. */
   readonly acceptedAtLeast: readonly number[];
-  /** raw, invalidated and accepted by source: model, head, grammar (forced by the schema), copy (a value copied from the prompt), lookup (the prompt's own tokens). */
+  /**
+   * raw, invalidated and accepted by source: model, head, grammar (forced by the schema), copy (a value copied
+   * from the prompt), lookup (the prompt's own tokens).
+   */
   readonly bySource: BySource;
 }
 

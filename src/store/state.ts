@@ -232,7 +232,7 @@ export const FIRST_PRESET = SCHEMA_PRESETS[1] ?? (SCHEMA_PRESETS[0] as (typeof S
 /**
  * What a fresh visit drafts with: the schema's forced text for free, then the draft model. Measured on this CPU
  * it is level with the draft model alone over ar and ahead of it over ar+jump-forward, and faster than head+grammar
- * over ar in both runs of the draft head's bench (docs/performance.md#the-draft-heads-goals-issue-43-against-ar-and-arjump-forward). A
+ * over ar in both runs of the draft head's bench (docs/performance.md#the-draft-heads-goals-against-ar-and-arjump-forward). A
  * share link or talk scene without a drafter still means `model` (shareUrl.ts), so old links replay bit-identically.
  */
 export const APP_DEFAULT_DRAFTER: DrafterId = 'model+grammar';

@@ -23,7 +23,7 @@ describe('npm run bench: usage errors', () => {
     ],
     [
       ['--drafters', 'model,oracle'],
-      'bench: --drafters: unknown oracle; the drafters are model, model+grammar, model+lookup, model+grammar+lookup, head, head+grammar',
+      'bench: --drafters: unknown oracle; the drafters are model, model+grammar, model+lookup, model+grammar+lookup, head, head+grammar, copy, model+copy, model+grammar+copy',
     ],
     [['--drafter', 'head', '--drafters', 'model,head'], 'bench: give --drafter or --drafters, not both'],
   ] as [string[], string | RegExp][])('%j', async (argv, expected) => {

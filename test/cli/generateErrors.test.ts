@@ -47,7 +47,7 @@ describe('npm run generate: usage and input errors', () => {
     ],
     [
       ['--preset', 'person', '--drafter', 'oracle'],
-      'generate: --drafter must be one of model, model+grammar, model+lookup, model+grammar+lookup, head, head+grammar, got "oracle"',
+      'generate: --drafter must be one of model, model+grammar, model+lookup, model+grammar+lookup, head, head+grammar, copy, model+copy, model+grammar+copy, got "oracle"',
     ],
     [['--preset', 'nobody'], /^generate: --preset: unknown preset "nobody"/],
     [

@@ -1,5 +1,5 @@
 /**
- * Issue 53's CLI cases: durations past what Node's timers hold, case files with a byte-order mark, and a
+ * Hostile round four's CLI cases: durations past what Node's timers hold, case files with a byte-order mark, and a
  * case file's schema_file reaching outside its folder (it read /etc/shadow and echoed its first bytes).
  */
 import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';

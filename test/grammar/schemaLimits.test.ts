@@ -196,7 +196,7 @@ describe('hostile schemas within the plain limits', () => {
   });
 });
 
-/** Issue 53's dead-end schemas: the 90-byte anyOf loop overflowed the output check's stack. */
+/** Dead-end schemas (hostile round four): the 90-byte anyOf loop overflowed the output check's stack. */
 const DEAD_ENDS: [string, string, RegExp][] = [
   [
     'the 90-byte anyOf loop',

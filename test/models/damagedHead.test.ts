@@ -1,5 +1,5 @@
 /**
- * A damaged draft head beside the bundled pair (issue 53): a truncated file or NaN weights used to break every
+ * A damaged draft head beside the bundled pair (hostile round four): a truncated file or NaN weights used to break every
  * tool, `generate --preset person` with the default drafter included. The pair now loads without the head,
  * its drafters say why in one line, and the other drafters run to the end.
  */

@@ -2,7 +2,8 @@
  * The decode loop is lossless on a replica of a real family at its full vocabulary: a Llama-2-tokenizer pair
  * (32,000 tokens, a 1-layer draft and a 2-layer target with random weights) loaded as a user's pair is, run
  * through the real decode(), CachedPairModels and onnxruntime. Over many seeds the first two emitted tokens
- * follow the target's own law of them (at T = 0.3, so that few cells hold most of the law), by a χ² test at α = 1e-6 that rejects a verifier accepting every draft token.
+ * follow the target's own law of them (at T = 0.3, so that few cells hold most of the law), by a χ² test at
+ * α = 1e-6 that rejects a verifier accepting every draft token.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decode } from '../../src/engine/decode';

@@ -1,5 +1,5 @@
 /**
- * `npm start` on a fresh clone (issue 55): a clone of this commit with no Vite dependency cache, served by
+ * `npm start` on a fresh clone: a clone of this commit with no Vite dependency cache, served by
  * `npm start` (Vite's dev server) and opened in headless Chromium, cold and then reloaded. The first paint is
  * dark with a loading line, Vite does not reload the page to re-bundle a dependency it found late, and the run
  * bar says what Run waits for until Run is enabled. The times to a usable Run are printed, not asserted

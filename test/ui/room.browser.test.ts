@@ -1,5 +1,5 @@
 /**
- * The replay and the audience QR as a room sees them (issue 55), in the built app at three projector sizes:
+ * The replay and the audience QR as a room sees them, in the built app at three projector sizes:
  * the replay's tree takes a third of the screen or more with labels of 18 px or more and a current-node mark,
  * the grid beside it; the QR warns that a loopback address opens on no phone. Screenshots: room-*.png.
  */

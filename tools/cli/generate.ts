@@ -1,7 +1,8 @@
 /**
  * npm run generate -- (--preset <name> | --schema <file> | --free) [--prompt <text>] [--method <id>|all]
  *   [--K n] [--L n] [--temperature t] [--top-p p] [--seed n] [--max-tokens n] [--drafting validate|constrained]
- *   [--drafter model|model+grammar|model+lookup|model+grammar+lookup|head|head+grammar|copy|model+copy|model+grammar+copy] [--trigger <text>] [--verifier cpu|gpu] [--repeats n] [--json]
+ *   [--drafter model|model+grammar|model+lookup|model+grammar+lookup|head|head+grammar|copy|model+copy|model+grammar+copy]
+ *   [--trigger <text>] [--verifier cpu|gpu] [--repeats n] [--json]
  *   [--fail-on-invalid]
  * Headless generation with the bundled models (onnxruntime-web, wasm EP). Prints the text, or with --json
  * one object per method with the pair, the counters, the derived ratios, vLLM's names and timings (a single

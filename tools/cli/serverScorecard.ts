@@ -331,7 +331,10 @@ export function histogramTotals(text: string, name: string, model: string): { su
   return found ? totals : null;
 }
 
-/** The window's mean queue wait in milliseconds over the requests that left the queue in it, from two scrapes; null where the server exposes no queue-time histogram. */
+/**
+ * The window's mean queue wait in milliseconds over the requests that left the queue in it, from two scrapes;
+ * null where the server exposes no queue-time histogram.
+ */
 export function queueWait(
   before: string,
   after: string,
