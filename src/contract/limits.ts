@@ -169,6 +169,19 @@ export const SERVE_LIMITS = {
   /** Chat's top_logprobs (OpenAI: 0–20) and completions' logprobs (OpenAI: at most 5). */
   topLogprobs: 20,
   completionLogprobs: 5,
+  /**
+   * Requests waiting behind the one decoding (--max-queue, default `queueDefault`): past it a request is answered
+   * 429 with Retry-After, as vLLM's server does when overloaded, rather than waiting without bound.
+   */
+  queue: 1024,
+  queueDefault: 64,
+  /**
+   * A request's headers must arrive within `headersSeconds`, and the whole request (headers and body) within
+   * `requestSeconds`: a body that trickles (one byte a second) is cut with 408 instead of holding a connection
+   * for Node's default 300 s. 20 s lets the largest body (1 MiB) arrive at 52 KB/s.
+   */
+  headersSeconds: 10,
+  requestSeconds: 20,
 } as const;
 
 /**

@@ -56,7 +56,7 @@ interface Row {
 describe('npm run serve, and scorecard --server against it', () => {
   it('says where it listens, that requests are queued, and that 0.0.0.0 has no authentication', async () => {
     expect(serve.banner).toMatch(
-      /^serving speclab-bundled \(spectr-gbv, K = 3, L = 3, drafter model\+grammar\) on http:\/\/0\.0\.0\.0:\d+: .*one request at a time \(a queue\), a reference for the metrics contract, not a production server\n$/,
+      /^serving speclab-bundled \(spectr-gbv, K = 3, L = 3, drafter model\+grammar\) on http:\/\/0\.0\.0\.0:\d+: .*one request at a time \(a queue of at most 64\), a reference for the metrics contract, not a production server\n$/,
     );
     // The warning follows the banner on the other stream.
     await vi.waitFor(() =>

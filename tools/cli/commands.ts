@@ -10,7 +10,7 @@ import { DEFAULT_DRAFTER, DRAFTER_IDS } from '../../src/core/draftLaw';
 const DRAFTER_HELP =
   "where drafts come from: the draft model, plus the schema's forced text, values copied from the prompt (copy: text-level, re-tokenized in place) and/or prompt lookup; copy alone drafts forced and copied text without a draft model; or head / head+grammar, the draft head reading the target's features (bundled pair only: a target without a features output does not offer them)";
 import { DEFAULT_RACE_TOKEN_BUDGET, DEFAULT_SAMPLE_TOKEN_BUDGET } from '../../src/contract/bench';
-import { CLI_LIMITS, MAX_DRAFT_LENGTH, SIMULATION_LIMITS } from '../../src/contract/limits';
+import { CLI_LIMITS, MAX_DRAFT_LENGTH, SERVE_LIMITS, SIMULATION_LIMITS } from '../../src/contract/limits';
 import { METHOD_IDS } from '../../src/core/verify/registry';
 
 /** With --cases: a case file's schema_file may name a file outside the case file's folder. */
@@ -762,6 +762,15 @@ export const COMMANDS = {
         type: 'string',
         value: 'file',
         description: "require Authorization: Bearer KEY on /v1, KEY being the file's content (trimmed); never printed",
+      },
+      'max-queue': {
+        type: 'string',
+        value: 'count',
+        max: SERVE_LIMITS.queue,
+        default: String(SERVE_LIMITS.queueDefault),
+        placeholder: 'N',
+        description:
+          'requests that may wait behind the one decoding; past it a request is answered 429 with Retry-After (0: none waits)',
       },
       'per-request-spec-decode-metrics': {
         type: 'string',
