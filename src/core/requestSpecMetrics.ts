@@ -170,12 +170,13 @@ function readCounterObject(
 /**
  * The per-request record in a response body or stream chunk (vLLM's metrics.speculative_decoding, or SGLang's
  * meta_info at the top or on a choice), or null when it carries none. A record whose counts do not add up is
- * refused (a ScrapeError naming `where`), not repaired.
+ * refused (a ScrapeError naming `where`, or only the field where `where` is empty), not repaired.
  */
 export function readRequestSpecMetrics(json: unknown, where = 'the response'): RequestSpecRecord | null {
   if (!isRecord(json)) return null;
+  const at = (field: string) => (where === '' ? field : `${where}: ${field}`);
   const vllm = isRecord(json.metrics) ? json.metrics.speculative_decoding : undefined;
-  if (isRecord(vllm)) return readCounterObject(vllm, `${where}: metrics.speculative_decoding`, 'vllm');
+  if (isRecord(vllm)) return readCounterObject(vllm, at('metrics.speculative_decoding'), 'vllm');
   const choices = Array.isArray(json.choices) ? (json.choices as unknown[]) : [];
   const meta = [json.meta_info, ...choices.map((choice) => (isRecord(choice) ? choice.meta_info : undefined))].find(
     (candidate) => isRecord(candidate) && candidate.spec_verify_ct !== undefined,
@@ -186,7 +187,7 @@ export function readRequestSpecMetrics(json: unknown, where = 'the response'): R
   const draftTokens = count(meta.spec_draft_token_num);
   if (steps === null || accepted === null || draftTokens === null || accepted > draftTokens)
     throw new ScrapeError(
-      `${where}: meta_info's spec_verify_ct, spec_accept_token_num and spec_draft_token_num must be whole numbers ≥ 0, accepted ≤ drafted`,
+      `${at("meta_info's")} spec_verify_ct, spec_accept_token_num and spec_draft_token_num must be whole numbers ≥ 0, accepted ≤ drafted`,
     );
   return {
     source: 'sglang',

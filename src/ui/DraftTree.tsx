@@ -12,7 +12,7 @@ import { isBranchingNode } from '../contract/sceneClaims';
  * the 18 px of presentation mode and embeds.
  */
 const GEOMETRY = {
-  across: { nodeWidth: 120, nodeHeight: 30, depthGap: 36, breadthGap: 12, maxLabel: 10 },
+  across: { nodeWidth: 120, nodeHeight: 30, depthGap: 20, breadthGap: 12, maxLabel: 10 },
   down: { nodeWidth: 132, nodeHeight: 36, depthGap: 26, breadthGap: 12, maxLabel: 9 },
 } as const;
 export type TreeLayout = keyof typeof GEOMETRY;

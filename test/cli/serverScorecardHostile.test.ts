@@ -66,7 +66,7 @@ const EXPECTED_PROBLEMS: Record<string, string> = {
   'tokens-negative': 'usage.completion_tokens is -1e+308, not a count (a whole number from 0): its tokens are unknown',
   'tokens-infinite': 'usage.completion_tokens is Infinity, not a count (a whole number from 0): its tokens are unknown',
   'metrics-negative':
-    'metrics.speculative_decoding: num_spec_steps, num_draft_tokens, num_accepted_draft_tokens must be counts, accepted ≤ drafted: its per-request counters are not used',
+    'metrics.speculative_decoding: num_spec_steps, num_draft_tokens and num_accepted_draft_tokens must be whole numbers ≥ 0, got -1, 3, 1: its per-request counters are not used',
   'choices-number': 'choices is 5, not a list',
   'data-null': "an event's data is null, not a JSON object",
   'choices-null': 'choices[0] is null, not an object',

@@ -274,7 +274,7 @@ export function readChunk(data: string): ChunkReading {
   } else if (usage !== undefined && usage !== null && !isObject(usage))
     reading.problems.push(`usage is ${shownValue(usage)}, not an object: its tokens are unknown`);
   try {
-    reading.spec = readRequestSpecMetrics(json);
+    reading.spec = readRequestSpecMetrics(json, ''); // each problem is already the response's
   } catch (error) {
     reading.problems.push(`${(error as Error).message}: its per-request counters are not used`);
   }

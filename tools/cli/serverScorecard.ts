@@ -596,11 +596,13 @@ export function serverScorecardMarkdown(card: ServerScorecard, spec: ServerScore
   lines.push(
     '',
     "R and I come from the server only where it counts them (npm run serve does; vLLM counts D and A only, so R, I, D/R and A/R show —). Bonus tokens: steps that accepted every draft position, so the target's token was a bonus, not a correction.",
-    `Traffic in the windows: the requests the server finished (${FINISHED_REQUESTS.join(' or ')}) and the tokens it generated (${GENERATED_TOKENS.join(' or ')}) between the scrapes, against the scorecard's own completed requests and their usage.completion_tokens.${
-      contaminated
-        ? " Where they differ, another client's requests (or one of the scorecard's own that the server finished after its timeout) ran in the window: those rows' counters hold them, so their acceptance figures are contaminated; use the per-request table where the server sends per-request counters (vLLM's --per-request-spec-decode-metrics, SGLang's meta_info), or rerun on a quiet server."
-        : ''
-    }`,
+    `Traffic in the windows: the requests the server finished (${FINISHED_REQUESTS.join(' or ')}) and the tokens ` +
+      `it generated (${GENERATED_TOKENS.join(' or ')}) between the scrapes, against the scorecard's own completed ` +
+      `requests and their usage.completion_tokens.${
+        contaminated
+          ? " Where they differ, another client's requests (or one of the scorecard's own that the server finished after its timeout) ran in the window: those rows' counters hold them, so their acceptance figures are contaminated; use the per-request table where the server sends per-request counters (vLLM's --per-request-spec-decode-metrics, SGLang's meta_info), or rerun on a quiet server."
+          : ''
+      }`,
   );
   if (sglang.length > 0)
     lines.push(
