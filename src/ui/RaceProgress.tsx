@@ -75,8 +75,8 @@ export function RaceInCharts() {
         className="race-live-bar"
       />
       <p className="chart-note-dark">
-        Every method on the same prompt and seeds, timed fairly; the results go to the race below. The run above
-        is kept, and its charts come back when the race ends. <strong>Cancel race</strong> in the run bar stops it.
+        Every method on the same prompt and seeds, timed fairly; the results go to the race below. The run above is
+        kept, and its charts come back when the race ends. <strong>Cancel race</strong> in the run bar stops it.
       </p>
     </section>
   );

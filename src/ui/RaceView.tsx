@@ -101,9 +101,8 @@ export function RaceView() {
       </label>
       {race.status === 'cancelled' && (
         <p className="chart-note-dark" data-testid="race-cancelled">
-          Cancelled{' '}
-          {race.done > 0 ? `after ${race.done} of ${race.total} samples` : 'before its first sample'}: a race is
-          ranked only whole, so it shows no rows.
+          Cancelled {race.done > 0 ? `after ${race.done} of ${race.total} samples` : 'before its first sample'}: a race
+          is ranked only whole, so it shows no rows.
         </p>
       )}
       {race.error && (

@@ -120,6 +120,8 @@ describe('the replay and the QR, as a room sees them', () => {
       output: await page.getByTestId('token-stream').textContent(),
       counters: await page.locator('dd[data-counter]').allTextContents(),
     });
+    // The token stream renders from a deferred value: read the run once it has caught up with the store.
+    await expect.poll(async () => (await lecture()).output).toMatch(/<\|endoftext\|>$/);
     const before = await lecture();
     expect(before.counters.length).toBeGreaterThan(4);
     const raceButton = page.getByTestId('race-button');
