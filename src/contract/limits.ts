@@ -93,6 +93,21 @@ export const SCRAPE_LIMITS = {
   counterMax: 2 ** 53,
 } as const;
 
+/**
+ * What an imported file of per-request records may hold (app and `npm run import:vllm -- --responses`): one
+ * response body or AIPerf profile_export.jsonl record a line. An AIPerf record with `detailed` per-step arrays is
+ * a few kilobytes, so 32 MiB holds some ten thousand requests; a histogram's index (accepted drafts in one step)
+ * stays below SCRAPE_LIMITS.positions.
+ */
+export const RESPONSES_LIMITS = {
+  /** Bytes (or characters) of the whole file, before it is parsed. */
+  bytes: 32 * 1024 * 1024,
+  /** Lines of the file, blank ones included. */
+  lines: 200_000,
+  /** Characters of one line. */
+  lineChars: 1024 * 1024,
+} as const;
+
 /** Per-position charts show at most this many bars; a longer list is summarised (its first positions shown, the rest counted). */
 export const CHART_POSITIONS = 64;
 
@@ -134,6 +149,14 @@ export const CLI_LIMITS = {
   echoChars: 200,
 } as const;
 
+/** What `scorecard --server` reads from a server: a whole streamed completion, and one server-sent event of it. */
+export const SERVER_SCORECARD_LIMITS = {
+  /** One streamed response (a 512-token answer is a few tens of kilobytes of events). */
+  responseBytes: 16 * 2 ** 20,
+  /** One event, in characters, before its blank line (a chunk is a few hundred bytes; a detailed usage chunk tens of kilobytes). */
+  eventChars: 2 ** 20,
+} as const;
+
 /** What one request to `npm run serve` may ask for: OpenAI's own bounds where the API states one. */
 export const SERVE_LIMITS = {
   /** A request body, in bytes, before it is parsed. */
@@ -146,6 +169,19 @@ export const SERVE_LIMITS = {
   /** Chat's top_logprobs (OpenAI: 0–20) and completions' logprobs (OpenAI: at most 5). */
   topLogprobs: 20,
   completionLogprobs: 5,
+  /**
+   * Requests waiting behind the one decoding (--max-queue, default `queueDefault`): past it a request is answered
+   * 429 with Retry-After, as vLLM's server does when overloaded, rather than waiting without bound.
+   */
+  queue: 1024,
+  queueDefault: 64,
+  /**
+   * A request's headers must arrive within `headersSeconds`, and the whole request (headers and body) within
+   * `requestSeconds`: a body that trickles (one byte a second) is cut with 408 instead of holding a connection
+   * for Node's default 300 s. 20 s lets the largest body (1 MiB) arrive at 52 KB/s.
+   */
+  headersSeconds: 10,
+  requestSeconds: 20,
 } as const;
 
 /**

@@ -80,6 +80,12 @@ export interface SceneSearch {
   claim: SceneClaim;
 }
 
+/** onnxruntime-web's wasm threads in the engine's worker, and why there is only one where there is. */
+export interface WasmThreads {
+  threads: number;
+  reason: string | null;
+}
+
 export interface EngineInfo {
   provider: ExecutionProvider;
   /** Why the preferred provider was not used, when it was not. */
@@ -105,6 +111,8 @@ export interface EngineInfo {
   tokenTexts: string[];
   /** Why the pair offers no head drafters (head, head+grammar), or null when it does. */
   headUnavailable: string | null;
+  /** The wasm threads the models run on (the second core at work), stated on the status line. */
+  wasmThreads: WasmThreads;
 }
 
 export type FromWorker =

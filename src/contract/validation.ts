@@ -186,3 +186,12 @@ export function checkRunReport(value: unknown): string | null {
     return 'the mean acceptance length is not a number';
   return null;
 }
+
+/** Says why a compile was stopped: the schema's size, or the nested repetition in a pattern that made it slow. */
+export function compileTimeoutMessage(budgetMs: number, properties: number, pattern: string | null): string {
+  const seconds = budgetMs / 1000;
+  const size = `${properties.toLocaleString('en-US')} ${properties === 1 ? 'property' : 'properties'}`;
+  return pattern === null
+    ? `this schema has ${size}; compiling it took more than ${seconds} s and was stopped (simplify the schema: fewer properties, smaller enums)`
+    : `compiling this schema took more than ${seconds} s and was stopped: its pattern ${JSON.stringify(pattern.slice(0, 200))} repeats a group that itself repeats, which can take exponential time (rewrite the pattern without the nested repetition)`;
+}

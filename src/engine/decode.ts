@@ -11,7 +11,7 @@ import { createRng } from '../core/rng';
 import { logitsToProbs, sampleCategorical } from '../core/sampling';
 import { draftsUsed } from '../core/verify';
 import { GrammarDeadEndError } from '../grammar/draftMasks';
-import type { SchemaMatcher } from '../grammar/engine';
+import type { CompiledSchema, SchemaMatcher } from '../grammar/engine';
 import { scoreOutput } from '../grammar/score';
 import type { PairModels } from './pairModels';
 import { checkNumber } from '../contract/validation';
@@ -35,7 +35,12 @@ export function stepWindow(method: DecodeMethod, L: number): number {
   return isBaseline(method) ? 1 : L + 1;
 }
 
-export function validateDecodeOptions(options: DecodeOptions, contextLength: number): void {
+/** What validateDecodeOptions reads: a server checks a request with these before it answers (SpecEngine.checkRoom). */
+export type CheckedDecodeOptions = Pick<DecodeOptions, 'method' | 'K' | 'L' | 'maxTokens' | 'prompt'> & {
+  structure: { grammar: Pick<CompiledSchema, 'shortest'> } | null;
+};
+
+export function validateDecodeOptions(options: CheckedDecodeOptions, contextLength: number): void {
   const { method, K, L, maxTokens, prompt } = options;
   if (!DECODE_METHODS.includes(method))
     throw new RangeError(`unknown method ${JSON.stringify(method)}; expected one of ${DECODE_METHODS.join(', ')}`);

@@ -44,6 +44,11 @@ export interface DecodeOptions {
   signal?: AbortSignal;
   /** Where steps are verified; the CPU twin by default. */
   verifier?: StepVerifier;
+  /**
+   * The teaching analyses of each step (stepAnalyses.ts), on unless false. They decide nothing, so a run
+   * without them emits the same tokens: a law test drawing hundreds of runs leaves them out.
+   */
+  analyses?: boolean;
   /** When above 0, each emitted token carries the target law's heaviest `topTokens` tokens at its position (serve's top_logprobs). */
   topTokens?: number;
 }

@@ -12,7 +12,7 @@ import { SCHEMA_PRESETS } from '../contract/presets';
 import type { RunReport } from '../contract/runReport';
 import type { ScoringPlan, StepRecord } from '../contract/stepRecord';
 import { cpuVerifier, type StepVerifier } from '../contract/stepVerifier';
-import { decode } from './decode';
+import { decode, validateDecodeOptions } from './decode';
 import type { DecodeOptions } from './decodeOptions';
 import { CachedPairModels, headUnavailable, scoringPlan, type CachedPairOptions } from './pairModels';
 import { usesHead, type DrafterId } from '../core/draftLaw';
@@ -111,6 +111,16 @@ export class SpecEngine {
         maxTokens: WARM_UP_TOKENS,
       }),
     );
+  }
+
+  /**
+   * Compiles the schema (cached, as a run would) and checks that the prompt leaves room for a step and for the
+   * schema's shortest output: a server refuses a request with these before it answers (PromptTooLongError).
+   */
+  async checkRoom(params: RunParams): Promise<void> {
+    const grammar = params.schemaText === null ? null : await this.compile(params.schemaText);
+    const prompt = this.pair.tokenizer.encode(params.prompt);
+    validateDecodeOptions({ ...params, prompt, structure: grammar && { grammar } }, this.contextLength);
   }
 
   async run(

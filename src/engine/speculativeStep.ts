@@ -28,7 +28,7 @@ import { advanceOverEmitted, checkDrafts, openMask, type DraftGrammarCheck } fro
 import type { SchemaMatcher } from '../grammar/engine';
 import type { DecodeOptions } from './decodeOptions';
 import type { PairModels } from './pairModels';
-import { analyseStep } from './stepAnalyses';
+import { NO_ANALYSIS, analyseStep } from './stepAnalyses';
 
 export interface StepState {
   tokens: readonly number[];
@@ -109,9 +109,17 @@ export async function speculativeStep(
   const { outcome } = result;
   const accepted = Math.min(outcome.accepted, block.lengths[outcome.draft] as number);
   const emitted = emittedTokens(outcome, accepted, input, options);
-  const analysis = await timed(timings, 'analysis', () =>
-    analyseStep({ input, verification: result, lengths: block.lengths, finalEmitted: emitted.length === accepted + 1 }),
-  );
+  const analysis =
+    options.analyses === false
+      ? NO_ANALYSIS
+      : await timed(timings, 'analysis', () =>
+          analyseStep({
+            input,
+            verification: result,
+            lengths: block.lengths,
+            finalEmitted: emitted.length === accepted + 1,
+          }),
+        );
   await timedCall(models, timings, 'kv', () => Promise.resolve(models.commit(outcome.draft, accepted)));
   return {
     ...stepRecord(state.index, input, block, scored.check, outcome, accepted, emitted, timings),

@@ -36,6 +36,9 @@ export async function analyseStep(step: VerifiedStep): Promise<StepAnalysis> {
 
 const oneHot = (size: number, at: number) => Array.from({ length: size }, (_, i) => (i === at ? 1 : 0));
 
+/** A step whose analyses were not asked for (DecodeOptions.analyses). */
+export const NO_ANALYSIS: StepAnalysis = { finalLaw: null, lengthLaw: null, firstPosition: null, decisions: null };
+
 /** An ar step drafts nothing: it accepts no draft token, for certain. */
 export const autoregressiveAnalysis = (L: number): StepAnalysis => ({
   finalLaw: null,

@@ -2,7 +2,7 @@
  * The engine's Web Worker: wires the real engine (setupEngine over the pair's files) and `postMessage` to
  * the message handler (workerHandler.ts), which does the work.
  */
-import { runtimeFor } from '../models/browserRuntime';
+import { runtimeFor, wasmThreads } from '../models/browserRuntime';
 import type { ToWorker } from '../contract/protocol';
 import { setupEngine } from './setup';
 import { interpretedValidator } from '../grammar/interpretedValidator';
@@ -21,7 +21,7 @@ async function loadEngine(message: LoadMessage, hooks: LoadHooks): Promise<Worke
   const { source } = message;
   const network = { signal: hooks.signal, ...(message.network ? { timeouts: message.network } : {}) };
   try {
-    return await setupEngine({
+    const setup = await setupEngine({
       provider: message.provider,
       verifier: message.verifier,
       gpu: 'gpu' in navigator ? navigator.gpu : null,
@@ -45,6 +45,7 @@ async function loadEngine(message: LoadMessage, hooks: LoadHooks): Promise<Worke
       validate: interpretedValidator,
       ...(message.assumeHardwareAdapter ? { assumeHardwareAdapter: true } : {}),
     });
+    return Object.assign(setup, { wasmThreads: wasmThreads(globalThis) });
   } catch (error) {
     // A file that failed its hash must not be served from the cache next time.
     if (error instanceof ModelLoadError) await evictModelCache();

@@ -5,7 +5,7 @@
  * the page stays responsive. Pause, single steps and slow motion are gates the decode loop awaits after each
  * step, so a paused or cancelled run always stops between whole steps.
  */
-import type { EngineInfo, FromWorker, LoadPhase, ToWorker } from '../contract/protocol';
+import type { EngineInfo, FromWorker, LoadPhase, ToWorker, WasmThreads } from '../contract/protocol';
 import { DECODE_METHODS, presetParams, type RunParams } from '../contract/runParams';
 import { SCHEMA_PRESETS, type SchemaPreset } from '../contract/presets';
 import type { RunReport } from '../contract/runReport';
@@ -60,6 +60,8 @@ export interface WorkerSetup extends Pick<
   | 'dispose'
 > {
   engine: WorkerEngine;
+  /** onnxruntime-web's wasm threads in this worker (src/models/browserRuntime.ts). */
+  wasmThreads: WasmThreads;
   modelsDevice: { lost: Promise<GPUDeviceLostInfo> } | null;
   verifierDevices: { context(): Promise<{ device: { destroy(): void } }> } | null;
 }
@@ -285,6 +287,7 @@ export class EngineWorkerHandler {
         scoring: engine.scoring,
         tokenTexts: timedSync('token texts', () => pair.tokenizer.tokens.map((_, id) => pair.tokenizer.decode([id]))),
         headUnavailable: engine.headUnavailable,
+        wasmThreads: current.wasmThreads,
       };
       state.loaded = { message, info };
       markPhase('engine ready');

@@ -9,28 +9,39 @@
 import type * as ort from 'onnxruntime-web';
 import cpuWasmUrl from 'onnxruntime-web/ort-wasm-simd-threaded.wasm?url';
 import jsepWasmUrl from 'onnxruntime-web/ort-wasm-simd-threaded.jsep.wasm?url';
-import type { ExecutionProvider } from '../contract/protocol';
+import type { ExecutionProvider, WasmThreads } from '../contract/protocol';
 
 const runtimes = new Map<ExecutionProvider, Promise<typeof ort>>();
 
 async function importRuntime(provider: ExecutionProvider): Promise<typeof ort> {
   const runtime = provider === 'wasm' ? await import('onnxruntime-web/wasm') : await import('onnxruntime-web');
   runtime.env.wasm.wasmPaths = { wasm: provider === 'wasm' ? cpuWasmUrl : jsepWasmUrl };
-  runtime.env.wasm.numThreads = wasmThreads(globalThis);
+  runtime.env.wasm.numThreads = wasmThreads(globalThis).threads;
   return runtime;
 }
 
 /**
  * onnxruntime-web's wasm threads: every core where the page (or its worker) is cross-origin isolated, so that
  * SharedArrayBuffer exists (the dev server and preview send COOP/COEP, the service worker adds them on a static
- * host); one elsewhere, where threads cannot run.
+ * host); one elsewhere, where threads cannot run, with the reason the status line shows (no silent fallback).
  */
 export function wasmThreads(scope: {
   crossOriginIsolated?: boolean;
   navigator?: { hardwareConcurrency?: number };
-}): number {
-  const cores = scope.navigator?.hardwareConcurrency ?? 1;
-  return scope.crossOriginIsolated === true && Number.isInteger(cores) && cores > 1 ? cores : 1;
+}): WasmThreads {
+  const cores = scope.navigator?.hardwareConcurrency;
+  if (scope.crossOriginIsolated !== true)
+    return {
+      threads: 1,
+      reason:
+        'one thread: the page is not cross-origin isolated (served without COOP/COEP headers, and the service worker has not added them yet; a reload adds them), so SharedArrayBuffer and wasm threads are off',
+    };
+  if (cores === undefined || !Number.isInteger(cores) || cores < 2)
+    return {
+      threads: 1,
+      reason: `one thread: the browser reports ${cores === undefined ? 'no core count' : `${cores} core`}`,
+    };
+  return { threads: cores, reason: null };
 }
 
 /** The onnxruntime build for `provider`, imported and configured once. */

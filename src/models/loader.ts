@@ -241,7 +241,7 @@ async function describe(read: FileReader, label: string): Promise<Description> {
   };
 }
 
-/** A JSON file the repository may lack (generation_config.json, tokenizer_config.json): undefined where it does. */
+/** A JSON file a Hub repository may lack (generation_config.json, tokenizer_config.json): undefined where it does. */
 async function optionalJson(read: FileReader, path: string, label: string): Promise<unknown> {
   try {
     return parseJson(await read(path, undefined, MANIFEST_LIMITS.descriptionBytes), `${label}/${path}`);
@@ -255,6 +255,23 @@ async function optionalJson(read: FileReader, path: string, label: string): Prom
 async function generationEos(read: FileReader, label: string): Promise<unknown> {
   const json = await optionalJson(read, 'generation_config.json', label);
   return typeof json === 'object' && json !== null ? (json as Record<string, unknown>).eos_token_id : undefined;
+}
+
+const TOKENIZER_CONFIG_FILE = 'tokenizer_config.json';
+
+/**
+ * tokenizer_config.json, where the model has one. A manifest lists every file of its model, so a model with one
+ * is asked for it only where the manifest lists it (and it is checked against its sha256 like the others):
+ * asking for a file that is not there costs a 404 online, and offline a failed load, since the service worker
+ * has nothing to answer it with. A Hub directory lists nothing: there it is asked for, and may be missing.
+ */
+async function tokenizerConfigOf(read: FileReader, { name, manifest }: Description): Promise<unknown> {
+  if (!manifest) return optionalJson(read, TOKENIZER_CONFIG_FILE, name);
+  const listed = manifest.files.find((file) => file.path === TOKENIZER_CONFIG_FILE);
+  if (!listed) return undefined;
+  const bytes = await read(TOKENIZER_CONFIG_FILE, undefined, listed.bytes);
+  await checkFile(manifest, TOKENIZER_CONFIG_FILE, bytes);
+  return parseJson(bytes, `${name}/${TOKENIZER_CONFIG_FILE}`);
 }
 
 /** A model directory's files, read and checked, not yet opened. */
@@ -303,7 +320,7 @@ async function fetchModel(
   return {
     label,
     description,
-    tokenizerConfig: await optionalJson(read, 'tokenizer_config.json', name),
+    tokenizerConfig: await tokenizerConfigOf(read, description),
     tokenizerBytes: tokenizerBytes as Uint8Array,
     modelBytes: modelBytes as Uint8Array,
     externalData,

@@ -6,6 +6,7 @@
 import type { RaceResult } from '../contract/bench';
 import { SCHEMA_LIMITS } from '../contract/limits';
 import type { ExecutionProvider, PairSource, ToWorker, VerifierChoice } from '../contract/protocol';
+import { compileTimeoutMessage } from '../contract/validation';
 import { markPhase } from '../core/timeline';
 import type { EngineTransport, StoreOptions } from './state';
 
@@ -40,15 +41,6 @@ export interface RaceRecord {
 }
 
 export type StoreEffects = ReturnType<typeof createStoreEffects>;
-
-/** Says why a compile was stopped: the schema's size, or the nested repetition in a pattern that made it slow. */
-export function compileTimeoutMessage(budgetMs: number, properties: number, pattern: string | null): string {
-  const seconds = budgetMs / 1000;
-  const size = `${properties.toLocaleString('en-US')} ${properties === 1 ? 'property' : 'properties'}`;
-  return pattern === null
-    ? `this schema has ${size}; compiling it took more than ${seconds} s and was stopped (simplify the schema: fewer properties, smaller enums)`
-    : `compiling this schema took more than ${seconds} s and was stopped: its pattern ${JSON.stringify(pattern.slice(0, 200))} repeats a group that itself repeats, which can take exponential time (rewrite the pattern without the nested repetition)`;
-}
 
 export function createStoreEffects(transport: EngineTransport, options: StoreOptions = {}) {
   const compileBudgetMs = options.compileBudgetMs ?? SCHEMA_LIMITS.compileSeconds * 1000;

@@ -18,7 +18,7 @@ import type {
   VerifierChoice,
 } from '../contract/protocol';
 import { presetParams, type RunParams } from '../contract/runParams';
-import type { DrafterId } from '../core/draftLaw';
+import { DEFAULT_DRAFTER } from '../core/draftLaw';
 import type { RunReport } from '../contract/runReport';
 import type { StepRecord } from '../contract/stepRecord';
 import type { FieldErrors } from '../contract/validation';
@@ -240,16 +240,9 @@ export const DEFAULT_RACE_REPEATS = 5;
 
 export const FIRST_PRESET = SCHEMA_PRESETS[1] ?? (SCHEMA_PRESETS[0] as (typeof SCHEMA_PRESETS)[number]);
 
-/**
- * What a fresh visit drafts with: the schema's forced text for free, then the draft model. Measured on this CPU
- * it is level with the draft model alone over ar and ahead of it over ar+jump-forward, and faster than head+grammar
- * over ar in both runs of the draft head's bench (docs/performance.md#the-draft-heads-goals-against-ar-and-arjump-forward). A
- * share link or talk scene without a drafter still means `model` (shareUrl.ts), so old links replay bit-identically.
- */
-export const APP_DEFAULT_DRAFTER: DrafterId = 'model+grammar';
-
 export const FRESH_PARAMS = presetParams(FIRST_PRESET, {
-  drafter: APP_DEFAULT_DRAFTER,
+  // The one default drafter (src/core/draftLaw.ts says why), as every CLI's.
+  drafter: DEFAULT_DRAFTER,
   seed: FIRST_PRESET.lecture.seed,
   temperature: FIRST_PRESET.lecture.temperature,
 });

@@ -18,7 +18,7 @@ import type { StoreAccess } from './slice';
 import type { EngineTransport, StoreOptions, StoreState } from './state';
 import { startScene, talkSlice } from './talkSlice';
 
-export { APP_DEFAULT_DRAFTER, DEFAULT_RACE_REPEATS, HELP_TOPICS } from './state';
+export { DEFAULT_RACE_REPEATS, HELP_TOPICS } from './state';
 export type { EngineTransport, HelpTopic, ReplayState, RunStatus, SpecActions, SpecState, StoreOptions } from './state';
 
 export type SpecStore = ReturnType<typeof createSpecStore>;

@@ -8,10 +8,11 @@ import { isBranchingNode } from '../contract/sceneClaims';
 /**
  * Two layouts: across (depth left to right, the inspector's), and down (depth top to bottom, with larger
  * type, for the replay: K drafts make the tree far wider than deep across, and a projector needs its labels at
- * 18 px or more with the grid beside it).
+ * 18 px or more with the grid beside it). A node holds its longest label (`maxLabel` characters of monospace) at
+ * the 18 px of presentation mode and embeds.
  */
 const GEOMETRY = {
-  across: { nodeWidth: 104, nodeHeight: 30, depthGap: 36, breadthGap: 12, maxLabel: 10 },
+  across: { nodeWidth: 120, nodeHeight: 30, depthGap: 20, breadthGap: 12, maxLabel: 10 },
   down: { nodeWidth: 132, nodeHeight: 36, depthGap: 26, breadthGap: 12, maxLabel: 9 },
 } as const;
 export type TreeLayout = keyof typeof GEOMETRY;

@@ -13,6 +13,15 @@ export const PHASES: Record<LoadPhase, string> = {
 const size = (bytes: number) =>
   bytes < 2 ** 20 ? `${Math.round(bytes / 2 ** 10)} KiB` : `${(bytes / 2 ** 20).toFixed(1)} MiB`;
 
+/**
+ * Why a part runs where it does, in parentheses (or after a colon). Presentation mode hides it until the line is
+ * opened, so that on a 1024-wide projector the line keeps to two or three rows.
+ */
+function Reason({ text, afterColon = false }: { text: string | null | undefined; afterColon?: boolean }) {
+  if (!text) return null;
+  return <span className="reason">{afterColon ? `: ${text}` : ` (${text})`}</span>;
+}
+
 export function StatusBar() {
   const engine = useSpec((s) => s.engine);
   const pair = useSpec((s) => s.pair);
@@ -50,22 +59,35 @@ export function StatusBar() {
           <summary title="Where the models and the verifier run, and how the target scores the drafts (click for details)">
             <span className={`dot dot-${info.provider === 'webgpu' ? 'gpu' : 'cpu'}`} aria-hidden="true" />
             <span data-testid="provider">
-              {info.provider === 'webgpu'
-                ? `Models on WebGPU${info.webgpuReason ? ` (${info.webgpuReason})` : ''}`
-                : `Models on wasm (CPU)${info.fallbackReason ? `: ${info.fallbackReason}` : ''}`}{' '}
+              {info.provider === 'webgpu' ? 'Models on WebGPU' : 'Models on wasm (CPU)'}
+              {info.provider === 'webgpu' ? (
+                <Reason text={info.webgpuReason} />
+              ) : (
+                <Reason text={info.fallbackReason} afterColon />
+              )}{' '}
               · {info.draftName} → {info.targetName} · loaded in {(info.loadMs / 1000).toFixed(1)} s
             </span>
+            {info.provider === 'wasm' && (
+              <span data-testid="wasm-threads" data-threads={info.wasmThreads.threads}>
+                ·{' '}
+                {info.wasmThreads.reason === null
+                  ? `${info.wasmThreads.threads} wasm threads`
+                  : `wasm: ${info.wasmThreads.reason}`}{' '}
+              </span>
+            )}
             <span className={`dot dot-${info.verifier}`} aria-hidden="true" />
             <span data-testid="verifier" data-logits-in-place={String(info.logitsInPlace)}>
               {info.verifier === 'gpu'
                 ? `Verifier: WGSL on ${info.verifierAdapter ?? 'WebGPU'}${info.logitsInPlace ? ", reading the target's logits in place" : ''}`
-                : `Verifier: CPU twin${info.verifierReason ? ` (${info.verifierReason})` : ''}`}
+                : 'Verifier: CPU twin'}
+              {info.verifier !== 'gpu' && <Reason text={info.verifierReason} />}
             </span>
             <span data-testid="scoring-path" data-path={info.scoring.path}>
               ·{' '}
               {info.scoring.path === 'tree'
                 ? 'Scoring: one token-tree pass per step'
-                : `Scoring: K batched rows per step${info.scoring.reason ? ` (${info.scoring.reason})` : ''}`}
+                : 'Scoring: K batched rows per step'}
+              {info.scoring.path !== 'tree' && <Reason text={info.scoring.reason} />}
             </span>
           </summary>
         </details>

@@ -1,7 +1,8 @@
 /**
  * A real deployment's numbers: paste or drop a vLLM or SGLang /metrics scrape (or a before and an after), or
  * watch a live server (src/store/liveScrape.ts), and see its counters, ratios and per-position chart, one
- * column per model_name. Scrapes are untrusted text: parsed, never rendered as HTML.
+ * column per model_name; below, a file of per-request records (PerRequestView). Scrapes are untrusted text:
+ * parsed, never rendered as HTML.
  */
 import { useEffect, useState, type DragEvent } from 'react';
 import { CHART_POSITIONS } from '../contract/limits';
@@ -18,6 +19,7 @@ import {
 } from '../core/vllmMetrics';
 import { fetchScrape, liveScrapeUrl, nextLiveState, type LiveState } from '../store/liveScrape';
 import { PositionChart } from './benchParts';
+import { PerRequestView } from './PerRequestView';
 import { fixed, percent } from './format';
 
 function ScrapeBox({
@@ -358,6 +360,7 @@ export function VllmImportView() {
           <ReadingView reading={result.reading} supplied={result.supplied} />
         </>
       )}
+      <PerRequestView />
     </section>
   );
 }

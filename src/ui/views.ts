@@ -27,12 +27,22 @@ export const TALK_FOCUS: Record<ViewName, string> = { ...VIEW_SELECTORS, race: '
 
 /**
  * The element that shows a scene's claim (src/contract/sceneClaims.ts) inside the views it may use
- * (src/store/talk.ts `CLAIM_VIEWS`): what the talk test finds in view above the caption, scene by scene.
+ * (src/store/talk.ts `CLAIM_VIEWS`): what the talk test finds in view above the caption, scene by scene. A
+ * counter shows its claim only when it is above zero, a chart's bar only when it has a height.
  */
 export const CLAIM_SELECTORS: Record<SceneClaim, string> = {
   'target-alone': '[data-testid="token-stream"] [data-position]',
-  acceptance:
-    '[data-status="accepted"]:not([data-source="grammar"]), [data-counter="A"], .recharts-bar-rectangle, .recharts-line-curve',
+  // Where the schema forced tokens, the counters show acceptance by the proposed drafts' A (presentation mode: their
+  // A/D), as a forced token is no acceptance; the histogram's first bar counts steps that accepted no draft token.
+  acceptance: [
+    '[data-status="accepted"]:not([data-source="grammar"])',
+    '[data-counter="A-proposed"]',
+    '[data-counter="conditional-proposed"]',
+    '.counters:not(:has([data-counter="A-proposed"])) [data-counter="A"]',
+    '[data-chart="histogram"] .recharts-bar-rectangle:not(:first-child)',
+    '[data-chart]:not([data-chart="histogram"]) .recharts-bar-rectangle',
+    '.recharts-line-curve',
+  ].join(', '),
   invalidation: '[data-status="invalid"], [data-counter="I"]',
   rejection: '[data-status="rejected"]:not([data-source="grammar"])',
   residual: '.final-correction, [data-testid="final-law"]',

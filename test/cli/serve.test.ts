@@ -56,7 +56,7 @@ interface Row {
 describe('npm run serve, and scorecard --server against it', () => {
   it('says where it listens, that requests are queued, and that 0.0.0.0 has no authentication', async () => {
     expect(serve.banner).toMatch(
-      /^serving speclab-bundled \(spectr-gbv, K = 3, L = 3, drafter model\) on http:\/\/0\.0\.0\.0:\d+: .*one request at a time \(a queue\), a reference for the metrics contract, not a production server\n$/,
+      /^serving speclab-bundled \(spectr-gbv, K = 3, L = 3, drafter model\+grammar\) on http:\/\/0\.0\.0\.0:\d+: .*one request at a time \(a queue of at most 64\), a reference for the metrics contract, not a production server\n$/,
     );
     // The warning follows the banner on the other stream.
     await vi.waitFor(() =>
@@ -81,6 +81,11 @@ describe('npm run serve, and scorecard --server against it', () => {
       '4',
       '--max-tokens',
       '24',
+      // One window each way and no warm-up: the rows' sums are then the server's lifetime totals.
+      '--repeats',
+      '1',
+      '--warm-up',
+      '0',
       '--json',
     ]);
     vi.restoreAllMocks();
@@ -132,6 +137,8 @@ describe('npm run serve, and scorecard --server against it', () => {
       'examples/cases.jsonl',
       '--buckets',
       'small-enum',
+      '--repeats',
+      '1',
     ];
     const code = await scorecard([
       ...args,

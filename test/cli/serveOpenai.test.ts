@@ -220,6 +220,83 @@ describe('serve through the openai client: chat completions', () => {
   }, 60_000);
 });
 
+describe('serve through the openai client: refusals are HTTP statuses, before any byte of an answer', () => {
+  it('an over-long prompt, streamed: 400 in the API shape naming messages (not 200 then an in-band error)', async () => {
+    const long = 'word '.repeat(400);
+    const refused = await rejection(
+      client.chat.completions.create({
+        model: MODEL,
+        messages: [{ role: 'user', content: long }],
+        max_tokens: 8,
+        stream: true,
+      }),
+    );
+    expect(refused).toMatchObject({ status: 400, param: 'messages', type: 'BadRequestError' });
+    expect(refused.message).toMatch(
+      /^400 the prompt is \d+ tokens and one step needs 4 more positions; the models see 256/,
+    );
+    expect(
+      await rejection(client.completions.create({ model: MODEL, prompt: long, max_tokens: 8, stream: true })),
+    ).toMatchObject({ status: 400, param: 'prompt' });
+  });
+
+  it('stream must be a boolean: stream "yes" is a 400 naming stream', async () => {
+    expect(await rejection(chat({ stream: 'yes' as unknown as false }))).toMatchObject({
+      status: 400,
+      param: 'stream',
+      message: '400 stream must be true or false',
+    });
+  });
+
+  it('tools with tool_choice "required", or tool_choice alone: a 400 saying there is no tool calling', async () => {
+    const tools: OpenAI.Chat.ChatCompletionTool[] = [
+      { type: 'function', function: { name: 'lookup', parameters: { type: 'object', properties: {} } } },
+    ];
+    expect(await rejection(chat({ tools, tool_choice: 'required' }))).toMatchObject({
+      status: 400,
+      param: 'tools',
+      message: '400 tools: this server has no tool calling',
+    });
+    expect(await rejection(chat({ tool_choice: 'required' }))).toMatchObject({ status: 400, param: 'tool_choice' });
+  });
+
+  it('GET /v1/models/{id}: the served model, and 404 in the API shape for any other', async () => {
+    expect(await client.models.retrieve(MODEL)).toEqual({
+      id: MODEL,
+      object: 'model',
+      created: 0,
+      owned_by: 'speclab',
+    });
+    const missing = await rejection(client.models.retrieve('gpt-4o'));
+    expect(missing).toMatchObject({ status: 404, type: 'NotFoundError', param: 'model' });
+    expect(missing.message).toBe('404 The model `gpt-4o` does not exist; this server serves speclab-bundled.');
+  });
+});
+
+describe('serve through the openai client: a fresh seed for each request that gives none', () => {
+  it('two calls without a seed differ; the seed used comes back in the speclab-seed header and replays the answer', async () => {
+    const request = () =>
+      client.chat.completions
+        .create({ model: MODEL, messages: [{ role: 'user', content: 'Once upon a time' }], max_tokens: 24 })
+        .withResponse();
+    const [first, second] = [await request(), await request()];
+    const seeds = [first, second].map(({ response }) => Number(response.headers.get('speclab-seed')));
+    expect(seeds.every((seed) => Number.isInteger(seed) && seed >= 0)).toBe(true);
+    expect(seeds[0]).not.toBe(seeds[1]);
+    expect(first.data.choices[0]?.message.content).not.toBe(second.data.choices[0]?.message.content);
+    const replayed = await client.chat.completions
+      .create({
+        model: MODEL,
+        messages: [{ role: 'user', content: 'Once upon a time' }],
+        max_tokens: 24,
+        seed: seeds[0] as number,
+      })
+      .withResponse();
+    expect(replayed.data.choices[0]?.message.content).toBe(first.data.choices[0]?.message.content);
+    expect(replayed.response.headers.get('speclab-seed')).toBe(String(seeds[0]));
+  }, 60_000);
+});
+
 describe('serve through the openai client: completions', () => {
   const complete = (params: Omit<OpenAI.CompletionCreateParamsNonStreaming, 'model'>) =>
     client.completions.create({ model: MODEL, max_tokens: 16, ...params });
@@ -391,6 +468,8 @@ describe('serve --per-request-spec-decode-metrics detailed', () => {
       '4',
       '--max-tokens',
       '24',
+      '--repeats',
+      '1',
       '--json',
     ]);
     delete process.env.OPENAI_API_KEY;

@@ -60,7 +60,7 @@ async function card(prompts: string[], json: boolean) {
   const out: string[] = [];
   vi.spyOn(console, 'log').mockImplementation((line: string) => void out.push(line));
   vi.spyOn(console, 'error').mockImplementation(() => undefined);
-  const args = ['--server', base, '--model', 'test-model', '--cases', cases, '--concurrency', '2'];
+  const args = ['--server', base, '--model', 'test-model', '--cases', cases, '--concurrency', '2', '--repeats', '1'];
   expect(await scorecard(json ? [...args, '--json'] : args)).toBe(0);
   return out.join('\n');
 }

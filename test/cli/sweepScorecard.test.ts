@@ -9,6 +9,7 @@ import { main as scorecard } from '../../tools/cli/scorecard';
 import { main as bench } from '../../tools/cli/bench';
 import { main as evaluate } from '../../tools/cli/modelsEval';
 import { main as generate } from '../../tools/cli/generate';
+import { DEFAULT_DRAFTER } from '../../src/core/draftLaw';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -257,10 +258,10 @@ describe('the decoding tools, smallest runs', () => {
       (line) => JSON.parse(line) as { bucket: string; case_line: number; top_p: number; drafter: string },
     );
     expect(records.map(({ bucket, case_line, top_p, drafter }) => [bucket, case_line, top_p, drafter])).toEqual([
-      ['small-enum', 1, 0.9, 'model'],
-      ['small-enum', 2, 0.9, 'model'],
-      ['regex-strings', 5, 0.9, 'model'],
-      ['regex-strings', 6, 0.9, 'model'],
+      ['small-enum', 1, 0.9, DEFAULT_DRAFTER],
+      ['small-enum', 2, 0.9, DEFAULT_DRAFTER],
+      ['regex-strings', 5, 0.9, DEFAULT_DRAFTER],
+      ['regex-strings', 6, 0.9, DEFAULT_DRAFTER],
     ]);
   });
 

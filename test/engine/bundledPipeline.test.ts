@@ -17,7 +17,7 @@ import { ajvValidator } from '../support/ajvValidator';
 import { SCHEMA_PRESETS, type SchemaPreset } from '../../src/contract/presets';
 import { bundledPair } from '../support/models';
 import { explainStep } from '../../src/core/explain';
-import { APP_DEFAULT_DRAFTER } from '../../src/store/store';
+import { DEFAULT_DRAFTER } from '../../src/core/draftLaw';
 import { suiteDevices } from '../support/gpu';
 
 const ajv = new Ajv({ strict: false });
@@ -179,7 +179,7 @@ describe('the decode loop on the bundled models', () => {
           L: 4,
           seed,
           temperature,
-          drafter: APP_DEFAULT_DRAFTER,
+          drafter: DEFAULT_DRAFTER,
           maxTokens: 40,
         }),
         (record) => void steps.push(record),
@@ -232,7 +232,7 @@ describe('the decode loop on the bundled models', () => {
         L: 4,
         seed: person.lecture.seed,
         temperature: person.lecture.temperature,
-        drafter: APP_DEFAULT_DRAFTER,
+        drafter: DEFAULT_DRAFTER,
         maxTokens: 40,
       }),
       (record) => void steps.push(record),

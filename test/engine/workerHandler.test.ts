@@ -95,6 +95,7 @@ function fakeSetup(engine = new FakeEngine(), overrides: Partial<Omit<WorkerSetu
     verifier: 'gpu',
     verifierAdapter: 'fake adapter',
     verifierReason: null,
+    wasmThreads: { threads: 1, reason: 'one thread: the page is not cross-origin isolated' },
     modelsDevice: null,
     verifierDevices: null,
     useCpuTwin: async (reason) => void cpuTwinReasons.push(reason),
@@ -199,6 +200,7 @@ describe('the engine worker handler', () => {
       vocabSize: 3,
       contextLength: 64,
       tokenTexts: TOKENS,
+      wasmThreads: { threads: 1, reason: 'one thread: the page is not cross-origin isolated' },
     });
     expect(setup.engine.warmUps).toBe(1);
   });

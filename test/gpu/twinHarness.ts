@@ -42,7 +42,10 @@ function fastUniforms(seed: number): () => number {
   };
 }
 
-function logitsRow(rng: Rng, V: number, anchor: Float32Array | null): Float32Array {
+/** How far above the noise a favoured token's logit sits: e^12 against V·e^±3 puts most of the mass on them. */
+const FAVOURED_LIFT = 12;
+
+function logitsRow(rng: Rng, V: number, anchor: Float32Array | null, favoured: number): Float32Array {
   const uniform = fastUniforms(rng.nextUint32());
   const row = new Float32Array(V);
   // Draft logits lean on the target's so that acceptance is neither certain nor hopeless.
@@ -50,15 +53,27 @@ function logitsRow(rng: Rng, V: number, anchor: Float32Array | null): Float32Arr
     const noise = (uniform() - 0.5) * 6;
     row[x] = anchor ? 0.6 * (anchor[x] as number) + 0.4 * noise : noise;
   }
+  for (let i = 0; i < favoured; i++) {
+    const x = Math.floor(uniform() * V);
+    row[x] = (row[x] as number) + FAVOURED_LIFT;
+  }
   return row;
 }
 
 export function randomTwinCase(
   rng: Rng,
   method: VerifierId,
-  options: { V: number; K: number; L: number; sampling: SamplingParams; masked: boolean },
+  options: {
+    V: number;
+    K: number;
+    L: number;
+    sampling: SamplingParams;
+    masked: boolean;
+    /** Target tokens lifted far above the rest, as a trained model's row is at a full vocabulary; none unless given. */
+    favoured?: number;
+  },
 ): TwinCase {
-  const { V, K, L, sampling, masked } = options;
+  const { V, K, L, sampling, masked, favoured = 0 } = options;
   const W = maskWordCount(V);
   const targetLogits = new Float32Array(K * (L + 1) * V);
   const draftLogits = new Float32Array(K * L * V);
@@ -83,7 +98,7 @@ export function randomTwinCase(
       const key = prefix.join(',');
       let rows = byPrefix.get(key);
       if (!rows) {
-        const target = logitsRow(rng, V, null);
+        const target = logitsRow(rng, V, null, favoured);
         let mask: Int32Array | null = null;
         if (masked) {
           mask = new Int32Array(W);
@@ -91,7 +106,7 @@ export function randomTwinCase(
           for (let x = 0; x < V; x++) if (uniform() < 0.7) mask[x >> 5] = (mask[x >> 5] as number) | (1 << (x & 31));
           mask[0] = (mask[0] as number) | 1;
         }
-        const draft = logitsRow(rng, V, target);
+        const draft = logitsRow(rng, V, target, 0);
         rows = {
           target,
           draft,
@@ -262,8 +277,8 @@ const describeOutcome = (outcome: VerifyOutcome, words: number) =>
   `draft ${outcome.draft} accepted ${outcome.accepted} tokens [${outcome.tokens.join(',')}] words ${words}`;
 
 /**
- * Runs `count` seeded random problems (V 8..4096, K and L 1..8, T ∈ {0, 0.3, 1, 1.5}, masks on and off)
- * through the GPU verifier and the CPU reference, and sorts every disagreement into a tie
+ * Runs `count` seeded random problems (by default V 8..4096, K and L 1..8, T ∈ {0, 0.3, 1, 1.5}, masks on and
+ * off) through the GPU verifier and the CPU reference, and sorts every disagreement into a tie
  * (some choice of the CPU run lay within TIE_EPSILON of its threshold) or an unexplained mismatch.
  */
 export async function compareWithCpu(
@@ -272,17 +287,18 @@ export async function compareWithCpu(
   method: VerifierId,
   count: number,
   seed: number,
+  sample: (rng: Rng, method: VerifierId) => TwinCase = sampleCase,
+  batch = BATCH,
 ): Promise<{ ties: number; unexplained: string[] }> {
   const rng = createRng(seed);
-  const nextBatch = (done: number) =>
-    Array.from({ length: Math.min(BATCH, count - done) }, () => sampleCase(rng, method));
+  const nextBatch = (done: number) => Array.from({ length: Math.min(batch, count - done) }, () => sample(rng, method));
   let ties = 0;
   const unexplained: string[] = [];
   let cases = nextBatch(0);
-  for (let done = 0; done < count; done += BATCH) {
+  for (let done = 0; done < count; done += batch) {
     const { steps, release } = uploadCases(context, cases);
     const pending = verifier.verifyBatch(steps);
-    const following = done + BATCH < count ? nextBatch(done + BATCH) : [];
+    const following = done + batch < count ? nextBatch(done + batch) : [];
     const outcomes = await pending;
     release();
     cases.forEach((c, i) => {

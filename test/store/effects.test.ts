@@ -3,7 +3,8 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { BUNDLED_PAIR } from '../../src/contract/modelPairs';
 import type { RaceResult } from '../../src/contract/bench';
 import type { ToWorker } from '../../src/contract/protocol';
-import { compileTimeoutMessage, createStoreEffects, type FollowUps } from '../../src/store/effects';
+import { compileTimeoutMessage } from '../../src/contract/validation';
+import { createStoreEffects, type FollowUps } from '../../src/store/effects';
 
 function transport() {
   const sent: ToWorker[] = [];

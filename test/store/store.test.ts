@@ -3,7 +3,8 @@ import { zeroTimings, type StepRecord } from '../../src/contract/stepRecord';
 import type { ToWorker } from '../../src/contract/protocol';
 import { SCHEMA_PRESETS } from '../../src/contract/presets';
 import { decodeShare, encodeShare } from '../../src/store/shareUrl';
-import { APP_DEFAULT_DRAFTER, createSpecStore } from '../../src/store/store';
+import { DEFAULT_DRAFTER } from '../../src/core/draftLaw';
+import { createSpecStore } from '../../src/store/store';
 import { presetParams } from '../../src/contract/runParams';
 import { WASM_ENGINE_INFO } from '../support/engineInfo';
 
@@ -75,8 +76,8 @@ describe('the app store', () => {
 
   it('drafts with the schema by default, switches to the model alone, and reads a link without a drafter as the model alone', () => {
     const { store, sent } = storeWithOutbox();
-    expect(APP_DEFAULT_DRAFTER).toBe('model+grammar');
-    expect(store.getState().params.drafter).toBe(APP_DEFAULT_DRAFTER);
+    expect(DEFAULT_DRAFTER).toBe('model+grammar');
+    expect(store.getState().params.drafter).toBe(DEFAULT_DRAFTER);
     store.getState().receive({
       type: 'ready',
       info: WASM_ENGINE_INFO,
@@ -90,7 +91,7 @@ describe('the app store', () => {
       params: presetParams(SCHEMA_PRESETS[1] as (typeof SCHEMA_PRESETS)[number]),
       preset: 'person',
     });
-    store.getState().setParams({ drafter: APP_DEFAULT_DRAFTER });
+    store.getState().setParams({ drafter: DEFAULT_DRAFTER });
     const decoded = decodeShare(oldLink, store.getState().params);
     if (!decoded) throw new Error('the link did not decode');
     store.getState().applyShared(decoded);

@@ -17,4 +17,5 @@ export const WASM_ENGINE_INFO: EngineInfo = {
   scoring: { path: 'tree', reason: null },
   tokenTexts: [],
   headUnavailable: null,
+  wasmThreads: { threads: 2, reason: null },
 };

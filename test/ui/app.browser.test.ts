@@ -270,6 +270,9 @@ describe('the built app in headless Chromium', () => {
     expect(policy).toContain("script-src 'self' 'wasm-unsafe-eval'");
     expect(policy).not.toMatch(/'unsafe-eval'/);
     await expect(page.evaluate(() => window.crossOriginIsolated)).resolves.toBe(true);
+    // The status line states the threads the models run on: every core the browser reports.
+    const cores = await page.evaluate(() => navigator.hardwareConcurrency);
+    await expect(page.getByTestId('wasm-threads').textContent()).resolves.toBe(`· ${cores} wasm threads `);
   });
 
   it('raised no console or page errors', () => {

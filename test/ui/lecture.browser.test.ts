@@ -487,7 +487,7 @@ describe('a lecture, in the built app', () => {
     expect(suite.problems).toEqual([]);
   });
 
-  it('tokens/s after Step ×3, a pause and Resume is within 20% of a straight run on the same seed, with the same output', async () => {
+  it('tokens/s after Step ×3, a pause and Resume is a straight run’s within a third (a counted pause would halve it), same output', async () => {
     // A long output (62 tokens in 23 steps): a run of ~20 tokens takes ~0.1 s of engine time, mostly noise.
     await page.getByRole('button', { name: 'Reset' }).click();
     await page.locator('#preset').selectOption('order');
@@ -540,8 +540,10 @@ describe('a lecture, in the built app', () => {
       `tokens/s: straight ${figures('straight')}; Step ×3, ${PRESENTER_PAUSE_MS} ms pause, Resume ${figures('stepped')}; pair ratios ${pairRatios.map((r) => r.toFixed(2)).join(', ')}, median ${ratio.toFixed(2)}`,
     );
     for (const run of runs) expect(run.text).toBe(warmUp.text);
-    expect(ratio).toBeGreaterThanOrEqual(0.8);
-    expect(ratio).toBeLessThanOrEqual(1.25);
+    // Bounds wide enough for a suite that shares the two cores (pair ratios of 0.94–1.47 on a quiet machine), narrow
+    // enough to catch the fault they guard: the 1 s pause counted in a ~0.8 s run would give a ratio under 0.45.
+    expect(ratio).toBeGreaterThanOrEqual(2 / 3);
+    expect(ratio).toBeLessThanOrEqual(1.5);
     expect(suite.problems).toEqual([]);
   }, 60_000);
 });

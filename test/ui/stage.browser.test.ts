@@ -445,11 +445,17 @@ describe('on stage: offline after one visit, a talk driven by a clicker, one vie
             : Array.isArray(scene.stop)
               ? String(scene.stop[stop])
               : null;
-        if (pausedAt !== null)
+        if (pausedAt !== null) {
           await page
             .locator('[data-counter="steps"]')
             .filter({ hasText: new RegExp(`^${pausedAt}$`) })
             .waitFor({ timeout: 60_000 });
+          // The inspector (tree, grid) draws deferred: measured once it shows that step, not the one before it.
+          await page
+            .locator('label[for="step-scrub"]')
+            .filter({ hasText: new RegExp(`^Step ${pausedAt} of ${pausedAt}`) })
+            .waitFor({ timeout: 60_000 });
+        }
         // The step's explanation draws after the run pauses; the talk places the focus again once it has.
         await page.locator(TALK_FOCUS[scene.view]).first().waitFor({ state: 'attached', timeout: 60_000 });
         // One page, resized: the talk places the focus again on every resize.
@@ -474,9 +480,12 @@ describe('on stage: offline after one visit, a talk driven by a clicker, one vie
                     requestAnimationFrame(() => {
                       const runBar = document.querySelector('.run-bar');
                       const focus = document.querySelector(selector);
-                      // Every SVG text drawn (the charts' axes, ticks and labels, the tree's nodes) inside its SVG's box.
+                      // Every SVG text drawn (the charts' axes, ticks and labels, the tree's nodes) inside its SVG's
+                      // box, and a tree node's label inside its node's box.
                       const cutTexts = [...document.querySelectorAll('svg text')].flatMap((text) => {
-                        const svg = text.closest('svg')?.getBoundingClientRect();
+                        const svg = (
+                          text.closest('g[data-node]')?.querySelector('rect') ?? text.closest('svg')
+                        )?.getBoundingClientRect();
                         const box = text.getBoundingClientRect();
                         if (!svg || svg.width === 0 || box.width === 0 || !text.textContent?.trim()) return [];
                         const inside =
@@ -490,6 +499,18 @@ describe('on stage: offline after one visit, a talk driven by a clicker, one vie
                               `"${text.textContent}" in ${text.closest('[data-chart]')?.getAttribute('data-chart') ?? 'an svg'}`,
                             ];
                       });
+                      // Nor two texts of one SVG over each other (a chart's crowded tick labels), by more than 2 px.
+                      const drawn = [...document.querySelectorAll('svg text')]
+                        .filter((text) => text.textContent?.trim() && text.getBoundingClientRect().width > 0)
+                        .map((text) => ({ text, box: text.getBoundingClientRect(), svg: text.closest('svg') }));
+                      drawn.forEach((a, i) =>
+                        drawn.slice(i + 1).forEach((b) => {
+                          const across = Math.min(a.box.right, b.box.right) - Math.max(a.box.left, b.box.left);
+                          const down = Math.min(a.box.bottom, b.box.bottom) - Math.max(a.box.top, b.box.top);
+                          if (a.svg === b.svg && across > 2 && down > 2)
+                            cutTexts.push(`"${a.text.textContent}" over "${b.text.textContent}"`);
+                        }),
+                      );
                       resolve({
                         focus: focus?.getBoundingClientRect().toJSON() ?? null,
                         bar:
@@ -498,10 +519,16 @@ describe('on stage: offline after one visit, a talk driven by a clicker, one vie
                           runBar && getComputedStyle(runBar).position === 'sticky'
                             ? runBar.getBoundingClientRect().bottom
                             : 0,
+                        // A counter at 0 or a bar with no height shows nothing (src/ui/views.ts CLAIM_SELECTORS).
                         claims: claim
-                          ? [...(focus?.matches(claim) ? [focus] : []), ...(focus?.querySelectorAll(claim) ?? [])].map(
-                              (element) => element.getBoundingClientRect().toJSON(),
-                            )
+                          ? [...(focus?.matches(claim) ? [focus] : []), ...(focus?.querySelectorAll(claim) ?? [])]
+                              .filter((element) =>
+                                element.hasAttribute('data-counter')
+                                  ? parseFloat(element.textContent ?? '') > 0
+                                  : !element.matches('.recharts-bar-rectangle') ||
+                                    element.getBoundingClientRect().height > 0,
+                              )
+                              .map((element) => element.getBoundingClientRect().toJSON())
                           : [],
                         cutTexts,
                       });
@@ -522,7 +549,10 @@ describe('on stage: offline after one visit, a talk driven by a clicker, one vie
           expect.soft(placed.focus.bottom, where).toBeLessThanOrEqual(placed.bar.top + 0.5);
           expect.soft(placed.focus.left, where).toBeGreaterThanOrEqual(-0.5);
           expect.soft(placed.focus.right, where).toBeLessThanOrEqual(size.width + 0.5);
-          expect.soft(placed.cutTexts, `${where}: SVG texts cut by their box`).toEqual([]);
+          expect.soft(placed.cutTexts, `${where}: SVG texts cut by their box or over each other`).toEqual([]);
+          await page.screenshot({
+            path: `${SCREENSHOTS}/talk-scene-${index + 1}${stops > 1 ? `-${stop + 1}` : ''}-${size.width}x${size.height}.png`,
+          });
           // What the caption claims is on screen: an element that shows it, whole, between the run bar and the caption.
           if (scene.shows) {
             const bar = placed.bar;
@@ -542,9 +572,6 @@ describe('on stage: offline after one visit, a talk driven by a clicker, one vie
               .toBeGreaterThan(0);
           }
         }
-        await page.screenshot({
-          path: `${SCREENSHOTS}/talk-scene-${index + 1}${stops > 1 ? `-${stop + 1}` : ''}-1280x720.png`,
-        });
       }
     }
     console.log(boxes.join('\n'));

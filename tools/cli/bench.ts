@@ -30,7 +30,7 @@ import {
 import { profileMarkdown } from '../bench/decodeStatistics';
 import { summaryMarkdown } from '../bench/decodeGoals';
 import type { MethodId } from '../../src/core/verify';
-import { DRAFTER_IDS, isDrafterId, type DrafterId } from '../../src/core/draftLaw';
+import { DEFAULT_DRAFTER, DRAFTER_IDS, isDrafterId, type DrafterId } from '../../src/core/draftLaw';
 import { costRatio as measureCostRatio, formatCostRatio } from '../bench/modelsBench';
 import { availableParallelism } from 'node:os';
 import { loadBundledPair, ort } from '../bundled';
@@ -67,7 +67,7 @@ function parse(values: Values<typeof COMMANDS.bench>) {
   if (unknown.length > 0)
     throw new UsageError(`--methods: unknown ${unknown.join(', ')}; the methods are ${SPECULATIVE.join(', ')}`);
   const grid = values.grid === undefined ? GRID : gridOption(values.grid);
-  if (values.drafter !== undefined && values.drafters !== 'model')
+  if (values.drafter !== undefined && values.drafters !== DEFAULT_DRAFTER)
     throw new UsageError('give --drafter or --drafters, not both');
   const drafters = (values.drafter ?? values.drafters).split(',').map((name) => name.trim());
   const unknownDrafters = drafters.filter((name) => !isDrafterId(name));

@@ -135,6 +135,9 @@ const resourceName = (url: string): string | null => {
   return null;
 };
 
+/** onnxruntime-web's bundle, which its wasm threads run as workers (ort.wasm.bundle.min-<hash>.js once built). */
+const ONNXRUNTIME_WORKER = /\/ort[.-][^/]*\.m?js(\?|$)/;
+
 async function readTimeline(page: Page): Promise<Timeline> {
   const timeline: Timeline = new Map();
   const pageEntries = (await page.evaluate(READ_ENTRIES)) as { origin: number; entries: RawEntry[] };
@@ -165,7 +168,9 @@ async function readTimeline(page: Page): Promise<Timeline> {
     }
   };
   add(pageEntries.entries, 0);
-  for (const worker of page.workers()) {
+  // onnxruntime's own thread workers (wasm threads on a cross-origin-isolated page) record no phases and wait in
+  // Atomics.wait between forwards, where an evaluate never returns: only the app's workers are read.
+  for (const worker of page.workers().filter((candidate) => !ONNXRUNTIME_WORKER.test(candidate.url()))) {
     const workerEntries = (await worker.evaluate(READ_ENTRIES)) as { origin: number; entries: RawEntry[] };
     add(workerEntries.entries, workerEntries.origin - pageEntries.origin);
   }

@@ -4,13 +4,13 @@
  * before Vite starts, and the tests (test/cli/help.test.ts). Imports nothing heavy: reading it loads no model.
  */
 import type { CommandSpec } from './args';
-import { DRAFTER_IDS } from '../../src/core/draftLaw';
+import { DEFAULT_DRAFTER, DRAFTER_IDS } from '../../src/core/draftLaw';
 
 /** Every --drafter's words: where drafts come from, and where the head drafters are offered. */
 const DRAFTER_HELP =
   "where drafts come from: the draft model, plus the schema's forced text, values copied from the prompt (copy: text-level, re-tokenized in place) and/or prompt lookup; copy alone drafts forced and copied text without a draft model; or head / head+grammar, the draft head reading the target's features (bundled pair only: a target without a features output does not offer them)";
 import { DEFAULT_RACE_TOKEN_BUDGET, DEFAULT_SAMPLE_TOKEN_BUDGET } from '../../src/contract/bench';
-import { CLI_LIMITS, MAX_DRAFT_LENGTH, SIMULATION_LIMITS } from '../../src/contract/limits';
+import { CLI_LIMITS, MAX_DRAFT_LENGTH, SERVE_LIMITS, SIMULATION_LIMITS } from '../../src/contract/limits';
 import { METHOD_IDS } from '../../src/core/verify/registry';
 
 /** With --cases: a case file's schema_file may name a file outside the case file's folder. */
@@ -120,7 +120,7 @@ export const COMMANDS = {
         default: 'validate',
         description: 'drafts checked by the grammar after, or masked while drafting',
       },
-      drafter: { type: 'string', value: [...DRAFTER_IDS], default: 'model', description: DRAFTER_HELP },
+      drafter: { type: 'string', value: [...DRAFTER_IDS], default: DEFAULT_DRAFTER, description: DRAFTER_HELP },
       trigger: { type: 'string', description: 'free text until this string, then the schema' },
       verifier: {
         type: 'string',
@@ -420,7 +420,7 @@ export const COMMANDS = {
       drafters: {
         type: 'string',
         value: 'list',
-        default: 'model',
+        default: DEFAULT_DRAFTER,
         description: `drafters to compare, a row each (${DRAFTER_IDS.join(', ')}; head and head+grammar need a target with a features output and the draft head)`,
       },
       drafter: {
@@ -577,7 +577,7 @@ export const COMMANDS = {
         default: 'validate',
         description: 'drafts checked after, or masked while drafting',
       },
-      drafter: { type: 'string', value: [...DRAFTER_IDS], default: 'model', description: DRAFTER_HELP },
+      drafter: { type: 'string', value: [...DRAFTER_IDS], default: DEFAULT_DRAFTER, description: DRAFTER_HELP },
       'top-p': { type: 'string', placeholder: 'P', description: 'nucleus sampling (default off)' },
       cases: {
         type: 'string',
@@ -645,7 +645,7 @@ export const COMMANDS = {
         default: 'validate',
         description: 'drafts checked after, or masked while drafting',
       },
-      drafter: { type: 'string', value: [...DRAFTER_IDS], default: 'model', description: DRAFTER_HELP },
+      drafter: { type: 'string', value: [...DRAFTER_IDS], default: DEFAULT_DRAFTER, description: DRAFTER_HELP },
       json: {
         type: 'boolean',
         description:
@@ -661,7 +661,7 @@ export const COMMANDS = {
         type: 'string',
         placeholder: 'URL',
         description:
-          'an OpenAI-compatible server (vLLM, SGLang, npm run serve) to score instead of the bundled models: needs --model and --cases; streams each case with the schema as response_format and without it, at --temperature, --seed and --max-tokens, reading URL/metrics before and after each bucket',
+          "an OpenAI-compatible server (vLLM, SGLang, npm run serve) to score instead of the bundled models: needs --model and --cases; streams each case with the schema as response_format and without it, at --temperature, --seed and --max-tokens, reading URL/metrics before and after each window, and says where the window's requests and tokens on /metrics are not the scorecard's own (another client's traffic)",
       },
       model: { type: 'string', placeholder: 'NAME', description: 'with --server: the model name to request' },
       cases: {
@@ -678,7 +678,24 @@ export const COMMANDS = {
         value: 'integer',
         max: CLI_LIMITS.concurrency,
         default: '1',
-        description: 'with --server: requests in flight at once',
+        description:
+          'with --server: requests in flight at once, at most the cases of the bucket (the report states both)',
+      },
+      repeats: {
+        type: 'string',
+        value: 'integer',
+        max: CLI_LIMITS.repeats,
+        placeholder: 'N',
+        description:
+          'with --server: rounds per bucket (default 5, the pairs the verdict rule needs), each a schema-on and a schema-off window, which goes first alternating; speed is the median over rounds with its 95% interval, schema on over off judged by the shared verdict rule',
+      },
+      'warm-up': {
+        type: 'string',
+        value: 'count',
+        max: CLI_LIMITS.warmUp,
+        placeholder: 'N',
+        description:
+          "with --server: untimed requests each way before a bucket's rounds, outside every window (default 1)",
       },
       timeout: {
         type: 'string',
@@ -733,7 +750,7 @@ export const COMMANDS = {
       },
       K: { type: 'string', default: '3', placeholder: 'N', description: 'drafts per step' },
       L: { type: 'string', default: '4', placeholder: 'N', description: 'draft length' },
-      drafter: { type: 'string', value: [...DRAFTER_IDS], default: 'model', description: DRAFTER_HELP },
+      drafter: { type: 'string', value: [...DRAFTER_IDS], default: DEFAULT_DRAFTER, description: DRAFTER_HELP },
       pair: PAIR,
       cors: {
         type: 'string',
@@ -745,6 +762,15 @@ export const COMMANDS = {
         type: 'string',
         value: 'file',
         description: "require Authorization: Bearer KEY on /v1, KEY being the file's content (trimmed); never printed",
+      },
+      'max-queue': {
+        type: 'string',
+        value: 'count',
+        max: SERVE_LIMITS.queue,
+        default: String(SERVE_LIMITS.queueDefault),
+        placeholder: 'N',
+        description:
+          'requests that may wait behind the one decoding; past it a request is answered 429 with Retry-After (0: none waits)',
       },
       'per-request-spec-decode-metrics': {
         type: 'string',
@@ -765,9 +791,20 @@ export const COMMANDS = {
     name: 'import:vllm',
     entry: 'tools/cli/importVllm.ts',
     summary:
-      "Reads a vLLM or SGLang /metrics scrape (Prometheus text) and prints its speculative-decoding figures per model; two scrapes give one window's delta; --url polls a live server; --cost-ratio advises the draft length L.",
-    positionals: { name: 'SCRAPE', description: 'a scrape file (or give --before/--after, or --url)', max: 1 },
+      "Reads a vLLM or SGLang /metrics scrape (Prometheus text) and prints its speculative-decoding figures per model; two scrapes give one window's delta; --url polls a live server; --cost-ratio advises the draft length L; --responses reads per-request counters (responses or AIPerf's profile_export.jsonl) into pooled figures and their distribution over requests.",
+    positionals: {
+      name: 'SCRAPE',
+      description: 'a scrape file (or give --before/--after, --url or --responses)',
+      max: 1,
+    },
     options: {
+      responses: {
+        type: 'string',
+        value: 'file',
+        placeholder: 'FILE',
+        description:
+          "a JSONL file, one request a line: vLLM responses with metrics.speculative_decoding, SGLang responses with meta_info, or AIPerf's profile_export.jsonl",
+      },
       before: { type: 'string', value: 'file', description: 'the scrape at the start of a window' },
       after: { type: 'string', value: 'file', description: 'the scrape at its end' },
       url: {
@@ -816,6 +853,7 @@ export const COMMANDS = {
       'npm run import:vllm -- --before t0.prom --after t1.prom --json',
       'npm run import:vllm -- --url http://localhost:8000/metrics --interval 5',
       'npm run import:vllm -- two-models.prom --R big-k4=500,small-k2=50',
+      'npm run import:vllm -- --responses artifacts/profile_export.jsonl',
     ],
     smoke: ['test/fixtures/vllm/bare.prom', '--cost-ratio', '0.1'],
   },

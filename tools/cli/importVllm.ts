@@ -2,6 +2,7 @@
  * npm run import:vllm -- <scrape> [--cost-ratio C] [--json] [--R MODEL=N,… | --I MODEL=N,…]
  * npm run import:vllm -- --before <scrape> --after <scrape> [...]
  * npm run import:vllm -- --url http://host:port/metrics [--interval 5] [--count N] [...]
+ * npm run import:vllm -- --responses FILE [--json]
  * Reads a vLLM or SGLang server's /metrics (Prometheus text) and prints its speculative-decoding figures per
  * model (model_name; engines, the replicas of one model, are summed), with vLLM's names and the figures
  * derived from them (src/core/vllmMetrics.ts; the app's vLLM view shows the same for one model). Two scrapes
@@ -9,7 +10,10 @@
  * windows, and starts a new baseline, saying so, where a counter went down (a server restart). --cost-ratio
  * advises the draft length L from the per-position acceptance, with 95% intervals over the window's drafts,
  * preferring the smaller L within noise of the best. vLLM counts D and A, not R or I: give --R or --I per
- * model (MODEL=N) to see D/R and A/R. `--help` lists every option (tools/cli/commands.ts).
+ * model (MODEL=N) to see D/R and A/R. --responses reads per-request counters instead (a JSONL file of vLLM or
+ * SGLang responses, or AIPerf's profile_export.jsonl; src/core/requestSpecMetrics.ts): per model, the pooled
+ * figures vLLM's /metrics would show beside the median and p90 over requests. `--help` lists every option
+ * (tools/cli/commands.ts).
  */
 import { realpathSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -27,6 +31,8 @@ import {
   type SuppliedEntry,
 } from '../../src/core/vllmMetrics';
 import { UsageError, runCommand, secondsOption, type Parsed } from './args';
+import { RESPONSES_LIMITS } from '../../src/contract/limits';
+import { readResponses, requestDistribution } from '../../src/core/requestSpecMetrics';
 import { readInputFile } from './input';
 import { terminalSafe } from './terminalSafe';
 import { COMMANDS } from './commands';
@@ -49,19 +55,34 @@ function suppliedEntries(key: 'R' | 'I', text: string | undefined): SuppliedEntr
 }
 
 type Source =
-  { single: string } | { before: string; after: string } | { url: URL; intervalMs: number; count: number | null };
+  | { single: string }
+  | { before: string; after: string }
+  | { url: URL; intervalMs: number; count: number | null }
+  | { responses: string };
 
 function parse({ values, positionals }: Parsed<(typeof COMMANDS)['import:vllm']>) {
   const pair = values.before !== undefined || values.after !== undefined;
   if (pair && (values.before === undefined || values.after === undefined))
     throw new UsageError('give both --before <scrape> and --after <scrape>');
-  const sources = [pair, positionals.length > 0, values.url !== undefined].filter(Boolean).length;
+  const sources = [pair, positionals.length > 0, values.url !== undefined, values.responses !== undefined].filter(
+    Boolean,
+  ).length;
   if (sources !== 1)
-    throw new UsageError('give one scrape file, or --before <scrape> --after <scrape>, or --url <metrics URL>');
+    throw new UsageError(
+      'give one scrape file, or --before <scrape> --after <scrape>, or --url <metrics URL>, or --responses <JSONL file>',
+    );
   if (values.count !== undefined && values.url === undefined) throw new UsageError('--count goes with --url');
+  if (values.responses !== undefined) {
+    const scrapeOnly = (['R', 'I', 'cost-ratio'] as const).filter((name) => values[name] !== undefined);
+    if (scrapeOnly.length > 0)
+      throw new UsageError(
+        `--${scrapeOnly[0]} goes with a scrape, not --responses (per-request records carry R and I where the server counts them, and no per-position counters)`,
+      );
+  }
   const supplied: Supplied = { R: suppliedEntries('R', values.R), I: suppliedEntries('I', values.I) };
   let source: Source;
-  if (values.url !== undefined) {
+  if (values.responses !== undefined) source = { responses: values.responses };
+  else if (values.url !== undefined) {
     let url: URL;
     try {
       url = new URL(values.url);
@@ -298,9 +319,61 @@ async function watch(
   return 0;
 }
 
+/** A file of per-request records as JSON: per model, the pooled counters beside the distribution over requests. */
+function responsesJson(path: string) {
+  const reading = scraped(() =>
+    readResponses(readInputFile(path, '--responses', RESPONSES_LIMITS.bytes), terminalSafe(path, { maxChars: 80 })),
+  );
+  return {
+    schema_version: 1,
+    lines: { with_counters: reading.withCounters, without_counters: reading.withoutCounters, failed: reading.failed },
+    models: reading.models.map(({ model, records }) => ({ model_name: model, ...requestDistribution(records) })),
+    note: "Pooled figures weigh every step and draft token alike, as vLLM's /metrics aggregate does, so long completions weigh more; median and p90 (nearest rank) weigh every request alike.",
+  };
+}
+
+function printResponses(path: string, report: ReturnType<typeof responsesJson>): void {
+  const pair = (p: { median: number | null; p90: number | null }) => `${shown(p.median)} / ${shown(p.p90)}`;
+  const { lines } = report;
+  const rows = report.models.map(({ model_name, requests, sources, pooled: p, per_request }) =>
+    [
+      terminalSafe(model_name, { maxChars: 60 }),
+      requests,
+      sources.join(', '),
+      p.num_spec_steps,
+      shown(p.R),
+      shown(p.I),
+      p.D,
+      p.A,
+      shown(p.draft_acceptance_rate),
+      pair(per_request.draft_acceptance_rate),
+      shown(p.mean_acceptance_length),
+      pair(per_request.acceptance_length),
+      p.acceptance_histogram?.join(', ') ?? '—',
+    ].join(' | '),
+  );
+  console.log(
+    [
+      `${terminalSafe(path, { maxChars: 80 })}: ${lines.with_counters} requests with per-request counters; ${lines.without_counters} JSON lines without them (stream chunks before the one with usage, a server without --per-request-spec-decode-metrics, n > 1, AIPerf requests with no verify step); ${lines.failed} failed requests`,
+      '',
+      '| model | requests | source | steps | R | I | D | A | A/D pooled (vLLM /metrics) | A/D median / p90 | acceptance length pooled (vLLM /metrics) | acceptance length median / p90 | histogram (steps accepting 0, 1, … drafts) |',
+      `|${'---|'.repeat(13)}`,
+      ...rows.map((row) => `| ${row} |`),
+      '',
+      report.note,
+    ].join('\n'),
+  );
+}
+
 export function main(argv: string[]): Promise<number> {
   return runCommand(COMMANDS['import:vllm'], argv, (parsed) => {
     const { source, supplied, json, costRatio } = parse(parsed);
+    if ('responses' in source) {
+      const report = responsesJson(source.responses);
+      if (json) console.log(JSON.stringify(report, null, 2));
+      else printResponses(source.responses, report);
+      return 0;
+    }
     if ('url' in source) return watch(source, supplied, json, costRatio);
     const reading = scraped(() =>
       'single' in source

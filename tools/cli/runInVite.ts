@@ -3,18 +3,11 @@
  * Runs a tool module through Vite's SSR module runner, so that it imports the app's code exactly as the
  * app does (WGSL through `?raw`, the xgrammar UMD bundle inlined). The module exports `main(argv)`.
  */
-import { createRequire } from 'node:module';
-import { dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseCommand, helpText, UsageError } from './args';
 import { commandForViteEntry } from './commands';
+import { provideCommonJsGlobals } from './commonJsGlobals';
 
-// xgrammar's UMD bundle reaches for CommonJS globals under Node; Vite's module runner does not provide them.
-Object.assign(globalThis, {
-  require: createRequire(import.meta.url),
-  __filename: fileURLToPath(import.meta.url),
-  __dirname: dirname(fileURLToPath(import.meta.url)),
-});
+provideCommonJsGlobals(import.meta.url);
 
 const [modulePath, ...argv] = process.argv.slice(2);
 if (!modulePath) throw new Error('usage: runInVite.ts <module> [args…]');

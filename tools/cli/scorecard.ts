@@ -40,7 +40,13 @@ import { bucketsOf, caseParams, casesOption } from './cases';
 import { headerSafeKey } from './secrets';
 import { errorSummary, validateRunParams } from '../../src/contract/validation';
 import { readInputFile } from './input';
-import { serverScorecard, serverScorecardMarkdown, serverTarget, type ServerScorecardSpec } from './serverScorecard';
+import {
+  SERVER_DEFAULT_REPEATS,
+  serverScorecard,
+  serverScorecardMarkdown,
+  serverTarget,
+  type ServerScorecardSpec,
+} from './serverScorecard';
 import { COMMANDS } from './commands';
 import { VERDICT_RULE, VERDICT_TEXT } from '../../src/core/verdict';
 import { loadPairOption, parsePairOption, type PairLocation } from './pair';
@@ -55,7 +61,9 @@ function parse(values: Values<typeof COMMANDS.scorecard>): {
 } {
   const method = values.method as DecodeMethod;
   if (!DECODE_METHODS.includes(method)) throw new UsageError(`--method must be one of ${DECODE_METHODS.join(', ')}`);
-  const serverOnly = (['model', 'api-key-file', 'endpoint'] as const).find((name) => values[name] !== undefined);
+  const serverOnly = (['model', 'api-key-file', 'endpoint', 'repeats', 'warm-up'] as const).find(
+    (name) => values[name] !== undefined,
+  );
   if (serverOnly !== undefined) throw new UsageError(`--${serverOnly} goes with --server`);
   if (values.buckets !== undefined && values.cases === undefined) throw new UsageError('--buckets goes with --cases');
   const presets = values.presets.split(',').map((id) => presetOption(id.trim()).id);
@@ -157,6 +165,8 @@ function parseServer(values: Values<typeof COMMANDS.scorecard>) {
     target: serverTarget(values.server as string, apiKey === '' ? null : apiKey),
     cases: casesOption(values.cases, values.buckets, values['allow-absolute-paths']),
     concurrency: positiveInteger('concurrency', values.concurrency),
+    repeats: positiveInteger('repeats', values.repeats ?? String(SERVER_DEFAULT_REPEATS)),
+    warmUp: Number(values['warm-up'] ?? '1'),
     settings: {
       model: values.model,
       temperature: limitedOption('temperature', 'temperature', values.temperature),
@@ -180,6 +190,8 @@ async function runServerScorecard({ spec, json, failOnInvalid }: ReturnType<type
           server: spec.target.base.href,
           model: settings.model,
           concurrency: spec.concurrency,
+          repeats: spec.repeats,
+          warm_up: spec.warmUp,
           temperature: settings.temperature,
           seed: settings.seed,
           max_tokens: settings.maxTokens,

@@ -5,8 +5,9 @@
  * as vLLM does (its OpenAIBaseModel allows extra fields and logs them). Nothing here decodes: the result is the
  * checked run parameters of each choice. docs/engineers.md has the table of fields.
  */
+import { randomInt } from 'node:crypto';
 import { hasOwnKey } from '../../src/contract/ownKeys';
-import { SERVE_LIMITS } from '../../src/contract/limits';
+import { LIMITS, SERVE_LIMITS } from '../../src/contract/limits';
 import { findPreset, presetParams, type DecodeMethod, type RunParams } from '../../src/contract/runParams';
 import { errorSummary, validateRunParams } from '../../src/contract/validation';
 import type { DrafterId } from '../../src/core/draftLaw';
@@ -29,6 +30,8 @@ export class HttpError extends Error {
     readonly status: number,
     message: string,
     readonly param: string | null = null,
+    /** Sent with the answer (429's Retry-After). */
+    readonly headers: Readonly<Record<string, string>> = {},
   ) {
     super(message);
   }
@@ -52,6 +55,10 @@ export interface CompletionRequest {
   stop: string[];
   stream: boolean;
   includeUsage: boolean;
+  /** The seed choice 0 decodes with (choice i with seed + i): the request's, or a fresh one when it gave none. */
+  seed: number;
+  /** The field that carried the schema (response_format or guided_json), named when the schema is refused. */
+  schemaParam: string;
   /** Fields the API does not define, ignored (the server logs them, as vLLM does). */
   ignored: string[];
 }
@@ -240,6 +247,12 @@ function stopSequences(body: Record<string, unknown>): string[] {
   return stop as string[];
 }
 
+/**
+ * A seed for a request that gave none, so that two such requests draw independently (as the API's sampling
+ * does), low enough that every choice's seed + i stays in range.
+ */
+export const freshSeed = () => randomInt(LIMITS.seed.min, LIMITS.seed.max - SERVE_LIMITS.choices + 2);
+
 /** The API's name for a run parameter the app's validation refused. */
 const API_NAMES: Record<string, string> = { topP: 'top_p', topK: 'top_k', maxTokens: 'max_tokens' };
 
@@ -249,6 +262,7 @@ export function parseCompletionRequest(
   endpoint: Endpoint,
   options: ServeOptions,
   chatTemplate: ChatTemplate | null = null,
+  seedWhenNone: () => number = freshSeed,
 ): CompletionRequest {
   if (!isObject(body)) throw new HttpError(400, 'the body must be a JSON object');
   if (body.model !== options.model)
@@ -286,7 +300,7 @@ export function parseCompletionRequest(
   const stop = stopSequences(body);
   const maxTokensField =
     endpoint === 'chat' && present(body, 'max_completion_tokens') ? 'max_completion_tokens' : 'max_tokens';
-  const seed = body.seed ?? 1;
+  const seed = present(body, 'seed') ? body.seed : seedWhenNone();
   const base = {
     ...presetParams(findPreset('person')),
     method: options.method,
@@ -328,6 +342,8 @@ export function parseCompletionRequest(
     stop,
     stream: boolean(body, 'stream'),
     includeUsage: isObject(streamOptions) && streamOptions.include_usage === true,
+    seed: (choices[0] as ChoicePlan).params.seed,
+    schemaParam: endpoint === 'completions' && present(body, 'guided_json') ? 'guided_json' : 'response_format',
     ignored,
   };
 }
