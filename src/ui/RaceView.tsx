@@ -7,6 +7,7 @@ import { PLOT } from './chartParts';
 import { derivedRatios } from '../core/metrics';
 import { describePositions, positionsPerStep } from '../contract/runReport';
 import { medianRange } from './benchParts';
+import { ScrollingTable } from './ScrollingTable';
 import { PALETTE } from './palette';
 import { fixed, METHOD_LABELS, METHOD_SHORT, percent, sig3 } from './format';
 import { useSpec } from './storeContext';
@@ -143,11 +144,23 @@ export function RaceView() {
             speed is measured on.
           </p>
           <div className="race-results" data-testid="race-results">
-            <div className="table-scroll">
+            <ScrollingTable cueId="race-scroll-cue">
               <table>
                 <thead>
                   <tr>
                     <th scope="col">method</th>
+                    <th scope="col" className="race-rate">
+                      <Named long={`tokens/s, median [min–max] of ${result.repeats}`} short="tokens/s" />
+                    </th>
+                    <th scope="col">
+                      <Named
+                        long={`speedup over AR, median [min–max] of ${result.repeats}`}
+                        short="speedup [min–max]"
+                      />
+                    </th>
+                    <th scope="col">
+                      <Named long="against AR [95% interval]" short="vs AR" />
+                    </th>
                     <th scope="col" data-detail>
                       tokens timed (all rounds)
                     </th>
@@ -169,18 +182,6 @@ export function RaceView() {
                     <th scope="col" data-detail>
                       tokens timed per round (fewest)
                     </th>
-                    <th scope="col" className="race-rate">
-                      <Named long={`tokens/s, median [min–max] of ${result.repeats}`} short="tokens/s" />
-                    </th>
-                    <th scope="col">
-                      <Named
-                        long={`speedup over AR, median [min–max] of ${result.repeats}`}
-                        short="speedup [min–max]"
-                      />
-                    </th>
-                    <th scope="col">
-                      <Named long="against AR [95% interval]" short="vs AR" />
-                    </th>
                     <th scope="col" data-detail>
                       output (first run)
                     </th>
@@ -193,15 +194,6 @@ export function RaceView() {
                         <th scope="row">
                           <Named long={METHOD_LABELS[method]} short={METHOD_SHORT[method]} />
                         </th>
-                        <td data-detail>{timed.tokens}</td>
-                        <td data-detail>{timed.forwards}</td>
-                        <td data-detail>{fixed(timed.tokens / timed.forwards)}</td>
-                        <td data-detail>{fixed(derivedRatios(timed.counters).meanAcceptanceLength)}</td>
-                        <td data-detail>{percent(derivedRatios(timed.counters).conditionalAcceptance)}</td>
-                        <td data-detail data-testid="race-positions">
-                          {describePositions(positionsPerStep(report.scoring))}
-                        </td>
-                        <td data-detail>{tokensTimed}</td>
                         <td className="race-rate" data-testid="race-rate">
                           {medianRange(tokensPerSecond)}
                         </td>
@@ -216,13 +208,22 @@ export function RaceView() {
                             'the baseline'
                           )}
                         </td>
+                        <td data-detail>{timed.tokens}</td>
+                        <td data-detail>{timed.forwards}</td>
+                        <td data-detail>{fixed(timed.tokens / timed.forwards)}</td>
+                        <td data-detail>{fixed(derivedRatios(timed.counters).meanAcceptanceLength)}</td>
+                        <td data-detail>{percent(derivedRatios(timed.counters).conditionalAcceptance)}</td>
+                        <td data-detail data-testid="race-positions">
+                          {describePositions(positionsPerStep(report.scoring))}
+                        </td>
+                        <td data-detail>{tokensTimed}</td>
                         <td data-detail>{report.verdict?.kind ?? 'free text'}</td>
                       </tr>
                     ),
                   )}
                 </tbody>
               </table>
-            </div>
+            </ScrollingTable>
             <p className="chart-note-dark race-note" data-testid="race-efficiency-note">
               {RACE_EFFICIENCY_NOTE}
             </p>
