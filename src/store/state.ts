@@ -41,7 +41,8 @@ export interface StoreOptions {
   assumeHardwareAdapter?: boolean;
 }
 
-export type RunStatus = 'idle' | 'running' | 'paused' | 'done' | 'error';
+/** `stopped`: a paused run a race ended (the engine runs one job at a time); its steps and counters are kept. */
+export type RunStatus = 'idle' | 'running' | 'paused' | 'done' | 'error' | 'stopped';
 
 /** The parts of the "How it works" panel, in reading order. */
 export const HELP_TOPICS = [
@@ -101,6 +102,8 @@ export interface SpecState {
     result: RaceResult | null;
     error: string | null;
     recordedAt?: number;
+    /** How long the race should take, said before it starts (raceEstimate in ./raceSlice.ts); null: no speed known yet. */
+    estimate: RaceEstimate | null;
   };
   /**
    * The number fields as typed (kept as text until they are checked, on blur or Run) and every field's
@@ -165,6 +168,8 @@ export interface SpecActions {
   step(): void;
   reset(): void;
   startRace(): void;
+  /** Stops the race in flight at its next step boundary; its samples so far stay counted, the lecture's run untouched. */
+  cancelRace(): void;
   setRaceRepeats(repeats: number): void;
   setRaceTokenBudget(tokenBudget: number): void;
   setStepDelay(ms: number): void;
@@ -223,6 +228,12 @@ export interface BenchActions {
 
 /** The whole store: every slice's state and actions. */
 export type StoreState = SpecState & SpecActions & BenchState & BenchActions;
+
+/** A race's expected duration and what it rests on ("at the last run's 41.2 tokens/s"). */
+export interface RaceEstimate {
+  seconds: number;
+  basis: string;
+}
 
 /** Timed rounds a race runs after its warm-up, unless told otherwise. */
 export const DEFAULT_RACE_REPEATS = 5;

@@ -62,10 +62,15 @@ export function startScene(access: StoreAccess): void {
           result: record.result,
           error: null,
           recordedAt: record.at,
+          estimate: null,
         },
         run: freshRun(access.nextRunId(), get().params),
       });
-    else get().startRace();
+    else {
+      // Started before the last scene's run is cleared: its speed is what the race's estimate rests on.
+      get().startRace();
+      set({ run: freshRun(access.nextRunId(), get().params) });
+    }
   } else beginRun(access, stops.length > 0);
   // After the scene's run or race has replaced the last scene's, so that the last one never reads as this one's.
   set({ talk: { ...(get().talk ?? talk), pending: false } });

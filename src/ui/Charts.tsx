@@ -1,4 +1,5 @@
 import { memo, useDeferredValue, useRef, type ReactElement, type ReactNode } from 'react';
+import { RaceInCharts } from './RaceProgress';
 import { Bar, ComposedChart, Line, LineChart } from 'recharts';
 import {
   derivedRatios,
@@ -218,6 +219,9 @@ export function Charts() {
     counters,
     useSpec((s) => s.ui.replay),
   );
+  // A race in flight takes the charts' place, where the room looks; the run's charts come back when it ends.
+  const racing = useSpec((s) => s.race.status === 'running');
+  if (racing) return <RaceInCharts />;
   return <ChartGrid steps={shown.steps} counters={shown.counters} />;
 }
 

@@ -8,7 +8,7 @@ import { METHOD_LABELS } from './format';
 import { ModelPicker } from './ModelPicker';
 import { PHASES } from './StatusBar';
 import { NextRunNotice } from './NextRunNotice';
-import { useEffect, useState } from 'react';
+import { RaceProgress } from './RaceProgress';
 import { useShallow } from 'zustand/react/shallow';
 import { useSpec } from './storeContext';
 
@@ -70,13 +70,15 @@ export function RunBar() {
   const invalid = useSpec((s) => Object.keys(s.form.errors).length > 0);
   const stepDelayMs = useSpec((s) => s.stepDelayMs);
   const compiling = useSpec((s) => s.compiling);
-  const { start, togglePause, step, reset, startRace, setStepDelay } = useSpec(
+  const racing = useSpec((s) => s.race.status === 'running');
+  const { start, togglePause, step, reset, startRace, cancelRace, setStepDelay } = useSpec(
     useShallow((s) => ({
       start: s.start,
       togglePause: s.togglePause,
       step: s.step,
       reset: s.reset,
       startRace: s.startRace,
+      cancelRace: s.cancelRace,
       setStepDelay: s.setStepDelay,
     })),
   );
@@ -105,8 +107,14 @@ export function RunBar() {
         <button type="button" onClick={reset} disabled={!ready}>
           Reset
         </button>
-        <button type="button" onClick={startRace} disabled={!ready || busy || invalid}>
-          Race all methods
+        {/* While a race runs, its button stops it: where it was started (the focus stays on it), named for what it does. */}
+        <button
+          type="button"
+          onClick={racing ? cancelRace : startRace}
+          disabled={!racing && (!ready || busy || invalid)}
+          data-testid="race-button"
+        >
+          {racing ? 'Cancel race' : 'Race all methods'}
         </button>
         <label className="field inline" htmlFor="delay">
           <span>Step delay {stepDelayMs} ms</span>
@@ -141,34 +149,6 @@ export function RunBar() {
         </p>
       )}
     </section>
-  );
-}
-
-/**
- * A race in flight, where the room looks (the run bar): its samples done and, once one is in, the time left at
- * the pace so far ("race: 23 of 42 samples, ~40 s left"). Reset cancels it.
- */
-function RaceProgress() {
-  const race = useSpec(
-    useShallow((s) => ({ id: s.race.id, status: s.race.status, done: s.race.done, total: s.race.total })),
-  );
-  const running = race.status === 'running';
-  // Seconds since this race began, ticked once a second while it runs.
-  const [elapsed, setElapsed] = useState({ id: -1, seconds: 0 });
-  useEffect(() => {
-    if (!running) return;
-    const started = performance.now();
-    const timer = setInterval(() => setElapsed({ id: race.id, seconds: (performance.now() - started) / 1000 }), 1000);
-    return () => clearInterval(timer);
-  }, [running, race.id]);
-  if (!running) return null;
-  const seconds = elapsed.id === race.id ? elapsed.seconds : 0;
-  const left = race.done > 0 && race.total > 0 && seconds > 0 ? (seconds / race.done) * (race.total - race.done) : null;
-  return (
-    <span className="run-waiting" data-testid="race-progress" role="status">
-      race: {race.done} of {race.total || '?'} samples
-      {left === null ? ', estimating the time left' : `, ~${Math.max(1, Math.round(left))} s left`} (Reset cancels it)
-    </span>
   );
 }
 

@@ -118,6 +118,12 @@ export function RaceView() {
           ))}
         </select>
       </label>
+      {race.status === 'cancelled' && (
+        <p className="chart-note-dark" data-testid="race-cancelled">
+          Cancelled {race.done > 0 ? `after ${race.done} of ${race.total} samples` : 'before its first sample'}: a race
+          is ranked only whole, so it shows no rows.
+        </p>
+      )}
       {race.error && (
         <p className="error" role="alert">
           {race.error}

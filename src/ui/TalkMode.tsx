@@ -132,6 +132,16 @@ export function TalkMode() {
                 Finding the step where each scene shows what its caption says…
               </p>
             )}
+            {scene.stop === 'race' && race.status === 'running' && (
+              // A race raced live (none recorded at a rehearsal) says how long the room will wait, as it starts.
+              <p className="talk-verdict" role="status" data-testid="talk-race-time">
+                No race recorded for this scene: racing every method live,{' '}
+                {race.estimate
+                  ? `about ${Math.max(1, Math.round(race.estimate.seconds))} s (${race.estimate.basis})`
+                  : 'its time left in the run bar once the first sample is in'}
+                .
+              </p>
+            )}
             {entry && (
               // A caption's claim about speed is read beside the race's own verdict for the scene's method.
               <p className="talk-verdict" data-testid="talk-verdict">

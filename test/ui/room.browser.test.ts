@@ -108,19 +108,89 @@ describe('the replay and the QR, as a room sees them', () => {
     expect(suite.problems).toEqual([]);
   });
 
-  it('a race says its progress in the run bar, with the time left once a sample is in, and Reset cancels it', async () => {
-    await page.getByRole('button', { name: 'Race all methods' }).click();
-    const progress = page.getByTestId('race-progress');
-    await progress
-      .filter({ hasText: /^race: \d+ of (\d+|\?) samples, estimating the time left/ })
-      .waitFor({ timeout: 60_000 });
-    await progress.filter({ hasText: /^race: [1-9]\d* of \d+ samples, ~\d+ s left \(Reset cancels it\)$/ }).waitFor({
-      timeout: 120_000,
+  it('a race shows its progress in the run bar and in the charts’ place, keeps the lecture’s run, is cancelled by its own button (its samples counted), and its table and chart fit each projector', async () => {
+    // The replay above left its run paused: Run finishes it, and that run is the lecture's.
+    await page.getByRole('button', { name: 'Run', exact: true }).click();
+    await page
+      .getByTestId('run-status')
+      .filter({ hasText: /^done$/ })
+      .waitFor({ timeout: 120_000 });
+    const lecture = async () => ({
+      status: await page.getByTestId('run-status').textContent(),
+      output: await page.getByTestId('token-stream').textContent(),
+      counters: await page.locator('dd[data-counter]').allTextContents(),
     });
+    // The token stream renders from a deferred value: read the run once it has caught up with the store.
+    await expect.poll(async () => (await lecture()).output).toMatch(/<\|endoftext\|>$/);
+    const before = await lecture();
+    expect(before.counters.length).toBeGreaterThan(4);
+    const raceButton = page.getByTestId('race-button');
+    const progress = page.getByTestId('race-progress');
+    const live = page.getByTestId('race-live');
+    await raceButton.click();
+    // Before a sample is in, the time it should take at the lecture run's speed; then the time left at its pace.
+    await progress
+      .filter({ hasText: /^race: 0 of (\d+|\?) samples, about \d+ s at the last run’s \d+\.\d tokens\/s$/ })
+      .waitFor({ timeout: 60_000 });
+    await expect(raceButton.textContent()).resolves.toBe('Cancel race');
+    await live.getByRole('heading', { name: 'Charts: a race is running' }).waitFor();
+    await progress.filter({ hasText: /^race: [1-9]\d* of \d+ samples, ~\d+ s left$/ }).waitFor({ timeout: 120_000 });
+    await expect(live.locator('.race-live-progress').textContent()).resolves.toBe(await progress.textContent());
+    // The lecture's run stays on screen while the race runs.
+    await expect.poll(lecture).toEqual(before);
+    await live.scrollIntoViewIfNeeded();
     await page.screenshot({ path: `${SCREENSHOTS}/room-race-progress-1280x720.png` });
-    await page.getByRole('button', { name: 'Reset', exact: true }).click();
+    const done = Number((await progress.textContent())?.match(/^race: (\d+)/)?.[1]);
+    await raceButton.click();
     await page.getByRole('heading', { name: /Race: every method.*\(cancelled\)/ }).waitFor({ timeout: 30_000 });
+    // Counted: the samples it had finished, out of its schedule.
+    const cancelled = (await page.getByTestId('race-cancelled').textContent()) ?? '';
+    expect(
+      Number(cancelled.match(/^Cancelled after (\d+) of \d+ samples: a race is ranked only whole/)?.[1]),
+    ).toBeGreaterThanOrEqual(done);
     await expect(progress.count()).resolves.toBe(0);
+    await expect(live.count()).resolves.toBe(0);
+    await expect(raceButton.textContent()).resolves.toBe('Race all methods');
+    await expect.poll(lecture).toEqual(before);
+    await page.getByRole('region', { name: 'Charts' }).waitFor();
+
+    // A race to its end: the lecture's run still there after it, and the 12 columns and the bar labels fit.
+    await page.locator('#race-repeats').selectOption('1');
+    await page.locator('#race-budget').selectOption('50');
+    await raceButton.click();
+    await page.getByTestId('race-results').waitFor({ timeout: 300_000 });
+    await expect.poll(lecture).toEqual(before);
+    for (const viewport of PROJECTORS) {
+      await page.setViewportSize(viewport);
+      const table = page.getByTestId('race-results').locator('table');
+      await table.scrollIntoViewIfNeeded();
+      const fit = await page.evaluate(() => {
+        const results = document.querySelector('[data-testid="race-results"]') as HTMLElement;
+        const headers = [...results.querySelectorAll('thead th')].map((th) => th.getBoundingClientRect());
+        const ticks = [...results.querySelectorAll('.recharts-xAxis .recharts-cartesian-axis-tick text')].map(
+          (text) => ({ box: text.getBoundingClientRect(), size: Number.parseFloat(getComputedStyle(text).fontSize) }),
+        );
+        const overlaps = ticks.slice(1).filter((tick, i) => tick.box.left < (ticks[i]?.box.right ?? 0) + 2).length;
+        return {
+          columns: headers.length,
+          outside: headers.filter((box) => box.left < 0 || box.right > innerWidth + 0.5).length,
+          ticks: ticks.length,
+          overlaps,
+          smallestTick: Math.min(...ticks.map((tick) => tick.size)),
+        };
+      });
+      const where = `${viewport.width}x${viewport.height}: ${JSON.stringify(fit)}`;
+      expect.soft(fit.columns, where).toBe(12);
+      expect.soft(fit.outside, where).toBe(0);
+      expect.soft(fit.ticks, where).toBeGreaterThan(5);
+      expect.soft(fit.overlaps, where).toBe(0);
+      expect.soft(fit.smallestTick, where).toBeGreaterThanOrEqual(14);
+      await page.screenshot({ path: `${SCREENSHOTS}/room-race-table-${viewport.width}x${viewport.height}.png` });
+      await page.getByTestId('race-results').locator('[data-chart="race"]').scrollIntoViewIfNeeded();
+      await page.screenshot({ path: `${SCREENSHOTS}/room-race-chart-${viewport.width}x${viewport.height}.png` });
+    }
+    await page.setViewportSize(PROJECTORS[1]);
+    expect(suite.problems).toEqual([]);
   });
 
   it('the audience QR on a loopback page says phones cannot open it and how to fix that; with a published LAN address it holds that, with the share link’s presentation flag', async () => {
