@@ -2,7 +2,9 @@
  * `npm run serve` driven by the official `openai` client (npm openai), as an engineer's own scripts drive
  * vLLM: every request field serve supports, streamed and not, and one invalid request per field, answered in
  * the API's error shape. The server runs with --api-key-file and --cors, so the bearer token and the one
- * allowed origin are exercised too.
+ * allowed origin are exercised too. It runs without --per-request-spec-decode-metrics, as the reference for
+ * the two servers started with it (summary, detailed): the same seeded request must come back unchanged but for
+ * vLLM's metrics object.
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -31,16 +33,7 @@ let client: OpenAI;
 beforeAll(async () => {
   const dir = mkdtempSync(join(tmpdir(), 'speclab-serve-openai-'));
   writeFileSync(join(dir, 'key'), `${KEY}\n`);
-  serve = await startServe([
-    '--L',
-    '3',
-    '--api-key-file',
-    join(dir, 'key'),
-    '--cors',
-    NOTEBOOK,
-    '--per-request-spec-decode-metrics',
-    'detailed',
-  ]);
+  serve = await startServe(['--L', '3', '--api-key-file', join(dir, 'key'), '--cors', NOTEBOOK]);
   client = new OpenAI({ baseURL: `${serve.base}/v1`, apiKey: KEY, maxRetries: 0 });
 }, 120_000);
 
@@ -384,6 +377,7 @@ describe('serve with --api-key-file and --cors', () => {
   });
 });
 
+/** vLLM's metrics.speculative_decoding as serve writes it: `summary` carries these fields, R and I included. */
 interface SpecObject {
   mean_acceptance_length: number;
   draft_acceptance_rate: number;
@@ -394,108 +388,201 @@ interface SpecObject {
   num_spec_tokens: number;
   raw_draft_tokens: number;
   invalidated_draft_tokens: number;
-  per_step_accepted: number[];
-  per_step_drafted: number[];
+  /** `detailed` only. */
+  per_step_accepted?: number[];
+  per_step_drafted?: number[];
 }
 
-describe('serve --per-request-spec-decode-metrics detailed', () => {
+const SUMMARY_FIELDS = [
+  'mean_acceptance_length',
+  'draft_acceptance_rate',
+  'acceptance_histogram',
+  'num_spec_steps',
+  'num_accepted_draft_tokens',
+  'num_draft_tokens',
+  'num_spec_tokens',
+  'raw_draft_tokens',
+  'invalidated_draft_tokens',
+];
+const FIELDS = { summary: SUMMARY_FIELDS, detailed: [...SUMMARY_FIELDS, 'per_step_accepted', 'per_step_drafted'] };
+
+/** What a request returned: the response, or every chunk of its stream, as JSON. */
+async function exchange(api: OpenAI, endpoint: 'chat' | 'completions', params: object): Promise<object[]> {
+  const request = { model: MODEL, max_tokens: 30, temperature: 1, ...params };
+  const answer = (
+    endpoint === 'chat'
+      ? await api.chat.completions.create(request as OpenAI.Chat.ChatCompletionCreateParams)
+      : await api.completions.create(request as OpenAI.CompletionCreateParams)
+  ) as object;
+  if ((params as { stream?: boolean }).stream !== true) return [answer];
+  const chunks: object[] = [];
+  for await (const chunk of answer as AsyncIterable<object>) chunks.push(chunk);
+  return chunks;
+}
+
+/** A response or chunk less what differs between two servers answering the same seeded request: id, created, metrics. */
+const apiPart = (json: object) =>
+  Object.fromEntries(Object.entries(json).filter(([key]) => !['id', 'created', 'metrics'].includes(key)));
+
+/** Short requests, streamed and not, chat and completions, one constrained (its drafts can be invalidated: I > 0). */
+const REQUESTS: { endpoint: 'chat' | 'completions'; params: object }[] = [
+  { endpoint: 'chat', params: { messages: [{ role: 'user', content: PROMPT }], seed: 21 } },
+  {
+    endpoint: 'chat',
+    params: {
+      messages: [{ role: 'user', content: PROMPT }],
+      seed: 22,
+      response_format: { type: 'json_schema', json_schema: { name: 'person', schema: PERSON } },
+      stream: true,
+      stream_options: { include_usage: true },
+    },
+  },
+  {
+    endpoint: 'completions',
+    params: { prompt: PROMPT, seed: 23, stream: true, stream_options: { include_usage: true } },
+  },
+];
+
+describe.each(['summary', 'detailed'] as const)('serve --per-request-spec-decode-metrics %s', (mode) => {
+  let flagged: ServeProcess;
+  let flaggedClient: OpenAI;
+
+  beforeAll(async () => {
+    flagged = await startServe(['--L', '3', '--per-request-spec-decode-metrics', mode]);
+    flaggedClient = new OpenAI({ baseURL: `${flagged.base}/v1`, apiKey: 'unused', maxRetries: 0 });
+  }, 120_000);
+
+  afterAll(() => flagged.stop());
+
+  /** The spec-decode counters on the flagged server's /metrics (R and I are SpecLab's own families). */
   const totals = async () => {
-    const response = await fetch(`${serve.base}/metrics`);
-    const reading = readMetrics(await response.text()).vllm.get(MODEL);
-    return { steps: reading?.numDrafts ?? 0, D: reading?.numDraftTokens ?? 0, A: reading?.numAcceptedTokens ?? 0 };
+    const text = await (await fetch(`${flagged.base}/metrics`)).text();
+    const reading = readMetrics(text).vllm.get(MODEL);
+    const speclab = (name: string) =>
+      Number(new RegExp(`^speclab:spec_decode_num_${name}_draft_tokens_total\\{[^}]*\\} (\\d+)$`, 'm').exec(text)?.[1]);
+    return {
+      steps: reading?.numDrafts ?? 0,
+      D: reading?.numDraftTokens ?? 0,
+      A: reading?.numAcceptedTokens ?? 0,
+      perPosition: reading?.acceptedPerPosition ?? [],
+      R: speclab('raw'),
+      I: speclab('invalidated'),
+    };
   };
+
+  /** vLLM's identities on one response's object, and the fields this level carries, no more. */
   const check = (spec: SpecObject) => {
+    expect(Object.keys(spec).sort()).toEqual([...FIELDS[mode]].sort());
+    expect(spec.num_spec_tokens).toBe(3);
+    expect(spec.num_spec_steps).toBeGreaterThan(0);
+    expect(spec.num_draft_tokens).toBeGreaterThan(0);
     expect(spec.mean_acceptance_length).toBe(1 + spec.num_accepted_draft_tokens / spec.num_spec_steps);
     expect(spec.acceptance_histogram).toHaveLength(4);
     expect(spec.acceptance_histogram.reduce((a, b) => a + b, 0)).toBe(spec.num_spec_steps);
+    expect(spec.acceptance_histogram.reduce((a, count, j) => a + j * count, 0)).toBe(spec.num_accepted_draft_tokens);
     expect(spec.draft_acceptance_rate).toBe(spec.num_accepted_draft_tokens / spec.num_draft_tokens);
     expect(spec.raw_draft_tokens - spec.invalidated_draft_tokens).toBe(spec.num_draft_tokens);
-    expect(spec.per_step_accepted).toHaveLength(spec.num_spec_steps);
-    expect(spec.per_step_accepted.reduce((a, b) => a + b, 0)).toBe(spec.num_accepted_draft_tokens);
-    expect(spec.per_step_drafted.reduce((a, b) => a + b, 0)).toBe(spec.num_draft_tokens);
-    expect(spec.acceptance_histogram).toEqual(
-      [0, 1, 2, 3].map((j) => spec.per_step_accepted.filter((a) => a === j).length),
-    );
+    if (mode === 'summary') return;
+    const { per_step_accepted: accepted = [], per_step_drafted: drafted = [] } = spec;
+    expect(accepted).toHaveLength(spec.num_spec_steps);
+    expect(drafted).toHaveLength(spec.num_spec_steps);
+    expect(accepted.reduce((a, b) => a + b, 0)).toBe(spec.num_accepted_draft_tokens);
+    expect(drafted.reduce((a, b) => a + b, 0)).toBe(spec.num_draft_tokens);
+    expect(spec.acceptance_histogram).toEqual([0, 1, 2, 3].map((j) => accepted.filter((a) => a === j).length));
   };
 
-  it("every response carries vLLM's object, streamed (usage chunk) and not, and the sums equal the /metrics deltas; n > 1 gives null", async () => {
+  it("every response carries vLLM's object (streamed: the usage chunk), whose sums equal the /metrics deltas; without the flag the same request is unchanged; n > 1 gives null", async () => {
     const before = await totals();
-    const plain = (await chat({ seed: 21, temperature: 1, max_tokens: 30 })) as unknown as {
-      metrics: { speculative_decoding: SpecObject };
-    };
-    check(plain.metrics.speculative_decoding);
-    const stream = await client.chat.completions.create({
-      model: MODEL,
-      messages: [{ role: 'user', content: PROMPT }],
-      max_tokens: 30,
-      seed: 21,
-      stream: true,
-      stream_options: { include_usage: true },
-    });
-    let streamed: SpecObject | undefined;
-    for await (const chunk of stream) {
-      const metrics = (chunk as unknown as { metrics?: { speculative_decoding: SpecObject } }).metrics;
-      if (metrics) {
-        expect(chunk.usage).toBeDefined();
-        streamed = metrics.speculative_decoding;
-      }
+    const specs: SpecObject[] = [];
+    for (const { endpoint, params } of REQUESTS) {
+      const answer = await exchange(flaggedClient, endpoint, params);
+      const unflagged = await exchange(client, endpoint, params);
+      expect(unflagged.filter((part) => 'metrics' in part)).toEqual([]);
+      expect(answer.map(apiPart)).toEqual(unflagged.map(apiPart));
+      // One part carries the object: the response, or the stream's last chunk, the one with usage and no choices.
+      expect(answer.flatMap((part, i) => ('metrics' in part ? [i] : []))).toEqual([answer.length - 1]);
+      const last = answer.at(-1) as {
+        usage?: object;
+        choices: unknown[];
+        metrics: { speculative_decoding: SpecObject };
+      };
+      expect(last.usage).toBeDefined();
+      if (answer.length > 1) expect(last.choices).toEqual([]);
+      check(last.metrics.speculative_decoding);
+      specs.push(last.metrics.speculative_decoding);
     }
-    expect(streamed).toEqual(plain.metrics.speculative_decoding);
     const after = await totals();
-    const spec = plain.metrics.speculative_decoding;
-    expect({ steps: after.steps - before.steps, D: after.D - before.D, A: after.A - before.A }).toEqual({
-      steps: 2 * spec.num_spec_steps,
-      D: 2 * spec.num_draft_tokens,
-      A: 2 * spec.num_accepted_draft_tokens,
+    const sum = (field: (spec: SpecObject) => number) => specs.reduce((total, spec) => total + field(spec), 0);
+    expect({
+      steps: after.steps - before.steps,
+      D: after.D - before.D,
+      A: after.A - before.A,
+      R: after.R - before.R,
+      I: after.I - before.I,
+      perPosition: after.perPosition.map((count, i) => count - (before.perPosition[i] ?? 0)),
+    }).toEqual({
+      steps: sum((spec) => spec.num_spec_steps),
+      D: sum((spec) => spec.num_draft_tokens),
+      A: sum((spec) => spec.num_accepted_draft_tokens),
+      R: sum((spec) => spec.raw_draft_tokens),
+      I: sum((spec) => spec.invalidated_draft_tokens),
+      // Position i accepted in every step that accepted more than i drafts.
+      perPosition: [0, 1, 2].map((i) =>
+        sum((spec) => spec.acceptance_histogram.slice(i + 1).reduce((a, b) => a + b, 0)),
+      ),
     });
-    const two = (await chat({ n: 2, max_tokens: 8 })) as unknown as { metrics: { speculative_decoding: null } };
-    expect(two.metrics.speculative_decoding).toBeNull();
+    const [two] = await exchange(flaggedClient, 'chat', {
+      messages: [{ role: 'user', content: PROMPT }],
+      n: 2,
+      max_tokens: 8,
+    });
+    expect((two as { metrics: { speculative_decoding: null } }).metrics.speculative_decoding).toBeNull();
   }, 120_000);
 
-  it("scorecard --server at concurrency 4: per-bucket counters are the sums of that bucket's responses and equal the window's /metrics", async () => {
-    const lines: string[] = [];
-    vi.spyOn(console, 'log').mockImplementation((line: string) => void lines.push(line));
-    vi.spyOn(console, 'error').mockImplementation(() => undefined);
-    process.env.OPENAI_API_KEY = KEY;
-    const code = await scorecard([
-      '--server',
-      serve.base,
-      '--model',
-      MODEL,
-      '--cases',
-      'examples/cases.jsonl',
-      '--concurrency',
-      '4',
-      '--max-tokens',
-      '24',
-      '--repeats',
-      '1',
-      '--json',
-    ]);
-    delete process.env.OPENAI_API_KEY;
-    vi.restoreAllMocks();
-    expect(code).toBe(0);
-    const json = JSON.parse(lines.join('\n')) as {
-      rows: {
-        requests: number;
-        per_request: {
-          requests: number;
-          pooled: { num_spec_steps: number; D: number; A: number; R: number; I: number };
-        };
-        counters: { vllm: { num_drafts: number; D: number; A: number; R: number; I: number } };
-      }[];
-    };
-    for (const row of json.rows) {
-      expect(row.per_request.requests).toBe(row.requests);
-      const { pooled } = row.per_request;
-      const window = row.counters.vllm;
-      expect([pooled.num_spec_steps, pooled.D, pooled.A, pooled.R, pooled.I]).toEqual([
-        window.num_drafts,
-        window.D,
-        window.A,
-        window.R,
-        window.I,
+  // The scorecard reads either level alike: run once, against detailed.
+  if (mode === 'detailed')
+    it("scorecard --server at concurrency 4: per-bucket counters are the sums of that bucket's responses and equal the window's /metrics", async () => {
+      const lines: string[] = [];
+      vi.spyOn(console, 'log').mockImplementation((line: string) => void lines.push(line));
+      vi.spyOn(console, 'error').mockImplementation(() => undefined);
+      const code = await scorecard([
+        '--server',
+        flagged.base,
+        '--model',
+        MODEL,
+        '--cases',
+        'examples/cases.jsonl',
+        '--concurrency',
+        '4',
+        '--max-tokens',
+        '24',
+        '--repeats',
+        '1',
+        '--json',
       ]);
-    }
-  }, 120_000);
+      vi.restoreAllMocks();
+      expect(code).toBe(0);
+      const json = JSON.parse(lines.join('\n')) as {
+        rows: {
+          requests: number;
+          per_request: {
+            requests: number;
+            pooled: { num_spec_steps: number; D: number; A: number; R: number; I: number };
+          };
+          counters: { vllm: { num_drafts: number; D: number; A: number; R: number; I: number } };
+        }[];
+      };
+      for (const row of json.rows) {
+        expect(row.per_request.requests).toBe(row.requests);
+        const { pooled } = row.per_request;
+        const window = row.counters.vllm;
+        expect([pooled.num_spec_steps, pooled.D, pooled.A, pooled.R, pooled.I]).toEqual([
+          window.num_drafts,
+          window.D,
+          window.A,
+          window.R,
+          window.I,
+        ]);
+      }
+    }, 120_000);
 });
