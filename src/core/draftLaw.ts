@@ -38,10 +38,11 @@ export type DrafterId = (typeof DRAFTER_IDS)[number];
 
 /**
  * The one default drafter: the app's fresh form, every CLI's --drafter (generate, sweep, scorecard, serve) and
- * the bench's --drafters. model+grammar: in the measured runs on this CPU it was the fastest over ar (level with
- * the draft model alone, ahead of head+grammar) and the only drafter ahead of ar+jump-forward
- * (docs/performance.md#choosing-the-default-drafter). A share link or talk scene without a drafter still means
- * `model` (src/store/shareUrl.ts), so links made before drafters existed replay bit-identically.
+ * the bench's --drafters. model+grammar: it keeps the draft model (K drafts that differ), and no drafter that
+ * samples the draft model beat it beyond noise on this CPU; `copy` is faster on schema runs but drafts nothing
+ * outside a schema and gives K identical drafts (docs/performance.md#choosing-the-default-drafter). A share link
+ * or talk scene without a drafter still means `model` (src/store/shareUrl.ts), so links made before drafters
+ * existed replay bit-identically.
  */
 export const DEFAULT_DRAFTER: DrafterId = 'model+grammar';
 
