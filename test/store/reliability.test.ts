@@ -113,14 +113,17 @@ describe('share links are untrusted', () => {
 });
 
 describe('races and runs cancel each other cleanly', () => {
-  it('a race started while a stepped run is paused clears that run, and its late report is not scored', () => {
+  it('a race started while a stepped run is paused stops that run and keeps it on screen, and its late report is not scored', () => {
     const { store, sent } = readyStore();
     store.getState().step();
     const pausedRun = runIdOf(sent, 'run');
     store.getState().receive({ type: 'steps', runId: pausedRun, records: [] });
+    const kept = store.getState().run;
     store.getState().startRace();
-    expect(store.getState().run.status).toBe('idle');
-    expect(store.getState().run.steps).toEqual([]);
+    expect(store.getState().run.status).toBe('stopped');
+    expect(store.getState().run.id).not.toBe(pausedRun);
+    expect(store.getState().run.steps).toBe(kept.steps);
+    expect(store.getState().run.counters).toBe(kept.counters);
     const cancelled = {
       ending: 'cancelled',
       verdict: { kind: 'truncated', reason: 'the run was cancelled mid-JSON: …' },
