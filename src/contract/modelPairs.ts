@@ -33,6 +33,31 @@ export function targetUrlFor(pair: PairSource, provider: ExecutionProvider): str
   return provider === 'webgpu' ? (pair.webgpuTargetUrl ?? pair.targetUrl) : pair.targetUrl;
 }
 
+/** A URL's folder as text: percent-escapes decoded, or left as they are where they do not decode. */
+function folderText(folder: string): string {
+  try {
+    return decodeURIComponent(folder);
+  } catch {
+    return folder;
+  }
+}
+
+/**
+ * How the status line names a model directory that has no manifest to name it (a Hub repository, a mirror of
+ * one, any custom URL): `org/repo` for the Hub's layout (`…/{org}/{repo}/resolve/{revision}/`), otherwise the
+ * directory's last folder, or its host where the path has none.
+ */
+export function modelDirectoryName(directoryUrl: string): string {
+  const url = new URL(directoryUrl, 'http://localhost/');
+  const folders = url.pathname
+    .split('/')
+    .filter((folder) => folder !== '')
+    .map(folderText);
+  const resolve = folders.lastIndexOf('resolve');
+  if (resolve >= 2 && resolve === folders.length - 2) return folders.slice(resolve - 2, resolve).join('/');
+  return folders.at(-1) ?? url.host;
+}
+
 const hub = (repo: string) => `https://huggingface.co/${repo}/resolve/main/`;
 
 /** Pairs that share a tokenizer, for a presenter with internet; downloads are kept in the Cache API. */

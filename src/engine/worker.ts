@@ -7,7 +7,7 @@ import type { ToWorker } from '../contract/protocol';
 import { setupEngine } from './setup';
 import { interpretedValidator } from '../grammar/interpretedValidator';
 import { loadPair } from '../models/loader';
-import { targetUrlFor } from '../contract/modelPairs';
+import { modelDirectoryName, targetUrlFor } from '../contract/modelPairs';
 import { evictModelCache, httpReader } from '../models/httpReader';
 import { ModelLoadError } from '../models/manifest';
 import { markPhase, timed } from '../core/timeline';
@@ -28,12 +28,13 @@ async function loadEngine(message: LoadMessage, hooks: LoadHooks): Promise<Worke
       loadPair: async (provider) => {
         // Imported while the model files download.
         const runtime = timed('runtime import', () => runtimeFor(provider));
-        return timed('load pair', () =>
+        const targetUrl = targetUrlFor(source, provider);
+        const pair = await timed('load pair', () =>
           loadPair(
             runtime,
             {
               draft: httpReader(source.draftUrl, source.cache, network),
-              target: httpReader(targetUrlFor(source, provider), source.cache, network),
+              target: httpReader(targetUrl, source.cache, network),
               ...(source.headUrl ? { head: httpReader(source.headUrl, source.cache, network) } : {}),
             },
             provider,
@@ -41,6 +42,10 @@ async function loadEngine(message: LoadMessage, hooks: LoadHooks): Promise<Worke
             source.modelFile,
           ),
         );
+        // The loader names a model without a manifest by its role ("draft"): the status line names it by its URL.
+        if (pair.draft.manifest === null) pair.draft.name = modelDirectoryName(source.draftUrl);
+        if (pair.target.manifest === null) pair.target.name = modelDirectoryName(targetUrl);
+        return pair;
       },
       validate: interpretedValidator,
       ...(message.assumeHardwareAdapter ? { assumeHardwareAdapter: true } : {}),
