@@ -17,6 +17,7 @@ import {
 } from '../core/requestSpecMetrics';
 import { ScrapeError } from '../core/vllmMetrics';
 import { chartAxes } from './chartParts';
+import { ModelTable } from './ModelTable';
 import { fixed, percent } from './format';
 import { PALETTE } from './palette';
 
@@ -88,36 +89,15 @@ function LengthHistogram({ records }: { records: readonly RequestSpecRecord[] })
 }
 
 function ReadingTable({ reading }: { reading: ResponsesReading }) {
-  const models = reading.models.map(({ model, records }) => ({ model, records, d: requestDistribution(records) }));
+  const models = reading.models.map(({ model, records }) => ({ model, records, value: requestDistribution(records) }));
   return (
     <>
-      <div className="table-scroll">
-        <table data-testid="per-request-table">
-          <caption>Per request, one column per model (the response’s model field)</caption>
-          <thead>
-            <tr>
-              <th scope="col">figure</th>
-              {models.map(({ model }) => (
-                <th scope="col" key={model}>
-                  {model}
-                </th>
-              ))}
-            </tr>
-          </thead>
-          <tbody>
-            {FIGURES.map(([label, key, value]) => (
-              <tr key={key}>
-                <th scope="row">{label}</th>
-                {models.map(({ model, d }) => (
-                  <td key={model} data-figure={key} data-model={model}>
-                    {value(d)}
-                  </td>
-                ))}
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <ModelTable
+        testId="per-request-table"
+        caption="Per request, one column per model (the response’s model field)"
+        models={models}
+        figures={FIGURES}
+      />
       <p data-testid="per-request-lines">
         {reading.withCounters} requests with counters; {reading.withoutCounters} lines without them (stream chunks
         before the usage chunk, a server without --per-request-spec-decode-metrics, n &gt; 1, AIPerf requests with no

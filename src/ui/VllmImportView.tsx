@@ -21,6 +21,7 @@ import { fetchScrape, liveScrapeUrl, nextLiveState, type LiveState } from '../st
 import { PositionChart } from './benchParts';
 import { PerRequestView } from './PerRequestView';
 import { fixed, percent } from './format';
+import { ModelTable } from './ModelTable';
 
 function ScrapeBox({
   id,
@@ -109,49 +110,6 @@ const SGLANG_FIGURES: readonly [string, string, (figures: SglangFigures) => stri
   ['spec_accept_rate (last window)', 'sglang-accept-rate', (figures) => percent(figures.acceptRate)],
   ['spec_verify_calls (target verify forwards)', 'sglang-verify-calls', (figures) => figures.verifyCalls ?? '—'],
 ];
-
-/** One column per model_name: model names are the scrape's labels, shown as text only. */
-function ModelTable<T>({
-  testId,
-  caption,
-  models,
-  figures,
-}: {
-  testId: string;
-  caption: string;
-  models: readonly { model: string; value: T }[];
-  figures: readonly [string, string, (value: T) => string | number][];
-}) {
-  return (
-    <div className="table-scroll">
-      <table data-testid={testId}>
-        <caption>{caption}</caption>
-        <thead>
-          <tr>
-            <th scope="col">figure</th>
-            {models.map(({ model }) => (
-              <th scope="col" key={model}>
-                {model}
-              </th>
-            ))}
-          </tr>
-        </thead>
-        <tbody>
-          {figures.map(([label, key, value]) => (
-            <tr key={key}>
-              <th scope="row">{label}</th>
-              {models.map((entry) => (
-                <td key={entry.model} data-counter={key} data-model={entry.model}>
-                  {value(entry.value)}
-                </td>
-              ))}
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
-  );
-}
 
 function ReadingView({ reading, supplied }: { reading: ScrapeReading; supplied: SuppliedDraftCounts }) {
   const reports = modelReports(reading, supplied);

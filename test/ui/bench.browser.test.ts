@@ -93,11 +93,11 @@ describe('the bench views of the built app', () => {
     await view.locator('#vllm-after').fill(readFileSync('test/fixtures/vllm/after.prom', 'utf8'));
     await view.getByRole('button', { name: 'Read metrics' }).click();
     const counters = view.getByTestId('vllm-counters');
-    await expect(counters.locator('[data-counter="num_drafts"]').textContent()).resolves.toBe('100');
-    await expect(counters.locator('[data-counter="D"]').textContent()).resolves.toBe('295');
-    await expect(counters.locator('[data-counter="A"]').textContent()).resolves.toBe('180');
-    await expect(counters.locator('[data-counter="mean-length"]').textContent()).resolves.toBe('2.800');
-    await expect(counters.locator('[data-counter="R"]').textContent()).resolves.toBe('not in vLLM’s counters');
+    await expect(counters.locator('[data-figure="num_drafts"]').textContent()).resolves.toBe('100');
+    await expect(counters.locator('[data-figure="D"]').textContent()).resolves.toBe('295');
+    await expect(counters.locator('[data-figure="A"]').textContent()).resolves.toBe('180');
+    await expect(counters.locator('[data-figure="mean-length"]').textContent()).resolves.toBe('2.800');
+    await expect(counters.locator('[data-figure="R"]').textContent()).resolves.toBe('not in vLLM’s counters');
     await expect(view.locator('[data-chart="vllm-per-position"] .recharts-bar-rectangle').count()).resolves.toBe(3);
     await view
       .locator('#vllm-before')
