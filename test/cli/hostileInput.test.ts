@@ -6,7 +6,6 @@
 import { execFile, execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -17,6 +16,7 @@ import { readInputFile } from '../../tools/cli/input';
 import { terminalSafe } from '../../tools/cli/terminalSafe';
 import { shownUrl } from '../../src/contract/boundedFetch';
 import { refusal } from '../support/cliRefusal';
+import { listenOnLoopback } from '../support/loopback';
 
 const dir = mkdtempSync(join(tmpdir(), 'speclab-hostile-'));
 const file = (name: string, text: string) => {
@@ -189,8 +189,7 @@ describe('npm run import:vllm', () => {
     });
     let base = '';
     beforeAll(async () => {
-      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-      base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      base = await listenOnLoopback(server);
     });
     afterAll(async () => {
       server.closeAllConnections();

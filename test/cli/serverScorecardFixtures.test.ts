@@ -5,7 +5,6 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -13,6 +12,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { main as scorecard } from '../../tools/cli/scorecard';
 import { histogramFromPositions, percentile } from '../../tools/cli/serverScorecard';
 import { expectToolJson } from '../support/jsonStyle';
+import { listenOnLoopback } from '../support/loopback';
 
 const fixture = (name: string) => readFileSync(join('test/fixtures/openai', name), 'utf8');
 const tmp = mkdtempSync(join(tmpdir(), 'speclab-server-scorecard-'));
@@ -63,8 +63,7 @@ async function answer(request: IncomingMessage, response: ServerResponse): Promi
 const server = createServer((request, response) => void answer(request, response));
 let base = '';
 beforeAll(async () => {
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  base = `127.0.0.1:${(server.address() as AddressInfo).port}`;
+  base = (await listenOnLoopback(server)).replace('http://', '');
 });
 afterAll(() => {
   server.closeAllConnections();

@@ -7,7 +7,6 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { mkdtempSync, writeFileSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -15,6 +14,7 @@ import { SERVER_SCORECARD_LIMITS } from '../../src/contract/limits';
 import { main as scorecard } from '../../tools/cli/scorecard';
 import { SseEventTooLargeError, SseReader } from '../../tools/cli/serverRequest';
 import { refusal } from '../support/cliRefusal';
+import { listenOnLoopback } from '../support/loopback';
 
 const VALID = '{"sentiment": "positive"}';
 const chunk = (json: string) => `data: ${json}\n\n`;
@@ -106,8 +106,7 @@ const SCHEMA = {
 };
 
 beforeAll(async () => {
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  base = await listenOnLoopback(server);
 });
 afterAll(() => {
   server.closeAllConnections();

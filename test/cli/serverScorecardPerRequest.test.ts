@@ -11,11 +11,11 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { main as scorecard } from '../../tools/cli/scorecard';
+import { listenOnLoopback } from '../support/loopback';
 
 const STREAMS: Record<string, string> = {
   'review one': 'vllm-per-request-a.sse',
@@ -48,8 +48,7 @@ const SCHEMA = {
 };
 
 beforeAll(async () => {
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  base = await listenOnLoopback(server);
 });
 afterAll(() => server.close());
 afterEach(() => vi.restoreAllMocks());

@@ -1,11 +1,11 @@
 /** Downloads are bounded by the manifest's sizes, and a manifest's fields by sane ranges. */
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { FileTooLargeError, NetworkTimeoutError } from '../../src/contract/boundedFetch';
 import { httpReader } from '../../src/models/httpReader';
 import { parseHubConfig, parseManifest } from '../../src/models/manifest';
+import { listenOnLoopback } from '../support/loopback';
 
 const SHORT = { requestMs: 2000, stallMs: 2000 };
 
@@ -35,8 +35,7 @@ describe('a model file larger than the manifest lists', () => {
       };
       push();
     });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    base = await listenOnLoopback(server);
   });
   afterAll(async () => {
     server.closeAllConnections();
@@ -105,8 +104,7 @@ describe('a download that trickles', () => {
       );
       response.on('close', () => clearInterval(timer));
     });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    base = await listenOnLoopback(server);
   });
   afterAll(async () => {
     server.closeAllConnections();

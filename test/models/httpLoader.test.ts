@@ -4,13 +4,13 @@
  */
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ModelFileMissingError, loadPair } from '../../src/models/loader';
 import { httpReader } from '../../src/models/httpReader';
 import { BUNDLED_DRAFT_DIR, BUNDLED_TARGET_DIR, ort } from '../support/models';
 import { hubConfig, withoutTreeMaskInput } from '../support/hubExport';
+import { listenOnLoopback } from '../support/loopback';
 
 describe('loading a pair by URL from a Hub-like layout', () => {
   let server: Server;
@@ -55,8 +55,7 @@ describe('loading a pair by URL from a Hub-like layout', () => {
       }
       response.end(body);
     });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    base = await listenOnLoopback(server);
   });
   afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 

@@ -1,10 +1,10 @@
 /** Every network read is bounded: a silent server, a stalled body and a cancelled load all end, each with its own message. */
 import { createServer, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ModelFileMissingError } from '../../src/models/loader';
 import { LoadCancelledError, NetworkTimeoutError } from '../../src/contract/boundedFetch';
 import { httpReader } from '../../src/models/httpReader';
+import { listenOnLoopback } from '../support/loopback';
 
 const SHORT = { requestMs: 300, stallMs: 300 };
 
@@ -37,8 +37,7 @@ describe('network reads with timeouts and cancellation', () => {
       }
       response.writeHead(200, { 'content-length': 3 }).end('abc');
     });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    base = await listenOnLoopback(server);
   });
   afterAll(async () => {
     for (const response of hanging) response.destroy();

@@ -4,10 +4,10 @@
  */
 import { execFile } from 'node:child_process';
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectToolJson } from '../support/jsonStyle';
+import { listenOnLoopback } from '../support/loopback';
 
 const run = (args: string[]) =>
   promisify(execFile)(process.execPath, ['--import', 'tsx', 'tools/cli/importVllm.ts', ...args], {
@@ -68,10 +68,8 @@ const restarting = createServer((_request, response) => {
 let base = '';
 let restartingBase = '';
 beforeAll(async () => {
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  await new Promise<void>((resolve) => restarting.listen(0, '127.0.0.1', resolve));
-  restartingBase = `http://127.0.0.1:${(restarting.address() as AddressInfo).port}`;
+  base = await listenOnLoopback(server);
+  restartingBase = await listenOnLoopback(restarting);
 });
 afterAll(() => {
   server.close();
