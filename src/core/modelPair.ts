@@ -1,5 +1,5 @@
 import type { RandomSource } from './random';
-import { philox4x32_10, seedKey, uniformF64FromWords, type Rng } from './rng';
+import { philoxBlockInto, seedKey, uniformF64FromWords, type Rng } from './rng';
 import { logitsToProbs, sampleCategorical } from './sampling';
 import type { DraftBlockView } from './verify/view';
 import type { VerifyProblem } from './verify/types';
@@ -121,10 +121,11 @@ export function syntheticLogits(options: Omit<SyntheticPairOptions, 'temperature
   const key = seedKey(seed);
   const gaussians = (prefixHash: number, lane: number): Float64Array => {
     const values = new Float64Array(V);
+    const words = new Uint32Array(4);
     for (let x = 0; x < V; x++) {
-      const [a, b, c, d] = philox4x32_10([x, prefixHash, lane, 0x5eed], key);
-      const u1 = 1 - uniformF64FromWords(a, b); // (0, 1], safe for the log
-      const u2 = uniformF64FromWords(c, d);
+      philoxBlockInto(words, x, prefixHash, lane, 0x5eed, key[0], key[1]);
+      const u1 = 1 - uniformF64FromWords(words[0] as number, words[1] as number); // (0, 1], safe for the log
+      const u2 = uniformF64FromWords(words[2] as number, words[3] as number);
       values[x] = Math.sqrt(-2 * Math.log(u1)) * Math.cos(2 * Math.PI * u2);
     }
     return values;

@@ -20,25 +20,33 @@ const PHILOX_W0 = 0x9e3779b9;
 const PHILOX_W1 = 0xbb67ae85;
 const TWO_POW_32 = 4294967296;
 
-/** High 32 bits of the 64-bit product of two u32 values, exact in doubles via 16-bit limbs. */
+/**
+ * High 32 bits of the 64-bit product of two u32 values, exact in doubles: a times each 16-bit half of b is
+ * below 2^48, and so is their sum once the low product is shifted down.
+ */
 export function mulHi32(a: number, b: number): number {
-  const aLow = a & 0xffff;
-  const aHigh = a >>> 16;
-  const bLow = b & 0xffff;
-  const bHigh = b >>> 16;
-  const lowLow = aLow * bLow;
-  const mid1 = aHigh * bLow + Math.floor(lowLow / 65536);
-  const mid2 = aLow * bHigh + (mid1 % 65536);
-  return (aHigh * bHigh + Math.floor(mid1 / 65536) + Math.floor(mid2 / 65536)) >>> 0;
+  return Math.floor((a * (b >>> 16) + Math.floor((a * (b & 0xffff)) / 65536)) / 65536);
 }
 
-/** One Philox4x32-10 block: four u32 counter words and two u32 key words to four u32 output words. */
-export function philox4x32_10(
-  counter: readonly [number, number, number, number],
-  key: readonly [number, number],
-): [number, number, number, number] {
-  let [c0, c1, c2, c3] = counter;
-  let [k0, k1] = key;
+/**
+ * One Philox4x32-10 block into `out` (four u32 words), from the counter and key words as numbers: the form for
+ * loops over many counters, which would otherwise build two arrays a block.
+ */
+export function philoxBlockInto(
+  out: Uint32Array | number[],
+  counter0: number,
+  counter1: number,
+  counter2: number,
+  counter3: number,
+  key0: number,
+  key1: number,
+): void {
+  let c0 = counter0 >>> 0;
+  let c1 = counter1 >>> 0;
+  let c2 = counter2 >>> 0;
+  let c3 = counter3 >>> 0;
+  let k0 = key0 >>> 0;
+  let k1 = key1 >>> 0;
   for (let round = 0; round < 10; round++) {
     const hi0 = mulHi32(PHILOX_M0, c0);
     const lo0 = Math.imul(PHILOX_M0, c0) >>> 0;
@@ -51,7 +59,20 @@ export function philox4x32_10(
     k0 = (k0 + PHILOX_W0) >>> 0;
     k1 = (k1 + PHILOX_W1) >>> 0;
   }
-  return [c0, c1, c2, c3];
+  out[0] = c0;
+  out[1] = c1;
+  out[2] = c2;
+  out[3] = c3;
+}
+
+/** One Philox4x32-10 block: four u32 counter words and two u32 key words to four u32 output words. */
+export function philox4x32_10(
+  counter: readonly [number, number, number, number],
+  key: readonly [number, number],
+): [number, number, number, number] {
+  const out: [number, number, number, number] = [0, 0, 0, 0];
+  philoxBlockInto(out, counter[0], counter[1], counter[2], counter[3], key[0], key[1]);
+  return out;
 }
 
 export function uniformF64FromWords(first: number, second: number): number {
