@@ -51,7 +51,9 @@ function rawExchange(write: (socket: ReturnType<typeof connect>) => void): Promi
 const HEADERS = (length: number) =>
   `POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\ncontent-type: application/json\r\ncontent-length: ${length}\r\n\r\n`;
 
-describe('a schema compile past the budget', () => {
+// Both tests wait out a time limit of the server (the compile budget, the request deadline), so they run side by
+// side; neither moves the other's counters (a 400 there, 408s and no upload abort here).
+describe('a schema compile past the budget, and requests that trickle', () => {
   const properties = Object.fromEntries(Array.from({ length: 10_000 }, (_, i) => [`p${i}`, { type: 'string' }]));
   const huge = () =>
     client.chat.completions.create({
@@ -62,44 +64,87 @@ describe('a schema compile past the budget', () => {
     });
   const budgetWords = `this schema has 10,000 properties; compiling it took more than ${SCHEMA_LIMITS.compileSeconds} s and was stopped`;
 
-  it('10,000 properties: /metrics answers while it compiles off the event loop; then a 400 in the API shape; a repeat is refused at once; the server decodes on', async () => {
-    let settled = false;
-    const outcome = huge().then(
-      () => null,
-      (error: unknown) => error,
-    );
-    void outcome.then(() => (settled = true));
-    // Each scrape is sent after the last one answered: on the event loop, the compile would hold them all.
-    let answeredWhileCompiling = 0;
-    while (!settled) {
-      const response = await fetch(`${serve.base}/metrics`);
-      expect(response.status).toBe(200);
-      await response.text();
-      if (!settled) answeredWhileCompiling++;
-      await pause(300);
-    }
-    expect(answeredWhileCompiling).toBeGreaterThanOrEqual(3);
-    const error = (await outcome) as InstanceType<typeof OpenAI.APIError>;
-    expect(error).toBeInstanceOf(OpenAI.BadRequestError);
-    expect(error).toMatchObject({ status: 400, param: 'response_format', type: 'BadRequestError' });
-    expect(error.message).toBe(`400 ${budgetWords} (simplify the schema: fewer properties, smaller enums)`);
-    // The repeat is known: refused without a second compile.
-    const repeat = (await huge().catch((caught: unknown) => caught)) as InstanceType<typeof OpenAI.APIError>;
-    expect(repeat.status).toBe(400);
-    expect(repeat.message).toMatch(/this schema was refused so before, and is not compiled again$/);
-    // The next schema compiles in a fresh compiler thread, and the server decodes it.
-    const person = await client.chat.completions.create({
-      model: MODEL,
-      messages: [{ role: 'user', content: 'Text: Bo, 7.\nJSON: ' }],
-      max_tokens: 30,
-      temperature: 0,
-      response_format: {
-        type: 'json_schema',
-        json_schema: { name: 'p', schema: { type: 'object', properties: { name: { type: 'string' } } } },
-      },
-    });
-    expect(typeof JSON.parse(person.choices[0]?.message.content ?? '')).toBe('object');
-  }, 120_000);
+  it.concurrent(
+    '10,000 properties: /metrics answers while it compiles off the event loop; then a 400 in the API shape; a repeat is refused at once; the server decodes on',
+    async () => {
+      let settled = false;
+      const outcome = huge().then(
+        () => null,
+        (error: unknown) => error,
+      );
+      void outcome.then(() => (settled = true));
+      // Each scrape is sent after the last one answered: on the event loop, the compile would hold them all.
+      let answeredWhileCompiling = 0;
+      while (!settled) {
+        const response = await fetch(`${serve.base}/metrics`);
+        expect(response.status).toBe(200);
+        await response.text();
+        if (!settled) answeredWhileCompiling++;
+        await pause(300);
+      }
+      expect(answeredWhileCompiling).toBeGreaterThanOrEqual(3);
+      const error = (await outcome) as InstanceType<typeof OpenAI.APIError>;
+      expect(error).toBeInstanceOf(OpenAI.BadRequestError);
+      expect(error).toMatchObject({ status: 400, param: 'response_format', type: 'BadRequestError' });
+      expect(error.message).toBe(`400 ${budgetWords} (simplify the schema: fewer properties, smaller enums)`);
+      // The repeat is known: refused without a second compile.
+      const repeat = (await huge().catch((caught: unknown) => caught)) as InstanceType<typeof OpenAI.APIError>;
+      expect(repeat.status).toBe(400);
+      expect(repeat.message).toMatch(/this schema was refused so before, and is not compiled again$/);
+      // The next schema compiles in a fresh compiler thread, and the server decodes it.
+      const person = await client.chat.completions.create({
+        model: MODEL,
+        messages: [{ role: 'user', content: 'Text: Bo, 7.\nJSON: ' }],
+        max_tokens: 30,
+        temperature: 0,
+        response_format: {
+          type: 'json_schema',
+          json_schema: { name: 'p', schema: { type: 'object', properties: { name: { type: 'string' } } } },
+        },
+      });
+      expect(typeof JSON.parse(person.choices[0]?.message.content ?? '')).toBe('object');
+    },
+    120_000,
+  );
+
+  it.concurrent(
+    `a body or headers sent a byte a second: cut with 408 in the API shape at ${SERVE_LIMITS.requestSeconds} s (headers ${SERVE_LIMITS.headersSeconds} s), counted as 408`,
+    async () => {
+      const before = await metricsText();
+      const trickle = (text: string) =>
+        rawExchange((socket) => {
+          let sent = 0;
+          const timer = setInterval(() => {
+            if (socket.destroyed || sent === text.length) clearInterval(timer);
+            else socket.write(text[sent++] as string);
+          }, 1000);
+          socket.on('close', () => clearInterval(timer));
+        });
+      const body = JSON.stringify({ model: MODEL, messages: [{ role: 'user', content: 'x'.repeat(100) }] });
+      const slowBody = rawExchange((socket) => {
+        socket.write(HEADERS(Buffer.byteLength(body)));
+        let sent = 0;
+        const timer = setInterval(() => {
+          if (socket.destroyed) clearInterval(timer);
+          else socket.write(body[sent++] as string);
+        }, 1000);
+        socket.on('close', () => clearInterval(timer));
+      });
+      const answers = await Promise.all([slowBody, trickle(HEADERS(2) + '{}')]);
+      for (const answer of answers) {
+        expect(answer).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n/);
+        const json = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)) as { error: { message: string } };
+        expect(json.error.message).toBe(
+          `the request did not arrive within ${SERVE_LIMITS.requestSeconds} s (headers within ${SERVE_LIMITS.headersSeconds} s): the connection was closed`,
+        );
+      }
+      const after = await metricsText();
+      const delta = (name: string, labels = '') => sample(after, name, labels) - sample(before, name, labels);
+      expect(delta('speclab:request_errors_total', 'status="408"')).toBe(2);
+      expect(delta('speclab:request_client_aborts_total', 'stage="upload"')).toBe(0);
+    },
+    60_000,
+  );
 });
 
 describe('the queue, and clients that go away', () => {
@@ -171,41 +216,6 @@ describe('the queue, and clients that go away', () => {
     });
     expect(await metric('speclab:request_errors_total', 'status="500"')).toBe(0);
   });
-
-  it(`a body or headers sent a byte a second: cut with 408 in the API shape at ${SERVE_LIMITS.requestSeconds} s (headers ${SERVE_LIMITS.headersSeconds} s), counted as 408`, async () => {
-    const before = await metricsText();
-    const trickle = (text: string) =>
-      rawExchange((socket) => {
-        let sent = 0;
-        const timer = setInterval(() => {
-          if (socket.destroyed || sent === text.length) clearInterval(timer);
-          else socket.write(text[sent++] as string);
-        }, 1000);
-        socket.on('close', () => clearInterval(timer));
-      });
-    const body = JSON.stringify({ model: MODEL, messages: [{ role: 'user', content: 'x'.repeat(100) }] });
-    const slowBody = rawExchange((socket) => {
-      socket.write(HEADERS(Buffer.byteLength(body)));
-      let sent = 0;
-      const timer = setInterval(() => {
-        if (socket.destroyed) clearInterval(timer);
-        else socket.write(body[sent++] as string);
-      }, 1000);
-      socket.on('close', () => clearInterval(timer));
-    });
-    const answers = await Promise.all([slowBody, trickle(HEADERS(2) + '{}')]);
-    for (const answer of answers) {
-      expect(answer).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n/);
-      const json = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)) as { error: { message: string } };
-      expect(json.error.message).toBe(
-        `the request did not arrive within ${SERVE_LIMITS.requestSeconds} s (headers within ${SERVE_LIMITS.headersSeconds} s): the connection was closed`,
-      );
-    }
-    const after = await metricsText();
-    const delta = (name: string, labels = '') => sample(after, name, labels) - sample(before, name, labels);
-    expect(delta('speclab:request_errors_total', 'status="408"')).toBe(2);
-    expect(delta('speclab:request_client_aborts_total', 'stage="upload"')).toBe(0);
-  }, 60_000);
 });
 
 describe('serve on a non-loopback host', () => {

@@ -427,6 +427,11 @@ describe('on stage: offline after one visit, a talk driven by a clicker, one vie
       'false',
       'true',
     ]);
+    // The race scene races every method for five rounds (enough pairs for a verdict), at 50 tokens per method a
+    // round rather than the 300 of the default: what is checked (its focus placed, its verdict beside the caption,
+    // its rows recorded) is the same for any budget, and the default's race was half of this file's time. Talk
+    // mode hides the race's own fields (html.talk .race > .field), so the app's field is set where it stands.
+    await page.locator('#race-budget').selectOption('50', { force: true });
     const settled = (scene: number) =>
       page
         .locator(`[data-testid="talk-bar"][data-scene="${scene}"][data-settled="true"]`)
