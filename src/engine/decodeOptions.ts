@@ -45,8 +45,9 @@ export interface DecodeOptions {
   /** Where steps are verified; the CPU twin by default. */
   verifier?: StepVerifier;
   /**
-   * The teaching analyses of each step (stepAnalyses.ts), on unless false. They decide nothing, so a run
-   * without them emits the same tokens: a law test drawing hundreds of runs leaves them out.
+   * The teaching analyses of each step (stepAnalyses.ts), computed only when true: the page's run and its scene
+   * finder ask for them; the CLIs, `serve`, races, sweeps, scorecards and benches, which show none, leave them
+   * out (a quarter of a step at V = 262k). They decide nothing, so a run without them emits the same tokens.
    */
   analyses?: boolean;
   /** When above 0, each emitted token carries the target law's heaviest `topTokens` tokens at its position (serve's top_logprobs). */

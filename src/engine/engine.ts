@@ -127,8 +127,11 @@ export class SpecEngine {
     params: RunParams,
     onStep?: (record: StepRecord) => void | Promise<void>,
     signal?: AbortSignal,
-    /** Extras a server asks for: each emitted token's target top-`topTokens` (OpenAI's top_logprobs). */
-    extras: Pick<DecodeOptions, 'topTokens'> = {},
+    /**
+     * Extras a caller asks for: each emitted token's target top-`topTokens` (a server's top_logprobs), and the
+     * teaching analyses (a page that shows them).
+     */
+    extras: Pick<DecodeOptions, 'topTokens' | 'analyses'> = {},
   ): Promise<RunReport> {
     const { tokenizer } = this.pair;
     const grammar = params.schemaText === null ? null : await this.compile(params.schemaText);

@@ -7,9 +7,17 @@ import { RUN_CLAIMS, stepShows, type SceneClaim } from '../contract/sceneClaims'
 import type { RunParams } from '../contract/runParams';
 import type { StepRecord } from '../contract/stepRecord';
 
-/** What the search needs of an engine: a seeded run that reports each step and stops on a signal (SpecEngine has it). */
+/**
+ * What the search needs of an engine: a seeded run that reports each step, with the teaching analyses the claims
+ * read, and stops on a signal (SpecEngine has it).
+ */
 interface Decoder {
-  run(params: RunParams, onStep: (record: StepRecord) => void, signal: AbortSignal): Promise<unknown>;
+  run(
+    params: RunParams,
+    onStep: (record: StepRecord) => void,
+    signal: AbortSignal,
+    extras: { analyses: true },
+  ): Promise<unknown>;
 }
 
 /** The first step (from 1) of the run `params` that shows `claim`, or null when the run ends without one. */
@@ -29,6 +37,7 @@ export async function findClaimStep(engine: Decoder, params: RunParams, claim: S
       }
     },
     stop.signal,
+    { analyses: true },
   );
   return found;
 }

@@ -110,16 +110,16 @@ export async function speculativeStep(
   const accepted = Math.min(outcome.accepted, block.lengths[outcome.draft] as number);
   const emitted = emittedTokens(outcome, accepted, input, options);
   const analysis =
-    options.analyses === false
-      ? NO_ANALYSIS
-      : await timed(timings, 'analysis', () =>
+    options.analyses === true
+      ? await timed(timings, 'analysis', () =>
           analyseStep({
             input,
             verification: result,
             lengths: block.lengths,
             finalEmitted: emitted.length === accepted + 1,
           }),
-        );
+        )
+      : NO_ANALYSIS;
   await timedCall(models, timings, 'kv', () => Promise.resolve(models.commit(outcome.draft, accepted)));
   return {
     ...stepRecord(state.index, input, block, scored.check, outcome, accepted, emitted, timings),

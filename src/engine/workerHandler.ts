@@ -38,7 +38,12 @@ export interface WorkerEngine {
   readonly contextLength: number;
   readonly scoring: ScoringPlan;
   readonly headUnavailable: string | null;
-  run(params: RunParams, onStep: (record: StepRecord) => void | Promise<void>, signal: AbortSignal): Promise<RunReport>;
+  run(
+    params: RunParams,
+    onStep: (record: StepRecord) => void | Promise<void>,
+    signal: AbortSignal,
+    extras?: { analyses?: boolean },
+  ): Promise<RunReport>;
   /** Whether `schemaText` was compiled already, so that a run would not wait on a compile. */
   isCompiled(schemaText: string): boolean;
   compile(schemaText: string): Promise<unknown>;
@@ -490,7 +495,10 @@ export class EngineWorkerHandler {
       null,
       async (signal) => {
         // The steps so far go before the run's end, whichever it is.
-        const report = await ready.engine.run(ready.params, sink.onStep, signal).finally(sink.flush);
+        // The page's run is the one whose steps the inspector, charts and explanations show.
+        const report = await ready.engine
+          .run(ready.params, sink.onStep, signal, { analyses: true })
+          .finally(sink.flush);
         this.post({ type: 'done', runId, report });
       },
       (text) => this.post({ type: 'run-error', runId, message: text }),

@@ -36,6 +36,9 @@ function expectConsistent(report: RunReport): void {
 const jsonPart = (preset: SchemaPreset, text: string) =>
   preset.trigger ? text.slice(text.indexOf(preset.trigger) + preset.trigger.length) : text;
 
+/** What the page's run asks for: the final token's law and the verifier's decisions these tests read. */
+const WITH_ANALYSES = { analyses: true };
+
 describe('the decode loop on the bundled models', () => {
   let engine: SpecEngine;
   const gpu = suiteDevices();
@@ -154,8 +157,13 @@ describe('the decode loop on the bundled models', () => {
         const params = presetParams(preset as SchemaPreset, { method, temperature: 1, seed: 5 });
         const cpuLaws: StepRecord['finalLaw'][] = [];
         const gpuLaws: StepRecord['finalLaw'][] = [];
-        const cpu = await engine.run(params, (record) => void cpuLaws.push(record.finalLaw));
-        const gpuReport = await onGpu.run(params, (record) => void gpuLaws.push(record.finalLaw));
+        const cpu = await engine.run(params, (record) => void cpuLaws.push(record.finalLaw), undefined, WITH_ANALYSES);
+        const gpuReport = await onGpu.run(
+          params,
+          (record) => void gpuLaws.push(record.finalLaw),
+          undefined,
+          WITH_ANALYSES,
+        );
         expect(gpuReport.tokens).toEqual(cpu.tokens);
         expect(gpuReport.counters).toEqual(cpu.counters);
         // The kernels do not report the final token's law; the twin's replay fills it in, step for step.
@@ -183,6 +191,8 @@ describe('the decode loop on the bundled models', () => {
           maxTokens: 40,
         }),
         (record) => void steps.push(record),
+        undefined,
+        WITH_ANALYSES,
       );
       const story = (record: StepRecord) => {
         const shape = { drafts: record.drafts, validLengths: record.validLengths, sources: record.draftSources };
@@ -236,6 +246,8 @@ describe('the decode loop on the bundled models', () => {
         maxTokens: 40,
       }),
       (record) => void steps.push(record),
+      undefined,
+      WITH_ANALYSES,
     );
     const shown = steps[person.lecture.step - 1];
     if (!shown) throw new Error('no lecture step');

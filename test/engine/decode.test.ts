@@ -167,6 +167,36 @@ describe('the decode loop under a schema, on the CPU with synthetic logits', () 
     }
   });
 
+  it('the teaching analyses are computed only when asked, and decide nothing: the same steps, tokens and counters', async () => {
+    for (const method of ['tokenwise', 'spectr-gbv', 'optimal-tree'] as const) {
+      const plainSteps: StepRecord[] = [];
+      const analysedSteps: StepRecord[] = [];
+      const plain = await run(preset('person'), { method, seed: 4 }, (record) => void plainSteps.push(record));
+      const analysed = await run(
+        preset('person'),
+        { method, seed: 4, analyses: true },
+        (record) => void analysedSteps.push(record),
+      );
+      expect(analysed.tokens).toEqual(plain.tokens);
+      expect(analysed.counters).toEqual(plain.counters);
+      // Everything the step decided, without what observed or timed it.
+      const decided = (step: StepRecord) => ({
+        ...step,
+        finalLaw: undefined,
+        lengthLaw: undefined,
+        firstPosition: undefined,
+        decisions: undefined,
+        timings: undefined,
+      });
+      expect(analysedSteps.map(decided)).toEqual(plainSteps.map(decided));
+      // Left out, nothing is computed or timed; asked for, every step has its laws.
+      expect(plainSteps.every((step) => step.lengthLaw === null && step.decisions === null)).toBe(true);
+      expect(plain.timings.analysis).toBe(0);
+      expect(analysedSteps.every((step) => step.lengthLaw !== null && step.decisions !== null)).toBe(true);
+      expect(analysed.timings.analysis).toBeGreaterThan(0);
+    }
+  });
+
   it('a run cut at max tokens mid-JSON is scored as truncated', async () => {
     const result = await run(preset('order'), { maxTokens: 6 });
     expect(result.verdict?.kind).toBe('truncated');

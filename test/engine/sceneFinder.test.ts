@@ -31,7 +31,7 @@ describe('finding the step that shows a scene’s claim', () => {
       const found = await findClaimStep(setup.engine, scene.run.params, claim);
       expect(found, `scene ${index + 1} (${claim})`).not.toBeNull();
       const steps: StepRecord[] = [];
-      await setup.engine.run(scene.run.params, (record) => void steps.push(record));
+      await setup.engine.run(scene.run.params, (record) => void steps.push(record), undefined, { analyses: true });
       const shown = steps.map((step) => stepShows(claim, step));
       expect(shown.indexOf(true) + 1, `scene ${index + 1} (${claim})`).toBe(found);
     }
@@ -44,7 +44,7 @@ describe('finding the step that shows a scene’s claim', () => {
     if (found === null) throw new Error('the invalidation scene finds no step');
     // A run stopped a token before that step's first token cannot have reached it.
     const steps: StepRecord[] = [];
-    await setup.engine.run(scene.run.params, (record) => void steps.push(record));
+    await setup.engine.run(scene.run.params, (record) => void steps.push(record), undefined, { analyses: true });
     const before = steps.slice(0, found - 1).reduce((sum, step) => sum + step.emitted.length, 0);
     await expect(findClaimStep(setup.engine, { ...scene.run.params, maxTokens: before }, 'invalidation')).resolves.toBe(
       null,

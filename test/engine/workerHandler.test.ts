@@ -46,8 +46,17 @@ class FakeEngine implements WorkerEngine {
   stepsTaken = 0;
   private readonly compiled = new Set<string>();
 
-  async run(params: RunParams, onStep: (record: StepRecord) => void | Promise<void>, signal: AbortSignal) {
+  /** Whether each run asked for the teaching analyses, in order. */
+  readonly analysesAsked: boolean[] = [];
+
+  async run(
+    params: RunParams,
+    onStep: (record: StepRecord) => void | Promise<void>,
+    signal: AbortSignal,
+    extras: { analyses?: boolean } = {},
+  ) {
     this.started.push(params);
+    this.analysesAsked.push(extras.analyses === true);
     let steps = 0;
     while (steps < STEPS_PER_RUN && !signal.aborted) {
       this.stepsTaken++;
@@ -313,6 +322,18 @@ describe('the engine worker handler', () => {
     page.deliverAfterTurns(3, { type: 'cancel' });
     page.send({ type: 'race', runId: 2, params: params(), repeats: 1, tokenBudget: 1 });
     expect(await page.until('run-error')).toEqual({ type: 'run-error', runId: 2, message: 'race cancelled' });
+  });
+
+  it('asks for the teaching analyses in the page’s run, which shows them, and not in a race, which does not', async () => {
+    const setup = fakeSetup();
+    const page = await loaded(setup);
+    page.send(run(1));
+    await page.until('done');
+    expect(setup.engine.analysesAsked).toEqual([true]);
+    page.send({ type: 'race', runId: 2, params: params(), repeats: 1, tokenBudget: 1 });
+    await page.until('race-done');
+    expect(setup.engine.analysesAsked.length).toBeGreaterThan(1);
+    expect(setup.engine.analysesAsked.slice(1)).not.toContain(true);
   });
 
   it('sweeps cell by cell', async () => {

@@ -88,8 +88,6 @@ async function sampleCounts(
       structure: null,
       detokenize: (ids) => ids.join(' '),
       stopTokenId: pair.tokenizer.stopTokenId,
-      // The teaching analyses decide nothing (the same tokens come out without them) and cost half a run.
-      analyses: false,
       ...(verifier ? { verifier } : {}),
     });
     const key = tokens.slice(0, TOKENS).join(',');
