@@ -44,8 +44,16 @@ export function mountApp(workers: EngineWorkers): void {
     // Test hook for test/ui/hardwareDefault.browser.test.ts: the setup treats SwiftShader as a hardware adapter.
     testHooks && query.has('hardware-adapter') ? { assumeHardwareAdapter: true } : {},
   );
+  // bench:load splits the first token's wait at the page: the worker's first steps arrive, then they render.
+  let firstStepsReceived = false;
   function listen() {
-    worker.onmessage = (event: MessageEvent<FromWorker>) => store.getState().receive(event.data);
+    worker.onmessage = (event: MessageEvent<FromWorker>) => {
+      if (event.data.type === 'steps' && !firstStepsReceived) {
+        firstStepsReceived = true;
+        markPhase('first steps received');
+      }
+      store.getState().receive(event.data);
+    };
     worker.onerror = (event) =>
       store.getState().receive({ type: 'load-error', message: `the engine worker failed: ${event.message}` });
   }

@@ -81,7 +81,7 @@ export class SpecEngine {
   compile(schemaText: string): Promise<CompiledSchema> {
     let compiled = this.schemas.get(schemaText);
     if (!compiled) {
-      compiled = this.prepareGrammar().then((grammar) => grammar.compile(schemaText));
+      compiled = this.prepareGrammar().then((grammar) => timed('schema compile', () => grammar.compile(schemaText)));
       // A failed compile is not cached: the user fixes the text and tries again.
       compiled.catch(() => this.schemas.delete(schemaText));
       this.schemas.set(schemaText, compiled);

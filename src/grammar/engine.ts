@@ -39,6 +39,15 @@ function loadXgrammar(): Promise<typeof xgrammarModule.default> {
   return xgrammarApi;
 }
 
+/**
+ * Imports xgrammar and starts its wasm (a first TokenizerInfo does), so that the first GrammarEngine.create
+ * does neither: the engine's worker calls it while the model files download.
+ */
+export async function startGrammarModule(): Promise<void> {
+  const xgrammar = await loadXgrammar();
+  (await xgrammar.TokenizerInfo.createTokenizerInfo([], 'raw')).dispose();
+}
+
 export class GrammarSetupError extends Error {
   override readonly name = 'GrammarSetupError';
 }

@@ -92,8 +92,12 @@ const Tokens = memo(function Tokens(props: {
 });
 
 export function TokenStream() {
-  // Deferred like the charts: the stream redraws when the page is idle, not in the worker's way.
-  const allSteps = useDeferredValue(useSpec((s) => s.run.steps));
+  // Deferred like the charts: the stream redraws when the page is idle, not in the worker's way. A run's first
+  // tokens are drawn at once, before the charts and the inspector (a deferred pass renders them all together):
+  // the room is waiting on them (bench:load's "run usable").
+  const liveSteps = useSpec((s) => s.run.steps);
+  const deferredSteps = useDeferredValue(liveSteps);
+  const allSteps = deferredSteps.length === 0 ? liveSteps : deferredSteps;
   const counters = useSpec((s) => s.run.counters);
   // During a replay, the output before the replayed step; its tokens join at the emission frame (src/ui/replayView.ts).
   const { steps, replaying } = useShownRun(
