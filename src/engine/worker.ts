@@ -3,7 +3,7 @@
  * the message handler (workerHandler.ts), which does the work.
  */
 import { runtimeFor, wasmThreads } from '../models/browserRuntime';
-import type { ToWorker } from '../contract/protocol';
+import type { FromWorker, ToWorker } from '../contract/protocol';
 import { setupEngine } from './setup';
 import { interpretedValidator } from '../grammar/interpretedValidator';
 import { loadPair } from '../models/loader';
@@ -82,18 +82,21 @@ function messageTurns(): () => Promise<void> {
   };
 }
 
-/** bench:load's last phase before the first token is on screen: the worker's first batch of steps. */
-let firstStepsPosted = false;
-
-const handler = new EngineWorkerHandler({
-  loadEngine,
-  post: (message) => {
-    if (message.type === 'steps' && !firstStepsPosted) {
-      firstStepsPosted = true;
+/** Posts to the page, marking the worker's first batch of steps: bench:load's last phase before the first token. */
+function postMarkingFirstSteps(): (message: FromWorker) => void {
+  let marked = false;
+  return (message) => {
+    if (!marked && message.type === 'steps') {
+      marked = true;
       markPhase('first steps posted');
     }
     postMessage(message);
-  },
+  };
+}
+
+const handler = new EngineWorkerHandler({
+  loadEngine,
+  post: postMarkingFirstSteps(),
   readMessages: messageTurns(),
 });
 
