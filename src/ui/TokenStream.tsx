@@ -1,4 +1,4 @@
-import { memo, useDeferredValue, useState } from 'react';
+import { memo, useDeferredValue, useMemo, useState } from 'react';
 import type { StepRecord } from '../contract/stepRecord';
 import type { SpecActions } from '../store/store';
 import { visibleToken } from './format';
@@ -91,13 +91,18 @@ const Tokens = memo(function Tokens(props: {
   );
 });
 
+const NO_STEPS: readonly StepRecord[] = [];
+
 export function TokenStream() {
-  // Deferred like the charts: the stream redraws when the page is idle, not in the worker's way. A run's first
-  // tokens are drawn at once, before the charts and the inspector (a deferred pass renders them all together):
-  // the room is waiting on them (bench:load's "run usable").
+  // Deferred like the charts: the stream redraws when the page is idle, not in the worker's way. Until the
+  // deferred pass (which renders the charts and the inspector too) first commits, the run's first step is drawn
+  // at once, the same array each time so that the stream is not redrawn per batch: the room is waiting on the
+  // first tokens (bench:load's "run usable").
   const liveSteps = useSpec((s) => s.run.steps);
   const deferredSteps = useDeferredValue(liveSteps);
-  const allSteps = deferredSteps.length === 0 ? liveSteps : deferredSteps;
+  const firstStep = liveSteps[0];
+  const firstSteps = useMemo(() => (firstStep ? [firstStep] : NO_STEPS), [firstStep]);
+  const allSteps = deferredSteps.length === 0 ? firstSteps : deferredSteps;
   const counters = useSpec((s) => s.run.counters);
   // During a replay, the output before the replayed step; its tokens join at the emission frame (src/ui/replayView.ts).
   const { steps, replaying } = useShownRun(
