@@ -7,7 +7,7 @@ import { decodeShare } from './store/shareUrl';
 import { App } from './ui/App';
 import { pageEmbed } from './ui/embed';
 import { StoreContext } from './ui/storeContext';
-import { markPhase } from './core/timeline';
+import { markPhase, markPhaseOnce } from './core/timeline';
 import './ui/app.css';
 import './ui/teaching.css';
 
@@ -44,14 +44,10 @@ export function mountApp(workers: EngineWorkers): void {
     // Test hook for test/ui/hardwareDefault.browser.test.ts: the setup treats SwiftShader as a hardware adapter.
     testHooks && query.has('hardware-adapter') ? { assumeHardwareAdapter: true } : {},
   );
-  // bench:load splits the first token's wait at the page: the worker's first steps arrive, then they render.
-  let firstStepsReceived = false;
   function listen() {
     worker.onmessage = (event: MessageEvent<FromWorker>) => {
-      if (event.data.type === 'steps' && !firstStepsReceived) {
-        firstStepsReceived = true;
-        markPhase('first steps received');
-      }
+      // bench:load splits the first token's wait at the page: the worker's first steps arrive, then they render.
+      if (event.data.type === 'steps') markPhaseOnce('first steps received');
       store.getState().receive(event.data);
     };
     worker.onerror = (event) =>

@@ -29,3 +29,8 @@ export function timedSync<T>(phase: string, work: () => T): T {
 export function markPhase(phase: string): void {
   performance.mark(TIMELINE_PREFIX + phase);
 }
+
+/** Records an instant named `phase` unless this page or worker has recorded it already (its first time only). */
+export function markPhaseOnce(phase: string): void {
+  if (performance.getEntriesByName(TIMELINE_PREFIX + phase, 'mark').length === 0) markPhase(phase);
+}

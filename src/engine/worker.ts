@@ -3,7 +3,7 @@
  * the message handler (workerHandler.ts), which does the work.
  */
 import { runtimeFor, wasmThreads } from '../models/browserRuntime';
-import type { FromWorker, ToWorker } from '../contract/protocol';
+import type { ToWorker } from '../contract/protocol';
 import { setupEngine } from './setup';
 import { interpretedValidator } from '../grammar/interpretedValidator';
 import { loadPair } from '../models/loader';
@@ -11,7 +11,7 @@ import { startGrammarModule } from '../grammar/engine';
 import { modelDirectoryName, targetUrlFor } from '../contract/modelPairs';
 import { evictModelCache, httpReader } from '../models/httpReader';
 import { ModelLoadError } from '../models/manifest';
-import { markPhase, timed } from '../core/timeline';
+import { markPhase, markPhaseOnce, timed } from '../core/timeline';
 import { EngineWorkerHandler, type LoadHooks, type LoadMessage, type WorkerSetup } from './workerHandler';
 
 // Every module of the worker has been fetched and evaluated by now.
@@ -82,21 +82,13 @@ function messageTurns(): () => Promise<void> {
   };
 }
 
-/** Posts to the page, marking the worker's first batch of steps: bench:load's last phase before the first token. */
-function postMarkingFirstSteps(): (message: FromWorker) => void {
-  let marked = false;
-  return (message) => {
-    if (!marked && message.type === 'steps') {
-      marked = true;
-      markPhase('first steps posted');
-    }
-    postMessage(message);
-  };
-}
-
 const handler = new EngineWorkerHandler({
   loadEngine,
-  post: postMarkingFirstSteps(),
+  post: (message) => {
+    // The worker's first batch of steps: bench:load's last phase before the first token.
+    if (message.type === 'steps') markPhaseOnce('first steps posted');
+    postMessage(message);
+  },
   readMessages: messageTurns(),
 });
 
