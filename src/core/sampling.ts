@@ -56,40 +56,58 @@ function idsByDescendingValue(ids: number[], values: ArrayLike<number>): number[
 }
 
 export function logitsToProbs(logits: ArrayLike<number>, params: SamplingParams, mask?: Int32Array): Float64Array {
+  return logitsToProbsInto(new Float64Array(logits.length), logits, params, mask);
+}
+
+/**
+ * logitsToProbs written into `probs` (every entry, zeros included), so that a step's K×(L+1) rows of V fill
+ * buffers it already holds: at 262k tokens a fresh row is 2 MB, and a step's fresh rows kept the collector busy.
+ */
+export function logitsToProbsInto(
+  probs: Float64Array,
+  logits: ArrayLike<number>,
+  params: SamplingParams,
+  mask?: Int32Array,
+): Float64Array {
   validateSamplingParams(params);
   const vocabSize = logits.length;
   if (vocabSize === 0) throw new RangeError('logits row is empty');
+  if (probs.length !== vocabSize)
+    throw new RangeError(`the output row has ${probs.length} entries, the logits row ${vocabSize}`);
   if (mask && mask.length !== maskWordCount(vocabSize)) {
     throw new RangeError(
       `mask has ${mask.length} int32 words, but a vocabulary of ${vocabSize} needs ${maskWordCount(vocabSize)}`,
     );
   }
-  // One pass over the row, with no per-token allocation: it runs for every draft and target row of a step.
-  const allowed = new Uint8Array(vocabSize);
+  // One pass to find the allowed maximum (the first on ties), with no per-token allocation or closure call:
+  // it runs for every row of a step, and at 262k tokens how it loops shows in the step's time.
   let count = 0;
   let maxLogit = -Infinity;
   let best = -1;
   for (let token = 0; token < vocabSize; token++) {
     const logit = logits[token] as number;
     if (Number.isNaN(logit) || logit === Infinity) throw new RangeError(`logit of token ${token} is ${logit}`);
-    if (logit === -Infinity || (mask && (((mask[token >> 5] as number) >>> (token & 31)) & 1) !== 1)) continue;
-    allowed[token] = 1;
+    if (logit === -Infinity || (mask !== undefined && !isTokenAllowed(mask, token))) continue;
     count++;
-    if (best === -1 || logit > (logits[best] as number)) best = token;
-    maxLogit = Math.max(maxLogit, logit);
+    if (logit > maxLogit) {
+      maxLogit = logit;
+      best = token;
+    }
   }
   if (count === 0) throw new RangeError('every token is masked out: the row has no allowed token');
 
-  const probs = new Float64Array(vocabSize);
+  probs.fill(0);
   if (params.temperature === 0) {
     probs[best] = 1;
     return probs;
   }
 
   const { topK = 0, topP = 1 } = params;
+  const allowed = (token: number): boolean =>
+    (logits[token] as number) !== -Infinity && (mask === undefined || isTokenAllowed(mask, token));
   const allowedIds = () => {
     const ids: number[] = [];
-    for (let token = 0; token < vocabSize; token++) if (allowed[token] === 1) ids.push(token);
+    for (let token = 0; token < vocabSize; token++) if (allowed(token)) ids.push(token);
     return ids;
   };
   if (topK > 0 && topK < count) {
@@ -108,13 +126,14 @@ export function logitsToProbs(logits: ArrayLike<number>, params: SamplingParams,
   }
   let total = 0;
   for (let token = 0; token < vocabSize; token++) {
-    if (allowed[token] !== 1) continue;
-    const weight = Math.exp(((logits[token] as number) - maxLogit) / params.temperature);
+    const logit = logits[token] as number;
+    if (logit === -Infinity || (mask !== undefined && !isTokenAllowed(mask, token))) continue;
+    const weight = Math.exp((logit - maxLogit) / params.temperature);
     probs[token] = weight;
     total += weight;
   }
-  for (let token = 0; token < vocabSize; token++)
-    if (allowed[token] === 1) probs[token] = (probs[token] as number) / total;
+  // Disallowed entries are 0, and 0 / total stays 0: one division pass without the mask.
+  for (let token = 0; token < vocabSize; token++) probs[token] = (probs[token] as number) / total;
   return topP < 1 ? nucleus(probs, allowedIds(), topP) : probs;
 }
 

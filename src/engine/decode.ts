@@ -19,7 +19,7 @@ import type { DecodeEnding, DecodeResult, OutputVerdict } from '../contract/runR
 import { DECODE_METHODS, isBaseline, type DecodeMethod } from '../contract/runParams';
 import { zeroTimings, type StepRecord, type StepTimings } from '../contract/stepRecord';
 import { DRAFT_STREAM, cpuVerifier } from '../contract/stepVerifier';
-import { FreeSources, now, speculativeStep, targetTopOf, timed, type StepState } from './speculativeStep';
+import { FreeSources, RunRows, now, speculativeStep, targetTopOf, timed, type StepState } from './speculativeStep';
 import type { DecodeOptions } from './decodeOptions';
 import { autoregressiveAnalysis } from './stepAnalyses';
 
@@ -97,6 +97,7 @@ export async function decode(
   const scoring = { positions: 0, batchedPositions: 0, treeSteps: 0, batchedSteps: 0 };
   let ending: DecodeEnding = 'max-tokens';
   let steps = 0;
+  const rows = new RunRows();
   try {
     while (tokens.length < options.maxTokens) {
       if (signal?.aborted) {
@@ -121,6 +122,7 @@ export async function decode(
         promptText,
         timings,
         index: steps,
+        rows,
       };
       const record =
         method === 'ar'

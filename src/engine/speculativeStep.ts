@@ -10,7 +10,7 @@
  */
 import { countBySource, countDraftTokens } from '../core/metrics';
 import type { createRng } from '../core/rng';
-import { logitsToProbs, maskWordCount, sampleCategorical, summarizeDistribution } from '../core/sampling';
+import { logitsToProbsInto, maskWordCount, sampleCategorical, summarizeDistribution } from '../core/sampling';
 import { copySpan } from '../core/copyDraft';
 import {
   drafterSources,
@@ -44,6 +44,30 @@ export interface StepState {
   promptText: string;
   timings: StepTimings;
   index: number;
+  /** The run's row buffers, which every step refills. */
+  rows: RunRows;
+}
+
+/**
+ * The K×L×V draft rows and K×(L+1)×V target rows, held for the whole run: each step writes every entry
+ * before any is read, and nothing keeps a step's rows past it (records copy the numbers they show). At
+ * 262k tokens a step's fresh rows were 70 MB, and collecting them cost more than verifying.
+ */
+export class RunRows {
+  private readonly float64 = new Map<string, Float64Array>();
+  private readonly float32 = new Map<string, Float32Array>();
+
+  f64(name: 'draftProbs' | 'targetProbs', length: number): Float64Array {
+    let held = this.float64.get(name);
+    if (held?.length !== length) this.float64.set(name, (held = new Float64Array(length)));
+    return held;
+  }
+
+  f32(name: 'draftLogits', length: number): Float32Array {
+    let held = this.float32.get(name);
+    if (held?.length !== length) this.float32.set(name, (held = new Float32Array(length)));
+    return held;
+  }
 }
 
 export const now = () => performance.now();
@@ -244,8 +268,8 @@ async function draftBlock(models: PairModels, options: DecodeOptions, state: Ste
   const { tokens, context, rng, matcher, constrainedAfter, timings } = state;
   const V = models.V;
   const drafts = new Int32Array(K * L);
-  const draftProbs = new Float64Array(K * L * V);
-  const draftLogits = new Float32Array(K * L * V);
+  const draftProbs = state.rows.f64('draftProbs', K * L * V);
+  const draftLogits = state.rows.f32('draftLogits', K * L * V);
   const sources = Array.from({ length: K }, (): DraftSource[] => []);
   const constrainedFrom = new Array<number>(K).fill(L + 1);
   const lengths = new Array<number>(K).fill(L);
@@ -260,8 +284,6 @@ async function draftBlock(models: PairModels, options: DecodeOptions, state: Ste
   // The draft model's tokens, or the draft head's (the pair's drafter is the head then: pairModels.ts).
   const sampled = sampledSource(options.drafter ?? 'model');
   let firstRow: { probs: Float64Array; mask: Int32Array | undefined } | null = null;
-  const stopRow = new Float64Array(V);
-  stopRow[stopTokenId] = 1;
   // The drafter's rows for position `rowsAt` (−1: not called yet this step).
   let rows: Float32Array = new Float32Array(0);
   let rowsAt = -1;
@@ -323,13 +345,11 @@ async function draftBlock(models: PairModels, options: DecodeOptions, state: Ste
           draftMasks?.set(mask.subarray(0, maskWords), (k * L + j) * maskWords);
         }
         // Every draft's first position reads the same drafter row: under the same mask it is converted once.
-        const row: Float64Array =
-          j === 0 && k > 0 && firstRow && sameValues(mask, firstRow.mask)
-            ? firstRow.probs
-            : logitsToProbs(logits, sampling, mask);
+        const row = draftProbs.subarray(at, at + V);
+        if (j === 0 && k > 0 && firstRow && sameValues(mask, firstRow.mask)) row.set(firstRow.probs);
+        else logitsToProbsInto(row, logits, sampling, mask);
         if (j === 0 && k === 0) firstRow = { probs: row, mask };
         token = sampleCategorical(row, rng);
-        draftProbs.set(row, at);
         sources[k]?.push(sampled);
         if (mask) walked[k] = (walked[k] as number) + 1;
       }
@@ -377,7 +397,7 @@ async function maskAndScore(models: PairModels, options: DecodeOptions, state: S
   );
   // The probabilities are the verifier's input: their time counts as verification, as on the GPU.
   const mark = now();
-  const targetProbs = new Float64Array(K * (L + 1) * V);
+  const targetProbs = state.rows.f64('targetProbs', K * (L + 1) * V);
   const maskOf = (row: number) => (check ? check.masks.subarray(row * maskWords, (row + 1) * maskWords) : undefined);
   for (let row = 0; row < K * (L + 1); row++) {
     const rowLogits = logits.subarray(row * V, (row + 1) * V);
@@ -389,7 +409,7 @@ async function maskAndScore(models: PairModels, options: DecodeOptions, state: S
       if (sameValues(rowLogits, logits.subarray(other * V, (other + 1) * V)) && sameValues(mask, maskOf(other)))
         twin = other;
     }
-    if (twin === -1) targetProbs.set(logitsToProbs(rowLogits, sampling, mask), row * V);
+    if (twin === -1) logitsToProbsInto(targetProbs.subarray(row * V, (row + 1) * V), rowLogits, sampling, mask);
     else targetProbs.copyWithin(row * V, twin * V, (twin + 1) * V);
   }
   timings.verify += now() - mark;

@@ -6,6 +6,7 @@ import {
   drawThreshold,
   isTokenAllowed,
   logitsToProbs,
+  logitsToProbsInto,
   maskFromAllowed,
   maskWordCount,
   summarizeDistribution,
@@ -74,6 +75,30 @@ describe('logitsToProbs', () => {
     expect(() => logitsToProbs([1, 2], { temperature: 1, topK: 1.5 })).toThrow(/topK/);
     expect(() => logitsToProbs([1, 2], { temperature: 1, topP: 0 })).toThrow(/topP/);
     expect(() => maskFromAllowed(4, [4])).toThrow(/outside the vocabulary/);
+    expect(() => logitsToProbsInto(new Float64Array(3), [1, 2], { temperature: 1 })).toThrow(/output row has 3/);
+  });
+
+  it('writes every entry of a reused row, zeros included, as a fresh row holds them', () => {
+    const V = 1000;
+    const rng = createRng(7, 0, 0);
+    const logits = Float32Array.from({ length: V }, (_, token) => (token % 97 === 0 ? -Infinity : rng.uniform() * 8));
+    const mask = maskFromAllowed(
+      V,
+      Array.from({ length: V }, (_, token) => token).filter((token) => token % 3 !== 0),
+    );
+    const settings = [
+      { temperature: 1 },
+      { temperature: 0.7, topK: 40 },
+      { temperature: 1.3, topP: 0.9 },
+      { temperature: 0 },
+    ];
+    for (const params of settings)
+      for (const rowMask of [undefined, mask]) {
+        const reused = new Float64Array(V).fill(Number.NaN);
+        logitsToProbsInto(reused, logits, params, rowMask);
+        expect(Array.from(reused)).toEqual(Array.from(logitsToProbs(logits, params, rowMask)));
+        expect(reused.every((p) => p >= 0)).toBe(true);
+      }
   });
 });
 
