@@ -46,8 +46,8 @@ export function mountApp(workers: EngineWorkers): void {
   );
   function listen() {
     worker.onmessage = (event: MessageEvent<FromWorker>) => {
-      // bench:load splits the first token's wait at the page: the worker's first steps arrive, then they render.
-      if (event.data.type === 'steps') markPhaseOnce('first steps received');
+      // bench:load splits the first token's wait at the page: the worker's first step arrives, then it renders.
+      if (event.data.type === 'first-step') markPhaseOnce('first steps received');
       store.getState().receive(event.data);
     };
     worker.onerror = (event) =>

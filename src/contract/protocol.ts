@@ -130,6 +130,8 @@ export type FromWorker =
       /** A regex that repeats a repeating group, named if the compile runs past its budget. */ pattern?: string;
     }
   | { type: 'compiled'; runId: number }
+  /** A run's first step, sent the moment it is verified (the room waits on its tokens); its batch carries it again. */
+  | { type: 'first-step'; runId: number; record: StepRecord }
   | { type: 'steps'; runId: number; records: StepRecord[] }
   | { type: 'paused'; runId: number; paused: boolean }
   | { type: 'done'; runId: number; report: RunReport }

@@ -85,8 +85,8 @@ function messageTurns(): () => Promise<void> {
 const handler = new EngineWorkerHandler({
   loadEngine,
   post: (message) => {
-    // The worker's first batch of steps: bench:load's last phase before the first token.
-    if (message.type === 'steps') markPhaseOnce('first steps posted');
+    // The worker's first step: bench:load's last phase before the first token.
+    if (message.type === 'first-step') markPhaseOnce('first steps posted');
     postMessage(message);
   },
   readMessages: messageTurns(),

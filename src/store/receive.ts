@@ -67,6 +67,12 @@ export function reduce(state: StoreData, message: FromWorker): Reduced {
     }
     case 'load-error':
       return only({ engine: { ...state.engine, status: 'error', error: message.message } });
+    case 'first-step':
+      return only(
+        message.runId === state.run.id && state.run.steps.length === 0
+          ? { run: { ...state.run, firstStep: message.record } }
+          : {},
+      );
     case 'steps': {
       if (message.runId !== state.run.id) return only({});
       let counters = state.run.counters;

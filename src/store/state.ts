@@ -87,6 +87,8 @@ export interface SpecState {
     status: RunStatus;
     params: RunParams;
     steps: StepRecord[];
+    /** The first step, ahead of the batch that adds it to `steps`: only the token stream draws it. */
+    firstStep: StepRecord | null;
     counters: Counters;
     report: RunReport | null;
     error: string | null;
@@ -253,6 +255,7 @@ export const freshRun = (id: number, params: RunParams, status: RunStatus = 'idl
   status,
   params,
   steps: [],
+  firstStep: null,
   counters: emptyCounters(params.L),
   report: null,
   error: null,

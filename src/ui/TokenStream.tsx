@@ -96,11 +96,11 @@ const NO_STEPS: readonly StepRecord[] = [];
 export function TokenStream() {
   // Deferred like the charts: the stream redraws when the page is idle, not in the worker's way. Until the
   // deferred pass (which renders the charts and the inspector too) first commits, the run's first step is drawn
-  // at once, the same array each time so that the stream is not redrawn per batch: the room is waiting on the
-  // first tokens (bench:load's "run usable").
+  // at once, as the worker sent it ahead of its batch, the same array each time so that the stream is not
+  // redrawn per batch: the room is waiting on the first tokens (bench:load's "run usable").
   const liveSteps = useSpec((s) => s.run.steps);
   const deferredSteps = useDeferredValue(liveSteps);
-  const firstStep = liveSteps[0];
+  const firstStep = useSpec((s) => s.run.firstStep) ?? liveSteps[0];
   const firstSteps = useMemo(() => (firstStep ? [firstStep] : NO_STEPS), [firstStep]);
   const allSteps = deferredSteps.length === 0 ? firstSteps : deferredSteps;
   const counters = useSpec((s) => s.run.counters);

@@ -250,6 +250,10 @@ describe('the engine worker handler', () => {
     expect(page.stepsOf(1)).toEqual([0, 1, 2, 3]);
     // A run shorter than the batch interval costs the page one render, at its end (bench:ui's tokens/s).
     expect(page.ofType('steps').map((message) => message.records.length)).toEqual([4]);
+    // …and its first step goes ahead alone, at once, for the token stream (bench:load's "run usable").
+    expect(page.ofType('first-step').map((message) => [message.runId, message.record.index])).toEqual([[1, 0]]);
+    const types = page.posted.map((message) => message.type);
+    expect(types.indexOf('first-step')).toBeLessThan(types.indexOf('steps'));
     expect(done.report.ending).toBe('stopped');
     expect(page.ofType('compiling')).toEqual([{ type: 'compiling', runId: 1, properties: 1 }]);
     expect(page.ofType('compiled')).toEqual([{ type: 'compiled', runId: 1 }]);
@@ -257,6 +261,7 @@ describe('the engine worker handler', () => {
     page.send(run(2, false, params({ schemaText })));
     await page.until('done', 2);
     expect(page.ofType('compiling')).toHaveLength(1);
+    expect(page.ofType('first-step').map((message) => message.runId)).toEqual([1, 2]);
   });
 
   it('a paused run takes one step per Step, and Resume runs it to the end', async () => {

@@ -48,6 +48,11 @@ describe('the app store', () => {
     const run = sent.find((message) => message.type === 'run');
     expect(run).toMatchObject({ type: 'run', paused: false });
     const runId = (run as Extract<ToWorker, { type: 'run' }>).runId;
+    // The first step sent ahead is for the token stream alone: no step, no counter yet; another run's is ignored.
+    store.getState().receive({ type: 'first-step', runId: runId + 99, record: step(0, 4, 0) });
+    expect(store.getState().run.firstStep).toBeNull();
+    store.getState().receive({ type: 'first-step', runId, record: step(0, 2, 0) });
+    expect(store.getState().run).toMatchObject({ steps: [], firstStep: { index: 0 }, counters: { steps: 0 } });
     store.getState().receive({ type: 'steps', runId, records: [step(0, 2, 0), step(1, 0, 3)] });
     store.getState().receive({ type: 'steps', runId: runId + 99, records: [step(0, 4, 0)] });
     const { counters, steps } = store.getState().run;
