@@ -80,41 +80,81 @@ export function valueCursor(json: string): ValueCursor | null {
 
 const WORD_CHAR = /[\p{L}\p{N}]/u;
 const NUMBER_START = /^-?[0-9]/;
+/** A mark that joins two word characters into one token: "A-17", "2026-03-14", "31.50", "10:30", "1,000". */
+const JOINER = /[-./:,]/;
 
 /**
- * Where a string value copied from running text ends: a comma, a colon, a semicolon, a quote, a bracket, a
- * line's or a sentence's end; and a space where its first word holds a digit (a code or a date is one word:
- * "X-100 cables", "2026-03-14 drew").
+ * English function words (prepositions, conjunctions, relative words, auxiliary verbs), in lower case: where
+ * running text goes on past a name or a phrase ("robotics meetup on 2026-03-14 drew …"), it mostly goes on
+ * with one of these, so whether a copied value stops there is the target's choice, not the text's.
  */
-function stringValueEnd(source: string, from: number): number {
-  const oneWord = /\d/.test(/^\S*/.exec(source.slice(from))?.[0] ?? '');
-  let end = from;
-  while (end < source.length && end - from < COPY_MAX_CHARS) {
+const FUNCTION_WORDS = new Set(
+  (
+    'about above across after against along among around at before behind below beneath beside between beyond by ' +
+    'despite during except for from in inside into near of off on onto over since through throughout till to ' +
+    'toward towards under until upon via with within without ' +
+    'and or but nor yet because although though while whereas if unless than ' +
+    'that which who whom whose where when ' +
+    'am is are was were be been being has have had do does did will would can could shall should may might must'
+  ).split(' '),
+);
+/**
+ * Where a string value copied from running text ends, for a value that starts at `start` and is proposed from
+ * `from` on: a comma, a colon, a semicolon, a quote, a bracket, a line's or a sentence's end; a space where its
+ * first word holds a digit (a code or a date is one word: "X-100 cables", "2026-03-14 drew"); and before a
+ * function word from `from` on, where the value may as well end as go on (the target, not the text, decides:
+ * once it writes the word, the next proposal continues past it).
+ */
+function stringValueEnd(source: string, start: number, from: number = start): number {
+  const oneWord = /\d/.test(/^\S*/.exec(source.slice(start))?.[0] ?? '');
+  let end = start;
+  while (end < source.length && end - start < COPY_MAX_CHARS) {
     const char = source[end] as string;
     if (/[,;:"\n()[\]{}]/.test(char) || (oneWord && /\s/.test(char))) break;
     if (char === '.' && !/[\p{L}\p{N}]/u.test(source[end + 1] ?? '')) break;
     end++;
   }
+  // Whole lower-case words: a capitalized one ("May", "On Air") is more likely part of a name.
+  const words = /(?<![\p{L}\p{N}])\p{Ll}+(?![\p{L}\p{N}])/gu;
+  words.lastIndex = from;
+  for (let word = words.exec(source); word && word.index < end; word = words.exec(source)) {
+    if (FUNCTION_WORDS.has(word[0])) {
+      end = word.index;
+      break;
+    }
+  }
   // Trailing spaces are the text's, not the value's.
-  while (end > from && source[end - 1] === ' ') end--;
+  while (end > start && source[end - 1] === ' ') end--;
   return end;
 }
 
-/** Where a number copied from running text ends: digits, one decimal point between digits, an exponent. */
+/**
+ * Where a number copied from running text ends: digits, one decimal point between digits, an exponent; a
+ * fraction's trailing zeros are left to the target ("31.50" is proposed as 31.5: JSON writers drop them, so
+ * whether the target writes them is its choice, not the text's).
+ */
 function numberValueEnd(source: string, from: number): number {
-  const match = /^-?[0-9]+(\.[0-9]+)?([eE][+-]?[0-9]+)?/.exec(source.slice(from, from + COPY_MAX_CHARS));
+  const match = /^-?[0-9]+(\.[0-9]*[1-9])?([eE][+-]?[0-9]+)?/.exec(source.slice(from, from + COPY_MAX_CHARS));
   return from + (match ? match[0].length : 0);
 }
 
-/** The rest of the value whose text so far is `cursor.text`, from its first match in `source` at a word's start. */
+/**
+ * Whether a match at `at` starts a token of `source`: not inside a word ("ria" in "Maria") nor after a mark
+ * that joins it to one ("17" in "A-17", "14" in "2026-03-14", "50" in "31.50"): those are parts of another value.
+ */
+function startsToken(source: string, at: number): boolean {
+  const before = source[at - 1] ?? ' ';
+  return !WORD_CHAR.test(before) && !(JOINER.test(before) && WORD_CHAR.test(source[at - 2] ?? ' '));
+}
+
+/** The rest of the value whose text so far is `cursor.text`, from its first match in `source` at a token's start. */
 function continueMatch(source: string, cursor: ValueCursor): string | null {
   const { text, kind } = cursor;
   for (let at = source.indexOf(text); at !== -1; at = source.indexOf(text, at + 1)) {
-    // A match inside a word ("ria" in "Maria") is a different word.
-    if (at > 0 && WORD_CHAR.test(source[at - 1] as string)) continue;
+    if (!startsToken(source, at)) continue;
     const from = at + text.length;
     if (kind === 'number' && !NUMBER_START.test(source.slice(at))) continue;
-    const end = kind === 'number' ? numberValueEnd(source, at) : stringValueEnd(source, at);
+    const end = kind === 'number' ? numberValueEnd(source, at) : stringValueEnd(source, at, from);
     if (end > from) return source.slice(from, end);
   }
   return null;
@@ -162,7 +202,8 @@ function valueForKey(prompt: string, cursor: ValueCursor): string | null {
  * The text the copy drafter proposes after `json` (the constrained output so far), or null. `prompt` is the
  * prompt's text; the output before the current value is searched too (a value the JSON already repeated).
  * Within a value: the first place, in the prompt then the earlier output, where the value's text so far starts
- * a word, continued to that value's end. At a value's first character: the value the key's name points to.
+ * a token, continued to that value's end or to where the target's choice is its own (a function word, a
+ * fraction's trailing zeros). At a value's first character: the value the key's name points to.
  * Before a number value opens, the JSON's ": " layout supplies the space the tokenizer attaches to it.
  */
 export function copyText(prompt: string, json: string): { text: string; valueChars: number } | null {
