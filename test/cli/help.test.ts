@@ -66,6 +66,14 @@ describe('every command has --help and refuses mistakes in one line', () => {
         if (typeof declared.default === 'string') expect(text).toContain(`(default ${declared.default})`);
       }
       expect(text).toMatch(new RegExp(`examples:\\n  npm run ${name}`));
+      // Descriptions start in one column, no further right than a 40-character flag puts them.
+      const starts = text
+        .slice(0, text.indexOf('examples:'))
+        .split('\n')
+        .filter((line) => /^ {2}\S/.test(line) && / {2}\S/.test(line.slice(2)))
+        .map((line) => line.slice(2).search(/ {2}\S/) + 4);
+      expect(new Set(starts).size).toBe(1);
+      expect(starts[0]).toBeLessThanOrEqual(2 + 40 + 2);
     },
   );
 

@@ -89,6 +89,9 @@ function placeholder(option: OptionSpec): string {
 }
 
 /** The --help text: usage, what it does, every option with its default, examples. */
+/** The widest flag, with its placeholder, that shares a line with its description in --help. */
+const HELP_NAME_COLUMN = 40;
+
 export function helpText(spec: CommandSpec): string {
   const entries = Object.entries(spec.options);
   const flag = ([name, option]: [string, OptionSpec]) =>
@@ -107,14 +110,18 @@ export function helpText(spec: CommandSpec): string {
     ['--help, -h', 'print this help and exit'],
   ] as [string, string][];
   if (spec.positionals) rows.unshift([spec.positionals.name, spec.positionals.description]);
-  const width = Math.max(...rows.map(([name]) => name.length));
+  // A flag listing many choices (`--drafter model|model+grammar|…`) does not widen the column for every row: its
+  // text goes on the next line, indented as the others'.
+  const width = Math.max(...rows.map(([name]) => name.length).filter((length) => length <= HELP_NAME_COLUMN));
+  const row = ([name, text]: [string, string]) =>
+    name.length <= width ? `  ${name.padEnd(width)}  ${text}` : `  ${name}\n  ${' '.repeat(width)}  ${text}`;
   return [
     `usage: npm run ${spec.name} --${positional} [options]`,
     '',
     spec.summary,
     '',
     'options:',
-    ...rows.map(([name, text]) => `  ${name.padEnd(width)}  ${text}`),
+    ...rows.map(row),
     '',
     'examples:',
     ...spec.examples.map((example) => `  ${example}`),
