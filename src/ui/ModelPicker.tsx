@@ -32,7 +32,7 @@ export function ModelPicker() {
           </option>
         </select>
       </label>
-      <label className="field" htmlFor="draft-url">
+      <label className="field address" htmlFor="draft-url">
         <span>Draft URL</span>
         <input
           id="draft-url"
@@ -42,7 +42,7 @@ export function ModelPicker() {
           onChange={(event) => setCustom({ ...custom, draftUrl: event.target.value })}
         />
       </label>
-      <label className="field" htmlFor="target-url">
+      <label className="field address" htmlFor="target-url">
         <span>Target URL</span>
         <input
           id="target-url"
