@@ -230,7 +230,7 @@ describe("the decode bench's summary over presets", () => {
     expect(line).not.toContain('allows it, but');
   });
 
-  it('names the term that stops a head goal: target positions, head cost or acceptance', () => {
+  it('names the term that stops a head goal: target positions, the first step, head cost or acceptance', () => {
     // 5 tokens a step at most (L = 4): a step of 4 ar tokens without drafting caps it at 1.25×.
     expect(stoppingTerm(1.8, 4, 5, 4, 3)).toMatch(/^target positions stop it: .* gives 1\.25×$/);
     // Drafting is 2 of 4 tokens; without it 3 tokens a step over 2 would give 1.5× ≥ 1.4.
@@ -240,6 +240,11 @@ describe("the decode bench's summary over presets", () => {
     expect(stoppingTerm(1.4, 4, 4, 2, 3, 'copying')).toMatch(/^copying cost stops it: /);
     expect(stoppingTerm(1.8, 4, 4, 2, 3)).toMatch(
       /^acceptance stops it: at 4\.00 tokens a step it needs 7\.20 tokens a step and the drafts gave 3\.00/,
+    );
+    // 3.38 tokens a step at 2.40 is 1.41× ≥ 1.25: the steps after the first meet the goal, drafting cost and all
+    // (the bench once blamed copying's 0.04 tokens a step here).
+    expect(stoppingTerm(1.25, 4, 2.4, 2.36, 3.38, 'copying')).toMatch(
+      /^each run's first step \(prefill\) and setup stop it: .*\(at 2\.40 tokens a step it needs 3\.00 tokens a step and the drafts gave 3\.38/,
     );
   });
 

@@ -123,8 +123,9 @@ export function formatGoals(summaries: readonly PresetSummary[]): string | null 
 /**
  * Which term stops a speedup goal at a step that costs `step` baseline tokens, `undrafted` of them outside
  * drafting, for `tokens` tokens a step: the target positions where even every draft accepted with drafting
- * free falls short; `drafting`'s cost (the head's, the draft model's, copying's) where hiding drafting would
- * meet it; else acceptance.
+ * free falls short; each run's first step and setup where the steps after it meet the goal as they are (the
+ * measured speedup includes them, the step's price does not); `drafting`'s cost (the head's, the draft
+ * model's, copying's) where hiding drafting would meet it; else acceptance.
  */
 export function stoppingTerm(
   goal: number,
@@ -138,6 +139,9 @@ export function stoppingTerm(
   if ((L + 1) / undrafted < goal) {
     return `target positions stop it: the step without drafting costs ${undrafted.toFixed(2)} tokens (the target's positions, masks, verification), so even every draft accepted with free drafting gives ${((L + 1) / undrafted).toFixed(2)}×`;
   }
+  // Never name drafting (which these steps can afford) for a miss that lies outside them.
+  if (tokens / step >= goal)
+    return `each run's first step (prefill) and setup stop it: the steps after it would meet the goal (at ${step.toFixed(2)} tokens a step it needs ${(goal * step).toFixed(2)} tokens a step and the drafts gave ${tokens.toFixed(2)}), and the speedup includes them`;
   if (tokens / undrafted >= goal)
     return `${drafting} cost stops it: drafting costs ${draftingTokens.toFixed(2)} tokens a step; without it the drafts' ${tokens.toFixed(2)} tokens a step would give ${(tokens / undrafted).toFixed(2)}×`;
   return `acceptance stops it: at ${step.toFixed(2)} tokens a step it needs ${(goal * step).toFixed(2)} tokens a step and the drafts gave ${tokens.toFixed(2)} (with drafting free, ${(goal * undrafted).toFixed(2)})`;
