@@ -51,7 +51,9 @@ export interface StepState {
 /**
  * The K×L×V draft rows and K×(L+1)×V target rows, held for the whole run: each step writes every entry
  * before any is read, and nothing keeps a step's rows past it (records copy the numbers they show). At
- * 262k tokens a step's fresh rows were 70 MB, and collecting them cost more than verifying.
+ * 262k tokens a step's fresh rows were 70 MB, and collecting them cost more than verifying. A step shorter
+ * than the longest so far (copy and jump-forward steps are as long as their span) gets the first `length`
+ * entries of the same buffer.
  */
 export class RunRows {
   private readonly float64 = new Map<string, Float64Array>();
@@ -59,14 +61,14 @@ export class RunRows {
 
   f64(name: 'draftProbs' | 'targetProbs', length: number): Float64Array {
     let held = this.float64.get(name);
-    if (held?.length !== length) this.float64.set(name, (held = new Float64Array(length)));
-    return held;
+    if (!held || held.length < length) this.float64.set(name, (held = new Float64Array(length)));
+    return held.subarray(0, length);
   }
 
   f32(name: 'draftLogits', length: number): Float32Array {
     let held = this.float32.get(name);
-    if (held?.length !== length) this.float32.set(name, (held = new Float32Array(length)));
-    return held;
+    if (!held || held.length < length) this.float32.set(name, (held = new Float32Array(length)));
+    return held.subarray(0, length);
   }
 }
 
