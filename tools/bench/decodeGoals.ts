@@ -96,7 +96,8 @@ export function formatGoals(summaries: readonly PresetSummary[]): string | null 
           return `${head}, out of reach on this machine: a step costs ${stepInArTokens.toFixed(2)} ar tokens, so even every draft accepted (${L + 1} tokens a step) gives ${ceiling.toFixed(2)}×; the goal needs a step under ${((L + 1) / goal).toFixed(2)} ar tokens.${againstJump}`;
         }
         const needed = goal * stepInArTokens;
-        if (blockEfficiency >= needed) {
+        // Each preset's ratio, then the median: a ratio of medians can mix the figures of different presets.
+        if (summary.laterStepsSpeedup !== null && summary.laterStepsSpeedup >= goal) {
           return `${head}, not met: the interval lies below the goal, though the steps after each run's first would meet it (at ${stepInArTokens.toFixed(2)} ar tokens a step it needs ${needed.toFixed(2)} tokens a step and the drafts gave ${blockEfficiency.toFixed(2)}): the shortfall is each run's first step (prefill) and setup, which the speedup includes.${againstJump}`;
         }
         return `${head}, not met: the interval lies below the goal; the ceiling here (${ceiling.toFixed(2)}×) allows it, but at ${stepInArTokens.toFixed(2)} ar tokens a step it needs ${needed.toFixed(2)} tokens a step and the drafts gave ${blockEfficiency.toFixed(2)}.${againstJump}`;
@@ -121,30 +122,36 @@ export function formatGoals(summaries: readonly PresetSummary[]): string | null 
 }
 
 /**
- * Which term stops a speedup goal at a step that costs `step` baseline tokens, `undrafted` of them outside
- * drafting, for `tokens` tokens a step: the target positions where even every draft accepted with drafting
- * free falls short; each run's first step and setup where the steps after it meet the goal as they are (the
- * measured speedup includes them, the step's price does not); `drafting`'s cost (the head's, the draft
- * model's, copying's) where hiding drafting would meet it; else acceptance.
+ * A step's price in a baseline's tokens, medians over presets: the step, the step less its drafting, the tokens
+ * it emits; and, each preset's ratio first, the speedup of the steps after each run's first and the bound with
+ * drafting wholly hidden (a ratio of medians can mix the figures of different presets).
  */
-export function stoppingTerm(
-  goal: number,
-  L: number,
-  step: number,
-  undrafted: number,
-  tokens: number,
-  drafting = 'head',
-): string {
+export interface StepPricing {
+  step: number;
+  undrafted: number;
+  tokens: number;
+  laterSteps: number;
+  draftingHidden: number;
+}
+
+/**
+ * Which term stops a speedup goal: the target positions where even every draft accepted with drafting free
+ * falls short; each run's first step and setup where the steps after it meet the goal as they are (the measured
+ * speedup includes them, the step's price does not); `drafting`'s cost (the head's, the draft model's,
+ * copying's) where hiding drafting would meet it; else acceptance (too few tokens a step).
+ */
+export function stoppingTerm(goal: number, L: number, pricing: StepPricing, drafting = 'head'): string {
+  const { step, undrafted, tokens, laterSteps, draftingHidden } = pricing;
   const draftingTokens = step - undrafted;
   if ((L + 1) / undrafted < goal) {
     return `target positions stop it: the step without drafting costs ${undrafted.toFixed(2)} tokens (the target's positions, masks, verification), so even every draft accepted with free drafting gives ${((L + 1) / undrafted).toFixed(2)}×`;
   }
   // Never name drafting (which these steps can afford) for a miss that lies outside them.
-  if (tokens / step >= goal)
-    return `each run's first step (prefill) and setup stop it: the steps after it would meet the goal (at ${step.toFixed(2)} tokens a step it needs ${(goal * step).toFixed(2)} tokens a step and the drafts gave ${tokens.toFixed(2)}), and the speedup includes them`;
-  if (tokens / undrafted >= goal)
-    return `${drafting} cost stops it: drafting costs ${draftingTokens.toFixed(2)} tokens a step; without it the drafts' ${tokens.toFixed(2)} tokens a step would give ${(tokens / undrafted).toFixed(2)}×`;
-  return `acceptance stops it: at ${step.toFixed(2)} tokens a step it needs ${(goal * step).toFixed(2)} tokens a step and the drafts gave ${tokens.toFixed(2)} (with drafting free, ${(goal * undrafted).toFixed(2)})`;
+  if (laterSteps >= goal)
+    return `each run's first step (prefill) and setup stop it: the steps after it give ${laterSteps.toFixed(2)}× (median over presets), and the speedup includes them`;
+  if (draftingHidden >= goal)
+    return `${drafting} cost stops it: drafting costs ${draftingTokens.toFixed(2)} tokens a step; without it the steps would give ${draftingHidden.toFixed(2)}× (median over presets)`;
+  return `acceptance stops it: at ${step.toFixed(2)} tokens a step it needs ${(goal * step).toFixed(2)} tokens a step and the drafts gave ${tokens.toFixed(2)} (with drafting free, ${(goal * undrafted).toFixed(2)}; the steps after each run's first give ${laterSteps.toFixed(2)}×, ${draftingHidden.toFixed(2)}× with drafting hidden, medians over presets)`;
 }
 
 /** A head goal's line: over ar and over ar+jump-forward, each met or the term that stops it. */
@@ -157,6 +164,8 @@ function headGoalLine(summary: PresetSummary, goal: number, overJumpGoal: number
     stepInArTokens,
     undraftedInArTokens,
     blockEfficiency,
+    laterStepsSpeedup,
+    draftingHidden,
     overJumpForward,
   } = summary;
   // What drafting costs in this configuration: the head's forwards, copying's matching and tokenizing, or the draft model's.
@@ -173,9 +182,13 @@ function headGoalLine(summary: PresetSummary, goal: number, overJumpGoal: number
         ? `${figure}, not judged: fewer than ${MIN_SAMPLES_FOR_VERDICT} rounds`
         : verdict === 'within noise'
           ? `${figure}, within noise of the goal`
-          : stepInArTokens === null || undraftedInArTokens === null || blockEfficiency === null
+          : stepInArTokens === null ||
+              undraftedInArTokens === null ||
+              blockEfficiency === null ||
+              laterStepsSpeedup === null ||
+              draftingHidden === null
             ? `${figure}, not met (no step after the first to price)`
-            : `${figure}, not met: ${stoppingTerm(goal, L, stepInArTokens, undraftedInArTokens, blockEfficiency, drafting)} (in ar tokens)`;
+            : `${figure}, not met: ${stoppingTerm(goal, L, { step: stepInArTokens, undrafted: undraftedInArTokens, tokens: blockEfficiency, laterSteps: laterStepsSpeedup, draftingHidden }, drafting)} (in ar tokens)`;
   const overJump =
     speedupOverJumpForward === null
       ? 'ar+jump-forward did not run'
@@ -183,7 +196,7 @@ function headGoalLine(summary: PresetSummary, goal: number, overJumpGoal: number
         ? `${speedupOverJumpForward.toFixed(2)}× over ar+jump-forward (median over presets; no per-round verdict), at or above the goal`
         : overJumpForward === null || blockEfficiency === null
           ? `${speedupOverJumpForward.toFixed(2)}× over ar+jump-forward (median over presets), below the goal (no step after the first to price)`
-          : `${speedupOverJumpForward.toFixed(2)}× over ar+jump-forward (median over presets), below the goal: ${stoppingTerm(overJumpGoal, L, overJumpForward.stepInTokens, overJumpForward.undraftedInTokens, blockEfficiency, drafting)} (in ar+jump-forward tokens)`;
+          : `${speedupOverJumpForward.toFixed(2)}× over ar+jump-forward (median over presets), below the goal: ${stoppingTerm(overJumpGoal, L, { step: overJumpForward.stepInTokens, undrafted: overJumpForward.undraftedInTokens, tokens: blockEfficiency, laterSteps: overJumpForward.laterStepsSpeedup, draftingHidden: overJumpForward.draftingHidden }, drafting)} (in ar+jump-forward tokens)`;
   return `${start}: ${overAr}; ${overJump}.`;
 }
 

@@ -33,8 +33,16 @@ export interface PresetSummary extends BenchConfig {
   draftingHidden: number | null;
   /** The step less its drafting, in ar tokens (the target's positions, masks, verification), median over presets; null where a preset has none. */
   undraftedInArTokens: number | null;
-  /** The same step priced in ar+jump-forward's tokens, and the ceiling over it (medians); null where it did not run. */
-  overJumpForward: { stepInTokens: number; ceiling: number; undraftedInTokens: number } | null;
+  /** `machineAllowance`'s speedup of the steps after each run's first, each preset's ratio, median over presets; null where a preset has none. */
+  laterStepsSpeedup: number | null;
+  /** The same step priced in ar+jump-forward's tokens, the ceiling, the later steps' speedup and the bound with drafting hidden over it (medians); null where it did not run. */
+  overJumpForward: {
+    stepInTokens: number;
+    ceiling: number;
+    undraftedInTokens: number;
+    laterStepsSpeedup: number;
+    draftingHidden: number;
+  } | null;
   /** Per round, the median over presets of that round's speedup: the pairs a goal line is judged on. */
   roundMedians: number[];
 }
@@ -75,6 +83,7 @@ export function summaryOverPresets(rows: readonly DecodeRow[]): PresetSummary[] 
       idealSpeedup: ideals.length === same.length ? spreadOf(ideals).median : null,
       ceiling: medianOf(allowances.map((allowance) => allowance?.ceiling)),
       draftingHidden: medianOf(allowances.map((allowance) => allowance?.draftingHidden)),
+      laterStepsSpeedup: medianOf(allowances.map((allowance) => allowance?.speedup)),
       undraftedInArTokens: medianOf(
         allowances.map((allowance) => (allowance ? allowance.blockEfficiency / allowance.draftingHidden : undefined)),
       ),
@@ -85,6 +94,8 @@ export function summaryOverPresets(rows: readonly DecodeRow[]): PresetSummary[] 
             undraftedInTokens: spreadOf(
               overJump.map((allowance) => allowance.blockEfficiency / allowance.draftingHidden),
             ).median,
+            laterStepsSpeedup: spreadOf(overJump.map((allowance) => allowance.speedup)).median,
+            draftingHidden: spreadOf(overJump.map((allowance) => allowance.draftingHidden)).median,
           }
         : null,
     });
