@@ -33,9 +33,12 @@ export interface PresetSummary extends BenchConfig {
   draftingHidden: number | null;
   /** The step less its drafting, in ar tokens (the target's positions, masks, verification), median over presets; null where a preset has none. */
   undraftedInArTokens: number | null;
-  /** `machineAllowance`'s speedup of the steps after each run's first, each preset's ratio, median over presets; null where a preset has none. */
+  /** `machineAllowance`'s speedup of the steps after each run's first: each preset's ratio, then the median; null where a preset has none. */
   laterStepsSpeedup: number | null;
-  /** The same step priced in ar+jump-forward's tokens, the ceiling, the later steps' speedup and the bound with drafting hidden over it (medians); null where it did not run. */
+  /**
+   * The same step priced in ar+jump-forward's tokens, the ceiling, the later steps' speedup and the bound with
+   * drafting hidden over it (medians); null where it did not run.
+   */
   overJumpForward: {
     stepInTokens: number;
     ceiling: number;
