@@ -88,10 +88,10 @@ function placeholder(option: OptionSpec): string {
           : 'TEXT';
 }
 
-/** The --help text: usage, what it does, every option with its default, examples. */
 /** The widest flag, with its placeholder, that shares a line with its description in --help. */
 const HELP_NAME_COLUMN = 40;
 
+/** The --help text: usage, what it does, every option with its default, examples. */
 export function helpText(spec: CommandSpec): string {
   const entries = Object.entries(spec.options);
   const flag = ([name, option]: [string, OptionSpec]) =>
