@@ -450,9 +450,10 @@ export class EngineWorkerHandler {
     // A batch every FLUSH_MS of the run's own time from its start (the first also waits FLUSH_MS: a run shorter than
     // that costs the page no render until it ends; sent at once as a batch, the first step cost the page's tokens/s
     // a third in bench:ui, 0.86 → 0.60 of the bare worker's, as the charts and the inspector redrew for it). The
-    // first step also goes ahead alone, as 'first-step', which only the token stream draws. Batches sent early, while paused or in slow motion, do not move
-    // the schedule: a run stepped, paused and resumed sends its batches where a straight run sends them, so the
-    // page's renders take the same share of the CPU from both (on two cores, the stepped run read ~15% faster).
+    // first step also goes ahead alone, as 'first-step', which only the token stream draws. Batches sent early,
+    // while paused or in slow motion, do not move the schedule: a run stepped, paused and resumed sends its batches
+    // where a straight run sends them, so the page's renders take the same share of the CPU from both (on two
+    // cores, the stepped run read ~15% faster).
     let nextBatch = runClock() + FLUSH_MS;
     const flush = () => {
       if (pending.length === 0) return;
