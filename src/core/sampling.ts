@@ -55,6 +55,11 @@ function idsByDescendingValue(ids: number[], values: ArrayLike<number>): number[
   return ids.sort((a, b) => (values[b] as number) - (values[a] as number) || a - b);
 }
 
+/** Step 1 above: a logit of -Infinity, or a token the mask (where there is one) leaves out, is removed. */
+function isLogitAllowed(logit: number, token: number, mask: Int32Array | undefined): boolean {
+  return logit !== -Infinity && (mask === undefined || isTokenAllowed(mask, token));
+}
+
 export function logitsToProbs(logits: ArrayLike<number>, params: SamplingParams, mask?: Int32Array): Float64Array {
   return logitsToProbsInto(new Float64Array(logits.length), logits, params, mask);
 }
@@ -79,15 +84,15 @@ export function logitsToProbsInto(
       `mask has ${mask.length} int32 words, but a vocabulary of ${vocabSize} needs ${maskWordCount(vocabSize)}`,
     );
   }
-  // One pass to find the allowed maximum (the first on ties), with no per-token allocation or closure call:
-  // it runs for every row of a step, and at 262k tokens how it loops shows in the step's time.
+  // One pass to find the allowed maximum (the first on ties), with no per-token allocation: it runs for every
+  // row of a step, and at 262k tokens how it loops shows in the step's time.
   let count = 0;
   let maxLogit = -Infinity;
   let best = -1;
   for (let token = 0; token < vocabSize; token++) {
     const logit = logits[token] as number;
     if (Number.isNaN(logit) || logit === Infinity) throw new RangeError(`logit of token ${token} is ${logit}`);
-    if (logit === -Infinity || (mask !== undefined && !isTokenAllowed(mask, token))) continue;
+    if (!isLogitAllowed(logit, token, mask)) continue;
     count++;
     if (logit > maxLogit) {
       maxLogit = logit;
@@ -103,11 +108,10 @@ export function logitsToProbsInto(
   }
 
   const { topK = 0, topP = 1 } = params;
-  const allowed = (token: number): boolean =>
-    (logits[token] as number) !== -Infinity && (mask === undefined || isTokenAllowed(mask, token));
   const allowedIds = () => {
     const ids: number[] = [];
-    for (let token = 0; token < vocabSize; token++) if (allowed(token)) ids.push(token);
+    for (let token = 0; token < vocabSize; token++)
+      if (isLogitAllowed(logits[token] as number, token, mask)) ids.push(token);
     return ids;
   };
   if (topK > 0 && topK < count) {
@@ -127,7 +131,7 @@ export function logitsToProbsInto(
   let total = 0;
   for (let token = 0; token < vocabSize; token++) {
     const logit = logits[token] as number;
-    if (logit === -Infinity || (mask !== undefined && !isTokenAllowed(mask, token))) continue;
+    if (!isLogitAllowed(logit, token, mask)) continue;
     const weight = Math.exp((logit - maxLogit) / params.temperature);
     probs[token] = weight;
     total += weight;
