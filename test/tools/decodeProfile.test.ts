@@ -105,7 +105,11 @@ describe('what the machine allows', () => {
   // ar: 38 tokens after the first steps in 76 ms, 2 ms a token; tokenwise: 10 steps of 7 ms emitting 32 tokens.
   // 16 of tokenwise's 70 ms are drafting.
   const ar = row('ar', 1, 0, profile({}), 40, 40, { steps: 38, tokens: 38, ms: 76, draftMs: 0 });
-  const tokenwise = row('tokenwise', 1, 4, profile({}), 12, 40, { steps: 10, tokens: 32, ms: 70, draftMs: 16 });
+  const tokenwise = {
+    ...row('tokenwise', 1, 4, profile({}), 12, 40, { steps: 10, tokens: 32, ms: 70, draftMs: 16 }),
+    // Half of the 12 steps accepted all 4 drafts.
+    counters: { ...emptyCounters(4), steps: 12, histogram: [2, 1, 1, 2, 6] },
+  };
 
   it('prices a step in ar tokens, and gives the speedup at the measured and at full acceptance', () => {
     const allowance = machineAllowance(tokenwise, ar);
@@ -116,15 +120,19 @@ describe('what the machine allows', () => {
     expect(allowance?.ceiling).toBeCloseTo(5 / 3.5, 12);
     // Without its 1.6 ms of drafting a step costs 5.4 ms, 2.7 ar tokens.
     expect(allowance?.draftingHidden).toBeCloseTo(3.2 / 2.7, 12);
+    // Drafted ahead, only the drafting after the 6 whole blocks of 12 is hidden: 0.8 ms a step, 3.1 ar tokens.
+    expect(allowance?.draftAhead).toBeCloseTo(3.2 / 3.1, 12);
     expect(formatAllowanceRow(tokenwise, ar)).toBe(
-      '| person | tokenwise | 1 | 4 | 2.000 | 7.000 | 3.50 | 3.20 | 0.91× | 1.43× | 1.19× | 5.25 |',
+      '| person | tokenwise | 1 | 4 | 2.000 | 7.000 | 3.50 | 3.20 | 0.91× | 1.43× | 1.19× | 1.03× | 5.25 |',
     );
   });
 
   it('has nothing to say of a row whose runs all ended in their first step', () => {
     const short = row('tokenwise', 1, 4, profile({}), 2, 8, { steps: 0, tokens: 0, ms: 0, draftMs: 0 });
     expect(machineAllowance(short, ar)).toBeNull();
-    expect(formatAllowanceRow(short, ar)).toBe('| person | tokenwise | 1 | 4 | 2.000 | — | — | — | — | — | — | — |');
+    expect(formatAllowanceRow(short, ar)).toBe(
+      '| person | tokenwise | 1 | 4 | 2.000 | — | — | — | — | — | — | — | — |',
+    );
   });
 
   it('is the last table of the profile, one row per speculative row', () => {

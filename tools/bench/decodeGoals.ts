@@ -8,7 +8,7 @@ import { MIN_SAMPLES_FOR_VERDICT, compareRatios } from '../../src/core/verdict';
 import type { MethodId } from '../../src/core/verify';
 import { samplesNothing, usesHead, type DrafterId } from '../../src/core/draftLaw';
 import { JUMP_FORWARD_L, configLabel, times, type DecodeRow } from './decodeBench';
-import { sourceMarkdown, summaryOverPresets, type PresetSummary } from './decodeStatistics';
+import { sourceMarkdown, summaryOverPresets, type PresetSummary, type StepPricing } from './decodeStatistics';
 
 /** The speed goals, median over presets against ar in the same run (the summary says whether this machine allows them). */
 export const SPEEDUP_GOALS: readonly { method: MethodId; K: number; L: number; goal: number }[] = [
@@ -42,13 +42,13 @@ export const COPY_ACCEPTANCE_GOAL = 0.8;
 
 export function formatSummary(summaries: readonly PresetSummary[]): string {
   const entries = summaries.map(
-    ({ method, K, L, drafter, speedup, speedupOverJumpForward, idealSpeedup, ceiling, draftingHidden }) => {
+    ({ method, K, L, drafter, speedup, speedupOverJumpForward, idealSpeedup, ceiling, draftingHidden, draftAhead }) => {
       const overJump =
         speedupOverJumpForward === null ? '' : `${speedupOverJumpForward.toFixed(2)}× over ar+jump-forward; `;
-      return `${configLabel({ method, drafter })} K = ${K}, L = ${L}: ${speedup.toFixed(2)}× (${overJump}ideal ${times(idealSpeedup)}; ceiling here ${times(ceiling)}; drafting hidden ${times(draftingHidden)})`;
+      return `${configLabel({ method, drafter })} K = ${K}, L = ${L}: ${speedup.toFixed(2)}× (${overJump}ideal ${times(idealSpeedup)}; ceiling here ${times(ceiling)}; drafting hidden ${times(draftingHidden)}; drafting ahead at most ${times(draftAhead)})`;
     },
   );
-  return `**Median over presets** of each row's median speedup over ar, with the ideal, this machine's ceiling (every draft accepted, at the measured step cost) and the bound with drafting wholly hidden (at the measured block efficiency): ${entries.join('; ')}`;
+  return `**Median over presets** of each row's median speedup over ar, with the ideal, this machine's ceiling (every draft accepted, at the measured step cost), the bound with drafting wholly hidden and the most that drafting the next block during verification could give (drafting hidden after blocks accepted whole only; both at the measured block efficiency): ${entries.join('; ')}`;
 }
 
 /** ar+jump-forward's own median over presets of its speedup over ar, or null where it did not run. */
@@ -84,23 +84,24 @@ export function formatGoals(summaries: readonly PresetSummary[]): string | null 
           return `${head}, not judged: fewer than ${MIN_SAMPLES_FOR_VERDICT} rounds (--rounds).`;
         if (verdict === 'within noise')
           return `${head}, within noise of the goal: the interval holds ${goal.toFixed(2)}× (more --rounds narrow it).`;
-        const { ceiling, stepInArTokens, blockEfficiency, overJumpForward } = summary;
-        if (ceiling === null || stepInArTokens === null || blockEfficiency === null)
+        const { pricing, pricingOverJumpForward } = summary;
+        if (pricing === null)
           return `${head}, not met: the interval lies below the goal (no step after the first to price).`;
-        // The same figures with the step priced in ar+jump-forward's tokens (its ms per output token).
+        const { preset, step, tokens, ceiling, laterSteps } = pricing;
+        // The same figures with the step priced in ar+jump-forward's tokens (its ms per output token), its own median preset's.
         const againstJump =
-          overJumpForward === null
+          pricingOverJumpForward === null
             ? ''
-            : ` Against ar+jump-forward a step costs ${overJumpForward.stepInTokens.toFixed(2)} of its tokens: every draft accepted gives ${overJumpForward.ceiling.toFixed(2)}× over it, and ${goal.toFixed(2)}× over it needs ${(goal * overJumpForward.stepInTokens).toFixed(2)} tokens a step (the drafts gave ${blockEfficiency.toFixed(2)}).`;
+            : ` Against ar+jump-forward, on ${pricingOverJumpForward.preset} (its median preset), a step costs ${pricingOverJumpForward.step.toFixed(2)} of its tokens: every draft accepted gives ${pricingOverJumpForward.ceiling.toFixed(2)}× over it, and ${goal.toFixed(2)}× over it needs ${(goal * pricingOverJumpForward.step).toFixed(2)} tokens a step (the drafts gave ${pricingOverJumpForward.tokens.toFixed(2)}).`;
+        const on = `on ${preset}, the median preset,`;
         if (ceiling < goal) {
-          return `${head}, out of reach on this machine: a step costs ${stepInArTokens.toFixed(2)} ar tokens, so even every draft accepted (${L + 1} tokens a step) gives ${ceiling.toFixed(2)}×; the goal needs a step under ${((L + 1) / goal).toFixed(2)} ar tokens.${againstJump}`;
+          return `${head}, out of reach on this machine: ${on} a step costs ${step.toFixed(2)} ar tokens, so even every draft accepted (${L + 1} tokens a step) gives ${ceiling.toFixed(2)}×; the goal needs a step under ${((L + 1) / goal).toFixed(2)} ar tokens.${againstJump}`;
         }
-        const needed = goal * stepInArTokens;
-        // Each preset's ratio, then the median: a ratio of medians can mix the figures of different presets.
-        if (summary.laterStepsSpeedup !== null && summary.laterStepsSpeedup >= goal) {
-          return `${head}, not met: the interval lies below the goal, though the steps after each run's first would meet it (at ${stepInArTokens.toFixed(2)} ar tokens a step it needs ${needed.toFixed(2)} tokens a step and the drafts gave ${blockEfficiency.toFixed(2)}): the shortfall is each run's first step (prefill) and setup, which the speedup includes.${againstJump}`;
+        const needed = `at ${step.toFixed(2)} ar tokens a step it needs ${(goal * step).toFixed(2)} tokens a step and the drafts gave ${tokens.toFixed(2)}`;
+        if (laterSteps >= goal) {
+          return `${head}, not met: the interval lies below the goal, though the steps after each run's first would meet it (${on} ${needed}): the shortfall is each run's first step (prefill) and setup, which the speedup includes.${againstJump}`;
         }
-        return `${head}, not met: the interval lies below the goal; the ceiling here (${ceiling.toFixed(2)}×) allows it, but at ${stepInArTokens.toFixed(2)} ar tokens a step it needs ${needed.toFixed(2)} tokens a step and the drafts gave ${blockEfficiency.toFixed(2)}.${againstJump}`;
+        return `${head}, not met: the interval lies below the goal; the ceiling here (${ceiling.toFixed(2)}×) allows it, but ${on} ${needed}.${againstJump}`;
       }),
   );
   const headLines = [...HEAD_SPEEDUP_GOALS, ...COPY_SPEEDUP_GOALS].flatMap(
@@ -122,52 +123,29 @@ export function formatGoals(summaries: readonly PresetSummary[]): string | null 
 }
 
 /**
- * A step's price in a baseline's tokens, medians over presets: the step, the step less its drafting, the tokens
- * it emits; and, each preset's ratio first, the speedup of the steps after each run's first and the bound with
- * drafting wholly hidden (a ratio of medians can mix the figures of different presets).
- */
-export interface StepPricing {
-  step: number;
-  undrafted: number;
-  tokens: number;
-  laterSteps: number;
-  draftingHidden: number;
-}
-
-/**
- * Which term stops a speedup goal: the target positions where even every draft accepted with drafting free
- * falls short; each run's first step and setup where the steps after it meet the goal as they are (the measured
- * speedup includes them, the step's price does not); `drafting`'s cost (the head's, the draft model's,
- * copying's) where hiding drafting would meet it; else acceptance (too few tokens a step).
+ * Which term stops a speedup goal, from the median preset's step (one preset's figures throughout): the target
+ * positions where even every draft accepted with drafting free falls short; each run's first step and setup
+ * where the steps after it meet the goal as they are (the measured speedup includes them, the step's price does
+ * not); `drafting`'s cost (the head's, the draft model's, copying's) where hiding drafting would meet it; else
+ * acceptance (too few tokens a step).
  */
 export function stoppingTerm(goal: number, L: number, pricing: StepPricing, drafting = 'head'): string {
-  const { step, undrafted, tokens, laterSteps, draftingHidden } = pricing;
-  const draftingTokens = step - undrafted;
+  const { preset, step, undrafted, tokens, laterSteps, draftingHidden, draftAhead } = pricing;
+  const on = `on ${preset}, the median preset`;
   if ((L + 1) / undrafted < goal) {
-    return `target positions stop it: the step without drafting costs ${undrafted.toFixed(2)} tokens (the target's positions, masks, verification), so even every draft accepted with free drafting gives ${((L + 1) / undrafted).toFixed(2)}×`;
+    return `target positions stop it: ${on}, the step without drafting costs ${undrafted.toFixed(2)} tokens (the target's positions, masks, verification), so even every draft accepted with free drafting gives ${((L + 1) / undrafted).toFixed(2)}×`;
   }
   // Never name drafting (which these steps can afford) for a miss that lies outside them.
   if (laterSteps >= goal)
-    return `each run's first step (prefill) and setup stop it: the steps after it give ${laterSteps.toFixed(2)}× (median over presets), and the speedup includes them`;
+    return `each run's first step (prefill) and setup stop it: ${on}, the steps after it give ${laterSteps.toFixed(2)}×, and the speedup includes them`;
   if (draftingHidden >= goal)
-    return `${drafting} cost stops it: drafting costs ${draftingTokens.toFixed(2)} tokens a step; without it the steps would give ${draftingHidden.toFixed(2)}× (median over presets)`;
-  return `acceptance stops it: at ${step.toFixed(2)} tokens a step it needs ${(goal * step).toFixed(2)} tokens a step and the drafts gave ${tokens.toFixed(2)} (with drafting free, ${(goal * undrafted).toFixed(2)}; the steps after each run's first give ${laterSteps.toFixed(2)}×, ${draftingHidden.toFixed(2)}× with drafting hidden, medians over presets)`;
+    return `${drafting} cost stops it: ${on}, drafting costs ${(step - undrafted).toFixed(2)} tokens a step; without it the steps would give ${draftingHidden.toFixed(2)}×, and drafting the next block during verification at most ${draftAhead.toFixed(2)}×`;
+  return `acceptance stops it: ${on}, at ${step.toFixed(2)} tokens a step it needs ${(goal * step).toFixed(2)} tokens a step and the drafts gave ${tokens.toFixed(2)} (with drafting free, ${(goal * undrafted).toFixed(2)}; the steps after each run's first give ${laterSteps.toFixed(2)}×, ${draftingHidden.toFixed(2)}× with drafting hidden, at most ${draftAhead.toFixed(2)}× drafting ahead)`;
 }
 
 /** A head goal's line: over ar and over ar+jump-forward, each met or the term that stops it. */
 function headGoalLine(summary: PresetSummary, goal: number, overJumpGoal: number): string {
-  const {
-    K,
-    L,
-    speedup,
-    speedupOverJumpForward,
-    stepInArTokens,
-    undraftedInArTokens,
-    blockEfficiency,
-    laterStepsSpeedup,
-    draftingHidden,
-    overJumpForward,
-  } = summary;
+  const { K, L, speedup, speedupOverJumpForward, pricing, pricingOverJumpForward } = summary;
   // What drafting costs in this configuration: the head's forwards, copying's matching and tokenizing, or the draft model's.
   const drafting = usesHead(summary.drafter) ? 'head' : samplesNothing(summary.drafter) ? 'copying' : 'draft-model';
   const start = `- ${configLabel(summary)} K = ${K}, L = ${L}, goals ${goal.toFixed(2)}× over ar and ${overJumpGoal.toFixed(2)}× over ar+jump-forward`;
@@ -182,21 +160,17 @@ function headGoalLine(summary: PresetSummary, goal: number, overJumpGoal: number
         ? `${figure}, not judged: fewer than ${MIN_SAMPLES_FOR_VERDICT} rounds`
         : verdict === 'within noise'
           ? `${figure}, within noise of the goal`
-          : stepInArTokens === null ||
-              undraftedInArTokens === null ||
-              blockEfficiency === null ||
-              laterStepsSpeedup === null ||
-              draftingHidden === null
+          : pricing === null
             ? `${figure}, not met (no step after the first to price)`
-            : `${figure}, not met: ${stoppingTerm(goal, L, { step: stepInArTokens, undrafted: undraftedInArTokens, tokens: blockEfficiency, laterSteps: laterStepsSpeedup, draftingHidden }, drafting)} (in ar tokens)`;
+            : `${figure}, not met: ${stoppingTerm(goal, L, pricing, drafting)} (in ar tokens)`;
   const overJump =
     speedupOverJumpForward === null
       ? 'ar+jump-forward did not run'
       : speedupOverJumpForward >= overJumpGoal
         ? `${speedupOverJumpForward.toFixed(2)}× over ar+jump-forward (median over presets; no per-round verdict), at or above the goal`
-        : overJumpForward === null || blockEfficiency === null
+        : pricingOverJumpForward === null
           ? `${speedupOverJumpForward.toFixed(2)}× over ar+jump-forward (median over presets), below the goal (no step after the first to price)`
-          : `${speedupOverJumpForward.toFixed(2)}× over ar+jump-forward (median over presets), below the goal: ${stoppingTerm(overJumpGoal, L, { step: overJumpForward.stepInTokens, undrafted: overJumpForward.undraftedInTokens, tokens: blockEfficiency, laterSteps: overJumpForward.laterStepsSpeedup, draftingHidden: overJumpForward.draftingHidden }, drafting)} (in ar+jump-forward tokens)`;
+          : `${speedupOverJumpForward.toFixed(2)}× over ar+jump-forward (median over presets), below the goal: ${stoppingTerm(overJumpGoal, L, pricingOverJumpForward, drafting)} (in ar+jump-forward tokens)`;
   return `${start}: ${overAr}; ${overJump}.`;
 }
 

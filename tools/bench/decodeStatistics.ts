@@ -17,37 +17,69 @@ import {
   type PhaseProfile,
 } from './decodeBench';
 
+/**
+ * One preset's step priced in a baseline's tokens (the steps after each run's first): the step, the step less
+ * its drafting, the tokens it emits, the speedup they give, the ceiling with every draft accepted, the bound
+ * with drafting wholly hidden and the bound with the next block drafted ahead (`machineAllowance`).
+ */
+export interface StepPricing {
+  preset: string;
+  step: number;
+  undrafted: number;
+  tokens: number;
+  laterSteps: number;
+  ceiling: number;
+  draftingHidden: number;
+  draftAhead: number;
+}
+
 /** A (method, K, L)'s median over presets of its median speedup, beside the medians of its ideal and of this machine's ceiling. */
 export interface PresetSummary extends BenchConfig {
   presets: number;
   speedup: number;
   /** The median over presets of the row's speedup over ar+jump-forward; null where a preset has none. */
   speedupOverJumpForward: number | null;
-  /** `machineAllowance`'s step cost in ar tokens and block efficiency, medians over presets; null where a preset has none. */
-  stepInArTokens: number | null;
-  blockEfficiency: number | null;
   idealSpeedup: number | null;
   /** `machineAllowance`'s ceiling: every draft accepted, at the measured step cost; null where a preset has none. */
   ceiling: number | null;
   /** `machineAllowance`'s bound with the step's drafting wholly hidden; null where a preset has none. */
   draftingHidden: number | null;
-  /** The step less its drafting, in ar tokens (the target's positions, masks, verification), median over presets; null where a preset has none. */
-  undraftedInArTokens: number | null;
-  /** `machineAllowance`'s speedup of the steps after each run's first: each preset's ratio, then the median; null where a preset has none. */
-  laterStepsSpeedup: number | null;
+  /** `machineAllowance`'s bound with the next block drafted during verification; null where a preset has none. */
+  draftAhead: number | null;
   /**
-   * The same step priced in ar+jump-forward's tokens, the ceiling, the later steps' speedup and the bound with
-   * drafting hidden over it (medians); null where it did not run.
+   * The median preset's step, priced in ar's tokens and in ar+jump-forward's: the preset whose steps after its
+   * first give the median speedup (the lower of the two middle ones for an even count). A goal line prints one
+   * preset's figures throughout, since medians taken figure by figure can come from different presets and
+   * contradict each other. Null where a preset has no step after its first (or the baseline did not run).
    */
-  overJumpForward: {
-    stepInTokens: number;
-    ceiling: number;
-    undraftedInTokens: number;
-    laterStepsSpeedup: number;
-    draftingHidden: number;
-  } | null;
+  pricing: StepPricing | null;
+  pricingOverJumpForward: StepPricing | null;
   /** Per round, the median over presets of that round's speedup: the pairs a goal line is judged on. */
   roundMedians: number[];
+}
+
+/** The preset at the median of the later steps' speedup, priced from its allowance; null where any preset has none. */
+function medianPreset(
+  same: readonly DecodeRow[],
+  allowances: readonly (ReturnType<typeof machineAllowance> | null)[],
+): StepPricing | null {
+  const priced = allowances.map((allowance, index) =>
+    allowance
+      ? {
+          preset: (same[index] as DecodeRow).preset,
+          step: allowance.stepInArTokens,
+          undrafted: allowance.blockEfficiency / allowance.draftingHidden,
+          tokens: allowance.blockEfficiency,
+          laterSteps: allowance.speedup,
+          ceiling: allowance.ceiling,
+          draftingHidden: allowance.draftingHidden,
+          draftAhead: allowance.draftAhead,
+        }
+      : null,
+  );
+  if (priced.length === 0 || priced.some((each) => each === null)) return null;
+  const sorted = (priced as StepPricing[]).sort((a, b) => a.laterSteps - b.laterSteps);
+  return sorted[Math.floor((sorted.length - 1) / 2)] as StepPricing;
 }
 
 /** The figure the goals are stated in: per speculative configuration, the median over presets of each row's median speedup. */
@@ -65,7 +97,6 @@ export function summaryOverPresets(rows: readonly DecodeRow[]): PresetSummary[] 
         return base ? machineAllowance(candidate, base) : null;
       });
     const allowances = allowanceOver('ar');
-    const overJump = allowanceOver('ar+jump-forward');
     const medianOf = (values: (number | undefined)[]) =>
       values.every((value) => value !== undefined) ? spreadOf(values as number[]).median : null;
     const rounds = Math.min(...same.map((candidate) => candidate.roundSpeedups.length));
@@ -81,26 +112,12 @@ export function summaryOverPresets(rows: readonly DecodeRow[]): PresetSummary[] 
       ),
       speedup: spreadOf(same.map((candidate) => candidate.speedup)).median,
       speedupOverJumpForward: medianOf(same.map((candidate) => candidate.speedupOverJumpForward ?? undefined)),
-      stepInArTokens: medianOf(allowances.map((allowance) => allowance?.stepInArTokens)),
-      blockEfficiency: medianOf(allowances.map((allowance) => allowance?.blockEfficiency)),
       idealSpeedup: ideals.length === same.length ? spreadOf(ideals).median : null,
       ceiling: medianOf(allowances.map((allowance) => allowance?.ceiling)),
       draftingHidden: medianOf(allowances.map((allowance) => allowance?.draftingHidden)),
-      laterStepsSpeedup: medianOf(allowances.map((allowance) => allowance?.speedup)),
-      undraftedInArTokens: medianOf(
-        allowances.map((allowance) => (allowance ? allowance.blockEfficiency / allowance.draftingHidden : undefined)),
-      ),
-      overJumpForward: overJump.every((allowance): allowance is NonNullable<typeof allowance> => allowance !== null)
-        ? {
-            stepInTokens: spreadOf(overJump.map((allowance) => allowance.stepInArTokens)).median,
-            ceiling: spreadOf(overJump.map((allowance) => allowance.ceiling)).median,
-            undraftedInTokens: spreadOf(
-              overJump.map((allowance) => allowance.blockEfficiency / allowance.draftingHidden),
-            ).median,
-            laterStepsSpeedup: spreadOf(overJump.map((allowance) => allowance.speedup)).median,
-            draftingHidden: spreadOf(overJump.map((allowance) => allowance.draftingHidden)).median,
-          }
-        : null,
+      draftAhead: medianOf(allowances.map((allowance) => allowance?.draftAhead)),
+      pricing: medianPreset(same, allowances),
+      pricingOverJumpForward: medianPreset(same, allowanceOver('ar+jump-forward')),
     });
   }
   return summaries;
@@ -154,7 +171,10 @@ export function formatExcessRow(row: DecodeRow, ar: DecodeRow, costRatio: number
  * that many tokens per step only break even; `speedup` is what the row's own block efficiency gives at
  * that cost, and `ceiling` what every draft accepted (L + 1 tokens a step) would give at the same cost.
  * `draftingHidden` is the bound on drafting beside verification (on the other core): the row's block
- * efficiency at the step's cost less all of its drafting. Null where either row has no step after its first.
+ * efficiency at the step's cost less all of its drafting. `draftAhead` is the most that drafting the next block
+ * during this one's verification could give (docs/performance.md, "The second core"): an early block is of use
+ * only after a block accepted whole (histogram[L] of the steps), so only that share of drafting is hidden, and
+ * nothing is charged for passing blocks between threads. Null where either row has no step after its first.
  * `ar` may be any baseline: its ms per output token prices the step (ar+jump-forward's, for the figures over it).
  */
 export function machineAllowance(
@@ -166,32 +186,37 @@ export function machineAllowance(
   speedup: number;
   ceiling: number;
   draftingHidden: number;
+  draftAhead: number;
 } | null {
   if (row.decode.steps === 0 || ar.decode.tokens === 0) return null;
   const arMsPerToken = ar.decode.ms / ar.decode.tokens;
   const stepInArTokens = row.decode.ms / row.decode.steps / arMsPerToken;
   const blockEfficiency = row.decode.tokens / row.decode.steps;
   const undraftedInArTokens = (row.decode.ms - row.decode.draftMs) / row.decode.steps / arMsPerToken;
+  const { histogram, steps } = row.counters;
+  const wholeBlocks = steps === 0 ? 0 : (histogram[row.L] ?? 0) / steps;
+  const draftedAheadInArTokens = (row.decode.ms - wholeBlocks * row.decode.draftMs) / row.decode.steps / arMsPerToken;
   return {
     stepInArTokens,
     blockEfficiency,
     speedup: blockEfficiency / stepInArTokens,
     ceiling: (row.L + 1) / stepInArTokens,
     draftingHidden: blockEfficiency / undraftedInArTokens,
+    draftAhead: blockEfficiency / draftedAheadInArTokens,
   };
 }
 
 export const ALLOWANCE_TABLE_HEADER = [
-  '| preset | method | K | L | ar ms/token | ms/step | a step in ar tokens | block efficiency | speedup | every draft accepted | drafting hidden | block efficiency for 1.5× |',
-  '|---|---|---|---|---|---|---|---|---|---|---|---|',
+  '| preset | method | K | L | ar ms/token | ms/step | a step in ar tokens | block efficiency | speedup | every draft accepted | drafting hidden | drafting ahead, at most | block efficiency for 1.5× |',
+  '|---|---|---|---|---|---|---|---|---|---|---|---|---|',
 ].join('\n');
 
 export function formatAllowanceRow(row: DecodeRow, ar: DecodeRow): string {
   const allowance = machineAllowance(row, ar);
   const head = `| ${row.preset} | ${configLabel(row)} | ${row.K} | ${row.L} | ${cell(ar.decode.tokens === 0 ? null : ar.decode.ms / ar.decode.tokens, 3)} | ${cell(row.decode.steps === 0 ? null : row.decode.ms / row.decode.steps, 3)}`;
-  if (allowance === null) return `${head} | — | — | — | — | — | — |`;
-  const { stepInArTokens, blockEfficiency, speedup, ceiling, draftingHidden } = allowance;
-  return `${head} | ${stepInArTokens.toFixed(2)} | ${blockEfficiency.toFixed(2)} | ${speedup.toFixed(2)}× | ${ceiling.toFixed(2)}× | ${draftingHidden.toFixed(2)}× | ${(1.5 * stepInArTokens).toFixed(2)} |`;
+  if (allowance === null) return `${head} | — | — | — | — | — | — | — |`;
+  const { stepInArTokens, blockEfficiency, speedup, ceiling, draftingHidden, draftAhead } = allowance;
+  return `${head} | ${stepInArTokens.toFixed(2)} | ${blockEfficiency.toFixed(2)} | ${speedup.toFixed(2)}× | ${ceiling.toFixed(2)}× | ${draftingHidden.toFixed(2)}× | ${draftAhead.toFixed(2)}× | ${(1.5 * stepInArTokens).toFixed(2)} |`;
 }
 
 /** The profile table of every row, then the excess table of every speculative row against its preset's ar, then what the machine allows. */
@@ -210,7 +235,7 @@ export function profileMarkdown(rows: readonly DecodeRow[], costRatio: number): 
     EXCESS_TABLE_HEADER,
     ...speculative.map((row) => formatExcessRow(row, arOf(row) as DecodeRow, costRatio)),
     '',
-    `**What this machine allows** (the steps after each run's first: ar's ms per token, the row's ms per step, and that step priced in ar tokens, which is the block efficiency that only breaks even; the speedup the row's block efficiency gives at that cost, the ceiling with every draft accepted, L + 1 tokens a step, and the speedup with the step's drafting wholly hidden, the bound on drafting beside verification)`,
+    `**What this machine allows** (the steps after each run's first: ar's ms per token, the row's ms per step, and that step priced in ar tokens, which is the block efficiency that only breaks even; the speedup the row's block efficiency gives at that cost, the ceiling with every draft accepted, L + 1 tokens a step, the speedup with the step's drafting wholly hidden, the bound on drafting beside verification, and the most that drafting the next block during verification could give: only after a block accepted whole, with nothing charged for passing it between threads)`,
     '',
     ALLOWANCE_TABLE_HEADER,
     ...speculative.map((row) => formatAllowanceRow(row, arOf(row) as DecodeRow)),
