@@ -8,7 +8,7 @@ import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { UsageError, helpText, parseCommand, type CommandSpec } from '../../tools/cli/args';
+import { HELP_COLUMNS, UsageError, helpText, parseCommand, type CommandSpec } from '../../tools/cli/args';
 import { COMMANDS } from '../../tools/cli/commands';
 
 const scripts = (JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: Record<string, string> }).scripts;
@@ -74,6 +74,9 @@ describe('every command has --help and refuses mistakes in one line', () => {
         .map((line) => line.slice(2).search(/ {2}\S/) + 4);
       expect(new Set(starts).size).toBe(1);
       expect(starts[0]).toBeLessThanOrEqual(2 + 40 + 2);
+      // Everything above the examples (which are commands to copy whole) reads in a 100-column terminal.
+      const options = text.slice(0, text.indexOf('examples:')).split('\n');
+      expect(options.filter((line) => line.length > HELP_COLUMNS)).toEqual([]);
     },
   );
 
@@ -107,7 +110,10 @@ describe('every command has --help and refuses mistakes in one line', () => {
       expect(refusal(COMMANDS[command], [`--${option}`, '1e9'])).toBe(
         `--${option} must be a positive integer up to 100, got 1e9`,
       );
-      expect(helpText(COMMANDS[command])).toMatch(new RegExp(`--${option} N +[^\\n]*, at most 100 \\(default \\d+\\)`));
+      // In the option's own text, which may wrap onto indented lines.
+      expect(helpText(COMMANDS[command])).toMatch(
+        new RegExp(`--${option} N +(?:[^\\n]|\\n {10,})*, at most 100 \\(default \\d+\\)`),
+      );
     }
     expect(refusal(COMMANDS['models:eval'], ['--acceptance-records', '1.5'])).toBe(
       '--acceptance-records must be a whole number ≥ 0 up to 10000, got 1.5',

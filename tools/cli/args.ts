@@ -90,35 +90,55 @@ function placeholder(option: OptionSpec): string {
 
 /** The widest flag, with its placeholder, that shares a line with its description in --help. */
 const HELP_NAME_COLUMN = 40;
+/** --help's text wraps at this many columns, so that it reads whole in a 100-column terminal. */
+export const HELP_COLUMNS = 100;
 
-/** The --help text: usage, what it does, every option with its default, examples. */
+/** `units` joined by spaces into lines of at most `columns` characters (a longer unit keeps a line of its own). */
+function wrapUnits(units: readonly string[], columns: number): string[] {
+  const lines: string[] = [];
+  let line = '';
+  for (const unit of units) {
+    if (line !== '' && line.length + 1 + unit.length > columns) {
+      lines.push(line);
+      line = unit;
+    } else line = line === '' ? unit : `${line} ${unit}`;
+  }
+  return [...lines, line];
+}
+
 export function helpText(spec: CommandSpec): string {
   const entries = Object.entries(spec.options);
-  const flag = ([name, option]: [string, OptionSpec]) =>
-    option.type === 'boolean' ? `--${name}` : `--${name} ${placeholder(option)}`;
   const positional = spec.positionals ? ` [${spec.positionals.name}]` : '';
   const rows = [
-    ...entries.map((entry): [string, string] => {
-      const option = entry[1];
+    ...entries.map(([name, option]): [string, string[]] => {
       const shown =
         option.default === undefined || option.default === false
           ? ''
           : ` (default ${option.default === true ? 'on' : option.default})`;
       const most = option.max === undefined ? '' : `, at most ${option.max}`;
-      return [flag(entry), `${option.description}${most}${shown}`];
+      const words = option.description.split(' ');
+      // The range and the default stay whole, on the line of the description's last word.
+      words.push(`${words.pop() ?? ''}${most}${shown}`);
+      if (option.type === 'boolean') return [`--${name}`, words];
+      const flag = `--${name} ${placeholder(option)}`;
+      // A flag listing more choices than the name column holds (`--drafter`) lists them in its text, where they wrap.
+      if (flag.length <= HELP_NAME_COLUMN || !Array.isArray(option.value)) return [flag, words];
+      const choices = option.value.map((choice, index, all) => `${choice}${index < all.length - 1 ? ',' : ':'}`);
+      return [`--${name} ID`, ['one', 'of', ...choices, ...words]];
     }),
-    ['--help, -h', 'print this help and exit'],
-  ] as [string, string][];
-  if (spec.positionals) rows.unshift([spec.positionals.name, spec.positionals.description]);
-  // A flag listing many choices (`--drafter model|model+grammar|…`) does not widen the column for every row: its
-  // text goes on the next line, indented as the others'.
-  const width = Math.max(...rows.map(([name]) => name.length).filter((length) => length <= HELP_NAME_COLUMN));
-  const row = ([name, text]: [string, string]) =>
-    name.length <= width ? `  ${name.padEnd(width)}  ${text}` : `  ${name}\n  ${' '.repeat(width)}  ${text}`;
+    ['--help, -h', ['print this help and exit']],
+  ] as [string, string[]][];
+  if (spec.positionals) rows.unshift([spec.positionals.name, spec.positionals.description.split(' ')]);
+  const width = Math.max(...rows.map(([name]) => name.length));
+  const indent = ' '.repeat(2 + width + 2);
+  const row = ([name, words]: [string, string[]]) => {
+    const [first, ...rest] = wrapUnits(words, HELP_COLUMNS - indent.length);
+    return [`  ${name.padEnd(width)}  ${first}`, ...rest.map((line) => `${indent}${line}`)].join('\n');
+  };
   return [
     `usage: npm run ${spec.name} --${positional} [options]`,
     '',
-    spec.summary,
+    ...wrapUnits(spec.summary.split(' '), HELP_COLUMNS),
     '',
     'options:',
     ...rows.map(row),
