@@ -252,7 +252,8 @@ export function RaceView() {
                 <YAxis
                   tick={{ fill: '#222222' }}
                   tickFormatter={sig3}
-                  width={64}
+                  // Measured from the drawn ticks and title: a fast machine's "12,000" needs more room than "700".
+                  width="auto"
                   label={{
                     value: 'tokens/s',
                     angle: -90,

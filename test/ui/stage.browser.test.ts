@@ -9,6 +9,7 @@ import { CLAIM_SELECTORS, TALK_FOCUS } from '../../src/ui/views';
 import { BUNDLED_FLOAT_PAIR } from '../../src/contract/modelPairs';
 import { createServer } from 'node:http';
 import { buildAndPreview, launchChromium, recordProblems, type BuiltApp } from '../support/browser';
+import { svgTextProblems } from '../support/svgTexts';
 
 const SCREENSHOTS = 'test-results/screenshots';
 
@@ -479,43 +480,11 @@ describe('on stage: offline after one visit, a talk driven by a clicker, one vie
                   bar: DOMRect | null;
                   top: number;
                   claims: DOMRect[];
-                  cutTexts: string[];
                 }>((resolve) =>
                   requestAnimationFrame(() =>
                     requestAnimationFrame(() => {
                       const runBar = document.querySelector('.run-bar');
                       const focus = document.querySelector(selector);
-                      // Every SVG text drawn (the charts' axes, ticks and labels, the tree's nodes) inside its SVG's
-                      // box, and a tree node's label inside its node's box.
-                      const cutTexts = [...document.querySelectorAll('svg text')].flatMap((text) => {
-                        const svg = (
-                          text.closest('g[data-node]')?.querySelector('rect') ?? text.closest('svg')
-                        )?.getBoundingClientRect();
-                        const box = text.getBoundingClientRect();
-                        if (!svg || svg.width === 0 || box.width === 0 || !text.textContent?.trim()) return [];
-                        const inside =
-                          box.left >= svg.left - 0.5 &&
-                          box.right <= svg.right + 0.5 &&
-                          box.top >= svg.top - 0.5 &&
-                          box.bottom <= svg.bottom + 0.5;
-                        return inside
-                          ? []
-                          : [
-                              `"${text.textContent}" in ${text.closest('[data-chart]')?.getAttribute('data-chart') ?? 'an svg'}`,
-                            ];
-                      });
-                      // Nor two texts of one SVG over each other (a chart's crowded tick labels), by more than 2 px.
-                      const drawn = [...document.querySelectorAll('svg text')]
-                        .filter((text) => text.textContent?.trim() && text.getBoundingClientRect().width > 0)
-                        .map((text) => ({ text, box: text.getBoundingClientRect(), svg: text.closest('svg') }));
-                      drawn.forEach((a, i) =>
-                        drawn.slice(i + 1).forEach((b) => {
-                          const across = Math.min(a.box.right, b.box.right) - Math.max(a.box.left, b.box.left);
-                          const down = Math.min(a.box.bottom, b.box.bottom) - Math.max(a.box.top, b.box.top);
-                          if (a.svg === b.svg && across > 2 && down > 2)
-                            cutTexts.push(`"${a.text.textContent}" over "${b.text.textContent}"`);
-                        }),
-                      );
                       resolve({
                         focus: focus?.getBoundingClientRect().toJSON() ?? null,
                         bar:
@@ -535,7 +504,6 @@ describe('on stage: offline after one visit, a talk driven by a clicker, one vie
                               )
                               .map((element) => element.getBoundingClientRect().toJSON())
                           : [],
-                        cutTexts,
                       });
                     }),
                   ),
@@ -554,7 +522,9 @@ describe('on stage: offline after one visit, a talk driven by a clicker, one vie
           expect.soft(placed.focus.bottom, where).toBeLessThanOrEqual(placed.bar.top + 0.5);
           expect.soft(placed.focus.left, where).toBeGreaterThanOrEqual(-0.5);
           expect.soft(placed.focus.right, where).toBeLessThanOrEqual(size.width + 0.5);
-          expect.soft(placed.cutTexts, `${where}: SVG texts cut by their box or over each other`).toEqual([]);
+          expect
+            .soft(await page.evaluate(svgTextProblems), `${where}: SVG texts cut by their box or over each other`)
+            .toEqual([]);
           await page.screenshot({
             path: `${SCREENSHOTS}/talk-scene-${index + 1}${stops > 1 ? `-${stop + 1}` : ''}-${size.width}x${size.height}.png`,
           });

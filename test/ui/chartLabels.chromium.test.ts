@@ -1,0 +1,48 @@
+/**
+ * A chart's axis sized to what it shows: the race's tokens/s axis on a machine far faster than this one (the
+ * engine's own race over runs of 12,000 tokens/s and up, test/browser/panelBoundaryPage.tsx), in presentation
+ * mode at the three projector sizes. No tick label may sit under the axis title or outside its SVG, as
+ * "1,050" did under "tokens/s" at 1920 × 1080 when this machine first raced past 1,000 tokens/s.
+ */
+import { mkdirSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { recordProblems, suiteDevPages } from '../support/browser';
+import { svgTextProblems } from '../support/svgTexts';
+
+const SCREENSHOTS = 'test-results/screenshots';
+
+describe('chart labels at any speed', () => {
+  const pages = suiteDevPages();
+
+  it("the race chart's tokens/s axis fits ticks of five digits beside its title, in presentation mode at 1024 × 768, 1280 × 720 and 1920 × 1080", async () => {
+    mkdirSync(SCREENSHOTS, { recursive: true });
+    const page = await pages.open('test/browser/panelBoundary.html');
+    const problems = recordProblems(page);
+    await page.evaluate(() => window.speclabPanelTest.ready());
+    await page.getByRole('button', { name: 'Presentation mode (P)' }).click();
+    await page.getByRole('button', { name: 'Race all methods' }).click();
+    await page.evaluate(() => window.speclabPanelTest.finishRace(12_000));
+    const chart = page.locator('[data-chart="race"]');
+    await chart.locator('.recharts-bar-rectangle').first().waitFor();
+    const texts = chart.locator('svg text');
+    for (const size of [
+      { width: 1024, height: 768 },
+      { width: 1280, height: 720 },
+      { width: 1920, height: 1080 },
+    ]) {
+      await page.setViewportSize(size);
+      await chart.scrollIntoViewIfNeeded();
+      await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+      const where = `${size.width} × ${size.height}`;
+      // The largest tick has five digits: the case the axis was too narrow for.
+      const labels = await texts.allTextContents();
+      expect(
+        labels.some((label) => /^\d{2},\d{3}$/.test(label)),
+        `${where}: ticks ${labels.join(' ')}`,
+      ).toBe(true);
+      await expect(page.evaluate(svgTextProblems), where).resolves.toEqual([]);
+      await chart.screenshot({ path: `${SCREENSHOTS}/race-chart-fast-${size.width}x${size.height}.png` });
+    }
+    expect(problems).toEqual([]);
+  });
+});
