@@ -2,7 +2,7 @@
  * The whole app on a store whose worker is a recorder (no models load), for tests that need events no bundled
  * model gives: the page can put runs into the history that no check has seen (records the checks of a stored
  * history would drop), so that the real history panel fails in the real app; and it can finish the race the
- * page asked for with the engine's own race over runs of a chosen speed, as fast as no bundled pair is here.
+ * page asked for with the engine's own race over runs of a chosen speed, faster than any pair runs here.
  * What the store sends lands on window.speclabPanelTest.sent.
  */
 import { createRoot } from 'react-dom/client';
