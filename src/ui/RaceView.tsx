@@ -239,12 +239,12 @@ export function RaceView() {
               points={chart.length}
               waiting={false}
             >
-              <BarChart {...PLOT} data={chart} margin={{ ...PLOT.margin, bottom: 24, left: 12 }}>
+              {/* Room above the plot for half the top tick's label, which is centred on the plot's top edge. */}
+              <BarChart {...PLOT} data={chart} margin={{ ...PLOT.margin, top: 16, bottom: 24, left: 12 }}>
                 <CartesianGrid strokeDasharray="3 3" />
                 {/* Every method named under its bar (recharts would drop labels that crowd), on two rows. */}
                 <XAxis
                   dataKey="method"
-                  interval={0}
                   tick={StaggeredTick}
                   height={70}
                   label={{ value: 'method', position: 'insideBottom', offset: 2, fill: '#111111' }}
@@ -252,6 +252,7 @@ export function RaceView() {
                 <YAxis
                   tick={{ fill: '#222222' }}
                   tickFormatter={sig3}
+                  interval={0}
                   // Measured from the drawn ticks and title: a fast machine's "12,000" needs more room than "700".
                   width="auto"
                   label={{
@@ -264,7 +265,8 @@ export function RaceView() {
                   }}
                 />
                 <Bar dataKey="median" name="median tokens/s" fill={PALETTE.R} isAnimationActive={false}>
-                  <ErrorBar dataKey="range" width={6} stroke={PALETTE.I} />
+                  {/* Still, as the bars are: an animated whisker grows from the axis for 400 ms after every re-layout. */}
+                  <ErrorBar dataKey="range" width={6} stroke={PALETTE.I} isAnimationActive={false} />
                 </Bar>
               </BarChart>
             </ChartCard>

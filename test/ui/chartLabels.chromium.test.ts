@@ -2,7 +2,8 @@
  * A chart's axis sized to what it shows: the race's tokens/s axis on a machine far faster than this one (the
  * engine's own race over runs of 12,000 tokens/s and up, test/browser/panelBoundaryPage.tsx), in presentation
  * mode at the three projector sizes. No tick label may sit under the axis title or outside its SVG, as
- * "1,050" did under "tokens/s" at 1920 × 1080 when this machine first raced past 1,000 tokens/s.
+ * "1,050" did under "tokens/s" at 1920 × 1080 when this machine first raced past 1,000 tokens/s. And each
+ * whisker is drawn where its values are in the frame a screenshot takes, not partway through an animation.
  */
 import { mkdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
@@ -41,6 +42,22 @@ describe('chart labels at any speed', () => {
         `${where}: ticks ${labels.join(' ')}`,
       ).toBe(true);
       await expect(page.evaluate(svgTextProblems), where).resolves.toEqual([]);
+      // Every round of a method takes the same time here (min = max = median): its whisker is a line at its bar's top.
+      const whiskerOffsets = await chart.evaluate((element) => {
+        const bars = [...element.querySelectorAll('.recharts-bar-rectangle')];
+        const whiskers = [...element.querySelectorAll('.recharts-errorBar')];
+        if (bars.length === 0 || bars.length !== whiskers.length)
+          return [`${bars.length} bars and ${whiskers.length} whiskers`];
+        return whiskers.map((whisker, i) => {
+          const tops = [...whisker.querySelectorAll('line')].map((line) => line.getBoundingClientRect().top);
+          const barTop = (bars[i] as Element).getBoundingClientRect().top;
+          return Math.max(...tops.map((top) => Math.abs(top - barTop)));
+        });
+      });
+      expect(
+        whiskerOffsets.every((offset) => typeof offset === 'number' && offset <= 1),
+        `${where}: px between each whisker and its bar's top: ${whiskerOffsets.join(', ')}`,
+      ).toBe(true);
       await chart.screenshot({ path: `${SCREENSHOTS}/race-chart-fast-${size.width}x${size.height}.png` });
     }
     expect(problems).toEqual([]);
