@@ -10,6 +10,7 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BUNDLED_PAIR } from '../../src/contract/modelPairs';
+import type { Page } from 'playwright-core';
 import type { ToWorker } from '../../src/contract/protocol';
 import { presetParams, type RunParams } from '../../src/contract/runParams';
 import { distOption, limitedOption, positiveInteger, presetOption, runCommand } from './args';
@@ -55,6 +56,21 @@ function engineScript(worker: string, params: RunParams): string {
   })()`;
 }
 
+/** Throws unless the app's last run asked its worker for exactly `params`, naming the fields that differ. */
+async function sameRun(ui: Page, params: RunParams): Promise<void> {
+  const asked = (await ui.evaluate('window.speclabRunsAsked.at(-1)')) as string | undefined;
+  if (asked === undefined) throw new Error('the app ran without asking its worker for a run');
+  const app = JSON.parse(asked) as Record<string, unknown>;
+  const ours = params as unknown as Record<string, unknown>;
+  const differ = [...new Set([...Object.keys(app), ...Object.keys(ours)])].filter(
+    (key) => JSON.stringify(app[key]) !== JSON.stringify(ours[key]),
+  );
+  if (differ.length > 0)
+    throw new Error(
+      `the app's run and the engine page's differ in ${differ.map((key) => `${key} (${JSON.stringify(app[key])} against ${JSON.stringify(ours[key])})`).join(', ')}: their speeds would compare different decodes`,
+    );
+}
+
 export function main(argv: readonly string[]): Promise<number> {
   return runCommand(COMMANDS['bench:ui'], argv, async ({ values }) => {
     const repeats = positiveInteger('repeats', values.repeats);
@@ -62,7 +78,14 @@ export function main(argv: readonly string[]): Promise<number> {
     const preset = presetOption(values.preset);
     const maxTokens = limitedOption('maxTokens', 'max-tokens', values['max-tokens']);
     const dist = values.dist === undefined ? null : distOption(values.dist);
-    const params = presetParams(preset, { maxTokens });
+    // What the app's form holds after choosing the preset (its lecture's seed and temperature), and the drafter
+    // the bench selects there: the two pages must run one decode, or their speeds compare different outputs.
+    const params = presetParams(preset, {
+      maxTokens,
+      seed: preset.lecture.seed,
+      temperature: preset.lecture.temperature,
+      drafter: 'model',
+    });
     const { build, preview } = await import('vite');
     const { launchChromium } = await import('../../test/support/browser');
 
@@ -73,6 +96,15 @@ export function main(argv: readonly string[]): Promise<number> {
     const browser = await launchChromium();
     try {
       const ui = await browser.newPage({ viewport: { width: 1280, height: 720 } });
+      // Keeps the parameters of each run the app asks its worker for, to check them against the headless page's.
+      await ui.addInitScript(`(() => {
+        const post = Worker.prototype.postMessage;
+        window.speclabRunsAsked = [];
+        Worker.prototype.postMessage = function (message, ...rest) {
+          if (message && message.type === 'run') window.speclabRunsAsked.push(JSON.stringify(message.params));
+          return post.call(this, message, ...rest);
+        };
+      })()`);
       await ui.goto(base);
       const headless = await browser.newPage();
       // An empty document of the app's origin, with the headers the app's page gets (cross-origin isolation, CSP).
@@ -86,7 +118,7 @@ export function main(argv: readonly string[]): Promise<number> {
       await ui.getByTestId('provider').waitFor({ timeout: 120_000 });
       await ui.locator('#preset').selectOption(preset.id);
       // The app drafts with the schema's forced text too by default; both pages run the same parameters.
-      await ui.locator('#drafter').selectOption(params.drafter ?? 'model');
+      await ui.locator('#drafter').selectOption(params.drafter as string);
       const maxTokensField = ui.locator('#max-tokens');
       await maxTokensField.fill(String(maxTokens));
       await maxTokensField.blur();
@@ -126,6 +158,7 @@ export function main(argv: readonly string[]): Promise<number> {
           uiRate = await runUi();
           headlessRate = await runHeadless();
         }
+        if (i === -warmUpRounds) await sameRun(ui, params);
         if (i < 0) continue;
         headlessRates.push(headlessRate);
         uiRates.push(uiRate);
