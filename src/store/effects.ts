@@ -42,17 +42,45 @@ export interface RaceRecord {
 
 export type StoreEffects = ReturnType<typeof createStoreEffects>;
 
+/** The longest a run's message waits for the page to draw the run's start (a busy page gets no idle moment). */
+export const RUN_START_WAIT_MS = 100;
+
+function nextIdleMoment(task: () => void): void {
+  if (typeof requestIdleCallback === 'function') requestIdleCallback(task, { timeout: RUN_START_WAIT_MS });
+  else task();
+}
+
 export function createStoreEffects(transport: EngineTransport, options: StoreOptions = {}) {
   const compileBudgetMs = options.compileBudgetMs ?? SCHEMA_LIMITS.compileSeconds * 1000;
   const watchdog: { timer: ReturnType<typeof setTimeout> | undefined } = { timer: undefined };
   const stopCompileWatch = () => clearTimeout(watchdog.timer);
+  const afterRender = options.afterRender ?? nextIdleMoment;
+  /** A message waiting for the page's render; anything posted meanwhile posts it first, so the engine sees the order sent. */
+  let held: ToWorker | null = null;
+  const post = (message: ToWorker) => {
+    postHeld();
+    transport.post(message);
+  };
+  const postHeld = () => {
+    const message = held;
+    held = null;
+    if (message) transport.post(message);
+  };
   const effects = {
-    send(message: ToWorker): void {
-      transport.post(message);
+    send: post,
+    /**
+     * Sends `message` once the page has drawn the store's latest change. A run's start redraws the page (the last
+     * run's charts, stream and inspector cleared); drawn while the engine's first steps ran, that work took the
+     * engine's second core and a fifth of the run's tokens/s in bench:ui (docs/performance.md, "The UI").
+     */
+    sendAfterRender(message: ToWorker): void {
+      postHeld();
+      held = message;
+      afterRender(postHeld);
     },
     /** Asks the engine for a pair, with the network bounds and test hooks this store was made with. */
     load(source: PairSource, provider: ExecutionProvider | 'auto', verifier: VerifierChoice): void {
-      transport.post({
+      post({
         type: 'load',
         source,
         provider,
@@ -63,6 +91,7 @@ export function createStoreEffects(transport: EngineTransport, options: StoreOpt
     },
     /** Stops the engine at once (a compile cannot be interrupted) and starts a fresh one, with no pair loaded. */
     restartEngine(): void {
+      postHeld();
       transport.restart();
     },
     /** Calls `onTimeout` with why, if the compile is not over within the budget. */

@@ -37,7 +37,7 @@ export function beginRun(access: StoreAccess, paused: boolean): void {
   // The engine stops a race in flight at its next step boundary when a run arrives.
   if (get().race.status === 'running') set({ race: { ...get().race, status: 'cancelled' } });
   set({ run: freshRun(id, params, paused ? 'paused' : 'running'), ui: { ...get().ui, selectedStep: null } });
-  effects.send({ type: 'run', runId: id, params, paused, stepDelayMs });
+  effects.sendAfterRender({ type: 'run', runId: id, params, paused, stepDelayMs });
 }
 
 /**

@@ -39,6 +39,12 @@ export interface StoreOptions {
   compileBudgetMs?: number;
   /** Test hook (app.tsx, under ?test-hooks&hardware-adapter): every load treats the WebGPU adapter as hardware. */
   assumeHardwareAdapter?: boolean;
+  /**
+   * Calls `task` once the page has drawn what the store just changed: by default at the browser's next idle moment
+   * (at most RUN_START_WAIT_MS away), and at once where there is no requestIdleCallback (Node). A run's message
+   * waits for it (effects.ts, `sendAfterRender`).
+   */
+  afterRender?: (task: () => void) => void;
 }
 
 /** `stopped`: a paused run a race ended (the engine runs one job at a time); its steps and counters are kept. */

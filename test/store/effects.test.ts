@@ -4,7 +4,7 @@ import { BUNDLED_PAIR } from '../../src/contract/modelPairs';
 import type { RaceResult } from '../../src/contract/bench';
 import type { ToWorker } from '../../src/contract/protocol';
 import { compileTimeoutMessage } from '../../src/contract/validation';
-import { createStoreEffects, type FollowUps } from '../../src/store/effects';
+import { RUN_START_WAIT_MS, createStoreEffects, type FollowUps } from '../../src/store/effects';
 
 function transport() {
   const sent: ToWorker[] = [];
@@ -54,6 +54,41 @@ describe('the store effects', () => {
       { type: 'load', source: BUNDLED_PAIR, provider: 'wasm', verifier: 'cpu', network, assumeHardwareAdapter: true },
     ]);
     expect(restarts).toEqual([1]);
+  });
+
+  it("holds a run's message until the page has drawn, and posts it before anything sent meanwhile, so the engine sees the order sent", () => {
+    const { sent, restarts, transport: port } = transport();
+    const renders: (() => void)[] = [];
+    const effects = createStoreEffects(port, { afterRender: (task) => renders.push(task) });
+    const run = (runId: number) => ({ type: 'run', runId }) as unknown as ToWorker;
+    effects.sendAfterRender(run(1));
+    expect(sent).toEqual([]);
+    (renders.shift() as () => void)();
+    expect(sent).toEqual([run(1)]);
+    // Pressed again before the page drew: the first run goes, then the message after it, and the render posts nothing twice.
+    effects.sendAfterRender(run(2));
+    effects.send({ type: 'pause' });
+    effects.sendAfterRender(run(3));
+    effects.restartEngine();
+    for (const render of renders) render();
+    expect(sent).toEqual([run(1), run(2), { type: 'pause' }, run(3)]);
+    expect(restarts).toEqual([1]);
+  });
+
+  it('posts a held run at once where the page has no idle callback (Node), and at the next idle moment where it has', () => {
+    const { sent, transport: port } = transport();
+    const run = { type: 'run', runId: 1 } as unknown as ToWorker;
+    createStoreEffects(port).sendAfterRender(run);
+    expect(sent).toEqual([run]);
+    const idle: { task: () => void; timeout: number | undefined }[] = [];
+    vi.stubGlobal('requestIdleCallback', (task: () => void, options?: { timeout?: number }) =>
+      idle.push({ task, timeout: options?.timeout }),
+    );
+    createStoreEffects(port).sendAfterRender(run);
+    expect(sent).toEqual([run]);
+    expect(idle.map(({ timeout }) => timeout)).toEqual([RUN_START_WAIT_MS]);
+    idle[0]?.task();
+    expect(sent).toEqual([run, run]);
   });
 
   it('stops a compile past its budget, saying why; a compile that ends in time, or a newer one, stops the watch', () => {

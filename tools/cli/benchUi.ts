@@ -10,6 +10,7 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BUNDLED_PAIR } from '../../src/contract/modelPairs';
+import { spreadOf } from '../../src/core/fairTiming';
 import type { Page } from 'playwright-core';
 import type { ToWorker } from '../../src/contract/protocol';
 import { presetParams, type RunParams } from '../../src/contract/runParams';
@@ -164,8 +165,9 @@ export function main(argv: readonly string[]): Promise<number> {
         uiRates.push(uiRate);
       }
       if (!values['no-screenshot']) await ui.screenshot({ path: values.screenshot, fullPage: true });
-      const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
-      const [h, u] = [median(headlessRates), median(uiRates)];
+      const [h, u] = [spreadOf(headlessRates).median, spreadOf(uiRates).median];
+      // Each round's two runs are neighbours in time: their ratio leaves out the drift both pages share over rounds.
+      const ratio = spreadOf(uiRates.map((rate, round) => rate / (headlessRates[round] as number)));
       console.log(
         `${preset.id}, up to ${maxTokens} tokens, ${repeats} timed round(s) after ${warmUpRounds} warm-up round(s)`,
       );
@@ -174,7 +176,7 @@ export function main(argv: readonly string[]): Promise<number> {
       );
       console.log(`with the UI:     ${uiRates.map((r) => r.toFixed(1)).join(', ')} tokens/s (median ${u.toFixed(1)})`);
       console.log(
-        `UI / headless = ${(u / h).toFixed(3)} (goal ≥ 0.90)${values['no-screenshot'] ? '' : `; screenshot ${values.screenshot}`}`,
+        `UI / headless, round by round: median ${ratio.median.toFixed(3)} [${ratio.min.toFixed(3)}–${ratio.max.toFixed(3)}] (goal ≥ 0.90)${values['no-screenshot'] ? '' : `; screenshot ${values.screenshot}`}`,
       );
       return 0;
     } finally {
