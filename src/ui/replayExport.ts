@@ -96,14 +96,24 @@ async function drawFrame(element: HTMLElement, target: CanvasRenderingContext2D)
   }
 }
 
-/** Whether this browser can encode the replay as a WebM video. */
-export async function canEncodeVideo(): Promise<boolean> {
+async function videoEncoderSupported(): Promise<boolean> {
   if (typeof VideoEncoder === 'undefined') return false;
   try {
     return (await VideoEncoder.isConfigSupported(VIDEO_CONFIG)).supported === true;
   } catch {
     return false;
   }
+}
+
+let videoSupport: Promise<boolean> | null = null;
+
+/**
+ * Whether this browser can encode the replay as a WebM video: asked once a page (the inspector's replay mounts
+ * anew for each run, and the question took the page 12 ms, beside the engine's first steps).
+ */
+export function canEncodeVideo(): Promise<boolean> {
+  videoSupport ??= videoEncoderSupported();
+  return videoSupport;
 }
 
 /** Collects frames into a GIF or a WebM video. */
