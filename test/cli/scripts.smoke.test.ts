@@ -82,7 +82,15 @@ const SANE: Record<string, Check> = {
     const medians = [...stdout.matchAll(/tokens\/s \(median ([\d.]+)\)/g)].map((match) => Number(match[1]));
     expect(medians).toHaveLength(2);
     expect(medians.every(positive), stdout).toBe(true);
-    expect(stdout).toMatch(/UI \/ headless = \d+\.\d{3} \(goal ≥ 0\.90\)\n/);
+    // One round: its ratio is the whole spread, and the two speeds' quotient.
+    const ratio =
+      /UI \/ headless, round by round: median (\d+\.\d{3}) \[(\d+\.\d{3})–(\d+\.\d{3})\] \(goal ≥ 0\.90\)\n/.exec(
+        stdout,
+      );
+    expect(ratio, stdout).not.toBeNull();
+    const [median, min, max] = (ratio as RegExpExecArray).slice(1).map(Number);
+    expect([min, max]).toEqual([median, median]);
+    expect(median).toBeCloseTo((medians[1] as number) / (medians[0] as number), 2);
   },
   // About 33 s on SwiftShader, most of it first-call compiles (docs/engineers.md); the report says what its smallest run leaves out.
   'bench:gpu': (stdout) => {
