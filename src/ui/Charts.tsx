@@ -12,7 +12,7 @@ import {
 import type { StepRecord } from '../contract/stepRecord';
 import { PositionChart } from './benchParts';
 import { chartSvgToPng, composeChartSvg, type LegendEntry } from './chartExport';
-import { chartAxes, PLOT } from './chartParts';
+import { chartAxes, PLOT, stepTicks } from './chartParts';
 import { download } from './download';
 import { HelpButton } from './HowItWorks';
 import type { HelpTopic } from '../store/store';
@@ -163,7 +163,7 @@ function StepLines(props: {
   return (
     <LineChart {...PLOT} data={props.data}>
       {chartAxes(
-        { key: 'step', title: 'verification step' },
+        { key: 'step', title: 'verification step', ticks: stepTicks(props.data.length) },
         { title: props.yTitle, ...(props.domain ? { domain: props.domain } : {}) },
       )}
       {props.lines.map((line) => (

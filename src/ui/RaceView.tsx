@@ -245,6 +245,7 @@ export function RaceView() {
                 {/* Every method named under its bar (recharts would drop labels that crowd), on two rows. */}
                 <XAxis
                   dataKey="method"
+                  interval={0}
                   tick={StaggeredTick}
                   height={70}
                   label={{ value: 'method', position: 'insideBottom', offset: 2, fill: '#111111' }}
@@ -252,7 +253,6 @@ export function RaceView() {
                 <YAxis
                   tick={{ fill: '#222222' }}
                   tickFormatter={sig3}
-                  interval={0}
                   // Measured from the drawn ticks and title: a fast machine's "12,000" needs more room than "700".
                   width="auto"
                   label={{

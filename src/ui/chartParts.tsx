@@ -11,9 +11,25 @@ export const PLOT = {
 
 const AXIS_TICK = { fill: '#222222' };
 
-/** Grid, both axes titled (with units), ticks and tooltips at three significant figures. */
+/**
+ * Where to tick an axis of `count` verification steps: every step of a short run (1, 2 … 12), else round
+ * numbers from 0, three to seven of them (0, 200 … 1,000), not every nth step a category axis labels (26, 95, 178 …).
+ */
+export function stepTicks(count: number): number[] {
+  if (count <= 12) return Array.from({ length: count }, (_, i) => i + 1);
+  const magnitude = 10 ** Math.floor(Math.log10(count / 5));
+  const size = [1, 2, 2.5, 5, 10]
+    .map((factor) => factor * magnitude)
+    .find((each) => Number.isInteger(each) && count / each <= 6) as number;
+  return Array.from({ length: Math.floor(count / size) + 1 }, (_, i) => i * size);
+}
+
+/**
+ * Grid, both axes titled (with units), ticks and tooltips at three significant figures. `x.ticks`: the x values
+ * are numbers, spaced as such and ticked there (stepTicks).
+ */
 export function chartAxes(
-  x: { key: string; title: string },
+  x: { key: string; title: string; ticks?: number[] },
   y: { title: string; domain?: [number, number]; integer?: boolean },
 ) {
   return [
@@ -21,6 +37,7 @@ export function chartAxes(
     <XAxis
       key="x"
       dataKey={x.key}
+      {...(x.ticks ? { type: 'number' as const, ticks: x.ticks, domain: [x.ticks[0] ?? 0, 'dataMax'] } : {})}
       tick={AXIS_TICK}
       tickFormatter={sig3}
       height={46}
@@ -30,7 +47,8 @@ export function chartAxes(
       key="y"
       tick={AXIS_TICK}
       tickFormatter={sig3}
-      width={72}
+      // Measured from the drawn ticks and title: a long run's "11,000" draft tokens need more room than "0.8".
+      width="auto"
       allowDecimals={!y.integer}
       {...(y.domain ? { domain: y.domain } : {})}
       label={{

@@ -2,11 +2,13 @@
  * The whole app on a store whose worker is a recorder (no models load), for tests that need events no bundled
  * model gives: the page can put runs into the history that no check has seen (records the checks of a stored
  * history would drop), so that the real history panel fails in the real app; and it can finish the race the
- * page asked for with the engine's own race over runs of a chosen speed, faster than any pair runs here.
+ * page asked for with the engine's own race over runs of a chosen speed, faster than any pair runs here, or
+ * the run it asked for with as many recorded steps as a test needs.
  * What the store sends lands on window.speclabPanelTest.sent.
  */
 import { createRoot } from 'react-dom/client';
 import type { ToWorker } from '../../src/contract/protocol';
+import { zeroTimings, type StepRecord } from '../../src/contract/stepRecord';
 import { DECODE_METHODS } from '../../src/contract/runParams';
 import { race } from '../../src/engine/bench';
 import { createSpecStore } from '../../src/store/store';
@@ -15,7 +17,9 @@ import { App } from '../../src/ui/App';
 import { StoreContext } from '../../src/ui/storeContext';
 import { TOUR_DISMISSED_KEY } from '../../src/ui/Tour';
 import { WASM_ENGINE_INFO } from '../support/engineInfo';
+import { emptyCounters, exportCounters, recordStep } from '../../src/core/metrics';
 import { goodReport } from '../support/runReports';
+import recordedStepJson from '../fixtures/steps/person-lecture-step-2.json?raw';
 import '../../src/ui/app.css';
 
 const sent: ToWorker[] = [];
@@ -52,12 +56,42 @@ async function finishRace(tokensPerSecond: number): Promise<void> {
   store.getState().receive({ type: 'race-done', runId: asked.runId, result });
 }
 
+/**
+ * Answers the last run the page sent with `stepCount` copies of a recorded step (the person lecture's second,
+ * K = 3, L = 4, 11 draft tokens proposed), then its end: counters far past what the bundled pair reaches in one
+ * run of the default settings, as K = 8, L = 8 and 512 tokens give (R up to 32,768).
+ */
+function finishRun(stepCount: number): void {
+  const asked = sent.findLast((message) => message.type === 'run');
+  if (asked?.type !== 'run') throw new Error('the page has not asked for a run');
+  const step = JSON.parse(recordedStepJson) as StepRecord;
+  // Recorded before the copy drafter, its counts by source lack one: the run's counters go without them.
+  const counts = { ...step.counts };
+  delete counts.bySource;
+  const records = Array.from({ length: stepCount }, (_, index): StepRecord => ({ ...step, counts, index }));
+  const { receive } = store.getState();
+  receive({ type: 'steps', runId: asked.runId, records });
+  const counters = records.reduce((sum, record) => recordStep(sum, record.counts), emptyCounters(asked.params.L));
+  const tokens = records.flatMap((record) => record.emitted.map(({ token }) => token));
+  const report = {
+    ...goodReport(),
+    params: asked.params,
+    tokens,
+    counters,
+    metrics: exportCounters(counters),
+    steps: stepCount,
+    timings: zeroTimings(),
+  };
+  receive({ type: 'done', runId: asked.runId, report });
+}
+
 declare global {
   interface Window {
     speclabPanelTest: {
       sent: ToWorker[];
       putUncheckedRuns: () => void;
       finishRace: (tokensPerSecond: number) => Promise<void>;
+      finishRun: (stepCount: number) => void;
       /** The engine says it is ready (the bundled pair's info on wasm), so that Run and Race are enabled. */
       ready: () => void;
     };
@@ -68,6 +102,7 @@ window.speclabPanelTest = {
   sent,
   putUncheckedRuns,
   finishRace,
+  finishRun,
   ready: () => store.getState().receive({ type: 'ready', info: WASM_ENGINE_INFO }),
 };
 localStorage.setItem(TOUR_DISMISSED_KEY, '1');

@@ -62,4 +62,37 @@ describe('chart labels at any speed', () => {
     }
     expect(problems).toEqual([]);
   });
+
+  it("the run's charts fit counts of five digits beside their axis titles, in presentation mode at 1024 × 768, 1280 × 720 and 1920 × 1080", async () => {
+    const page = await pages.open('test/browser/panelBoundary.html');
+    const problems = recordProblems(page);
+    await page.evaluate(() => window.speclabPanelTest.ready());
+    await page.getByRole('button', { name: 'Presentation mode (P)' }).click();
+    await page.getByRole('button', { name: 'Run', exact: true }).click();
+    // The run's message leaves once the page has drawn the run's start (src/store/effects.ts).
+    await page.waitForFunction(() => window.speclabPanelTest.sent.some((message) => message.type === 'run'));
+    // 1,000 steps of 11 proposed draft tokens: R reaches 11,000, as K = 8, L = 8 runs of 512 tokens do and more.
+    await page.evaluate(() => window.speclabPanelTest.finishRun(1000));
+    const charts = page.locator('[data-chart]');
+    await charts.first().locator('.recharts-line, .recharts-bar-rectangle').first().waitFor();
+    for (const size of [
+      { width: 1024, height: 768 },
+      { width: 1280, height: 720 },
+      { width: 1920, height: 1080 },
+    ]) {
+      await page.setViewportSize(size);
+      await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+      const where = `${size.width} × ${size.height}`;
+      const labels = await page.locator('[data-chart] svg text').allTextContents();
+      expect(
+        labels.some((label) => /^\d{2},\d{3}$/.test(label)),
+        `${where}: ticks ${labels.join(' ')}`,
+      ).toBe(true);
+      await expect(page.evaluate(svgTextProblems), where).resolves.toEqual([]);
+      const counters = page.locator('[data-chart="counters"]');
+      await counters.scrollIntoViewIfNeeded();
+      await page.screenshot({ path: `${SCREENSHOTS}/counters-chart-large-${size.width}x${size.height}.png` });
+    }
+    expect(problems).toEqual([]);
+  });
 });
