@@ -239,8 +239,7 @@ export function RaceView() {
               points={chart.length}
               waiting={false}
             >
-              {/* Room above the plot for half the top tick's label, which is centred on the plot's top edge. */}
-              <BarChart {...PLOT} data={chart} margin={{ ...PLOT.margin, top: 16, bottom: 24, left: 12 }}>
+              <BarChart {...PLOT} data={chart} margin={{ ...PLOT.margin, bottom: 24, left: 12 }}>
                 <CartesianGrid strokeDasharray="3 3" />
                 {/* Every method named under its bar (recharts would drop labels that crowd), on two rows. */}
                 <XAxis
@@ -255,6 +254,8 @@ export function RaceView() {
                   tickFormatter={sig3}
                   // Measured from the drawn ticks and title: a fast machine's "12,000" needs more room than "700".
                   width="auto"
+                  // Every tick labelled, as in chartParts.tsx's axes.
+                  interval={0}
                   label={{
                     value: 'tokens/s',
                     angle: -90,

@@ -6,7 +6,8 @@ import { sig3 } from './format';
 export const PLOT = {
   responsive: true,
   style: { width: '100%', height: '100%' },
-  margin: { top: 8, right: 16, bottom: 4, left: 4 },
+  // 16 above the plot: the top tick's label is centred on its top edge, and half of it must fit in the SVG.
+  margin: { top: 16, right: 16, bottom: 4, left: 4 },
 } as const;
 
 const AXIS_TICK = { fill: '#222222' };
@@ -49,6 +50,9 @@ export function chartAxes(
       tickFormatter={sig3}
       // Measured from the drawn ticks and title: a long run's "11,000" draft tokens need more room than "0.8".
       width="auto"
+      // Every tick labelled: recharts' default drops the one below the top (0, 0.25, 0.5, 1) where the labels
+      // are tall beside their spacing, and the axis then reads as uneven; the SVG text check holds them apart.
+      interval={0}
       allowDecimals={!y.integer}
       {...(y.domain ? { domain: y.domain } : {})}
       label={{

@@ -63,7 +63,7 @@ describe('chart labels at any speed', () => {
     expect(problems).toEqual([]);
   });
 
-  it("the run's charts fit counts of five digits beside their axis titles, in presentation mode at 1024 × 768, 1280 × 720 and 1920 × 1080", async () => {
+  it("the run's charts fit counts of five digits beside their axis titles, every y tick labelled, in presentation mode at 1024 × 768, 1280 × 720 and 1920 × 1080", async () => {
     const page = await pages.open('test/browser/panelBoundary.html');
     const problems = recordProblems(page);
     await page.evaluate(() => window.speclabPanelTest.ready());
@@ -89,6 +89,18 @@ describe('chart labels at any speed', () => {
         `${where}: ticks ${labels.join(' ')}`,
       ).toBe(true);
       await expect(page.evaluate(svgTextProblems), where).resolves.toEqual([]);
+      // Every y tick labelled: a dropped one (0, 0.25, 0.5, 1) makes an axis read as uneven.
+      const unevenAxes = await page.evaluate(() =>
+        [...document.querySelectorAll('[data-chart]')].flatMap((chart) => {
+          const values = [...chart.querySelectorAll('.recharts-yAxis-tick-labels text')].map((text) =>
+            Number((text.textContent ?? '').replaceAll(',', '')),
+          );
+          const steps = values.slice(1).map((value, i) => value - (values[i] as number));
+          const even = steps.every((step) => Math.abs(step - (steps[0] as number)) < 1e-9);
+          return values.length >= 2 && even ? [] : [`${chart.getAttribute('data-chart')}: ${values.join(', ')}`];
+        }),
+      );
+      expect(unevenAxes, where).toEqual([]);
       const counters = page.locator('[data-chart="counters"]');
       await counters.scrollIntoViewIfNeeded();
       await page.screenshot({ path: `${SCREENSHOTS}/counters-chart-large-${size.width}x${size.height}.png` });
