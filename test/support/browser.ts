@@ -4,6 +4,13 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, inject } from 'vitest';
 import { build, createServer, preview, type Plugin, type PreviewServer, type ViteDevServer } from 'vite';
 
+/** The three projector sizes the browser tests look at a view in, smallest first. */
+export const PROJECTORS = [
+  { width: 1024, height: 768 },
+  { width: 1280, height: 720 },
+  { width: 1920, height: 1080 },
+] as const;
+
 export const CHROMIUM_PATH = '/usr/bin/chromium';
 
 /** Flags for headless Chromium on a machine with no GPU and no outside network; WebGPU runs on SwiftShader. */

@@ -7,7 +7,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { recordProblems, suiteDevPages } from '../support/browser';
+import { PROJECTORS, recordProblems, suiteDevPages } from '../support/browser';
 import { svgTextProblems } from '../support/svgTexts';
 
 const SCREENSHOTS = 'test-results/screenshots';
@@ -26,11 +26,7 @@ describe('chart labels at any speed', () => {
     const chart = page.locator('[data-chart="race"]');
     await chart.locator('.recharts-bar-rectangle').first().waitFor();
     const texts = chart.locator('svg text');
-    for (const size of [
-      { width: 1024, height: 768 },
-      { width: 1280, height: 720 },
-      { width: 1920, height: 1080 },
-    ]) {
+    for (const size of PROJECTORS) {
       await page.setViewportSize(size);
       await chart.scrollIntoViewIfNeeded();
       await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
@@ -75,11 +71,7 @@ describe('chart labels at any speed', () => {
     await page.evaluate(() => window.speclabPanelTest.finishRun(1000));
     const charts = page.locator('[data-chart]');
     await charts.first().locator('.recharts-line, .recharts-bar-rectangle').first().waitFor();
-    for (const size of [
-      { width: 1024, height: 768 },
-      { width: 1280, height: 720 },
-      { width: 1920, height: 1080 },
-    ]) {
+    for (const size of PROJECTORS) {
       await page.setViewportSize(size);
       await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
       const where = `${size.width} × ${size.height}`;

@@ -8,15 +8,10 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { axeProblems } from '../support/axe';
-import { suiteBuiltApp } from '../support/browser';
+import { PROJECTORS, suiteBuiltApp } from '../support/browser';
 import { median } from '../../src/core/bootstrap';
 
 const SCREENSHOTS = 'test-results/screenshots';
-const PROJECTORS = [
-  { width: 1024, height: 768 },
-  { width: 1280, height: 720 },
-  { width: 1920, height: 1080 },
-] as const;
 
 /** How long the test leaves a stepped run paused: the run's engine time must not count it. A stepped run takes
  * about 0.1 s of engine time here, so a pause counted in would cut its tokens/s to a quarter or less. */

@@ -6,15 +6,10 @@
 import { mkdirSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { suiteBuiltApp } from '../support/browser';
+import { PROJECTORS, suiteBuiltApp } from '../support/browser';
 import { svgTextProblems } from '../support/svgTexts';
 
 const SCREENSHOTS = 'test-results/screenshots';
-const PROJECTORS = [
-  { width: 1024, height: 768 },
-  { width: 1280, height: 720 },
-  { width: 1920, height: 1080 },
-] as const;
 
 /** The replay's tree as drawn: its box, its labels' size on screen (font size × the SVG's scale), the current node. */
 async function treeOnScreen(page: Page) {
