@@ -71,22 +71,177 @@ export interface PairModels {
   commit(chosen: number, accepted: number): void;
   /** Milliseconds spent gathering KV caches since the last call: the step counts them as kv, not draft or target. */
   takeCacheMs(): number;
+  /**
+   * Drafting ahead (one draft): a fork of the drafter's state as commit(0, L) would leave it, after the step's
+   * drafts and before its commit; null where this pair cannot fork (a draft head reads the target's features).
+   */
+  forkDraft?(): DraftFork | null;
+  /** Takes a fork's state as the drafter's, after the commit of the block it assumed (accepted whole). */
+  adoptDraft?(fork: DraftFork): void;
+  dispose(): void;
+}
+
+/** What drafting reads of a pair: the drafter's rows, and the cache-gathering time its calls spent. */
+export type Drafter = Pick<PairModels, 'V' | 'draftFirst' | 'draftNext' | 'takeCacheMs'>;
+
+/**
+ * A copy of the drafter's state as the step's commit would leave it were its block (K = 1) accepted whole, to
+ * draft the next block while the target verifies this one (src/engine/draftAhead.ts).
+ */
+export interface DraftFork extends Drafter {
+  /** The drafter's row after its state and `token`, leaving the state as it was (the guess at the target's final token). */
+  peek(token: number): Promise<Float32Array>;
   dispose(): void;
 }
 
 /**
- * Real models: KV caches trimmed to the emitted prefix, broadcast to K rows for drafting (and for scoring on
- * the batched path); on the tree path the target's cache keeps the emitted path through the tree.
+ * The target's half of a pair: scoring the drafts, the baseline's next row, and its caches. CachedTarget runs it
+ * on this thread; src/engine/targetThread.ts runs the same class on another, so that drafting can go on meanwhile.
  */
-export class CachedPairModels implements PairModels {
+export interface TargetHalf {
   readonly V: number;
-  readonly contextLength: number;
   readonly scoring: ScoringPlan;
-  /** Batch-1 caches over the first `length` tokens of the output so far. */
-  private draftCache: KvCache;
-  private targetCache: KvCache;
-  /** Caches of the step in flight: the drafter's K rows and the target's K scored rows. */
-  private draftRows: KvCache | null = null;
+  /** K×(L+1) target rows, row (k, j) after context + d_k[0..j), in one forward (tree or batched). */
+  score(context: readonly number[], drafts: Int32Array, K: number, L: number): Promise<ScoredRows>;
+  targetNext(context: readonly number[]): Promise<Float32Array>;
+  /** Keeps the scored row of draft `chosen` with its first `accepted` tokens. */
+  commit(chosen: number, accepted: number): void;
+  takeCacheMs(): number;
+  dispose(): void;
+}
+
+/** Milliseconds of KV-cache gathers, counted apart for the step's kv phase. */
+class GatherClock {
+  private ms = 0;
+
+  gathered(gather: () => KvCache): KvCache {
+    const mark = performance.now();
+    const cache = gather();
+    this.ms += performance.now() - mark;
+    return cache;
+  }
+
+  /** Row `row` of `rows`, first `length` positions; `rows` itself when that is all of it (no copy), else `rows` is disposed. */
+  kept(rows: KvCache, row: number, length: number): KvCache {
+    if (rows.batch === 1 && length === rows.length) return rows;
+    const kept = this.gathered(() => rows.selectRow(row, length));
+    rows.dispose();
+    return kept;
+  }
+
+  take(): number {
+    const ms = this.ms;
+    this.ms = 0;
+    return ms;
+  }
+}
+
+function replaced(old: KvCache | null, next: KvCache): KvCache {
+  old?.dispose();
+  return next;
+}
+
+function uncached(context: readonly number[], cache: KvCache): number[] {
+  if (cache.length >= context.length)
+    throw new Error(`the cache covers ${cache.length} tokens of a context of ${context.length}: nothing to run`);
+  return context.slice(cache.length);
+}
+
+/** The draft model's half: a batch-1 cache over the output so far, and the K rows of the step in flight. */
+class CachedDraft implements DraftFork {
+  readonly V: number;
+  private readonly clock = new GatherClock();
+  /** The drafter's K rows of the step in flight. */
+  private rows: KvCache | null = null;
+  private contextSize = 0;
+
+  constructor(
+    private readonly session: ModelSession,
+    private cache: KvCache,
+  ) {
+    this.V = session.shape.vocab;
+  }
+
+  async draftFirst(context: readonly number[]): Promise<Float32Array> {
+    const fresh = uncached(context, this.cache);
+    const { logits, cache } = await this.session.forward(fresh, 1, fresh.length, this.cache);
+    this.cache = replaced(this.cache, cache);
+    this.rows = replaced(
+      this.rows,
+      this.clock.gathered(() => this.cache.selectRow(0)),
+    );
+    this.contextSize = context.length;
+    return logits.subarray((fresh.length - 1) * this.V);
+  }
+
+  async draftNext(latest: Int32Array): Promise<Float32Array> {
+    const rows = this.rows as KvCache;
+    const past = rows.batch === latest.length ? rows : this.clock.gathered(() => rows.broadcast(latest.length));
+    const { logits, cache } = await this.session.forward(latest, latest.length, 1, past);
+    if (past !== rows) past.dispose();
+    this.rows = replaced(this.rows, cache);
+    return logits;
+  }
+
+  async peek(token: number): Promise<Float32Array> {
+    const { logits, cache } = await this.session.forward([token], 1, 1, this.cache);
+    cache.dispose();
+    return logits;
+  }
+
+  /** The step's context size (a step of free drafts never calls draftFirst: scoring says it). */
+  noteContext(size: number): void {
+    this.contextSize = size;
+  }
+
+  /** Keeps draft `chosen` with its first `accepted` tokens (those the rows hold). */
+  commit(chosen: number, accepted: number): void {
+    if (!this.rows) return;
+    const rows = this.rows;
+    const keep = Math.min(this.contextSize + accepted, rows.length);
+    this.cache = replaced(this.cache, this.clock.kept(rows, rows.batch === 1 ? 0 : chosen, keep));
+    this.rows = null;
+  }
+
+  /** A fork holding what commit(0, L) would keep, for a step of one draft; this state is left as it is. */
+  forkAccepted(): CachedDraft {
+    const base = this.rows ?? this.cache;
+    if (base.batch !== 1) throw new RangeError(`drafting ahead needs one draft; the rows hold ${base.batch}`);
+    return new CachedDraft(
+      this.session,
+      this.clock.gathered(() => base.selectRow(0)),
+    );
+  }
+
+  /** Takes `fork`'s state as this one's (the block it assumed was accepted whole); `fork` is spent. */
+  adopt(fork: CachedDraft): void {
+    this.dispose();
+    this.cache = fork.cache;
+    this.rows = fork.rows;
+    this.contextSize = fork.contextSize;
+    fork.rows = null;
+  }
+
+  takeCacheMs(): number {
+    return this.clock.take();
+  }
+
+  dispose(): void {
+    this.cache.dispose();
+    this.rows?.dispose();
+    this.rows = null;
+  }
+}
+
+/**
+ * The target's half on this thread: a batch-1 cache over the output so far, the step's scored rows until
+ * commit keeps the emitted path (on the tree path, through the tree), and in head mode the features.
+ */
+export class CachedTarget implements TargetHalf {
+  readonly V: number;
+  readonly scoring: ScoringPlan;
+  private readonly clock = new GatherClock();
+  private cache: KvCache;
   private scoredRows: KvCache | null = null;
   /** The scored K×(L+1) rows kept on the GPU for the verifier until the step commits. */
   private scoredLogits: { buffer: GPUBuffer; release: () => void } | null = null;
@@ -94,142 +249,43 @@ export class CachedPairModels implements PairModels {
   private scoredTree: { tree: PrefixTree; pastLength: number; freshCount: number } | null = null;
   private contextSize = 0;
   private readonly logitsInPlace: boolean;
-  private cacheMs = 0;
-  private readonly head: DraftHead | null;
+  private readonly features: { width: number } | null;
   /** Head mode: the target's feature at the last position its cache holds (f_{n−1} for a verified prefix of n). */
-  private lastFeature: Float32Array | null = null;
-  /** Head mode: the head's predicted features, one per draft row, for the next depth. */
-  private headFeatures: Float32Array = new Float32Array(0);
+  lastFeature: Float32Array | null = null;
   /** Head mode: the scored forward's features and where verifier row (k, j) sits in them, until `commit`. */
   private scoredFeatures: { features: Float32Array; at: (row: number) => number; L: number } | null = null;
 
   constructor(
-    private readonly draft: ModelSession,
-    private readonly target: ModelSession,
-    contextLength: number,
-    options: CachedPairOptions = {},
+    private readonly session: ModelSession,
+    options: Pick<CachedPairOptions, 'logitsInPlace' | 'treeScoring'> & { featureWidth?: number } = {},
   ) {
-    this.V = target.shape.vocab;
-    this.contextLength = contextLength;
+    this.V = session.shape.vocab;
     this.logitsInPlace = options.logitsInPlace ?? false;
-    this.scoring = scoringPlan(target, options.treeScoring);
-    this.head = options.head ?? null;
-    if (this.head) {
-      const reason = headUnavailable(target, this.head);
-      if (reason !== null) throw new RangeError(reason);
-    }
-    this.draftCache = draft.emptyCache(1);
-    this.targetCache = target.emptyCache(1);
+    this.scoring = scoringPlan(session, options.treeScoring);
+    this.features = options.featureWidth === undefined ? null : { width: options.featureWidth };
+    this.cache = session.emptyCache(1);
   }
 
-  private static replace(old: KvCache | null, next: KvCache): KvCache {
-    old?.dispose();
-    return next;
-  }
-
-  /** A cache gather, timed for the step's kv phase. */
-  private gathered(gather: () => KvCache): KvCache {
-    const mark = performance.now();
-    const cache = gather();
-    this.cacheMs += performance.now() - mark;
-    return cache;
-  }
-
-  /** Row `row` of `rows`, first `length` positions; `rows` itself when that is all of it (no copy), else `rows` is disposed. */
-  private kept(rows: KvCache, row: number, length: number): KvCache {
-    if (rows.batch === 1 && length === rows.length) return rows;
-    const kept = this.gathered(() => rows.selectRow(row, length));
-    rows.dispose();
-    return kept;
-  }
-
-  takeCacheMs(): number {
-    const ms = this.cacheMs;
-    this.cacheMs = 0;
-    return ms;
-  }
-
-  private static uncached(context: readonly number[], cache: KvCache): number[] {
-    if (cache.length >= context.length)
-      throw new Error(`the cache covers ${cache.length} tokens of a context of ${context.length}: nothing to run`);
-    return context.slice(cache.length);
-  }
-
-  async draftFirst(context: readonly number[]): Promise<Float32Array> {
-    if (this.head) return this.headFirst(this.head, context);
-    const fresh = CachedPairModels.uncached(context, this.draftCache);
-    const { logits, cache } = await this.draft.forward(fresh, 1, fresh.length, this.draftCache);
-    this.draftCache = CachedPairModels.replace(this.draftCache, cache);
-    this.draftRows = CachedPairModels.replace(
-      this.draftRows,
-      this.gathered(() => this.draftCache.selectRow(0)),
-    );
-    this.contextSize = context.length;
-    return logits.subarray((fresh.length - 1) * this.V);
-  }
-
-  async draftNext(latest: Int32Array): Promise<Float32Array> {
-    if (this.head) return this.headNext(this.head, latest);
-    const rows = this.draftRows as KvCache;
-    const past = rows.batch === latest.length ? rows : this.gathered(() => rows.broadcast(latest.length));
-    const { logits, cache } = await this.draft.forward(latest, latest.length, 1, past);
-    if (past !== rows) past.dispose();
-    this.draftRows = CachedPairModels.replace(this.draftRows, cache);
-    return logits;
-  }
-
-  /** The head's width-long row `row` of `features`. */
   private featureRow(features: Float32Array, row: number): Float32Array {
-    const width = (this.head as DraftHead).width;
+    const width = (this.features as { width: number }).width;
     return features.slice(row * width, (row + 1) * width);
   }
 
-  /**
-   * Depth 1 of the head: head(f_{n−1}, x_n). f_{n−1} is the target's feature at the last position its cache
-   * holds (the previous step's verification computed it); before the first step, the prompt but its last
-   * token is prefilled here, and its last feature kept.
-   */
-  private async headFirst(head: DraftHead, context: readonly number[]): Promise<Float32Array> {
-    const held = context.length - 1;
-    if (held < 1)
-      throw new RangeError(
-        `the draft head needs a prompt of at least 2 tokens (it reads the target's feature at the second-to-last); got ${context.length}`,
-      );
-    if (this.targetCache.length < held) {
-      const fresh = context.slice(this.targetCache.length, held);
-      const { features, cache } = await this.target.forward(fresh, 1, fresh.length, this.targetCache, {
-        features: true,
-      });
-      this.targetCache = CachedPairModels.replace(this.targetCache, cache);
+  /** Head mode: the cache filled to `held` tokens of `context`, keeping the feature at its last position. */
+  async prefill(context: readonly number[], held: number): Promise<void> {
+    if (this.cache.length < held) {
+      const fresh = context.slice(this.cache.length, held);
+      const { features, cache } = await this.session.forward(fresh, 1, fresh.length, this.cache, { features: true });
+      this.cache = replaced(this.cache, cache);
       this.lastFeature = this.featureRow(features as Float32Array, fresh.length - 1);
     }
-    if (this.targetCache.length !== held || !this.lastFeature)
-      throw new Error(
-        `the target's cache holds ${this.targetCache.length} of ${held} tokens before the head's first depth`,
-      );
-    const { logits, features } = await head.run(this.lastFeature, [context[held] as number], 1);
-    this.headFeatures = features;
-    this.contextSize = context.length;
-    return logits;
-  }
-
-  /** Depth j > 1: each draft's row reads the head's own feature from the depth before and the token it drew. */
-  private async headNext(head: DraftHead, latest: Int32Array): Promise<Float32Array> {
-    const batch = latest.length;
-    let features = this.headFeatures;
-    if (features.length !== batch * head.width) {
-      features = new Float32Array(batch * head.width);
-      for (let k = 0; k < batch; k++) features.set(this.headFeatures.subarray(0, head.width), k * head.width);
-    }
-    const out = await head.run(features, latest, batch);
-    this.headFeatures = out.features;
-    return out.logits;
+    if (this.cache.length !== held || !this.lastFeature)
+      throw new Error(`the target's cache holds ${this.cache.length} of ${held} tokens before the head's first depth`);
   }
 
   async score(context: readonly number[], drafts: Int32Array, K: number, L: number): Promise<ScoredRows> {
-    const fresh = CachedPairModels.uncached(context, this.targetCache);
+    const fresh = uncached(context, this.cache);
     this.releaseScoredLogits();
-    // A step whose drafts all came from free sources never called the drafter: the context is known here too.
     this.contextSize = context.length;
     if (this.scoring.path === 'tree') return this.scoreTree(fresh, drafts, K, L);
     const seq = fresh.length + L;
@@ -239,21 +295,21 @@ export class CachedPairModels implements PairModels {
       ids.set(drafts.subarray(k * L, (k + 1) * L), k * seq + fresh.length);
     }
     // One draft reads the cache as it is: a copy of its single row would be the same tensors.
-    const past = K === 1 ? this.targetCache : this.gathered(() => this.targetCache.broadcast(K));
+    const past = K === 1 ? this.cache : this.clock.gathered(() => this.cache.broadcast(K));
     // In place only when the K blocks of L + 1 rows are contiguous: one fresh token per row.
     const inPlace = this.logitsInPlace && fresh.length === 1;
-    const { logits, gpuLogits, cache, features } = await this.target.forward(ids, K, seq, past, {
+    const { logits, gpuLogits, cache, features } = await this.session.forward(ids, K, seq, past, {
       keepLogitsOnGpu: inPlace,
-      features: this.head !== null,
+      features: this.features !== null,
     });
-    if (past !== this.targetCache) past.dispose();
+    if (past !== this.cache) past.dispose();
     if (features)
       this.scoredFeatures = {
         features,
         at: (row) => Math.floor(row / (L + 1)) * seq + fresh.length - 1 + (row % (L + 1)),
         L,
       };
-    this.scoredRows = CachedPairModels.replace(this.scoredRows, cache);
+    this.scoredRows = replaced(this.scoredRows, cache);
     this.scoredTree = null;
     if (gpuLogits) this.scoredLogits = { buffer: gpuLogits.gpuBuffer as GPUBuffer, release: () => gpuLogits.dispose() };
     // Row (k, j) is the position of the last context token plus j.
@@ -275,21 +331,21 @@ export class CachedPairModels implements PairModels {
   private async scoreTree(fresh: readonly number[], drafts: Int32Array, K: number, L: number): Promise<ScoredRows> {
     const { V } = this;
     const tree = tokenTree(drafts, K, L);
-    const pastLength = this.targetCache.length;
+    const pastLength = this.cache.length;
     const input = treeInput(tree, fresh, pastLength);
-    const { logits, gpuLogits, cache, features } = await this.target.forward(
+    const { logits, gpuLogits, cache, features } = await this.session.forward(
       input.inputIds,
       1,
       input.seq,
-      this.targetCache,
+      this.cache,
       {
         keepLogitsOnGpu: this.logitsInPlace,
         positionIds: input.positionIds,
         treeMask: input.mask,
-        features: this.head !== null,
+        features: this.features !== null,
       },
     );
-    this.scoredRows = CachedPairModels.replace(this.scoredRows, cache);
+    this.scoredRows = replaced(this.scoredRows, cache);
     this.scoredTree = { tree, pastLength, freshCount: fresh.length };
     const sequenceRows = verifierRows(tree, fresh.length, L);
     if (features) this.scoredFeatures = { features, at: (row) => sequenceRows[row] as number, L };
@@ -307,7 +363,7 @@ export class CachedPairModels implements PairModels {
 
   /** The node rows copied into K×(L+1) order on onnxruntime's device, so that the verifier still reads them in place. */
   private expandOnGpu(nodeLogits: ort.Tensor, sequenceRows: Int32Array): { buffer: GPUBuffer; release: () => void } {
-    const device = this.target.gpuDevice as GPUDevice;
+    const device = this.session.gpuDevice as GPUDevice;
     const rowBytes = this.V * 4;
     const buffer = device.createBuffer({
       label: 'tree-rows',
@@ -330,9 +386,9 @@ export class CachedPairModels implements PairModels {
   }
 
   async targetNext(context: readonly number[]): Promise<Float32Array> {
-    const fresh = CachedPairModels.uncached(context, this.targetCache);
-    const { logits, cache } = await this.target.forward(fresh, 1, fresh.length, this.targetCache);
-    this.targetCache = CachedPairModels.replace(this.targetCache, cache);
+    const fresh = uncached(context, this.cache);
+    const { logits, cache } = await this.session.forward(fresh, 1, fresh.length, this.cache);
+    this.cache = replaced(this.cache, cache);
     return logits.subarray((fresh.length - 1) * this.V);
   }
 
@@ -346,36 +402,146 @@ export class CachedPairModels implements PairModels {
       this.lastFeature = this.featureRow(features, at(chosen * (L + 1) + accepted));
       this.scoredFeatures = null;
     }
-    if (this.scoredRows) {
-      const tree = this.scoredTree;
-      const scored = this.scoredRows;
-      const positions = tree ? keptPositions(tree.tree, tree.pastLength, tree.freshCount, chosen, accepted) : null;
-      // A kept path that is a prefix of the scored sequence (always so for one draft) needs no gather by position.
-      if (positions && !positions.every((position, i) => position === i)) {
-        this.targetCache = CachedPairModels.replace(
-          this.targetCache,
-          this.gathered(() => scored.keepPositions(positions)),
-        );
-        scored.dispose();
-      } else {
-        this.targetCache = CachedPairModels.replace(this.targetCache, this.kept(scored, tree ? 0 : chosen, keep));
-      }
-      this.scoredRows = null;
-      this.scoredTree = null;
-    }
-    if (this.draftRows) {
-      const rows = this.draftRows;
-      this.draftCache = CachedPairModels.replace(
-        this.draftCache,
-        this.kept(rows, rows.batch === 1 ? 0 : chosen, Math.min(keep, rows.length)),
+    if (!this.scoredRows) return;
+    const tree = this.scoredTree;
+    const scored = this.scoredRows;
+    const positions = tree ? keptPositions(tree.tree, tree.pastLength, tree.freshCount, chosen, accepted) : null;
+    // A kept path that is a prefix of the scored sequence (always so for one draft) needs no gather by position.
+    if (positions && !positions.every((position, i) => position === i)) {
+      this.cache = replaced(
+        this.cache,
+        this.clock.gathered(() => scored.keepPositions(positions)),
       );
-      this.draftRows = null;
+      scored.dispose();
+    } else {
+      this.cache = replaced(this.cache, this.clock.kept(scored, tree ? 0 : chosen, keep));
     }
+    this.scoredRows = null;
+    this.scoredTree = null;
+  }
+
+  takeCacheMs(): number {
+    return this.clock.take();
   }
 
   dispose(): void {
-    for (const cache of [this.draftCache, this.targetCache, this.draftRows, this.scoredRows]) cache?.dispose();
+    for (const cache of [this.cache, this.scoredRows]) cache?.dispose();
     this.releaseScoredLogits();
+  }
+}
+
+/**
+ * Real models: KV caches trimmed to the emitted prefix, broadcast to K rows for drafting (and for scoring on
+ * the batched path); on the tree path the target's cache keeps the emitted path through the tree. The target's
+ * half runs here (a model session) or on another thread (a TargetHalf from src/engine/targetThread.ts).
+ */
+export class CachedPairModels implements PairModels {
+  readonly V: number;
+  readonly contextLength: number;
+  readonly scoring: ScoringPlan;
+  private readonly drafting: CachedDraft;
+  private readonly target: TargetHalf;
+  private readonly head: DraftHead | null;
+  /** Head mode: the head's predicted features, one per draft row, for the next depth. */
+  private headFeatures: Float32Array = new Float32Array(0);
+
+  constructor(
+    draft: ModelSession,
+    target: ModelSession | TargetHalf,
+    contextLength: number,
+    options: CachedPairOptions = {},
+  ) {
+    this.head = options.head ?? null;
+    if ('score' in target) {
+      if (this.head)
+        throw new RangeError("the draft head reads the target's features, so its target runs on this thread");
+      this.target = target;
+    } else {
+      if (this.head) {
+        const reason = headUnavailable(target, this.head);
+        if (reason !== null) throw new RangeError(reason);
+      }
+      this.target = new CachedTarget(target, {
+        ...options,
+        ...(this.head ? { featureWidth: this.head.width } : {}),
+      });
+    }
+    this.V = this.target.V;
+    this.scoring = this.target.scoring;
+    this.contextLength = contextLength;
+    this.drafting = new CachedDraft(draft, draft.emptyCache(1));
+  }
+
+  takeCacheMs(): number {
+    return this.drafting.takeCacheMs() + this.target.takeCacheMs();
+  }
+
+  draftFirst(context: readonly number[]): Promise<Float32Array> {
+    return this.head ? this.headFirst(this.head, context) : this.drafting.draftFirst(context);
+  }
+
+  draftNext(latest: Int32Array): Promise<Float32Array> {
+    return this.head ? this.headNext(this.head, latest) : this.drafting.draftNext(latest);
+  }
+
+  /**
+   * Depth 1 of the head: head(f_{n−1}, x_n). f_{n−1} is the target's feature at the last position its cache
+   * holds (the previous step's verification computed it); before the first step, the prompt but its last
+   * token is prefilled here, and its last feature kept.
+   */
+  private async headFirst(head: DraftHead, context: readonly number[]): Promise<Float32Array> {
+    const held = context.length - 1;
+    if (held < 1)
+      throw new RangeError(
+        `the draft head needs a prompt of at least 2 tokens (it reads the target's feature at the second-to-last); got ${context.length}`,
+      );
+    const target = this.target as CachedTarget;
+    await target.prefill(context, held);
+    const { logits, features } = await head.run(target.lastFeature as Float32Array, [context[held] as number], 1);
+    this.headFeatures = features;
+    return logits;
+  }
+
+  /** Depth j > 1: each draft's row reads the head's own feature from the depth before and the token it drew. */
+  private async headNext(head: DraftHead, latest: Int32Array): Promise<Float32Array> {
+    const batch = latest.length;
+    let features = this.headFeatures;
+    if (features.length !== batch * head.width) {
+      features = new Float32Array(batch * head.width);
+      for (let k = 0; k < batch; k++) features.set(this.headFeatures.subarray(0, head.width), k * head.width);
+    }
+    const out = await head.run(features, latest, batch);
+    this.headFeatures = out.features;
+    return out.logits;
+  }
+
+  score(context: readonly number[], drafts: Int32Array, K: number, L: number): Promise<ScoredRows> {
+    // A step whose drafts all came from free sources never called the drafter: the context is known here too.
+    this.drafting.noteContext(context.length);
+    return this.target.score(context, drafts, K, L);
+  }
+
+  targetNext(context: readonly number[]): Promise<Float32Array> {
+    return this.target.targetNext(context);
+  }
+
+  commit(chosen: number, accepted: number): void {
+    this.target.commit(chosen, accepted);
+    this.drafting.commit(chosen, accepted);
+  }
+
+  forkDraft(): DraftFork | null {
+    return this.head ? null : this.drafting.forkAccepted();
+  }
+
+  adoptDraft(fork: DraftFork): void {
+    if (!(fork instanceof CachedDraft)) throw new TypeError('a draft fork of another pair');
+    this.drafting.adopt(fork);
+  }
+
+  dispose(): void {
+    this.drafting.dispose();
+    this.target.dispose();
   }
 }
 
