@@ -19,7 +19,8 @@ import type { DecodeEnding, DecodeResult, OutputVerdict } from '../contract/runR
 import { DECODE_METHODS, isBaseline, type DecodeMethod } from '../contract/runParams';
 import { zeroTimings, type StepRecord, type StepTimings } from '../contract/stepRecord';
 import { DRAFT_STREAM, cpuVerifier } from '../contract/stepVerifier';
-import { FreeSources, RunRows, now, speculativeStep, targetTopOf, timed, type StepState } from './speculativeStep';
+import { FreeSources, RunRows, now, timed, type StepState } from './draftBlock';
+import { speculativeStep, targetTopOf } from './speculativeStep';
 import type { DecodeOptions } from './decodeOptions';
 import { autoregressiveAnalysis } from './stepAnalyses';
 

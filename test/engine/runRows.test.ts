@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RunRows } from '../../src/engine/speculativeStep';
+import { RunRows } from '../../src/engine/draftBlock';
 
 describe('RunRows', () => {
   it('hands each step exactly its length, from one buffer while steps are no longer than the longest so far', () => {
