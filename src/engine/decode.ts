@@ -23,6 +23,10 @@ import { FreeSources, RunRows, now, timed, type StepState } from './draftBlock';
 import { speculativeStep, targetTopOf } from './speculativeStep';
 import type { DecodeOptions } from './decodeOptions';
 import { autoregressiveAnalysis } from './stepAnalyses';
+import { draftAheadUnavailable, type AheadSlot } from './draftAhead';
+
+const sameTokens = (a: readonly number[], b: readonly number[]) =>
+  a.length === b.length && a.every((token, i) => token === b[i]);
 
 export class PromptTooLongError extends Error {
   override readonly name = 'PromptTooLongError';
@@ -80,7 +84,15 @@ export async function decode(
   const { method, L, structure, detokenize, stopTokenId, signal } = options;
   const stops = new Set(options.stopTokenIds ?? [stopTokenId]);
   const K = isBaseline(method) ? 1 : draftsUsed(method, options.K);
-  const rng = createRng(options.seed, DRAFT_STREAM);
+  const drafter = options.drafter ?? 'model';
+  if (options.draftAhead === true) {
+    const unavailable =
+      isBaseline(method) || samplesNothing(drafter)
+        ? `drafting ahead needs a drafter that samples its tokens; ${isBaseline(method) ? `method ${method} drafts nothing` : `drafter ${drafter} samples none`}`
+        : draftAheadUnavailable(options, K, models);
+    if (unavailable !== null) throw new RangeError(unavailable);
+  }
+  let rng = createRng(options.seed, DRAFT_STREAM);
   const verification = { verifier: options.verifier ?? cpuVerifier, nextWord: 0 };
   const matcher: SchemaMatcher | null = structure ? await structure.grammar.matcher() : null;
   const trigger = structure?.trigger;
@@ -98,7 +110,10 @@ export async function decode(
   const scoring = { positions: 0, batchedPositions: 0, treeSteps: 0, batchedSteps: 0 };
   let ending: DecodeEnding = 'max-tokens';
   let steps = 0;
-  const rows = new RunRows();
+  let rows = new RunRows();
+  // Drafting ahead: buffers for the block drafted during a step, and the slot of the step in flight.
+  let spare = options.draftAhead === true ? new RunRows() : null;
+  let slot: AheadSlot | undefined = spare ? { taken: null, next: null, spare } : undefined;
   try {
     while (tokens.length < options.maxTokens) {
       if (signal?.aborted) {
@@ -124,13 +139,14 @@ export async function decode(
         timings,
         index: steps,
         rows,
+        ...(slot ? { ahead: slot } : {}),
       };
       const record =
         method === 'ar'
           ? await autoregressiveStep(models, options, state)
           : method === 'ar+jump-forward'
             ? await jumpForwardStep(models, options, state)
-            : samplesNothing(options.drafter ?? 'model')
+            : samplesNothing(drafter)
               ? await copyStep(models, { ...options, K }, state)
               : await speculativeStep(models, { ...options, K }, state);
       // A step may emit past the token budget: what lies past it is not output, so a stop token there does not end the run.
@@ -138,6 +154,17 @@ export async function decode(
         if (tokens.length === options.maxTokens) break;
         tokens.push(token);
         if (stops.has(token)) break;
+      }
+      if (slot && spare) {
+        // The block drafted ahead serves the next step only if the output is the one it assumed.
+        const next = slot.next;
+        slot = { taken: null, next: null, spare };
+        if (next && sameTokens(tokens, next.assumed)) {
+          models.adoptDraft?.(next.fork);
+          rng = next.rng;
+          [rows, spare] = [next.rows, rows];
+          slot = { taken: next.block, next: null, spare };
+        } else next?.fork.dispose();
       }
       counters = recordStep(counters, record.counts);
       steps++;
@@ -171,6 +198,7 @@ export async function decode(
     if (!(error instanceof GrammarDeadEndError)) throw error;
     ending = 'dead-end';
   } finally {
+    slot?.next?.fork.dispose();
     matcher?.dispose();
     models.dispose();
   }

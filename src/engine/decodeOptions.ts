@@ -50,6 +50,12 @@ export interface DecodeOptions {
    * out (a quarter of a step at V = 262k). They decide nothing, so a run without them emits the same tokens.
    */
   analyses?: boolean;
+  /**
+   * Draft each next block while the target scores this one (draftAhead.ts): one draft, a drafter that samples,
+   * a pair that can fork its drafter. The same tokens as without; faster only where the target runs on its own
+   * thread (src/engine/targetThread.ts).
+   */
+  draftAhead?: boolean;
   /** When above 0, each emitted token carries the target law's heaviest `topTokens` tokens at its position (serve's top_logprobs). */
   topTokens?: number;
 }

@@ -21,6 +21,7 @@ import { openMask } from '../grammar/draftMasks';
 import type { SchemaMatcher } from '../grammar/engine';
 import type { DecodeOptions } from './decodeOptions';
 import type { Drafter, PairModels } from './pairModels';
+import type { AheadSlot } from './draftAhead';
 
 export interface StepState {
   tokens: readonly number[];
@@ -38,6 +39,8 @@ export interface StepState {
   index: number;
   /** The run's row buffers, which every step refills. */
   rows: RunRows;
+  /** Where the run drafts ahead (draftAhead.ts): the block drafted for this step, and the next one's. */
+  ahead?: AheadSlot;
 }
 
 /**

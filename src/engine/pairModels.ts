@@ -89,8 +89,8 @@ export type Drafter = Pick<PairModels, 'V' | 'draftFirst' | 'draftNext' | 'takeC
  * draft the next block while the target verifies this one (src/engine/draftAhead.ts).
  */
 export interface DraftFork extends Drafter {
-  /** The drafter's row after its state and `token`, leaving the state as it was (the guess at the target's final token). */
-  peek(token: number): Promise<Float32Array>;
+  /** The drafter's row after `context` (its state and what follows), leaving the state as it was. */
+  peek(context: readonly number[]): Promise<Float32Array>;
   dispose(): void;
 }
 
@@ -183,10 +183,11 @@ class CachedDraft implements DraftFork {
     return logits;
   }
 
-  async peek(token: number): Promise<Float32Array> {
-    const { logits, cache } = await this.session.forward([token], 1, 1, this.cache);
+  async peek(context: readonly number[]): Promise<Float32Array> {
+    const fresh = uncached(context, this.cache);
+    const { logits, cache } = await this.session.forward(fresh, 1, fresh.length, this.cache);
     cache.dispose();
-    return logits;
+    return logits.subarray((fresh.length - 1) * this.V);
   }
 
   /** The step's context size (a step of free drafts never calls draftFirst: scoring says it). */
@@ -203,14 +204,11 @@ class CachedDraft implements DraftFork {
     this.rows = null;
   }
 
-  /** A fork holding what commit(0, L) would keep, for a step of one draft; this state is left as it is. */
+  /** A fork holding what commit(0, L) would keep, for a step of one draft (a copy: the caller times it as kv); this state is left as it is. */
   forkAccepted(): CachedDraft {
     const base = this.rows ?? this.cache;
     if (base.batch !== 1) throw new RangeError(`drafting ahead needs one draft; the rows hold ${base.batch}`);
-    return new CachedDraft(
-      this.session,
-      this.clock.gathered(() => base.selectRow(0)),
-    );
+    return new CachedDraft(this.session, base.selectRow(0));
   }
 
   /** Takes `fork`'s state as this one's (the block it assumed was accepted whole); `fork` is spent. */

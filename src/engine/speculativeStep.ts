@@ -16,7 +16,8 @@ import { verifierForMethod, type VerifyInput } from '../contract/stepVerifier';
 import { advanceOverEmitted, checkDrafts, type DraftGrammarCheck } from '../grammar/draftMasks';
 import { draftBlock, now, sameValues, timed, timedCall, type DraftBlock, type StepState } from './draftBlock';
 import type { DecodeOptions } from './decodeOptions';
-import type { PairModels } from './pairModels';
+import type { PairModels, ScoredRows } from './pairModels';
+import { draftAhead } from './draftAhead';
 import { NO_ANALYSIS, analyseStep } from './stepAnalyses';
 
 /** `options.K` is the number of drafts the method reads. */
@@ -26,7 +27,7 @@ export async function speculativeStep(
   state: StepState,
 ): Promise<StepRecord> {
   const { timings, verification, matcher } = state;
-  const block = await draftBlock(models, options, state);
+  const block = state.ahead?.taken ?? (await draftBlock(models, options, state));
   const scored = await maskAndScore(models, options, state, block);
   const input: VerifyInput = {
     method: options.method as MethodId,
@@ -85,9 +86,7 @@ async function maskAndScore(models: PairModels, options: DecodeOptions, state: S
   const check: DraftGrammarCheck | null = matcher
     ? await timed(timings, 'mask', () => checkDrafts(matcher, block.drafts, K, L, V, block.constrainedFrom))
     : null;
-  const { logits, onGpu, scoring } = await timedCall(models, timings, 'target', () =>
-    models.score(state.context, block.drafts, K, L),
-  );
+  const { logits, onGpu, scoring } = await scoreAndDraftAhead(models, options, state, block, check);
   // The probabilities are the verifier's input: their time counts as verification, as on the GPU.
   const mark = now();
   const targetProbs = state.rows.f64('targetProbs', K * (L + 1) * V);
@@ -107,6 +106,38 @@ async function maskAndScore(models: PairModels, options: DecodeOptions, state: S
   }
   timings.verify += now() - mark;
   return { check, logits, onGpu, scoring, targetProbs };
+}
+
+/**
+ * The target's rows for the block. Where the run drafts ahead, the next block is drafted while the target
+ * scores (on its own thread), and the target's time is what the step waited for it beyond that drafting.
+ */
+async function scoreAndDraftAhead(
+  models: PairModels,
+  options: DecodeOptions,
+  state: StepState,
+  block: DraftBlock,
+  check: DraftGrammarCheck | null,
+): Promise<ScoredRows> {
+  const { timings, ahead } = state;
+  const score = () => models.score(state.context, block.drafts, options.K, options.L);
+  if (!ahead) return timedCall(models, timings, 'target', score);
+  const sent = now();
+  const scoring = score();
+  const drafting = now();
+  try {
+    ahead.next = await draftAhead(models, options, state, block, check, ahead.spare);
+  } catch (error) {
+    await scoring.catch(() => undefined);
+    throw error;
+  }
+  const aheadMs = now() - drafting;
+  const rows = await scoring;
+  timings.target += now() - sent - aheadMs;
+  const kv = models.takeCacheMs();
+  timings.target -= kv;
+  timings.kv += kv;
+  return rows;
 }
 
 /** The target law's heaviest tokens at an emitted position, only when the run asked for them (they cost a pass over V). */

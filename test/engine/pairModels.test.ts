@@ -186,6 +186,65 @@ describe('CachedPairModels', () => {
     expect(result.scoring).toMatchObject({ treeSteps: 0, batchedSteps: result.steps });
   });
 
+  it('drafting ahead emits the same tokens, blocks and decisions as drafting after, taking the early block only where it assumed right', async () => {
+    // A close pair, so that whole blocks are accepted often enough for the guess to be tried.
+    const close = syntheticLogits({ V, seed: 11, closeness: 0.97, logitScale: 4 });
+    let taken = 0;
+    let thrownAway = 0;
+    for (let seed = 1; seed <= 12; seed++) {
+      const run = async (draftAhead: boolean) => {
+        const draft = standIn('draft', (p) => close.draft(p), false);
+        const target = standIn('target', (p) => close.target(p), true);
+        const models = new CachedPairModels(draft, target, 1000);
+        const fork = models.forkDraft.bind(models);
+        const adopt = models.adoptDraft.bind(models);
+        let forks = 0;
+        let adopted = 0;
+        models.forkDraft = () => (forks++, fork());
+        models.adoptDraft = (drafted) => (adopted++, adopt(drafted));
+        const steps: StepRecord[] = [];
+        const result = await decode(models, { ...options('tokenwise', seed), K: 1, draftAhead }, (record) => {
+          steps.push(record);
+        });
+        return { result, steps, forks, adopted };
+      };
+      const after = await run(false);
+      const ahead = await run(true);
+      expect(ahead.result.tokens, `seed ${seed}`).toEqual(after.result.tokens);
+      expect(ahead.result.counters, `seed ${seed}`).toEqual(after.result.counters);
+      const decisions = (steps: StepRecord[]) =>
+        steps.map(({ drafts, draftProbs, targetProbs, accepted, emitted }) => ({
+          drafts,
+          draftProbs,
+          targetProbs,
+          accepted,
+          emitted,
+        }));
+      expect(decisions(ahead.steps), `seed ${seed}`).toEqual(decisions(after.steps));
+      expect(after.forks).toBe(0);
+      taken += ahead.adopted;
+      thrownAway += ahead.forks - ahead.adopted;
+    }
+    console.log(`drafting ahead, 12 seeds: ${taken} blocks taken, ${thrownAway} thrown away`);
+    // Both ways out of a step were taken: a block used as drafted, and one thrown away.
+    expect(taken).toBeGreaterThan(5);
+    expect(thrownAway).toBeGreaterThan(5);
+  });
+
+  it('drafting ahead is refused, before any step, where it cannot hold: several drafts, a drafter that samples nothing, a baseline', async () => {
+    const [draft, target] = pair();
+    const models = () => new CachedPairModels(draft, target, 1000);
+    await expect(decode(models(), { ...options('spectr-gbv', 1), draftAhead: true })).rejects.toThrow(
+      'drafting ahead takes one draft; this method reads 3',
+    );
+    await expect(
+      decode(models(), { ...options('tokenwise', 1), K: 1, drafter: 'copy', draftAhead: true }),
+    ).rejects.toThrow('drafting ahead needs a drafter that samples its tokens; drafter copy samples none');
+    await expect(decode(models(), { ...options('ar', 1), draftAhead: true })).rejects.toThrow(
+      'drafting ahead needs a drafter that samples its tokens; method ar drafts nothing',
+    );
+  });
+
   describe('head mode (drafters head, head+grammar): the target keeps its features, the head drafts', () => {
     const head = syntheticHead({ V, width: 6, seed: 21 });
     const headLogits: LogitPair = {
