@@ -17,6 +17,12 @@ import type { DecodeOptions } from './decodeOptions';
 import { CachedPairModels, headUnavailable, scoringPlan, type CachedPairOptions } from './pairModels';
 import { usesHead, type DrafterId } from '../core/draftLaw';
 import { timed } from '../core/timeline';
+import type { TargetThreadClient } from './targetThread';
+
+export interface EngineOptions extends CachedPairOptions {
+  /** The target on a thread of its own (targetThread.ts) for every run but a draft head's: drafting ahead needs it to gain. */
+  targetThread?: TargetThreadClient;
+}
 
 /** The warm-up's token budget: a few steps at the default K and L, past every first call (SpecEngine.warmUp). */
 const WARM_UP_TOKENS = 8;
@@ -32,7 +38,7 @@ export class SpecEngine {
     readonly pair: ModelPairHandle,
     private readonly validate: SchemaValidator,
     readonly verifier: StepVerifier,
-    private readonly options: CachedPairOptions,
+    private readonly options: EngineOptions,
   ) {}
 
   /**
@@ -43,7 +49,7 @@ export class SpecEngine {
     pair: ModelPairHandle,
     validate: SchemaValidator,
     verifier: StepVerifier = cpuVerifier,
-    options: CachedPairOptions = {},
+    options: EngineOptions = {},
   ): SpecEngine {
     return new SpecEngine(pair, validate, verifier, options);
   }
@@ -128,10 +134,10 @@ export class SpecEngine {
     onStep?: (record: StepRecord) => void | Promise<void>,
     signal?: AbortSignal,
     /**
-     * Extras a caller asks for: each emitted token's target top-`topTokens` (a server's top_logprobs), and the
-     * teaching analyses (a page that shows them).
+     * Extras a caller asks for: each emitted token's target top-`topTokens` (a server's top_logprobs), the
+     * teaching analyses (a page that shows them), and drafting ahead (the bench, with the target on its thread).
      */
-    extras: Pick<DecodeOptions, 'topTokens' | 'analyses'> = {},
+    extras: Pick<DecodeOptions, 'topTokens' | 'analyses' | 'draftAhead'> = {},
   ): Promise<RunReport> {
     const { tokenizer } = this.pair;
     const grammar = params.schemaText === null ? null : await this.compile(params.schemaText);
@@ -151,8 +157,12 @@ export class SpecEngine {
     const head = usesHead(drafter) ? this.pair.head?.session : undefined;
     if (usesHead(drafter) && !head)
       throw new RangeError(`drafter ${drafter}: ${this.headUnavailable ?? 'no draft head'}`);
-    const models = new CachedPairModels(this.pair.draft.session, this.pair.target.session, this.contextLength, {
-      ...this.options,
+    const { targetThread, ...pairOptions } = this.options;
+    // The head reads the target's features on this thread; every other drafter may use the target's thread.
+    const target =
+      targetThread && !head ? await targetThread.open(pairOptions.treeScoring ?? true) : this.pair.target.session;
+    const models = new CachedPairModels(this.pair.draft.session, target, this.contextLength, {
+      ...pairOptions,
       ...(head ? { head } : {}),
     });
     const result = await decode(
