@@ -31,6 +31,8 @@ export interface DecodeResult {
    * and the steps each path ran (all zero for ar).
    */
   scoring: ScoringTotals;
+  /** Where the run drafted ahead (src/engine/draftAhead.ts): blocks drafted during the step before, and those a step took. */
+  draftedAhead?: { drafted: number; taken: number };
 }
 
 export interface ScoringTotals {

@@ -114,6 +114,7 @@ export async function decode(
   // Drafting ahead: buffers for the block drafted during a step, and the slot of the step in flight.
   let spare = options.draftAhead === true ? new RunRows() : null;
   let slot: AheadSlot | undefined = spare ? { taken: null, next: null, spare } : undefined;
+  const draftedAhead = { drafted: 0, taken: 0 };
   try {
     while (tokens.length < options.maxTokens) {
       if (signal?.aborted) {
@@ -159,7 +160,9 @@ export async function decode(
         // The block drafted ahead serves the next step only if the output is the one it assumed.
         const next = slot.next;
         slot = { taken: null, next: null, spare };
+        if (next) draftedAhead.drafted++;
         if (next && sameTokens(tokens, next.assumed)) {
+          draftedAhead.taken++;
           models.adoptDraft?.(next.fork);
           rng = next.rng;
           [rows, spare] = [next.rows, rows];
@@ -231,6 +234,7 @@ export async function decode(
     timings: totals,
     steps,
     scoring,
+    ...(spare ? { draftedAhead } : {}),
   };
 }
 

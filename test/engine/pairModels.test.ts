@@ -11,7 +11,7 @@ import { createRng } from '../../src/core/rng';
 import type { StepRecord } from '../../src/contract/stepRecord';
 import { decode } from '../../src/engine/decode';
 import type { DecodeOptions } from '../../src/engine/decodeOptions';
-import { CachedPairModels, PrefixPairModels, TREE_SCORING_OFF } from '../../src/engine/pairModels';
+import { CachedPairModels, PrefixPairModels, TREE_SCORING_OFF, type DraftFork } from '../../src/engine/pairModels';
 import { syntheticHead } from '../../src/core/draftHead';
 import type { DraftHead } from '../../src/models/headSession';
 import { KvCache } from '../../src/models/kvCache';
@@ -104,6 +104,22 @@ const options = (method: DecodeOptions['method'], seed: number): DecodeOptions =
   stopTokenId: STOP,
 });
 
+/** The pair's forks, with the drafter's first row of each early block skewed towards token 1. */
+function skewedFork(models: CachedPairModels): () => DraftFork | null {
+  const fork = models.forkDraft.bind(models);
+  return () => {
+    const real = fork();
+    if (!real) return null;
+    const draftFirst = real.draftFirst.bind(real);
+    real.draftFirst = async (context) => {
+      const row = (await draftFirst(context)).slice();
+      row[1] = (row[1] as number) + 3;
+      return row;
+    };
+    return real;
+  };
+}
+
 describe('CachedPairModels', () => {
   it('tree rows equal the prefix-keyed reference for every (k, j), step after step, whatever path was kept', async () => {
     const [draft, target] = pair();
@@ -191,12 +207,13 @@ describe('CachedPairModels', () => {
     const close = syntheticLogits({ V, seed: 11, closeness: 0.97, logitScale: 4 });
     let taken = 0;
     let thrownAway = 0;
+    let caught = 0;
     for (let seed = 1; seed <= 12; seed++) {
-      const run = async (draftAhead: boolean) => {
+      const run = async (draftAhead: boolean, skewed = false) => {
         const draft = standIn('draft', (p) => close.draft(p), false);
         const target = standIn('target', (p) => close.target(p), true);
         const models = new CachedPairModels(draft, target, 1000);
-        const fork = models.forkDraft.bind(models);
+        const fork = skewed ? skewedFork(models) : models.forkDraft.bind(models);
         const adopt = models.adoptDraft.bind(models);
         let forks = 0;
         let adopted = 0;
@@ -222,6 +239,13 @@ describe('CachedPairModels', () => {
         }));
       expect(decisions(ahead.steps), `seed ${seed}`).toEqual(decisions(after.steps));
       expect(after.forks).toBe(0);
+      // Negative control: a fork whose drafter reads a skewed first row drafts other blocks, and the
+      // comparison sees it wherever such a block was taken.
+      const skewed = await run(true, true);
+      if (skewed.adopted > 0) {
+        expect(decisions(skewed.steps), `seed ${seed}`).not.toEqual(decisions(after.steps));
+        caught++;
+      }
       taken += ahead.adopted;
       thrownAway += ahead.forks - ahead.adopted;
     }
@@ -229,6 +253,7 @@ describe('CachedPairModels', () => {
     // Both ways out of a step were taken: a block used as drafted, and one thrown away.
     expect(taken).toBeGreaterThan(5);
     expect(thrownAway).toBeGreaterThan(5);
+    expect(caught).toBeGreaterThan(2);
   });
 
   it('drafting ahead is refused, before any step, where it cannot hold: several drafts, a drafter that samples nothing, a baseline', async () => {
