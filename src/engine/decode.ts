@@ -23,7 +23,7 @@ import { FreeSources, RunRows, now, timed, type StepState } from './draftBlock';
 import { speculativeStep, targetTopOf } from './speculativeStep';
 import type { DecodeOptions } from './decodeOptions';
 import { autoregressiveAnalysis } from './stepAnalyses';
-import { draftAheadUnavailable, type AheadSlot } from './draftAhead';
+import { draftAheadRefusal, type AheadSlot } from './draftAhead';
 
 const sameTokens = (a: readonly number[], b: readonly number[]) =>
   a.length === b.length && a.every((token, i) => token === b[i]);
@@ -86,11 +86,9 @@ export async function decode(
   const K = isBaseline(method) ? 1 : draftsUsed(method, options.K);
   const drafter = options.drafter ?? 'model';
   if (options.draftAhead === true) {
-    const unavailable =
-      isBaseline(method) || samplesNothing(drafter)
-        ? `drafting ahead needs a drafter that samples its tokens; ${isBaseline(method) ? `method ${method} drafts nothing` : `drafter ${drafter} samples none`}`
-        : draftAheadUnavailable(options, K, models);
-    if (unavailable !== null) throw new RangeError(unavailable);
+    const refusal =
+      draftAheadRefusal({ method, K, drafter }) ?? (models.forkDraft ? null : 'this pair cannot fork its drafter');
+    if (refusal !== null) throw new RangeError(refusal);
   }
   let rng = createRng(options.seed, DRAFT_STREAM);
   const verification = { verifier: options.verifier ?? cpuVerifier, nextWord: 0 };

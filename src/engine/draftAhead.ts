@@ -8,7 +8,9 @@
  * untouched. Otherwise the block is thrown away and the next step drafts as usual: drafting ahead changes when
  * the drafting happens, never what is drafted. One draft (K = 1): the block whole is then one path.
  */
+import { samplesNothing, usesHead, type DrafterId } from '../core/draftLaw';
 import { createRng, type Rng } from '../core/rng';
+import { isBaseline, type DecodeMethod } from '../contract/runParams';
 import { isTokenAllowed, maskWordCount } from '../core/sampling';
 import { DRAFT_STREAM } from '../contract/stepVerifier';
 import { GrammarDeadEndError, type DraftGrammarCheck } from '../grammar/draftMasks';
@@ -39,16 +41,16 @@ export interface AheadSlot {
   spare: RunRows;
 }
 
-/** Why this run cannot draft ahead, or null when it can. */
-export function draftAheadUnavailable(
-  options: Pick<DecodeOptions, 'drafter'>,
-  K: number,
-  models: Pick<PairModels, 'forkDraft'>,
-): string | null {
+/** Why a run of `method` with `K` drafts (those it reads) from `drafter` cannot draft ahead, or null when it can. */
+export function draftAheadRefusal(run: { method: DecodeMethod; K: number; drafter: DrafterId }): string | null {
+  const { method, K, drafter } = run;
+  if (isBaseline(method))
+    return `drafting ahead needs a drafter that samples its tokens; method ${method} drafts nothing`;
+  if (samplesNothing(drafter))
+    return `drafting ahead needs a drafter that samples its tokens; drafter ${drafter} samples none`;
   if (K !== 1) return `drafting ahead takes one draft; this method reads ${K}`;
-  if (!models.forkDraft) return 'this pair cannot fork its drafter';
-  return options.drafter?.startsWith('head') === true
-    ? `drafter ${options.drafter}: the head reads the target's features, which the step being verified has not given yet`
+  return usesHead(drafter)
+    ? `drafter ${drafter}: the head reads the target's features, which the step being verified has not given yet`
     : null;
 }
 

@@ -12,6 +12,7 @@ import type { ModelPairHandle } from '../models/loader';
 import { ProviderUnsupportedError } from '../models/manifest';
 import { SpecEngine } from './engine';
 import { timed } from '../core/timeline';
+import type { TargetThreadClient } from './targetThread';
 
 export interface SetupRequest {
   provider: ExecutionProvider | 'auto';
@@ -25,6 +26,8 @@ export interface SetupRequest {
   treeScoring?: boolean;
   /** Test hook (?test-hooks&hardware-adapter): treat the WebGPU adapter as hardware, to check what a GPU machine gets. */
   assumeHardwareAdapter?: boolean;
+  /** The target on a thread of its own (targetThread.ts), for drafting ahead; the target here where absent. */
+  targetThread?: TargetThreadClient;
 }
 
 export interface EngineSetup {
@@ -155,6 +158,7 @@ export async function setupEngine(request: SetupRequest): Promise<EngineSetup> {
     const engine = SpecEngine.create(pair, request.validate, forwarding, {
       logitsInPlace: ortDevice !== null,
       ...(request.treeScoring === undefined ? {} : { treeScoring: request.treeScoring }),
+      ...(request.targetThread ? { targetThread: request.targetThread } : {}),
     });
     const loaded = pair;
     const setup: EngineSetup = {

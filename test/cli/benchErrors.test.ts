@@ -26,6 +26,7 @@ describe('npm run bench: usage errors', () => {
       'bench: --drafters: unknown oracle; the drafters are model, model+grammar, model+lookup, model+grammar+lookup, head, head+grammar, copy, model+copy, model+grammar+copy',
     ],
     [['--drafter', 'head', '--drafters', 'model,head'], 'bench: give --drafter or --drafters, not both'],
+    [['--draft-ahead'], 'bench: --draft-ahead runs in Node only (the page has no target thread): add --node-only'],
   ] as [string[], string | RegExp][])('%j', async (argv, expected) => {
     const printed = await refusal(main, argv);
     if (typeof expected === 'string') expect(printed).toBe(expected);

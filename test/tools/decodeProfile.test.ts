@@ -36,6 +36,7 @@ const row = (
   K,
   L,
   drafter: 'model',
+  draftedAhead: null,
   tokens,
   forwards,
   blockEfficiency: tokens / forwards,

@@ -35,6 +35,7 @@ const row = (
   K,
   L,
   drafter: 'model',
+  draftedAhead: null,
   tokens: 40,
   forwards: 20,
   blockEfficiency: 2,

@@ -25,6 +25,7 @@ import {
   type ScoringTotals,
 } from '../../src/contract/runReport';
 import { type SpecEngine } from '../../src/engine/engine';
+import { draftAheadRefusal } from '../../src/engine/draftAhead';
 import { isBaseline, presetParams, type DecodeMethod } from '../../src/contract/runParams';
 import { MAX_DRAFT_LENGTH } from '../../src/contract/limits';
 import { SCHEMA_PRESETS } from '../../src/contract/presets';
@@ -78,6 +79,8 @@ export interface DecodeRow extends BenchConfig {
   roundSpeedups: number[];
   /** The median speedup's 95% bootstrap interval over the rounds (src/core/bootstrap.ts). */
   speedupInterval: Interval;
+  /** One round's early blocks, where the row drafted ahead: drafted, and taken by the step after. */
+  draftedAhead: { drafted: number; taken: number } | null;
 }
 
 export interface DecodeSteps {
@@ -129,6 +132,11 @@ export interface BenchSelection {
   maxTokens?: number;
   /** Untimed runs of each method before the timed rounds (1 by default); at 0 the timings include first-call compiles. */
   warmUpRuns?: number;
+  /**
+   * The K = 1 rows whose drafter samples draft ahead (src/engine/draftAhead.ts); it gains only where the engine's
+   * target runs on its own thread (EngineOptions.targetThread).
+   */
+  draftAhead?: boolean;
 }
 
 /** Five rounds: the shared verdict rule's minimum (src/core/verdict.ts). */
@@ -184,6 +192,7 @@ interface RoundResult {
   /** The emitted tokens and counters, which the seeded engine must repeat exactly in every round. */
   fingerprint: string;
   decode: DecodeSteps;
+  draftedAhead: DecodeRow['draftedAhead'];
 }
 
 /**
@@ -211,6 +220,7 @@ export async function runDecodeBench(
     warmUpRuns = 1,
   } = selection;
   const runLength = maxTokens === undefined ? {} : { maxTokens };
+  const draftsAhead = (config: BenchConfig) => selection.draftAhead === true && draftAheadRefusal(config) === null;
   const presets =
     selection.presets === undefined
       ? SCHEMA_PRESETS
@@ -250,7 +260,9 @@ export async function runDecodeBench(
         cpuMs: 0,
         fingerprint: '',
         decode: { steps: 0, tokens: 0, ms: 0, draftMs: 0 },
+        draftedAhead: null,
       };
+      const ahead = draftsAhead({ method, K, L, drafter });
       const { profile, decode } = result;
       let firstStepTokens = 0;
       const profileStep = ({ index, timings, emitted }: StepRecord) => {
@@ -273,7 +285,14 @@ export async function runDecodeBench(
         const report = await engine.run(
           presetParams(preset, { method, K, L: Math.max(L, 1), seed, temperature: 1, drafter, ...runLength }),
           profileStep,
+          undefined,
+          ahead ? { draftAhead: true } : {},
         );
+        if (report.draftedAhead) {
+          const sum = (result.draftedAhead ??= { drafted: 0, taken: 0 });
+          sum.drafted += report.draftedAhead.drafted;
+          sum.taken += report.draftedAhead.taken;
+        }
         result.cpuMs += (cpuClock?.() ?? 0) - cpuStart;
         profile.setup += report.generationMs;
         result.tokens += report.tokens.length;
@@ -356,11 +375,27 @@ export async function runDecodeBench(
         speedupSpread,
         roundSpeedups: roundRatios,
         speedupInterval,
+        draftedAhead: first.draftedAhead,
       });
       log(formatDecodeRow(rows.at(-1) as DecodeRow));
     });
   }
   return rows;
+}
+
+/**
+ * Where rows drafted ahead: how many of each row's early blocks (one round) the step after took, by preset; ''
+ * where none did.
+ */
+export function aheadSummary(rows: readonly DecodeRow[]): string {
+  const ahead = rows.filter((row) => row.draftedAhead !== null);
+  if (ahead.length === 0) return '';
+  const lines = ahead.map(({ preset, draftedAhead, ...config }) => {
+    const { drafted, taken } = draftedAhead as { drafted: number; taken: number };
+    const share = drafted === 0 ? '' : ` (${Math.round((100 * taken) / drafted)}%)`;
+    return `- ${preset}, ${configLabel(config)} K = ${config.K} L = ${config.L}: ${taken} of ${drafted}${share}`;
+  });
+  return `Drafting ahead: early blocks the step after took, of those drafted (one round):\n${lines.join('\n')}`;
 }
 
 /** The table's note on how the target scored drafts, and why when batched. */

@@ -1,13 +1,14 @@
 /**
  * npm run bench -- [--seeds 2] [--node-only] [--provider wasm|webgpu] [--verifier cpu|gpu] [--scoring tree|batched] [--out bench-results/decode]
  *                   [--methods tokenwise,spectr-gbv] [--grid 1x4,3x4] [--rounds 3] [--threads n]
- *                   [--drafters model,model+grammar+lookup,head+grammar | --drafter head+grammar]
+ *                   [--drafters model,model+grammar+lookup,head+grammar | --drafter head+grammar] [--draft-ahead]
  * The paper's table on the bundled models: in Node (wasm EP, CPU verifier) and in headless Chromium (the
  * models on --provider, steps verified on --verifier; the defaults are the app's choices on a machine
  * whose WebGPU is software), then each section's per-phase profile and its excess over the ideal.
  * --scoring batched forces K batched target rows instead of the token tree. --methods and --grid pick rows
  * (ar and ar+jump-forward always run); --drafters runs each row with each drafter (src/core/draftLaw.ts; model by
- * default). Each preset runs --rounds timed rounds of ar and every row, in an order that rotates
+ * default). --draft-ahead (Node only) puts the target on a worker thread of its own for every row and has the K = 1
+ * rows whose drafter samples draft each next block while it scores (src/engine/draftAhead.ts). Each preset runs --rounds timed rounds of ar and every row, in an order that rotates
  * and alternates between rounds; a row's speedup is the median over rounds of its tokens/s over the same
  * round's ar, with its 95% bootstrap interval over rounds and the shared verdict (src/core/verdict.ts); each
  * section ends with the median over presets and the goal lines, judged by the same rule. Writes <out>.md and <out>.json.
@@ -25,6 +26,7 @@ import {
   GRID,
   runDecodeBench,
   SPECULATIVE,
+  aheadSummary,
   type DecodeRow,
 } from '../bench/decodeBench';
 import { profileMarkdown } from '../bench/decodeStatistics';
@@ -33,7 +35,8 @@ import type { MethodId } from '../../src/core/verify';
 import { DEFAULT_DRAFTER, DRAFTER_IDS, isDrafterId, type DrafterId } from '../../src/core/draftLaw';
 import { costRatio as measureCostRatio, formatCostRatio } from '../bench/modelsBench';
 import { availableParallelism } from 'node:os';
-import { loadBundledPair, ort } from '../bundled';
+import { BUNDLED_TARGET_DIR, loadBundledPair, ort } from '../bundled';
+import { startTargetThread } from '../targetThread';
 import { loadPairOption, parsePairOption } from './pair';
 import { pairForPage } from './pairServer';
 import { UsageError, gridOption, positiveInteger, runCommand, type Values } from './args';
@@ -77,6 +80,9 @@ function parse(values: Values<typeof COMMANDS.bench>) {
     );
   const pair = values.pair === undefined ? null : parsePairOption(values.pair);
   const threads = positiveInteger('threads', values.threads);
+  const draftAhead = values['draft-ahead'] === true;
+  if (draftAhead && !values['node-only'])
+    throw new UsageError('--draft-ahead runs in Node only (the page has no target thread): add --node-only');
   return {
     values,
     pair,
@@ -86,7 +92,14 @@ function parse(values: Values<typeof COMMANDS.bench>) {
     verifier,
     treeScoring: scoring === 'tree',
     rounds,
-    selection: { methods: methods as MethodId[], grid, rounds, tokenBudget, drafters: drafters as DrafterId[] },
+    selection: {
+      methods: methods as MethodId[],
+      grid,
+      rounds,
+      tokenBudget,
+      drafters: drafters as DrafterId[],
+      draftAhead,
+    },
   } as const;
 }
 
@@ -117,13 +130,17 @@ async function bench({
   const pair = location === null ? await loadBundledPair() : await loadPairOption(location);
   const costRatioSpread = await measureCostRatio(pair.draft.session, pair.target.session);
   const costRatio = costRatioSpread.median;
-  const { engine, dispose } = await setupNodeEngine('cpu', pair, treeScoring);
+  const thread = selection.draftAhead ? await startTargetThread(location?.target ?? BUNDLED_TARGET_DIR, threads) : null;
+  const { engine, dispose } = await setupNodeEngine('cpu', pair, treeScoring, thread?.client);
   const scoring = describeScoring(engine.scoring);
+  const ahead = thread
+    ? `; the target on a thread of its own for every row (head drafters' rows excepted), the K = 1 rows whose drafter samples drafting ahead`
+    : '';
   console.log(
-    `Node, wasm EP (${threading}), CPU verifier${ofPair}; c = draft/target forward = ${formatCostRatio(costRatioSpread)}; ${scoring}; ${rounds} timed rounds per preset, speedups the median over rounds [95% bootstrap interval] with the verdict against ar\n${DECODE_TABLE_HEADER}`,
+    `Node, wasm EP (${threading}), CPU verifier${ofPair}${ahead}; c = draft/target forward = ${formatCostRatio(costRatioSpread)}; ${scoring}; ${rounds} timed rounds per preset, speedups the median over rounds [95% bootstrap interval] with the verdict against ar\n${DECODE_TABLE_HEADER}`,
   );
   sections.push({
-    where: `Node (onnxruntime-web wasm, ${threading}; CPU verifier)${ofPair}`,
+    where: `Node (onnxruntime-web wasm, ${threading}; CPU verifier${thread ? '; the target on its own thread, K = 1 rows drafting ahead' : ''})${ofPair}`,
     adapter: 'cpu',
     costRatio,
     costRatioSpread,
@@ -134,6 +151,9 @@ async function bench({
     `\n${summaryMarkdown((sections[0] as Section).rows)}\n\n${profileMarkdown((sections[0] as Section).rows, costRatio)}`,
   );
   await dispose();
+  await thread?.terminate();
+  const taken = aheadSummary((sections[0] as Section).rows);
+  if (taken) console.log(`\n${taken}`);
 
   if (!values['node-only']) {
     const pagePair = location === null ? null : pairForPage(location);
@@ -177,7 +197,7 @@ async function bench({
   const markdown = sections
     .map(
       (section) =>
-        `### ${section.where}\n\nc = draft/target forward time (batch 1, sequence 1) = ${formatCostRatio(section.costRatioSpread)}; ${seeds} seeds per row (more until a round has output ${selection.tokenBudget} tokens), T = 1; ${section.scoring}. ${rounds} timed rounds per preset in alternating order after an untimed warm-up; tokens/s and speedup are medians over rounds, each round's speedup against the same round's ar, with its 95% bootstrap interval over rounds and the verdict: ${VERDICT_RULE}.\n\n${DECODE_TABLE_HEADER}\n${section.rows.map(formatDecodeRow).join('\n')}\n\n${summaryMarkdown(section.rows)}\n\n${profileMarkdown(section.rows, section.costRatio)}\n`,
+        `### ${section.where}\n\nc = draft/target forward time (batch 1, sequence 1) = ${formatCostRatio(section.costRatioSpread)}; ${seeds} seeds per row (more until a round has output ${selection.tokenBudget} tokens), T = 1; ${section.scoring}. ${rounds} timed rounds per preset in alternating order after an untimed warm-up; tokens/s and speedup are medians over rounds, each round's speedup against the same round's ar, with its 95% bootstrap interval over rounds and the verdict: ${VERDICT_RULE}.\n\n${DECODE_TABLE_HEADER}\n${section.rows.map(formatDecodeRow).join('\n')}\n\n${summaryMarkdown(section.rows)}\n\n${profileMarkdown(section.rows, section.costRatio)}\n${aheadSummary(section.rows) ? `\n${aheadSummary(section.rows)}\n` : ''}`,
     )
     .join('\n');
   mkdirSync(dirname(values.out), { recursive: true });

@@ -436,6 +436,11 @@ export const COMMANDS = {
         description:
           "onnxruntime-web's wasm threads in Node, stated in the report; ar and ar+jump-forward run under the same (run once with 1 and once with this machine's cores to report both)",
       },
+      'draft-ahead': {
+        type: 'boolean',
+        description:
+          'Node only: the target on a worker thread of its own for every row, and the K = 1 rows whose drafter samples draft the next block while it scores (the same tokens; src/engine/draftAhead.ts)',
+      },
       csv: { type: 'boolean', description: 'also write <out>.csv' },
       pair: PAIR,
     },
