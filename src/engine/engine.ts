@@ -20,7 +20,7 @@ import { timed } from '../core/timeline';
 import type { TargetThreadClient } from './targetThread';
 
 export interface EngineOptions extends CachedPairOptions {
-  /** The target on a thread of its own (targetThread.ts) for every run but a draft head's: drafting ahead needs it to gain. */
+  /** The target on a thread of its own (targetThread.ts), for the runs that draft ahead: they gain only with it. */
   targetThread?: TargetThreadClient;
 }
 
@@ -158,9 +158,13 @@ export class SpecEngine {
     if (usesHead(drafter) && !head)
       throw new RangeError(`drafter ${drafter}: ${this.headUnavailable ?? 'no draft head'}`);
     const { targetThread, ...pairOptions } = this.options;
-    // The head reads the target's features on this thread; every other drafter may use the target's thread.
+    if (extras.draftAhead === true && !targetThread)
+      throw new RangeError('drafting ahead needs the target on a thread of its own (the engine has none)');
+    // Only a run that drafts ahead uses the target's thread: every other run keeps it here, a hop away from none.
     const target =
-      targetThread && !head ? await targetThread.open(pairOptions.treeScoring ?? true) : this.pair.target.session;
+      extras.draftAhead === true && targetThread && !head
+        ? await targetThread.open(pairOptions.treeScoring ?? true)
+        : this.pair.target.session;
     const models = new CachedPairModels(this.pair.draft.session, target, this.contextLength, {
       ...pairOptions,
       ...(head ? { head } : {}),

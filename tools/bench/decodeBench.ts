@@ -133,8 +133,8 @@ export interface BenchSelection {
   /** Untimed runs of each method before the timed rounds (1 by default); at 0 the timings include first-call compiles. */
   warmUpRuns?: number;
   /**
-   * The K = 1 rows whose drafter samples draft ahead (src/engine/draftAhead.ts); it gains only where the engine's
-   * target runs on its own thread (EngineOptions.targetThread).
+   * Each row that can draft ahead (one draft, a drafter that samples: src/engine/draftAhead.ts) runs a second
+   * time drafting ahead, with the target on the engine's target thread (EngineOptions.targetThread).
    */
   draftAhead?: boolean;
 }
@@ -149,11 +149,27 @@ export interface BenchConfig {
   L: number;
   /** Where draft tokens come from (src/core/draftLaw.ts). */
   drafter: DrafterId;
+  /** The row drafts each next block while the target, on a thread of its own, scores this one (src/engine/draftAhead.ts). */
+  draftingAhead?: true;
 }
 
-/** The method column: the method, with its drafter where it is not the draft model alone. */
-export const configLabel = ({ method, drafter }: Pick<BenchConfig, 'method' | 'drafter'>): string =>
-  drafter === 'model' ? method : `${method} (${drafter})`;
+/** The method column: the method, with its drafter where it is not the draft model alone, and drafting ahead where it does. */
+export const configLabel = ({
+  method,
+  drafter,
+  draftingAhead,
+}: Pick<BenchConfig, 'method' | 'drafter' | 'draftingAhead'>): string => {
+  const notes = [...(drafter === 'model' ? [] : [drafter]), ...(draftingAhead ? ['drafting ahead'] : [])];
+  return notes.length === 0 ? method : `${method} (${notes.join(', ')})`;
+};
+
+/** Whether two configurations are the same row (presets apart). */
+export const sameConfig = (a: BenchConfig, b: BenchConfig): boolean =>
+  a.method === b.method &&
+  a.K === b.K &&
+  a.L === b.L &&
+  a.drafter === b.drafter &&
+  (a.draftingAhead ?? false) === (b.draftingAhead ?? false);
 
 /**
  * The order of each timed round, as indices into the configurations: round r starts where fairSchedule's
@@ -220,7 +236,6 @@ export async function runDecodeBench(
     warmUpRuns = 1,
   } = selection;
   const runLength = maxTokens === undefined ? {} : { maxTokens };
-  const draftsAhead = (config: BenchConfig) => selection.draftAhead === true && draftAheadRefusal(config) === null;
   const presets =
     selection.presets === undefined
       ? SCHEMA_PRESETS
@@ -237,7 +252,17 @@ export async function runDecodeBench(
     ...grid.flatMap(({ K, L }) =>
       methods
         .filter((method) => draftsUsed(method, K) === K)
-        .flatMap((method) => drafters.map((drafter) => ({ method, K, L, drafter }))),
+        .flatMap((method) =>
+          drafters.flatMap((drafter): BenchConfig[] =>
+            // With drafting ahead, each row that can draft ahead runs twice: drafting after, and ahead.
+            selection.draftAhead === true && draftAheadRefusal({ method, K, drafter }) === null
+              ? [
+                  { method, K, L, drafter },
+                  { method, K, L, drafter, draftingAhead: true },
+                ]
+              : [{ method, K, L, drafter }],
+          ),
+        ),
     ),
   ];
   const orders = roundOrders(configs.length, rounds);
@@ -247,7 +272,7 @@ export async function runDecodeBench(
     for (const method of ['ar', 'ar+jump-forward', ...methods] as const)
       await engine.run(presetParams(presets[0] as (typeof SCHEMA_PRESETS)[number], { method, ...runLength }));
   for (const preset of presets) {
-    const measure = async ({ method, K, L, drafter }: BenchConfig): Promise<RoundResult> => {
+    const measure = async ({ method, K, L, drafter, draftingAhead }: BenchConfig): Promise<RoundResult> => {
       const result: RoundResult = {
         tokens: 0,
         forwards: 0,
@@ -262,7 +287,6 @@ export async function runDecodeBench(
         decode: { steps: 0, tokens: 0, ms: 0, draftMs: 0 },
         draftedAhead: null,
       };
-      const ahead = draftsAhead({ method, K, L, drafter });
       const { profile, decode } = result;
       let firstStepTokens = 0;
       const profileStep = ({ index, timings, emitted }: StepRecord) => {
@@ -286,7 +310,7 @@ export async function runDecodeBench(
           presetParams(preset, { method, K, L: Math.max(L, 1), seed, temperature: 1, drafter, ...runLength }),
           profileStep,
           undefined,
-          ahead ? { draftAhead: true } : {},
+          draftingAhead ? { draftAhead: true } : {},
         );
         if (report.draftedAhead) {
           const sum = (result.draftedAhead ??= { drafted: 0, taken: 0 });

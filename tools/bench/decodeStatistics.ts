@@ -10,6 +10,7 @@ import {
   PROFILE_PHASES,
   cell,
   configLabel,
+  sameConfig,
   profileTotal,
   zeroProfile,
   type BenchConfig,
@@ -86,10 +87,9 @@ function medianPreset(
 export function summaryOverPresets(rows: readonly DecodeRow[]): PresetSummary[] {
   const summaries: PresetSummary[] = [];
   for (const row of rows) {
-    const sameConfig = ({ method, K, L, drafter }: BenchConfig) =>
-      method === row.method && K === row.K && L === row.L && drafter === row.drafter;
-    if (isBaseline(row.method) || summaries.some(sameConfig)) continue;
-    const same = rows.filter(sameConfig);
+    const sameAsRow = (config: BenchConfig) => sameConfig(config, row);
+    if (isBaseline(row.method) || summaries.some(sameAsRow)) continue;
+    const same = rows.filter(sameAsRow);
     const ideals = same.map((candidate) => candidate.idealSpeedup).filter((ideal): ideal is number => ideal !== null);
     const allowanceOver = (baseline: DecodeMethod) =>
       same.map((candidate) => {
@@ -105,6 +105,7 @@ export function summaryOverPresets(rows: readonly DecodeRow[]): PresetSummary[] 
       K: row.K,
       L: row.L,
       drafter: row.drafter,
+      ...(row.draftingAhead ? { draftingAhead: true as const } : {}),
       presets: same.length,
       roundMedians: Array.from(
         { length: rounds },

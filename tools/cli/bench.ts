@@ -7,8 +7,9 @@
  * whose WebGPU is software), then each section's per-phase profile and its excess over the ideal.
  * --scoring batched forces K batched target rows instead of the token tree. --methods and --grid pick rows
  * (ar and ar+jump-forward always run); --drafters runs each row with each drafter (src/core/draftLaw.ts; model by
- * default). --draft-ahead (Node only) puts the target on a worker thread of its own for every row and has the K = 1
- * rows whose drafter samples draft each next block while it scores (src/engine/draftAhead.ts). Each preset runs --rounds timed rounds of ar and every row, in an order that rotates
+ * default). --draft-ahead (Node only) runs each row that can draft ahead (one draft, a drafter that samples) a second
+ * time drafting each next block while the target, on a worker thread of its own, scores this one
+ * (src/engine/draftAhead.ts); the target's thread takes one of --threads where there are two or more. Each preset runs --rounds timed rounds of ar and every row, in an order that rotates
  * and alternates between rounds; a row's speedup is the median over rounds of its tokens/s over the same
  * round's ar, with its 95% bootstrap interval over rounds and the shared verdict (src/core/verdict.ts); each
  * section ends with the median over presets and the goal lines, judged by the same rule. Writes <out>.md and <out>.json.
@@ -130,17 +131,21 @@ async function bench({
   const pair = location === null ? await loadBundledPair() : await loadPairOption(location);
   const costRatioSpread = await measureCostRatio(pair.draft.session, pair.target.session);
   const costRatio = costRatioSpread.median;
-  const thread = selection.draftAhead ? await startTargetThread(location?.target ?? BUNDLED_TARGET_DIR, threads) : null;
+  // Drafting ahead takes a thread of its own for the target: within the thread count where there are two or more.
+  const targetThreads = Math.max(1, threads - 1);
+  const thread = selection.draftAhead
+    ? await startTargetThread(location?.target ?? BUNDLED_TARGET_DIR, targetThreads)
+    : null;
   const { engine, dispose } = await setupNodeEngine('cpu', pair, treeScoring, thread?.client);
   const scoring = describeScoring(engine.scoring);
   const ahead = thread
-    ? `; the target on a thread of its own for every row (head drafters' rows excepted), the K = 1 rows whose drafter samples drafting ahead`
+    ? `; rows drafting ahead: the target on a thread of its own (${targetThreads} onnxruntime thread${targetThreads === 1 ? '' : 's'}) beside the drafting one${threads === 1 ? ', two threads in all' : ''}`
     : '';
   console.log(
     `Node, wasm EP (${threading}), CPU verifier${ofPair}${ahead}; c = draft/target forward = ${formatCostRatio(costRatioSpread)}; ${scoring}; ${rounds} timed rounds per preset, speedups the median over rounds [95% bootstrap interval] with the verdict against ar\n${DECODE_TABLE_HEADER}`,
   );
   sections.push({
-    where: `Node (onnxruntime-web wasm, ${threading}; CPU verifier${thread ? '; the target on its own thread, K = 1 rows drafting ahead' : ''})${ofPair}`,
+    where: `Node (onnxruntime-web wasm, ${threading}; CPU verifier${ahead})${ofPair}`,
     adapter: 'cpu',
     costRatio,
     costRatioSpread,

@@ -439,7 +439,7 @@ export const COMMANDS = {
       'draft-ahead': {
         type: 'boolean',
         description:
-          'Node only: the target on a worker thread of its own for every row, and the K = 1 rows whose drafter samples draft the next block while it scores (the same tokens; src/engine/draftAhead.ts)',
+          'Node only: each row with one draft and a drafter that samples runs again drafting the next block while the target, on a worker thread of its own, scores this one (the same tokens; src/engine/draftAhead.ts)',
       },
       csv: { type: 'boolean', description: 'also write <out>.csv' },
       pair: PAIR,
