@@ -138,8 +138,9 @@ async function bench({
     : null;
   const { engine, dispose } = await setupNodeEngine('cpu', pair, treeScoring, thread?.client);
   const scoring = describeScoring(engine.scoring);
+  const inAll = threads + targetThreads;
   const ahead = thread
-    ? `; rows drafting ahead: the target on a thread of its own (${targetThreads} onnxruntime thread${targetThreads === 1 ? '' : 's'}) beside the drafting one${threads === 1 ? ', two threads in all' : ''}`
+    ? `; rows drafting ahead: the target on a thread of its own (${targetThreads} onnxruntime thread${targetThreads === 1 ? '' : 's'}) beside the drafting thread's ${threads}, ${inAll} in all on ${availableParallelism()} cores`
     : '';
   console.log(
     `Node, wasm EP (${threading}), CPU verifier${ofPair}${ahead}; c = draft/target forward = ${formatCostRatio(costRatioSpread)}; ${scoring}; ${rounds} timed rounds per preset, speedups the median over rounds [95% bootstrap interval] with the verdict against ar\n${DECODE_TABLE_HEADER}`,
