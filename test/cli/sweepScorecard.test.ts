@@ -265,7 +265,7 @@ describe('the decoding tools, smallest runs', () => {
     ]);
   });
 
-  it('bench --node-only, smallest: rows with speedup intervals in the JSON and the CSV', async () => {
+  it('bench --node-only --draft-ahead, smallest: rows with speedup intervals in the JSON and the CSV, the tokenwise row also drafting ahead', async () => {
     const out = join(mkdtempSync(join(tmpdir(), 'speclab-bench-')), 'decode');
     vi.spyOn(console, 'log').mockImplementation(() => undefined);
     vi.spyOn(console, 'error').mockImplementation(() => undefined);
@@ -283,6 +283,7 @@ describe('the decoding tools, smallest runs', () => {
         '--token-budget',
         '1',
         '--csv',
+        '--draft-ahead',
         '--out',
         out,
       ]),
@@ -299,6 +300,12 @@ describe('the decoding tools, smallest runs', () => {
         .every((row) => typeof row.speedup_within_noise_of_ar === 'boolean'),
     ).toBe(true);
     expect(readFileSync(`${out}.csv`, 'utf8').split('\n')[0]).toContain('speedup_ci95_low');
+    const ahead = rows.filter((row) => row.drafting_ahead === true);
+    expect(ahead.length).toBeGreaterThan(0);
+    for (const row of ahead) {
+      expect(row).toMatchObject({ method: 'tokenwise', K: 1 });
+      expect(row.drafted_ahead).toMatchObject({ drafted: expect.any(Number), taken: expect.any(Number) });
+    }
   });
 
   it('models:eval on a local --pair, one record a preset', async () => {

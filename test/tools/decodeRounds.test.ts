@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { spreadOf } from '../../src/core/fairTiming';
 import { bootstrapInterval } from '../../src/core/bootstrap';
 import {
+  aheadSummary,
   decodeRowJson,
   formatDecodeRow,
   roundOrders,
@@ -125,6 +126,27 @@ describe("the decode bench's summary over presets", () => {
     ]);
     expect(formatDecodeRow(free)).toContain('| tokenwise (model+grammar+lookup) | 1 | 4 |');
     expect(formatSummary(summaries)).toContain('tokenwise (model+grammar+lookup) K = 1, L = 4: 1.70×');
+  });
+
+  it('keeps a row drafting ahead apart from the same row drafting after, labelled so, with the early blocks it took', () => {
+    const after = { ...row('preset0', 'tokenwise', 1, 4, [1.7], 2), drafter: 'model+grammar' as const };
+    const ahead = {
+      ...after,
+      ...row('preset0', 'tokenwise', 1, 4, [1.5], 2),
+      drafter: 'model+grammar' as const,
+      draftingAhead: true as const,
+      draftedAhead: { drafted: 20, taken: 13 },
+    };
+    const summaries = summaryOverPresets([row('preset0', 'ar', 1, 0, [1], 1), after, ahead]);
+    expect(summaries.map(({ draftingAhead, speedup }) => [draftingAhead ?? false, speedup])).toEqual([
+      [false, 1.7],
+      [true, 1.5],
+    ]);
+    expect(formatDecodeRow(ahead)).toContain('| tokenwise (model+grammar, drafting ahead) | 1 | 4 |');
+    expect(formatSummary(summaries)).toContain('tokenwise (model+grammar, drafting ahead) K = 1, L = 4: 1.50×');
+    expect(aheadSummary([after, ahead])).toBe(
+      'Drafting ahead: early blocks the step after took, of those drafted (one round):\n- preset0, tokenwise (model+grammar, drafting ahead) K = 1 L = 4: 13 of 20 (65%)',
+    );
   });
 
   const speculative = (

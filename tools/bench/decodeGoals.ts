@@ -41,13 +41,12 @@ export const COPY_SPEEDUP_GOALS: typeof HEAD_SPEEDUP_GOALS = (['model+grammar+co
 export const COPY_ACCEPTANCE_GOAL = 0.8;
 
 export function formatSummary(summaries: readonly PresetSummary[]): string {
-  const entries = summaries.map(
-    ({ method, K, L, drafter, speedup, speedupOverJumpForward, idealSpeedup, ceiling, draftingHidden, draftAhead }) => {
-      const overJump =
-        speedupOverJumpForward === null ? '' : `${speedupOverJumpForward.toFixed(2)}× over ar+jump-forward; `;
-      return `${configLabel({ method, drafter })} K = ${K}, L = ${L}: ${speedup.toFixed(2)}× (${overJump}ideal ${times(idealSpeedup)}; ceiling here ${times(ceiling)}; drafting hidden ${times(draftingHidden)}; drafting ahead at most ${times(draftAhead)})`;
-    },
-  );
+  const entries = summaries.map((summary) => {
+    const { K, L, speedup, speedupOverJumpForward, idealSpeedup, ceiling, draftingHidden, draftAhead } = summary;
+    const overJump =
+      speedupOverJumpForward === null ? '' : `${speedupOverJumpForward.toFixed(2)}× over ar+jump-forward; `;
+    return `${configLabel(summary)} K = ${K}, L = ${L}: ${speedup.toFixed(2)}× (${overJump}ideal ${times(idealSpeedup)}; ceiling here ${times(ceiling)}; drafting hidden ${times(draftingHidden)}; drafting ahead at most ${times(draftAhead)})`;
+  });
   return `**Median over presets** of each row's median speedup over ar, with the ideal, this machine's ceiling (every draft accepted, at the measured step cost), the bound with drafting wholly hidden and the most that drafting the next block during verification could give (drafting hidden after blocks accepted whole only; both at the measured block efficiency): ${entries.join('; ')}`;
 }
 
