@@ -19,11 +19,11 @@ import type { DecodeEnding, DecodeResult, OutputVerdict } from '../contract/runR
 import { DECODE_METHODS, isBaseline, type DecodeMethod } from '../contract/runParams';
 import { zeroTimings, type StepRecord, type StepTimings } from '../contract/stepRecord';
 import { DRAFT_STREAM, cpuVerifier } from '../contract/stepVerifier';
-import { FreeSources, RunRows, now, timed, type StepState } from './draftBlock';
+import { FreeSources, RunRows, now, timed, type AheadSlot, type StepState } from './draftBlock';
 import { speculativeStep, targetTopOf } from './speculativeStep';
 import type { DecodeOptions } from './decodeOptions';
 import { autoregressiveAnalysis } from './stepAnalyses';
-import { draftAheadRefusal, type AheadSlot } from './draftAhead';
+import { draftAheadRefusal } from './draftAhead';
 
 const sameTokens = (a: readonly number[], b: readonly number[]) =>
   a.length === b.length && a.every((token, i) => token === b[i]);

@@ -9,37 +9,22 @@
  * the drafting happens, never what is drafted. One draft (K = 1): the block whole is then one path.
  */
 import { samplesNothing, usesHead, type DrafterId } from '../core/draftLaw';
-import { createRng, type Rng } from '../core/rng';
+import { createRng } from '../core/rng';
 import { isBaseline, type DecodeMethod } from '../contract/runParams';
 import { isTokenAllowed, maskWordCount } from '../core/sampling';
 import { DRAFT_STREAM } from '../contract/stepVerifier';
 import { GrammarDeadEndError, type DraftGrammarCheck } from '../grammar/draftMasks';
-import { draftBlock, now, timedCall, type DraftBlock, type RunRows, type StepState } from './draftBlock';
+import {
+  draftBlock,
+  now,
+  timedCall,
+  type AheadBlock,
+  type DraftBlock,
+  type RunRows,
+  type StepState,
+} from './draftBlock';
 import type { DecodeOptions } from './decodeOptions';
-import type { DraftFork, PairModels } from './pairModels';
-
-/** A block drafted during the step before, with what it assumed and the state it leaves. */
-export interface AheadBlock {
-  /** The output it was drafted after: the step's output, the step's block and the guessed final token. */
-  assumed: readonly number[];
-  block: DraftBlock;
-  /** The drafter's state after drafting it. */
-  fork: DraftFork;
-  /** The draft stream after drafting it. */
-  rng: Rng;
-  /** The row buffers its rows are in (the step's own are in use meanwhile). */
-  rows: RunRows;
-}
-
-/** What the loop hands each step when it drafts ahead: the block drafted for it, and a place for the next one. */
-export interface AheadSlot {
-  /** The block drafted ahead for this step, when the step before assumed right. */
-  taken: DraftBlock | null;
-  /** The block this step drafted ahead for the next one, if it could. */
-  next: AheadBlock | null;
-  /** Row buffers not in use by this step's block. */
-  spare: RunRows;
-}
+import type { PairModels } from './pairModels';
 
 /** Why a run of `method` with `K` drafts (those it reads) from `drafter` cannot draft ahead, or null when it can. */
 export function draftAheadRefusal(run: { method: DecodeMethod; K: number; drafter: DrafterId }): string | null {

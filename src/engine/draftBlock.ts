@@ -3,7 +3,7 @@
  * the free sources (the schema's forced text, copied values, prompt lookup). A speculative step drafts here
  * (speculativeStep.ts), and so does drafting ahead (draftAhead.ts), from a fork of the drafter's state.
  */
-import type { createRng } from '../core/rng';
+import type { Rng } from '../core/rng';
 import { logitsToProbsInto, maskWordCount, sampleCategorical } from '../core/sampling';
 import { copySpan } from '../core/copyDraft';
 import {
@@ -20,13 +20,12 @@ import type { StepVerifier } from '../contract/stepVerifier';
 import { openMask } from '../grammar/draftMasks';
 import type { SchemaMatcher } from '../grammar/engine';
 import type { DecodeOptions } from './decodeOptions';
-import type { Drafter, PairModels } from './pairModels';
-import type { AheadSlot } from './draftAhead';
+import type { DraftFork, Drafter, PairModels } from './pairModels';
 
 export interface StepState {
   tokens: readonly number[];
   context: readonly number[];
-  rng: ReturnType<typeof createRng>;
+  rng: Rng;
   /** The verifier and the next unused word of its Philox stream. */
   verification: { verifier: StepVerifier; nextWord: number };
   matcher: SchemaMatcher | null;
@@ -324,4 +323,27 @@ export function sameValues(
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
   return true;
+}
+
+/** Drafting ahead (draftAhead.ts): a block drafted during the step before, with what it assumed and the state it leaves. */
+export interface AheadBlock {
+  /** The output it was drafted after: the step's output, the step's block and the guessed final token. */
+  assumed: readonly number[];
+  block: DraftBlock;
+  /** The drafter's state after drafting it. */
+  fork: DraftFork;
+  /** The draft stream after drafting it. */
+  rng: Rng;
+  /** The row buffers its rows are in (the step's own are in use meanwhile). */
+  rows: RunRows;
+}
+
+/** What the loop hands each step when it drafts ahead: the block drafted for it, and a place for the next one. */
+export interface AheadSlot {
+  /** The block drafted ahead for this step, when the step before assumed right. */
+  taken: DraftBlock | null;
+  /** The block this step drafted ahead for the next one, if it could. */
+  next: AheadBlock | null;
+  /** Row buffers not in use by this step's block. */
+  spare: RunRows;
 }

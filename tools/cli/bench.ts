@@ -9,7 +9,8 @@
  * (ar and ar+jump-forward always run); --drafters runs each row with each drafter (src/core/draftLaw.ts; model by
  * default). --draft-ahead (Node only) runs each row that can draft ahead (one draft, a drafter that samples) a second
  * time drafting each next block while the target, on a worker thread of its own, scores this one
- * (src/engine/draftAhead.ts); the target's thread takes one of --threads where there are two or more. Each preset runs --rounds timed rounds of ar and every row, in an order that rotates
+ * (src/engine/draftAhead.ts); the target's thread takes one of --threads where there are two or more. Each
+ * preset runs --rounds timed rounds of ar and every row, in an order that rotates
  * and alternates between rounds; a row's speedup is the median over rounds of its tokens/s over the same
  * round's ar, with its 95% bootstrap interval over rounds and the shared verdict (src/core/verdict.ts); each
  * section ends with the median over presets and the goal lines, judged by the same rule. Writes <out>.md and <out>.json.
