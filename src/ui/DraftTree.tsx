@@ -1,5 +1,5 @@
 import { stratify, tree } from 'd3-hierarchy';
-import { useMemo, type CSSProperties } from 'react';
+import { useLayoutEffect, useMemo, useRef, useState, type CSSProperties } from 'react';
 import type { TreeNode } from '../core/explain';
 import type { PlaybackView } from './playback';
 import { SOURCE_MARKS } from './howItWorksText';
@@ -31,6 +31,39 @@ function label(text: string, max: number): string {
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
 
+/** The tidy tree's node positions and natural size, growing `direction`. */
+function treeLayout(nodes: readonly TreeNode[], direction: TreeLayout) {
+  const geometry = GEOMETRY[direction];
+  const root = stratify<TreeNode>()
+    .id((node) => `p:${node.id}`)
+    .parentId((node) => (node.parent === null ? null : `p:${node.parent}`))([...nodes]);
+  const down = direction === 'down';
+  // d3's x is the breadth; the depth's step and the breadth's step depend on which way the tree grows.
+  const breadthStep = (down ? geometry.nodeWidth : geometry.nodeHeight) + geometry.breadthGap;
+  const depthStep = (down ? geometry.nodeHeight : geometry.nodeWidth) + geometry.depthGap;
+  // Down, cousins sit as close as siblings: the breadth is what limits the labels' size on a projector.
+  tree<TreeNode>()
+    .nodeSize([breadthStep, depthStep])
+    .separation((a, b) => (down || a.parent === b.parent ? 1 : 2))(root);
+  const placed = root.descendants();
+  const xs = placed.map((node) => node.x ?? 0);
+  const first = Math.min(...xs);
+  const breadth = Math.max(...xs) - first + breadthStep - geometry.breadthGap + 2 * MARGIN;
+  const depth = Math.max(...placed.map((node) => node.depth)) * depthStep + depthStep - geometry.depthGap + 2 * MARGIN;
+  const at = (node: (typeof placed)[number]) => {
+    const along = MARGIN + node.depth * depthStep;
+    const across = MARGIN + (node.x ?? 0) - first;
+    return down ? { x: across, y: along } : { x: along, y: across };
+  };
+  return {
+    placed,
+    links: root.links(),
+    width: down ? breadth : depth,
+    height: down ? depth : breadth,
+    at,
+  };
+}
+
 /**
  * The K drafts merged into a prefix tree, laid out by d3-hierarchy's tidy tree: one node per distinct
  * prefix, coloured by outcome, the emitted path drawn thick, and the correction or bonus token as its leaf.
@@ -43,41 +76,40 @@ export function DraftTree(props: {
   /** During a replay's verification: whether the decisions revealed so far settle this node. */
   decided?: (node: TreeNode) => boolean;
   direction?: TreeLayout;
+  /**
+   * The tree fills a frame of its own (an embed): where the across layout is wider than the frame and the down
+   * layout fits it whole, the tree turns down, so that a slide shows every node at 18 px instead of cutting some.
+   */
+  fitFrame?: boolean;
 }) {
-  const { nodes, text, finalOrigin, view, decided, direction = 'across' } = props;
-  const geometry = GEOMETRY[direction];
-  const { nodeWidth, nodeHeight, maxLabel } = geometry;
-  const layout = useMemo(() => {
-    const root = stratify<TreeNode>()
-      .id((node) => `p:${node.id}`)
-      .parentId((node) => (node.parent === null ? null : `p:${node.parent}`))([...nodes]);
-    const down = direction === 'down';
-    // d3's x is the breadth; the depth's step and the breadth's step depend on which way the tree grows.
-    const breadthStep = (down ? geometry.nodeWidth : geometry.nodeHeight) + geometry.breadthGap;
-    const depthStep = (down ? geometry.nodeHeight : geometry.nodeWidth) + geometry.depthGap;
-    // Down, cousins sit as close as siblings: the breadth is what limits the labels' size on a projector.
-    tree<TreeNode>()
-      .nodeSize([breadthStep, depthStep])
-      .separation((a, b) => (down || a.parent === b.parent ? 1 : 2))(root);
-    const placed = root.descendants();
-    const xs = placed.map((node) => node.x ?? 0);
-    const first = Math.min(...xs);
-    const breadth = Math.max(...xs) - first + breadthStep - geometry.breadthGap + 2 * MARGIN;
-    const depth =
-      Math.max(...placed.map((node) => node.depth)) * depthStep + depthStep - geometry.depthGap + 2 * MARGIN;
-    const at = (node: (typeof placed)[number]) => {
-      const along = MARGIN + node.depth * depthStep;
-      const across = MARGIN + (node.x ?? 0) - first;
-      return down ? { x: across, y: along } : { x: along, y: across };
+  const { nodes, text, finalOrigin, view, decided, fitFrame = false } = props;
+  const figure = useRef<HTMLElement>(null);
+  const caption = useRef<HTMLElement>(null);
+  const [turned, setTurned] = useState(false);
+  const asked = props.direction ?? 'across';
+  const direction: TreeLayout = asked === 'across' && turned ? 'down' : asked;
+  const sizes = useMemo(() => ({ across: treeLayout(nodes, 'across'), down: treeLayout(nodes, 'down') }), [nodes]);
+  const layout = sizes[direction];
+  const { nodeWidth, nodeHeight, maxLabel } = GEOMETRY[direction];
+  useLayoutEffect(() => {
+    const box = figure.current;
+    if (!fitFrame || asked !== 'across' || !box) return;
+    const decide = () => {
+      const style = getComputedStyle(box);
+      const width = box.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+      const height =
+        box.clientHeight -
+        parseFloat(style.paddingTop) -
+        parseFloat(style.paddingBottom) -
+        (caption.current?.getBoundingClientRect().height ?? 0);
+      const { across, down } = sizes;
+      setTurned(across.width > width && down.width <= width && down.height <= height);
     };
-    return {
-      placed,
-      links: root.links(),
-      width: down ? breadth : depth,
-      height: down ? depth : breadth,
-      at,
-    };
-  }, [nodes, direction, geometry]);
+    // The frame's box, not the window's: the embed's stylesheet makes the figure fill it once the page marks it.
+    const watch = new ResizeObserver(decide);
+    watch.observe(box);
+    return () => watch.disconnect();
+  }, [fitFrame, asked, sizes]);
   const prefixes = nodes.filter((node) => node.status !== 'root' && node.status !== 'final').length;
   const drafts = nodes.find((node) => node.status === 'root')?.drafts.length ?? 0;
   const emittedCount = nodes.filter((node) => node.emitted && node.status !== 'root').length;
@@ -102,7 +134,7 @@ export function DraftTree(props: {
       )?.id
     : undefined;
   return (
-    <figure className={`draft-tree tree-${direction}`} data-testid="draft-tree">
+    <figure ref={figure} className={`draft-tree tree-${direction}`} data-testid="draft-tree">
       <svg
         role="img"
         aria-label={`draft tree: ${drafts} draft${drafts === 1 ? '' : 's'} merged into ${prefixes} distinct prefixes; the emitted path has ${emittedCount} token${emittedCount === 1 ? '' : 's'}${marks.length > 0 ? `; of the prefixes, ${marks.join(' and ')}` : ''}`}
@@ -165,7 +197,7 @@ export function DraftTree(props: {
           );
         })}
       </svg>
-      <figcaption>
+      <figcaption ref={caption}>
         <ul className="legend tree-legend" aria-label="Draft tree colours">
           <li className="swatch status-accepted">accepted</li>
           <li className="swatch status-rejected">rejected</li>

@@ -4,6 +4,7 @@ import { draftTree, explainStep } from '../core/explain';
 import type { StepRecord } from '../contract/stepRecord';
 import { BlockTrace, DecisionGrid, DecisionList } from './DecisionLines';
 import { DraftTree } from './DraftTree';
+import { embedsView } from './embed';
 import { HelpButton } from './HowItWorks';
 import { ALL_FORCED, allForced, playbackFrames, viewAt } from './playback';
 import { StepPlayer } from './StepPlayer';
@@ -19,6 +20,8 @@ import { canEncodeVideo, exportReplay, REPLAY_HEIGHT, REPLAY_WIDTH, type ReplayF
 export function ExplainedStep(props: { step: StepRecord; text: (token: number) => string; outcome: ReactNode }) {
   const { step, text } = props;
   const [frame, setFrame] = useState<number | null>(null);
+  // An embed of the tree alone fits it to the slide's frame (DraftTree's fitFrame).
+  const [treeEmbed] = useState(() => embedsView('tree'));
   const last = step.emitted.at(-1);
   const finalOrigin = last && (last.origin === 'correction' || last.origin === 'bonus') ? last.origin : null;
   const { explained, nodes, frames } = useMemo(() => {
@@ -114,6 +117,7 @@ export function ExplainedStep(props: { step: StepRecord; text: (token: number) =
           finalOrigin={finalOrigin}
           view={view}
           direction={replaying ? 'down' : 'across'}
+          fitFrame={treeEmbed}
           decided={(node) =>
             node.drafts.some((k) => {
               const decision = explained.cells[k]?.[node.depth - 1]?.decision;

@@ -39,3 +39,9 @@ export function parseEmbed(search: string, embedPage = false): Embed | null {
 export function pageEmbed(): Embed | null {
   return parseEmbed(location.search, document.getElementById('root')?.hasAttribute('data-embed') ?? false);
 }
+
+/** Whether this page is an embed of `view` alone (the view may then fit itself to the frame). */
+export function embedsView(view: ViewName): boolean {
+  const embed = pageEmbed();
+  return embed !== null && !('error' in embed) && embed.view === view;
+}

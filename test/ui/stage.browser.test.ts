@@ -634,6 +634,21 @@ describe('on stage: offline after one visit, a talk driven by a clicker, one vie
     expect(
       Number(await tree.locator('[data-testid="draft-tree"] svg').getAttribute('data-prefixes')),
     ).toBeGreaterThanOrEqual(4);
+    // A slide shows the whole tree: every node, the final token included, inside the frame, none scrolled out of
+    // view (wider across than 800 px, this tree turns down to fit).
+    const fit = await tree.locator('.embed-target').evaluate((target) => {
+      const frame = target.getBoundingClientRect();
+      const nodes = [...target.querySelectorAll('g.tree-node rect')].map((rect) => rect.getBoundingClientRect());
+      return {
+        nodes: nodes.length,
+        outside: nodes.filter(
+          (box) => box.left < frame.left || box.right > frame.right || box.top < frame.top || box.bottom > frame.bottom,
+        ).length,
+        scrolls: target.scrollWidth > target.clientWidth || target.scrollHeight > target.clientHeight,
+      };
+    });
+    expect(fit).toMatchObject({ outside: 0, scrolls: false });
+    expect(fit.nodes).toBeGreaterThanOrEqual(6);
     // The app's own page in that frame was refused: Chromium shows its error page there instead.
     await expect.poll(() => page.frames().some((frame) => frame.url().startsWith('chrome-error:'))).toBe(true);
     const chart = await page.locator('#chart').boundingBox();
