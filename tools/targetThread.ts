@@ -22,8 +22,17 @@ export async function startTargetThread(location: string, threads: number): Prom
     worker.on('message', first);
     worker.once('error', reject);
   });
+  const client = new TargetThreadClient(worker as unknown as ThreadPort);
+  let ending = false;
+  worker.on('error', (error) => client.lost(`failed: ${error.message}`));
+  worker.on('exit', (code) => {
+    if (!ending) client.lost(`exited (code ${code})`);
+  });
   return {
-    client: new TargetThreadClient(worker as unknown as ThreadPort),
-    terminate: async () => void (await worker.terminate()),
+    client,
+    terminate: async () => {
+      ending = true;
+      await worker.terminate();
+    },
   };
 }

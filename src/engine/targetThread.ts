@@ -101,7 +101,11 @@ export class TargetThreadClient {
     });
   }
 
+  /** Why the thread is gone (it failed or exited), once it is: every request waiting and every later one fails with it. */
+  private gone: Error | null = null;
+
   request(message: Body, transfer: Transferable[] = []): Promise<Reply & { ok: true }> {
+    if (this.gone) return Promise.reject(this.gone);
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.waiting.set(id, { resolve, reject });
@@ -109,9 +113,16 @@ export class TargetThreadClient {
     });
   }
 
+  /** The thread failed or exited: no answer will come. */
+  lost(reason: string): void {
+    this.gone = new Error(`the target thread ${reason}`);
+    for (const waiter of this.waiting.values()) waiter.reject(this.gone);
+    this.waiting.clear();
+  }
+
   /** Sends without waiting for an answer (a commit: the thread answers the next request with its failure, if any). */
   send(message: Body): void {
-    this.port.postMessage({ ...message, id: this.nextId++ });
+    if (!this.gone) this.port.postMessage({ ...message, id: this.nextId++ });
   }
 
   /** A run's target half on the thread (its caches start empty). */

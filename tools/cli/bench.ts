@@ -137,28 +137,32 @@ async function bench({
   const thread = selection.draftAhead
     ? await startTargetThread(location?.target ?? BUNDLED_TARGET_DIR, targetThreads)
     : null;
-  const { engine, dispose } = await setupNodeEngine('cpu', pair, treeScoring, thread?.client);
-  const scoring = describeScoring(engine.scoring);
-  const inAll = threads + targetThreads;
-  const ahead = thread
-    ? `; rows drafting ahead: the target on a thread of its own (${targetThreads} onnxruntime thread${targetThreads === 1 ? '' : 's'}) beside the drafting thread's ${threads}, ${inAll} in all on ${availableParallelism()} cores`
-    : '';
-  console.log(
-    `Node, wasm EP (${threading}), CPU verifier${ofPair}${ahead}; c = draft/target forward = ${formatCostRatio(costRatioSpread)}; ${scoring}; ${rounds} timed rounds per preset, speedups the median over rounds [95% bootstrap interval] with the verdict against ar\n${DECODE_TABLE_HEADER}`,
-  );
-  sections.push({
-    where: `Node (onnxruntime-web wasm, ${threading}; CPU verifier${ahead})${ofPair}`,
-    adapter: 'cpu',
-    costRatio,
-    costRatioSpread,
-    scoring,
-    rows: await runDecodeBench(engine, seeds, costRatio, console.log, { ...selection, cpuClock }),
-  });
-  console.log(
-    `\n${summaryMarkdown((sections[0] as Section).rows)}\n\n${profileMarkdown((sections[0] as Section).rows, costRatio)}`,
-  );
-  await dispose();
-  await thread?.terminate();
+  // A worker thread keeps Node running: it ends with the section, whatever happens in it.
+  try {
+    const { engine, dispose } = await setupNodeEngine('cpu', pair, treeScoring, thread?.client);
+    const scoring = describeScoring(engine.scoring);
+    const inAll = threads + targetThreads;
+    const ahead = thread
+      ? `; rows drafting ahead: the target on a thread of its own (${targetThreads} onnxruntime thread${targetThreads === 1 ? '' : 's'}) beside the drafting thread's ${threads}, ${inAll} in all on ${availableParallelism()} cores`
+      : '';
+    console.log(
+      `Node, wasm EP (${threading}), CPU verifier${ofPair}${ahead}; c = draft/target forward = ${formatCostRatio(costRatioSpread)}; ${scoring}; ${rounds} timed rounds per preset, speedups the median over rounds [95% bootstrap interval] with the verdict against ar\n${DECODE_TABLE_HEADER}`,
+    );
+    sections.push({
+      where: `Node (onnxruntime-web wasm, ${threading}; CPU verifier${ahead})${ofPair}`,
+      adapter: 'cpu',
+      costRatio,
+      costRatioSpread,
+      scoring,
+      rows: await runDecodeBench(engine, seeds, costRatio, console.log, { ...selection, cpuClock }),
+    });
+    console.log(
+      `\n${summaryMarkdown((sections[0] as Section).rows)}\n\n${profileMarkdown((sections[0] as Section).rows, costRatio)}`,
+    );
+    await dispose();
+  } finally {
+    await thread?.terminate();
+  }
   const taken = aheadSummary((sections[0] as Section).rows);
   if (taken) console.log(`\n${taken}`);
 
