@@ -144,6 +144,11 @@ describe("the decode bench's summary over presets", () => {
     ]);
     expect(formatDecodeRow(ahead)).toContain('| tokenwise (model+grammar, drafting ahead) | 1 | 4 |');
     expect(formatSummary(summaries)).toContain('tokenwise (model+grammar, drafting ahead) K = 1, L = 4: 1.50×');
+    // The bound on drafting ahead is the drafting-after row's; the row that drafts ahead has measured it.
+    expect(formatSummary(summaries)).toMatch(/drafting ahead\) K = 1, L = 4: 1\.50× \([^)]*drafting ahead at most —\)/);
+    expect(formatSummary(summaries)).toMatch(
+      /\(model\+grammar\) K = 1, L = 4: 1\.70× \([^)]*drafting ahead at most \d/,
+    );
     expect(aheadSummary([after, ahead])).toBe(
       'Drafting ahead: early blocks the step after took, of those drafted (one round):\n- preset0, tokenwise (model+grammar, drafting ahead) K = 1 L = 4: 13 of 20 (65%)',
     );

@@ -138,8 +138,8 @@ export function stoppingTerm(goal: number, L: number, pricing: StepPricing, draf
   if (laterSteps >= goal)
     return `each run's first step (prefill) and setup stop it: ${on}, the steps after it give ${laterSteps.toFixed(2)}×, and the speedup includes them`;
   if (draftingHidden >= goal)
-    return `${drafting} cost stops it: ${on}, drafting costs ${(step - undrafted).toFixed(2)} tokens a step; without it the steps would give ${draftingHidden.toFixed(2)}×, and drafting the next block during verification at most ${draftAhead.toFixed(2)}×`;
-  return `acceptance stops it: ${on}, at ${step.toFixed(2)} tokens a step it needs ${(goal * step).toFixed(2)} tokens a step and the drafts gave ${tokens.toFixed(2)} (with drafting free, ${(goal * undrafted).toFixed(2)}; the steps after each run's first give ${laterSteps.toFixed(2)}×, ${draftingHidden.toFixed(2)}× with drafting hidden, at most ${draftAhead.toFixed(2)}× drafting ahead)`;
+    return `${drafting} cost stops it: ${on}, drafting costs ${(step - undrafted).toFixed(2)} tokens a step; without it the steps would give ${draftingHidden.toFixed(2)}×${draftAhead === null ? '' : `, and drafting the next block during verification at most ${draftAhead.toFixed(2)}×`}`;
+  return `acceptance stops it: ${on}, at ${step.toFixed(2)} tokens a step it needs ${(goal * step).toFixed(2)} tokens a step and the drafts gave ${tokens.toFixed(2)} (with drafting free, ${(goal * undrafted).toFixed(2)}; the steps after each run's first give ${laterSteps.toFixed(2)}×, ${draftingHidden.toFixed(2)}× with drafting hidden${draftAhead === null ? '' : `, at most ${draftAhead.toFixed(2)}× drafting ahead`})`;
 }
 
 /** A head goal's line: over ar and over ar+jump-forward, each met or the term that stops it. */

@@ -12,6 +12,7 @@ import {
   configLabel,
   sameConfig,
   profileTotal,
+  times,
   zeroProfile,
   type BenchConfig,
   type DecodeRow,
@@ -31,7 +32,8 @@ export interface StepPricing {
   laterSteps: number;
   ceiling: number;
   draftingHidden: number;
-  draftAhead: number;
+  /** Null for a row that drafts ahead already. */
+  draftAhead: number | null;
 }
 
 /** A (method, K, L)'s median over presets of its median speedup, beside the medians of its ideal and of this machine's ceiling. */
@@ -116,7 +118,7 @@ export function summaryOverPresets(rows: readonly DecodeRow[]): PresetSummary[] 
       idealSpeedup: ideals.length === same.length ? spreadOf(ideals).median : null,
       ceiling: medianOf(allowances.map((allowance) => allowance?.ceiling)),
       draftingHidden: medianOf(allowances.map((allowance) => allowance?.draftingHidden)),
-      draftAhead: medianOf(allowances.map((allowance) => allowance?.draftAhead)),
+      draftAhead: medianOf(allowances.map((allowance) => allowance?.draftAhead ?? undefined)),
       pricing: medianPreset(same, allowances),
       pricingOverJumpForward: medianPreset(same, allowanceOver('ar+jump-forward')),
     });
@@ -175,7 +177,8 @@ export function formatExcessRow(row: DecodeRow, ar: DecodeRow, costRatio: number
  * efficiency at the step's cost less all of its drafting. `draftAhead` is the most that drafting the next block
  * during this one's verification could give (docs/performance.md, "The second core"): an early block is of use
  * only after a block accepted whole (histogram[L] of the steps), so only that share of drafting is hidden, and
- * nothing is charged for passing blocks between threads. Null where either row has no step after its first.
+ * nothing is charged for passing blocks between threads; null for a row that drafts ahead already (its drafting
+ * overlaps the target's as measured). Null where either row has no step after its first.
  * `ar` may be any baseline: its ms per output token prices the step (ar+jump-forward's, for the figures over it).
  */
 export function machineAllowance(
@@ -187,7 +190,7 @@ export function machineAllowance(
   speedup: number;
   ceiling: number;
   draftingHidden: number;
-  draftAhead: number;
+  draftAhead: number | null;
 } | null {
   if (row.decode.steps === 0 || ar.decode.tokens === 0) return null;
   const arMsPerToken = ar.decode.ms / ar.decode.tokens;
@@ -203,7 +206,7 @@ export function machineAllowance(
     speedup: blockEfficiency / stepInArTokens,
     ceiling: (row.L + 1) / stepInArTokens,
     draftingHidden: blockEfficiency / undraftedInArTokens,
-    draftAhead: blockEfficiency / draftedAheadInArTokens,
+    draftAhead: row.draftingAhead ? null : blockEfficiency / draftedAheadInArTokens,
   };
 }
 
@@ -217,7 +220,7 @@ export function formatAllowanceRow(row: DecodeRow, ar: DecodeRow): string {
   const head = `| ${row.preset} | ${configLabel(row)} | ${row.K} | ${row.L} | ${cell(ar.decode.tokens === 0 ? null : ar.decode.ms / ar.decode.tokens, 3)} | ${cell(row.decode.steps === 0 ? null : row.decode.ms / row.decode.steps, 3)}`;
   if (allowance === null) return `${head} | — | — | — | — | — | — | — |`;
   const { stepInArTokens, blockEfficiency, speedup, ceiling, draftingHidden, draftAhead } = allowance;
-  return `${head} | ${stepInArTokens.toFixed(2)} | ${blockEfficiency.toFixed(2)} | ${speedup.toFixed(2)}× | ${ceiling.toFixed(2)}× | ${draftingHidden.toFixed(2)}× | ${draftAhead.toFixed(2)}× | ${(1.5 * stepInArTokens).toFixed(2)} |`;
+  return `${head} | ${stepInArTokens.toFixed(2)} | ${blockEfficiency.toFixed(2)} | ${speedup.toFixed(2)}× | ${ceiling.toFixed(2)}× | ${draftingHidden.toFixed(2)}× | ${times(draftAhead)} | ${(1.5 * stepInArTokens).toFixed(2)} |`;
 }
 
 /** The profile table of every row, then the excess table of every speculative row against its preset's ar, then what the machine allows. */
