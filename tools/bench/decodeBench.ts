@@ -267,10 +267,17 @@ export async function runDecodeBench(
   ];
   const orders = roundOrders(configs.length, rounds);
   const rows: DecodeRow[] = [];
-  // Untimed runs of each method first: kernel compilation and allocator warm-up are not speed.
-  for (let run = 0; run < warmUpRuns; run++)
+  // Untimed runs of each method first: kernel compilation and allocator warm-up are not speed. The target's
+  // thread warms up too, with a run of each configuration that drafts ahead.
+  const warmUp = presets[0] as (typeof SCHEMA_PRESETS)[number];
+  for (let run = 0; run < warmUpRuns; run++) {
     for (const method of ['ar', 'ar+jump-forward', ...methods] as const)
-      await engine.run(presetParams(presets[0] as (typeof SCHEMA_PRESETS)[number], { method, ...runLength }));
+      await engine.run(presetParams(warmUp, { method, ...runLength }));
+    for (const { method, K, L, drafter } of configs.filter((config) => config.draftingAhead))
+      await engine.run(presetParams(warmUp, { method, K, L, drafter, ...runLength }), undefined, undefined, {
+        draftAhead: true,
+      });
+  }
   for (const preset of presets) {
     const measure = async ({ method, K, L, drafter, draftingAhead }: BenchConfig): Promise<RoundResult> => {
       const result: RoundResult = {
