@@ -83,11 +83,12 @@ export async function draftAhead(
   const constrained = matcher !== null && check !== null && constrainedAfter(output);
   const words = maskWordCount(models.V);
   const bonusMask = constrained ? check.masks.subarray(L * words, (L + 1) * words) : null;
-  const row = await timedCall(fork, state.timings, 'draft', () => fork.peek([...context, ...drafted]));
-  const guess = likeliest(row, bonusMask);
-  // checkDrafts left the matcher after this block (it was valid whole); the guess is walked on top, and undone.
-  const walked = constrained && guess >= 0 && matcher.accept(guess) ? 1 : 0;
+  let walked = 0;
   try {
+    const row = await timedCall(fork, state.timings, 'draft', () => fork.peek([...context, ...drafted]));
+    const guess = likeliest(row, bonusMask);
+    // checkDrafts left the matcher after this block (it was valid whole); the guess is walked on top, and undone.
+    walked = constrained && guess >= 0 && matcher.accept(guess) ? 1 : 0;
     if (guess < 0 || stops.includes(guess) || (constrained && walked === 0) || matcher?.isTerminated() === true) {
       fork.dispose();
       return null;
