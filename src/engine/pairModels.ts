@@ -217,7 +217,9 @@ class CachedDraft implements DraftFork {
     this.cache = fork.cache;
     this.rows = fork.rows;
     this.contextSize = fork.contextSize;
+    // The fork holds nothing of it now: disposing the fork later cannot free what this state took.
     fork.rows = null;
+    fork.cache = this.session.emptyCache(1);
   }
 
   takeCacheMs(): number {
