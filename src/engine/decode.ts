@@ -109,9 +109,9 @@ export async function decode(
   let ending: DecodeEnding = 'max-tokens';
   let steps = 0;
   let rows = new RunRows();
-  // Drafting ahead: buffers for the block drafted during a step, and the slot of the step in flight.
-  let spare = options.draftAhead === true ? new RunRows() : null;
-  let slot: AheadSlot | undefined = spare ? { taken: null, next: null, spare } : undefined;
+  // Drafting ahead: the slot of the step in flight, with the buffers for the block drafted during it.
+  let slot: AheadSlot | undefined =
+    options.draftAhead === true ? { taken: null, next: null, spare: new RunRows() } : undefined;
   const draftedAhead = { drafted: 0, taken: 0 };
   try {
     while (tokens.length < options.maxTokens) {
@@ -154,17 +154,18 @@ export async function decode(
         tokens.push(token);
         if (stops.has(token)) break;
       }
-      if (slot && spare) {
+      if (slot) {
         // The block drafted ahead serves the next step only if the output is the one it assumed.
-        const next = slot.next;
+        const { next, spare } = slot;
         slot = { taken: null, next: null, spare };
         if (next) draftedAhead.drafted++;
         if (next && sameTokens(tokens, next.assumed)) {
           draftedAhead.taken++;
           models.adoptDraft?.(next.fork);
           rng = next.rng;
-          [rows, spare] = [next.rows, rows];
-          slot = { taken: next.block, next: null, spare };
+          // Its rows are the next step's; this step's buffers are free for the block after.
+          slot = { taken: next.block, next: null, spare: rows };
+          rows = next.rows;
         } else next?.fork.dispose();
       }
       counters = recordStep(counters, record.counts);
@@ -232,7 +233,7 @@ export async function decode(
     timings: totals,
     steps,
     scoring,
-    ...(spare ? { draftedAhead } : {}),
+    ...(slot ? { draftedAhead } : {}),
   };
 }
 
