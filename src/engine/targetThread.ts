@@ -18,8 +18,8 @@ export interface ThreadPort {
 
 type Body =
   | { op: 'open'; treeScoring: boolean }
-  | { op: 'score'; context: number[]; drafts: Int32Array; K: number; L: number }
-  | { op: 'next'; context: number[] }
+  | { op: 'score'; context: readonly number[]; drafts: Int32Array; K: number; L: number }
+  | { op: 'next'; context: readonly number[] }
   | { op: 'commit'; chosen: number; accepted: number }
   | { op: 'close' };
 
@@ -141,12 +141,13 @@ export class RemoteTarget implements TargetHalf {
   ) {}
 
   async score(context: readonly number[], drafts: Int32Array, K: number, L: number): Promise<ScoredRows> {
-    const reply = await this.client.request({ op: 'score', context: [...context], drafts: drafts.slice(), K, L });
+    // postMessage copies the context and the drafts (structured clone): the caller may reuse them at once.
+    const reply = await this.client.request({ op: 'score', context, drafts, K, L });
     return { logits: reply.logits as Float32Array, onGpu: null, scoring: reply.rowsScoring as TargetScoring };
   }
 
   async targetNext(context: readonly number[]): Promise<Float32Array> {
-    return (await this.client.request({ op: 'next', context: [...context] })).logits as Float32Array;
+    return (await this.client.request({ op: 'next', context })).logits as Float32Array;
   }
 
   commit(chosen: number, accepted: number): void {
