@@ -88,12 +88,14 @@ export function DraftTree(props: {
   const [turned, setTurned] = useState(false);
   const asked = props.direction ?? 'across';
   const direction: TreeLayout = asked === 'across' && turned ? 'down' : asked;
-  const sizes = useMemo(() => ({ across: treeLayout(nodes, 'across'), down: treeLayout(nodes, 'down') }), [nodes]);
-  const layout = sizes[direction];
+  const layout = useMemo(() => treeLayout(nodes, direction), [nodes, direction]);
   const { nodeWidth, nodeHeight, maxLabel } = GEOMETRY[direction];
   useLayoutEffect(() => {
     const box = figure.current;
     if (!fitFrame || asked !== 'across' || !box) return;
+    // Both layouts' sizes, laid out once for these nodes: only a tree that fits itself to a frame needs the other.
+    const across = treeLayout(nodes, 'across');
+    const down = treeLayout(nodes, 'down');
     const decide = () => {
       const style = getComputedStyle(box);
       const width = box.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
@@ -102,14 +104,13 @@ export function DraftTree(props: {
         parseFloat(style.paddingTop) -
         parseFloat(style.paddingBottom) -
         (caption.current?.getBoundingClientRect().height ?? 0);
-      const { across, down } = sizes;
       setTurned(across.width > width && down.width <= width && down.height <= height);
     };
     // The frame's box, not the window's: the embed's stylesheet makes the figure fill it once the page marks it.
     const watch = new ResizeObserver(decide);
     watch.observe(box);
     return () => watch.disconnect();
-  }, [fitFrame, asked, sizes]);
+  }, [fitFrame, asked, nodes]);
   const prefixes = nodes.filter((node) => node.status !== 'root' && node.status !== 'final').length;
   const drafts = nodes.find((node) => node.status === 'root')?.drafts.length ?? 0;
   const emittedCount = nodes.filter((node) => node.emitted && node.status !== 'root').length;
