@@ -90,7 +90,11 @@ const SANE: Record<string, Check> = {
     expect(ratio, stdout).not.toBeNull();
     const [median, min, max] = (ratio as RegExpExecArray).slice(1).map(Number);
     expect([min, max]).toEqual([median, median]);
-    expect(median).toBeCloseTo((medians[1] as number) / (medians[0] as number), 2);
+    // The speeds are printed to 0.1 tokens/s and the ratio to 0.001: the ratio lies where those roundings allow.
+    // (Without a warm-up round the headless page's first run can be a few tokens/s, where 0.05 is over 1%.)
+    const [headless, ui] = medians as [number, number];
+    expect(median).toBeGreaterThanOrEqual((ui - 0.05) / (headless + 0.05) - 0.0005);
+    expect(median).toBeLessThanOrEqual((ui + 0.05) / (headless - 0.05) + 0.0005);
   },
   // About 33 s on SwiftShader, most of it first-call compiles (docs/engineers.md); the report says what its smallest run leaves out.
   'bench:gpu': (stdout) => {
